@@ -1,0 +1,87 @@
+# GradStudio — developer entry points.
+#   make run     set up .venv if needed, then open the studio
+#   make test    set up, then ruff, import-linter and pytest (offscreen Qt)
+#   make deps    check/install the system libraries PySide6 needs (Debian)
+#   make bench | lint | format | clean | distclean
+#
+# PYTEST_ARGS="-k autograd -x" make test   passes extra arguments to pytest.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PYTEST_ARGS ?=
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.DEFAULT_GOAL := run
+.PHONY: run test deps venv lint format bench clean distclean
+
+run: deps
+	$(BIN)/python main.py
+
+# Lint and tests all run; the target fails if any of them failed.
+# pytest's own exit status wins (so 5, "no tests collected", stays visible to callers).
+test: deps
+	@status=0; \
+	echo "== ruff check"; $(BIN)/ruff check . || status=1; \
+	echo "== ruff format --check"; $(BIN)/ruff format --check . || status=1; \
+	echo "== lint-imports"; $(BIN)/lint-imports --no-logo || status=1; \
+	echo "== pytest"; \
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests: treated as a failure" >&2; fi; \
+	exit $$status
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
+
+format: venv
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: deps
+	@if [ -f bench/run_all.py ]; then \
+	  $(BIN)/python bench/run_all.py; \
+	else \
+	  echo "bench/run_all.py does not exist yet"; \
+	fi
+
+# ------------------------------------------------------------------ set-up
+venv: $(VENV)/.installed
+
+# The virtualenv. Debian's own python3 needs python3-venv for this; install it when we can.
+$(BIN)/python:
+	@if ! $(PYTHON) -m venv $(VENV); then \
+	  rm -rf $(VENV); \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" -eq 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends python3-venv && \
+	    $(PYTHON) -m venv $(VENV); \
+	  else \
+	    echo "could not create $(VENV): on Debian/Ubuntu install python3-venv" >&2; exit 1; \
+	  fi; \
+	fi
+
+# The project and its dev tools, reinstalled only when pyproject.toml changes. "compat"
+# puts the checkout itself on sys.path, so packages added later (ui/) import too.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --config-settings editable_mode=compat -e '.[dev]'
+	@touch $@
+
+# System libraries for Qt. .ci/qt-deps exits 0 when all are there (then we remember it),
+# 3 when only the libraries for a real window are missing (a warning), 1 otherwise.
+deps: $(VENV)/.installed
+	@if [ ! -e $(VENV)/.qt-deps-ok ] || [ $(VENV)/.installed -nt $(VENV)/.qt-deps-ok ]; then \
+	  rc=0; bash .ci/qt-deps $(VENV) || rc=$$?; \
+	  if [ $$rc -eq 0 ]; then touch $(VENV)/.qt-deps-ok; elif [ $$rc -ne 3 ]; then exit $$rc; fi; \
+	fi
+
+# ------------------------------------------------------------------ cleaning
+clean:
+	rm -rf build dist .pytest_cache .ruff_cache .hypothesis .import_linter_cache *.egg-info
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,78 @@
+"""A PyTorch-faithful autograd engine on NumPy (CPU) and CuPy (CUDA).
+
+``import engine as torch``: snippets in the subset of ``shared/spec/engine-api.md``
+run unchanged and every autograd fact (flags, ``grad_fn`` names and edges,
+versions, errors, warnings) agrees with PyTorch 2.13.
+"""
+
+from engine import autograd, catalog, cuda, dtypes, nn
+from engine.backend import device
+from engine.creation import (
+    BoolTensor,
+    ByteTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    arange,
+    empty,
+    empty_like,
+    full,
+    full_like,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from engine.dtypes import (
+    bool_ as bool,  # noqa: A004
+    double,
+    dtype,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    short,
+    uint8,
+)
+from engine.dtypes import float as float  # noqa: A004, PLC0414
+from engine.dtypes import int as int  # noqa: A004, PLC0414
+from engine.functions import *  # noqa: F403
+from engine.functions import __all__ as _fn_all
+from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.tensor import Size, Tensor
+from engine import _methods  # noqa: F401  (attaches Tensor methods from the catalogue)
+
+__version__ = "2.13.0+engine"
+
+
+def is_tensor(obj: object) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def get_default_dtype() -> dtype:
+    return dtypes.DEFAULT_FLOAT
+
+
+def result_type(a: object, b: object) -> dtype:
+    return dtypes.result_type(a, b)
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    return dtypes.promote_types(a, b)
+
+
+__all__ = [*_fn_all, "Size", "Tensor", "autograd", "catalog", "cuda", "device", "nn", "tensor"]

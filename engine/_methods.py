@@ -1,0 +1,56 @@
+"""Attach ``Tensor`` methods: every catalogue function marked ``method`` plus the
+in-place methods, so no method list is kept by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import functions
+from engine.catalog import FUNCTIONS
+from engine.tensor import Tensor
+
+_INPLACE = ("add_", "sub_", "mul_", "div_", "zero_", "fill_", "copy_", "clamp_",
+            "exp_", "neg_", "relu_", "sigmoid_", "tanh_")
+_EXTRA = ("view", "expand", "contiguous", "argmax", "logical_not", "sign")
+
+
+def _attach(name: str, fn: Any) -> None:
+    if name in Tensor.__dict__:
+        return
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    setattr(Tensor, name, method)
+
+
+for _sig in FUNCTIONS.values():
+    if _sig.method and _sig.namespace in ("torch", "torch.Tensor"):
+        _attach(_sig.name, getattr(functions, _sig.name))
+for _name in (*_INPLACE, *_EXTRA):
+    _attach(_name, getattr(functions, _name))
+
+
+def _clamp_min(self: Tensor, min: Any) -> Any:  # noqa: A002
+    return functions.clamp(self, min=min)
+
+
+def _size_views(self: Tensor, other: Tensor) -> Any:
+    return functions.view(self, *other.shape)
+
+
+def _expand_as(self: Tensor, other: Tensor) -> Any:
+    return functions.expand(self, *other.shape)
+
+
+def _reshape_as(self: Tensor, other: Tensor) -> Any:
+    return functions.reshape(self, *other.shape)
+
+
+Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
+Tensor.view_as = _size_views  # type: ignore[attr-defined]
+Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
+Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
+Tensor.sub = functions.sub  # type: ignore[attr-defined]

@@ -1,0 +1,18 @@
+"""``engine.autograd``: backward, grad, custom Functions and the graph types."""
+
+from engine.autograd import graph
+from engine.autograd.function import Function, FunctionCtx, once_differentiable
+from engine.autograd.functional import backward, grad
+from engine.grad_mode import enable_grad, no_grad, set_grad_enabled
+
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "backward",
+    "enable_grad",
+    "grad",
+    "graph",
+    "no_grad",
+    "once_differentiable",
+    "set_grad_enabled",
+]

@@ -1,0 +1,201 @@
+"""Custom ``autograd.Function``: the ctx *is* the node, as in PyTorch.
+
+``Func.apply(...)`` runs ``forward`` without recording, then makes one node of
+class ``FuncBackward`` whose edges lead to the tensor arguments.  Saved tensors
+go through the same ``SavedTensor`` checks as built-in ops, so in-place changes
+and a second backward fail with PyTorch's messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from engine import grad_mode
+from engine.autograd.graph import BACKWARD_TWICE, Node, SavedTensor, grad_accumulator
+from engine.ops.core import LEAF_INPLACE
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` receive as ``ctx``."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        self._to_save_forward = tensors
+
+    def mark_dirty(self, *args: Any) -> None:
+        self._dirty = args
+
+    def mark_non_differentiable(self, *args: Any) -> None:
+        self._non_diff = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        saved = self.__dict__.get("_saved_list")
+        if saved is None:
+            pending = self.__dict__.get("_to_save")
+            return tuple(pending) if pending is not None else ()
+        if self.__dict__.get("_released"):
+            raise RuntimeError(BACKWARD_TWICE)
+        tm = self.__dict__.get("_tensor_mode", True)
+        return tuple(None if s is None else s.unpack(self, tm) for s in saved)  # type: ignore[arg-type]
+
+    @property
+    def saved_variables(self) -> tuple[Any, ...]:
+        return self.saved_tensors
+
+
+class FunctionNode(FunctionCtx, Node):
+    """Base of the generated ``<Name>Backward`` node classes (instances carry ctx state)."""
+
+    _forward_cls: ClassVar[type[Function]]
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._materialize = True
+        self._arg_is_tensor: tuple[bool, ...] = ()
+
+    def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        from engine.tensor import Tensor
+
+        gs: list[Any] = []
+        for g, meta in zip(grads, self._out_meta, strict=False):
+            if g is None and self._materialize:
+                from engine.backend import xp_for
+
+                g = xp_for(meta[2]).zeros(meta[0], dtype=meta[1])
+                if tensor_mode:
+                    g = Tensor._wrap(g)
+            if g is not None and not tensor_mode:
+                g = Tensor._wrap(g)
+            gs.append(g)
+        self._tensor_mode = True
+        result = self._forward_cls.backward(self, *gs)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_args = len(self._arg_is_tensor)
+        if len(result) != n_args:
+            if len(result) > n_args and all(r is None for r in result[n_args:]):
+                result = result[:n_args]
+            else:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n_args}, got {len(result)})"
+                )
+        out: list[Any] = []
+        for i, (g, is_t) in enumerate(zip(result, self._arg_is_tensor, strict=True)):
+            if not is_t:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a Variable"
+                    )
+                continue
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(
+                    f"function {self.name()} returned a gradient of type {type(g).__name__} at "
+                    f"position {i + 1}; expected a Tensor or None"
+                )
+            out.append(g if tensor_mode or g is None else g._data)
+        return tuple(out)
+
+    def release_variables(self) -> None:
+        if self.__dict__.get("_saved_list") is not None:
+            self._released = True
+            for s in self._saved_list:
+                if s is not None:
+                    s.release()
+
+    def saved_names(self) -> tuple[str, ...]:
+        return ()
+
+    def name(self) -> str:
+        return type(self).__name__
+
+
+class Function:
+    """Subclass with static ``forward(ctx, ...)`` and ``backward(ctx, ...)``; call ``apply``."""
+
+    _backward_cls: ClassVar[type[FunctionNode] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(f"{cls.__name__}Backward", (FunctionNode,), {"_forward_cls": cls})
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        from engine.tensor import Tensor
+
+        assert cls._backward_cls is not None
+        ctx = cls._backward_cls()
+        is_t = tuple(isinstance(a, Tensor) for a in args)
+        ctx._arg_is_tensor = is_t
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        record = grad_mode.STATE.enabled and any(t.requires_grad for t in tensors)
+        with grad_mode.no_grad():
+            raw = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(raw, tuple)
+        outs = [raw] if single else list(raw)
+        dirty = {id(t) for t in ctx.__dict__.get("_dirty", ())}
+        non_diff = {id(t) for t in ctx.__dict__.get("_non_diff", ())}
+        if record:
+            ctx.next_functions = tuple(
+                (t.grad_fn, t._output_nr) if t.grad_fn is not None
+                else ((grad_accumulator(t), 0) if t._requires_grad else (None, 0))
+                for t in tensors
+            )
+            input_ids = {id(t) for t in tensors}
+            for i, o in enumerate(outs):
+                if not isinstance(o, Tensor):
+                    continue
+                if id(o) in non_diff:
+                    if id(o) not in input_ids:
+                        o._requires_grad = False
+                    ctx._out_meta.append((tuple(o.shape), o._data.dtype, o.device))
+                    continue
+                if id(o) in input_ids:
+                    if id(o) in dirty:
+                        if o.grad_fn is None and o._requires_grad:
+                            raise RuntimeError(LEAF_INPLACE)
+                    else:
+                        o = outs[i] = o.detach()._view_alias_of(o)
+                o.grad_fn = ctx
+                o._output_nr = i
+                o._requires_grad = False
+                ctx._out_meta.append((tuple(o.shape), o._data.dtype, o.device))
+        to_save = ctx.__dict__.pop("_to_save", None)
+        if to_save is not None:
+            out_ids = {id(o) for o in outs if isinstance(o, Tensor)}
+            ctx._saved_list = [
+                None if s is None else SavedTensor(s, id(s) in out_ids and record) for s in to_save
+            ]
+        return outs[0] if single else tuple(outs)
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Accepted for compatibility; the engine does not differentiate ``backward`` twice."""
+    return fn
+
+
+__all__ = ["Function", "FunctionCtx", "FunctionNode", "Node", "once_differentiable"]

@@ -1,0 +1,136 @@
+"""``autograd.backward`` and ``autograd.grad``: argument checks, then the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.autograd.engine_run import run_backward
+
+SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
+
+
+def _as_list(x: Any) -> list[Any]:
+    from engine.tensor import Tensor
+
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs: list[Any], grads: list[Any]) -> list[Any]:
+    from engine.tensor import Tensor
+
+    out = []
+    for i, (t, g) in enumerate(zip(outputs, grads, strict=True)):
+        if g is None:
+            if t.requires_grad and t.numel() != 1:
+                raise RuntimeError(SCALAR_ONLY)
+            if t.requires_grad and not t.dtype.is_floating_point:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
+                )
+            xp = t._data.__array_namespace__() if hasattr(t._data, "__array_namespace__") else None
+            arr = (xp.ones_like(t._data) if xp is not None else t._data * 0 + 1)
+            out.append(Tensor._wrap(arr))
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
+                )
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size("
+                    f"[{', '.join(map(str, g.shape))}]) and output[{i}] has a shape of torch.Size("
+                    f"[{', '.join(map(str, t.shape))}])."
+                )
+            if g.dtype.is_floating_point != t.dtype.is_floating_point:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
+                    f"output[{i}] has a dtype of {t.dtype}."
+                )
+            out.append(g)
+    return out
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    outputs = _as_list(tensors)
+    grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs"
+            if not grads
+            else f"got {len(grads)} gradients for {len(outputs)} outputs"
+        )
+    for i, t in enumerate(outputs):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+    grads = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    ins = _as_list(inputs) if inputs is not None else None
+    if ins is not None and not ins:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    run_backward(outputs, grads, bool(retain_graph), bool(create_graph), ins, accumulate=True)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple[Any, ...]:
+    from engine.tensor import Tensor
+
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    if not outs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    gos = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
+    for i, t in enumerate(outs):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+    gos = _make_grads(outs, gos)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = run_backward(outs, gos, bool(retain_graph), bool(create_graph), ins, accumulate=False)
+    assert result is not None
+    final: list[Any] = []
+    for t, g in zip(ins, result, strict=True):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            final.append(Tensor._wrap(t._data * 0) if materialize_grads else None)
+        else:
+            final.append(g if create_graph else Tensor._wrap(g))
+    return tuple(final)
+
+
+def _check_seq(x: Sequence[Any]) -> None:  # pragma: no cover - kept for API symmetry
+    return None

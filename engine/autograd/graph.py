@@ -1,0 +1,259 @@
+"""The backward graph: nodes, edges, saved tensors and the backward observer.
+
+A node is what ``tensor.grad_fn`` returns.  Its ``next_functions`` are the
+edges PyTorch shows, leaves are reached through ``AccumulateGrad`` nodes, and
+each node remembers the shape/dtype/device of its forward outputs so the
+backward engine can check (and un-broadcast) every gradient in one place.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.tensor import Tensor
+
+_SEQ = itertools.count()
+MAX_SEQ = 2**63
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` takes the hook out again."""
+
+    __slots__ = ("_hooks", "_key")
+
+    def __init__(self, hooks: dict[int, Any], key: int) -> None:
+        self._hooks = hooks
+        self._key = key
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+_HOOK_IDS = itertools.count()
+
+
+def add_hook(hooks: dict[int, Any], fn: Any) -> RemovableHandle:
+    key = next(_HOOK_IDS)
+    hooks[key] = fn
+    return RemovableHandle(hooks, key)
+
+
+class Node:
+    """A backward function (``grad_fn``) in the graph."""
+
+    __slots__ = (
+        "__weakref__",
+        "_out_meta",
+        "_post_hooks",
+        "_pre_hooks",
+        "_retain_hooks",
+        "_seq",
+        "_tensor_hooks",
+        "metadata_",
+        "next_functions",
+    )
+    _name = "Node"
+
+    def __init__(self) -> None:
+        self._seq = next(_SEQ)
+        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
+        self._out_meta: list[tuple[tuple[int, ...], Any, Any]] = []
+        self._tensor_hooks: dict[int, dict[int, Any]] | None = None
+        self._retain_hooks: dict[int, Any] | None = None
+        self._pre_hooks: dict[int, Any] | None = None
+        self._post_hooks: dict[int, Any] | None = None
+        self.metadata_: dict[str, Any] | None = None
+
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        if self.metadata_ is None:
+            self.metadata_ = {}
+        return self.metadata_
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def __call__(self, *grads: Any) -> Any:
+        from engine.autograd.engine_run import call_node
+
+        return call_node(self, grads)
+
+    # -- hooks ------------------------------------------------------------
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after the node ran."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_outputs)`` before the node runs; may return replacements."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _add_tensor_hook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return add_hook(self._tensor_hooks.setdefault(output_nr, {}), fn)
+
+    # -- what the backward engine calls ----------------------------------
+    def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def release_variables(self) -> None:
+        """Drop saved tensors (after backward without ``retain_graph``)."""
+
+    def saved_names(self) -> tuple[str, ...]:
+        return ()
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *(f"_saved_{n}" for n in self.saved_names())})
+
+    def _unpack_saved(self, name: str) -> Any:
+        raise AttributeError(name)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_saved_"):
+            return self._unpack_saved(attr[7:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+    _name = "torch::autograd::AccumulateGrad"
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self._seq = MAX_SEQ
+        self.variable = variable
+        self._out_meta = [(variable.shape, variable._data.dtype, variable.device)]
+
+    def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        from engine.autograd.engine_run import accumulate_into
+
+        accumulate_into(self.variable, grads[0], tensor_mode)
+        return ()
+
+
+class SavedTensor:
+    """A tensor saved for backward, checked against in-place changes on unpack."""
+
+    __slots__ = ("data", "fn_name", "is_output", "output_nr", "tensor", "vc", "version")
+
+    def __init__(self, t: Tensor, is_output: bool) -> None:
+        self.data = t._data
+        self.vc = t._vc
+        self.version = t._vc[0]
+        self.is_output = is_output
+        self.output_nr = t._output_nr
+        self.tensor: Tensor | None = None if is_output else t
+        fn = t.grad_fn
+        self.fn_name = None if fn is None else fn.name()
+        if is_output:
+            self.fn_name = None
+
+    def unpack(self, node: Node, tensor_mode: bool) -> Any:
+        if self.data is None:
+            raise RuntimeError(BACKWARD_TWICE)
+        if self.vc[0] != self.version:
+            raise RuntimeError(self._modified_message(node))
+        if not tensor_mode:
+            return self.data
+        if self.is_output:
+            from engine.tensor import Tensor
+
+            return Tensor._wrap(self.data, node, self.output_nr)
+        return self.tensor
+
+    def _modified_message(self, node: Node) -> str:
+        from engine.backend import device_of
+        from engine.dtypes import FROM_NP, legacy_name
+
+        arr = self.data
+        kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
+        sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
+        who = self.fn_name or (node.name() if self.is_output else None)
+        of = f", which is output {self.output_nr} of {who}," if who else ""
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{kind} {sizes}]{of} is at version {self.vc[0]}; expected "
+            f"version {self.version} instead. Hint: enable anomaly detection to find the "
+            "operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True)."
+        )
+
+    def release(self) -> None:
+        self.data = None
+        self.tensor = None
+
+
+# -- observing backward ------------------------------------------------------
+@dataclass(frozen=True)
+class NodeExecution:
+    """One node run during backward: gradients in (per output) and out (per edge)."""
+
+    node: Node
+    incoming: tuple[Any, ...]
+    outgoing: tuple[Any, ...]
+
+
+class BackwardTrace:
+    """Collects ``NodeExecution`` records in the order the engine ran the nodes."""
+
+    def __init__(self) -> None:
+        self.executions: list[NodeExecution] = []
+
+
+class _Observers(threading.local):
+    active: list[BackwardTrace] | None = None
+
+
+OBSERVERS = _Observers()
+
+
+@contextmanager
+def observe_backward() -> Iterator[BackwardTrace]:
+    """Record every node the backward engine runs inside the ``with`` block."""
+    trace = BackwardTrace()
+    prev = OBSERVERS.active
+    OBSERVERS.active = [*(prev or ()), trace]
+    try:
+        yield trace
+    finally:
+        OBSERVERS.active = prev
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's ``AccumulateGrad`` node, the same object while it is alive."""
+    ref = t._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return acc

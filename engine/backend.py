@@ -1,0 +1,136 @@
+"""The one place that chooses the array module for a device.
+
+CPU tensors hold NumPy arrays, CUDA tensors hold CuPy arrays.  Every op is
+written once against an array module ``xp``; this module hands out the right
+one and explains, in PyTorch's words where they exist, why CUDA cannot be used.
+"""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+
+class device:  # noqa: N801  (PyTorch spells it in lower case)
+    """A device such as ``cpu`` or ``cuda:0``; compares equal to its string form."""
+
+    __slots__ = ("index", "type")
+
+    def __init__(self, type: str | device, index: int | None = None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
+        name, _, idx = type.partition(":")
+        if name not in ("cpu", "cuda"):
+            raise RuntimeError(
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+                "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start "
+                f"of device string: {type}"
+            )
+        if idx:
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(idx)
+        self.type = name
+        self.index = index
+
+    def __repr__(self) -> str:
+        idx = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{idx})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+CPU = device("cpu")
+CUDA0 = device("cuda", 0)
+
+
+@functools.cache
+def _cupy_status() -> tuple[ModuleType | None, str]:
+    """Import CuPy and probe for a GPU once; return (module or None, reason)."""
+    try:
+        import cupy  # type: ignore[import-not-found]
+    except Exception as exc:  # ImportError, or a broken CUDA install
+        return None, f"CuPy is not installed or failed to import ({exc.__class__.__name__}: {exc})"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return None, f"CuPy found no usable CUDA driver ({exc})"
+    if count < 1:
+        return None, "CuPy is installed but no CUDA GPU is present"
+    return cupy, ""
+
+
+def cuda_available() -> bool:
+    return _cupy_status()[0] is not None
+
+
+def cuda_unavailable_reason() -> str:
+    return _cupy_status()[1]
+
+
+def cupy_module() -> ModuleType:
+    """CuPy, or a RuntimeError that says why CUDA cannot be used here."""
+    mod, why = _cupy_status()
+    if mod is None:
+        raise RuntimeError(
+            f"Torch not compiled with CUDA enabled: {why}. "
+            "GradStudio runs CUDA tensors on CuPy; install it with `pip install -e '.[cuda]'` "
+            "on a machine with an NVIDIA GPU, or use device='cpu'."
+        )
+    return mod
+
+
+def to_device(dev: Any) -> device:
+    """Normalise a user's device argument (str, int, device or None)."""
+    if dev is None:
+        return CPU
+    if isinstance(dev, device):
+        d = dev
+    elif isinstance(dev, int):
+        d = device("cuda", dev)
+    else:
+        d = device(dev)
+    if d.type == "cuda":
+        cupy_module()
+        return CUDA0 if d.index in (None, 0) else d
+    return CPU
+
+
+def xp_for(dev: device) -> ModuleType:
+    """The array module that holds tensors of ``dev``."""
+    return np if dev.type == "cpu" else cupy_module()
+
+
+def array_module(arr: Any) -> ModuleType:
+    """The array module an array belongs to (NumPy unless it is a CuPy array)."""
+    if isinstance(arr, np.ndarray):
+        return np
+    return cupy_module()
+
+
+def device_of(arr: Any) -> device:
+    return CPU if isinstance(arr, np.ndarray | np.generic) else CUDA0
+
+
+def to_numpy(arr: Any) -> np.ndarray:
+    """A host copy (or the array itself on CPU)."""
+    if isinstance(arr, np.ndarray):
+        return arr
+    return arr.get()

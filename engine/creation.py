@@ -1,0 +1,239 @@
+"""Tensor creation: ``tensor``, ``zeros``/``ones``/``full``/``arange``/``rand``...,
+the legacy constructors (``Tensor(2, 3)``, ``FloatTensor([...])``) and the RNG."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes
+from engine.backend import device, to_device, to_numpy, xp_for
+from engine.catalog import Param, public
+from engine.tensor import Tensor
+
+_RNG = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> Any:
+    """Seed the generator (values are reproducible, not equal to PyTorch's)."""
+    global _RNG
+    _RNG = np.random.default_rng(int(seed))
+    return None
+
+
+def _flatten_data(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return to_numpy(data._data)
+    if isinstance(data, list | tuple):
+        return [_flatten_data(d) for d in data]
+    return data
+
+
+def _infer(data: Any) -> dtypes.dtype:
+    if isinstance(data, Tensor):
+        return data.dtype
+    if isinstance(data, np.ndarray):
+        return dtypes.FROM_NP[data.dtype]
+    if isinstance(data, list | tuple):
+        out: dtypes.dtype | None = None
+        for d in data:
+            di = _infer(d)
+            out = di if out is None else dtypes.promote_types(out, di)
+        return out or dtypes.DEFAULT_FLOAT
+    return dtypes.infer_dtype(data)
+
+
+def _check_requires_grad(dt: dtypes.dtype, requires_grad: bool) -> None:
+    if requires_grad and not dt.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+
+
+def _finish(arr: Any, dev: device, requires_grad: bool) -> Tensor:
+    if dev.type != "cpu":
+        arr = xp_for(dev).asarray(arr)
+    t = Tensor._wrap(arr)
+    t._requires_grad = bool(requires_grad)
+    return t
+
+
+@public("tensor", (), (Param("data", "shape"), Param("dtype", "dtype", None), Param("requires_grad", "bool", False)),
+        category="creation", doc="a tensor from literal data", method=False)
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    dt = dtypes.as_dtype(dtype) if dtype is not None else _infer(data)
+    _check_requires_grad(dt, requires_grad)
+    raw = _flatten_data(data)
+    try:
+        arr = np.array(raw, dtype=dt.np)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"expected sequence of equal-length lists: {exc}") from None
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    dev = to_device(device) if device is not None else (data.device if isinstance(data, Tensor) else to_device(None))
+    return _finish(arr, dev, requires_grad)
+
+
+def scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
+    """A 0-dim tensor for a Python number, on ``like``'s device (wrapped scalar)."""
+    return _finish(np.array(value, dtype=dtypes.scalar_dtype(value).np), like.device, False)
+
+
+def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], list | tuple):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, int | np.integer):
+            raise TypeError(
+                f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                f"type {type(s).__name__} at pos 0"
+            )
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]"
+            )
+    return tuple(int(s) for s in size)
+
+
+def _filled(fill: Any, size: tuple[Any, ...], dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.DEFAULT_FLOAT
+    _check_requires_grad(dt, requires_grad)
+    dev = to_device(device)
+    xp = xp_for(dev)
+    shape = _size(size)
+    arr = fill(xp, shape, dt.np)
+    t = Tensor._wrap(arr)
+    t._requires_grad = bool(requires_grad)
+    return t
+
+
+SIZE = Param("size", "shape", (2, 3))
+DTYPE = Param("dtype", "dtype", None)
+RG = Param("requires_grad", "bool", False)
+
+
+@public("zeros", (), (SIZE, DTYPE, RG), category="creation", doc="a tensor of zeros", method=False)
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _filled(lambda xp, s, d: xp.zeros(s, d), size, dtype, device, requires_grad)
+
+
+@public("ones", (), (SIZE, DTYPE, RG), category="creation", doc="a tensor of ones", method=False)
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _filled(lambda xp, s, d: xp.ones(s, d), size, dtype, device, requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _filled(lambda xp, s, d: xp.empty(s, d), size, dtype, device, requires_grad)
+
+
+@public("full", (), (SIZE, Param("fill_value", "number", 0.0), DTYPE, RG), category="creation",
+        doc="a tensor filled with one value", method=False)
+def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(fill_value)
+    return _filled(lambda xp, s, d: xp.full(s, fill_value, d), (tuple(size),), dtype, device, requires_grad)
+
+
+def _random(kind: str) -> Any:
+    def fn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           generator: Any = None) -> Tensor:
+        def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
+            if np.dtype(d).kind != "f":
+                raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{dtypes.FROM_NP[np.dtype(d)]._legacy[:-6]}\'')
+            arr = _RNG.random(s) if kind == "rand" else _RNG.standard_normal(s)
+            return xp.asarray(arr.astype(d))
+
+        return _filled(fill, size, dtype, device, requires_grad)
+
+    fn.__name__ = kind
+    return fn
+
+
+rand = public("rand", (), (SIZE, DTYPE, RG), category="creation", doc="uniform random values in [0, 1)",
+              method=False)(_random("rand"))
+randn = public("randn", (), (SIZE, DTYPE, RG), category="creation", doc="standard normal random values",
+               method=False)(_random("randn"))
+
+
+@public("arange", (), (Param("start", "number", 0), Param("end", "number", 5), Param("step", "number", 1), DTYPE, RG),
+        category="creation", doc="evenly spaced values in [start, end)", method=False)
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = dtypes.result_type(start, end, step)
+    dt = dtypes.as_dtype(dtype)
+    _check_requires_grad(dt, requires_grad)
+    arr = np.arange(start, end, step).astype(dt.np)
+    return _finish(arr, to_device(device), requires_grad)
+
+
+def _like(fn: Any) -> Any:
+    def like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        return fn(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+    like.__name__ = f"{fn.__name__}_like"
+    return like
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+rand_like = _like(rand)
+randn_like = _like(randn)
+empty_like = _like(empty)
+
+
+def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return full(tuple(t.shape), fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def legacy_new(dt: dtypes.dtype, args: tuple[Any, ...], dev: Any = None) -> Tensor:
+    """``torch.Tensor(*sizes)`` (uninitialised) or ``torch.Tensor(data)`` (a copy)."""
+    if len(args) == 1 and isinstance(args[0], list | tuple | np.ndarray | Tensor):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data
+        arr = np.array(_flatten_data(data), dtype=dt.np)
+        return _finish(arr, to_device(dev), False)
+    if any(not isinstance(a, int | np.integer) for a in args):
+        names = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"new(): invalid data type '{names}'")
+    return _filled(lambda xp, s, d: xp.empty(s, d), args if args else (0,), dt, dev, False)
+
+
+class _LegacyType(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls._dtype  # type: ignore[attr-defined]
+
+
+def _legacy_class(name: str, dt: dtypes.dtype) -> type:
+    def __new__(cls: type, *args: Any, device: Any = None) -> Tensor:  # noqa: N807
+        return legacy_new(dt, args, device)
+
+    return _LegacyType(name, (), {"__new__": __new__, "_dtype": dt})
+
+
+FloatTensor = _legacy_class("FloatTensor", dtypes.float32)
+DoubleTensor = _legacy_class("DoubleTensor", dtypes.float64)
+HalfTensor = _legacy_class("HalfTensor", dtypes.float16)
+LongTensor = _legacy_class("LongTensor", dtypes.int64)
+IntTensor = _legacy_class("IntTensor", dtypes.int32)
+ShortTensor = _legacy_class("ShortTensor", dtypes.int16)
+ByteTensor = _legacy_class("ByteTensor", dtypes.uint8)
+BoolTensor = _legacy_class("BoolTensor", dtypes.bool_)
+
+__all__ = ["to_numpy"]

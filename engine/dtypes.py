@@ -1,0 +1,153 @@
+"""Engine dtypes and PyTorch's type-promotion rules.
+
+PyTorch promotes by *category* (bool < integer < floating) and gives tensors
+with dimensions priority over zero-dim tensors, and those over Python numbers,
+which only raise the category (to the default dtype).  NumPy's rules differ, so
+each op computes the PyTorch result type here and casts NumPy's result to it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+
+class dtype:  # noqa: N801  (PyTorch spells it in lower case)
+    __slots__ = ("_legacy", "is_floating_point", "is_signed", "itemsize", "name", "np")
+
+    def __init__(self, name: str, np_type: Any, legacy: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_type)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_signed = self.np.kind in "fi"
+        self.itemsize = self.np.itemsize
+        self._legacy = legacy
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+float32 = dtype("float32", np.float32, "FloatTensor")
+float64 = dtype("float64", np.float64, "DoubleTensor")
+float16 = dtype("float16", np.float16, "HalfTensor")
+int64 = dtype("int64", np.int64, "LongTensor")
+int32 = dtype("int32", np.int32, "IntTensor")
+int16 = dtype("int16", np.int16, "ShortTensor")
+int8 = dtype("int8", np.int8, "CharTensor")
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
+bool_ = dtype("bool", np.bool_, "BoolTensor")
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+
+ALL = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
+FROM_NP: dict[Any, dtype] = {d.np: d for d in ALL}
+#: PyTorch's default floating dtype (``torch.get_default_dtype()``).
+DEFAULT_FLOAT = float32
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def category(d: dtype) -> int:
+    return _CATEGORY[d.np.kind]
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a is bool_:
+        return b
+    if b is bool_:
+        return a
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if {a, b} == {float16, float32} or {a, b} == {float16, float64}:
+        return a if a.itemsize > b.itemsize else b
+    return FROM_NP[np.promote_types(a.np, b.np)]
+
+
+def scalar_dtype(value: Any) -> dtype:
+    """The dtype a Python number takes as a wrapped scalar in promotion."""
+    if isinstance(value, builtins.bool):
+        return bool_
+    if isinstance(value, builtins.int):
+        return int64
+    return DEFAULT_FLOAT
+
+
+def infer_dtype(value: Any) -> dtype:
+    """The dtype ``tensor(value)`` infers from Python data."""
+    if isinstance(value, builtins.bool | np.bool_):
+        return bool_
+    if isinstance(value, builtins.int | np.integer):
+        return int64 if isinstance(value, builtins.int) else FROM_NP[np.asarray(value).dtype]
+    if isinstance(value, builtins.float | np.floating):
+        return DEFAULT_FLOAT if isinstance(value, builtins.float) else FROM_NP[np.asarray(value).dtype]
+    raise TypeError(f"Could not infer dtype of {type(value).__name__}")
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is bool_ or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands: Any) -> dtype:
+    """PyTorch's ``torch.result_type`` over tensors and Python numbers."""
+    dim: dtype | None = None
+    zero: dtype | None = None
+    wrapped: dtype | None = None
+    for op in operands:
+        d = getattr(op, "_dtype_for_promotion", None)
+        if d is None:
+            if op is None:
+                continue
+            s = scalar_dtype(op)
+            wrapped = s if wrapped is None else promote_types(wrapped, s)
+        elif op.ndim:
+            dim = d if dim is None else promote_types(dim, d)
+        else:
+            zero = d if zero is None else promote_types(zero, d)
+    out = _combine(dim, _combine(zero, wrapped))
+    assert out is not None
+    return out
+
+
+def to_float(d: dtype) -> dtype:
+    """The dtype a float-only op (exp, sqrt, true division) computes in."""
+    return d if d.is_floating_point else DEFAULT_FLOAT
+
+
+def legacy_name(d: dtype, cuda: bool = False) -> str:
+    return f"torch.cuda.{d._legacy}" if cuda else f"torch.{d._legacy}"
+
+
+def as_dtype(value: Any) -> dtype:
+    if isinstance(value, dtype):
+        return value
+    if value is builtins.float:
+        return float32
+    if value is builtins.int:
+        return int64
+    if value is builtins.bool:
+        return bool_
+    return FROM_NP[np.dtype(value)]

@@ -1,0 +1,123 @@
+"""``to``/``cuda``/``cpu``/dtype casts (``ToCopyBackward0``) and in-place methods."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import dtypes
+from engine.backend import device, to_device, to_numpy, xp_for
+from engine.ops import pointwise
+from engine.ops.core import OPS, Sample, apply_inplace, apply_op, declare
+
+
+def _to_copy_fwd(xp: Any, a: Any, dtype: Any, device: Any, src_dtype: Any = None, src_device: Any = None) -> Any:
+    target = xp_for(device)
+    arr = a if target is xp else (target.asarray(a) if target.__name__ == "cupy" else to_numpy(a))
+    return arr.astype(dtype.np, copy=arr is a)
+
+
+TO_COPY = declare(
+    "_to_copy", "ToCopyBackward0", ("self",), _to_copy_fwd,
+    lambda c, g: c.m._to_copy(g, dtype=c.p["src_dtype"], device=c.p["src_device"],
+                              src_dtype=c.p["dtype"], src_device=c.p["device"]),
+    dtype=lambda i, p: p["dtype"], samples=(Sample(((2, 3),), {"dtype": dtypes.float64, "device": device("cpu")}),),
+)
+
+
+def _parse_to(t: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool]:
+    from engine.tensor import Tensor
+
+    dev, dt = None, None
+    copy = bool(kwargs.pop("copy", False))
+    kwargs.pop("non_blocking", None)
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, dtypes.dtype):
+            dt = a
+        elif isinstance(a, str | device | int):
+            dev = a
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    if "dtype" in kwargs:
+        dt = kwargs.pop("dtype")
+    if "device" in kwargs:
+        dev = kwargs.pop("device")
+    return (to_device(dev) if dev is not None else t.device), (dt or t.dtype), copy
+
+
+def to(t: Any, *args: Any, **kwargs: Any) -> Any:
+    """``tensor.to(device_or_dtype)``: the tensor itself if nothing changes."""
+    dev, dt, copy = _parse_to(t, args, dict(kwargs))
+    if dev == t.device and dt is t.dtype and not copy:
+        return t
+    return apply_op(TO_COPY, (t,), {"dtype": dt, "device": dev, "src_dtype": t.dtype, "src_device": t.device})
+
+
+# -- in-place methods -------------------------------------------------------------
+ZERO = declare("zero_", "ZeroBackward0", ("self",), lambda xp, a: xp.zeros_like(a), lambda c, g: g * 0, dtype="same")
+FILL = declare("fill_", "FillBackward2", ("self",), lambda xp, a, value: xp.full_like(a, value),
+               lambda c, g: g * 0, dtype="same")
+COPY = declare(
+    "copy_", "torch::autograd::CopyBackwards", ("self", "src"),
+    lambda xp, a, src: xp.broadcast_to(src, a.shape).astype(a.dtype) if src.dtype != a.dtype or src.shape != a.shape else src.copy(),
+    lambda c, g: (g * 0 if c.needs[0] else None, g if c.needs[1] else None),
+    dtype="same",
+)
+
+
+def zero_(t: Any) -> Any:
+    return apply_inplace(ZERO, (t,))
+
+
+def fill_(t: Any, value: Any) -> Any:
+    from engine.tensor import Tensor
+
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply_inplace(FILL, (t,), {"value": value})
+
+
+def copy_(t: Any, src: Any, non_blocking: bool = False) -> Any:
+    from engine.tensor import Tensor
+
+    if isinstance(src, Tensor) and src.device != t.device:
+        src = to(src, t.device)
+    return apply_inplace(COPY, (t, src))
+
+
+def add_(t: Any, other: Any, *, alpha: Any = 1) -> Any:
+    return apply_inplace(pointwise.ADD, (t, other), {"alpha": alpha} if alpha != 1 else None)
+
+
+def sub_(t: Any, other: Any, *, alpha: Any = 1) -> Any:
+    return apply_inplace(pointwise.SUB, (t, other), {"alpha": alpha} if alpha != 1 else None)
+
+
+def mul_(t: Any, other: Any) -> Any:
+    return apply_inplace(pointwise.MUL, (t, other))
+
+
+def div_(t: Any, other: Any) -> Any:
+    return apply_inplace(pointwise.DIV, (t, other))
+
+
+def clamp_(t: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    return apply_inplace(pointwise.CLAMP, (t,), {"min": min, "max": max})
+
+
+def _inplace_unary(name: str) -> Any:
+    op = OPS[name]
+
+    def fn(t: Any) -> Any:
+        return apply_inplace(op, (t,))
+
+    fn.__name__ = f"{name}_"
+    return fn
+
+
+exp_ = _inplace_unary("exp")
+neg_ = _inplace_unary("neg")
+relu_ = _inplace_unary("relu")
+sigmoid_ = _inplace_unary("sigmoid")
+tanh_ = _inplace_unary("tanh")

@@ -1,0 +1,376 @@
+"""Op declarations and the one dispatcher that runs them.
+
+Each op is declared once as an ``OpDef``: name, tensor inputs, forward written
+against an array module ``xp`` (NumPy or CuPy), backward formula, ``grad_fn``
+name, which values it saves, how its result dtype follows PyTorch's promotion,
+and sample inputs for the test matrix.  ``apply_op`` does everything else for
+every op: device checks, dtype casting, building the node and its edges.
+
+Backward formulas receive the node as ``c`` and the incoming gradient ``g``.
+They use operators and ``c.m.<op>(...)``, where ``c.m`` runs ops either on raw
+arrays (ordinary backward) or on tensors (``create_graph=True``), so a single
+formula serves both first and higher derivatives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes, grad_mode
+from engine.autograd.graph import Node, SavedTensor, grad_accumulator
+from engine.backend import array_module, device_of, xp_for
+
+Forward = Callable[..., Any]
+Backward = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Inputs for the test matrix: shapes (or values) of tensor inputs, and params."""
+
+    inputs: tuple[Any, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    positive: bool = False  # inputs must be > 0 (log, sqrt, pow)
+    distinct: bool = False  # avoid ties (max, abs at 0, relu at 0)
+
+
+@dataclass(eq=False)
+class OpDef:
+    name: str
+    grad_fn: str | None
+    inputs: tuple[str, ...]
+    forward: Forward
+    backward: Backward | None = None
+    dtype: str | Callable[..., dtypes.dtype] = "promote"
+    save: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    view: bool = False
+    outputs: int = 1
+    samples: tuple[Sample, ...] = ()
+    node_cls: type[OpNode] = field(init=False)
+
+    def __post_init__(self) -> None:
+        name = self.grad_fn or f"{self.name}NoGrad"
+        cls_name = name.rsplit("::", 1)[-1]
+        self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def declare(
+    name: str,
+    grad_fn: str | None,
+    inputs: tuple[str, ...],
+    forward: Forward,
+    backward: Backward | None = None,
+    **kw: Any,
+) -> OpDef:
+    op = OpDef(name, grad_fn, inputs, forward, backward, **kw)
+    if name in OPS:
+        raise ValueError(f"op {name} declared twice")
+    OPS[name] = op
+    return op
+
+
+class OpNode(Node):
+    """A node whose backward is an ``OpDef``'s formula."""
+
+    __slots__ = ("_saved", "m", "needs", "p", "s", "shapes")
+    _op: OpDef
+
+    def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        op = self._op
+        saved = self._saved
+        if saved:
+            self.s = {
+                k: (v.unpack(self, tensor_mode) if type(v) is SavedTensor else v)
+                for k, v in saved.items()
+            }
+        self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
+        try:
+            assert op.backward is not None
+            out = op.backward(self, *grads) if op.outputs > 1 else op.backward(self, grads[0])
+        finally:
+            self.s = None
+            self.m = None
+        if type(out) is not tuple:
+            out = (out,)
+        needs = self.needs
+        return tuple(g if n else None for g, n in zip(out, needs, strict=False))
+
+    def release_variables(self) -> None:
+        for v in (self._saved or {}).values():
+            if type(v) is SavedTensor:
+                v.release()
+
+    def saved_names(self) -> tuple[str, ...]:
+        return tuple(self._saved or ())
+
+    def _unpack_saved(self, name: str) -> Any:
+        saved = self._saved or {}
+        if name not in saved:
+            if name in self._op.save or name in (self.p or {}):
+                return (self.p or {}).get(name)
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
+        v = saved[name]
+        return v.unpack(self, True) if type(v) is SavedTensor else v
+
+
+# -- the two math namespaces that backward formulas run on -------------------
+class _ArrayMath:
+    """``m.<op>(...)`` on raw arrays: the op's forward, nothing recorded."""
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        fwd = OPS[name].forward
+
+        def call(*args: Any, **kw: Any) -> Any:
+            for a in args:
+                if hasattr(a, "shape") and not isinstance(a, np.generic):
+                    return fwd(array_module(a), *args, **kw)
+            return fwd(np, *args, **kw)
+
+        setattr(self, name, call)
+        return call
+
+
+class _TensorMath:
+    """``m.<op>(...)`` on tensors: the op itself, recorded for higher derivatives."""
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        op = OPS[name]
+
+        def call(*args: Any, **kw: Any) -> Any:
+            return apply_op(op, args, kw)
+
+        setattr(self, name, call)
+        return call
+
+
+ARRAY_MATH = _ArrayMath()
+TENSOR_MATH = _TensorMath()
+
+
+# -- dispatch ----------------------------------------------------------------
+def _result_dtype(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
+    rule = op.dtype
+    if rule == "promote" or rule == "float":
+        first = inputs[0]
+        d = getattr(first, "_dtype_for_promotion", None)
+        if d is not None and all(
+            getattr(x, "_dtype_for_promotion", None) is d for x in inputs[1:]
+        ):
+            out = d
+        else:
+            out = dtypes.result_type(*inputs)
+        return dtypes.to_float(out) if rule == "float" else out
+    if rule == "same":
+        return inputs[0].dtype
+    if rule == "bool":
+        return dtypes.bool_
+    assert callable(rule)
+    return rule(inputs, params)
+
+
+def _same_device(op: OpDef, tensors: list[Any]) -> Any:
+    dev = tensors[0].device
+    for t in tensors[1:]:
+        if t.device != dev:
+            a, b = sorted((str(dev), str(t.device)), key=lambda s: s != "cuda:0")
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                f"{a} and {b}!"
+            )
+    return dev
+
+
+def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
+    """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record it."""
+    from engine.tensor import Tensor
+
+    params = params or {}
+    tensors = [x for x in inputs if type(x) is Tensor or isinstance(x, Tensor)]
+    dev = tensors[0].device if len(tensors) == 1 else _same_device(op, tensors)
+    xp = np if dev.type == "cpu" else xp_for(dev)
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    out_dtype = _result_dtype(op, inputs, params)
+    out = op.forward(xp, *arrays, **params)
+    multi = op.outputs > 1
+    outs = list(out) if multi else [out]
+    first = outs[0]
+    if type(first) is not np.ndarray:
+        first = xp.asarray(first)
+    if first.dtype != out_dtype.np:
+        first = first.astype(out_dtype.np)
+    outs[0] = first
+    for i in range(1, len(outs)):
+        if type(outs[i]) is not np.ndarray:
+            outs[i] = xp.asarray(outs[i])
+
+    needs_grad = (
+        op.grad_fn is not None
+        and grad_mode.STATE.enabled
+        and (out_dtype.is_floating_point)
+        and any(t.grad_fn is not None or t._requires_grad for t in tensors)
+    )
+    base = inputs[0] if op.view else None
+    results = [_make_output(outs[0], base)]
+    results.extend(Tensor._wrap(o) for o in outs[1:])
+    if needs_grad:
+        node = op.node_cls()
+        edges = []
+        needs = []
+        for x in inputs:
+            if isinstance(x, Tensor) and (x.grad_fn is not None or x._requires_grad):
+                edges.append((x.grad_fn, x._output_nr) if x.grad_fn is not None else (grad_accumulator(x), 0))
+                needs.append(True)
+            else:
+                edges.append((None, 0))
+                needs.append(False)
+        node.next_functions = tuple(edges)
+        node.needs = tuple(needs)
+        node.p = params
+        node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
+        r = results[0]
+        node._out_meta = [(first.shape, first.dtype, dev)]
+        r.grad_fn = node
+        node._saved = _save(op, inputs, results, needs) if op.save else None
+    else:
+        for r in results:
+            r._requires_grad = False
+    if multi:
+        return tuple(results)
+    return results[0]
+
+
+def _make_output(arr: Any, base: Any) -> Any:
+    from engine.tensor import Tensor
+
+    t = Tensor._wrap(arr)
+    if base is not None:
+        t._vc = base._vc
+        t._base = base._base if base._base is not None else base
+    return t
+
+
+def _save(op: OpDef, inputs: tuple[Any, ...], results: list[Any], needs: list[bool]) -> dict[str, Any]:
+    from engine.tensor import Tensor
+
+    saved: dict[str, Any] = {}
+    names = op.inputs
+    for key, when in op.save.items():
+        if when is not None and not any(needs[names.index(w)] for w in when):
+            continue
+        if key == "result":
+            saved[key] = SavedTensor(results[0], True)
+            continue
+        if key == "indices":
+            saved[key] = results[1]._data
+            continue
+        v = inputs[names.index(key)]
+        if v is not None:
+            saved[key] = SavedTensor(v, False) if isinstance(v, Tensor) else v
+    return saved
+
+
+# -- in-place ----------------------------------------------------------------
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def check_inplace(t: Any) -> None:
+    if not grad_mode.STATE.enabled:
+        return
+    if t.grad_fn is None and t._requires_grad:
+        raise RuntimeError(LEAF_INPLACE)
+    b = t._base
+    if b is not None and b.grad_fn is None and b._requires_grad and t.grad_fn is None:
+        raise RuntimeError(VIEW_LEAF_INPLACE)
+
+
+def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
+    """Run ``op`` and write its result into ``inputs[0]``, rebasing its history."""
+    from engine.tensor import Tensor
+
+    self = inputs[0]
+    check_inplace(self)
+    params = params or {}
+    out_dtype = _result_dtype(op, inputs, params)
+    if not _can_cast(out_dtype, self.dtype):
+        raise RuntimeError(
+            f"result type {_cap(out_dtype)} can't be cast to the desired output type {_cap(self.dtype)}"
+        )
+    tensors = [x for x in inputs if isinstance(x, Tensor)]
+    _same_device(op, tensors)
+    need = (
+        op.grad_fn is not None
+        and grad_mode.STATE.enabled
+        and self.dtype.is_floating_point
+        and any(t.requires_grad for t in tensors)
+    )
+    original = inputs
+    if need and op.save and "self" in op.save:
+        snapshot = Tensor._wrap(self._data.copy())
+        snapshot.grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
+        snapshot._requires_grad = self._requires_grad
+        original = (snapshot, *inputs[1:])
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    xp = array_module(self._data)
+    out = op.forward(xp, *arrays, **params)
+    if tuple(np.shape(out)) != self.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, np.shape(out)))}]"
+        )
+    self._data[...] = out
+    self._vc[0] += 1
+    if need:
+        node = op.node_cls()
+        edges, needs = [], []
+        for x in original:
+            if isinstance(x, Tensor) and x.requires_grad:
+                edges.append((x.grad_fn, x._output_nr) if x.grad_fn is not None else (grad_accumulator(x), 0))
+                needs.append(True)
+            else:
+                edges.append((None, 0))
+                needs.append(False)
+        node.next_functions = tuple(edges)
+        node.needs = tuple(needs)
+        node.p = params
+        node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
+        node._out_meta = [(self.shape, self._data.dtype, self.device)]
+        self.grad_fn = node
+        self._output_nr = 0
+        node._saved = _save(op, original, [self], needs) if op.save else None
+    return self
+
+
+def _cap(d: dtypes.dtype) -> str:
+    return {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+    }[d.name]
+
+
+def _can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:
+    return dtypes.category(src) <= dtypes.category(dst)
+
+
+def all_samples() -> Iterable[tuple[OpDef, Sample]]:
+    for op in OPS.values():
+        for s in op.samples:
+            yield op, s
+
+
+def device_of_array(arr: Any) -> Any:
+    return device_of(arr)

@@ -1,0 +1,175 @@
+"""Indexing: ``x[...]`` as PyTorch decomposes it (select, slice, unsqueeze,
+alias, advanced index) and ``x[...] = v`` (``CopySlices``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine import grad_mode
+from engine.ops.core import Sample, apply_op, check_inplace, declare
+
+
+def _index_into(xp: Any, shape: tuple[int, ...], dtype: Any, key: Any, g: Any) -> Any:
+    out = xp.zeros(shape, dtype=dtype)
+    if _is_advanced(key):
+        xp.add.at(out, key, g) if xp is np else out.__setitem__(key, out[key] + g)
+    else:
+        out[key] = g
+    return out
+
+
+def _is_advanced(key: Any) -> bool:
+    ks = key if isinstance(key, tuple) else (key,)
+    return any(not isinstance(k, int | slice | type(None) | type(Ellipsis)) for k in ks)
+
+
+SELECT = declare(
+    "select", "SelectBackward0", ("self",),
+    lambda xp, a, dim, index: a[(slice(None),) * dim + (index,)],
+    lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=(slice(None),) * c.p["dim"] + (c.p["index"],)),
+    dtype="same", view=True, samples=(Sample(((3, 4),), {"dim": 1, "index": 2}),),
+)
+SLICE = declare(
+    "slice", "SliceBackward0", ("self",),
+    lambda xp, a, dim, start, end, step: a[(slice(None),) * dim + (slice(start, end, step),)],
+    lambda c, g: c.m.index_backward(
+        g, shape=tuple(c.shapes[0]),
+        key=(slice(None),) * c.p["dim"] + (slice(c.p["start"], c.p["end"], c.p["step"]),)),
+    dtype="same", view=True, samples=(Sample(((4, 3),), {"dim": 0, "start": 1, "end": 4, "step": 2}),),
+)
+INDEX = declare(
+    "index", "IndexBackward0", ("self",),
+    lambda xp, a, key: a[key],
+    lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=c.p["key"]),
+    dtype="same", samples=(Sample(((4, 3),), {"key": (np.array([0, 2, 2]),)}),),
+)
+INDEX_BACKWARD = declare(
+    "index_backward", "IndexBackwardBackward0", ("grad",),
+    lambda xp, g, shape, key: _index_into(xp, shape, g.dtype, key, g),
+    lambda c, gg: gg[c.p["key"]],
+    dtype="same",
+)
+
+
+def _norm_index(k: Any, size: int, dim: int) -> int:
+    if not -size <= k < size:
+        raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+    return k % size
+
+
+def getitem(x: Any, key: Any) -> Any:
+    """Apply ``key`` the way ATen's ``applySlicing`` does, one view op at a time."""
+    from engine.tensor import Tensor
+
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, Tensor | list | np.ndarray) or (isinstance(k, bool)) for k in keys):
+        return _advanced(x, keys)
+    n_real = sum(1 for k in keys if k is not None and k is not Ellipsis)
+    if n_real > x.ndim:
+        raise IndexError(
+            f"too many indices for tensor of dimension {x.ndim}"
+        )
+    out, dim, changed = x, 0, False
+    for pos, k in enumerate(keys):
+        if k is Ellipsis:
+            rest = sum(1 for kk in keys[pos + 1 :] if kk is not None and kk is not Ellipsis)
+            dim = out.ndim - rest
+        elif k is None:
+            out = apply_op(_unsqueeze(), (out,), {"dim": dim})
+            dim += 1
+            changed = True
+        elif isinstance(k, int) or (hasattr(k, "__index__") and not isinstance(k, slice)):
+            size = out.shape[dim]
+            out = apply_op(SELECT, (out,), {"dim": dim, "index": _norm_index(int(k), size, dim)})
+            changed = True
+        elif isinstance(k, slice):
+            size = out.shape[dim]
+            start, end, step = k.indices(size)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (start == 0 and end == size and step == 1) or not isinstance(key, tuple):
+                out = apply_op(SLICE, (out,), {"dim": dim, "start": start, "end": max(end, start), "step": step})
+                changed = True
+            dim += 1
+        else:
+            raise TypeError(f"unsupported index type {type(k).__name__}")
+    if not changed:
+        from engine.ops.shape import alias
+
+        return alias(x)
+    return out
+
+
+def _unsqueeze() -> Any:
+    from engine.ops.shape import UNSQUEEZE
+
+    return UNSQUEEZE
+
+
+def _as_index_array(k: Any, xp: Any) -> Any:
+    from engine.tensor import Tensor
+
+    if isinstance(k, Tensor):
+        return k._data
+    if isinstance(k, list):
+        return xp.asarray(k)
+    return k
+
+
+def _advanced(x: Any, keys: tuple[Any, ...]) -> Any:
+    xp = np if type(x._data) is np.ndarray else __import__("cupy")
+    key = tuple(_as_index_array(k, xp) for k in keys)
+    for k in key:
+        if hasattr(k, "dtype") and k.dtype.kind == "f":
+            raise IndexError(
+                "tensors used as indices must be long, int, byte or bool tensors"
+            )
+    try:
+        x._data[key]
+    except IndexError as exc:
+        raise IndexError(str(exc)) from None
+    return apply_op(INDEX, (x,), {"key": key if len(key) > 1 else key[0]})
+
+
+COPY_SLICES = declare(
+    "copy_slices", "CopySlices", ("self", "src"),
+    lambda xp, a, v, key: _setitem_array(a.copy(), key, v),
+    lambda c, g: (
+        c.m.index_put_zero(g, key=c.p["key"]) if c.needs[0] else None,
+        g[c.p["key"]] if c.needs[1] else None,
+    ),
+)
+declare("index_put_zero", "IndexPutBackward0", ("self",),
+        lambda xp, g, key: _setitem_array(g.copy(), key, 0),
+        lambda c, gg: c.m.index_put_zero(gg, key=c.p["key"]), dtype="same")
+
+
+def _setitem_array(a: Any, key: Any, v: Any) -> Any:
+    a[key] = v
+    return a
+
+
+def setitem(x: Any, key: Any, value: Any) -> None:
+    """``x[key] = value``: in place, recorded as ``CopySlices`` when grads flow."""
+    from engine.ops.core import apply_inplace
+    from engine.tensor import Tensor
+
+    keys = key if isinstance(key, tuple) else (key,)
+    xp = np if type(x._data) is np.ndarray else __import__("cupy")
+    k = tuple(_as_index_array(kk, xp) for kk in keys)
+    k = k if len(k) > 1 else k[0]
+    check_inplace(x)
+    v = value
+    if isinstance(value, Tensor) and value.dtype is not x.dtype:
+        v = value.to(x.dtype)
+    if grad_mode.STATE.enabled and (x.requires_grad or (isinstance(v, Tensor) and v.requires_grad)):
+        if not isinstance(v, Tensor):
+            from engine.creation import tensor
+
+            v = tensor(v, dtype=x.dtype, device=x.device)
+        apply_inplace(COPY_SLICES, (x, v), {"key": k})
+        return
+    x._data[k] = v._data if isinstance(v, Tensor) else v
+    x._vc[0] += 1

@@ -1,0 +1,235 @@
+"""``nn.functional``: softmax, log_softmax, losses, and linear composed like ATen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.catalog import Param, Port, public
+from engine.ops import pointwise
+from engine.ops.core import Sample, apply_op, declare
+
+NS = "torch.nn.functional"
+REDUCTION = Param("reduction", "str", "mean", choices=("mean", "sum", "none"))
+
+
+def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
+    e = xp.exp(a - xp.max(a, axis=dim, keepdims=True)) if a.ndim else xp.exp(a - a)
+    return e / (xp.sum(e, axis=dim, keepdims=True) if a.ndim else e)
+
+
+def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
+    if a.ndim == 0:
+        return a - a
+    s = a - xp.max(a, axis=dim, keepdims=True)
+    return s - xp.log(xp.sum(xp.exp(s), axis=dim, keepdims=True))
+
+
+def _dim_of(c: Any) -> Any:
+    return c.p["dim"] if c.shapes[0] else None
+
+
+SOFTMAX = declare(
+    "softmax", "SoftmaxBackward0", ("self",), _softmax_fwd,
+    lambda c, g: c.s["result"] * (g - c.m.sum_dim(g * c.s["result"], dims=(c.p["dim"],), keepdim=True))
+    if c.shapes[0] else g * 0,
+    dtype="float", save={"result": None}, samples=(Sample(((2, 3),), {"dim": 1}),),
+)
+LOG_SOFTMAX = declare(
+    "log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax_fwd,
+    lambda c, g: g - c.m.exp(c.s["result"]) * c.m.sum_dim(g, dims=(c.p["dim"],), keepdim=True)
+    if c.shapes[0] else g * 0,
+    dtype="float", save={"result": None}, samples=(Sample(((2, 3),), {"dim": 1}),),
+)
+
+
+def _mse_fwd(xp: Any, a: Any, b: Any, reduction: str = "mean") -> Any:
+    d = (a - b) ** 2
+    if reduction == "mean":
+        return xp.mean(d)
+    if reduction == "sum":
+        return xp.sum(d)
+    return d
+
+
+def _mse_grad(c: Any, g: Any) -> tuple[Any, Any]:
+    diff = c.s["self"] - c.s["target"]
+    red = c.p.get("reduction", "mean")
+    base = 2 * diff * g
+    if red == "mean":
+        import math
+
+        n = math.prod(diff.shape)
+        base = base / n
+    return (base if c.needs[0] else None, -base if c.needs[1] else None)
+
+
+MSE = declare("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_grad,
+              save={"self": None, "target": None},
+              samples=(Sample(((2, 3), (2, 3))), Sample(((2, 3), (2, 3)), {"reduction": "sum"})))
+
+
+def _nll_parts(xp: Any, a: Any, target: Any, weight: Any, ignore_index: int) -> tuple[Any, Any, Any]:
+    t = target.reshape(-1) if a.ndim > 1 else target.reshape(1)
+    rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
+    valid = t != ignore_index
+    safe_t = xp.where(valid, t, 0)
+    w = weight[safe_t] if weight is not None else xp.ones(t.shape, dtype=a.dtype)
+    w = w * valid
+    return rows, safe_t, w
+
+
+def _nll_fwd(xp: Any, a: Any, target: Any, weight: Any = None, reduction: str = "mean", ignore_index: int = -100) -> Any:
+    rows, t, w = _nll_parts(xp, a, target, weight, ignore_index)
+    picked = -rows[xp.arange(rows.shape[0]), t] * w
+    if reduction == "none":
+        return picked.reshape(target.shape)
+    if reduction == "sum":
+        return picked.sum()
+    return picked.sum() / w.sum()
+
+
+def _nll_grad_fwd(xp: Any, g: Any, shape: tuple[int, ...], target: Any, weight: Any, reduction: str, ignore_index: int) -> Any:
+    dummy = xp.zeros(shape, dtype=g.dtype)
+    rows, t, w = _nll_parts(xp, dummy, target, weight, ignore_index)
+    out = xp.zeros(rows.shape, dtype=g.dtype)
+    if reduction == "none":
+        coef = -w * g.reshape(-1)
+    elif reduction == "sum":
+        coef = -w * g
+    else:
+        coef = -w * g / w.sum()
+    out[xp.arange(rows.shape[0]), t] = coef
+    return out.reshape(shape)
+
+
+NLL_GRAD = declare("nll_loss_backward", "NllLossBackwardBackward0", ("grad",), _nll_grad_fwd,
+                   lambda c, gg: None, dtype="same")
+NLL = declare(
+    "nll_loss", "NllLossBackward0", ("self",), _nll_fwd,
+    lambda c, g: c.m.nll_loss_backward(g, shape=tuple(c.shapes[0]), target=c.p["target"], weight=c.p.get("weight"),
+                                       reduction=c.p.get("reduction", "mean"), ignore_index=c.p.get("ignore_index", -100)),
+    dtype="same",
+    samples=(Sample(((3, 4),), {"target": "classes"}),),
+)
+
+
+@public("softmax", ("input",), (Param("dim", "dim"),), namespace=NS, category="activation",
+        doc="exp(x) / sum(exp(x)) along dim")
+def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply_op(SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+
+
+@public("log_softmax", ("input",), (Param("dim", "dim"),), namespace=NS, category="activation",
+        doc="log of softmax, computed stably")
+def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply_op(LOG_SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+
+
+def _softmax_dim(x: Any, dim: int | None) -> int:
+    from engine.ops.shape import _wrap
+
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Implicit dimension choice for softmax has been deprecated. Change the call to "
+            "include dim=X as an argument.",
+            UserWarning,
+            stacklevel=4,
+        )
+        dim = 0 if x.ndim in (0, 1, 3) else 1
+    return _wrap(dim, x.ndim)
+
+
+@public("mse_loss", ("input", "target"), (REDUCTION,), namespace=NS, category="loss",
+        doc="mean squared error", method=False)
+def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:  # noqa: A002
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return apply_op(MSE, (input, target), {"reduction": reduction})
+
+
+def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
+    if target.dtype.is_floating_point:
+        raise RuntimeError(
+            f"expected scalar type Long but found {_cap(target.dtype)}"
+        )
+    if input.ndim not in (1, 2):
+        raise ValueError(f"Expected 2 or more dimensions (got {input.ndim})" if input.ndim < 1 else "only 1-D and 2-D inputs are supported")
+    n = input.shape[0] if input.ndim == 2 else 1
+    tn = target.shape[0] if target.ndim else 1
+    if input.ndim == 2 and tn != n:
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
+
+
+def _cap(d: Any) -> str:
+    from engine.ops.core import _cap as cap
+
+    return cap(d)
+
+
+@public("nll_loss", ("input", "target"), (REDUCTION, Param("ignore_index", "int", -100)), namespace=NS,
+        category="loss", doc="negative log likelihood of log-probabilities", method=False)
+def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: int = -100,  # noqa: A002
+             reduce: Any = None, reduction: str = "mean") -> Any:
+    _nll_checks(input, target)
+    tdata = target._data
+    c = input.shape[-1]
+    bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
+    if bad.size:
+        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    params = {"target": tdata, "reduction": reduction, "ignore_index": ignore_index}
+    if weight is not None:
+        params["weight"] = weight._data
+    return apply_op(NLL, (input,), params)
+
+
+@public("cross_entropy", ("input", "target"), (REDUCTION, Param("ignore_index", "int", -100)), namespace=NS,
+        category="loss", doc="log_softmax followed by nll_loss", method=False)
+def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: int = -100,  # noqa: A002
+                  reduce: Any = None, reduction: str = "mean", label_smoothing: float = 0.0) -> Any:
+    if target.dtype.is_floating_point:
+        raise NotImplementedError("cross_entropy with class probabilities is not supported by the engine")
+    return nll_loss(log_softmax(input, 1 if input.ndim >= 2 else 0), target, weight,
+                    ignore_index=ignore_index, reduction=reduction)
+
+
+@public("linear", ("input", "weight", Port("bias", optional=True)), namespace=NS, category="linear algebra",
+        doc="input @ weight.T + bias", method=False)
+def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
+    from engine.ops import linalg, shape
+
+    wt = shape.t(weight)
+    if input.ndim == 2 and bias is not None:
+        return linalg.addmm(bias, input, wt)
+    if bias is not None and input.ndim != 2:
+        lead = tuple(input.shape[:-1])
+        folded = shape.reshape(input, (-1, input.shape[-1]))
+        out = linalg.addmm(bias, folded, wt)
+        return shape.view(out, *lead, weight.shape[0])
+    return linalg.matmul(input, wt)
+
+
+def _f_unary(name: str, op: Any, doc: str) -> Any:
+    def fn(input: Any) -> Any:  # noqa: A002
+        return apply_op(op, (input,))
+
+    fn.__name__ = fn.__qualname__ = name
+    return public(name, ("input",), namespace=NS, category="activation", doc=doc, method=False)(fn)
+
+
+relu = _f_unary("relu", pointwise.RELU, "max(input, 0)")
+sigmoid = _f_unary("sigmoid", pointwise.SIGMOID, "logistic sigmoid")
+tanh = _f_unary("tanh", pointwise.TANH, "hyperbolic tangent")

@@ -1,0 +1,395 @@
+"""Elementwise ops: arithmetic, unary math, activations, comparisons.
+
+Broadcasting is never undone here: the backward engine sums every gradient
+back to its input's shape in one place (``engine_run.validate_grad``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import dtypes
+from engine.catalog import Param, Port, public
+from engine.ops.core import Sample, apply_op, declare
+
+S23 = Sample(((2, 3), (2, 3)))
+BCAST = Sample(((2, 3), (3,)))
+BCAST2 = Sample(((2, 1), (1, 3)))
+UNARY = (Sample(((2, 3),)), Sample(((),)))
+POS = (Sample(((2, 3),), positive=True), Sample(((),), positive=True))
+
+SCALAR_PORT = Port("other", scalar_ok=True)
+ALPHA = Param("alpha", "number", 1)
+
+
+def _float_out(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
+    return dtypes.to_float(dtypes.result_type(*inputs))
+
+
+# -- binary arithmetic ---------------------------------------------------------
+ADD = declare(
+    "add", "AddBackward0", ("self", "other"),
+    lambda xp, a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
+    lambda c, g: (g, g if c.p.get("alpha", 1) == 1 else g * c.p["alpha"]),
+    samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
+)
+SUB = declare(
+    "sub", "SubBackward0", ("self", "other"),
+    lambda xp, a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
+    lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
+    samples=(S23, BCAST, BCAST2),
+)
+RSUB = declare(
+    "rsub", "RsubBackward1", ("self",),
+    lambda xp, a, other, alpha=1: other - a if alpha == 1 else other - alpha * a,
+    lambda c, g: -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"],
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 2.0}),),
+)
+MUL = declare(
+    "mul", "MulBackward0", ("self", "other"),
+    lambda xp, a, b: a * b,
+    lambda c, g: (g * c.s["other"] if c.needs[0] else None, g * c.s["self"] if c.needs[1] else None),
+    save={"self": ("other",), "other": ("self",)},
+    samples=(S23, BCAST, BCAST2),
+)
+DIV = declare(
+    "div", "DivBackward0", ("self", "other"),
+    lambda xp, a, b: a / b,
+    lambda c, g: (
+        g / c.s["other"] if c.needs[0] else None,
+        -g * c.s["self"] / (c.s["other"] * c.s["other"]) if c.needs[1] else None,
+    ),
+    dtype=_float_out,
+    save={"self": ("other",), "other": None},
+    samples=(Sample(((2, 3), (2, 3)), positive=True), Sample(((2, 3), (3,)), positive=True)),
+)
+RECIPROCAL = declare(
+    "reciprocal", "ReciprocalBackward0", ("self",),
+    lambda xp, a: 1.0 / a,
+    lambda c, g: -g * c.s["result"] * c.s["result"],
+    dtype=_float_out, save={"result": None}, samples=POS,
+)
+NEG = declare("neg", "NegBackward0", ("self",), lambda xp, a: -a, lambda c, g: -g, samples=UNARY)
+
+
+def _pow_scalar_grad(c: Any, g: Any) -> Any:
+    e = c.p["exponent"]
+    if e == 0:
+        return g * 0
+    return g * e * c.s["self"] ** (e - 1)
+
+
+POW0 = declare(
+    "pow", "PowBackward0", ("self",),
+    lambda xp, a, exponent: a**exponent,
+    _pow_scalar_grad,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["exponent"]),
+    save={"self": None},
+    samples=(Sample(((2, 3),), {"exponent": 2}), Sample(((2, 3),), {"exponent": 0.5}, positive=True)),
+)
+POW1 = declare(
+    "pow_tensor", "PowBackward1", ("self", "exponent"),
+    lambda xp, a, b: a**b,
+    lambda c, g: (
+        g * c.s["exponent"] * c.s["self"] ** (c.s["exponent"] - 1) if c.needs[0] else None,
+        g * c.s["result"] * c.m.log(c.s["self"]) if c.needs[1] else None,
+    ),
+    save={"self": None, "exponent": None, "result": ("exponent",)},
+    samples=(Sample(((2, 3), (2, 3)), positive=True),),
+)
+POW2 = declare(
+    "pow_scalar_base", "PowBackward2", ("exponent",),
+    lambda xp, e, base: xp.power(base, e) if not isinstance(base, int) or e.dtype.kind == "f" else base**e,
+    lambda c, g: g * c.s["result"] * _log_number(c.p["base"]),
+    dtype=lambda i, p: dtypes.result_type(p["base"], i[0]),
+    save={"result": None},
+    samples=(Sample(((2, 3),), {"base": 2.0}),),
+)
+
+
+def _log_number(x: float) -> float:
+    import math
+
+    return math.log(x) if x > 0 else float("nan")
+
+
+# -- unary math and activations -----------------------------------------------
+EXP = declare("exp", "ExpBackward0", ("self",), lambda xp, a: xp.exp(a),
+              lambda c, g: g * c.s["result"], dtype=_float_out, save={"result": None}, samples=UNARY)
+LOG = declare("log", "LogBackward0", ("self",), lambda xp, a: xp.log(a),
+              lambda c, g: g / c.s["self"], dtype=_float_out, save={"self": None}, samples=POS)
+SQRT = declare("sqrt", "SqrtBackward0", ("self",), lambda xp, a: xp.sqrt(a),
+               lambda c, g: g / (2 * c.s["result"]), dtype=_float_out, save={"result": None},
+               samples=POS)
+ABS = declare("abs", "AbsBackward0", ("self",), lambda xp, a: xp.abs(a),
+              lambda c, g: g * c.m.sign(c.s["self"]), dtype="same", save={"self": None},
+              samples=(Sample(((2, 3),), distinct=True),))
+SIN = declare("sin", "SinBackward0", ("self",), lambda xp, a: xp.sin(a),
+              lambda c, g: g * c.m.cos(c.s["self"]), dtype=_float_out, save={"self": None},
+              samples=UNARY)
+COS = declare("cos", "CosBackward0", ("self",), lambda xp, a: xp.cos(a),
+              lambda c, g: -g * c.m.sin(c.s["self"]), dtype=_float_out, save={"self": None},
+              samples=UNARY)
+TANH = declare("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
+               lambda c, g: g * (1 - c.s["result"] * c.s["result"]), dtype=_float_out,
+               save={"result": None}, samples=UNARY)
+
+
+def _sigmoid(xp: Any, a: Any) -> Any:
+    return 1 / (1 + xp.exp(-a))
+
+
+SIGMOID = declare("sigmoid", "SigmoidBackward0", ("self",), _sigmoid,
+                  lambda c, g: g * c.s["result"] * (1 - c.s["result"]), dtype=_float_out,
+                  save={"result": None}, samples=UNARY)
+RELU = declare("relu", "ReluBackward0", ("self",), lambda xp, a: xp.maximum(a, 0),
+               lambda c, g: g * c.m.gt(c.s["result"], 0), dtype="same", save={"result": None},
+               samples=(Sample(((2, 3),), distinct=True),))
+SIGN = declare("sign", "SignBackward0", ("self",), lambda xp, a: xp.sign(a),
+               lambda c, g: g * 0, dtype="same", samples=UNARY)
+
+
+def _clamp_fwd(xp: Any, a: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    if min is not None:
+        a = xp.maximum(a, min)
+    if max is not None:
+        a = xp.minimum(a, max)
+    return a
+
+
+def _clamp_mask(c: Any) -> Any:
+    x, lo, hi = c.s["self"], c.p.get("min"), c.p.get("max")
+    m = c.m
+    if lo is not None and hi is not None:
+        return m.logical_and(m.ge(x, lo), m.le(x, hi))
+    return m.ge(x, lo) if lo is not None else m.le(x, hi)
+
+
+CLAMP = declare(
+    "clamp", "ClampBackward1", ("self",), _clamp_fwd,
+    lambda c, g: g * _clamp_mask(c),
+    dtype=lambda i, p: dtypes.result_type(i[0], *(v for v in (p.get("min"), p.get("max")) if v is not None)),
+    save={"self": None},
+    samples=(Sample(((2, 3),), {"min": -0.5, "max": 0.5}, distinct=True), Sample(((2, 3),), {"min": 0.0}, distinct=True)),
+)
+
+
+def _clamp_t_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
+    x, lo, hi, m = c.s["self"], c.s.get("min"), c.s.get("max"), c.m
+    keep = g
+    if lo is not None:
+        keep = keep * m.ge(x, lo)
+    if hi is not None:
+        keep = keep * m.le(x, hi)
+    return (
+        keep if c.needs[0] else None,
+        g * m.lt(x, lo) if c.needs[1] else None,
+        g * m.gt(x, hi) if c.needs[2] else None,
+    )
+
+
+CLAMP_T = declare(
+    "clamp_tensor", "ClampBackward0", ("self", "min", "max"),
+    lambda xp, a, lo, hi: _clamp_fwd(xp, a, lo, hi), _clamp_t_grads,
+    save={"self": None, "min": None, "max": None},
+    samples=(Sample(((2, 3), (2, 3), (2, 3)), distinct=True),),
+)
+
+
+def _max_grads(c: Any, g: Any, keep_self_gt: bool) -> tuple[Any, Any]:
+    a, b, m = c.s["self"], c.s["other"], c.m
+    half = m.where(g / 2, g, condition=m.eq(a, b))
+    ga = half * (m.ge(a, b) if keep_self_gt else m.le(a, b))
+    gb = half * (m.le(a, b) if keep_self_gt else m.ge(a, b))
+    return (ga if c.needs[0] else None, gb if c.needs[1] else None)
+
+
+MAXIMUM = declare("maximum", "MaximumBackward0", ("self", "other"), lambda xp, a, b: xp.maximum(a, b),
+                  lambda c, g: _max_grads(c, g, True), save={"self": None, "other": None},
+                  samples=(Sample(((2, 3), (2, 3)), distinct=True), Sample(((2, 3), (3,)), distinct=True)))
+MINIMUM = declare("minimum", "MinimumBackward0", ("self", "other"), lambda xp, a, b: xp.minimum(a, b),
+                  lambda c, g: _max_grads(c, g, False), save={"self": None, "other": None},
+                  samples=(Sample(((2, 3), (2, 3)), distinct=True),))
+
+
+def _where_fwd(xp: Any, a: Any, b: Any, condition: Any) -> Any:
+    return xp.where(getattr(condition, "_data", condition), a, b)
+
+
+WHERE = declare(
+    "where", "WhereBackward0", ("self", "other"), _where_fwd,
+    lambda c, g: (c.m.where(g, g * 0, condition=c.p["condition"]) if c.needs[0] else None,
+                  c.m.where(g * 0, g, condition=c.p["condition"]) if c.needs[1] else None),
+    samples=(Sample(((2, 3), (2, 3)), {"condition": "mask"}),),
+)
+
+# -- comparisons and logic (no gradient) --------------------------------------
+_CMP = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal"}
+for _n, _np_name in _CMP.items():
+    declare(_n, None, ("self", "other"),
+            (lambda f: lambda xp, a, b: getattr(xp, f)(a, b))(_np_name), dtype="bool")
+declare("logical_not", None, ("self",), lambda xp, a: xp.logical_not(a), dtype="bool")
+declare("logical_and", None, ("self", "other"), lambda xp, a, b: xp.logical_and(a, b), dtype="bool")
+declare("logical_or", None, ("self", "other"), lambda xp, a, b: xp.logical_or(a, b), dtype="bool")
+
+
+# -- public functions -----------------------------------------------------------
+def _is_tensor(x: Any) -> bool:
+    from engine.tensor import Tensor
+
+    return isinstance(x, Tensor)
+
+
+def _need_tensor(name: str, x: Any, pos: str = "input") -> None:
+    if not _is_tensor(x):
+        raise TypeError(
+            f"{name}(): argument '{pos}' (position 1) must be Tensor, not {type(x).__name__}"
+        )
+
+
+@public("add", ("input", SCALAR_PORT), (ALPHA,), category="arithmetic", doc="input + alpha * other")
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+    if not _is_tensor(input):
+        input, other = other, input
+    return apply_op(ADD, (input, other), {"alpha": alpha} if alpha != 1 else None)
+
+
+@public("sub", ("input", SCALAR_PORT), (ALPHA,), category="arithmetic", doc="input - alpha * other")
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+    if not _is_tensor(input):
+        return rsub(other, input, alpha=alpha)
+    return apply_op(SUB, (input, other), {"alpha": alpha} if alpha != 1 else None)
+
+
+def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+    """``other - alpha * input``, PyTorch's ``rsub`` (what ``2 - x`` calls)."""
+    if _is_tensor(other):
+        return sub(other, input, alpha=alpha)
+    return apply_op(RSUB, (input,), {"other": other, "alpha": alpha})
+
+
+@public("mul", ("input", SCALAR_PORT), category="arithmetic", doc="elementwise product")
+def mul(input: Any, other: Any) -> Any:  # noqa: A002
+    if not _is_tensor(input):
+        input, other = other, input
+    return apply_op(MUL, (input, other))
+
+
+@public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division")
+def div(input: Any, other: Any) -> Any:  # noqa: A002
+    if not _is_tensor(input):
+        return reciprocal(other) * input
+    return apply_op(DIV, (input, other))
+
+
+@public("reciprocal", ("input",), category="arithmetic", doc="1 / input")
+def reciprocal(input: Any) -> Any:  # noqa: A002
+    return apply_op(RECIPROCAL, (input,))
+
+
+@public("neg", ("input",), category="arithmetic", doc="-input")
+def neg(input: Any) -> Any:  # noqa: A002
+    return apply_op(NEG, (input,))
+
+
+@public("pow", ("input", Port("exponent", scalar_ok=True)), category="arithmetic", doc="input ** exponent")
+def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
+    if not _is_tensor(input):
+        return apply_op(POW2, (exponent,), {"base": input})
+    if _is_tensor(exponent):
+        if exponent.ndim == 0 and not exponent.requires_grad and exponent.device != input.device:
+            exponent = exponent.item()
+        else:
+            return apply_op(POW1, (input, exponent))
+    return apply_op(POW0, (input,), {"exponent": exponent})
+
+
+def _unary_public(name: str, op: Any, category: str, doc: str) -> Any:
+    def fn(input: Any) -> Any:  # noqa: A002
+        return apply_op(op, (input,))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return public(name, ("input",), category=category, doc=doc)(fn)
+
+
+exp = _unary_public("exp", EXP, "math", "e ** input")
+log = _unary_public("log", LOG, "math", "natural logarithm")
+sqrt = _unary_public("sqrt", SQRT, "math", "square root")
+abs = _unary_public("abs", ABS, "math", "absolute value")  # noqa: A001
+sin = _unary_public("sin", SIN, "math", "sine")
+cos = _unary_public("cos", COS, "math", "cosine")
+tanh = _unary_public("tanh", TANH, "activation", "hyperbolic tangent")
+sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid")
+relu = _unary_public("relu", RELU, "activation", "max(input, 0)")
+sign = _unary_public("sign", SIGN, "math", "sign of input")
+
+
+@public("clamp", ("input",), (Param("min", "optional_number", None), Param("max", "optional_number", None)),
+        category="math", doc="limit values to [min, max]")
+def clamp(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _is_tensor(min) or _is_tensor(max):
+        return apply_op(CLAMP_T, (input, min, max))
+    return apply_op(CLAMP, (input,), {"min": min, "max": max})
+
+
+@public("maximum", ("input", "other"), category="math", doc="elementwise maximum")
+def maximum(input: Any, other: Any) -> Any:  # noqa: A002
+    return apply_op(MAXIMUM, (input, other))
+
+
+@public("minimum", ("input", "other"), category="math", doc="elementwise minimum")
+def minimum(input: Any, other: Any) -> Any:  # noqa: A002
+    return apply_op(MINIMUM, (input, other))
+
+
+@public("where", ("condition", Port("input", scalar_ok=True), Port("other", scalar_ok=True)),
+        category="math", doc="input where condition else other", method=False)
+def where(condition: Any, input: Any, other: Any) -> Any:  # noqa: A002
+    cond = condition._data if _is_tensor(condition) else condition
+    if not _is_tensor(input) and not _is_tensor(other):
+        from engine.creation import tensor
+
+        input = tensor(input, device=condition.device)
+    if not _is_tensor(input):
+        from engine.creation import scalar_tensor_like
+
+        input = scalar_tensor_like(input, other)
+    return apply_op(WHERE, (input, other), {"condition": cond})
+
+
+def _cmp_public(name: str) -> Any:
+    from engine.ops.core import OPS
+
+    op = OPS[name]
+
+    def fn(input: Any, other: Any) -> Any:  # noqa: A002
+        return apply_op(op, (input, other))
+
+    fn.__name__ = fn.__qualname__ = name
+    return public(name, ("input", SCALAR_PORT), category="comparison", doc=f"elementwise {name}",
+                  differentiable=False)(fn)
+
+
+eq, ne, lt, le, gt, ge = (_cmp_public(n) for n in _CMP)
+
+
+def logical_not(input: Any) -> Any:  # noqa: A002
+    from engine.ops.core import OPS
+
+    return apply_op(OPS["logical_not"], (input,))
+
+
+def logical_and(input: Any, other: Any) -> Any:  # noqa: A002
+    from engine.ops.core import OPS
+
+    return apply_op(OPS["logical_and"], (input, other))
+
+
+def logical_or(input: Any, other: Any) -> Any:  # noqa: A002
+    from engine.ops.core import OPS
+
+    return apply_op(OPS["logical_or"], (input, other))

@@ -1,0 +1,240 @@
+"""Reductions: sum, mean, max, min (whole tensor and along dimensions)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, NamedTuple
+
+from engine import dtypes
+from engine.catalog import Param, public
+from engine.ops.core import Sample, apply_op, declare
+
+DIMS = Param("dim", "dims", None)
+KEEPDIM = Param("keepdim", "bool", False)
+
+
+def _norm_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    n = builtins.max(ndim, 1)
+    out = []
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
+            )
+        out.append(d % n)
+    return tuple(out) if ndim else ()
+
+
+def _sum_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
+    d = inputs[0].dtype
+    return d if d.is_floating_point else dtypes.int64
+
+
+def _grad_expand(c: Any, g: Any) -> Any:
+    """Put reduced dims back (unless keepdim) and expand to the input's shape."""
+    shape = c.shapes[0]
+    dims = c.p.get("dims")
+    if dims is not None and not c.p.get("keepdim"):
+        for d in sorted(dims):
+            g = c.m.unsqueeze(g, dim=d)
+    return c.m.expand(g, size=tuple(shape))
+
+
+def _numel(shape: tuple[int, ...], dims: Any) -> int:
+    n = 1
+    for i, s in enumerate(shape):
+        if dims is None or i in dims:
+            n *= s
+    return n
+
+
+SUM0 = declare("sum", "SumBackward0", ("self",), lambda xp, a: xp.sum(a),
+               _grad_expand, dtype=_sum_dtype, samples=(Sample(((2, 3),)), Sample(((),))))
+SUM1 = declare(
+    "sum_dim", "SumBackward1", ("self",),
+    lambda xp, a, dims, keepdim=False: xp.sum(a, axis=dims, keepdims=keepdim),
+    _grad_expand, dtype=_sum_dtype,
+    samples=(Sample(((2, 3),), {"dims": (1,)}), Sample(((2, 3, 4),), {"dims": (0, 2), "keepdim": True})),
+)
+
+
+def _mean_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
+    d = inputs[0].dtype
+    if not d.is_floating_point:
+        from engine.ops.core import _cap
+
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {_cap(d)}"
+        )
+    return d
+
+
+MEAN0 = declare("mean", "MeanBackward0", ("self",), lambda xp, a: xp.mean(a),
+                lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], None),
+                dtype=_mean_dtype, samples=(Sample(((2, 3),)),))
+MEAN1 = declare(
+    "mean_dim", "MeanBackward1", ("self",),
+    lambda xp, a, dims, keepdim=False: xp.mean(a, axis=dims, keepdims=keepdim),
+    lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], c.p["dims"]),
+    dtype=_mean_dtype, samples=(Sample(((2, 3),), {"dims": (0,)}),),
+)
+
+
+def _evenly(c: Any, g: Any) -> Any:
+    """Gradient of a full max/min: shared evenly among tied elements."""
+    mask = c.m.eq(c.s["self"], c.s["result"])
+    return c.m.where(c.m.expand(g, size=tuple(c.shapes[0])) / c.m.sum(mask), g * 0, condition=mask)
+
+
+def _check_nonempty(name: str) -> Any:
+    def fwd(xp: Any, a: Any) -> Any:
+        if a.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return getattr(xp, "amax" if name == "max" else "amin")(a)
+
+    return fwd
+
+
+MAX1 = declare("max", "MaxBackward1", ("self",), _check_nonempty("max"), _evenly, dtype="same",
+               save={"self": None, "result": None}, samples=(Sample(((2, 3),), distinct=True),))
+MIN1 = declare("min", "MinBackward1", ("self",), _check_nonempty("min"), _evenly, dtype="same",
+               save={"self": None, "result": None}, samples=(Sample(((2, 3),), distinct=True),))
+
+
+def _select_dim(which: str) -> Any:
+    def fwd(xp: Any, a: Any, dim: int, keepdim: bool = False) -> tuple[Any, Any]:
+        idx = (xp.argmax if which == "max" else xp.argmin)(a, axis=dim, keepdims=True)
+        vals = xp.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+        return vals, idx.astype(xp.int64)
+
+    return fwd
+
+
+def _select_dim_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
+    idx, dim = c.s["indices"], c.p["dim"]
+    keepdim = c.p.get("keepdim", False)
+    if not keepdim:
+        g = c.m.unsqueeze(g, dim=dim)
+    return c.m.scatter_backward(g, shape=tuple(c.shapes[0]), dim=dim, index=idx, keepdim=keepdim)
+
+
+MAX0 = declare("max_dim", "MaxBackward0", ("self",), _select_dim("max"), _select_dim_grad,
+               dtype="same", outputs=2, save={"indices": None},
+               samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),))
+MIN0 = declare("min_dim", "MinBackward0", ("self",), _select_dim("min"), _select_dim_grad,
+               dtype="same", outputs=2, save={"indices": None},
+               samples=(Sample(((2, 3),), {"dim": 0, "keepdim": True}, distinct=True),))
+
+
+def _scatter_fwd(xp: Any, g: Any, shape: tuple[int, ...], dim: int, index: Any, keepdim: bool) -> Any:
+    index = getattr(index, "_data", index)
+    if not keepdim:
+        index = xp.expand_dims(index, dim)
+    out = xp.zeros(shape, dtype=g.dtype)
+    xp.put_along_axis(out, index, g, axis=dim)
+    return out
+
+
+def _scatter_grad(c: Any, gg: Any) -> Any:
+    index = c.p["index"]
+    index = getattr(index, "_data", index)
+    dim = c.p["dim"]
+    if not c.p["keepdim"]:
+        import numpy as np
+
+        index = np.expand_dims(index, dim) if isinstance(index, np.ndarray) else index
+    return c.m.gather(gg, dim=dim, index=index)
+
+
+declare("scatter_backward", "ValueSelectingReductionBackwardBackward0", ("grad",), _scatter_fwd, _scatter_grad)
+declare("gather", "GatherBackward0", ("self",),
+        lambda xp, a, dim, index: xp.take_along_axis(a, getattr(index, "_data", index), axis=dim),
+        lambda c, g: c.m.scatter_backward(g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True))
+
+
+class ReturnTypes(NamedTuple):
+    values: Any
+    indices: Any
+
+
+def _dims_or_none(dim: Any) -> Any:
+    return None if dim is None else dim
+
+
+@public("sum", ("input",), (DIMS, KEEPDIM, Param("dtype", "dtype", None)), category="reduction",
+        doc="sum of all elements, or along dim")
+def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A001, A002
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        if keepdim:
+            dim = tuple(range(input.ndim))
+        else:
+            return apply_op(SUM0, (input,))
+    dims = _norm_dims(dim, input.ndim)
+    return apply_op(SUM1, (input,), {"dims": dims, "keepdim": keepdim})
+
+
+@public("mean", ("input",), (DIMS, KEEPDIM), category="reduction", doc="mean of all elements, or along dim")
+def mean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A002
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None and not keepdim:
+        return apply_op(MEAN0, (input,))
+    dims = _norm_dims(dim, input.ndim)
+    return apply_op(MEAN1, (input,), {"dims": dims, "keepdim": keepdim})
+
+
+def _reduce_select(which: str, full: Any, along: Any) -> Any:
+    def fn(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+        from engine.tensor import Tensor
+
+        if isinstance(dim, Tensor):
+            return (maximum_fn if which == "max" else minimum_fn)(input, dim)
+        if dim is None:
+            return apply_op(full, (input,))
+        d = _norm_dims(dim, input.ndim)
+        values, indices = apply_op(along, (input,), {"dim": d[0] if d else 0, "keepdim": keepdim})
+        return ReturnTypes(values, indices)
+
+    fn.__name__ = fn.__qualname__ = which
+    return fn
+
+
+def maximum_fn(a: Any, b: Any) -> Any:
+    from engine.ops.pointwise import maximum
+
+    return maximum(a, b)
+
+
+def minimum_fn(a: Any, b: Any) -> Any:
+    from engine.ops.pointwise import minimum
+
+    return minimum(a, b)
+
+
+max = public("max", ("input",), (Param("dim", "dims", None), KEEPDIM), outputs=("values", "indices"),  # noqa: A001
+             category="reduction", doc="largest element, or (values, indices) along dim")(
+    _reduce_select("max", MAX1, MAX0))
+min = public("min", ("input",), (Param("dim", "dims", None), KEEPDIM), outputs=("values", "indices"),  # noqa: A001
+             category="reduction", doc="smallest element, or (values, indices) along dim")(
+    _reduce_select("min", MIN1, MIN0))
+
+
+def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+    from engine.tensor import Tensor
+
+    a = input._data
+    if dim is None:
+        return Tensor._wrap(a.reshape(-1).argmax().reshape(()).astype("int64"))
+    out = a.argmax(axis=dim, keepdims=keepdim)
+    return Tensor._wrap(out.astype("int64"))

@@ -1,0 +1,541 @@
+"""The ``Tensor``: an array plus the autograd facts PyTorch attaches to it.
+
+Storage is a NumPy (CPU) or CuPy (CUDA) array.  Views share the array and the
+version counter (a one-element list), which is what makes ``detach()`` share
+mutations and version bumps with its source while ``.data`` shares only the
+values, exactly as the seeds describe.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes, grad_mode
+from engine.autograd.graph import AccumulateGrad, Node, RemovableHandle, add_hook
+from engine.backend import CPU, CUDA0, device, device_of, to_device, to_numpy, xp_for
+
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
+    "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)"
+)
+
+
+class Tensor:
+    __slots__ = (
+        "__weakref__",
+        "_base",
+        "_data",
+        "_grad",
+        "_grad_acc",
+        "_hooks",
+        "_output_nr",
+        "_requires_grad",
+        "_retains_grad",
+        "_vc",
+        "grad_fn",
+    )
+
+    # -- construction -------------------------------------------------------
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """Legacy constructor: ``Tensor(2, 3)`` is uninitialised, ``Tensor([1, 2])`` copies."""
+        from engine.creation import legacy_new
+
+        return legacy_new(dtypes.float32, args, kwargs.get("device"))
+
+    @classmethod
+    def _wrap(cls, arr: Any, grad_fn: Node | None = None, output_nr: int = 0) -> Tensor:
+        t = object.__new__(Tensor)
+        t._data = arr
+        t._requires_grad = False
+        t.grad_fn = grad_fn
+        t._grad = None
+        t._retains_grad = False
+        t._vc = [0]
+        t._base = None
+        t._output_nr = output_nr
+        t._hooks = None
+        t._grad_acc = None
+        return t
+
+    # -- autograd facts -----------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value.device != self.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def data(self) -> Tensor:
+        t = Tensor._wrap(self._data)
+        t._base = None
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        ref = weakref.ref(self)
+
+        def keep(g: Any, tensor_mode: bool) -> None:
+            t = ref()
+            if t is None:
+                return
+            if t._grad is None:
+                t._grad = g.clone() if tensor_mode else Tensor._wrap(g.copy())
+            else:
+                t._grad = t._grad + (g if tensor_mode else Tensor._wrap(g))
+
+        node = self.grad_fn
+        if node._retain_hooks is None:
+            node._retain_hooks = {}
+        node._retain_hooks[self._output_nr] = keep
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, hook)
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        from engine.autograd.functional import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        t = Tensor._wrap(self._data)
+        t._vc = self._vc
+        t._base = self._base if self._base is not None else self
+        return t
+
+    def _view_alias_of(self, src: Tensor) -> Tensor:
+        """Make this fresh tensor an alias of ``src`` (shares storage and version)."""
+        self._vc = src._vc
+        self._base = src._base if src._base is not None else src
+        return self
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    # -- plain facts --------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.FROM_NP[self._data.dtype]
+
+    @property
+    def _dtype_for_promotion(self) -> dtypes.dtype:
+        return dtypes.FROM_NP[self._data.dtype]
+
+    @property
+    def device(self) -> device:
+        return CPU if type(self._data) is np.ndarray else CUDA0
+
+    @property
+    def is_cuda(self) -> bool:
+        return type(self._data) is not np.ndarray
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def nelement(self) -> int:
+        return int(self._data.size)
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return to_numpy(self._data).reshape(()).item()
+
+    def tolist(self) -> Any:
+        return to_numpy(self._data).tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        if self.is_cuda and not force:
+            raise TypeError(
+                "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first."
+            )
+        return to_numpy(self._data)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from engine.formatting import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __iter__(self) -> Any:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        from engine.creation import tensor
+
+        return (tensor, (self.tolist(),), None)
+
+    # -- devices and dtypes ------------------------------------------------
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        from engine.ops.convert import to
+
+        return to(self, *args, **kwargs)
+
+    def cuda(self, device: Any = None) -> Tensor:
+        return self.to(to_device("cuda" if device is None else device))
+
+    def cpu(self) -> Tensor:
+        return self.to(CPU)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def half(self) -> Tensor:
+        return self.to(dtypes.float16)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def int(self) -> Tensor:
+        return self.to(dtypes.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(dtypes.bool_)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return dtypes.legacy_name(self.dtype, self.is_cuda)
+        return self.to(dtypes.as_dtype(dtype))
+
+    def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        from engine.creation import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, device=self.device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Any = None) -> Tensor:
+        from engine.creation import zeros
+
+        return zeros(*size, dtype=dtype or self.dtype, device=self.device)
+
+    def new_ones(self, *size: Any, dtype: Any = None) -> Tensor:
+        from engine.creation import ones
+
+        return ones(*size, dtype=dtype or self.dtype, device=self.device)
+
+    # -- operators (the ops live in engine.ops, declared once) ------------
+    def __add__(self, other: Any) -> Tensor:
+        return _f.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _f.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _f.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _f.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _f.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _f.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _f.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _f.reciprocal(self) * other
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _f.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _f.matmul(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return _f.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return _f.pow(other, self)
+
+    def __neg__(self) -> Tensor:
+        return _f.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _f.abs(self)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _f.eq(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _f.ne(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _f.lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return _f.le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _f.gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _f.ge(self, other)
+
+    def __invert__(self) -> Tensor:
+        return _f.logical_not(self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return _f.logical_and(self, other)
+
+    def __or__(self, other: Any) -> Tensor:
+        return _f.logical_or(self, other)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        from engine.ops.index import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        from engine.ops.index import setitem
+
+        setitem(self, key, value)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802
+        if self.ndim != 2:
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+                "to reverse the dimensions of a tensor. (Triggered internally at "
+                "/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
+                UserWarning,
+                stacklevel=2,
+            )
+        return _f.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802
+        return _f.transpose(self, -2, -1)
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple that prints like PyTorch's."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+class _Functions:
+    """Late-bound access to ``engine.functions`` (filled when the ops load)."""
+
+    def __getattr__(self, name: str) -> Any:
+        from engine import functions
+
+        fn = getattr(functions, name)
+        setattr(self, name, fn)
+        return fn
+
+
+_f: Any = _Functions()
+
+__all__ = ["AccumulateGrad", "Size", "Tensor", "device_of", "xp_for"]

@@ -1,0 +1,1040 @@
+"""The node catalogue: every node type declared once.
+
+Op node types are derived from the engine's own table (``engine.catalog``), one per
+``Signature``; only what is not an engine function is declared here by hand
+(tensor sources, tensor actions, in-place ops, custom ``autograd.Function`` and the
+action nodes).  The palette, the file format, the evaluator, the importer and the
+exporter all read the same ``NodeType``: its ports, its parameters, how it runs on
+the engine (``run``) and how it is written as PyTorch (``code``).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gradstudio.params import checker, to_json_value
+
+
+class PortType(enum.StrEnum):
+    TENSOR = "tensor"
+    TENSORS = "tensors"  # a Python list of tensors (what ``autograd.grad`` returns)
+
+
+class NodeKind(enum.StrEnum):
+    SOURCE = "source"
+    OP = "op"
+    TENSOR_ACTION = "tensor_action"
+    INPLACE = "inplace"
+    CUSTOM_FUNCTION = "custom_function"
+    ACTION = "action"
+
+
+class Effect(enum.StrEnum):
+    """What a step may change: only its new outputs, or any tensor in the graph."""
+
+    NEW = "new"
+    GLOBAL = "global"
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    name: str
+    type: PortType = PortType.TENSOR
+    optional: bool = False
+    variadic: bool = False
+    scalar_ok: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    kind: str
+    default: Any = None
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    doc: str = ""
+
+    def check(self, value: Any) -> Any:
+        """The normalised value, or ``ValueError`` saying what is wrong with it."""
+        if value is None and self.required:
+            raise ValueError(f"parameter {self.name!r} needs a value")
+        if value is None and self.default is None:
+            return None
+        return checker(self.kind, self.choices)(value)
+
+
+class NodeInputError(Exception):
+    """A node cannot run because of how it is wired or set up (not a PyTorch error)."""
+
+
+@dataclass
+class RunCall:
+    """What a node type's ``run`` receives: live engine objects for one step."""
+
+    backend: Any
+    device: str
+    inputs: dict[str, Any]
+    params: dict[str, Any]
+    trusted: bool = True
+    label: str = ""
+
+    def tensor(self, port: str) -> Any:
+        value = self.inputs.get(port)
+        if value is None:
+            raise NodeInputError(f"input {port!r} is not connected")
+        return value
+
+    def dtype(self, name: str | None) -> Any:
+        return None if name is None else getattr(self.backend, name)
+
+    def device_of(self, choice: str) -> str | None:
+        """The engine device for a ``device`` param (``default`` = the evaluation's)."""
+        return self.device if choice == "default" else choice
+
+
+@dataclass
+class CodeCall:
+    """What a node type's ``code`` receives: PyTorch expressions for its inputs."""
+
+    inputs: dict[str, Any]  # port -> expression, list of expressions, or None
+    params: dict[str, Any]
+    device: str  # the document's device
+
+    def device_kw(self, choice: str) -> str | None:
+        """The ``device=`` text for a device param, or None where the default is right."""
+        if choice == "default":
+            return None if self.device == "cpu" else "device"
+        return repr(choice)
+
+
+@dataclass(frozen=True)
+class NodeType:
+    id: str
+    title: str
+    category: str
+    kind: NodeKind
+    inputs: tuple[PortSpec, ...]
+    outputs: tuple[PortSpec, ...]
+    params: tuple[ParamSpec, ...]
+    run: Callable[[RunCall], dict[str, Any]] = field(compare=False, repr=False)
+    code: Callable[[CodeCall], str] = field(compare=False, repr=False)
+    doc: str = ""
+    effect: Effect = Effect.NEW
+    aliases: tuple[str, ...] = ()
+    #: Python spellings the importer recognises: ``torch.add`` / ``F.linear`` functions
+    #: (qualified) and tensor method names.
+    functions: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+
+    def input(self, name: str) -> PortSpec:
+        for port in self.inputs:
+            if port.name == name:
+                return port
+        raise KeyError(f"{self.id} has no input {name!r}")
+
+    def output(self, name: str) -> PortSpec:
+        for port in self.outputs:
+            if port.name == name:
+                return port
+        raise KeyError(f"{self.id} has no output {name!r}")
+
+    def param(self, name: str) -> ParamSpec:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.id} has no parameter {name!r}")
+
+    def has_param(self, name: str) -> bool:
+        return any(p.name == name for p in self.params)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    @property
+    def produces_tensors(self) -> bool:
+        return bool(self.outputs)
+
+
+NO_GRAD = ParamSpec(
+    "no_grad", "bool", False, doc="Run this step inside torch.no_grad(): nothing is recorded."
+)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def py(kind: str, value: Any) -> str:
+    """A parameter value written as PyTorch source."""
+    if value is None:
+        return "None"
+    if kind == "dtype":
+        return f"torch.{value}"
+    if kind in ("shape", "optional_shape", "dims") and isinstance(value, list):
+        return "(" + ", ".join(map(str, value)) + ("," if len(value) == 1 else "") + ")"
+    if kind in ("data", "optional_data"):
+        return _py_data(value)
+    return repr(value)
+
+
+def _py_data(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_py_data(v) for v in value) + "]"
+    if isinstance(value, float):
+        return repr(value).replace("inf", "float('inf')")
+    return repr(value)
+
+
+def engine_value(call: RunCall, kind: str, value: Any) -> Any:
+    """A parameter value as the engine takes it."""
+    if value is None:
+        return None
+    if kind == "dtype":
+        return call.dtype(value)
+    if kind in ("shape", "optional_shape", "dims") and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _kw(items: Iterable[tuple[str, str | None]]) -> str:
+    return ", ".join(f"{k}={v}" if k else str(v) for k, v in items if v is not None)
+
+
+def _resolve(backend: Any, qualname: str) -> Callable[..., Any]:
+    obj = backend
+    for part in qualname.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _pyname(qualname: str) -> str:
+    return "F." + qualname.rsplit(".", 1)[1] if qualname.startswith("torch.nn.functional.") else qualname
+
+
+TENSOR_IN = PortSpec("input")
+TENSOR_OUT = PortSpec("out")
+
+
+# ------------------------------------------------------------- engine-derived op types
+
+
+def _bindings(sig: Any) -> dict[str, str]:
+    """How each param of an engine function is passed: ``positional`` or ``keyword``.
+
+    Read from the function's Python signature, so keyword-only arguments (``dtype`` of
+    ``sum``) stay keywords and everything else is written the way PyTorch code reads.
+    """
+    import inspect
+
+    try:
+        parameters = inspect.signature(sig.fn).parameters
+    except (TypeError, ValueError):
+        parameters = {}
+    out = {}
+    for p in sig.params:
+        param = parameters.get(p.name)
+        keyword_only = param is not None and param.kind is inspect.Parameter.KEYWORD_ONLY
+        out[p.name] = "keyword" if keyword_only else "positional"
+    return out
+
+
+def _derived(sig: Any) -> NodeType:
+    """One node type for one engine ``Signature``."""
+    from engine.catalog import REQUIRED
+
+    ports = tuple(
+        PortSpec(
+            p.name,
+            PortType.TENSOR,
+            optional=p.optional,
+            variadic=p.variadic,
+            scalar_ok=p.scalar_ok,
+        )
+        for p in sig.inputs
+    )
+    params: list[ParamSpec] = [
+        ParamSpec(p.name, "optional_number", None, doc="a number used when nothing is connected")
+        for p in sig.inputs
+        if p.scalar_ok
+    ]
+    for p in sig.params:
+        required = p.default is REQUIRED
+        default = None if required else to_json_value(p.default)
+        params.append(ParamSpec(p.name, p.kind, default, required, tuple(p.choices)))
+    scalar_ports = {p.name for p in sig.inputs if p.scalar_ok}
+    engine_params = {p.name: p for p in params if p.name not in scalar_ports}
+    kinds = {p.name: p.kind for p in params}
+    port_names = {p.name for p in ports}
+    binding = _bindings(sig)
+    qualname = sig.qualname
+
+    def args(
+        values: Mapping[str, Any], params_: Mapping[str, Any]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        positional: list[tuple[str, Any]] = []
+        keywords: list[tuple[str, Any]] = []
+        gap = False
+        for port in ports:
+            value = values.get(port.name)
+            if value is None and port.scalar_ok:
+                value = params_.get(port.name)
+            if value is None or value == []:
+                if port.optional:
+                    gap = True
+                    continue
+                raise NodeInputError(f"input {port.name!r} is not connected")
+            (keywords if gap else positional).append((port.name, value))
+        ordered = [n for n in engine_params if binding.get(n) == "positional"]
+        last = max(
+            (
+                i
+                for i, n in enumerate(ordered)
+                if engine_params[n].required or params_.get(n) != engine_params[n].default
+            ),
+            default=-1,
+        )
+        for i, name in enumerate(ordered):
+            spec = engine_params[name]
+            value = params_.get(name)
+            if value is None and spec.required:
+                raise NodeInputError(f"parameter {name!r} needs a value")
+            if i <= last:
+                (keywords if gap else positional).append((name, value))
+        for name, spec in engine_params.items():
+            value = params_.get(name)
+            if binding.get(name) != "positional" and value != spec.default:
+                keywords.append((name, value))
+        return positional, keywords
+
+    def run(call: RunCall) -> dict[str, Any]:
+        positional, keywords = args(call.inputs, call.params)
+        fn = _resolve(call.backend, qualname)
+        result = fn(
+            *(engine_value(call, kinds.get(k, ""), v) for k, v in positional),
+            **{k: engine_value(call, kinds.get(k, ""), v) for k, v in keywords},
+        )
+        if len(sig.outputs) == 1:
+            return {sig.outputs[0]: result}
+        return dict(zip(sig.outputs, result, strict=False))
+
+    def text(name: str, value: Any) -> str:
+        if name in port_names:
+            if isinstance(value, list):
+                return "[" + ", ".join(value) + "]"
+            return value if isinstance(value, str) else repr(value)
+        return py(kinds.get(name, ""), value)
+
+    def code(c: CodeCall) -> str:
+        positional, keywords = args(c.inputs, c.params)
+        parts = [text(k, v) for k, v in positional] + [f"{k}={text(k, v)}" for k, v in keywords]
+        return f"{_pyname(qualname)}({', '.join(parts)})"
+
+    kind = NodeKind.SOURCE if not ports else NodeKind.OP
+    return NodeType(
+        id=qualname,
+        title=sig.name,
+        category=sig.category,
+        kind=kind,
+        inputs=ports,
+        outputs=tuple(PortSpec(o) for o in sig.outputs),
+        params=(*params, NO_GRAD),
+        run=run,
+        code=code,
+        doc=sig.doc,
+        functions=(qualname,),
+        methods=(sig.name,) if sig.method else (),
+    )
+
+
+# ------------------------------------------------------------------ hand-declared types
+
+_SOURCE_COMMON = (
+    ParamSpec("dtype", "dtype", None),
+    ParamSpec("device", "device", "default", doc="'default' follows the document's device"),
+    ParamSpec("requires_grad", "bool", False),
+)
+
+
+def _source_kwargs(call: RunCall) -> dict[str, Any]:
+    kw: dict[str, Any] = {}
+    if call.params["dtype"] is not None:
+        kw["dtype"] = call.dtype(call.params["dtype"])
+    device = call.device_of(call.params["device"])
+    if device != "cpu":
+        kw["device"] = device
+    if call.params["requires_grad"]:
+        kw["requires_grad"] = True
+    return kw
+
+
+def _source_code(c: CodeCall) -> list[tuple[str, str | None]]:
+    return [
+        ("dtype", py("dtype", c.params["dtype"]) if c.params["dtype"] else None),
+        ("device", c.device_kw(c.params["device"])),
+        ("requires_grad", "True" if c.params["requires_grad"] else None),
+    ]
+
+
+def _source(
+    name: str,
+    title: str,
+    doc: str,
+    lead: tuple[ParamSpec, ...],
+    call_args: Callable[[RunCall], tuple[list[Any], dict[str, Any]]],
+    code_args: Callable[[CodeCall], list[str]],
+) -> NodeType:
+    def run(call: RunCall) -> dict[str, Any]:
+        positional, kw = call_args(call)
+        return {"out": getattr(call.backend, name)(*positional, **kw, **_source_kwargs(call))}
+
+    def code(c: CodeCall) -> str:
+        return f"torch.{name}({_kw([(None, a) for a in code_args(c)] + _source_code(c))})"
+
+    return NodeType(
+        id=f"torch.{name}",
+        title=title,
+        category="create",
+        kind=NodeKind.SOURCE,
+        inputs=(),
+        outputs=(TENSOR_OUT,),
+        params=(*lead, *_SOURCE_COMMON, NO_GRAD),
+        run=run,
+        code=code,
+        doc=doc,
+        functions=(f"torch.{name}",),
+    )
+
+
+def _sized(name: str, doc: str) -> NodeType:
+    return _source(
+        name,
+        name,
+        doc,
+        (ParamSpec("size", "shape", [3], doc="the shape, e.g. [2, 3]"),),
+        lambda call: (list(call.params["size"]), {}),
+        lambda c: [", ".join(map(str, c.params["size"]))],
+    )
+
+
+def _arange_args(params: Mapping[str, Any]) -> list[Any]:
+    start, end, step = params["start"], params["end"], params["step"]
+    if step != 1:
+        return [start, end, step]
+    return [end] if start == 0 else [start, end]
+
+
+LEGACY_CLASSES = ("Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor")
+
+
+def _legacy_run(call: RunCall) -> dict[str, Any]:
+    cls = getattr(call.backend, call.params["cls"])
+    if call.params["data"] is not None:
+        return {"out": cls(call.params["data"])}
+    return {"out": cls(*(call.params["sizes"] or []))}
+
+
+def _legacy_code(c: CodeCall) -> str:
+    if c.params["data"] is not None:
+        return f"torch.{c.params['cls']}({py('data', c.params['data'])})"
+    return f"torch.{c.params['cls']}({', '.join(map(str, c.params['sizes'] or []))})"
+
+
+def _method(
+    id_: str,
+    title: str,
+    method: str,
+    doc: str,
+    *,
+    kind: NodeKind = NodeKind.TENSOR_ACTION,
+    extra_inputs: tuple[PortSpec, ...] = (),
+    params: tuple[ParamSpec, ...] = (),
+    outputs: tuple[PortSpec, ...] = (TENSOR_OUT,),
+    effect: Effect = Effect.NEW,
+    category: str = "tensor",
+) -> NodeType:
+    """A node for ``input.method(<other inputs>, <params>)``; params at their default are left out."""
+    scalar = {p.name for p in extra_inputs if p.scalar_ok}
+
+    def call_args(values: Mapping[str, Any], params_: Mapping[str, Any]) -> list[tuple[str | None, Any]]:
+        items: list[tuple[str | None, Any]] = []
+        for port in extra_inputs:
+            value = values.get(port.name)
+            if value is None and port.name in scalar:
+                value = params_.get(port.name)
+            if value is None:
+                if port.optional:
+                    continue
+                raise NodeInputError(f"input {port.name!r} is not connected")
+            items.append((None, value))
+        for p in params:
+            if p.name not in scalar and params_.get(p.name) != p.default:
+                items.append((p.name, params_.get(p.name)))
+        return items
+
+    def run(call: RunCall) -> dict[str, Any]:
+        target = call.tensor("input")
+        items = call_args(call.inputs, call.params)
+        positional = [v for k, v in items if k is None]
+        keywords = {k: engine_value(call, _kind_of(params, k), v) for k, v in items if k}
+        result = getattr(target, method)(*positional, **keywords)
+        return {outputs[0].name: result} if outputs else {}
+
+    def code(c: CodeCall) -> str:
+        items = call_args(c.inputs, c.params)
+        text = [
+            (k, v if isinstance(v, str) and k is None else py(_kind_of(params, k) if k else "number", v))
+            for k, v in items
+        ]
+        return f"{c.inputs['input']}.{method}({_kw(text)})"
+
+    all_params = tuple(ParamSpec(p.name, "optional_number", None) for p in extra_inputs if p.scalar_ok)
+    return NodeType(
+        id=id_,
+        title=title,
+        category=category,
+        kind=kind,
+        inputs=(TENSOR_IN, *extra_inputs),
+        outputs=outputs,
+        params=(*all_params, *params, *((NO_GRAD,) if outputs else ())),
+        run=run,
+        code=code,
+        doc=doc,
+        effect=effect,
+        methods=(method,),
+    )
+
+
+def _kind_of(params: tuple[ParamSpec, ...], name: str | None) -> str:
+    return next((p.kind for p in params if p.name == name), "")
+
+
+def _attribute(id_: str, attr: str, doc: str) -> NodeType:
+    return NodeType(
+        id=id_,
+        title=f".{attr}",
+        category="tensor",
+        kind=NodeKind.TENSOR_ACTION,
+        inputs=(TENSOR_IN,),
+        outputs=(TENSOR_OUT,),
+        params=(NO_GRAD,),
+        run=lambda call: {"out": getattr(call.tensor("input"), attr)},
+        code=lambda c: f"{c.inputs['input']}.{attr}",
+        doc=doc,
+    )
+
+
+def _requires_grad_run(call: RunCall) -> dict[str, Any]:
+    x = call.tensor("input")
+    if call.params["form"] == "attribute":
+        x.requires_grad = call.params["requires_grad"]
+        return {"out": x}
+    if call.params["requires_grad"]:
+        return {"out": x.requires_grad_()}
+    return {"out": x.requires_grad_(False)}
+
+
+def _requires_grad_code(c: CodeCall) -> str:
+    x = c.inputs["input"]
+    if c.params["form"] == "attribute":
+        return f"{x}.requires_grad = {c.params['requires_grad']}"
+    return f"{x}.requires_grad_({'' if c.params['requires_grad'] else 'False'})"
+
+
+def _to_run(call: RunCall) -> dict[str, Any]:
+    x = call.tensor("input")
+    args: list[Any] = []
+    if call.params["device"] != "keep":
+        args.append(call.device_of(call.params["device"]))
+    if call.params["dtype"] is not None:
+        args.append(call.dtype(call.params["dtype"]))
+    return {"out": x.to(*args)}
+
+
+def _to_code(c: CodeCall) -> str:
+    args = []
+    device = c.params["device"]
+    if device == "default":
+        args.append("device")
+    elif device != "keep":
+        args.append(repr(device))
+    if c.params["dtype"] is not None:
+        args.append(py("dtype", c.params["dtype"]))
+    return f"{c.inputs['input']}.to({', '.join(args)})"
+
+
+def _backward_run(call: RunCall) -> dict[str, Any]:
+    kw: dict[str, Any] = {}
+    if call.inputs.get("gradient") is not None:
+        kw["gradient"] = call.inputs["gradient"]
+    if call.params["retain_graph"] is not None:
+        kw["retain_graph"] = call.params["retain_graph"]
+    if call.params["create_graph"]:
+        kw["create_graph"] = True
+    call.tensor("input").backward(**kw)
+    return {}
+
+
+def _backward_code(c: CodeCall) -> str:
+    kw = [
+        ("gradient", c.inputs.get("gradient")),
+        ("retain_graph", None if c.params["retain_graph"] is None else repr(c.params["retain_graph"])),
+        ("create_graph", "True" if c.params["create_graph"] else None),
+    ]
+    return f"{c.inputs['input']}.backward({_kw(kw)})"
+
+
+def _grad_run(call: RunCall) -> dict[str, Any]:
+    outputs = call.inputs.get("outputs") or []
+    inputs = call.inputs.get("inputs") or []
+    if not outputs or not inputs:
+        raise NodeInputError("connect at least one tensor to 'outputs' and one to 'inputs'")
+    kw: dict[str, Any] = {}
+    if call.inputs.get("grad_outputs"):
+        kw["grad_outputs"] = call.inputs["grad_outputs"]
+    if call.params["retain_graph"] is not None:
+        kw["retain_graph"] = call.params["retain_graph"]
+    for flag in ("create_graph", "allow_unused"):
+        if call.params[flag]:
+            kw[flag] = True
+    return {"grads": list(call.backend.autograd.grad(outputs, inputs, **kw))}
+
+
+def _grad_code(c: CodeCall) -> str:
+    def lst(v: Any) -> str | None:
+        return None if not v else "[" + ", ".join(v) + "]"
+
+    kw = [
+        (None, lst(c.inputs.get("outputs")) or "[]"),
+        (None, lst(c.inputs.get("inputs")) or "[]"),
+        ("grad_outputs", lst(c.inputs.get("grad_outputs"))),
+        ("retain_graph", None if c.params["retain_graph"] is None else repr(c.params["retain_graph"])),
+        ("create_graph", "True" if c.params["create_graph"] else None),
+        ("allow_unused", "True" if c.params["allow_unused"] else None),
+    ]
+    return f"list(torch.autograd.grad({_kw(kw)}))"
+
+
+def _zero_grad_run(call: RunCall) -> dict[str, Any]:
+    for t in call.inputs.get("tensors") or []:
+        if call.params["set_to_none"]:
+            t.grad = None
+        else:
+            t.grad.zero_()
+    return {}
+
+
+def _zero_grad_code(c: CodeCall) -> str:
+    tensors = c.inputs.get("tensors") or []
+    if c.params["set_to_none"]:
+        return "\n".join(f"{t}.grad = None" for t in tensors) or "pass"
+    return "\n".join(f"{t}.grad.zero_()" for t in tensors) or "pass"
+
+
+def _select_run(call: RunCall) -> dict[str, Any]:
+    items = call.inputs.get("list")
+    if items is None:
+        raise NodeInputError("input 'list' is not connected")
+    index = call.params["index"]
+    if not -len(items) <= index < len(items):
+        raise NodeInputError(f"index {index} is out of range for a list of {len(items)}")
+    return {"out": items[index]}
+
+
+FUNCTION_TEMPLATE = '''class Func(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 2
+'''
+
+
+class NotTrustedError(Exception):
+    """Custom Function code exists but the document is not trusted to run it."""
+
+
+def function_namespace(backend: Any) -> dict[str, Any]:
+    """Globals a custom Function's code runs with: what the exported script imports."""
+    return {
+        "__name__": "gradstudio_function",
+        "torch": backend,
+        "F": backend.nn.functional,
+        "Function": backend.autograd.Function,
+    }
+
+
+def function_arguments(call_inputs: list[Any], template: list[dict[str, Any]]) -> list[Any]:
+    if not template:
+        return list(call_inputs)
+    out = []
+    for item in template:
+        if "input" in item:
+            if item["input"] >= len(call_inputs):
+                raise NodeInputError(f"argument input {item['input']} is not connected")
+            out.append(call_inputs[item["input"]])
+        else:
+            out.append(item["value"])
+    return out
+
+
+def _function_run(call: RunCall) -> dict[str, Any]:
+    if not call.trusted:
+        raise NotTrustedError(
+            "this document is not trusted, so its custom Function code was not run"
+        )
+    namespace = function_namespace(call.backend)
+    name = call.params["class_name"]
+    code = compile(call.params["source"], f"<Function {name}>", "exec")
+    exec(code, namespace)  # noqa: S102 - only for documents the user trusts
+    cls = namespace.get(name)
+    if cls is None:
+        raise NodeInputError(f"the code does not define a class named {name!r}")
+    args = function_arguments(list(call.inputs.get("inputs") or []), call.params["args"])
+    result = cls.apply(*args)
+    if isinstance(result, tuple | list):
+        raise NodeInputError(f"{name}.forward returned {len(result)} values; one tensor is supported")
+    return {"out": result}
+
+
+def _function_code(c: CodeCall) -> str:
+    inputs = c.inputs.get("inputs") or []
+    template = c.params["args"] or [{"input": i} for i in range(len(inputs))]
+    args = [
+        inputs[a["input"]] if "input" in a and a["input"] < len(inputs) else py("data", a.get("value"))
+        for a in template
+    ]
+    return f"{c.params['class_name']}.apply({', '.join(args)})"
+
+
+def _hand_types() -> list[NodeType]:
+    number = ParamSpec
+    types = [
+        _source(
+            "tensor",
+            "tensor",
+            "A tensor from literal data; a user-created leaf.",
+            (ParamSpec("data", "data", [1.0], doc="a number or nested list"),),
+            lambda call: ([call.params["data"]], {}),
+            lambda c: [py("data", c.params["data"])],
+        ),
+        _sized("zeros", "A tensor filled with 0."),
+        _sized("ones", "A tensor filled with 1."),
+        _sized("rand", "Uniform random numbers in [0, 1) (the document's seed)."),
+        _sized("randn", "Standard normal random numbers (the document's seed)."),
+        _source(
+            "full",
+            "full",
+            "A tensor filled with one value.",
+            (ParamSpec("size", "shape", [3]), number("fill_value", "number", 0.0)),
+            lambda call: ([tuple(call.params["size"]), call.params["fill_value"]], {}),
+            lambda c: [py("shape", c.params["size"]), repr(c.params["fill_value"])],
+        ),
+        _source(
+            "arange",
+            "arange",
+            "Evenly spaced values in [start, end).",
+            (
+                number("start", "number", 0),
+                number("end", "number", 5),
+                number("step", "number", 1),
+            ),
+            lambda call: (_arange_args(call.params), {}),
+            lambda c: [repr(v) for v in _arange_args(c.params)],
+        ),
+        NodeType(
+            id="torch.Tensor",
+            title="Tensor (legacy)",
+            category="create",
+            kind=NodeKind.SOURCE,
+            inputs=(),
+            outputs=(TENSOR_OUT,),
+            params=(
+                ParamSpec("cls", "str", "Tensor", choices=LEGACY_CLASSES),
+                ParamSpec("data", "optional_data", None, doc="data, or leave empty and give sizes"),
+                ParamSpec("sizes", "optional_shape", [3], doc="uninitialised memory of this shape"),
+                NO_GRAD,
+            ),
+            run=_legacy_run,
+            code=_legacy_code,
+            doc="The legacy constructor: torch.Tensor(2, 3) is uninitialised, torch.Tensor([1, 2]) copies data.",
+            functions=tuple(f"torch.{c}" for c in LEGACY_CLASSES),
+        ),
+        _method("Tensor.detach", "detach", "detach", "A new tensor sharing storage, cut from the graph."),
+        _attribute("Tensor.data", "data", "The same storage without autograd history (legacy .data)."),
+        _method("Tensor.clone", "clone", "clone", "A copy that stays in the graph (CloneBackward0)."),
+        _attribute("Tensor.grad", "grad", "Read .grad as a tensor (None before backward)."),
+        NodeType(
+            id="Tensor.requires_grad_",
+            title="requires_grad_",
+            category="tensor",
+            kind=NodeKind.TENSOR_ACTION,
+            inputs=(TENSOR_IN,),
+            outputs=(TENSOR_OUT,),
+            params=(
+                ParamSpec("requires_grad", "bool", True),
+                ParamSpec("form", "str", "method", choices=("method", "attribute")),
+                NO_GRAD,
+            ),
+            run=_requires_grad_run,
+            code=_requires_grad_code,
+            doc="Start (or stop) recording operations on a leaf: x.requires_grad_() or x.requires_grad = True.",
+            effect=Effect.GLOBAL,
+            methods=("requires_grad_",),
+        ),
+        _method(
+            "Tensor.retain_grad",
+            "retain_grad",
+            "retain_grad",
+            "Keep .grad of a non-leaf after backward.",
+            outputs=(),
+            effect=Effect.GLOBAL,
+        ),
+        NodeType(
+            id="Tensor.to",
+            title="to(device / dtype)",
+            category="tensor",
+            kind=NodeKind.TENSOR_ACTION,
+            inputs=(TENSOR_IN,),
+            outputs=(TENSOR_OUT,),
+            params=(
+                ParamSpec(
+                    "device",
+                    "device",
+                    "default",
+                    choices=("keep", "default", "cpu", "cuda"),
+                    doc="'default' is the document's device; 'keep' changes only the dtype",
+                ),
+                ParamSpec("dtype", "dtype", None),
+                NO_GRAD,
+            ),
+            run=_to_run,
+            code=_to_code,
+            doc="Copy to a device or dtype (ToCopyBackward0); returns the tensor itself if nothing changes.",
+            methods=("to", "cuda", "cpu", "double", "float", "half", "long", "int"),
+        ),
+    ]
+    inplace = [
+        ("zero_", "Fill with 0 in place.", (), ()),
+        ("fill_", "Fill with one value in place.", (), (ParamSpec("value", "number", 0.0),)),
+        ("add_", "self += other (in place).", (PortSpec("other", scalar_ok=True),), (ParamSpec("alpha", "number", 1),)),
+        ("sub_", "self -= other (in place).", (PortSpec("other", scalar_ok=True),), (ParamSpec("alpha", "number", 1),)),
+        ("mul_", "self *= other (in place).", (PortSpec("other", scalar_ok=True),), ()),
+        ("div_", "self /= other (in place).", (PortSpec("other", scalar_ok=True),), ()),
+        ("copy_", "Copy src into self (in place).", (PortSpec("src"),), ()),
+        (
+            "clamp_",
+            "Clamp into [min, max] in place.",
+            (),
+            (ParamSpec("min", "optional_number", None), ParamSpec("max", "optional_number", None)),
+        ),
+        ("detach_", "Detach this tensor itself from the graph.", (), ()),
+    ]
+    for name, doc, extra, params in inplace:
+        types.append(
+            _method(
+                f"Tensor.{name}",
+                name,
+                name,
+                doc,
+                kind=NodeKind.INPLACE,
+                extra_inputs=extra,
+                params=params,
+                effect=Effect.GLOBAL,
+                category="in-place",
+            )
+        )
+    types += [
+        NodeType(
+            id="Tensor.backward",
+            title="backward",
+            category="autograd",
+            kind=NodeKind.ACTION,
+            inputs=(TENSOR_IN, PortSpec("gradient", optional=True)),
+            outputs=(),
+            params=(
+                ParamSpec("retain_graph", "optional_bool", None, doc="default: same as create_graph"),
+                ParamSpec("create_graph", "bool", False),
+            ),
+            run=_backward_run,
+            code=_backward_code,
+            doc="Run backward from this tensor: leaves (and retained non-leaves) get .grad.",
+            effect=Effect.GLOBAL,
+            aliases=("action.backward",),
+            methods=("backward",),
+        ),
+        NodeType(
+            id="torch.autograd.grad",
+            title="autograd.grad",
+            category="autograd",
+            kind=NodeKind.ACTION,
+            inputs=(
+                PortSpec("outputs", variadic=True),
+                PortSpec("inputs", variadic=True),
+                PortSpec("grad_outputs", variadic=True, optional=True),
+            ),
+            outputs=(PortSpec("grads", PortType.TENSORS),),
+            params=(
+                ParamSpec("retain_graph", "optional_bool", None),
+                ParamSpec("create_graph", "bool", False),
+                ParamSpec("allow_unused", "bool", False),
+            ),
+            run=_grad_run,
+            code=_grad_code,
+            doc="Gradients of outputs w.r.t. inputs, returned (not stored in .grad).",
+            effect=Effect.GLOBAL,
+            aliases=("action.grad",),
+            functions=("torch.autograd.grad",),
+        ),
+        NodeType(
+            id="gradstudio.select",
+            title="list item",
+            category="autograd",
+            kind=NodeKind.TENSOR_ACTION,
+            inputs=(PortSpec("list", PortType.TENSORS),),
+            outputs=(TENSOR_OUT,),
+            params=(ParamSpec("index", "int", 0),),
+            run=_select_run,
+            code=lambda c: f"{c.inputs['list']}[{c.params['index']}]",
+            doc="One tensor of a list, e.g. one gradient returned by autograd.grad.",
+        ),
+        NodeType(
+            id="gradstudio.zero_grad",
+            title="zero grads",
+            category="autograd",
+            kind=NodeKind.ACTION,
+            inputs=(PortSpec("tensors", variadic=True),),
+            outputs=(),
+            params=(
+                ParamSpec(
+                    "set_to_none",
+                    "bool",
+                    True,
+                    doc="x.grad = None (True) or x.grad.zero_() (False)",
+                ),
+            ),
+            run=_zero_grad_run,
+            code=_zero_grad_code,
+            doc="Clear accumulated gradients before the next backward.",
+            effect=Effect.GLOBAL,
+            aliases=("action.zero_grad",),
+        ),
+        NodeType(
+            id="torch.autograd.Function",
+            title="custom Function",
+            category="autograd",
+            kind=NodeKind.CUSTOM_FUNCTION,
+            inputs=(PortSpec("inputs", variadic=True, optional=True),),
+            outputs=(TENSOR_OUT,),
+            params=(
+                ParamSpec("class_name", "identifier", "Func"),
+                ParamSpec("source", "code", FUNCTION_TEMPLATE, doc="the class definition"),
+                ParamSpec(
+                    "args",
+                    "args",
+                    [],
+                    doc="arguments of apply: {'input': k} or {'value': literal}; empty = the inputs",
+                ),
+                NO_GRAD,
+            ),
+            run=_function_run,
+            code=_function_code,
+            doc="Your own forward/backward (class X(Function)); runs only in trusted documents.",
+            effect=Effect.GLOBAL,
+            aliases=("autograd.Function",),
+        ),
+    ]
+    return types
+
+
+# ------------------------------------------------------------------------ the catalogue
+
+
+class Catalogue:
+    """All node types, by id; ids of renamed types keep resolving through aliases."""
+
+    def __init__(self, types: Iterable[NodeType], aliases: Mapping[str, str] | None = None):
+        self._types: dict[str, NodeType] = {}
+        for t in types:
+            if t.id in self._types:
+                raise ValueError(f"node type {t.id} declared twice")
+            self._types[t.id] = t
+        self._aliases: dict[str, str] = {}
+        for t in self._types.values():
+            for alias in t.aliases:
+                self._aliases[alias] = t.id
+        self._aliases.update(aliases or {})
+        self._functions: dict[str, NodeType] = {}
+        self._methods: dict[str, NodeType] = {}
+        for t in self._types.values():
+            for f in t.functions:
+                self._functions.setdefault(f, t)
+            for m in t.methods:
+                self._methods.setdefault(m, t)
+
+    def types(self) -> list[NodeType]:
+        return list(self._types.values())
+
+    def categories(self) -> list[str]:
+        return list(dict.fromkeys(t.category for t in self._types.values()))
+
+    def resolve(self, type_id: str) -> str:
+        if type_id in self._types:
+            return type_id
+        if type_id in self._aliases:
+            return self._aliases[type_id]
+        raise KeyError(f"unknown node type {type_id!r}")
+
+    def get(self, type_id: str) -> NodeType:
+        return self._types[self.resolve(type_id)]
+
+    def __contains__(self, type_id: object) -> bool:
+        return isinstance(type_id, str) and (type_id in self._types or type_id in self._aliases)
+
+    def by_function(self, qualname: str) -> NodeType | None:
+        """The type for a call such as ``torch.add`` or ``torch.nn.functional.linear``."""
+        return self._functions.get(qualname)
+
+    def by_method(self, name: str) -> NodeType | None:
+        """The type for a tensor method call ``x.<name>(...)``."""
+        return self._methods.get(name)
+
+
+#: Renamed node types: an old id keeps loading as the new one.
+TYPE_ALIASES: dict[str, str] = {
+    "source.tensor": "torch.tensor",
+    "tensor.detach": "Tensor.detach",
+    "tensor.clone": "Tensor.clone",
+}
+
+
+def build_catalogue(signatures: Iterable[Any]) -> Catalogue:
+    """Derive one op type per engine signature, then add the hand-declared types."""
+    derived = [_derived(sig) for sig in signatures]
+    names = {t.id for t in derived}
+    methods = {m for t in derived for m in t.methods}
+    hand = []
+    for t in _hand_types():
+        if t.id in names:
+            continue
+        if t.kind is NodeKind.TENSOR_ACTION and t.methods and set(t.methods) <= methods:
+            continue  # the engine declares it (e.g. torch.clone): use that one
+        hand.append(t)
+    sources = [t for t in hand if t.kind is NodeKind.SOURCE]
+    others = [t for t in hand if t.kind is not NodeKind.SOURCE]
+    return Catalogue([*sources, *derived, *others], TYPE_ALIASES)
+
+
+@functools.cache
+def catalogue() -> Catalogue:
+    """The catalogue of the installed engine (built once)."""
+    from engine.catalog import functions
+
+    return build_catalogue(functions())

@@ -1,0 +1,1 @@
+"""Conformance corpus: scenarios and their PyTorch golden facts."""

@@ -1,0 +1,153 @@
+"""Regenerate the conformance golden files by running every scenario under PyTorch.
+
+    .venv/bin/python tools/gen_golden.py            # all scenarios
+    .venv/bin/python tools/gen_golden.py op_add_sub  # some, by name
+    .venv/bin/python tools/gen_golden.py --check     # exit 1 if files are stale
+
+Each scenario runs in a fresh process: PyTorch emits some warnings only once per
+process (``x.T`` on 3-D tensors, ``backward(create_graph=True)``), and a golden
+file must show what a learner running that snippet alone would see.  Files are
+JSON with sorted keys, floats rounded to 8 significant digits and short lists on
+one line, so a regeneration diffs cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import multiprocessing
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.conformance.scenarios import SCENARIOS, Scenario  # noqa: E402
+from tests.oracle import FACTS_FORMAT, run_program  # noqa: E402
+
+GOLDEN_DIR = ROOT / "tests" / "conformance" / "golden"
+SIGNIFICANT_DIGITS = 8
+
+
+def round_floats(obj: Any) -> Any:
+    """Round every float so that regenerations are stable and diffs small."""
+    if isinstance(obj, float):
+        return float(f"{obj:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(obj, list):
+        return [round_floats(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: round_floats(v) for k, v in obj.items()}
+    return obj
+
+
+def _is_flat(obj: Any) -> bool:
+    """Lists of numbers (or of such lists) are written on one line."""
+    if isinstance(obj, list):
+        return all(_is_flat(v) for v in obj)
+    return not isinstance(obj, dict)
+
+
+def dumps(obj: Any, indent: int = 0) -> str:
+    """Diff-friendly JSON: one key per line, numeric arrays kept on one line."""
+    pad = "  " * (indent + 1)
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        items = [
+            f"{pad}{json.dumps(k)}: {dumps(obj[k], indent + 1)}" for k in sorted(obj)
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
+    if isinstance(obj, list) and not _is_flat(obj):
+        items = [f"{pad}{dumps(v, indent + 1)}" for v in obj]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * indent + "]"
+    return json.dumps(obj, ensure_ascii=False, allow_nan=False)
+
+
+def golden_path(name: str) -> Path:
+    return GOLDEN_DIR / f"{name}.json"
+
+
+def build_record(scenario: Scenario) -> dict[str, Any]:
+    """Run one scenario under PyTorch (in the calling process)."""
+    import torch
+
+    facts = run_program(
+        scenario.source,
+        torch,
+        ignore_values=scenario.ignore_values,
+        ignore_graph=scenario.ignore_graph,
+    )
+    return {
+        "scenario": scenario.name,
+        "source": scenario.source,
+        "ignore_values": list(scenario.ignore_values),
+        "ignore_graph": list(scenario.ignore_graph),
+        "torch_version": str(torch.__version__),
+        "format": FACTS_FORMAT,
+        "facts": round_floats(facts),
+    }
+
+
+def _worker(name: str) -> tuple[str, str]:
+    return name, dumps(build_record(SCENARIOS[name])) + "\n"
+
+
+def generate(names: list[str], jobs: int) -> dict[str, str]:
+    """Render the golden text of each named scenario, one fresh process each."""
+    ctx = multiprocessing.get_context("spawn")
+    results: dict[str, str] = {}
+    with concurrent.futures.ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, max_tasks_per_child=1
+    ) as pool:
+        for name, text in pool.map(_worker, names):
+            results[name] = text
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="scenarios to regenerate")
+    parser.add_argument("--check", action="store_true", help="only report stale files")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 4)
+    args = parser.parse_args(argv)
+
+    unknown = [n for n in args.names if n not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenarios: {', '.join(unknown)}")
+    names = args.names or sorted(SCENARIOS)
+    texts = generate(names, args.jobs)
+
+    GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
+    stale = [
+        n
+        for n in names
+        if not golden_path(n).exists() or golden_path(n).read_text() != texts[n]
+    ]
+    orphans = (
+        []
+        if args.names
+        else sorted(p for p in GOLDEN_DIR.glob("*.json") if p.stem not in SCENARIOS)
+    )
+    if args.check:
+        for n in stale:
+            print(f"stale: {golden_path(n).relative_to(ROOT)}")
+        for p in orphans:
+            print(f"orphan: {p.relative_to(ROOT)}")
+        return 1 if stale or orphans else 0
+    for n in stale:
+        golden_path(n).write_text(texts[n])
+    for p in orphans:
+        p.unlink()
+    print(
+        f"{len(names)} scenarios, {len(stale)} written, {len(orphans)} removed "
+        f"-> {GOLDEN_DIR.relative_to(ROOT)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""PySide6 widgets of the studio (the only package that imports Qt)."""
