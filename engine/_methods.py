@@ -54,3 +54,8 @@ Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
 Tensor.sub = functions.sub  # type: ignore[attr-defined]
+
+# The op dispatcher builds tensors without importing this module at load time.
+from engine.ops import core as _core  # noqa: E402
+
+_core._TENSOR.append(Tensor)

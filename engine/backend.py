@@ -133,4 +133,6 @@ def to_numpy(arr: Any) -> np.ndarray:
     """A host copy (or the array itself on CPU)."""
     if isinstance(arr, np.ndarray):
         return arr
+    if isinstance(arr, np.generic | int | float | bool):
+        return np.asarray(arr)
     return arr.get()

@@ -30,19 +30,17 @@ NONLEAF_GRAD_WARNING = (
 
 
 class Tensor:
-    __slots__ = (
-        "__weakref__",
-        "_base",
-        "_data",
-        "_grad",
-        "_grad_acc",
-        "_hooks",
-        "_output_nr",
-        "_requires_grad",
-        "_retains_grad",
-        "_vc",
-        "grad_fn",
-    )
+    # Class-level defaults: a new tensor sets only ``_data`` (the hot path of
+    # every op); the version counter is created the first time it is shared.
+    _requires_grad = False
+    grad_fn: Node | None = None
+    _grad: Tensor | None = None
+    _retains_grad = False
+    _vc: list[int] | None = None
+    _base: Tensor | None = None
+    _output_nr = 0
+    _hooks: dict[int, Any] | None = None
+    _grad_acc: Any = None
 
     # -- construction -------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -55,16 +53,17 @@ class Tensor:
     def _wrap(cls, arr: Any, grad_fn: Node | None = None, output_nr: int = 0) -> Tensor:
         t = object.__new__(Tensor)
         t._data = arr
-        t._requires_grad = False
-        t.grad_fn = grad_fn
-        t._grad = None
-        t._retains_grad = False
-        t._vc = [0]
-        t._base = None
-        t._output_nr = output_nr
-        t._hooks = None
-        t._grad_acc = None
+        if grad_fn is not None:
+            t.grad_fn = grad_fn
+            t._output_nr = output_nr
         return t
+
+    def _counter(self) -> list[int]:
+        """The version counter, shared by views; created on first use."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
 
     # -- autograd facts -----------------------------------------------------
     @property
@@ -135,13 +134,11 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc[0]
+        return 0 if self._vc is None else self._vc[0]
 
     @property
     def data(self) -> Tensor:
-        t = Tensor._wrap(self._data)
-        t._base = None
-        return t
+        return Tensor._wrap(self._data)
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -193,13 +190,13 @@ class Tensor:
 
     def detach(self) -> Tensor:
         t = Tensor._wrap(self._data)
-        t._vc = self._vc
+        t._vc = self._counter()
         t._base = self._base if self._base is not None else self
         return t
 
     def _view_alias_of(self, src: Tensor) -> Tensor:
         """Make this fresh tensor an alias of ``src`` (shares storage and version)."""
-        self._vc = src._vc
+        self._vc = src._counter()
         self._base = src._base if src._base is not None else src
         return self
 

@@ -3,6 +3,7 @@
 from engine.autograd import graph
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.autograd.functional import backward, grad
+from engine.autograd.gradcheck import gradcheck
 from engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 
 __all__ = [
@@ -11,6 +12,7 @@ __all__ = [
     "backward",
     "enable_grad",
     "grad",
+    "gradcheck",
     "graph",
     "no_grad",
     "once_differentiable",

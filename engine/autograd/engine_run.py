@@ -84,13 +84,13 @@ def accumulate_into(t: Tensor, g: Any, tensor_mode: bool) -> None:
             t._grad = old + g
         else:
             old._data += g._data
-            old._vc[0] += 1
+            old._counter()[0] += 1
         return
     if old is None:
         t._grad = Tensor._wrap(g.copy())
     else:
         old._data += g
-        old._vc[0] += 1
+        old._counter()[0] += 1
 
 
 def _run_tensor_hooks(node: Node, grads: list[Any], tensor_mode: bool) -> None:
@@ -161,21 +161,22 @@ def run_backward(
 
     # Count dependencies (edges into each node) over the reachable graph.
     deps: dict[Node, int] = {}
-    seen: set[Node] = set()
-    stack = [n for n, _ in roots]
     for n, _ in roots:
         deps[n] = deps.get(n, 0) + 1
+    stack = list(dict.fromkeys(n for n, _ in roots))
+    seen = set(stack)
     order: list[Node] = []
     while stack:
         n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
         order.append(n)
         for nxt, _ in n.next_functions:
             if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
                 if nxt not in seen:
+                    seen.add(nxt)
                     stack.append(nxt)
 
     # Where gradients are captured (autograd.grad / backward(inputs=...)).
@@ -197,7 +198,7 @@ def run_backward(
     for (n, nr), g in zip(roots, root_grads, strict=True):
         buf = buffers.get(n)
         if buf is None:
-            buf = buffers[n] = [None] * max(len(n._out_meta), 1)
+            buf = buffers[n] = [None] * len(n._out_meta)
         buf[nr] = _add(buf[nr], g)
 
     ready: list[tuple[int, int, Node]] = []
@@ -213,8 +214,9 @@ def run_backward(
     prev_mode = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = create_graph
     try:
+        heappop, heappush = heapq.heappop, heapq.heappush
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heappop(ready)[2]
             grads = buffers.pop(node, None) or [None]
             is_acc = type(node) is AccumulateGrad
             if is_acc:
@@ -236,7 +238,7 @@ def run_backward(
             else:
                 run = True
             outs: tuple[Any, ...] = ()
-            if run and any(g is not None for g in grads):
+            if run and (grads[0] is not None or any(g is not None for g in grads)):
                 outs = node.apply(tuple(grads), tm)
                 if not keep_graph:
                     node.release_variables()
@@ -244,23 +246,24 @@ def run_backward(
                     _run_post_hooks(node, grads, outs, tm)
             if observers:
                 _observe(observers, node, grads, outs, tm)
-            nexts = node.next_functions
-            for i, (nxt, nr) in enumerate(nexts):
+            n_outs = len(outs)
+            for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
-                g = outs[i] if i < len(outs) else None
+                g = outs[i] if i < n_outs else None
                 if g is not None:
-                    meta = nxt._out_meta[nr] if nr < len(nxt._out_meta) else None
-                    if meta is not None and (tuple(g.shape) != meta[0] or _dt(g, tm) != meta[1]):
+                    meta = nxt._out_meta[nr]
+                    if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
                         g = validate_grad(node, i, g, meta, tm)
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * max(len(nxt._out_meta), 1)
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                        buf = buffers[nxt] = [None] * len(nxt._out_meta)
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
-                    heapq.heappush(ready, (-nxt._seq, tie, nxt))
+                    heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
     finally:
         grad_mode.STATE.enabled = prev_mode
@@ -274,10 +277,6 @@ def run_backward(
                 _store_nonleaf_grad(t, captured[k], tm)
         return None
     return captured
-
-
-def _dt(g: Any, tm: bool) -> Any:
-    return g._data.dtype if tm else g.dtype
 
 
 def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:

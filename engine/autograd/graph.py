@@ -168,8 +168,8 @@ class SavedTensor:
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
         self.data = t._data
-        self.vc = t._vc
-        self.version = t._vc[0]
+        self.vc = t._counter()
+        self.version = self.vc[0]
         self.is_output = is_output
         self.output_nr = t._output_nr
         self.tensor: Tensor | None = None if is_output else t

@@ -20,7 +20,7 @@ TO_COPY = declare(
     "_to_copy", "ToCopyBackward0", ("self",), _to_copy_fwd,
     lambda c, g: c.m._to_copy(g, dtype=c.p["src_dtype"], device=c.p["src_device"],
                               src_dtype=c.p["dtype"], src_device=c.p["device"]),
-    dtype=lambda i, p: p["dtype"], samples=(Sample(((2, 3),), {"dtype": dtypes.float64, "device": device("cpu")}),),
+    dtype=lambda i, p: p["dtype"], samples=(Sample(((2, 3),), {"dtype": dtypes.float64, "device": device("cpu"), "src_dtype": dtypes.float64, "src_device": device("cpu")}),),
 )
 
 

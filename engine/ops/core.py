@@ -53,6 +53,12 @@ class OpDef:
     node_cls: type[OpNode] = field(init=False)
 
     def __post_init__(self) -> None:
+        plan = []
+        for key, when in self.save.items():
+            idx = -1 if key == "result" else -2 if key == "indices" else self.inputs.index(key)
+            w = None if when is None else tuple(self.inputs.index(n) for n in when)
+            plan.append((key, idx, w))
+        self.save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = tuple(plan)
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
@@ -100,7 +106,10 @@ class OpNode(Node):
         if type(out) is not tuple:
             out = (out,)
         needs = self.needs
-        return tuple(g if n else None for g, n in zip(out, needs, strict=False))
+        return tuple(
+            (np.asarray(g) if isinstance(g, np.generic | float | int) else g) if n else None
+            for g, n in zip(out, needs, strict=False)
+        )
 
     def release_variables(self) -> None:
         for v in (self._saved or {}).values():
@@ -187,92 +196,128 @@ def _same_device(op: OpDef, tensors: list[Any]) -> Any:
     return dev
 
 
+_EMPTY: dict[str, Any] = {}
+
+
+def _fast_dtype(inputs: tuple[Any, ...], tensor_cls: type) -> Any:
+    """The NumPy dtype when every tensor shares it and no scalar changes category.
+
+    This covers almost every call (float32 tensors with Python numbers); the
+    general PyTorch promotion runs only when it returns None.
+    """
+    d = None
+    scalar_kind = 0
+    for x in inputs:
+        if type(x) is tensor_cls:
+            xd = x._data.dtype
+            if d is None:
+                d = xd
+            elif xd != d:
+                return None
+        elif type(x) is float:
+            scalar_kind = 2
+        elif type(x) is int:
+            scalar_kind = max(scalar_kind, 1)
+        elif x is not None and type(x) is not bool:
+            return None
+    if d is None:
+        return None
+    kind = d.kind
+    if scalar_kind == 2 and kind != "f":
+        return None
+    if scalar_kind == 1 and kind == "b":
+        return None
+    return d
+
+
 def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record it."""
-    from engine.tensor import Tensor
-
-    params = params or {}
-    tensors = [x for x in inputs if type(x) is Tensor or isinstance(x, Tensor)]
-    dev = tensors[0].device if len(tensors) == 1 else _same_device(op, tensors)
-    xp = np if dev.type == "cpu" else xp_for(dev)
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    out_dtype = _result_dtype(op, inputs, params)
+    if params is None:
+        params = _EMPTY
+    tensor_cls = _TENSOR[0]
+    requires = False
+    first_t = None
+    arr_type = None
+    arrays = []
+    for x in inputs:
+        if type(x) is tensor_cls or isinstance(x, tensor_cls):
+            data = x._data
+            if first_t is None:
+                first_t, arr_type = x, type(data)
+            elif type(data) is not arr_type:
+                _same_device(op, [t for t in inputs if isinstance(t, tensor_cls)])
+            if x.grad_fn is not None or x._requires_grad:
+                requires = True
+            arrays.append(data)
+        else:
+            arrays.append(x)
+    xp = np if arr_type is np.ndarray else array_module(first_t._data)
+    rule = op.dtype
+    np_dtype = None
+    if rule == "promote" or rule == "float":
+        np_dtype = _fast_dtype(inputs, tensor_cls)
+        if np_dtype is not None and rule == "float" and np_dtype.kind != "f":
+            np_dtype = None
+    if np_dtype is None:
+        np_dtype = _result_dtype(op, inputs, params).np
     out = op.forward(xp, *arrays, **params)
-    multi = op.outputs > 1
-    outs = list(out) if multi else [out]
-    first = outs[0]
-    if type(first) is not np.ndarray:
+    if op.outputs > 1:
+        outs = [o if type(o) is not np.generic else np.asarray(o) for o in out]
+        first = outs[0]
+    else:
+        first = out
+    if type(first) is not arr_type:
         first = xp.asarray(first)
-    if first.dtype != out_dtype.np:
-        first = first.astype(out_dtype.np)
-    outs[0] = first
-    for i in range(1, len(outs)):
-        if type(outs[i]) is not np.ndarray:
-            outs[i] = xp.asarray(outs[i])
-
-    needs_grad = (
-        op.grad_fn is not None
-        and grad_mode.STATE.enabled
-        and (out_dtype.is_floating_point)
-        and any(t.grad_fn is not None or t._requires_grad for t in tensors)
-    )
-    base = inputs[0] if op.view else None
-    results = [_make_output(outs[0], base)]
-    results.extend(Tensor._wrap(o) for o in outs[1:])
-    if needs_grad:
+    if first.dtype != np_dtype:
+        first = first.astype(np_dtype)
+    r = _new(tensor_cls)
+    r._data = first
+    if op.view:
+        base = inputs[0]
+        r._vc = base._counter()
+        r._base = base._base if base._base is not None else base
+    if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = op.node_cls()
         edges = []
         needs = []
         for x in inputs:
-            if isinstance(x, Tensor) and (x.grad_fn is not None or x._requires_grad):
-                edges.append((x.grad_fn, x._output_nr) if x.grad_fn is not None else (grad_accumulator(x), 0))
+            if isinstance(x, tensor_cls) and (x.grad_fn is not None or x._requires_grad):
+                fn = x.grad_fn
+                edges.append((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0))
                 needs.append(True)
             else:
                 edges.append((None, 0))
                 needs.append(False)
         node.next_functions = tuple(edges)
-        node.needs = tuple(needs)
+        node.needs = needs
         node.p = params
-        node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
-        r = results[0]
-        node._out_meta = [(first.shape, first.dtype, dev)]
+        node.shapes = [x.shape if type(x) is np.ndarray else getattr(x, "shape", ()) for x in arrays]
+        node._out_meta = [(first.shape, first.dtype, None)]
         r.grad_fn = node
-        node._saved = _save(op, inputs, results, needs) if op.save else None
-    else:
-        for r in results:
-            r._requires_grad = False
-    if multi:
-        return tuple(results)
-    return results[0]
+        node._saved = _save(op, inputs, r, out, needs) if op.save else None
+    if op.outputs > 1:
+        rest = [tensor_cls._wrap(o if type(o) is arr_type else xp.asarray(o)) for o in outs[1:]]
+        return (r, *rest)
+    return r
 
 
-def _make_output(arr: Any, base: Any) -> Any:
-    from engine.tensor import Tensor
-
-    t = Tensor._wrap(arr)
-    if base is not None:
-        t._vc = base._vc
-        t._base = base._base if base._base is not None else base
-    return t
+_TENSOR: list[Any] = []
+_new = object.__new__
 
 
-def _save(op: OpDef, inputs: tuple[Any, ...], results: list[Any], needs: list[bool]) -> dict[str, Any]:
-    from engine.tensor import Tensor
-
+def _save(op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: list[bool]) -> dict[str, Any]:
     saved: dict[str, Any] = {}
-    names = op.inputs
-    for key, when in op.save.items():
-        if when is not None and not any(needs[names.index(w)] for w in when):
+    for key, idx, when in op.save_plan:
+        if when is not None and not any(needs[w] for w in when):
             continue
-        if key == "result":
-            saved[key] = SavedTensor(results[0], True)
-            continue
-        if key == "indices":
-            saved[key] = results[1]._data
-            continue
-        v = inputs[names.index(key)]
-        if v is not None:
-            saved[key] = SavedTensor(v, False) if isinstance(v, Tensor) else v
+        if idx == -1:
+            saved[key] = SavedTensor(result, True)
+        elif idx == -2:
+            saved[key] = raw[1]
+        else:
+            v = inputs[idx]
+            if v is not None:
+                saved[key] = SavedTensor(v, False) if isinstance(v, _TENSOR[0]) else v
     return saved
 
 
@@ -314,6 +359,7 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
     original = inputs
     if need and op.save and "self" in op.save:
         snapshot = Tensor._wrap(self._data.copy())
+        snapshot._vc = [self._counter()[0]]
         snapshot.grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
         snapshot._requires_grad = self._requires_grad
         original = (snapshot, *inputs[1:])
@@ -326,7 +372,7 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
             f"shape [{', '.join(map(str, np.shape(out)))}]"
         )
     self._data[...] = out
-    self._vc[0] += 1
+    self._counter()[0] += 1
     if need:
         node = op.node_cls()
         edges, needs = [], []
@@ -344,7 +390,7 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
         self.grad_fn = node
         self._output_nr = 0
-        node._saved = _save(op, original, [self], needs) if op.save else None
+        node._saved = _save(op, original, self, None, needs) if op.save else None
     return self
 
 

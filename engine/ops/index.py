@@ -172,4 +172,4 @@ def setitem(x: Any, key: Any, value: Any) -> None:
         apply_inplace(COPY_SLICES, (x, v), {"key": k})
         return
     x._data[k] = v._data if isinstance(v, Tensor) else v
-    x._vc[0] += 1
+    x._counter()[0] += 1

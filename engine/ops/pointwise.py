@@ -10,7 +10,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.catalog import Param, Port, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 S23 = Sample(((2, 3), (2, 3)))
 BCAST = Sample(((2, 3), (3,)))
@@ -176,17 +176,24 @@ CLAMP = declare(
 
 
 def _clamp_t_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
+    """ATen's ``clamp_backward_min_max``: where min > max, max wins."""
     x, lo, hi, m = c.s["self"], c.s.get("min"), c.s.get("max"), c.m
     keep = g
     if lo is not None:
         keep = keep * m.ge(x, lo)
     if hi is not None:
         keep = keep * m.le(x, hi)
-    return (
-        keep if c.needs[0] else None,
-        g * m.lt(x, lo) if c.needs[1] else None,
-        g * m.gt(x, hi) if c.needs[2] else None,
-    )
+    g_min = g_max = None
+    if lo is not None and hi is not None:
+        crossed = m.gt(lo, hi)
+        if c.needs[1]:
+            g_min = g * m.logical_and(m.logical_not(crossed), m.lt(x, lo))
+        if c.needs[2]:
+            g_max = g * m.logical_or(crossed, m.gt(x, hi))
+    else:
+        g_min = g * m.lt(x, lo) if c.needs[1] else None
+        g_max = g * m.gt(x, hi) if c.needs[2] else None
+    return (keep if c.needs[0] else None, g_min, g_max)
 
 
 CLAMP_T = declare(
@@ -236,9 +243,7 @@ declare("logical_or", None, ("self", "other"), lambda xp, a, b: xp.logical_or(a,
 
 # -- public functions -----------------------------------------------------------
 def _is_tensor(x: Any) -> bool:
-    from engine.tensor import Tensor
-
-    return isinstance(x, Tensor)
+    return isinstance(x, _TENSOR[0])
 
 
 def _need_tensor(name: str, x: Any, pos: str = "input") -> None:
