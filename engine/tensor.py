@@ -41,6 +41,7 @@ class Tensor:
     _output_nr = 0
     _hooks: dict[int, Any] | None = None
     _grad_acc: Any = None
+    _view_chain: tuple[Any, ...] | None = None  # (op, params) steps from _base to this view
 
     # -- construction -------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -191,7 +192,6 @@ class Tensor:
     def detach(self) -> Tensor:
         t = Tensor._wrap(self._data)
         t._vc = self._counter()
-        t._base = self._base if self._base is not None else self
         return t
 
     def _view_alias_of(self, src: Tensor) -> Tensor:

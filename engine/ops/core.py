@@ -275,7 +275,12 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     if op.view:
         base = inputs[0]
         r._vc = base._counter()
-        r._base = base._base if base._base is not None else base
+        if base._base is not None:
+            r._base = base._base
+            r._view_chain = (*base._view_chain, (op, params))
+        else:
+            r._base = base
+            r._view_chain = ((op, params),)
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = op.node_cls()
         edges = []
@@ -332,7 +337,7 @@ def check_inplace(t: Any) -> None:
     if t.grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_INPLACE)
     b = t._base
-    if b is not None and b.grad_fn is None and b._requires_grad and t.grad_fn is None:
+    if b is not None and b.grad_fn is None and b._requires_grad:
         raise RuntimeError(VIEW_LEAF_INPLACE)
 
 
@@ -388,10 +393,95 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
         node.p = params
         node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
-        self.grad_fn = node
-        self._output_nr = 0
         node._saved = _save(op, original, self, None, needs) if op.save else None
+        if self._base is not None and self._view_chain is not None:
+            _rebase_view(self, node)
+        else:
+            self.grad_fn = node
+            self._output_nr = 0
     return self
+
+
+def _replay(chain: tuple[Any, ...], arr: Any) -> Any:
+    """Apply a view's recorded view ops to an array of its base's shape."""
+    xp = array_module(arr)
+    for op, params in chain:
+        arr = op.forward(xp, arr, **params)
+    return arr
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op on one of its views (PyTorch's CopySlices).
+
+    Its first edge is the base's previous history; the in-place op's node ``fn``
+    differentiates the view's region, the rest of the base passes through.
+    """
+
+    __slots__ = ("chain", "fn")
+    _name = "torch::autograd::CopySlices"
+
+    def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        g = grads[0]._data if tensor_mode else grads[0]
+        out = g.copy()
+        region = _replay(self.chain, out)
+        res = self.fn.apply((region.copy(),), False)
+        region[...] = 0 if res[0] is None else res[0]
+        outs = (out, *res[1:])
+        if tensor_mode:
+            from engine.tensor import Tensor
+
+            return tuple(None if o is None else Tensor._wrap(o) for o in outs)
+        return outs
+
+    def release_variables(self) -> None:
+        self.fn.release_variables()
+
+    def saved_names(self) -> tuple[str, ...]:
+        return ()
+
+
+class AsStridedBackward0(Node):
+    """A rebased view's node: its gradient lands in the view's region of the base."""
+
+    __slots__ = ("base_meta", "chain")
+    _name = "AsStridedBackward0"
+
+    def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        g = grads[0]._data if tensor_mode else grads[0]
+        shape, dtype, _ = self.base_meta
+        out = array_module(g).zeros(shape, dtype=dtype)
+        _replay(self.chain, out)[...] += g
+        if tensor_mode:
+            from engine.tensor import Tensor
+
+            return (Tensor._wrap(out),)
+        return (out,)
+
+
+def _rebase_view(view: Any, node: OpNode) -> None:
+    """PyTorch's rebase_history for a view: CopySlices on the base, AsStrided on the view."""
+    base = view._base
+    cs = CopySlices()
+    cs.fn = node
+    cs.chain = view._view_chain
+    if base.grad_fn is not None:
+        first = (base.grad_fn, base._output_nr)
+    elif base._requires_grad:
+        first = (grad_accumulator(base), 0)
+    else:
+        first = (None, 0)
+    cs.next_functions = (first, *node.next_functions[1:])
+    cs._out_meta = [(base.shape, base._data.dtype, base.device)]
+    node.next_functions = ((None, 0), *node.next_functions[1:])
+    base.grad_fn = cs
+    base._output_nr = 0
+    vnode = AsStridedBackward0()
+    vnode.chain = view._view_chain
+    vnode.base_meta = cs._out_meta[0]
+    vnode.next_functions = ((cs, 0),)
+    vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
+    view.grad_fn = vnode
+    view._output_nr = 0
 
 
 def _cap(d: dtypes.dtype) -> str:

@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import grad_mode
-from engine.ops.core import Sample, apply_op, check_inplace, declare
+from engine.ops.core import Sample, apply_op, declare
 
 
 def _index_into(xp: Any, shape: tuple[int, ...], dtype: Any, key: Any, g: Any) -> Any:
@@ -27,7 +26,7 @@ def _is_advanced(key: Any) -> bool:
 
 SELECT = declare(
     "select", "SelectBackward0", ("self",),
-    lambda xp, a, dim, index: a[(slice(None),) * dim + (index,)],
+    lambda xp, a, dim, index: a[(slice(None),) * dim + (index, Ellipsis)],
     lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=(slice(None),) * c.p["dim"] + (c.p["index"],)),
     dtype="same", view=True, samples=(Sample(((3, 4),), {"dim": 1, "index": 2}),),
 )
@@ -133,13 +132,14 @@ def _advanced(x: Any, keys: tuple[Any, ...]) -> Any:
     return apply_op(INDEX, (x,), {"key": key if len(key) > 1 else key[0]})
 
 
-COPY_SLICES = declare(
-    "copy_slices", "CopySlices", ("self", "src"),
+INDEX_PUT = declare(
+    "index_put_", "IndexPutBackward0", ("self", "values"),
     lambda xp, a, v, key: _setitem_array(a.copy(), key, v),
     lambda c, g: (
         c.m.index_put_zero(g, key=c.p["key"]) if c.needs[0] else None,
         g[c.p["key"]] if c.needs[1] else None,
     ),
+    samples=(Sample(((4, 3), (2, 3)), {"key": np.array([0, 2])}),),
 )
 declare("index_put_zero", "IndexPutBackward0", ("self",),
         lambda xp, g, key: _setitem_array(g.copy(), key, 0),
@@ -152,24 +152,20 @@ def _setitem_array(a: Any, key: Any, v: Any) -> Any:
 
 
 def setitem(x: Any, key: Any, value: Any) -> None:
-    """``x[key] = value``: in place, recorded as ``CopySlices`` when grads flow."""
+    """``x[key] = value`` as PyTorch does it: ``copy_`` into a view for basic
+    indices (so autograd shows ``CopySlices``), ``index_put_`` for advanced ones."""
+    from engine.creation import tensor
+    from engine.ops.convert import copy_
     from engine.ops.core import apply_inplace
     from engine.tensor import Tensor
 
+    v = value if isinstance(value, Tensor) else tensor(value, dtype=x.dtype, device=x.device)
     keys = key if isinstance(key, tuple) else (key,)
-    xp = np if type(x._data) is np.ndarray else __import__("cupy")
-    k = tuple(_as_index_array(kk, xp) for kk in keys)
-    k = k if len(k) > 1 else k[0]
-    check_inplace(x)
-    v = value
-    if isinstance(value, Tensor) and value.dtype is not x.dtype:
-        v = value.to(x.dtype)
-    if grad_mode.STATE.enabled and (x.requires_grad or (isinstance(v, Tensor) and v.requires_grad)):
-        if not isinstance(v, Tensor):
-            from engine.creation import tensor
-
-            v = tensor(v, dtype=x.dtype, device=x.device)
-        apply_inplace(COPY_SLICES, (x, v), {"key": k})
+    if any(isinstance(k, Tensor | list | np.ndarray | bool) for k in keys):
+        xp = np if type(x._data) is np.ndarray else __import__("cupy")
+        k = tuple(_as_index_array(kk, xp) for kk in keys)
+        if v.dtype is not x.dtype:
+            v = v.to(x.dtype)
+        apply_inplace(INDEX_PUT, (x, v), {"key": k if len(k) > 1 else k[0]})
         return
-    x._data[k] = v._data if isinstance(v, Tensor) else v
-    x._counter()[0] += 1
+    copy_(getitem(x, key), v)
