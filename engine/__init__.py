@@ -5,7 +5,14 @@ run unchanged and every autograd fact (flags, ``grad_fn`` names and edges,
 versions, errors, warnings) agrees with PyTorch 2.13.
 """
 
-from engine import autograd, catalog, cuda, dtypes, nn
+from engine import (
+    _methods,
+    autograd,
+    catalog,
+    cuda,
+    dtypes,
+    nn,
+)
 from engine.backend import device
 from engine.creation import (
     BoolTensor,
@@ -34,6 +41,8 @@ from engine.creation import (
 )
 from engine.dtypes import (
     bool_ as bool,  # noqa: A004
+)
+from engine.dtypes import (
     double,
     dtype,
     float16,
@@ -48,13 +57,12 @@ from engine.dtypes import (
     short,
     uint8,
 )
-from engine.dtypes import float as float  # noqa: A004, PLC0414
-from engine.dtypes import int as int  # noqa: A004, PLC0414
+from engine.dtypes import float as float  # noqa: A004
+from engine.dtypes import int as int  # noqa: A004
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.tensor import Size, Tensor
-from engine import _methods  # noqa: F401  (attaches Tensor methods from the catalogue)
 
 __version__ = "2.13.0+engine"
 

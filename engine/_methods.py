@@ -9,8 +9,21 @@ from engine import functions
 from engine.catalog import FUNCTIONS
 from engine.tensor import Tensor
 
-_INPLACE = ("add_", "sub_", "mul_", "div_", "zero_", "fill_", "copy_", "clamp_",
-            "exp_", "neg_", "relu_", "sigmoid_", "tanh_")
+_INPLACE = (
+    "add_",
+    "sub_",
+    "mul_",
+    "div_",
+    "zero_",
+    "fill_",
+    "copy_",
+    "clamp_",
+    "exp_",
+    "neg_",
+    "relu_",
+    "sigmoid_",
+    "tanh_",
+)
 _EXTRA = ("view", "expand", "contiguous", "argmax", "logical_not", "sign")
 
 

@@ -24,11 +24,14 @@ class device:  # noqa: N801  (PyTorch spells it in lower case)
             self.type, self.index = type.type, type.index
             return
         if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
+            raise TypeError(
+                f"device() received an invalid combination of arguments - got ({type!r})"
+            )
         name, _, idx = type.partition(":")
         if name not in ("cpu", "cuda"):
             raise RuntimeError(
-                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
+                "fpga, "
                 "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start "
                 f"of device string: {type}"
             )

@@ -57,10 +57,21 @@ def _finish(arr: Any, dev: device, requires_grad: bool) -> Tensor:
     return t
 
 
-@public("tensor", (), (Param("data", "shape"), Param("dtype", "dtype", None), Param("requires_grad", "bool", False)),
-        category="creation", doc="a tensor from literal data", method=False)
-def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-           pin_memory: bool = False) -> Tensor:
+@public(
+    "tensor",
+    (),
+    (Param("data", "shape"), Param("dtype", "dtype", None), Param("requires_grad", "bool", False)),
+    category="creation",
+    doc="a tensor from literal data",
+    method=False,
+)
+def tensor(
+    data: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     if isinstance(data, Tensor):
         import warnings
 
@@ -80,7 +91,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         raise ValueError(f"expected sequence of equal-length lists: {exc}") from None
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    dev = to_device(device) if device is not None else (data.device if isinstance(data, Tensor) else to_device(None))
+    dev = (
+        to_device(device)
+        if device is not None
+        else (data.device if isinstance(data, Tensor) else to_device(None))
+    )
     return _finish(arr, dev, requires_grad)
 
 
@@ -95,17 +110,21 @@ def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
     for s in size:
         if not isinstance(s, int | np.integer):
             raise TypeError(
-                f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                "zeros(): argument 'size' (position 1) must be tuple of ints, but found element "
+                "of "
                 f"type {type(s).__name__} at pos 0"
             )
         if s < 0:
             raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]"
+                f"Trying to create tensor with negative dimension {s}: "
+                f"[{', '.join(map(str, size))}]"
             )
     return tuple(int(s) for s in size)
 
 
-def _filled(fill: Any, size: tuple[Any, ...], dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+def _filled(
+    fill: Any, size: tuple[Any, ...], dtype: Any, device: Any, requires_grad: bool
+) -> Tensor:
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.DEFAULT_FLOAT
     _check_requires_grad(dt, requires_grad)
     dev = to_device(device)
@@ -136,20 +155,43 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _filled(lambda xp, s, d: xp.empty(s, d), size, dtype, device, requires_grad)
 
 
-@public("full", (), (SIZE, Param("fill_value", "number", 0.0), DTYPE, RG), category="creation",
-        doc="a tensor filled with one value", method=False)
-def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+@public(
+    "full",
+    (),
+    (SIZE, Param("fill_value", "number", 0.0), DTYPE, RG),
+    category="creation",
+    doc="a tensor filled with one value",
+    method=False,
+)
+def full(
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
-    return _filled(lambda xp, s, d: xp.full(s, fill_value, d), (tuple(size),), dtype, device, requires_grad)
+    return _filled(
+        lambda xp, s, d: xp.full(s, fill_value, d), (tuple(size),), dtype, device, requires_grad
+    )
 
 
 def _random(kind: str) -> Any:
-    def fn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-           generator: Any = None) -> Tensor:
+    def fn(
+        *size: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        generator: Any = None,
+    ) -> Tensor:
         def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
             if np.dtype(d).kind != "f":
-                raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{dtypes.FROM_NP[np.dtype(d)]._legacy[:-6]}\'')
+                raise RuntimeError(
+                    '"check_uniform_bounds" not implemented for '
+                    f"'{dtypes.FROM_NP[np.dtype(d)]._legacy[:-6]}'"
+                )
             arr = _RNG.random(s) if kind == "rand" else _RNG.standard_normal(s)
             return xp.asarray(arr.astype(d))
 
@@ -159,16 +201,41 @@ def _random(kind: str) -> Any:
     return fn
 
 
-rand = public("rand", (), (SIZE, DTYPE, RG), category="creation", doc="uniform random values in [0, 1)",
-              method=False)(_random("rand"))
-randn = public("randn", (), (SIZE, DTYPE, RG), category="creation", doc="standard normal random values",
-               method=False)(_random("randn"))
+rand = public(
+    "rand",
+    (),
+    (SIZE, DTYPE, RG),
+    category="creation",
+    doc="uniform random values in [0, 1)",
+    method=False,
+)(_random("rand"))
+randn = public(
+    "randn",
+    (),
+    (SIZE, DTYPE, RG),
+    category="creation",
+    doc="standard normal random values",
+    method=False,
+)(_random("randn"))
 
 
-@public("arange", (), (Param("start", "number", 0), Param("end", "number", 5), Param("step", "number", 1), DTYPE, RG),
-        category="creation", doc="evenly spaced values in [start, end)", method=False)
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+@public(
+    "arange",
+    (),
+    (Param("start", "number", 0), Param("end", "number", 5), Param("step", "number", 1), DTYPE, RG),
+    category="creation",
+    doc="evenly spaced values in [start, end)",
+    method=False,
+)
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -182,8 +249,12 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
 
 
 def _like(fn: Any) -> Any:
-    def like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-        return fn(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    def like(
+        t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return fn(
+            *t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad
+        )
 
     like.__name__ = f"{fn.__name__}_like"
     return like
@@ -196,9 +267,21 @@ randn_like = _like(randn)
 empty_like = _like(empty)
 
 
-def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return full(tuple(t.shape), fill_value, dtype=dtype or t.dtype, device=device or t.device,
-                requires_grad=requires_grad)
+def full_like(
+    t: Tensor,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    return full(
+        tuple(t.shape),
+        fill_value,
+        dtype=dtype or t.dtype,
+        device=device or t.device,
+        requires_grad=requires_grad,
+    )
 
 
 def legacy_new(dt: dtypes.dtype, args: tuple[Any, ...], dev: Any = None) -> Tensor:

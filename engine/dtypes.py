@@ -95,7 +95,9 @@ def infer_dtype(value: Any) -> dtype:
     if isinstance(value, builtins.int | np.integer):
         return int64 if isinstance(value, builtins.int) else FROM_NP[np.asarray(value).dtype]
     if isinstance(value, builtins.float | np.floating):
-        return DEFAULT_FLOAT if isinstance(value, builtins.float) else FROM_NP[np.asarray(value).dtype]
+        return (
+            DEFAULT_FLOAT if isinstance(value, builtins.float) else FROM_NP[np.asarray(value).dtype]
+        )
     raise TypeError(f"Could not infer dtype of {type(value).__name__}")
 
 

@@ -91,7 +91,7 @@ def tensor_repr(t: Any) -> str:
     suffixes: list[str] = []
     if t.is_cuda:
         suffixes.append("device='cuda:0'")
-    if arr.size == 0 and arr.ndim != 1 or (arr.size == 0 and arr.ndim == 1 and False):
+    if (arr.size == 0 and arr.ndim != 1) or (False):
         body = "[]"
         suffixes.insert(0, f"size=({', '.join(map(str, arr.shape))}{',' if arr.ndim == 1 else ''})")
     elif arr.size == 0:

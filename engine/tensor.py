@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes, grad_mode
+from engine import dtypes
 from engine.autograd.graph import AccumulateGrad, Node, RemovableHandle, add_hook
 from engine.backend import CPU, CUDA0, device, device_of, to_device, to_numpy, xp_for
+from engine.messages import NONLEAF_REQUIRES_GRAD
 
 NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -74,11 +75,7 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
+            raise RuntimeError(NONLEAF_REQUIRES_GRAD)
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
@@ -87,11 +84,7 @@ class Tensor:
         if self.grad_fn is not None:
             if requires_grad:
                 return self
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
+            raise RuntimeError(NONLEAF_REQUIRES_GRAD)
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
@@ -203,7 +196,11 @@ class Tensor:
     def detach_(self) -> Tensor:
         if self._base is not None and self._base.requires_grad:
             raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
         self.grad_fn = None
         self._requires_grad = False
@@ -292,9 +289,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
-            )
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:
@@ -374,7 +369,9 @@ class Tensor:
     def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
         from engine.creation import tensor
 
-        return tensor(data, dtype=dtype or self.dtype, device=self.device, requires_grad=requires_grad)
+        return tensor(
+            data, dtype=dtype or self.dtype, device=self.device, requires_grad=requires_grad
+        )
 
     def new_zeros(self, *size: Any, dtype: Any = None) -> Tensor:
         from engine.creation import zeros

@@ -155,9 +155,7 @@ def run_backward(
 
     tm = create_graph
     roots = [_root_edge(t, i) for i, t in enumerate(tensors)]
-    root_grads = [
-        (g if tm else g._data) if isinstance(g, Tensor) else g for g in grad_tensors
-    ]
+    root_grads = [(g if tm else g._data) if isinstance(g, Tensor) else g for g in grad_tensors]
 
     # Count dependencies (edges into each node) over the reachable graph.
     deps: dict[Node, int] = {}
@@ -325,7 +323,9 @@ def _run_post_hooks(node: Node, grads: list[Any], outs: tuple[Any, ...], tm: boo
         fn(wrap(outs), wrap(grads))
 
 
-def _observe(observers: list[Any], node: Node, grads: list[Any], outs: tuple[Any, ...], tm: bool) -> None:
+def _observe(
+    observers: list[Any], node: Node, grads: list[Any], outs: tuple[Any, ...], tm: bool
+) -> None:
     from engine.tensor import Tensor
 
     def snap(g: Any) -> Any:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine import grad_mode
-from engine.autograd.graph import BACKWARD_TWICE, Node, SavedTensor, grad_accumulator
-from engine.ops.core import LEAF_INPLACE
+from engine.autograd.graph import Node, SavedTensor, grad_accumulator
+from engine.messages import BACKWARD_TWICE, LEAF_INPLACE
 
 
 class FunctionCtx:
@@ -161,7 +161,8 @@ class Function:
         non_diff = {id(t) for t in ctx.__dict__.get("_non_diff", ())}
         if record:
             ctx.next_functions = tuple(
-                (t.grad_fn, t._output_nr) if t.grad_fn is not None
+                (t.grad_fn, t._output_nr)
+                if t.grad_fn is not None
                 else ((grad_accumulator(t), 0) if t._requires_grad else (None, 0))
                 for t in tensors
             )

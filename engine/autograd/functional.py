@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.autograd.engine_run import run_backward
-
-SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
+from engine.messages import SCALAR_ONLY
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -33,7 +32,7 @@ def _make_grads(outputs: list[Any], grads: list[Any]) -> list[Any]:
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
             xp = t._data.__array_namespace__() if hasattr(t._data, "__array_namespace__") else None
-            arr = (xp.ones_like(t._data) if xp is not None else t._data * 0 + 1)
+            arr = xp.ones_like(t._data) if xp is not None else t._data * 0 + 1
             out.append(Tensor._wrap(arr))
         else:
             if not isinstance(g, Tensor):
@@ -68,7 +67,7 @@ def backward(
     grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(
-            f"grad can be implicitly created only for scalar outputs"
+            "grad can be implicitly created only for scalar outputs"
             if not grads
             else f"got {len(grads)} gradients for {len(outputs)} outputs"
         )

@@ -42,22 +42,35 @@ def gradcheck(
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     for i in diff:
         if inputs[i].dtype.name != "float64":
-            raise GradcheckError(f"gradcheck expects float64 inputs, input {i} is {inputs[i].dtype}")
+            raise GradcheckError(
+                f"gradcheck expects float64 inputs, input {i} is {inputs[i].dtype}"
+            )
     outs = _outputs(fn, inputs)
     rng = np.random.default_rng(0)
     cots = [rng.standard_normal(tuple(o.shape)) for o in outs]
 
     def scalar(vals: Sequence[Any]) -> float:
         os_ = _outputs(fn, vals)
-        return float(sum((to_numpy(o._data).astype(np.float64) * c).sum() for o, c in zip(os_, cots, strict=True)))
+        return float(
+            sum(
+                (to_numpy(o._data).astype(np.float64) * c).sum()
+                for o, c in zip(os_, cots, strict=True)
+            )
+        )
 
     targets = [o for o in outs if o.requires_grad]
     if not targets:
         return True
     from engine.creation import tensor as make
 
-    grads_out = [make(c, dtype=o.dtype, device=o.device) for o, c in zip(outs, cots, strict=True) if o.requires_grad]
-    analytic = grad(targets, [inputs[i] for i in diff], grads_out, allow_unused=True, retain_graph=True)
+    grads_out = [
+        make(c, dtype=o.dtype, device=o.device)
+        for o, c in zip(outs, cots, strict=True)
+        if o.requires_grad
+    ]
+    analytic = grad(
+        targets, [inputs[i] for i in diff], grads_out, allow_unused=True, retain_graph=True
+    )
     for k, i in enumerate(diff):
         x = inputs[i]
         host = to_numpy(x._data)
@@ -82,7 +95,8 @@ def gradcheck(
         if not np.allclose(a, num, atol=atol, rtol=rtol):
             if raise_exception:
                 raise GradcheckError(
-                    f"Jacobian mismatch for input {i}:\nanalytic {a.tolist()}\nnumerical {num.tolist()}"
+                    f"Jacobian mismatch for input {i}:\nanalytic {a.tolist()}\nnumerical "
+                    f"{num.tolist()}"
                 )
             return False
     return True

@@ -16,19 +16,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engine.messages import BACKWARD_TWICE
+
 if TYPE_CHECKING:
     from engine.tensor import Tensor
 
 _SEQ = itertools.count()
 MAX_SEQ = 2**63
-
-BACKWARD_TWICE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
 
 
 class RemovableHandle:

@@ -3,4 +3,15 @@
 from engine.ops import convert, index, linalg, nn, pointwise, reduce, shape
 from engine.ops.core import OPS, OpDef, Sample
 
-__all__ = ["OPS", "OpDef", "Sample", "convert", "index", "linalg", "nn", "pointwise", "reduce", "shape"]
+__all__ = [
+    "OPS",
+    "OpDef",
+    "Sample",
+    "convert",
+    "index",
+    "linalg",
+    "nn",
+    "pointwise",
+    "reduce",
+    "shape",
+]

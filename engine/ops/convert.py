@@ -10,17 +10,38 @@ from engine.ops import pointwise
 from engine.ops.core import OPS, Sample, apply_inplace, apply_op, declare
 
 
-def _to_copy_fwd(xp: Any, a: Any, dtype: Any, device: Any, src_dtype: Any = None, src_device: Any = None) -> Any:
+def _to_copy_fwd(
+    xp: Any, a: Any, dtype: Any, device: Any, src_dtype: Any = None, src_device: Any = None
+) -> Any:
     target = xp_for(device)
     arr = a if target is xp else (target.asarray(a) if target.__name__ == "cupy" else to_numpy(a))
     return arr.astype(dtype.np, copy=arr is a)
 
 
 TO_COPY = declare(
-    "_to_copy", "ToCopyBackward0", ("self",), _to_copy_fwd,
-    lambda c, g: c.m._to_copy(g, dtype=c.p["src_dtype"], device=c.p["src_device"],
-                              src_dtype=c.p["dtype"], src_device=c.p["device"]),
-    dtype=lambda i, p: p["dtype"], samples=(Sample(((2, 3),), {"dtype": dtypes.float64, "device": device("cpu"), "src_dtype": dtypes.float64, "src_device": device("cpu")}),),
+    "_to_copy",
+    "ToCopyBackward0",
+    ("self",),
+    _to_copy_fwd,
+    lambda c, g: c.m._to_copy(
+        g,
+        dtype=c.p["src_dtype"],
+        device=c.p["src_device"],
+        src_dtype=c.p["dtype"],
+        src_device=c.p["device"],
+    ),
+    dtype=lambda i, p: p["dtype"],
+    samples=(
+        Sample(
+            ((2, 3),),
+            {
+                "dtype": dtypes.float64,
+                "device": device("cpu"),
+                "src_dtype": dtypes.float64,
+                "src_device": device("cpu"),
+            },
+        ),
+    ),
 )
 
 
@@ -38,7 +59,9 @@ def _parse_to(t: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[An
         elif isinstance(a, str | device | int):
             dev = a
         elif a is not None:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got ({type(a).__name__})"
+            )
     if "dtype" in kwargs:
         dt = kwargs.pop("dtype")
     if "device" in kwargs:
@@ -51,16 +74,37 @@ def to(t: Any, *args: Any, **kwargs: Any) -> Any:
     dev, dt, copy = _parse_to(t, args, dict(kwargs))
     if dev == t.device and dt is t.dtype and not copy:
         return t
-    return apply_op(TO_COPY, (t,), {"dtype": dt, "device": dev, "src_dtype": t.dtype, "src_device": t.device})
+    return apply_op(
+        TO_COPY, (t,), {"dtype": dt, "device": dev, "src_dtype": t.dtype, "src_device": t.device}
+    )
 
 
 # -- in-place methods -------------------------------------------------------------
-ZERO = declare("zero_", "ZeroBackward0", ("self",), lambda xp, a: xp.zeros_like(a), lambda c, g: g * 0, dtype="same")
-FILL = declare("fill_", "FillBackward2", ("self",), lambda xp, a, value: xp.full_like(a, value),
-               lambda c, g: g * 0, dtype="same")
+ZERO = declare(
+    "zero_",
+    "ZeroBackward0",
+    ("self",),
+    lambda xp, a: xp.zeros_like(a),
+    lambda c, g: g * 0,
+    dtype="same",
+)
+FILL = declare(
+    "fill_",
+    "FillBackward2",
+    ("self",),
+    lambda xp, a, value: xp.full_like(a, value),
+    lambda c, g: g * 0,
+    dtype="same",
+)
 COPY = declare(
-    "copy_", "torch::autograd::CopyBackwards", ("self", "src"),
-    lambda xp, a, src: xp.broadcast_to(src, a.shape).astype(a.dtype) if src.dtype != a.dtype or src.shape != a.shape else src.copy(),
+    "copy_",
+    "torch::autograd::CopyBackwards",
+    ("self", "src"),
+    lambda xp, a, src: (
+        xp.broadcast_to(src, a.shape).astype(a.dtype)
+        if src.dtype != a.dtype or src.shape != a.shape
+        else src.copy()
+    ),
     lambda c, g: (g * 0 if c.needs[0] else None, g if c.needs[1] else None),
     dtype="same",
 )

@@ -22,7 +22,8 @@ import numpy as np
 
 from engine import dtypes, grad_mode
 from engine.autograd.graph import Node, SavedTensor, grad_accumulator
-from engine.backend import array_module, device_of, xp_for
+from engine.backend import array_module, device_of
+from engine.messages import LEAF_INPLACE, VIEW_LEAF_INPLACE
 
 Forward = Callable[..., Any]
 Backward = Callable[..., Any]
@@ -169,9 +170,7 @@ def _result_dtype(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) ->
     if rule == "promote" or rule == "float":
         first = inputs[0]
         d = getattr(first, "_dtype_for_promotion", None)
-        if d is not None and all(
-            getattr(x, "_dtype_for_promotion", None) is d for x in inputs[1:]
-        ):
+        if d is not None and all(getattr(x, "_dtype_for_promotion", None) is d for x in inputs[1:]):
             out = d
         else:
             out = dtypes.result_type(*inputs)
@@ -296,7 +295,9 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         node.next_functions = tuple(edges)
         node.needs = needs
         node.p = params
-        node.shapes = [x.shape if type(x) is np.ndarray else getattr(x, "shape", ()) for x in arrays]
+        node.shapes = [
+            x.shape if type(x) is np.ndarray else getattr(x, "shape", ()) for x in arrays
+        ]
         node._out_meta = [(first.shape, first.dtype, None)]
         r.grad_fn = node
         node._saved = _save(op, inputs, r, out, needs) if op.save else None
@@ -310,7 +311,9 @@ _TENSOR: list[Any] = []
 _new = object.__new__
 
 
-def _save(op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: list[bool]) -> dict[str, Any]:
+def _save(
+    op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: list[bool]
+) -> dict[str, Any]:
     saved: dict[str, Any] = {}
     for key, idx, when in op.save_plan:
         if when is not None and not any(needs[w] for w in when):
@@ -327,10 +330,6 @@ def _save(op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: list
 
 
 # -- in-place ----------------------------------------------------------------
-LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
-VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-
-
 def check_inplace(t: Any) -> None:
     if not grad_mode.STATE.enabled:
         return
@@ -351,7 +350,8 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
     out_dtype = _result_dtype(op, inputs, params)
     if not _can_cast(out_dtype, self.dtype):
         raise RuntimeError(
-            f"result type {_cap(out_dtype)} can't be cast to the desired output type {_cap(self.dtype)}"
+            f"result type {_cap(out_dtype)} can't be cast to the desired output type "
+            f"{_cap(self.dtype)}"
         )
     tensors = [x for x in inputs if isinstance(x, Tensor)]
     _same_device(op, tensors)
@@ -383,7 +383,9 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
         edges, needs = [], []
         for x in original:
             if isinstance(x, Tensor) and x.requires_grad:
-                edges.append((x.grad_fn, x._output_nr) if x.grad_fn is not None else (grad_accumulator(x), 0))
+                edges.append(
+                    (x.grad_fn, x._output_nr) if x.grad_fn is not None else (grad_accumulator(x), 0)
+                )
                 needs.append(True)
             else:
                 edges.append((None, 0))

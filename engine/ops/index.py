@@ -25,27 +25,44 @@ def _is_advanced(key: Any) -> bool:
 
 
 SELECT = declare(
-    "select", "SelectBackward0", ("self",),
+    "select",
+    "SelectBackward0",
+    ("self",),
     lambda xp, a, dim, index: a[(slice(None),) * dim + (index, Ellipsis)],
-    lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=(slice(None),) * c.p["dim"] + (c.p["index"],)),
-    dtype="same", view=True, samples=(Sample(((3, 4),), {"dim": 1, "index": 2}),),
+    lambda c, g: c.m.index_backward(
+        g, shape=tuple(c.shapes[0]), key=(slice(None),) * c.p["dim"] + (c.p["index"],)
+    ),
+    dtype="same",
+    view=True,
+    samples=(Sample(((3, 4),), {"dim": 1, "index": 2}),),
 )
 SLICE = declare(
-    "slice", "SliceBackward0", ("self",),
+    "slice",
+    "SliceBackward0",
+    ("self",),
     lambda xp, a, dim, start, end, step: a[(slice(None),) * dim + (slice(start, end, step),)],
     lambda c, g: c.m.index_backward(
-        g, shape=tuple(c.shapes[0]),
-        key=(slice(None),) * c.p["dim"] + (slice(c.p["start"], c.p["end"], c.p["step"]),)),
-    dtype="same", view=True, samples=(Sample(((4, 3),), {"dim": 0, "start": 1, "end": 4, "step": 2}),),
+        g,
+        shape=tuple(c.shapes[0]),
+        key=(slice(None),) * c.p["dim"] + (slice(c.p["start"], c.p["end"], c.p["step"]),),
+    ),
+    dtype="same",
+    view=True,
+    samples=(Sample(((4, 3),), {"dim": 0, "start": 1, "end": 4, "step": 2}),),
 )
 INDEX = declare(
-    "index", "IndexBackward0", ("self",),
+    "index",
+    "IndexBackward0",
+    ("self",),
     lambda xp, a, key: a[key],
     lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=c.p["key"]),
-    dtype="same", samples=(Sample(((4, 3),), {"key": (np.array([0, 2, 2]),)}),),
+    dtype="same",
+    samples=(Sample(((4, 3),), {"key": (np.array([0, 2, 2]),)}),),
 )
 INDEX_BACKWARD = declare(
-    "index_backward", "IndexBackwardBackward0", ("grad",),
+    "index_backward",
+    "IndexBackwardBackward0",
+    ("grad",),
     lambda xp, g, shape, key: _index_into(xp, shape, g.dtype, key, g),
     lambda c, gg: gg[c.p["key"]],
     dtype="same",
@@ -63,13 +80,11 @@ def getitem(x: Any, key: Any) -> Any:
     from engine.tensor import Tensor
 
     keys = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, Tensor | list | np.ndarray) or (isinstance(k, bool)) for k in keys):
+    if any(isinstance(k, (Tensor | list | np.ndarray, bool)) for k in keys):
         return _advanced(x, keys)
     n_real = sum(1 for k in keys if k is not None and k is not Ellipsis)
     if n_real > x.ndim:
-        raise IndexError(
-            f"too many indices for tensor of dimension {x.ndim}"
-        )
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out, dim, changed = x, 0, False
     for pos, k in enumerate(keys):
         if k is Ellipsis:
@@ -89,7 +104,11 @@ def getitem(x: Any, key: Any) -> Any:
             if step <= 0:
                 raise ValueError("step must be greater than zero")
             if not (start == 0 and end == size and step == 1) or not isinstance(key, tuple):
-                out = apply_op(SLICE, (out,), {"dim": dim, "start": start, "end": max(end, start), "step": step})
+                out = apply_op(
+                    SLICE,
+                    (out,),
+                    {"dim": dim, "start": start, "end": max(end, start), "step": step},
+                )
                 changed = True
             dim += 1
         else:
@@ -122,9 +141,7 @@ def _advanced(x: Any, keys: tuple[Any, ...]) -> Any:
     key = tuple(_as_index_array(k, xp) for k in keys)
     for k in key:
         if hasattr(k, "dtype") and k.dtype.kind == "f":
-            raise IndexError(
-                "tensors used as indices must be long, int, byte or bool tensors"
-            )
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     try:
         x._data[key]
     except IndexError as exc:
@@ -133,7 +150,9 @@ def _advanced(x: Any, keys: tuple[Any, ...]) -> Any:
 
 
 INDEX_PUT = declare(
-    "index_put_", "IndexPutBackward0", ("self", "values"),
+    "index_put_",
+    "IndexPutBackward0",
+    ("self", "values"),
     lambda xp, a, v, key: _setitem_array(a.copy(), key, v),
     lambda c, g: (
         c.m.index_put_zero(g, key=c.p["key"]) if c.needs[0] else None,
@@ -141,9 +160,14 @@ INDEX_PUT = declare(
     ),
     samples=(Sample(((4, 3), (2, 3)), {"key": np.array([0, 2])}),),
 )
-declare("index_put_zero", "IndexPutBackward0", ("self",),
-        lambda xp, g, key: _setitem_array(g.copy(), key, 0),
-        lambda c, gg: c.m.index_put_zero(gg, key=c.p["key"]), dtype="same")
+declare(
+    "index_put_zero",
+    "IndexPutBackward0",
+    ("self",),
+    lambda xp, g, key: _setitem_array(g.copy(), key, 0),
+    lambda c, gg: c.m.index_put_zero(gg, key=c.p["key"]),
+    dtype="same",
+)
 
 
 def _setitem_array(a: Any, key: Any, v: Any) -> Any:

@@ -19,9 +19,9 @@ def _t(m: Any, x: Any) -> Any:
 
 def _check_mm(xp: Any, a: Any, b: Any) -> Any:
     if a.ndim != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
@@ -31,7 +31,10 @@ def _check_mm(xp: Any, a: Any, b: Any) -> Any:
 
 
 MM = declare(
-    "mm", "MmBackward0", ("self", "mat2"), _check_mm,
+    "mm",
+    "MmBackward0",
+    ("self", "mat2"),
+    _check_mm,
     lambda c, g: (
         c.m.mm(g, _t(c.m, c.s["mat2"])) if c.needs[0] else None,
         c.m.mm(_t(c.m, c.s["self"]), g) if c.needs[1] else None,
@@ -43,9 +46,7 @@ MM = declare(
 
 def _check_mv(xp: Any, a: Any, v: Any) -> Any:
     if a.ndim != 2 or v.ndim != 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got {v.ndim}, {a.ndim}, {v.ndim}"
-        )
+        raise RuntimeError(f"vector + matrix @ vector expected, got {v.ndim}, {a.ndim}, {v.ndim}")
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
@@ -55,7 +56,10 @@ def _check_mv(xp: Any, a: Any, v: Any) -> Any:
 
 
 MV = declare(
-    "mv", "MvBackward0", ("self", "vec"), _check_mv,
+    "mv",
+    "MvBackward0",
+    ("self", "vec"),
+    _check_mv,
     lambda c, g: (
         c.m.mm(c.m.unsqueeze(g, dim=1), c.m.unsqueeze(c.s["vec"], dim=0)) if c.needs[0] else None,
         c.m.mv(_t(c.m, c.s["self"]), g) if c.needs[1] else None,
@@ -67,27 +71,33 @@ MV = declare(
 
 def _check_dot(xp: Any, a: Any, b: Any) -> Any:
     if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
-        )
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(
-            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
-            "of elements, but got {} and {} elements respectively".format(
-                a.shape[0], b.shape[0], a.shape[0], b.shape[0]
-            )
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+            "have the same number "
+            f"of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively"
         )
     return xp.dot(a, b)
 
 
 DOT = declare(
-    "dot", "DotBackward0", ("self", "tensor"), _check_dot,
-    lambda c, g: (g * c.s["tensor"] if c.needs[0] else None, g * c.s["self"] if c.needs[1] else None),
+    "dot",
+    "DotBackward0",
+    ("self", "tensor"),
+    _check_dot,
+    lambda c, g: (
+        g * c.s["tensor"] if c.needs[0] else None,
+        g * c.s["self"] if c.needs[1] else None,
+    ),
     save={"self": ("tensor",), "tensor": ("self",)},
     samples=(Sample(((3,), (3,))),),
 )
 BMM = declare(
-    "bmm", "BmmBackward0", ("self", "mat2"), lambda xp, a, b: xp.matmul(a, b),
+    "bmm",
+    "BmmBackward0",
+    ("self", "mat2"),
+    lambda xp, a, b: xp.matmul(a, b),
     lambda c, g: (
         c.m.bmm(g, _t(c.m, c.s["mat2"])) if c.needs[0] else None,
         c.m.bmm(_t(c.m, c.s["self"]), g) if c.needs[1] else None,
@@ -105,7 +115,10 @@ def _addmm_fwd(xp: Any, bias: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1
 
 
 ADDMM = declare(
-    "addmm", "AddmmBackward0", ("self", "mat1", "mat2"), _addmm_fwd,
+    "addmm",
+    "AddmmBackward0",
+    ("self", "mat1", "mat2"),
+    _addmm_fwd,
     lambda c, g: (
         (g if c.p.get("beta", 1) == 1 else g * c.p["beta"]) if c.needs[0] else None,
         _scale(c.m.mm(g, _t(c.m, c.s["mat2"])), c.p.get("alpha", 1)) if c.needs[1] else None,
@@ -144,14 +157,21 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
     return apply_op(BMM, (input, mat2))
 
 
-@public("addmm", (Port("input"), "mat1", "mat2"), (Param("beta", "number", 1), Param("alpha", "number", 1)),
-        category="linear algebra", doc="beta * input + alpha * (mat1 @ mat2)")
+@public(
+    "addmm",
+    (Port("input"), "mat1", "mat2"),
+    (Param("beta", "number", 1), Param("alpha", "number", 1)),
+    category="linear algebra",
+    doc="beta * input + alpha * (mat1 @ mat2)",
+)
 def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:  # noqa: A002
     params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
     return apply_op(ADDMM, (input, mat1, mat2), params)
 
 
-@public("matmul", ("input", "other"), category="linear algebra", doc="matrix product with broadcasting")
+@public(
+    "matmul", ("input", "other"), category="linear algebra", doc="matrix product with broadcasting"
+)
 def matmul(input: Any, other: Any) -> Any:  # noqa: A002
     from engine.ops import shape as sh
 
@@ -191,7 +211,8 @@ def matmul(input: Any, other: Any) -> Any:  # noqa: A002
     if b.shape[-2] != m_:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(b.shape[:-2]))}, {m_}] but got: [{int(np.prod(b.shape[:-2]))}, {b.shape[-2]}]."
+            f"[{int(np.prod(b.shape[:-2]))}, {m_}] but got: [{int(np.prod(b.shape[:-2]))}, "
+            f"{b.shape[-2]}]."
         )
     batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     ea = a if tuple(a.shape[:-2]) == batch else sh.expand(a, (*batch, n, m_))

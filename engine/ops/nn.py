@@ -29,16 +29,32 @@ def _dim_of(c: Any) -> Any:
 
 
 SOFTMAX = declare(
-    "softmax", "SoftmaxBackward0", ("self",), _softmax_fwd,
-    lambda c, g: c.s["result"] * (g - c.m.sum_dim(g * c.s["result"], dims=(c.p["dim"],), keepdim=True))
-    if c.shapes[0] else g * 0,
-    dtype="float", save={"result": None}, samples=(Sample(((2, 3),), {"dim": 1}),),
+    "softmax",
+    "SoftmaxBackward0",
+    ("self",),
+    _softmax_fwd,
+    lambda c, g: (
+        c.s["result"] * (g - c.m.sum_dim(g * c.s["result"], dims=(c.p["dim"],), keepdim=True))
+        if c.shapes[0]
+        else g * 0
+    ),
+    dtype="float",
+    save={"result": None},
+    samples=(Sample(((2, 3),), {"dim": 1}),),
 )
 LOG_SOFTMAX = declare(
-    "log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax_fwd,
-    lambda c, g: g - c.m.exp(c.s["result"]) * c.m.sum_dim(g, dims=(c.p["dim"],), keepdim=True)
-    if c.shapes[0] else g * 0,
-    dtype="float", save={"result": None}, samples=(Sample(((2, 3),), {"dim": 1}),),
+    "log_softmax",
+    "LogSoftmaxBackward0",
+    ("self",),
+    _log_softmax_fwd,
+    lambda c, g: (
+        g - c.m.exp(c.s["result"]) * c.m.sum_dim(g, dims=(c.p["dim"],), keepdim=True)
+        if c.shapes[0]
+        else g * 0
+    ),
+    dtype="float",
+    save={"result": None},
+    samples=(Sample(((2, 3),), {"dim": 1}),),
 )
 
 
@@ -63,12 +79,20 @@ def _mse_grad(c: Any, g: Any) -> tuple[Any, Any]:
     return (base if c.needs[0] else None, -base if c.needs[1] else None)
 
 
-MSE = declare("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_grad,
-              save={"self": None, "target": None},
-              samples=(Sample(((2, 3), (2, 3))), Sample(((2, 3), (2, 3)), {"reduction": "sum"})))
+MSE = declare(
+    "mse_loss",
+    "MseLossBackward0",
+    ("self", "target"),
+    _mse_fwd,
+    _mse_grad,
+    save={"self": None, "target": None},
+    samples=(Sample(((2, 3), (2, 3))), Sample(((2, 3), (2, 3)), {"reduction": "sum"})),
+)
 
 
-def _nll_parts(xp: Any, a: Any, target: Any, weight: Any, ignore_index: int) -> tuple[Any, Any, Any]:
+def _nll_parts(
+    xp: Any, a: Any, target: Any, weight: Any, ignore_index: int
+) -> tuple[Any, Any, Any]:
     t = target.reshape(-1) if a.ndim > 1 else target.reshape(1)
     rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
     valid = t != ignore_index
@@ -78,7 +102,14 @@ def _nll_parts(xp: Any, a: Any, target: Any, weight: Any, ignore_index: int) -> 
     return rows, safe_t, w
 
 
-def _nll_fwd(xp: Any, a: Any, target: Any, weight: Any = None, reduction: str = "mean", ignore_index: int = -100) -> Any:
+def _nll_fwd(
+    xp: Any,
+    a: Any,
+    target: Any,
+    weight: Any = None,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+) -> Any:
     rows, t, w = _nll_parts(xp, a, target, weight, ignore_index)
     picked = -rows[xp.arange(rows.shape[0]), t] * w
     if reduction == "none":
@@ -88,7 +119,15 @@ def _nll_fwd(xp: Any, a: Any, target: Any, weight: Any = None, reduction: str = 
     return picked.sum() / w.sum()
 
 
-def _nll_grad_fwd(xp: Any, g: Any, shape: tuple[int, ...], target: Any, weight: Any, reduction: str, ignore_index: int) -> Any:
+def _nll_grad_fwd(
+    xp: Any,
+    g: Any,
+    shape: tuple[int, ...],
+    target: Any,
+    weight: Any,
+    reduction: str,
+    ignore_index: int,
+) -> Any:
     dummy = xp.zeros(shape, dtype=g.dtype)
     rows, t, w = _nll_parts(xp, dummy, target, weight, ignore_index)
     out = xp.zeros(rows.shape, dtype=g.dtype)
@@ -102,27 +141,54 @@ def _nll_grad_fwd(xp: Any, g: Any, shape: tuple[int, ...], target: Any, weight: 
     return out.reshape(shape)
 
 
-NLL_GRAD = declare("nll_loss_backward", "NllLossBackwardBackward0", ("grad",), _nll_grad_fwd,
-                   lambda c, gg: None, dtype="same")
+NLL_GRAD = declare(
+    "nll_loss_backward",
+    "NllLossBackwardBackward0",
+    ("grad",),
+    _nll_grad_fwd,
+    lambda c, gg: None,
+    dtype="same",
+)
 NLL = declare(
-    "nll_loss", "NllLossBackward0", ("self",), _nll_fwd,
-    lambda c, g: c.m.nll_loss_backward(g, shape=tuple(c.shapes[0]), target=c.p["target"], weight=c.p.get("weight"),
-                                       reduction=c.p.get("reduction", "mean"), ignore_index=c.p.get("ignore_index", -100)),
+    "nll_loss",
+    "NllLossBackward0",
+    ("self",),
+    _nll_fwd,
+    lambda c, g: c.m.nll_loss_backward(
+        g,
+        shape=tuple(c.shapes[0]),
+        target=c.p["target"],
+        weight=c.p.get("weight"),
+        reduction=c.p.get("reduction", "mean"),
+        ignore_index=c.p.get("ignore_index", -100),
+    ),
     dtype="same",
     samples=(Sample(((3, 4),), {"target": "classes"}),),
 )
 
 
-@public("softmax", ("input",), (Param("dim", "dim"),), namespace=NS, category="activation",
-        doc="exp(x) / sum(exp(x)) along dim")
+@public(
+    "softmax",
+    ("input",),
+    (Param("dim", "dim"),),
+    namespace=NS,
+    category="activation",
+    doc="exp(x) / sum(exp(x)) along dim",
+)
 def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
     return apply_op(SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
 
 
-@public("log_softmax", ("input",), (Param("dim", "dim"),), namespace=NS, category="activation",
-        doc="log of softmax, computed stably")
+@public(
+    "log_softmax",
+    ("input",),
+    (Param("dim", "dim"),),
+    namespace=NS,
+    category="activation",
+    doc="log of softmax, computed stably",
+)
 def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
@@ -145,9 +211,18 @@ def _softmax_dim(x: Any, dim: int | None) -> int:
     return _wrap(dim, x.ndim)
 
 
-@public("mse_loss", ("input", "target"), (REDUCTION,), namespace=NS, category="loss",
-        doc="mean squared error", method=False)
-def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:  # noqa: A002
+@public(
+    "mse_loss",
+    ("input", "target"),
+    (REDUCTION,),
+    namespace=NS,
+    category="loss",
+    doc="mean squared error",
+    method=False,
+)
+def mse_loss(
+    input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+) -> Any:  # noqa: A002
     if tuple(input.shape) != tuple(target.shape):
         import warnings
 
@@ -163,11 +238,13 @@ def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = No
 
 def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
     if target.dtype.is_floating_point:
-        raise RuntimeError(
-            f"expected scalar type Long but found {_cap(target.dtype)}"
-        )
+        raise RuntimeError(f"expected scalar type Long but found {_cap(target.dtype)}")
     if input.ndim not in (1, 2):
-        raise ValueError(f"Expected 2 or more dimensions (got {input.ndim})" if input.ndim < 1 else "only 1-D and 2-D inputs are supported")
+        raise ValueError(
+            f"Expected 2 or more dimensions (got {input.ndim})"
+            if input.ndim < 1
+            else "only 1-D and 2-D inputs are supported"
+        )
     n = input.shape[0] if input.ndim == 2 else 1
     tn = target.shape[0] if target.ndim else 1
     if input.ndim == 2 and tn != n:
@@ -180,10 +257,24 @@ def _cap(d: Any) -> str:
     return cap(d)
 
 
-@public("nll_loss", ("input", "target"), (REDUCTION, Param("ignore_index", "int", -100)), namespace=NS,
-        category="loss", doc="negative log likelihood of log-probabilities", method=False)
-def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: int = -100,  # noqa: A002
-             reduce: Any = None, reduction: str = "mean") -> Any:
+@public(
+    "nll_loss",
+    ("input", "target"),
+    (REDUCTION, Param("ignore_index", "int", -100)),
+    namespace=NS,
+    category="loss",
+    doc="negative log likelihood of log-probabilities",
+    method=False,
+)
+def nll_loss(
+    input: Any,
+    target: Any,
+    weight: Any = None,
+    size_average: Any = None,
+    ignore_index: int = -100,  # noqa: A002
+    reduce: Any = None,
+    reduction: str = "mean",
+) -> Any:
     _nll_checks(input, target)
     tdata = target._data
     c = input.shape[-1]
@@ -196,18 +287,46 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     return apply_op(NLL, (input,), params)
 
 
-@public("cross_entropy", ("input", "target"), (REDUCTION, Param("ignore_index", "int", -100)), namespace=NS,
-        category="loss", doc="log_softmax followed by nll_loss", method=False)
-def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: int = -100,  # noqa: A002
-                  reduce: Any = None, reduction: str = "mean", label_smoothing: float = 0.0) -> Any:
+@public(
+    "cross_entropy",
+    ("input", "target"),
+    (REDUCTION, Param("ignore_index", "int", -100)),
+    namespace=NS,
+    category="loss",
+    doc="log_softmax followed by nll_loss",
+    method=False,
+)
+def cross_entropy(
+    input: Any,
+    target: Any,
+    weight: Any = None,
+    size_average: Any = None,
+    ignore_index: int = -100,  # noqa: A002
+    reduce: Any = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Any:
     if target.dtype.is_floating_point:
-        raise NotImplementedError("cross_entropy with class probabilities is not supported by the engine")
-    return nll_loss(log_softmax(input, 1 if input.ndim >= 2 else 0), target, weight,
-                    ignore_index=ignore_index, reduction=reduction)
+        raise NotImplementedError(
+            "cross_entropy with class probabilities is not supported by the engine"
+        )
+    return nll_loss(
+        log_softmax(input, 1 if input.ndim >= 2 else 0),
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=reduction,
+    )
 
 
-@public("linear", ("input", "weight", Port("bias", optional=True)), namespace=NS, category="linear algebra",
-        doc="input @ weight.T + bias", method=False)
+@public(
+    "linear",
+    ("input", "weight", Port("bias", optional=True)),
+    namespace=NS,
+    category="linear algebra",
+    doc="input @ weight.T + bias",
+    method=False,
+)
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
     from engine.ops import linalg, shape
 

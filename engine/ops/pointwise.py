@@ -28,33 +28,46 @@ def _float_out(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
 
 # -- binary arithmetic ---------------------------------------------------------
 ADD = declare(
-    "add", "AddBackward0", ("self", "other"),
+    "add",
+    "AddBackward0",
+    ("self", "other"),
     lambda xp, a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
     lambda c, g: (g, g if c.p.get("alpha", 1) == 1 else g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
 )
 SUB = declare(
-    "sub", "SubBackward0", ("self", "other"),
+    "sub",
+    "SubBackward0",
+    ("self", "other"),
     lambda xp, a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
     lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2),
 )
 RSUB = declare(
-    "rsub", "RsubBackward1", ("self",),
+    "rsub",
+    "RsubBackward1",
+    ("self",),
     lambda xp, a, other, alpha=1: other - a if alpha == 1 else other - alpha * a,
     lambda c, g: -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"],
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.0}),),
 )
 MUL = declare(
-    "mul", "MulBackward0", ("self", "other"),
+    "mul",
+    "MulBackward0",
+    ("self", "other"),
     lambda xp, a, b: a * b,
-    lambda c, g: (g * c.s["other"] if c.needs[0] else None, g * c.s["self"] if c.needs[1] else None),
+    lambda c, g: (
+        g * c.s["other"] if c.needs[0] else None,
+        g * c.s["self"] if c.needs[1] else None,
+    ),
     save={"self": ("other",), "other": ("self",)},
     samples=(S23, BCAST, BCAST2),
 )
 DIV = declare(
-    "div", "DivBackward0", ("self", "other"),
+    "div",
+    "DivBackward0",
+    ("self", "other"),
     lambda xp, a, b: a / b,
     lambda c, g: (
         g / c.s["other"] if c.needs[0] else None,
@@ -65,10 +78,14 @@ DIV = declare(
     samples=(Sample(((2, 3), (2, 3)), positive=True), Sample(((2, 3), (3,)), positive=True)),
 )
 RECIPROCAL = declare(
-    "reciprocal", "ReciprocalBackward0", ("self",),
+    "reciprocal",
+    "ReciprocalBackward0",
+    ("self",),
     lambda xp, a: 1.0 / a,
     lambda c, g: -g * c.s["result"] * c.s["result"],
-    dtype=_float_out, save={"result": None}, samples=POS,
+    dtype=_float_out,
+    save={"result": None},
+    samples=POS,
 )
 NEG = declare("neg", "NegBackward0", ("self",), lambda xp, a: -a, lambda c, g: -g, samples=UNARY)
 
@@ -81,15 +98,22 @@ def _pow_scalar_grad(c: Any, g: Any) -> Any:
 
 
 POW0 = declare(
-    "pow", "PowBackward0", ("self",),
+    "pow",
+    "PowBackward0",
+    ("self",),
     lambda xp, a, exponent: a**exponent,
     _pow_scalar_grad,
     dtype=lambda i, p: dtypes.result_type(i[0], p["exponent"]),
     save={"self": None},
-    samples=(Sample(((2, 3),), {"exponent": 2}), Sample(((2, 3),), {"exponent": 0.5}, positive=True)),
+    samples=(
+        Sample(((2, 3),), {"exponent": 2}),
+        Sample(((2, 3),), {"exponent": 0.5}, positive=True),
+    ),
 )
 POW1 = declare(
-    "pow_tensor", "PowBackward1", ("self", "exponent"),
+    "pow_tensor",
+    "PowBackward1",
+    ("self", "exponent"),
     lambda xp, a, b: a**b,
     lambda c, g: (
         g * c.s["exponent"] * c.s["self"] ** (c.s["exponent"] - 1) if c.needs[0] else None,
@@ -99,8 +123,12 @@ POW1 = declare(
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
 )
 POW2 = declare(
-    "pow_scalar_base", "PowBackward2", ("exponent",),
-    lambda xp, e, base: xp.power(base, e) if not isinstance(base, int) or e.dtype.kind == "f" else base**e,
+    "pow_scalar_base",
+    "PowBackward2",
+    ("exponent",),
+    lambda xp, e, base: (
+        xp.power(base, e) if not isinstance(base, int) or e.dtype.kind == "f" else base**e
+    ),
     lambda c, g: g * c.s["result"] * _log_number(c.p["base"]),
     dtype=lambda i, p: dtypes.result_type(p["base"], i[0]),
     save={"result": None},
@@ -115,39 +143,111 @@ def _log_number(x: float) -> float:
 
 
 # -- unary math and activations -----------------------------------------------
-EXP = declare("exp", "ExpBackward0", ("self",), lambda xp, a: xp.exp(a),
-              lambda c, g: g * c.s["result"], dtype=_float_out, save={"result": None}, samples=UNARY)
-LOG = declare("log", "LogBackward0", ("self",), lambda xp, a: xp.log(a),
-              lambda c, g: g / c.s["self"], dtype=_float_out, save={"self": None}, samples=POS)
-SQRT = declare("sqrt", "SqrtBackward0", ("self",), lambda xp, a: xp.sqrt(a),
-               lambda c, g: g / (2 * c.s["result"]), dtype=_float_out, save={"result": None},
-               samples=POS)
-ABS = declare("abs", "AbsBackward0", ("self",), lambda xp, a: xp.abs(a),
-              lambda c, g: g * c.m.sign(c.s["self"]), dtype="same", save={"self": None},
-              samples=(Sample(((2, 3),), distinct=True),))
-SIN = declare("sin", "SinBackward0", ("self",), lambda xp, a: xp.sin(a),
-              lambda c, g: g * c.m.cos(c.s["self"]), dtype=_float_out, save={"self": None},
-              samples=UNARY)
-COS = declare("cos", "CosBackward0", ("self",), lambda xp, a: xp.cos(a),
-              lambda c, g: -g * c.m.sin(c.s["self"]), dtype=_float_out, save={"self": None},
-              samples=UNARY)
-TANH = declare("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
-               lambda c, g: g * (1 - c.s["result"] * c.s["result"]), dtype=_float_out,
-               save={"result": None}, samples=UNARY)
+EXP = declare(
+    "exp",
+    "ExpBackward0",
+    ("self",),
+    lambda xp, a: xp.exp(a),
+    lambda c, g: g * c.s["result"],
+    dtype=_float_out,
+    save={"result": None},
+    samples=UNARY,
+)
+LOG = declare(
+    "log",
+    "LogBackward0",
+    ("self",),
+    lambda xp, a: xp.log(a),
+    lambda c, g: g / c.s["self"],
+    dtype=_float_out,
+    save={"self": None},
+    samples=POS,
+)
+SQRT = declare(
+    "sqrt",
+    "SqrtBackward0",
+    ("self",),
+    lambda xp, a: xp.sqrt(a),
+    lambda c, g: g / (2 * c.s["result"]),
+    dtype=_float_out,
+    save={"result": None},
+    samples=POS,
+)
+ABS = declare(
+    "abs",
+    "AbsBackward0",
+    ("self",),
+    lambda xp, a: xp.abs(a),
+    lambda c, g: g * c.m.sign(c.s["self"]),
+    dtype="same",
+    save={"self": None},
+    samples=(Sample(((2, 3),), distinct=True),),
+)
+SIN = declare(
+    "sin",
+    "SinBackward0",
+    ("self",),
+    lambda xp, a: xp.sin(a),
+    lambda c, g: g * c.m.cos(c.s["self"]),
+    dtype=_float_out,
+    save={"self": None},
+    samples=UNARY,
+)
+COS = declare(
+    "cos",
+    "CosBackward0",
+    ("self",),
+    lambda xp, a: xp.cos(a),
+    lambda c, g: -g * c.m.sin(c.s["self"]),
+    dtype=_float_out,
+    save={"self": None},
+    samples=UNARY,
+)
+TANH = declare(
+    "tanh",
+    "TanhBackward0",
+    ("self",),
+    lambda xp, a: xp.tanh(a),
+    lambda c, g: g * (1 - c.s["result"] * c.s["result"]),
+    dtype=_float_out,
+    save={"result": None},
+    samples=UNARY,
+)
 
 
 def _sigmoid(xp: Any, a: Any) -> Any:
     return 1 / (1 + xp.exp(-a))
 
 
-SIGMOID = declare("sigmoid", "SigmoidBackward0", ("self",), _sigmoid,
-                  lambda c, g: g * c.s["result"] * (1 - c.s["result"]), dtype=_float_out,
-                  save={"result": None}, samples=UNARY)
-RELU = declare("relu", "ReluBackward0", ("self",), lambda xp, a: xp.maximum(a, 0),
-               lambda c, g: g * c.m.gt(c.s["result"], 0), dtype="same", save={"result": None},
-               samples=(Sample(((2, 3),), distinct=True),))
-SIGN = declare("sign", "SignBackward0", ("self",), lambda xp, a: xp.sign(a),
-               lambda c, g: g * 0, dtype="same", samples=UNARY)
+SIGMOID = declare(
+    "sigmoid",
+    "SigmoidBackward0",
+    ("self",),
+    _sigmoid,
+    lambda c, g: g * c.s["result"] * (1 - c.s["result"]),
+    dtype=_float_out,
+    save={"result": None},
+    samples=UNARY,
+)
+RELU = declare(
+    "relu",
+    "ReluBackward0",
+    ("self",),
+    lambda xp, a: xp.maximum(a, 0),
+    lambda c, g: g * c.m.gt(c.s["result"], 0),
+    dtype="same",
+    save={"result": None},
+    samples=(Sample(((2, 3),), distinct=True),),
+)
+SIGN = declare(
+    "sign",
+    "SignBackward0",
+    ("self",),
+    lambda xp, a: xp.sign(a),
+    lambda c, g: g * 0,
+    dtype="same",
+    samples=UNARY,
+)
 
 
 def _clamp_fwd(xp: Any, a: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
@@ -167,11 +267,19 @@ def _clamp_mask(c: Any) -> Any:
 
 
 CLAMP = declare(
-    "clamp", "ClampBackward1", ("self",), _clamp_fwd,
+    "clamp",
+    "ClampBackward1",
+    ("self",),
+    _clamp_fwd,
     lambda c, g: g * _clamp_mask(c),
-    dtype=lambda i, p: dtypes.result_type(i[0], *(v for v in (p.get("min"), p.get("max")) if v is not None)),
+    dtype=lambda i, p: dtypes.result_type(
+        i[0], *(v for v in (p.get("min"), p.get("max")) if v is not None)
+    ),
     save={"self": None},
-    samples=(Sample(((2, 3),), {"min": -0.5, "max": 0.5}, distinct=True), Sample(((2, 3),), {"min": 0.0}, distinct=True)),
+    samples=(
+        Sample(((2, 3),), {"min": -0.5, "max": 0.5}, distinct=True),
+        Sample(((2, 3),), {"min": 0.0}, distinct=True),
+    ),
 )
 
 
@@ -197,8 +305,11 @@ def _clamp_t_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
 
 
 CLAMP_T = declare(
-    "clamp_tensor", "ClampBackward0", ("self", "min", "max"),
-    lambda xp, a, lo, hi: _clamp_fwd(xp, a, lo, hi), _clamp_t_grads,
+    "clamp_tensor",
+    "ClampBackward0",
+    ("self", "min", "max"),
+    lambda xp, a, lo, hi: _clamp_fwd(xp, a, lo, hi),
+    _clamp_t_grads,
     save={"self": None, "min": None, "max": None},
     samples=(Sample(((2, 3), (2, 3), (2, 3)), distinct=True),),
 )
@@ -212,12 +323,24 @@ def _max_grads(c: Any, g: Any, keep_self_gt: bool) -> tuple[Any, Any]:
     return (ga if c.needs[0] else None, gb if c.needs[1] else None)
 
 
-MAXIMUM = declare("maximum", "MaximumBackward0", ("self", "other"), lambda xp, a, b: xp.maximum(a, b),
-                  lambda c, g: _max_grads(c, g, True), save={"self": None, "other": None},
-                  samples=(Sample(((2, 3), (2, 3)), distinct=True), Sample(((2, 3), (3,)), distinct=True)))
-MINIMUM = declare("minimum", "MinimumBackward0", ("self", "other"), lambda xp, a, b: xp.minimum(a, b),
-                  lambda c, g: _max_grads(c, g, False), save={"self": None, "other": None},
-                  samples=(Sample(((2, 3), (2, 3)), distinct=True),))
+MAXIMUM = declare(
+    "maximum",
+    "MaximumBackward0",
+    ("self", "other"),
+    lambda xp, a, b: xp.maximum(a, b),
+    lambda c, g: _max_grads(c, g, True),
+    save={"self": None, "other": None},
+    samples=(Sample(((2, 3), (2, 3)), distinct=True), Sample(((2, 3), (3,)), distinct=True)),
+)
+MINIMUM = declare(
+    "minimum",
+    "MinimumBackward0",
+    ("self", "other"),
+    lambda xp, a, b: xp.minimum(a, b),
+    lambda c, g: _max_grads(c, g, False),
+    save={"self": None, "other": None},
+    samples=(Sample(((2, 3), (2, 3)), distinct=True),),
+)
 
 
 def _where_fwd(xp: Any, a: Any, b: Any, condition: Any) -> Any:
@@ -225,17 +348,34 @@ def _where_fwd(xp: Any, a: Any, b: Any, condition: Any) -> Any:
 
 
 WHERE = declare(
-    "where", "WhereBackward0", ("self", "other"), _where_fwd,
-    lambda c, g: (c.m.where(g, g * 0, condition=c.p["condition"]) if c.needs[0] else None,
-                  c.m.where(g * 0, g, condition=c.p["condition"]) if c.needs[1] else None),
+    "where",
+    "WhereBackward0",
+    ("self", "other"),
+    _where_fwd,
+    lambda c, g: (
+        c.m.where(g, g * 0, condition=c.p["condition"]) if c.needs[0] else None,
+        c.m.where(g * 0, g, condition=c.p["condition"]) if c.needs[1] else None,
+    ),
     samples=(Sample(((2, 3), (2, 3)), {"condition": "mask"}),),
 )
 
 # -- comparisons and logic (no gradient) --------------------------------------
-_CMP = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal"}
+_CMP = {
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+}
 for _n, _np_name in _CMP.items():
-    declare(_n, None, ("self", "other"),
-            (lambda f: lambda xp, a, b: getattr(xp, f)(a, b))(_np_name), dtype="bool")
+    declare(
+        _n,
+        None,
+        ("self", "other"),
+        (lambda f: lambda xp, a, b: getattr(xp, f)(a, b))(_np_name),
+        dtype="bool",
+    )
 declare("logical_not", None, ("self",), lambda xp, a: xp.logical_not(a), dtype="bool")
 declare("logical_and", None, ("self", "other"), lambda xp, a, b: xp.logical_and(a, b), dtype="bool")
 declare("logical_or", None, ("self", "other"), lambda xp, a, b: xp.logical_or(a, b), dtype="bool")
@@ -298,7 +438,12 @@ def neg(input: Any) -> Any:  # noqa: A002
     return apply_op(NEG, (input,))
 
 
-@public("pow", ("input", Port("exponent", scalar_ok=True)), category="arithmetic", doc="input ** exponent")
+@public(
+    "pow",
+    ("input", Port("exponent", scalar_ok=True)),
+    category="arithmetic",
+    doc="input ** exponent",
+)
 def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
     if not _is_tensor(input):
         return apply_op(POW2, (exponent,), {"base": input})
@@ -331,8 +476,13 @@ relu = _unary_public("relu", RELU, "activation", "max(input, 0)")
 sign = _unary_public("sign", SIGN, "math", "sign of input")
 
 
-@public("clamp", ("input",), (Param("min", "optional_number", None), Param("max", "optional_number", None)),
-        category="math", doc="limit values to [min, max]")
+@public(
+    "clamp",
+    ("input",),
+    (Param("min", "optional_number", None), Param("max", "optional_number", None)),
+    category="math",
+    doc="limit values to [min, max]",
+)
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -351,8 +501,13 @@ def minimum(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(MINIMUM, (input, other))
 
 
-@public("where", ("condition", Port("input", scalar_ok=True), Port("other", scalar_ok=True)),
-        category="math", doc="input where condition else other", method=False)
+@public(
+    "where",
+    ("condition", Port("input", scalar_ok=True), Port("other", scalar_ok=True)),
+    category="math",
+    doc="input where condition else other",
+    method=False,
+)
 def where(condition: Any, input: Any, other: Any) -> Any:  # noqa: A002
     cond = condition._data if _is_tensor(condition) else condition
     if not _is_tensor(input) and not _is_tensor(other):
@@ -375,8 +530,13 @@ def _cmp_public(name: str) -> Any:
         return apply_op(op, (input, other))
 
     fn.__name__ = fn.__qualname__ = name
-    return public(name, ("input", SCALAR_PORT), category="comparison", doc=f"elementwise {name}",
-                  differentiable=False)(fn)
+    return public(
+        name,
+        ("input", SCALAR_PORT),
+        category="comparison",
+        doc=f"elementwise {name}",
+        differentiable=False,
+    )(fn)
 
 
 eq, ne, lt, le, gt, ge = (_cmp_public(n) for n in _CMP)

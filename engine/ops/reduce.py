@@ -51,13 +51,26 @@ def _numel(shape: tuple[int, ...], dims: Any) -> int:
     return n
 
 
-SUM0 = declare("sum", "SumBackward0", ("self",), lambda xp, a: xp.sum(a),
-               _grad_expand, dtype=_sum_dtype, samples=(Sample(((2, 3),)), Sample(((),))))
+SUM0 = declare(
+    "sum",
+    "SumBackward0",
+    ("self",),
+    lambda xp, a: xp.sum(a),
+    _grad_expand,
+    dtype=_sum_dtype,
+    samples=(Sample(((2, 3),)), Sample(((),))),
+)
 SUM1 = declare(
-    "sum_dim", "SumBackward1", ("self",),
+    "sum_dim",
+    "SumBackward1",
+    ("self",),
     lambda xp, a, dims, keepdim=False: xp.sum(a, axis=dims, keepdims=keepdim),
-    _grad_expand, dtype=_sum_dtype,
-    samples=(Sample(((2, 3),), {"dims": (1,)}), Sample(((2, 3, 4),), {"dims": (0, 2), "keepdim": True})),
+    _grad_expand,
+    dtype=_sum_dtype,
+    samples=(
+        Sample(((2, 3),), {"dims": (1,)}),
+        Sample(((2, 3, 4),), {"dims": (0, 2), "keepdim": True}),
+    ),
 )
 
 
@@ -73,14 +86,23 @@ def _mean_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype
     return d
 
 
-MEAN0 = declare("mean", "MeanBackward0", ("self",), lambda xp, a: xp.mean(a),
-                lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], None),
-                dtype=_mean_dtype, samples=(Sample(((2, 3),)),))
+MEAN0 = declare(
+    "mean",
+    "MeanBackward0",
+    ("self",),
+    lambda xp, a: xp.mean(a),
+    lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], None),
+    dtype=_mean_dtype,
+    samples=(Sample(((2, 3),)),),
+)
 MEAN1 = declare(
-    "mean_dim", "MeanBackward1", ("self",),
+    "mean_dim",
+    "MeanBackward1",
+    ("self",),
     lambda xp, a, dims, keepdim=False: xp.mean(a, axis=dims, keepdims=keepdim),
     lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], c.p["dims"]),
-    dtype=_mean_dtype, samples=(Sample(((2, 3),), {"dims": (0,)}),),
+    dtype=_mean_dtype,
+    samples=(Sample(((2, 3),), {"dims": (0,)}),),
 )
 
 
@@ -102,10 +124,26 @@ def _check_nonempty(name: str) -> Any:
     return fwd
 
 
-MAX1 = declare("max", "MaxBackward1", ("self",), _check_nonempty("max"), _evenly, dtype="same",
-               save={"self": None, "result": None}, samples=(Sample(((2, 3),), distinct=True),))
-MIN1 = declare("min", "MinBackward1", ("self",), _check_nonempty("min"), _evenly, dtype="same",
-               save={"self": None, "result": None}, samples=(Sample(((2, 3),), distinct=True),))
+MAX1 = declare(
+    "max",
+    "MaxBackward1",
+    ("self",),
+    _check_nonempty("max"),
+    _evenly,
+    dtype="same",
+    save={"self": None, "result": None},
+    samples=(Sample(((2, 3),), distinct=True),),
+)
+MIN1 = declare(
+    "min",
+    "MinBackward1",
+    ("self",),
+    _check_nonempty("min"),
+    _evenly,
+    dtype="same",
+    save={"self": None, "result": None},
+    samples=(Sample(((2, 3),), distinct=True),),
+)
 
 
 def _select_dim(which: str) -> Any:
@@ -127,15 +165,33 @@ def _select_dim_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
     return c.m.scatter_backward(g, shape=tuple(c.shapes[0]), dim=dim, index=idx, keepdim=keepdim)
 
 
-MAX0 = declare("max_dim", "MaxBackward0", ("self",), _select_dim("max"), _select_dim_grad,
-               dtype="same", outputs=2, save={"indices": None},
-               samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),))
-MIN0 = declare("min_dim", "MinBackward0", ("self",), _select_dim("min"), _select_dim_grad,
-               dtype="same", outputs=2, save={"indices": None},
-               samples=(Sample(((2, 3),), {"dim": 0, "keepdim": True}, distinct=True),))
+MAX0 = declare(
+    "max_dim",
+    "MaxBackward0",
+    ("self",),
+    _select_dim("max"),
+    _select_dim_grad,
+    dtype="same",
+    outputs=2,
+    save={"indices": None},
+    samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),),
+)
+MIN0 = declare(
+    "min_dim",
+    "MinBackward0",
+    ("self",),
+    _select_dim("min"),
+    _select_dim_grad,
+    dtype="same",
+    outputs=2,
+    save={"indices": None},
+    samples=(Sample(((2, 3),), {"dim": 0, "keepdim": True}, distinct=True),),
+)
 
 
-def _scatter_fwd(xp: Any, g: Any, shape: tuple[int, ...], dim: int, index: Any, keepdim: bool) -> Any:
+def _scatter_fwd(
+    xp: Any, g: Any, shape: tuple[int, ...], dim: int, index: Any, keepdim: bool
+) -> Any:
     index = getattr(index, "_data", index)
     if not keepdim:
         index = xp.expand_dims(index, dim)
@@ -155,10 +211,22 @@ def _scatter_grad(c: Any, gg: Any) -> Any:
     return c.m.gather(gg, dim=dim, index=index)
 
 
-declare("scatter_backward", "ValueSelectingReductionBackwardBackward0", ("grad",), _scatter_fwd, _scatter_grad)
-declare("gather", "GatherBackward0", ("self",),
-        lambda xp, a, dim, index: xp.take_along_axis(a, getattr(index, "_data", index), axis=dim),
-        lambda c, g: c.m.scatter_backward(g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True))
+declare(
+    "scatter_backward",
+    "ValueSelectingReductionBackwardBackward0",
+    ("grad",),
+    _scatter_fwd,
+    _scatter_grad,
+)
+declare(
+    "gather",
+    "GatherBackward0",
+    ("self",),
+    lambda xp, a, dim, index: xp.take_along_axis(a, getattr(index, "_data", index), axis=dim),
+    lambda c, g: c.m.scatter_backward(
+        g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True
+    ),
+)
 
 
 class ReturnTypes(NamedTuple):
@@ -170,8 +238,13 @@ def _dims_or_none(dim: Any) -> Any:
     return None if dim is None else dim
 
 
-@public("sum", ("input",), (DIMS, KEEPDIM, Param("dtype", "dtype", None)), category="reduction",
-        doc="sum of all elements, or along dim")
+@public(
+    "sum",
+    ("input",),
+    (DIMS, KEEPDIM, Param("dtype", "dtype", None)),
+    category="reduction",
+    doc="sum of all elements, or along dim",
+)
 def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A001, A002
     if dtype is not None:
         input = input.to(dtype)
@@ -184,7 +257,13 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     return apply_op(SUM1, (input,), {"dims": dims, "keepdim": keepdim})
 
 
-@public("mean", ("input",), (DIMS, KEEPDIM), category="reduction", doc="mean of all elements, or along dim")
+@public(
+    "mean",
+    ("input",),
+    (DIMS, KEEPDIM),
+    category="reduction",
+    doc="mean of all elements, or along dim",
+)
 def mean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
@@ -222,12 +301,22 @@ def minimum_fn(a: Any, b: Any) -> Any:
     return minimum(a, b)
 
 
-max = public("max", ("input",), (Param("dim", "dims", None), KEEPDIM), outputs=("values", "indices"),  # noqa: A001
-             category="reduction", doc="largest element, or (values, indices) along dim")(
-    _reduce_select("max", MAX1, MAX0))
-min = public("min", ("input",), (Param("dim", "dims", None), KEEPDIM), outputs=("values", "indices"),  # noqa: A001
-             category="reduction", doc="smallest element, or (values, indices) along dim")(
-    _reduce_select("min", MIN1, MIN0))
+max = public(
+    "max",
+    ("input",),
+    (Param("dim", "dims", None), KEEPDIM),
+    outputs=("values", "indices"),  # noqa: A001
+    category="reduction",
+    doc="largest element, or (values, indices) along dim",
+)(_reduce_select("max", MAX1, MAX0))
+min = public(
+    "min",
+    ("input",),
+    (Param("dim", "dims", None), KEEPDIM),
+    outputs=("values", "indices"),  # noqa: A001
+    category="reduction",
+    doc="smallest element, or (values, indices) along dim",
+)(_reduce_select("min", MIN1, MIN0))
 
 
 def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002

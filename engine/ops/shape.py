@@ -28,19 +28,35 @@ def _inv_perm(p: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(inv)
 
 
-T_OP = declare("t", "TBackward0", ("self",), lambda xp, a: a.T, lambda c, g: c.m.t(g),
-               dtype="same", view=True, samples=(Sample(((2, 3),)),))
+T_OP = declare(
+    "t",
+    "TBackward0",
+    ("self",),
+    lambda xp, a: a.T,
+    lambda c, g: c.m.t(g),
+    dtype="same",
+    view=True,
+    samples=(Sample(((2, 3),)),),
+)
 TRANSPOSE = declare(
-    "transpose", "TransposeBackward0", ("self",),
+    "transpose",
+    "TransposeBackward0",
+    ("self",),
     lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
     lambda c, g: c.m.transpose(g, dim0=c.p["dim0"], dim1=c.p["dim1"]),
-    dtype="same", view=True, samples=(Sample(((2, 3, 4),), {"dim0": 0, "dim1": 2}),),
+    dtype="same",
+    view=True,
+    samples=(Sample(((2, 3, 4),), {"dim0": 0, "dim1": 2}),),
 )
 PERMUTE = declare(
-    "permute", "PermuteBackward0", ("self",),
+    "permute",
+    "PermuteBackward0",
+    ("self",),
     lambda xp, a, dims: xp.transpose(a, dims),
     lambda c, g: c.m.permute(g, dims=_inv_perm(c.p["dims"])),
-    dtype="same", view=True, samples=(Sample(((2, 3, 4),), {"dims": (2, 0, 1)}),),
+    dtype="same",
+    view=True,
+    samples=(Sample(((2, 3, 4),), {"dims": (2, 0, 1)}),),
 )
 
 
@@ -60,31 +76,102 @@ def _reshape_back(c: Any, g: Any) -> Any:
     return c.m.reshape_copy(g, size=tuple(c.shapes[0]))
 
 
-VIEW = declare("view", "ViewBackward0", ("self",), _view_fwd, _reshape_back,
-               dtype="same", view=True, samples=(Sample(((2, 3),), {"size": (3, 2)}),))
-UNSAFE_VIEW = declare("_unsafe_view", "UnsafeViewBackward0", ("self",),
-                      lambda xp, a, size: a.reshape(size), _reshape_back, dtype="same",
-                      samples=(Sample(((2, 3),), {"size": (6,)}),))
-RESHAPE_COPY = declare("reshape_copy", "ReshapeAliasBackward0", ("self",),
-                       lambda xp, a, size: a.reshape(size), _reshape_back, dtype="same")
-SQUEEZE0 = declare("squeeze", "SqueezeBackward0", ("self",), lambda xp, a: a.reshape([s for s in a.shape if s != 1]),
-                   _reshape_back, dtype="same", view=True, samples=(Sample(((2, 1, 3),)),))
-SQUEEZE1 = declare("squeeze_dim", "SqueezeBackward1", ("self",),
-                   lambda xp, a, dim: a.reshape(a.shape[:dim] + a.shape[dim + 1:]) if a.ndim and a.shape[dim] == 1 else a.view(),
-                   _reshape_back, dtype="same", view=True, samples=(Sample(((2, 1, 3),), {"dim": 1}),))
-SQUEEZE4 = declare("squeeze_dims", "SqueezeBackward4", ("self",),
-                   lambda xp, a, dims: a.reshape([s for i, s in enumerate(a.shape) if not (i in dims and s == 1)]),
-                   _reshape_back, dtype="same", view=True)
-UNSQUEEZE = declare("unsqueeze", "UnsqueezeBackward0", ("self",), lambda xp, a, dim: xp.expand_dims(a, dim),
-                    lambda c, g: c.m.squeeze_dim(g, dim=c.p["dim"]), dtype="same", view=True,
-                    samples=(Sample(((2, 3),), {"dim": 1}),))
-EXPAND = declare("expand", "ExpandBackward0", ("self",), lambda xp, a, size: xp.broadcast_to(a, size),
-                 lambda c, g: g, dtype="same", view=True,
-                 samples=(Sample(((3, 1),), {"size": (3, 4)}), Sample(((3,),), {"size": (2, 3)})))
-CLONE = declare("clone", "CloneBackward0", ("self",), lambda xp, a: a.copy(), lambda c, g: g,
-                dtype="same", samples=(Sample(((2, 3),)),))
-ALIAS = declare("alias", "AliasBackward0", ("self",), lambda xp, a: a.view(), lambda c, g: g,
-                dtype="same", view=True)
+VIEW = declare(
+    "view",
+    "ViewBackward0",
+    ("self",),
+    _view_fwd,
+    _reshape_back,
+    dtype="same",
+    view=True,
+    samples=(Sample(((2, 3),), {"size": (3, 2)}),),
+)
+UNSAFE_VIEW = declare(
+    "_unsafe_view",
+    "UnsafeViewBackward0",
+    ("self",),
+    lambda xp, a, size: a.reshape(size),
+    _reshape_back,
+    dtype="same",
+    samples=(Sample(((2, 3),), {"size": (6,)}),),
+)
+RESHAPE_COPY = declare(
+    "reshape_copy",
+    "ReshapeAliasBackward0",
+    ("self",),
+    lambda xp, a, size: a.reshape(size),
+    _reshape_back,
+    dtype="same",
+)
+SQUEEZE0 = declare(
+    "squeeze",
+    "SqueezeBackward0",
+    ("self",),
+    lambda xp, a: a.reshape([s for s in a.shape if s != 1]),
+    _reshape_back,
+    dtype="same",
+    view=True,
+    samples=(Sample(((2, 1, 3),)),),
+)
+SQUEEZE1 = declare(
+    "squeeze_dim",
+    "SqueezeBackward1",
+    ("self",),
+    lambda xp, a, dim: (
+        a.reshape(a.shape[:dim] + a.shape[dim + 1 :]) if a.ndim and a.shape[dim] == 1 else a.view()
+    ),
+    _reshape_back,
+    dtype="same",
+    view=True,
+    samples=(Sample(((2, 1, 3),), {"dim": 1}),),
+)
+SQUEEZE4 = declare(
+    "squeeze_dims",
+    "SqueezeBackward4",
+    ("self",),
+    lambda xp, a, dims: a.reshape([s for i, s in enumerate(a.shape) if not (i in dims and s == 1)]),
+    _reshape_back,
+    dtype="same",
+    view=True,
+)
+UNSQUEEZE = declare(
+    "unsqueeze",
+    "UnsqueezeBackward0",
+    ("self",),
+    lambda xp, a, dim: xp.expand_dims(a, dim),
+    lambda c, g: c.m.squeeze_dim(g, dim=c.p["dim"]),
+    dtype="same",
+    view=True,
+    samples=(Sample(((2, 3),), {"dim": 1}),),
+)
+EXPAND = declare(
+    "expand",
+    "ExpandBackward0",
+    ("self",),
+    lambda xp, a, size: xp.broadcast_to(a, size),
+    lambda c, g: g,
+    dtype="same",
+    view=True,
+    samples=(Sample(((3, 1),), {"size": (3, 4)}), Sample(((3,),), {"size": (2, 3)})),
+)
+CLONE = declare(
+    "clone",
+    "CloneBackward0",
+    ("self",),
+    lambda xp, a: a.copy(),
+    lambda c, g: g,
+    dtype="same",
+    samples=(Sample(((2, 3),)),),
+)
+ALIAS = declare(
+    "alias",
+    "AliasBackward0",
+    ("self",),
+    lambda xp, a: a.view(),
+    lambda c, g: g,
+    dtype="same",
+    view=True,
+)
 
 
 def _cat_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
@@ -106,11 +193,22 @@ def _split_grad(c: Any, g: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
-CAT = declare("cat", "CatBackward0", ("tensors",), _cat_fwd, _split_grad,
-              samples=(Sample(((2, 3), (4, 3)), {"dim": 0}),))
-STACK = declare("stack", "StackBackward0", ("tensors",),
-                lambda xp, *arrays, dim, stack=True: xp.stack(arrays, axis=dim), _split_grad,
-                samples=(Sample(((2, 3), (2, 3)), {"dim": 1, "stack": True}),))
+CAT = declare(
+    "cat",
+    "CatBackward0",
+    ("tensors",),
+    _cat_fwd,
+    _split_grad,
+    samples=(Sample(((2, 3), (4, 3)), {"dim": 0}),),
+)
+STACK = declare(
+    "stack",
+    "StackBackward0",
+    ("tensors",),
+    lambda xp, *arrays, dim, stack=True: xp.stack(arrays, axis=dim),
+    _split_grad,
+    samples=(Sample(((2, 3), (2, 3)), {"dim": 1, "stack": True}),),
+)
 
 
 # -- public functions -----------------------------------------------------------
@@ -121,14 +219,21 @@ def t(input: Any) -> Any:  # noqa: A002
     return apply_op(T_OP, (input,))
 
 
-@public("transpose", ("input",), (Param("dim0", "dim", 0), Param("dim1", "dim", 1)), category="shape",
-        doc="swap two dimensions")
+@public(
+    "transpose",
+    ("input",),
+    (Param("dim0", "dim", 0), Param("dim1", "dim", 1)),
+    category="shape",
+    doc="swap two dimensions",
+)
 def transpose(input: Any, dim0: int, dim1: int) -> Any:  # noqa: A002
     n = input.ndim
     return apply_op(TRANSPOSE, (input,), {"dim0": _wrap(dim0, n), "dim1": _wrap(dim1, n)})
 
 
-@public("permute", ("input",), (Param("dims", "shape"),), category="shape", doc="reorder dimensions")
+@public(
+    "permute", ("input",), (Param("dims", "shape"),), category="shape", doc="reorder dimensions"
+)
 def permute(input: Any, *dims: Any) -> Any:  # noqa: A002
     if len(dims) == 1 and not isinstance(dims[0], int):
         dims = tuple(dims[0])
@@ -150,17 +255,25 @@ def _infer_size(size: Any, numel: int) -> tuple[int, ...]:
     known = math.prod(s for s in size if s != -1)
     if -1 in size:
         if known == 0 or numel % known:
-            raise RuntimeError(f"shape '[{', '.join(map(str, size))}]' is invalid for input of size {numel}")
+            raise RuntimeError(
+                f"shape '[{', '.join(map(str, size))}]' is invalid for input of size {numel}"
+            )
         size = tuple(numel // known if s == -1 else s for s in size)
     elif known != numel:
-        raise RuntimeError(f"shape '[{', '.join(map(str, size))}]' is invalid for input of size {numel}")
+        raise RuntimeError(
+            f"shape '[{', '.join(map(str, size))}]' is invalid for input of size {numel}"
+        )
     return size
 
 
 def view(input: Any, *size: Any) -> Any:  # noqa: A002
     from engine.dtypes import as_dtype
 
-    if len(size) == 1 and not isinstance(size[0], int | tuple | list) and not hasattr(size[0], "__len__"):
+    if (
+        len(size) == 1
+        and not isinstance(size[0], int | tuple | list)
+        and not hasattr(size[0], "__len__")
+    ):
         return input.to(as_dtype(size[0]))
     return apply_op(VIEW, (input,), {"size": _infer_size(size, input.numel())})
 
@@ -176,8 +289,13 @@ def _viewable(a: Any, size: tuple[int, ...]) -> bool:
         return False
 
 
-@public("reshape", ("input",), (Param("shape", "shape"),), category="shape",
-        doc="same data with a new shape (a view when possible)")
+@public(
+    "reshape",
+    ("input",),
+    (Param("shape", "shape"),),
+    category="shape",
+    doc="same data with a new shape (a view when possible)",
+)
 def reshape(input: Any, *shape: Any) -> Any:  # noqa: A002
     size = _infer_size(shape, input.numel())
     if _viewable(input._data, size):
@@ -189,8 +307,13 @@ def unsafe_view(input: Any, size: tuple[int, ...]) -> Any:  # noqa: A002
     return apply_op(UNSAFE_VIEW, (input,), {"size": _infer_size(size, input.numel())})
 
 
-@public("flatten", ("input",), (Param("start_dim", "dim", 0), Param("end_dim", "dim", -1)),
-        category="shape", doc="flatten a range of dimensions into one")
+@public(
+    "flatten",
+    ("input",),
+    (Param("start_dim", "dim", 0), Param("end_dim", "dim", -1)),
+    category="shape",
+    doc="flatten a range of dimensions into one",
+)
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:  # noqa: A002
     if input.ndim == 0:
         return reshape(input, (1,))
@@ -203,8 +326,13 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:  # noqa: 
     return reshape(input, (*shp[:s], math.prod(shp[s : e + 1]), *shp[e + 1 :]))
 
 
-@public("squeeze", ("input",), (Param("dim", "dims", None),), category="shape",
-        doc="remove dimensions of size 1")
+@public(
+    "squeeze",
+    ("input",),
+    (Param("dim", "dims", None),),
+    category="shape",
+    doc="remove dimensions of size 1",
+)
 def squeeze(input: Any, dim: Any = None) -> Any:  # noqa: A002
     if dim is None:
         return apply_op(SQUEEZE0, (input,))
@@ -214,23 +342,36 @@ def squeeze(input: Any, dim: Any = None) -> Any:  # noqa: A002
     return apply_op(SQUEEZE4, (input,), {"dims": tuple(_wrap(d, input.ndim) for d in dim)})
 
 
-@public("unsqueeze", ("input",), (Param("dim", "dim"),), category="shape",
-        doc="insert a dimension of size 1")
+@public(
+    "unsqueeze",
+    ("input",),
+    (Param("dim", "dim"),),
+    category="shape",
+    doc="insert a dimension of size 1",
+)
 def unsqueeze(input: Any, dim: int) -> Any:  # noqa: A002
     return apply_op(UNSQUEEZE, (input,), {"dim": _wrap(dim, input.ndim + 1)})
 
 
-@public("expand", ("input",), (Param("size", "shape"),), category="shape",
-        doc="broadcast to a larger shape without copying", namespace="torch.Tensor")
+@public(
+    "expand",
+    ("input",),
+    (Param("size", "shape"),),
+    category="shape",
+    doc="broadcast to a larger shape without copying",
+    namespace="torch.Tensor",
+)
 def expand(input: Any, *size: Any) -> Any:  # noqa: A002
     if len(size) == 1 and not isinstance(size[0], int):
         size = tuple(size[0])
     shp = tuple(input.shape)
     if len(size) < len(shp):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, shp))}]}}, size=[{', '.join(map(str, size))}]): "
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, shp))}]}}, "
+            f"size=[{', '.join(map(str, size))}]): "
             "the number of sizes provided "
-            f"({len(size)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})"
+            f"({len(size)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(shp)})"
         )
     lead = len(size) - len(shp)
     full = []
@@ -238,7 +379,8 @@ def expand(input: Any, *size: Any) -> Any:  # noqa: A002
         if s == -1:
             if i < lead:
                 raise RuntimeError(
-                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    "non-existing dimension 0"
                 )
             s = shp[i - lead]
         elif i >= lead and shp[i - lead] not in (1, s):
@@ -256,8 +398,13 @@ def clone(input: Any) -> Any:  # noqa: A002
     return apply_op(CLONE, (input,))
 
 
-@public("contiguous", ("input",), category="shape", namespace="torch.Tensor",
-        doc="the tensor itself if contiguous, else a contiguous copy")
+@public(
+    "contiguous",
+    ("input",),
+    category="shape",
+    namespace="torch.Tensor",
+    doc="the tensor itself if contiguous, else a contiguous copy",
+)
 def contiguous(input: Any) -> Any:  # noqa: A002
     return input if input._data.flags.c_contiguous else clone(input)
 
@@ -273,8 +420,14 @@ def _check_cat(tensors: Any, name: str) -> list[Any]:
     return tensors
 
 
-@public("cat", (Port("tensors", variadic=True),), (Param("dim", "dim", 0),), category="shape",
-        doc="concatenate along an existing dimension", method=False)
+@public(
+    "cat",
+    (Port("tensors", variadic=True),),
+    (Param("dim", "dim", 0),),
+    category="shape",
+    doc="concatenate along an existing dimension",
+    method=False,
+)
 def cat(tensors: Any, dim: int = 0) -> Any:
     ts = _check_cat(tensors, "torch.cat")
     d = _wrap(dim, ts[0].ndim)
@@ -293,14 +446,21 @@ def cat(tensors: Any, dim: int = 0) -> Any:
     return apply_op(CAT, tuple(ts), {"dim": d})
 
 
-@public("stack", (Port("tensors", variadic=True),), (Param("dim", "dim", 0),), category="shape",
-        doc="join along a new dimension", method=False)
+@public(
+    "stack",
+    (Port("tensors", variadic=True),),
+    (Param("dim", "dim", 0),),
+    category="shape",
+    doc="join along a new dimension",
+    method=False,
+)
 def stack(tensors: Any, dim: int = 0) -> Any:
     ts = _check_cat(tensors, "stack")
     for i, x in enumerate(ts[1:], 1):
         if tuple(x.shape) != tuple(ts[0].shape):
             raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got [{', '.join(map(str, ts[0].shape))}] "
+                "stack expects each tensor to be equal size, but got "
+                f"[{', '.join(map(str, ts[0].shape))}] "
                 f"at entry 0 and [{', '.join(map(str, x.shape))}] at entry {i}"
             )
     return apply_op(STACK, tuple(ts), {"dim": _wrap(dim, ts[0].ndim + 1), "stack": True})

@@ -46,7 +46,7 @@ def test_saved_tensors_are_released_after_backward() -> None:
 
 
 def test_retain_graph_keeps_saved_tensors() -> None:
-    z, h_ref, arr_ref = _saved_chain()
+    z, _h_ref, arr_ref = _saved_chain()
     z.backward(retain_graph=True)
     gc.collect()
     assert arr_ref() is not None

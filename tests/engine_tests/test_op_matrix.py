@@ -30,7 +30,9 @@ def _array(shape: Any, sample: Sample, rng: np.random.Generator) -> np.ndarray:
     return rng.standard_normal(shape)
 
 
-def build(op: OpDef, sample: Sample, device: str, dtype: Any = engine.float64) -> tuple[list[Any], dict[str, Any]]:
+def build(
+    op: OpDef, sample: Sample, device: str, dtype: Any = engine.float64
+) -> tuple[list[Any], dict[str, Any]]:
     rng = np.random.default_rng(7)
     inputs = [
         engine.tensor(_array(s, sample, rng), dtype=dtype, device=device, requires_grad=True)
@@ -41,7 +43,9 @@ def build(op: OpDef, sample: Sample, device: str, dtype: Any = engine.float64) -
     if params.get("condition") == "mask":
         params["condition"] = engine.tensor(rng.random(shape) > 0.5, device=device)._data
     if params.get("target") == "classes":
-        params["target"] = engine.tensor(rng.integers(0, shape[-1], size=shape[:-1]), device=device)._data
+        params["target"] = engine.tensor(
+            rng.integers(0, shape[-1], size=shape[:-1]), device=device
+        )._data
     return inputs, params
 
 
@@ -69,7 +73,29 @@ def test_float32_keeps_dtype(op: OpDef, sample: Sample, device: str) -> None:
         assert x.grad.shape == x.shape
 
 
-SECOND_ORDER = ["mul", "div", "exp", "log", "sin", "cos", "tanh", "sigmoid", "pow", "pow_tensor", "mm", "sum", "mean", "softmax", "log_softmax", "select", "index", "expand", "view", "sqrt", "reciprocal"]
+SECOND_ORDER = [
+    "mul",
+    "div",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "pow",
+    "pow_tensor",
+    "mm",
+    "sum",
+    "mean",
+    "softmax",
+    "log_softmax",
+    "select",
+    "index",
+    "expand",
+    "view",
+    "sqrt",
+    "reciprocal",
+]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)
@@ -78,7 +104,9 @@ def test_second_derivative_matches_finite_differences(name: str) -> None:
     op = OPS[name]
     sample = op.samples[0]
     inputs, params = build(op, sample, "cpu")
-    v = engine.tensor(np.random.default_rng(3).standard_normal(tuple(apply_op(op, tuple(inputs), params).shape)))
+    v = engine.tensor(
+        np.random.default_rng(3).standard_normal(tuple(apply_op(op, tuple(inputs), params).shape))
+    )
 
     def first_grad(*xs: Any) -> Any:
         out = apply_op(op, xs, params)
@@ -89,7 +117,19 @@ def test_second_derivative_matches_finite_differences(name: str) -> None:
 
 
 def test_every_op_with_a_grad_fn_has_samples() -> None:
-    internal = {"scatter_backward", "gather", "reshape_copy", "squeeze_dims", "alias", "index_backward",
-                "index_put_zero", "nll_loss_backward", "zero_", "fill_", "copy_", "sign"}
+    internal = {
+        "scatter_backward",
+        "gather",
+        "reshape_copy",
+        "squeeze_dims",
+        "alias",
+        "index_backward",
+        "index_put_zero",
+        "nll_loss_backward",
+        "zero_",
+        "fill_",
+        "copy_",
+        "sign",
+    }
     missing = [n for n, op in OPS.items() if op.grad_fn and not op.samples and n not in internal]
     assert missing == []
