@@ -30,3 +30,13 @@ NONLEAF_REQUIRES_GRAD = (
 def fmt_shape(shape: Iterable[int]) -> str:
     """``[2, 3]``, the way PyTorch prints sizes inside messages."""
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
+    "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
+)

@@ -18,16 +18,7 @@ import numpy as np
 from engine import dtypes
 from engine.autograd.graph import AccumulateGrad, Node, RemovableHandle, add_hook
 from engine.backend import CPU, CUDA0, device, device_of, to_device, to_numpy, xp_for
-from engine.messages import NONLEAF_REQUIRES_GRAD
-
-NONLEAF_GRAD_WARNING = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
-    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
-    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
-    "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)"
-)
+from engine.messages import NONLEAF_GRAD_WARNING, NONLEAF_REQUIRES_GRAD
 
 
 class Tensor:
@@ -77,7 +68,9 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError(NONLEAF_REQUIRES_GRAD)
         if value and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -86,9 +79,7 @@ class Tensor:
                 return self
             raise RuntimeError(NONLEAF_REQUIRES_GRAD)
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
-            )
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -486,7 +477,7 @@ class Tensor:
                 "deprecated and it will throw an error in a future release. Consider `x.mT` to "
                 "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
                 "to reverse the dimensions of a tensor. (Triggered internally at "
-                "/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
+                "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
                 UserWarning,
                 stacklevel=2,
             )

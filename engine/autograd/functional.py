@@ -118,12 +118,12 @@ def grad(
     result = run_backward(outs, gos, bool(retain_graph), bool(create_graph), ins, accumulate=False)
     assert result is not None
     final: list[Any] = []
-    for t, g in zip(ins, result, strict=True):
+    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             final.append(Tensor._wrap(t._data * 0) if materialize_grads else None)
         else:

@@ -9,6 +9,7 @@ backward engine can check (and un-broadcast) every gradient in one place.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -158,7 +159,7 @@ class AccumulateGrad(Node):
 class SavedTensor:
     """A tensor saved for backward, checked against in-place changes on unpack."""
 
-    __slots__ = ("data", "fn_name", "is_output", "output_nr", "tensor", "vc", "version")
+    __slots__ = ("data", "is_output", "output_nr", "tensor", "vc", "version")
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
         self.data = t._data
@@ -167,10 +168,6 @@ class SavedTensor:
         self.is_output = is_output
         self.output_nr = t._output_nr
         self.tensor: Tensor | None = None if is_output else t
-        fn = t.grad_fn
-        self.fn_name = None if fn is None else fn.name()
-        if is_output:
-            self.fn_name = None
 
     def unpack(self, node: Node, tensor_mode: bool) -> Any:
         if self.data is None:
@@ -192,14 +189,19 @@ class SavedTensor:
         arr = self.data
         kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
         sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
-        who = self.fn_name or (node.name() if self.is_output else None)
-        of = f", which is output {self.output_nr} of {who}," if who else ""
+        # PyTorch names the op without its "Backward<N>" suffix: the owning node
+        # for a saved output, the tensor's current grad_fn for a saved input.
+        fn = node if self.is_output else (self.tensor.grad_fn if self.tensor is not None else None)
+        of = ""
+        if fn is not None:
+            short = re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
+            of = f", which is output {self.output_nr} of {short},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{kind} {sizes}]{of} is at version {self.vc[0]}; expected "
             f"version {self.version} instead. Hint: enable anomaly detection to find the "
             "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True)."
+            "torch.autograd.set_detect_anomaly(True, check_nan=False)."
         )
 
     def release(self) -> None:
