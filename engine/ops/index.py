@@ -13,7 +13,12 @@ from engine.ops.core import Sample, apply_op, declare
 def _index_into(xp: Any, shape: tuple[int, ...], dtype: Any, key: Any, g: Any) -> Any:
     out = xp.zeros(shape, dtype=dtype)
     if _is_advanced(key):
-        xp.add.at(out, key, g) if xp is np else out.__setitem__(key, out[key] + g)
+        if xp is np:
+            np.add.at(out, key, g)
+        else:  # CuPy's counterpart of np.add.at (duplicate indices accumulate)
+            import cupyx  # type: ignore[import-not-found]
+
+            cupyx.scatter_add(out, key, g)
     else:
         out[key] = g
     return out
