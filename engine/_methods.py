@@ -40,7 +40,7 @@ def _attach(name: str, fn: Any) -> None:
 
 
 for _sig in FUNCTIONS.values():
-    if _sig.method and _sig.namespace in ("torch", "torch.Tensor"):
+    if _sig.method:
         _attach(_sig.name, getattr(functions, _sig.name))
 for _name in (*_INPLACE, *_EXTRA):
     _attach(_name, getattr(functions, _name))
@@ -62,6 +62,11 @@ def _reshape_as(self: Tensor, other: Tensor) -> Any:
     return functions.reshape(self, *other.shape)
 
 
+def _where(self: Tensor, condition: Any, other: Any) -> Any:
+    return functions.where(condition, self, other)
+
+
+Tensor.where = _where  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
 Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]

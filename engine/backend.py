@@ -123,7 +123,7 @@ def xp_for(dev: device) -> ModuleType:
 
 def array_module(arr: Any) -> ModuleType:
     """The array module an array belongs to (NumPy unless it is a CuPy array)."""
-    if isinstance(arr, np.ndarray):
+    if isinstance(arr, np.ndarray | np.generic):
         return np
     return cupy_module()
 

@@ -55,9 +55,25 @@ class _GradModeContext:
 class no_grad(_GradModeContext):  # noqa: N801
     _target = False
 
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is not None and callable(orig_func):
+            return cls()(orig_func)  # ``@torch.no_grad`` without parentheses
+        return super().__new__(cls)
+
+    def __init__(self, orig_func: Any = None) -> None:
+        super().__init__()
+
 
 class enable_grad(_GradModeContext):  # noqa: N801
     _target = True
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is not None and callable(orig_func):
+            return cls()(orig_func)
+        return super().__new__(cls)
+
+    def __init__(self, orig_func: Any = None) -> None:
+        super().__init__()
 
 
 class set_grad_enabled(_GradModeContext):  # noqa: N801

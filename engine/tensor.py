@@ -18,7 +18,7 @@ import numpy as np
 from engine import dtypes
 from engine.autograd.graph import AccumulateGrad, Node, RemovableHandle, add_hook
 from engine.backend import CPU, CUDA0, device, device_of, to_device, to_numpy, xp_for
-from engine.messages import NONLEAF_GRAD_WARNING, NONLEAF_REQUIRES_GRAD
+from engine.messages import NONLEAF_GRAD_WARNING, NONLEAF_REQUIRES_GRAD, fmt_shape
 
 
 class Tensor:
@@ -34,6 +34,7 @@ class Tensor:
     _hooks: dict[int, Any] | None = None
     _grad_acc: Any = None
     _view_chain: tuple[Any, ...] | None = None  # (op, params) steps from _base to this view
+    _nograd_view = False  # a view made under no_grad of a tensor that requires grad
 
     # -- construction -------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -66,6 +67,8 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
+            if value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(NONLEAF_REQUIRES_GRAD)
         if value and not self.dtype.is_floating_point:
             raise RuntimeError(
@@ -106,9 +109,20 @@ class Tensor:
                     f"{type(value).__name__}"
                 )
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_c_name(value.dtype)}' to a "
+                    f"tensor with grad_dtype '{_cap_name(self.dtype)}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                    "its gradient may break downstream systems that assume they match."
+                )
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{fmt_shape(value.shape)}' to a "
+                    f"tensor of size '{fmt_shape(self.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
             if value.device != self.device:
                 raise RuntimeError("assigned grad has data located on a different device")
         self._grad = value
@@ -499,6 +513,30 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+
+def _cap_name(d: dtypes.dtype) -> str:
+    from engine.ops.core import _cap
+
+    return _cap(d)
+
+
+def _c_name(d: dtypes.dtype) -> str:
+    """The C++ scalar type name PyTorch prints (``float``, ``long int``...)."""
+    return C_NAMES[d.name]
+
+
+C_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

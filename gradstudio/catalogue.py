@@ -19,12 +19,12 @@ from typing import Any
 from gradstudio.params import checker, to_json_value
 
 
-class PortType(enum.StrEnum):
+class PortType(str, enum.Enum):
     TENSOR = "tensor"
     TENSORS = "tensors"  # a Python list of tensors (what ``autograd.grad`` returns)
 
 
-class NodeKind(enum.StrEnum):
+class NodeKind(str, enum.Enum):
     SOURCE = "source"
     OP = "op"
     TENSOR_ACTION = "tensor_action"
@@ -33,10 +33,11 @@ class NodeKind(enum.StrEnum):
     ACTION = "action"
 
 
-class Effect(enum.StrEnum):
+class Effect(str, enum.Enum):
     """What a step may change: only its new outputs, or any tensor in the graph."""
 
     NEW = "new"
+    GRADS = "grads"  # gradients, flags and saved tensors may change; values do not
     GLOBAL = "global"
 
 
@@ -212,9 +213,16 @@ def _resolve(backend: Any, qualname: str) -> Callable[..., Any]:
 
 
 def _pyname(qualname: str) -> str:
-    return "F." + qualname.rsplit(".", 1)[1] if qualname.startswith("torch.nn.functional.") else qualname
+    return (
+        "F." + qualname.rsplit(".", 1)[1]
+        if qualname.startswith("torch.nn.functional.")
+        else qualname
+    )
 
 
+DEVICE_PARAM = ParamSpec(
+    "device", "device", "default", doc="'default' follows the document's device"
+)
 TENSOR_IN = PortSpec("input")
 TENSOR_OUT = PortSpec("out")
 
@@ -222,23 +230,63 @@ TENSOR_OUT = PortSpec("out")
 # ------------------------------------------------------------- engine-derived op types
 
 
-def _bindings(sig: Any) -> dict[str, str]:
-    """How each param of an engine function is passed: ``positional`` or ``keyword``.
+_MISSING: Any = object()
 
-    Read from the function's Python signature, so keyword-only arguments (``dtype`` of
-    ``sum``) stay keywords and everything else is written the way PyTorch code reads.
-    """
+#: Engine declarations this studio reads differently, until the engine's table says so
+#: itself: ``torch.tensor``'s ``data`` is literal data, not a shape.
+KIND_OVERRIDES: dict[tuple[str, str], str] = {("torch.tensor", "data"): "data"}
+
+#: A value for a new node's required parameter (the engine declares none).
+INITIAL: dict[str, Any] = {
+    "number": 1.0,
+    "int": 0,
+    "float": 1.0,
+    "dim": 0,
+    "dims": 0,
+    "shape": [2, 3],
+    "data": [1.0, 2.0, 3.0],
+    "bool": False,
+    "dtype": "float32",
+}
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """How one argument is passed to an engine function, read from its Python signature."""
+
+    index: int | None  # position when passed positionally (None: keyword only)
+    varargs: bool = False  # ``*size``
+    python_default: Any = _MISSING  # _MISSING: the function requires it
+
+
+def _bindings(sig: Any) -> dict[str, _Binding]:
     import inspect
 
     try:
-        parameters = inspect.signature(sig.fn).parameters
+        parameters = list(inspect.signature(sig.fn).parameters.values())
     except (TypeError, ValueError):
-        parameters = {}
-    out = {}
-    for p in sig.params:
-        param = parameters.get(p.name)
-        keyword_only = param is not None and param.kind is inspect.Parameter.KEYWORD_ONLY
-        out[p.name] = "keyword" if keyword_only else "positional"
+        parameters = []
+    by_name = {p.name: (i, p) for i, p in enumerate(parameters)}
+    has_varargs = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
+    out: dict[str, _Binding] = {}
+    names = [p.name for p in sig.inputs] + [p.name for p in sig.params]
+    for position, name in enumerate(names):
+        if name not in by_name:
+            if has_varargs or not parameters:
+                out[name] = _Binding(position, python_default=_MISSING)
+            else:
+                out[name] = _Binding(None)
+            continue
+        i, p = by_name[name]
+        default = _MISSING if p.default is inspect.Parameter.empty else to_json_value(p.default)
+        if p.kind is inspect.Parameter.KEYWORD_ONLY:
+            out[name] = _Binding(None, python_default=default)
+        elif p.kind is inspect.Parameter.VAR_POSITIONAL:
+            out[name] = _Binding(i, varargs=True)
+        else:
+            out[name] = _Binding(i, python_default=default)
+    if "device" in by_name and "device" not in names:
+        out["device"] = _Binding(None, python_default=None)
     return out
 
 
@@ -246,78 +294,99 @@ def _derived(sig: Any) -> NodeType:
     """One node type for one engine ``Signature``."""
     from engine.catalog import REQUIRED
 
+    qualname = sig.qualname
     ports = tuple(
         PortSpec(
-            p.name,
-            PortType.TENSOR,
-            optional=p.optional,
-            variadic=p.variadic,
-            scalar_ok=p.scalar_ok,
+            p.name, PortType.TENSOR, optional=p.optional, variadic=p.variadic, scalar_ok=p.scalar_ok
         )
         for p in sig.inputs
     )
+    is_source = not ports
+    binding = _bindings(sig)
     params: list[ParamSpec] = [
         ParamSpec(p.name, "optional_number", None, doc="a number used when nothing is connected")
         for p in sig.inputs
         if p.scalar_ok
     ]
+    engine_params: list[ParamSpec] = []
     for p in sig.params:
+        kind = KIND_OVERRIDES.get((qualname, p.name), p.kind)
         required = p.default is REQUIRED
-        default = None if required else to_json_value(p.default)
-        params.append(ParamSpec(p.name, p.kind, default, required, tuple(p.choices)))
-    scalar_ports = {p.name for p in sig.inputs if p.scalar_ok}
-    engine_params = {p.name: p for p in params if p.name not in scalar_ports}
+        default = (
+            INITIAL.get(kind, p.choices[0] if p.choices else None)
+            if required
+            else to_json_value(p.default)
+        )
+        spec = ParamSpec(p.name, kind, default, required, tuple(p.choices))
+        params.append(spec)
+        engine_params.append(spec)
+    device_param = "device" in binding and not any(p.name == "device" for p in sig.params)
+    if device_param:
+        params.append(DEVICE_PARAM)
     kinds = {p.name: p.kind for p in params}
     port_names = {p.name for p in ports}
-    binding = _bindings(sig)
-    qualname = sig.qualname
 
     def args(
         values: Mapping[str, Any], params_: Mapping[str, Any]
     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        """Positional and keyword arguments, written the way PyTorch code reads."""
         positional: list[tuple[str, Any]] = []
         keywords: list[tuple[str, Any]] = []
-        gap = False
+
+        def put(name: str, value: Any, required: bool = True) -> None:
+            """Required arguments go by position (where the position fits), the rest by name."""
+            b = binding.get(name, _Binding(None))
+            fits = b.index is not None and b.index == len(positional) and not keywords
+            if b.varargs or (required and fits):
+                positional.append((name, value))
+            else:
+                keywords.append((name, value))
+
         for port in ports:
             value = values.get(port.name)
             if value is None and port.scalar_ok:
                 value = params_.get(port.name)
-            if value is None or value == []:
+            if value is None or (isinstance(value, list) and not value and port.optional):
                 if port.optional:
-                    gap = True
                     continue
                 raise NodeInputError(f"input {port.name!r} is not connected")
-            (keywords if gap else positional).append((port.name, value))
-        ordered = [n for n in engine_params if binding.get(n) == "positional"]
-        last = max(
-            (
-                i
-                for i, n in enumerate(ordered)
-                if engine_params[n].required or params_.get(n) != engine_params[n].default
-            ),
-            default=-1,
-        )
-        for i, name in enumerate(ordered):
-            spec = engine_params[name]
-            value = params_.get(name)
+            put(port.name, value)
+        for spec in engine_params:
+            value = params_.get(spec.name)
             if value is None and spec.required:
-                raise NodeInputError(f"parameter {name!r} needs a value")
-            if i <= last:
-                (keywords if gap else positional).append((name, value))
-        for name, spec in engine_params.items():
-            value = params_.get(name)
-            if binding.get(name) != "positional" and value != spec.default:
-                keywords.append((name, value))
+                raise NodeInputError(f"parameter {spec.name!r} needs a value")
+            b = binding.get(spec.name, _Binding(None))
+            reference = spec.default if b.python_default is _MISSING else b.python_default
+            needed = spec.required or b.python_default is _MISSING or value != reference
+            if is_source and b.index is not None and b.python_default is _MISSING:
+                needed = True
+            if needed:
+                put(spec.name, value, spec.required or b.python_default is _MISSING)
         return positional, keywords
 
     def run(call: RunCall) -> dict[str, Any]:
         positional, keywords = args(call.inputs, call.params)
         fn = _resolve(call.backend, qualname)
-        result = fn(
-            *(engine_value(call, kinds.get(k, ""), v) for k, v in positional),
-            **{k: engine_value(call, kinds.get(k, ""), v) for k, v in keywords},
-        )
+        pos: list[Any] = []
+        for name, value in positional:
+            converted = engine_value(call, kinds.get(name, ""), value)
+            if (
+                binding.get(name, _Binding(None)).varargs
+                and is_source
+                and isinstance(converted, tuple)
+            ):
+                pos.extend(converted)
+            else:
+                pos.append(converted)
+        kw = {k: engine_value(call, kinds.get(k, ""), v) for k, v in keywords}
+        if device_param:
+            device = call.device_of(call.params["device"])
+            if device != "cpu":
+                kw["device"] = device
+        result = fn(*pos, **kw)
         if len(sig.outputs) == 1:
+            return {sig.outputs[0]: result}
+        if not isinstance(result, tuple | list):
             return {sig.outputs[0]: result}
         return dict(zip(sig.outputs, result, strict=False))
 
@@ -326,106 +395,38 @@ def _derived(sig: Any) -> NodeType:
             if isinstance(value, list):
                 return "[" + ", ".join(value) + "]"
             return value if isinstance(value, str) else repr(value)
+        if binding.get(name, _Binding(None)).varargs and is_source and isinstance(value, list):
+            return ", ".join(map(str, value))
         return py(kinds.get(name, ""), value)
 
     def code(c: CodeCall) -> str:
         positional, keywords = args(c.inputs, c.params)
         parts = [text(k, v) for k, v in positional] + [f"{k}={text(k, v)}" for k, v in keywords]
+        if device_param:
+            device = c.device_kw(c.params["device"])
+            if device is not None:
+                parts.append(f"device={device}")
+        if sig.namespace == "torch.Tensor" and parts:
+            return f"{parts[0]}.{sig.name}({', '.join(parts[1:])})"
         return f"{_pyname(qualname)}({', '.join(parts)})"
 
-    kind = NodeKind.SOURCE if not ports else NodeKind.OP
     return NodeType(
         id=qualname,
         title=sig.name,
         category=sig.category,
-        kind=kind,
+        kind=NodeKind.SOURCE if is_source else NodeKind.OP,
         inputs=ports,
         outputs=tuple(PortSpec(o) for o in sig.outputs),
         params=(*params, NO_GRAD),
         run=run,
         code=code,
         doc=sig.doc,
-        functions=(qualname,),
+        functions=(qualname,) if sig.namespace != "torch.Tensor" else (),
         methods=(sig.name,) if sig.method else (),
     )
 
 
 # ------------------------------------------------------------------ hand-declared types
-
-_SOURCE_COMMON = (
-    ParamSpec("dtype", "dtype", None),
-    ParamSpec("device", "device", "default", doc="'default' follows the document's device"),
-    ParamSpec("requires_grad", "bool", False),
-)
-
-
-def _source_kwargs(call: RunCall) -> dict[str, Any]:
-    kw: dict[str, Any] = {}
-    if call.params["dtype"] is not None:
-        kw["dtype"] = call.dtype(call.params["dtype"])
-    device = call.device_of(call.params["device"])
-    if device != "cpu":
-        kw["device"] = device
-    if call.params["requires_grad"]:
-        kw["requires_grad"] = True
-    return kw
-
-
-def _source_code(c: CodeCall) -> list[tuple[str, str | None]]:
-    return [
-        ("dtype", py("dtype", c.params["dtype"]) if c.params["dtype"] else None),
-        ("device", c.device_kw(c.params["device"])),
-        ("requires_grad", "True" if c.params["requires_grad"] else None),
-    ]
-
-
-def _source(
-    name: str,
-    title: str,
-    doc: str,
-    lead: tuple[ParamSpec, ...],
-    call_args: Callable[[RunCall], tuple[list[Any], dict[str, Any]]],
-    code_args: Callable[[CodeCall], list[str]],
-) -> NodeType:
-    def run(call: RunCall) -> dict[str, Any]:
-        positional, kw = call_args(call)
-        return {"out": getattr(call.backend, name)(*positional, **kw, **_source_kwargs(call))}
-
-    def code(c: CodeCall) -> str:
-        return f"torch.{name}({_kw([(None, a) for a in code_args(c)] + _source_code(c))})"
-
-    return NodeType(
-        id=f"torch.{name}",
-        title=title,
-        category="create",
-        kind=NodeKind.SOURCE,
-        inputs=(),
-        outputs=(TENSOR_OUT,),
-        params=(*lead, *_SOURCE_COMMON, NO_GRAD),
-        run=run,
-        code=code,
-        doc=doc,
-        functions=(f"torch.{name}",),
-    )
-
-
-def _sized(name: str, doc: str) -> NodeType:
-    return _source(
-        name,
-        name,
-        doc,
-        (ParamSpec("size", "shape", [3], doc="the shape, e.g. [2, 3]"),),
-        lambda call: (list(call.params["size"]), {}),
-        lambda c: [", ".join(map(str, c.params["size"]))],
-    )
-
-
-def _arange_args(params: Mapping[str, Any]) -> list[Any]:
-    start, end, step = params["start"], params["end"], params["step"]
-    if step != 1:
-        return [start, end, step]
-    return [end] if start == 0 else [start, end]
-
 
 LEGACY_CLASSES = ("Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor")
 
@@ -456,10 +457,12 @@ def _method(
     effect: Effect = Effect.NEW,
     category: str = "tensor",
 ) -> NodeType:
-    """A node for ``input.method(<other inputs>, <params>)``; params at their default are left out."""
+    """A node for ``input.method(<other inputs>, <params>)``; default params are left out."""
     scalar = {p.name for p in extra_inputs if p.scalar_ok}
 
-    def call_args(values: Mapping[str, Any], params_: Mapping[str, Any]) -> list[tuple[str | None, Any]]:
+    def call_args(
+        values: Mapping[str, Any], params_: Mapping[str, Any]
+    ) -> list[tuple[str | None, Any]]:
         items: list[tuple[str | None, Any]] = []
         for port in extra_inputs:
             value = values.get(port.name)
@@ -486,12 +489,19 @@ def _method(
     def code(c: CodeCall) -> str:
         items = call_args(c.inputs, c.params)
         text = [
-            (k, v if isinstance(v, str) and k is None else py(_kind_of(params, k) if k else "number", v))
+            (
+                k,
+                v
+                if isinstance(v, str) and k is None
+                else py(_kind_of(params, k) if k else "number", v),
+            )
             for k, v in items
         ]
         return f"{c.inputs['input']}.{method}({_kw(text)})"
 
-    all_params = tuple(ParamSpec(p.name, "optional_number", None) for p in extra_inputs if p.scalar_ok)
+    all_params = tuple(
+        ParamSpec(p.name, "optional_number", None) for p in extra_inputs if p.scalar_ok
+    )
     return NodeType(
         id=id_,
         title=title,
@@ -581,7 +591,10 @@ def _backward_run(call: RunCall) -> dict[str, Any]:
 def _backward_code(c: CodeCall) -> str:
     kw = [
         ("gradient", c.inputs.get("gradient")),
-        ("retain_graph", None if c.params["retain_graph"] is None else repr(c.params["retain_graph"])),
+        (
+            "retain_graph",
+            None if c.params["retain_graph"] is None else repr(c.params["retain_graph"]),
+        ),
         ("create_graph", "True" if c.params["create_graph"] else None),
     ]
     return f"{c.inputs['input']}.backward({_kw(kw)})"
@@ -611,7 +624,10 @@ def _grad_code(c: CodeCall) -> str:
         (None, lst(c.inputs.get("outputs")) or "[]"),
         (None, lst(c.inputs.get("inputs")) or "[]"),
         ("grad_outputs", lst(c.inputs.get("grad_outputs"))),
-        ("retain_graph", None if c.params["retain_graph"] is None else repr(c.params["retain_graph"])),
+        (
+            "retain_graph",
+            None if c.params["retain_graph"] is None else repr(c.params["retain_graph"]),
+        ),
         ("create_graph", "True" if c.params["create_graph"] else None),
         ("allow_unused", "True" if c.params["allow_unused"] else None),
     ]
@@ -644,7 +660,7 @@ def _select_run(call: RunCall) -> dict[str, Any]:
     return {"out": items[index]}
 
 
-FUNCTION_TEMPLATE = '''class Func(Function):
+FUNCTION_TEMPLATE = """class Func(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -654,7 +670,7 @@ FUNCTION_TEMPLATE = '''class Func(Function):
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
         return grad_out * 2
-'''
+"""
 
 
 class NotTrustedError(Exception):
@@ -693,14 +709,16 @@ def _function_run(call: RunCall) -> dict[str, Any]:
     namespace = function_namespace(call.backend)
     name = call.params["class_name"]
     code = compile(call.params["source"], f"<Function {name}>", "exec")
-    exec(code, namespace)  # noqa: S102 - only for documents the user trusts
+    exec(code, namespace)
     cls = namespace.get(name)
     if cls is None:
         raise NodeInputError(f"the code does not define a class named {name!r}")
     args = function_arguments(list(call.inputs.get("inputs") or []), call.params["args"])
     result = cls.apply(*args)
     if isinstance(result, tuple | list):
-        raise NodeInputError(f"{name}.forward returned {len(result)} values; one tensor is supported")
+        raise NodeInputError(
+            f"{name}.forward returned {len(result)} values; one tensor is supported"
+        )
     return {"out": result}
 
 
@@ -708,51 +726,20 @@ def _function_code(c: CodeCall) -> str:
     inputs = c.inputs.get("inputs") or []
     template = c.params["args"] or [{"input": i} for i in range(len(inputs))]
     args = [
-        inputs[a["input"]] if "input" in a and a["input"] < len(inputs) else py("data", a.get("value"))
+        inputs[a["input"]]
+        if "input" in a and a["input"] < len(inputs)
+        else py("data", a.get("value"))
         for a in template
     ]
     return f"{c.params['class_name']}.apply({', '.join(args)})"
 
 
 def _hand_types() -> list[NodeType]:
-    number = ParamSpec
     types = [
-        _source(
-            "tensor",
-            "tensor",
-            "A tensor from literal data; a user-created leaf.",
-            (ParamSpec("data", "data", [1.0], doc="a number or nested list"),),
-            lambda call: ([call.params["data"]], {}),
-            lambda c: [py("data", c.params["data"])],
-        ),
-        _sized("zeros", "A tensor filled with 0."),
-        _sized("ones", "A tensor filled with 1."),
-        _sized("rand", "Uniform random numbers in [0, 1) (the document's seed)."),
-        _sized("randn", "Standard normal random numbers (the document's seed)."),
-        _source(
-            "full",
-            "full",
-            "A tensor filled with one value.",
-            (ParamSpec("size", "shape", [3]), number("fill_value", "number", 0.0)),
-            lambda call: ([tuple(call.params["size"]), call.params["fill_value"]], {}),
-            lambda c: [py("shape", c.params["size"]), repr(c.params["fill_value"])],
-        ),
-        _source(
-            "arange",
-            "arange",
-            "Evenly spaced values in [start, end).",
-            (
-                number("start", "number", 0),
-                number("end", "number", 5),
-                number("step", "number", 1),
-            ),
-            lambda call: (_arange_args(call.params), {}),
-            lambda c: [repr(v) for v in _arange_args(c.params)],
-        ),
         NodeType(
             id="torch.Tensor",
             title="Tensor (legacy)",
-            category="create",
+            category="creation",
             kind=NodeKind.SOURCE,
             inputs=(),
             outputs=(TENSOR_OUT,),
@@ -764,12 +751,16 @@ def _hand_types() -> list[NodeType]:
             ),
             run=_legacy_run,
             code=_legacy_code,
-            doc="The legacy constructor: torch.Tensor(2, 3) is uninitialised, torch.Tensor([1, 2]) copies data.",
+            doc="The legacy constructor: torch.Tensor(2, 3) is uninitialised, "
+            "torch.Tensor([1, 2]) copies data.",
             functions=tuple(f"torch.{c}" for c in LEGACY_CLASSES),
         ),
-        _method("Tensor.detach", "detach", "detach", "A new tensor sharing storage, cut from the graph."),
-        _attribute("Tensor.data", "data", "The same storage without autograd history (legacy .data)."),
-        _method("Tensor.clone", "clone", "clone", "A copy that stays in the graph (CloneBackward0)."),
+        _method(
+            "Tensor.detach", "detach", "detach", "A new tensor sharing storage, cut from the graph."
+        ),
+        _attribute(
+            "Tensor.data", "data", "The same storage without autograd history (legacy .data)."
+        ),
         _attribute("Tensor.grad", "grad", "Read .grad as a tensor (None before backward)."),
         NodeType(
             id="Tensor.requires_grad_",
@@ -785,8 +776,9 @@ def _hand_types() -> list[NodeType]:
             ),
             run=_requires_grad_run,
             code=_requires_grad_code,
-            doc="Start (or stop) recording operations on a leaf: x.requires_grad_() or x.requires_grad = True.",
-            effect=Effect.GLOBAL,
+            doc="Start (or stop) recording operations on a leaf: x.requires_grad_() "
+            "or x.requires_grad = True.",
+            effect=Effect.GRADS,
             methods=("requires_grad_",),
         ),
         _method(
@@ -795,7 +787,7 @@ def _hand_types() -> list[NodeType]:
             "retain_grad",
             "Keep .grad of a non-leaf after backward.",
             outputs=(),
-            effect=Effect.GLOBAL,
+            effect=Effect.GRADS,
         ),
         NodeType(
             id="Tensor.to",
@@ -817,15 +809,26 @@ def _hand_types() -> list[NodeType]:
             ),
             run=_to_run,
             code=_to_code,
-            doc="Copy to a device or dtype (ToCopyBackward0); returns the tensor itself if nothing changes.",
+            doc="Copy to a device or dtype (ToCopyBackward0); "
+            "returns the tensor itself if nothing changes.",
             methods=("to", "cuda", "cpu", "double", "float", "half", "long", "int"),
         ),
     ]
     inplace = [
         ("zero_", "Fill with 0 in place.", (), ()),
         ("fill_", "Fill with one value in place.", (), (ParamSpec("value", "number", 0.0),)),
-        ("add_", "self += other (in place).", (PortSpec("other", scalar_ok=True),), (ParamSpec("alpha", "number", 1),)),
-        ("sub_", "self -= other (in place).", (PortSpec("other", scalar_ok=True),), (ParamSpec("alpha", "number", 1),)),
+        (
+            "add_",
+            "self += other (in place).",
+            (PortSpec("other", scalar_ok=True),),
+            (ParamSpec("alpha", "number", 1),),
+        ),
+        (
+            "sub_",
+            "self -= other (in place).",
+            (PortSpec("other", scalar_ok=True),),
+            (ParamSpec("alpha", "number", 1),),
+        ),
         ("mul_", "self *= other (in place).", (PortSpec("other", scalar_ok=True),), ()),
         ("div_", "self /= other (in place).", (PortSpec("other", scalar_ok=True),), ()),
         ("copy_", "Copy src into self (in place).", (PortSpec("src"),), ()),
@@ -860,13 +863,15 @@ def _hand_types() -> list[NodeType]:
             inputs=(TENSOR_IN, PortSpec("gradient", optional=True)),
             outputs=(),
             params=(
-                ParamSpec("retain_graph", "optional_bool", None, doc="default: same as create_graph"),
+                ParamSpec(
+                    "retain_graph", "optional_bool", None, doc="default: same as create_graph"
+                ),
                 ParamSpec("create_graph", "bool", False),
             ),
             run=_backward_run,
             code=_backward_code,
             doc="Run backward from this tensor: leaves (and retained non-leaves) get .grad.",
-            effect=Effect.GLOBAL,
+            effect=Effect.GRADS,
             aliases=("action.backward",),
             methods=("backward",),
         ),
@@ -889,7 +894,7 @@ def _hand_types() -> list[NodeType]:
             run=_grad_run,
             code=_grad_code,
             doc="Gradients of outputs w.r.t. inputs, returned (not stored in .grad).",
-            effect=Effect.GLOBAL,
+            effect=Effect.GRADS,
             aliases=("action.grad",),
             functions=("torch.autograd.grad",),
         ),
@@ -923,7 +928,7 @@ def _hand_types() -> list[NodeType]:
             run=_zero_grad_run,
             code=_zero_grad_code,
             doc="Clear accumulated gradients before the next backward.",
-            effect=Effect.GLOBAL,
+            effect=Effect.GRADS,
             aliases=("action.zero_grad",),
         ),
         NodeType(
@@ -940,7 +945,8 @@ def _hand_types() -> list[NodeType]:
                     "args",
                     "args",
                     [],
-                    doc="arguments of apply: {'input': k} or {'value': literal}; empty = the inputs",
+                    doc="arguments of apply: {'input': k} or {'value': literal}; "
+                    "empty = the inputs",
                 ),
                 NO_GRAD,
             ),
@@ -1011,7 +1017,8 @@ class Catalogue:
 TYPE_ALIASES: dict[str, str] = {
     "source.tensor": "torch.tensor",
     "tensor.detach": "Tensor.detach",
-    "tensor.clone": "Tensor.clone",
+    "tensor.clone": "torch.clone",
+    "Tensor.clone": "torch.clone",
 }
 
 
@@ -1027,9 +1034,12 @@ def build_catalogue(signatures: Iterable[Any]) -> Catalogue:
         if t.kind is NodeKind.TENSOR_ACTION and t.methods and set(t.methods) <= methods:
             continue  # the engine declares it (e.g. torch.clone): use that one
         hand.append(t)
-    sources = [t for t in hand if t.kind is NodeKind.SOURCE]
-    others = [t for t in hand if t.kind is not NodeKind.SOURCE]
-    return Catalogue([*sources, *derived, *others], TYPE_ALIASES)
+    first = [t for t in derived if t.kind is NodeKind.SOURCE] + [
+        t for t in hand if t.kind is NodeKind.SOURCE
+    ]
+    rest = [t for t in derived if t.kind is not NodeKind.SOURCE]
+    rest += [t for t in hand if t.kind is not NodeKind.SOURCE]
+    return Catalogue([*first, *rest], TYPE_ALIASES)
 
 
 @functools.cache

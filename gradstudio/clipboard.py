@@ -43,11 +43,18 @@ def copy_nodes(doc: Document, node_ids: list[str]) -> str:
         {
             "format": CLIPBOARD_FORMAT,
             "nodes": [
-                {"id": n.id, "type": n.type_id, "label": n.label, "params": dict(n.params), "position": [n.x, n.y]}
+                {
+                    "id": n.id,
+                    "type": n.type_id,
+                    "label": n.label,
+                    "params": dict(n.params),
+                    "position": [n.x, n.y],
+                }
                 for n in nodes
             ],
             "edges": [
-                {"from": [e.src, e.src_port], "to": [e.dst, e.dst_port], "slot": e.slot} for e in edges
+                {"from": [e.src, e.src_port], "to": [e.dst, e.dst_port], "slot": e.slot}
+                for e in edges
             ],
         }
     )
@@ -61,14 +68,24 @@ def parse_clipboard(text: str) -> ClipboardContent:
             raise ValueError
         nodes = [
             ClipboardNode(
-                str(n["id"]), str(n["type"]), str(n["label"]), dict(n["params"]),
-                float(n["position"][0]), float(n["position"][1]),
+                str(n["id"]),
+                str(n["type"]),
+                str(n["label"]),
+                dict(n["params"]),
+                float(n["position"][0]),
+                float(n["position"][1]),
             )
             for n in data["nodes"]
         ]
         ids = {n.id for n in nodes}
         edges = [
-            Edge(str(e["from"][0]), str(e["from"][1]), str(e["to"][0]), str(e["to"][1]), int(e.get("slot", 0)))
+            Edge(
+                str(e["from"][0]),
+                str(e["from"][1]),
+                str(e["to"][0]),
+                str(e["to"][1]),
+                int(e.get("slot", 0)),
+            )
             for e in data["edges"]
         ]
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):

@@ -51,7 +51,9 @@ class RemoveNodesCommand(_Base):
         for node_id in node_ids:
             doc.node(node_id)
         self.node_ids = list(dict.fromkeys(node_ids))
-        self.text = "Remove node" if len(self.node_ids) == 1 else f"Remove {len(self.node_ids)} nodes"
+        self.text = (
+            "Remove node" if len(self.node_ids) == 1 else f"Remove {len(self.node_ids)} nodes"
+        )
         self._nodes: list[tuple[int, Node]] = []
         self._edges: list[Edge] = []
 
@@ -124,7 +126,9 @@ class DisconnectCommand(_Base):
 class MoveNodesCommand(_Base):
     """Move nodes; successive moves of the same nodes merge (one undo per drag)."""
 
-    def __init__(self, doc: Document, positions: Mapping[str, tuple[float, float]], text: str = "Move") -> None:
+    def __init__(
+        self, doc: Document, positions: Mapping[str, tuple[float, float]], text: str = "Move"
+    ) -> None:
         self.doc = doc
         self.new = {n: (float(x), float(y)) for n, (x, y) in positions.items()}
         self.old = {n: doc.node(n).position for n in self.new}
@@ -139,10 +143,14 @@ class MoveNodesCommand(_Base):
             self.doc.move_node(node_id, x, y)
 
     def merge_with(self, other: object) -> bool:
-        if isinstance(other, MoveNodesCommand) and other.doc is self.doc and self.text == other.text:
-            if set(other.new) == set(self.new):
-                self.new = other.new
-                return True
+        if (
+            isinstance(other, MoveNodesCommand)
+            and other.doc is self.doc
+            and self.text == other.text
+            and set(other.new) == set(self.new)
+        ):
+            self.new = other.new
+            return True
         return False
 
 
@@ -257,7 +265,9 @@ class SetSettingCommand(_Base):
 class PasteCommand(_Base):
     """Add a clipboard group (nodes + internal edges) with fresh ids and unique labels."""
 
-    def __init__(self, doc: Document, text: str, offset: tuple[float, float] = (30.0, 30.0)) -> None:
+    def __init__(
+        self, doc: Document, text: str, offset: tuple[float, float] = (30.0, 30.0)
+    ) -> None:
         self.doc = doc
         content: ClipboardContent = parse_clipboard(text)
         self.nodes: list[Node] = []

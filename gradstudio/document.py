@@ -114,6 +114,7 @@ class Document:
         self.catalogue = types or catalogue()
         self._graph = nx.MultiDiGraph()
         self._nodes: dict[str, Node] = {}
+        self._labels: dict[str, str] = {}  # label -> node id (labels are unique)
         self._order: list[str] = []
         self._step: dict[str, int] = {}
         self._settings: dict[str, Any] = dict(SETTINGS_DEFAULTS)
@@ -155,7 +156,8 @@ class Document:
         return [self._nodes[i] for i in self._order]
 
     def node_by_label(self, label: str) -> Node | None:
-        return next((n for n in self._nodes.values() if n.label == label), None)
+        node_id = self._labels.get(label)
+        return None if node_id is None else self._nodes[node_id]
 
     def edges(self) -> list[Edge]:
         return [key for _, _, key in self._graph.edges(keys=True)]
@@ -167,9 +169,7 @@ class Document:
 
     def inputs_of(self, node_id: str, port: str) -> list[Edge]:
         """Edges into one input port, in slot order."""
-        edges = [
-            k for _, _, k in self._graph.in_edges(node_id, keys=True) if k.dst_port == port
-        ]
+        edges = [k for _, _, k in self._graph.in_edges(node_id, keys=True) if k.dst_port == port]
         return sorted(edges, key=lambda e: e.slot)
 
     def predecessors(self, node_id: str) -> set[str]:
@@ -260,12 +260,16 @@ class Document:
 
     def unique_label(self, base: str, also_taken: Iterable[str] = ()) -> str:
         """``base`` if no node has it, else ``base_2``, ``base_3``, ..."""
-        taken = {n.label for n in self._nodes.values()} | set(also_taken)
-        if base not in taken:
+        extra = set(also_taken)
+
+        def taken(label: str) -> bool:
+            return label in self._labels or label in extra
+
+        if not taken(base):
             return base
         stem = re.sub(r"_\d+$", "", base) or base
         k = 2
-        while f"{stem}_{k}" in taken:
+        while taken(f"{stem}_{k}"):
             k += 1
         return f"{stem}_{k}"
 
@@ -313,7 +317,9 @@ class Document:
         try:
             node_type = self.catalogue.get(node.type_id)
         except KeyError:
-            raise EditError(f"node {node.id!r} has unknown type {node.type_id!r}", node.id) from None
+            raise EditError(
+                f"node {node.id!r} has unknown type {node.type_id!r}", node.id
+            ) from None
         self._check_label(node.id, node.label)
         self._check_position(node.id, node.x, node.y)
         node = replace(node, type_id=node_type.id, params=self._checked_params(node, node.params))
@@ -321,15 +327,20 @@ class Document:
         if not 0 <= index <= len(self._order):
             raise EditError(f"step {step} is outside 0..{len(self._order)}", node.id)
         self._nodes[node.id] = node
+        self._labels[node.label] = node.id
         self._graph.add_node(node.id)
         self._order.insert(index, node.id)
-        self._reindex()
+        if index == len(self._order) - 1:
+            self._step[node.id] = index
+        else:
+            self._reindex()
         self._emit(NodeAdded(node.id))
 
     def remove_node(self, node_id: str) -> None:
         self.node(node_id)
         for edge in self.edges_of(node_id):
             self.disconnect(edge)
+        del self._labels[self._nodes[node_id].label]
         del self._nodes[node_id]
         self._graph.remove_node(node_id)
         self._order.remove(node_id)
@@ -374,6 +385,8 @@ class Document:
     def set_label(self, node_id: str, label: str) -> None:
         node = self.node(node_id)
         self._check_label(node_id, label)
+        del self._labels[node.label]
+        self._labels[label] = node_id
         self._nodes[node_id] = replace(node, label=label)
         self._emit(LabelChanged(node_id, node.label, label))
 
@@ -426,6 +439,7 @@ class Document:
         self.catalogue = other.catalogue
         self._graph = other._graph.copy()
         self._nodes = dict(other._nodes)
+        self._labels = dict(other._labels)
         self._order = list(other._order)
         self._settings = dict(other._settings)
         self._meta = dict(other._meta)
@@ -478,10 +492,11 @@ class Document:
 
     def _check_label(self, node_id: str, label: str) -> None:
         if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
-            raise EditError(f"a label is a non-empty text of at most {MAX_LABEL} characters", node_id)
-        for other in self._nodes.values():
-            if other.id != node_id and other.label == label:
-                raise EditError(f"another node is already labelled {label!r}", node_id)
+            raise EditError(
+                f"a label is a non-empty text of at most {MAX_LABEL} characters", node_id
+            )
+        if self._labels.get(label, node_id) != node_id:
+            raise EditError(f"another node is already labelled {label!r}", node_id)
 
     def _check_position(self, node_id: str, x: float, y: float) -> None:
         for v in (x, y):
@@ -502,7 +517,9 @@ class Document:
             try:
                 checked[spec.name] = spec.check(values.get(spec.name, spec.default))
             except ValueError as exc:
-                raise EditError(f"node '{node.label}', parameter {spec.name!r}: {exc}", node.id) from None
+                raise EditError(
+                    f"node '{node.label}', parameter {spec.name!r}: {exc}", node.id
+                ) from None
         return MappingProxyType(checked)
 
     def _check_ports(self, edge: Edge) -> None:
@@ -514,11 +531,15 @@ class Document:
         try:
             out = src_type.output(edge.src_port)
         except KeyError:
-            raise EditError(f"{self._name(edge.src)} has no output {edge.src_port!r}", edge.src) from None
+            raise EditError(
+                f"{self._name(edge.src)} has no output {edge.src_port!r}", edge.src
+            ) from None
         try:
             inp = dst_type.input(edge.dst_port)
         except KeyError:
-            raise EditError(f"{self._name(edge.dst)} has no input {edge.dst_port!r}", edge.dst) from None
+            raise EditError(
+                f"{self._name(edge.dst)} has no input {edge.dst_port!r}", edge.dst
+            ) from None
         if out.type != inp.type:
             what = {PortType.TENSOR: "a tensor", PortType.TENSORS: "a list of tensors"}
             raise EditError(
@@ -533,15 +554,23 @@ class Document:
         self._check_ports(edge)
         if edge.src == edge.dst:
             raise EditError(f"{self._name(edge.dst)} cannot use its own output", edge.dst)
-        if nx.has_path(self._graph, edge.dst, edge.src):
-            raise EditError(f"connecting would make a cycle through {self._name(edge.dst)}", edge.dst)
+        forward = self._step[edge.src] < self._step[edge.dst]
+        # every edge runs forward in the order, so a forward edge cannot close a cycle
+        if not forward and nx.has_path(self._graph, edge.dst, edge.src):
+            raise EditError(
+                f"connecting would make a cycle through {self._name(edge.dst)}", edge.dst
+            )
         if not check_order:
             return
         existing = self.inputs_of(edge.dst, edge.dst_port)
         if not self._nodes[edge.dst].type.input(edge.dst_port).variadic and existing:
-            raise EditError(f"{self._name(edge.dst)}: input {edge.dst_port!r} is already connected", edge.dst)
+            raise EditError(
+                f"{self._name(edge.dst)}: input {edge.dst_port!r} is already connected", edge.dst
+            )
         if any(e.slot == edge.slot for e in existing):
-            raise EditError(f"{self._name(edge.dst)}: slot {edge.slot} of {edge.dst_port!r} is taken", edge.dst)
+            raise EditError(
+                f"{self._name(edge.dst)}: slot {edge.slot} of {edge.dst_port!r} is taken", edge.dst
+            )
         if self._step[edge.src] >= self._step[edge.dst]:
             raise EditError(self._order_message(edge), edge.dst)
 

@@ -24,8 +24,14 @@ class KnownError:
     exc_type: str | None = None
 
 
-def _known(pattern: str, title: str, explanation: str, fix: str, exc_type: str | None = None) -> KnownError:
-    return KnownError(re.compile(pattern, re.IGNORECASE | re.DOTALL), Explanation(title, explanation, fix), exc_type)
+def _known(
+    pattern: str, title: str, explanation: str, fix: str, exc_type: str | None = None
+) -> KnownError:
+    return KnownError(
+        re.compile(pattern, re.IGNORECASE | re.DOTALL),
+        Explanation(title, explanation, fix),
+        exc_type,
+    )
 
 
 KNOWN_ERRORS: tuple[KnownError, ...] = (
@@ -85,7 +91,8 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "and call .requires_grad_() on that.",
     ),
     _known(
-        r"(only Tensors of floating point|floating point and complex dtype).*(require|requires) gradients?",
+        r"(only Tensors of floating point|floating point and complex dtype)"
+        r".*(require|requires) gradients?",
         "Integer tensors cannot require gradients",
         "Gradients are only defined for floating-point (and complex) tensors.",
         "Give the tensor a floating dtype (dtype=torch.float32), or write numbers with a "
@@ -98,7 +105,8 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "Move them to one device first, e.g. with .to(device) on every input.",
     ),
     _known(
-        r"(CUDA|cuda|GPU|CuPy|cupy).*(not available|no .*device|cannot be used|not installed|unavailable)"
+        r"(CUDA|cuda|GPU|CuPy|cupy)"
+        r".*(not available|no .*device|cannot be used|not installed|unavailable)"
         r"|(not available|no .*GPU).*(CUDA|cuda)|Torch not compiled with CUDA",
         "No usable GPU",
         "The document asks for CUDA, but this machine has no usable GPU (or no CuPy).",

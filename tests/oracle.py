@@ -161,9 +161,7 @@ def execute(source: str, torch_module: Any) -> Execution:
                 if isinstance(grad_mode, bool):
                     with contextlib.suppress(Exception):
                         torch_module.set_grad_enabled(grad_mode)
-    return Execution(
-        namespace, out.getvalue(), [_warning_record(w) for w in caught], exception
-    )
+    return Execution(namespace, out.getvalue(), [_warning_record(w) for w in caught], exception)
 
 
 # --------------------------------------------------------------------------
@@ -174,7 +172,7 @@ def _plain(value: Any) -> Any:
     """Nested Python numbers from ``tolist()``; floats stay floats, NaN as text."""
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if isinstance(value, bool):
+    if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
         return int(value)
@@ -224,10 +222,12 @@ class _Extractor:
         torch_module: Any,
         ignore_values: Iterable[str],
         ignore_graph: Iterable[str],
+        ignore_versions: Iterable[str] = (),
     ) -> None:
         self.torch = torch_module
         self.ignore_values = set(ignore_values)
         self.ignore_graph = set(ignore_graph)
+        self.ignore_versions = set(ignore_versions)
         self.tensors: dict[str, Any] = {}  # name -> tensor object
         self.values: dict[str, Any] = {}  # name -> non-tensor object
         self.keep_alive: list[Any] = []  # objects whose id() we rely on
@@ -250,9 +250,7 @@ class _Extractor:
             if not all(isinstance(v, (*_SIMPLE_TYPES, list)) for v in obj):
                 for i, item in enumerate(obj):
                     self._collect_one(f"{name}[{i}]", item, depth + 1)
-        elif isinstance(
-            obj, (types.ModuleType, types.FunctionType, type, types.MethodType)
-        ):
+        elif isinstance(obj, (types.ModuleType, types.FunctionType, type, types.MethodType)):
             return
         else:
             self.values[name] = obj
@@ -326,7 +324,10 @@ class _Extractor:
     ) -> dict[str, Any]:
         facts: dict[str, Any] = {}
         # read the version first: nothing below may bump it, but be safe
-        facts["_version"] = _guard(lambda: int(t._version))
+        if self._ignored(name, self.ignore_versions):
+            facts["_version"] = IGNORED
+        else:
+            facts["_version"] = _guard(lambda: int(t._version))
         facts["shape"] = _guard(lambda: [int(s) for s in t.shape])
         facts["dtype"] = _guard(lambda: str(t.dtype))
         facts["device"] = _guard(lambda: str(t.device))
@@ -461,9 +462,10 @@ def extract_facts(
     *,
     ignore_values: Iterable[str] = (),
     ignore_graph: Iterable[str] = (),
+    ignore_versions: Iterable[str] = (),
 ) -> Facts:
     """Facts of a finished execution (see ``run_program``)."""
-    extractor = _Extractor(torch_module, ignore_values, ignore_graph)
+    extractor = _Extractor(torch_module, ignore_values, ignore_graph, ignore_versions)
     extractor.collect(execution.namespace)
     with warnings.catch_warnings(record=True) as stray:
         warnings.simplefilter("always")
@@ -489,6 +491,7 @@ def run_program(
     *,
     ignore_values: Iterable[str] = (),
     ignore_graph: Iterable[str] = (),
+    ignore_versions: Iterable[str] = (),
 ) -> Facts:
     """Run a snippet with ``torch`` bound to ``torch_module`` and return its facts.
 
@@ -496,6 +499,7 @@ def run_program(
     uninitialised: their value and grad value are recorded as ``"<ignored>"``.
     ``ignore_graph`` names tensors whose grad_fn is compared only as present or
     absent (second-order graphs whose node names are implementation detail).
+    ``ignore_versions`` names tensors whose ``_version`` is left out.
     stdout is captured and discarded: printed reprs are tested separately.
     """
     execution = execute(source, torch_module)
@@ -504,6 +508,7 @@ def run_program(
         torch_module,
         ignore_values=ignore_values,
         ignore_graph=ignore_graph,
+        ignore_versions=ignore_versions,
     )
 
 
@@ -518,16 +523,11 @@ def _numbers_close(expected: Any, actual: Any, rtol: float, atol: float) -> bool
             return False
         if len(expected) != len(actual):
             return False
-        return all(
-            _numbers_close(e, a, rtol, atol)
-            for e, a in zip(expected, actual, strict=True)
-        )
+        return all(_numbers_close(e, a, rtol, atol) for e, a in zip(expected, actual, strict=True))
     if isinstance(expected, str) or isinstance(actual, str):
         return expected == actual
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
-        return abs(float(expected) - float(actual)) <= atol + rtol * abs(
-            float(expected)
-        )
+        return abs(float(expected) - float(actual)) <= atol + rtol * abs(float(expected))
     return bool(expected == actual)
 
 
@@ -563,19 +563,13 @@ def _compare_graph(
     """Report the first structural differences of two next_functions trees."""
     if expected == actual:
         return
-    if (
-        isinstance(expected, list)
-        and isinstance(actual, list)
-        and len(expected) == len(actual)
-    ):
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
             _compare_graph(f"{where}[{i}]", e, a, diffs, depth + 1)
         return
     if isinstance(expected, dict) and isinstance(actual, dict):
         if expected.get("name") != actual.get("name"):
-            diffs.append(
-                f"{where}: expected {expected.get('name')}, got {actual.get('name')}"
-            )
+            diffs.append(f"{where}: expected {expected.get('name')}, got {actual.get('name')}")
             return
         for key in sorted(set(expected) | set(actual)):
             if key == "next":
@@ -592,9 +586,7 @@ def _compare_graph(
                     f"got {_short(actual.get(key))}"
                 )
         return
-    diffs.append(
-        f"{where}: expected {_graph_text(expected)}, got {_graph_text(actual)}"
-    )
+    diffs.append(f"{where}: expected {_graph_text(expected)}, got {_graph_text(actual)}")
 
 
 def _compare_messages(
@@ -602,9 +594,7 @@ def _compare_messages(
 ) -> list[str]:
     if expected == actual:
         return []
-    return [
-        f"{where}: expected {_messages_text(expected)}, got {_messages_text(actual)}"
-    ]
+    return [f"{where}: expected {_messages_text(expected)}, got {_messages_text(actual)}"]
 
 
 def _messages_text(records: list[dict[str, str]]) -> str:
@@ -651,31 +641,22 @@ def _compare_tensor(
     return diffs
 
 
-def compare(
-    expected: Facts, actual: Facts, rtol: float = 1e-5, atol: float = 1e-6
-) -> list[str]:
+def compare(expected: Facts, actual: Facts, rtol: float = 1e-5, atol: float = 1e-6) -> list[str]:
     """Human-readable differences between two fact sets (empty when equal)."""
     diffs: list[str] = []
     e_exc, a_exc = expected.get("exception"), actual.get("exception")
     if e_exc != a_exc:
         if e_exc is None or a_exc is None:
-            diffs.append(
-                f"exception: expected {_exc_text(e_exc)}, got {_exc_text(a_exc)}"
-            )
+            diffs.append(f"exception: expected {_exc_text(e_exc)}, got {_exc_text(a_exc)}")
         else:
             if e_exc["type"] != a_exc["type"]:
-                diffs.append(
-                    f"exception type: expected {e_exc['type']}, got {a_exc['type']}"
-                )
+                diffs.append(f"exception type: expected {e_exc['type']}, got {a_exc['type']}")
             if e_exc["message"] != a_exc["message"]:
                 diffs.append(
-                    f"exception message: expected {e_exc['message']!r}, "
-                    f"got {a_exc['message']!r}"
+                    f"exception message: expected {e_exc['message']!r}, got {a_exc['message']!r}"
                 )
     diffs.extend(
-        _compare_messages(
-            "warnings", expected.get("warnings", []), actual.get("warnings", [])
-        )
+        _compare_messages("warnings", expected.get("warnings", []), actual.get("warnings", []))
     )
     diffs.extend(
         _compare_messages(
@@ -690,9 +671,7 @@ def compare(
         if name not in a_t:
             diffs.append(f"{name}: expected a tensor, got {_value_text(actual, name)}")
         elif name not in e_t:
-            diffs.append(
-                f"{name}: expected {_value_text(expected, name)}, got a tensor"
-            )
+            diffs.append(f"{name}: expected {_value_text(expected, name)}, got a tensor")
         else:
             diffs.extend(_compare_tensor(name, e_t[name], a_t[name], rtol, atol))
 

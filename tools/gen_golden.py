@@ -3,12 +3,15 @@
     .venv/bin/python tools/gen_golden.py            # all scenarios
     .venv/bin/python tools/gen_golden.py op_add_sub  # some, by name
     .venv/bin/python tools/gen_golden.py --check     # exit 1 if files are stale
+    .venv/bin/python tools/gen_golden.py --force     # rewrite every file
 
-Each scenario runs in a fresh process: PyTorch emits some warnings only once per
+Each scenario runs in a fresh process (forked from a server that imported
+torch but ran nothing): PyTorch emits some warnings only once per
 process (``x.T`` on 3-D tensors, ``backward(create_graph=True)``), and a golden
 file must show what a learner running that snippet alone would see.  Files are
 JSON with sorted keys, floats rounded to 8 significant digits and short lists on
-one line, so a regeneration diffs cleanly.
+one line, so a regeneration diffs cleanly; a file is only rewritten when its
+facts changed beyond float tolerance.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.conformance.scenarios import SCENARIOS, Scenario  # noqa: E402
-from tests.oracle import FACTS_FORMAT, run_program  # noqa: E402
+from tests.oracle import FACTS_FORMAT, compare, run_program  # noqa: E402
 
 GOLDEN_DIR = ROOT / "tests" / "conformance" / "golden"
 SIGNIFICANT_DIGITS = 8
@@ -57,9 +60,7 @@ def dumps(obj: Any, indent: int = 0) -> str:
     if isinstance(obj, dict):
         if not obj:
             return "{}"
-        items = [
-            f"{pad}{json.dumps(k)}: {dumps(obj[k], indent + 1)}" for k in sorted(obj)
-        ]
+        items = [f"{pad}{json.dumps(k)}: {dumps(obj[k], indent + 1)}" for k in sorted(obj)]
         return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
     if isinstance(obj, list) and not _is_flat(obj):
         items = [f"{pad}{dumps(v, indent + 1)}" for v in obj]
@@ -92,26 +93,44 @@ def build_record(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-def _worker(name: str) -> tuple[str, str]:
-    return name, dumps(build_record(SCENARIOS[name])) + "\n"
+def _worker(name: str) -> dict[str, Any]:
+    return build_record(SCENARIOS[name])
 
 
-def generate(names: list[str], jobs: int) -> dict[str, str]:
-    """Render the golden text of each named scenario, one fresh process each."""
-    ctx = multiprocessing.get_context("spawn")
-    results: dict[str, str] = {}
+def generate(names: list[str], jobs: int) -> dict[str, dict[str, Any]]:
+    """The golden record of each named scenario, each run in a fresh process."""
+    # a fork server imports torch once; every worker is a fork of that clean state
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["torch", "tests.oracle", "tests.conformance.scenarios"])
     with concurrent.futures.ProcessPoolExecutor(
         max_workers=jobs, mp_context=ctx, max_tasks_per_child=1
     ) as pool:
-        for name, text in pool.map(_worker, names):
-            results[name] = text
-    return results
+        return dict(zip(names, pool.map(_worker, names), strict=True))
+
+
+_METADATA = ("scenario", "source", "ignore_values", "ignore_graph", "torch_version", "format")
+
+
+def differences(name: str, record: dict[str, Any]) -> list[str]:
+    """Why the stored golden file of ``name`` does not match ``record`` (float tolerance).
+
+    Tolerance keeps last-digit float noise between machines from churning files.
+    """
+    path = golden_path(name)
+    if not path.exists():
+        return ["no golden file"]
+    stored = json.loads(path.read_text())
+    diffs = [f"{key} changed" for key in _METADATA if stored.get(key) != record[key]]
+    return diffs + compare(stored.get("facts", {}), record["facts"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="scenarios to regenerate")
-    parser.add_argument("--check", action="store_true", help="only report stale files")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if any file is stale"
+    )
+    parser.add_argument("--force", action="store_true", help="rewrite even unchanged files")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 4)
     args = parser.parse_args(argv)
 
@@ -119,27 +138,29 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown scenarios: {', '.join(unknown)}")
     names = args.names or sorted(SCENARIOS)
-    texts = generate(names, args.jobs)
+    records = generate(names, args.jobs)
 
     GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
-    stale = [
-        n
-        for n in names
-        if not golden_path(n).exists() or golden_path(n).read_text() != texts[n]
-    ]
+    stale: dict[str, list[str]] = {}
+    for n in names:
+        diffs = differences(n, records[n])
+        if diffs or args.force:
+            stale[n] = diffs
     orphans = (
         []
         if args.names
         else sorted(p for p in GOLDEN_DIR.glob("*.json") if p.stem not in SCENARIOS)
     )
     if args.check:
-        for n in stale:
+        for n, diffs in stale.items():
             print(f"stale: {golden_path(n).relative_to(ROOT)}")
+            for d in diffs[:10]:
+                print(f"    {d}")
         for p in orphans:
             print(f"orphan: {p.relative_to(ROOT)}")
         return 1 if stale or orphans else 0
     for n in stale:
-        golden_path(n).write_text(texts[n])
+        golden_path(n).write_text(dumps(records[n]) + "\n")
     for p in orphans:
         p.unlink()
     print(

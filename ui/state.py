@@ -24,7 +24,7 @@ class StudioState(QObject):
 
     def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.document = document or Document()
+        self.document = document if document is not None else Document()
         self.undo_stack = UndoStack()
         self.evaluation: Evaluation | None = None
         self.selection: tuple[str, ...] = ()

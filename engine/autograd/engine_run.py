@@ -10,12 +10,17 @@ which case the very same formulas run on tensors.
 from __future__ import annotations
 
 import heapq
+import sys
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from engine import grad_mode
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import array_module
+from engine.messages import CREATE_GRAPH_CYCLE
 
 if TYPE_CHECKING:
     from engine.tensor import Tensor
@@ -38,10 +43,16 @@ def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
         if axes:
             g = g.sum(axes, keepdim=True)
         return g.reshape(shape) if tuple(g.shape) != shape else g
+    # Two sums rather than sum + reshape: the result owns its memory (no view),
+    # so AccumulateGrad may steal it as PyTorch does.
     xp = array_module(g)
-    if axes:
-        g = xp.sum(g, axis=axes, keepdims=True)
-    return g.reshape(shape)
+    lead_axes = tuple(range(lead))
+    ones = tuple(a - lead for a in axes if a >= lead)
+    if lead_axes:
+        g = xp.sum(g, axis=lead_axes)
+    if ones:
+        g = xp.sum(g, axis=ones, keepdims=True)
+    return g
 
 
 def _expandable(gshape: tuple[int, ...], shape: tuple[int, ...]) -> bool:
@@ -72,14 +83,25 @@ def validate_grad(node: Node, index: int, g: Any, meta: tuple[Any, Any, Any], tm
     return g
 
 
-def accumulate_into(t: Tensor, g: Any, tensor_mode: bool) -> None:
-    """``AccumulateGrad``: store or add ``g`` into ``t.grad`` like PyTorch does."""
+def accumulate_into(
+    t: Tensor, g: Any, tensor_mode: bool, steal: bool = False, version: int = 0
+) -> None:
+    """``AccumulateGrad``: store or add ``g`` into ``t.grad`` like PyTorch does.
+
+    A first gradient that nobody else holds (and that is a plain contiguous
+    array) is stolen, keeping its version; otherwise PyTorch copies it into a
+    new tensor with ``copy_``, which shows as version 1 (and, under
+    ``create_graph``, as a ``CopyBackwards`` node).  Later gradients are added
+    in place (a version bump) unless grad mode is on.
+    """
+    from engine.ops.convert import copy_
     from engine.tensor import Tensor
 
     old = t._grad
     if tensor_mode:
         if old is None:
-            t._grad = g if g.grad_fn is not None else Tensor._wrap(g._data.copy())
+            fresh = Tensor._wrap(array_module(g._data).zeros_like(g._data))
+            t._grad = copy_(fresh, g)
         elif grad_mode.STATE.enabled:
             t._grad = old + g
         else:
@@ -87,10 +109,26 @@ def accumulate_into(t: Tensor, g: Any, tensor_mode: bool) -> None:
             old._counter()[0] += 1
         return
     if old is None:
-        t._grad = Tensor._wrap(g.copy())
+        if isinstance(g, np.generic):
+            g, steal = np.asarray(g), False
+        if steal and g.flags.c_contiguous and g.flags.writeable and _owns(g):
+            new = Tensor._wrap(g)
+            if version:
+                new._vc = [version]
+        else:
+            new = Tensor._wrap(g.copy())  # PyTorch: empty_like(...).copy_(g)
+            new._vc = [1]
+        t._grad = new
     else:
         old._data += g
         old._counter()[0] += 1
+
+
+def _owns(g: Any) -> bool:
+    """No one else can see ``g``'s memory: it is no view, or a view of an array
+    that nothing but this view holds (PyTorch's storage use count of one)."""
+    base = g.base
+    return base is None or (sys.getrefcount(base) <= 3 and base.base is None)
 
 
 def _run_tensor_hooks(node: Node, grads: list[Any], tensor_mode: bool) -> None:
@@ -191,8 +229,10 @@ def run_backward(
         targets = {n for n, _ in captures}
         needed = _needed_nodes(order, targets)
     captured: list[Any] = [None] * (len(inputs) if inputs is not None else 0)
+    captured_versions: list[int] = [0] * len(captured)
 
     buffers: dict[Node, list[Any]] = {}
+    bumps: dict[int, int] = {}  # id(array) -> in-place accumulations it received
     for (n, nr), g in zip(roots, root_grads, strict=True):
         buf = buffers.get(n)
         if buf is None:
@@ -209,8 +249,11 @@ def run_backward(
             tie += 1
 
     observers = OBSERVERS.active
+    warned = False
     prev_mode = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = create_graph
+    quiet = np.errstate(all="ignore")  # PyTorch gives inf/nan silently, so must we
+    quiet.__enter__()
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
         while ready:
@@ -229,15 +272,26 @@ def run_backward(
                     k = captures.get((node, nr))
                     if k is not None and g is not None:
                         captured[k] = _add(captured[k], g)
+                        captured_versions[k] = bumps.get(id(g), 0)
             if needed is not None and node not in needed:
                 run = False
             elif is_acc:
                 run = accumulate and (needed is None or (node, 0) in captures)
             else:
                 run = True
-            outs: tuple[Any, ...] = ()
-            if run and (grads[0] is not None or any(g is not None for g in grads)):
-                outs = node.apply(tuple(grads), tm)
+            outs: list[Any] = []
+            if run and is_acc:
+                if tm and not warned:
+                    warned = True
+                    warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
+                g0 = grads[0]
+                if g0 is not None:
+                    # Refcount 2 (the list slot and the argument): no one else holds
+                    # it, so PyTorch would steal it rather than copy.
+                    unique = not tm and sys.getrefcount(g0) <= 3
+                    accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
+            elif run and (grads[0] is not None or any(g is not None for g in grads)):
+                outs = list(node.apply(tuple(grads), tm))
                 if not keep_graph:
                     node.release_variables()
                 if node._post_hooks:
@@ -248,7 +302,10 @@ def run_backward(
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
-                g = outs[i] if i < n_outs else None
+                g = None
+                if i < n_outs:
+                    g = outs[i]
+                    outs[i] = None  # hand over, like PyTorch's move into the buffer
                 if g is not None:
                     meta = nxt._out_meta[nr]
                     if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
@@ -256,25 +313,61 @@ def run_backward(
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * len(nxt._out_meta)
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
+                    if buf[nr] is None:
+                        buf[nr] = g
+                    else:
+                        _accumulate(buf, nr, g, tm, bumps)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
                     heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
+            g = None  # drop the last handed-over gradient: PyTorch holds no extra reference
     finally:
+        quiet.__exit__(None, None, None)
         grad_mode.STATE.enabled = prev_mode
 
-    if inputs is None:
+    if inputs is None or accumulate:
         return None
-    if accumulate:
-        # backward(inputs=[non_leaf]) fills the non-leaf's .grad as well.
-        for k, t in enumerate(inputs):
-            if t.grad_fn is not None and captured[k] is not None:
-                _store_nonleaf_grad(t, captured[k], tm)
-        return None
-    return captured
+    return [
+        None if g is None else _as_tensor(g, tm, v)
+        for g, v in zip(captured, captured_versions, strict=True)
+    ]
+
+
+def _as_tensor(g: Any, tm: bool, version: int) -> Any:
+    from engine.tensor import Tensor
+
+    if tm:
+        return g
+    t = Tensor._wrap(np.asarray(g) if isinstance(g, np.generic) else g)
+    if version:
+        t._vc = [version]
+    return t
+
+
+def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]) -> None:
+    """Sum a second gradient into a buffer slot, in place when PyTorch would.
+
+    PyTorch adds in place when the buffered tensor is uniquely owned (use count
+    1) and not a view; the in-place add shows as a version bump on the gradient
+    the user finally sees.  Python's refcount is the same notion.
+    """
+    old = buf[nr]
+    if (
+        not tm
+        and sys.getrefcount(old) <= 3
+        and type(old) is not np.generic
+        and getattr(old, "base", 0) is None
+        and old.flags.writeable
+        and old.shape == np.broadcast_shapes(old.shape, g.shape)
+        and old.dtype == np.result_type(old, g)
+    ):
+        old += g
+        bumps[id(old)] = bumps.get(id(old), 0) + 1
+        return
+    new = old + g
+    buf[nr] = np.asarray(new) if isinstance(new, np.generic) else new
 
 
 def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:
@@ -291,15 +384,6 @@ def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:
                 needed.add(n)
                 changed = True
     return needed
-
-
-def _store_nonleaf_grad(t: Tensor, g: Any, tm: bool) -> None:
-    from engine.tensor import Tensor
-
-    if t._grad is None:
-        t._grad = g if tm else Tensor._wrap(g.copy())
-    else:
-        t._grad = t._grad + (g if tm else Tensor._wrap(g))
 
 
 def _run_pre_hooks(node: Node, grads: list[Any], tm: bool) -> list[Any]:

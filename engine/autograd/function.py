@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine import grad_mode
-from engine.autograd.graph import Node, SavedTensor, grad_accumulator
+from engine.autograd.graph import Node, SavedTensor, edge_of
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE
 
 
@@ -158,14 +158,11 @@ class Function:
         single = not isinstance(raw, tuple)
         outs = [raw] if single else list(raw)
         dirty = {id(t) for t in ctx.__dict__.get("_dirty", ())}
+        for t in ctx.__dict__.get("_dirty", ()):
+            t._counter()[0] += 1  # PyTorch bumps a dirty input once more
         non_diff = {id(t) for t in ctx.__dict__.get("_non_diff", ())}
         if record:
-            ctx.next_functions = tuple(
-                (t.grad_fn, t._output_nr)
-                if t.grad_fn is not None
-                else ((grad_accumulator(t), 0) if t._requires_grad else (None, 0))
-                for t in tensors
-            )
+            ctx.next_functions = tuple(edge_of(t) for t in tensors)
             input_ids = {id(t) for t in tensors}
             for i, o in enumerate(outs):
                 if not isinstance(o, Tensor):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from engine.autograd.engine_run import run_backward
+from engine.backend import array_module
 from engine.messages import SCALAR_ONLY
 
 
@@ -31,9 +31,7 @@ def _make_grads(outputs: list[Any], grads: list[Any]) -> list[Any]:
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
-            xp = t._data.__array_namespace__() if hasattr(t._data, "__array_namespace__") else None
-            arr = xp.ones_like(t._data) if xp is not None else t._data * 0 + 1
-            out.append(Tensor._wrap(arr))
+            out.append(Tensor._wrap(array_module(t._data).ones_like(t._data)))
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(
@@ -82,6 +80,9 @@ def backward(
     ins = _as_list(inputs) if inputs is not None else None
     if ins is not None and not ins:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    for t in ins or ():
+        if t.grad_fn is not None:
+            t.retain_grad()  # PyTorch fills a non-leaf input's .grad via retain_grad
     run_backward(outputs, grads, bool(retain_graph), bool(create_graph), ins, accumulate=True)
 
 
@@ -127,9 +128,5 @@ def grad(
                 )
             final.append(Tensor._wrap(t._data * 0) if materialize_grads else None)
         else:
-            final.append(g if create_graph else Tensor._wrap(g))
+            final.append(g)
     return tuple(final)
-
-
-def _check_seq(x: Sequence[Any]) -> None:  # pragma: no cover - kept for API symmetry
-    return None

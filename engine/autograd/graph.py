@@ -245,6 +245,17 @@ def observe_backward() -> Iterator[BackwardTrace]:
         OBSERVERS.active = prev
 
 
+def edge_of(t: Tensor) -> tuple[Node | None, int]:
+    """The edge a consumer of ``t`` records: its grad_fn, its leaf's AccumulateGrad,
+    or none (no grad needed, or a view made under ``no_grad``)."""
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    if t._requires_grad and not t._nograd_view:
+        return grad_accumulator(t), 0
+    return None, 0
+
+
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
     """The leaf's ``AccumulateGrad`` node, the same object while it is alive."""
     ref = t._grad_acc

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes, grad_mode
-from engine.autograd.graph import Node, SavedTensor, grad_accumulator
+from engine.autograd.graph import Node, SavedTensor, edge_of
 from engine.backend import array_module, device_of
-from engine.messages import LEAF_INPLACE, VIEW_LEAF_INPLACE
+from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
 
 Forward = Callable[..., Any]
 Backward = Callable[..., Any]
@@ -48,6 +48,8 @@ class OpDef:
     backward: Backward | None = None
     dtype: str | Callable[..., dtypes.dtype] = "promote"
     save: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    saved_params: tuple[str, ...] = ()  # params PyTorch saves as tensors (freed after backward)
+    quiet: bool = False  # may hit FP edge cases (log 0, x/0): keep NumPy from warning
     view: bool = False
     outputs: int = 1
     samples: tuple[Sample, ...] = ()
@@ -86,12 +88,14 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    __slots__ = ("_saved", "m", "needs", "p", "s", "shapes")
+    __slots__ = ("_released", "_saved", "m", "needs", "p", "s", "shapes")
     _op: OpDef
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
         op = self._op
         saved = self._saved
+        if self._released:
+            raise RuntimeError(BACKWARD_TWICE)
         if saved:
             self.s = {
                 k: (v.unpack(self, tensor_mode) if type(v) is SavedTensor else v)
@@ -113,6 +117,8 @@ class OpNode(Node):
         )
 
     def release_variables(self) -> None:
+        if self._saved or self._op.saved_params:
+            self._released = True
         for v in (self._saved or {}).values():
             if type(v) is SavedTensor:
                 v.release()
@@ -259,7 +265,14 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             np_dtype = None
     if np_dtype is None:
         np_dtype = _result_dtype(op, inputs, params).np
-    out = op.forward(xp, *arrays, **params)
+    try:
+        if op.quiet:
+            with np.errstate(all="ignore"):
+                out = op.forward(xp, *arrays, **params)
+        else:
+            out = op.forward(xp, *arrays, **params)
+    except ValueError as exc:
+        raise _broadcast_error(arrays) or exc from None
     if op.outputs > 1:
         outs = [o if type(o) is not np.generic else np.asarray(o) for o in out]
         first = outs[0]
@@ -280,15 +293,18 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         else:
             r._base = base
             r._view_chain = ((op, params),)
+        if not grad_mode.STATE.enabled and requires:
+            r._requires_grad = True
+            r._nograd_view = True
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = op.node_cls()
         edges = []
         needs = []
         for x in inputs:
             if isinstance(x, tensor_cls) and (x.grad_fn is not None or x._requires_grad):
-                fn = x.grad_fn
-                edges.append((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0))
-                needs.append(True)
+                e = edge_of(x)
+                edges.append(e)
+                needs.append(e[0] is not None)
             else:
                 edges.append((None, 0))
                 needs.append(False)
@@ -301,10 +317,29 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         node._out_meta = [(first.shape, first.dtype, None)]
         r.grad_fn = node
         node._saved = _save(op, inputs, r, out, needs) if op.save else None
+        node._released = False
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if type(o) is arr_type else xp.asarray(o)) for o in outs[1:]]
         return (r, *rest)
     return r
+
+
+def _broadcast_error(arrays: list[Any]) -> RuntimeError | None:
+    """PyTorch's wording when two operand shapes cannot broadcast."""
+    shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
+    if len(shapes) < 2:
+        return None
+    a, b = shapes[0], shapes[1]
+    n = max(len(a), len(b))
+    for i in range(n - 1, -1, -1):
+        da = a[i - (n - len(a))] if i >= n - len(a) else 1
+        db = b[i - (n - len(b))] if i >= n - len(b) else 1
+        if da != db and da != 1 and db != 1:
+            return RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                f"non-singleton dimension {i}"
+            )
+    return None
 
 
 _TENSOR: list[Any] = []
@@ -333,6 +368,8 @@ def _save(
 def check_inplace(t: Any) -> None:
     if not grad_mode.STATE.enabled:
         return
+    if t._nograd_view:
+        raise RuntimeError(NOGRAD_VIEW_INPLACE)
     if t.grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_INPLACE)
     b = t._base
@@ -370,7 +407,8 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
         original = (snapshot, *inputs[1:])
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     xp = array_module(self._data)
-    out = op.forward(xp, *arrays, **params)
+    with np.errstate(all="ignore"):
+        out = op.forward(xp, *arrays, **params)
     if tuple(np.shape(out)) != self.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
@@ -383,10 +421,9 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
         edges, needs = [], []
         for x in original:
             if isinstance(x, Tensor) and x.requires_grad:
-                edges.append(
-                    (x.grad_fn, x._output_nr) if x.grad_fn is not None else (grad_accumulator(x), 0)
-                )
-                needs.append(True)
+                e = edge_of(x)
+                edges.append(e)
+                needs.append(e[0] is not None)
             else:
                 edges.append((None, 0))
                 needs.append(False)
@@ -396,6 +433,7 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
         node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
         node._saved = _save(op, original, self, None, needs) if op.save else None
+        node._released = False
         if self._base is not None and self._view_chain is not None:
             _rebase_view(self, node)
         else:
@@ -466,12 +504,7 @@ def _rebase_view(view: Any, node: OpNode) -> None:
     cs = CopySlices()
     cs.fn = node
     cs.chain = view._view_chain
-    if base.grad_fn is not None:
-        first = (base.grad_fn, base._output_nr)
-    elif base._requires_grad:
-        first = (grad_accumulator(base), 0)
-    else:
-        first = (None, 0)
+    first = edge_of(base)
     cs.next_functions = (first, *node.next_functions[1:])
     cs._out_meta = [(base.shape, base._data.dtype, base.device)]
     node.next_functions = ((None, 0), *node.next_functions[1:])

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
 def _index_into(xp: Any, shape: tuple[int, ...], dtype: Any, key: Any, g: Any) -> Any:
@@ -61,6 +61,7 @@ INDEX = declare(
     ("self",),
     lambda xp, a, key: a[key],
     lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=c.p["key"]),
+    saved_params=("key",),
     dtype="same",
     samples=(Sample(((4, 3),), {"key": (np.array([0, 2, 2]),)}),),
 )
@@ -81,27 +82,38 @@ def _norm_index(k: Any, size: int, dim: int) -> int:
 
 
 def getitem(x: Any, key: Any) -> Any:
-    """Apply ``key`` the way ATen's ``applySlicing`` does, one view op at a time."""
-    from engine.tensor import Tensor
-
+    """Apply ``key`` as ATen's ``applySlicing`` does: basic indices one view op at a
+    time (select, slice, unsqueeze), then any tensor indices in one ``index``."""
     keys = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (Tensor | list | np.ndarray, bool)) for k in keys):
-        return _advanced(x, keys)
-    n_real = sum(1 for k in keys if k is not None and k is not Ellipsis)
+    if (
+        x.ndim == 0
+        and any(k is not None and k is not Ellipsis for k in keys)
+        and not any(_is_bool_index(k) for k in keys)
+    ):
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    keys = tuple(_scalar_index(k) for k in keys)
+    n_real = sum(1 for k in keys if k is not None and k is not Ellipsis and not _is_bool_index(k))
     if n_real > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out, dim, changed = x, 0, False
+    advanced: list[Any] = []
     for pos, k in enumerate(keys):
         if k is Ellipsis:
             rest = sum(1 for kk in keys[pos + 1 :] if kk is not None and kk is not Ellipsis)
-            dim = out.ndim - rest
+            n = out.ndim - rest - dim
+            advanced.extend([slice(None)] * n)
+            dim += n
         elif k is None:
             out = apply_op(_unsqueeze(), (out,), {"dim": dim})
+            advanced.append(slice(None))
             dim += 1
             changed = True
-        elif isinstance(k, int) or (hasattr(k, "__index__") and not isinstance(k, slice)):
+        elif isinstance(k, int):
             size = out.shape[dim]
-            out = apply_op(SELECT, (out,), {"dim": dim, "index": _norm_index(int(k), size, dim)})
+            out = apply_op(SELECT, (out,), {"dim": dim, "index": _norm_index(k, size, dim)})
             changed = True
         elif isinstance(k, slice):
             size = out.shape[dim]
@@ -115,14 +127,45 @@ def getitem(x: Any, key: Any) -> Any:
                     {"dim": dim, "start": start, "end": max(end, start), "step": step},
                 )
                 changed = True
+            advanced.append(slice(None))
             dim += 1
         else:
-            raise TypeError(f"unsupported index type {type(k).__name__}")
+            advanced.append(k)
+            dim += _index_dims(k)
+    if any(not isinstance(k, slice) for k in advanced):
+        return _advanced(out, tuple(advanced))
     if not changed:
         from engine.ops.shape import alias
 
         return alias(x)
     return out
+
+
+def _is_bool_index(k: Any) -> bool:
+    return isinstance(k, bool) or (
+        getattr(k, "dtype", None) is not None and str(k.dtype) in ("bool", "torch.bool")
+    )
+
+
+def _index_dims(k: Any) -> int:
+    """Dimensions of ``self`` an advanced index consumes (a bool mask: its ndim)."""
+    if _is_bool_index(k) and not isinstance(k, bool):
+        return k.ndim
+    return 1
+
+
+def _scalar_index(k: Any) -> Any:
+    """A 0-dim integer tensor indexes like a Python int (PyTorch selects)."""
+    if (
+        isinstance(k, _TENSOR[0])
+        and k.ndim == 0
+        and not k.dtype.is_floating_point
+        and k.dtype.name != "bool"
+    ):
+        return int(k.item())
+    if hasattr(k, "__index__") and not isinstance(k, bool | _TENSOR[0]) and not hasattr(k, "shape"):
+        return int(k)
+    return k
 
 
 def _unsqueeze() -> Any:

@@ -7,17 +7,21 @@ the one PyTorch would show.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
+
 from engine.catalog import Param, Port, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import Sample, _cap, apply_op, declare
+from engine.tensor import C_NAMES
 
 
 def _t(m: Any, x: Any) -> Any:
     return m.transpose(x, dim0=-1, dim1=-2)
 
 
-def _check_mm(xp: Any, a: Any, b: Any) -> Any:
+def _check_mm(xp: Any, a: Any, b: Any, cm1: bool = False, cm2: bool = False) -> Any:
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
@@ -30,14 +34,38 @@ def _check_mm(xp: Any, a: Any, b: Any) -> Any:
     return xp.matmul(a, b)
 
 
+def _col_major(x: Any) -> bool:
+    """Column-major (a transposed matrix): ATen computes its gradient in that layout."""
+    flags = getattr(x, "_data", x).flags
+    return bool(flags.f_contiguous and not flags.c_contiguous)
+
+
+def _layout(a: Any, b: Any) -> dict[str, bool] | None:
+    """Which operands are column-major, recorded at forward time (None: neither)."""
+    ca, cb = _col_major(a), _col_major(b)
+    return {"cm1": ca, "cm2": cb} if ca or cb else None
+
+
+def _mm_self_grad(c: Any, g: Any, mat2: Any) -> Any:
+    if c.p.get("cm1"):
+        return _t(c.m, c.m.mm(mat2, _t(c.m, g)))
+    return c.m.mm(g, _t(c.m, mat2))
+
+
+def _mm_mat2_grad(c: Any, g: Any, mat1: Any) -> Any:
+    if c.p.get("cm2"):
+        return _t(c.m, c.m.mm(_t(c.m, g), mat1))
+    return c.m.mm(_t(c.m, mat1), g)
+
+
 MM = declare(
     "mm",
     "MmBackward0",
     ("self", "mat2"),
     _check_mm,
     lambda c, g: (
-        c.m.mm(g, _t(c.m, c.s["mat2"])) if c.needs[0] else None,
-        c.m.mm(_t(c.m, c.s["self"]), g) if c.needs[1] else None,
+        _mm_self_grad(c, g, c.s["mat2"]) if c.needs[0] else None,
+        _mm_mat2_grad(c, g, c.s["self"]) if c.needs[1] else None,
     ),
     save={"self": ("mat2",), "mat2": ("self",)},
     samples=(Sample(((2, 3), (3, 4))),),
@@ -107,7 +135,16 @@ BMM = declare(
 )
 
 
-def _addmm_fwd(xp: Any, bias: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+def _addmm_fwd(
+    xp: Any,
+    bias: Any,
+    a: Any,
+    b: Any,
+    beta: Any = 1,
+    alpha: Any = 1,
+    cm1: bool = False,
+    cm2: bool = False,
+) -> Any:
     out = _check_mm(xp, a, b)
     if alpha != 1:
         out = out * alpha
@@ -121,8 +158,8 @@ ADDMM = declare(
     _addmm_fwd,
     lambda c, g: (
         (g if c.p.get("beta", 1) == 1 else g * c.p["beta"]) if c.needs[0] else None,
-        _scale(c.m.mm(g, _t(c.m, c.s["mat2"])), c.p.get("alpha", 1)) if c.needs[1] else None,
-        _scale(c.m.mm(_t(c.m, c.s["mat1"]), g), c.p.get("alpha", 1)) if c.needs[2] else None,
+        _scale(_mm_self_grad(c, g, c.s["mat2"]), c.p.get("alpha", 1)) if c.needs[1] else None,
+        _scale(_mm_mat2_grad(c, g, c.s["mat1"]), c.p.get("alpha", 1)) if c.needs[2] else None,
     ),
     save={"mat1": ("mat2",), "mat2": ("mat1",)},
     samples=(Sample(((4,), (2, 3), (3, 4))), Sample(((2, 4), (2, 3), (3, 4)))),
@@ -135,16 +172,31 @@ def _scale(x: Any, a: Any) -> Any:
 
 @public("mm", ("input", "mat2"), category="linear algebra", doc="matrix product of two 2-D tensors")
 def mm(input: Any, mat2: Any) -> Any:  # noqa: A002
-    return apply_op(MM, (input, mat2))
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{C_NAMES[input.dtype.name]} != {C_NAMES[mat2.dtype.name]}"
+        )
+    return apply_op(MM, (input, mat2), _layout(input._data, mat2._data))
 
 
 @public("mv", ("input", "vec"), category="linear algebra", doc="matrix-vector product")
 def mv(input: Any, vec: Any) -> Any:  # noqa: A002
+    if input.dtype is not vec.dtype:
+        v, m = _cap(vec.dtype), _cap(input.dtype)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
+        )
     return apply_op(MV, (input, vec))
 
 
 @public("dot", ("input", "tensor"), category="linear algebra", doc="dot product of 1-D tensors")
 def dot(input: Any, tensor: Any) -> Any:  # noqa: A002
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_cap(input.dtype)} and {_cap(tensor.dtype)}"
+        )
     return apply_op(DOT, (input, tensor))
 
 
@@ -154,6 +206,8 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_cap(input.dtype)} but found {_cap(mat2.dtype)}")
     return apply_op(BMM, (input, mat2))
 
 
@@ -165,14 +219,21 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
     doc="beta * input + alpha * (mat1 @ mat2)",
 )
 def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:  # noqa: A002
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(
+            "self and mat2 must have the same dtype, but got "
+            f"{_cap(mat1.dtype)} and {_cap(mat2.dtype)}"
+        )
     params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
-    return apply_op(ADDMM, (input, mat1, mat2), params)
+    params.update(_layout(mat1._data, mat2._data) or {})
+    return apply_op(ADDMM, (input, mat1, mat2), params or None)
 
 
 @public(
     "matmul", ("input", "other"), category="linear algebra", doc="matrix product with broadcasting"
 )
 def matmul(input: Any, other: Any) -> Any:  # noqa: A002
+    """ATen's ``matmul`` decomposition, so every intermediate ``grad_fn`` matches."""
     from engine.ops import shape as sh
 
     a, b = input, other
@@ -186,39 +247,60 @@ def matmul(input: Any, other: Any) -> Any:  # noqa: A002
     if da == 2 and db == 1:
         return mv(a, b)
     if da == 1 and db == 2:
-        return sh.squeeze(mm(sh.unsqueeze(a, 0), b), (0,))
+        return sh.squeeze_inplace(mm(sh.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return mm(a, b)
-    if da >= 3 and db in (1, 2):
-        # Fold the batch into rows: one mm (or mv), then an unsafe view back.
-        lead = tuple(a.shape[:-1])
-        folded = sh.reshape(a, (-1, a.shape[-1]))
-        out = mv(folded, b) if db == 1 else mm(folded, b)
-        return sh.unsafe_view(out, lead if db == 1 else (*lead, b.shape[-1]))
-    if da in (1, 2) and db >= 3 and da == 1:
-        lead = tuple(b.shape[:-2])
+    # A batched operand whose batch dims are all 1 is squeezed to a matrix first.
+    if da >= 3 and db >= 3 and _unit_batch(a) and da <= db:
+        return matmul(_squeeze_batch(a), b)
+    if da >= 3 and db >= 3 and _unit_batch(b) and db <= da:
+        return matmul(a, _squeeze_batch(b))
+    if da >= 3 and db <= 2:
+        return _folded(a, b)
+    if db >= 3 and da <= 2:
+        # ATen folds (b^T @ a^T) and transposes back: ``.mT.contiguous()``.
         bt = sh.transpose(b, -1, -2)
-        folded = sh.reshape(bt, (-1, bt.shape[-1]))
-        out = mv(folded, a)
-        return sh.unsafe_view(out, (*lead, b.shape[-1]))
-    if da == 2 and db >= 3:
-        # ATen computes (b^T @ a^T)^T and makes it contiguous.
-        return sh.contiguous(sh.transpose(matmul(sh.transpose(b, -1, -2), sh.t(a)), -1, -2))
-    # Both batched: broadcast batch dims, bmm, unsafe view back.
-    import numpy as np
+        at = sh.t(a) if da == 2 else a
+        out = _folded(bt, at)
+        return out if da == 1 else sh.contiguous(sh.transpose(out, -1, -2))
+    return _batched(a, b)
 
-    n, m_, p = a.shape[-2], a.shape[-1], b.shape[-1]
-    if b.shape[-2] != m_:
+
+def _unit_batch(t: Any) -> bool:
+    return all(s == 1 for s in t.shape[:-2])
+
+
+def _squeeze_batch(t: Any) -> Any:
+    from engine.ops import shape as sh
+
+    while t.ndim > 2:
+        t = sh.squeeze(t, 0)
+    return t
+
+
+def _folded(a: Any, b: Any) -> Any:
+    """``a`` (>= 3-D) times a matrix or vector: fold the batch into rows, one mm/mv."""
+    from engine.ops import shape as sh
+
+    lead = tuple(a.shape[:-1])
+    folded = sh.reshape(a, (-1, a.shape[-1]))
+    out = mv(folded, b) if b.ndim == 1 else mm(folded, b)
+    return sh.unsafe_view(out, lead if b.ndim == 1 else (*lead, b.shape[-1]))
+
+
+def _batched(a: Any, b: Any) -> Any:
+    """Broadcast the batch dims, expand, reshape to 3-D, bmm, unsafe view back."""
+    from engine.ops import shape as sh
+
+    n, k, p = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch_a, batch_b = tuple(a.shape[:-2]), tuple(b.shape[:-2])
+    if b.shape[-2] != k:
         raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(b.shape[:-2]))}, {m_}] but got: [{int(np.prod(b.shape[:-2]))}, "
-            f"{b.shape[-2]}]."
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{math.prod(batch_b)}, {k}] but got: [{math.prod(batch_b)}, {b.shape[-2]}]."
         )
-    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
-    ea = a if tuple(a.shape[:-2]) == batch else sh.expand(a, (*batch, n, m_))
-    eb = b if tuple(b.shape[:-2]) == batch else sh.expand(b, (*batch, m_, p))
-    bsz = int(np.prod(batch))
-    ra = ea if ea.ndim == 3 and ea.shape[0] == bsz else sh.reshape(ea, (bsz, n, m_))
-    rb = eb if eb.ndim == 3 and eb.shape[0] == bsz else sh.reshape(eb, (bsz, m_, p))
-    out = bmm(ra, rb)
-    return sh.unsafe_view(out, (*batch, n, p))
+    batch = tuple(np.broadcast_shapes(batch_a, batch_b))
+    bsz = math.prod(batch)
+    ra = sh.reshape(sh.expand(a, (*batch, n, k)), (bsz, n, k))
+    rb = sh.reshape(sh.expand(b, (*batch, k, p)), (bsz, k, p))
+    return sh.unsafe_view(bmm(ra, rb), (*batch, n, p))

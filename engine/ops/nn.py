@@ -41,6 +41,7 @@ SOFTMAX = declare(
     dtype="float",
     save={"result": None},
     samples=(Sample(((2, 3),), {"dim": 1}),),
+    quiet=True,
 )
 LOG_SOFTMAX = declare(
     "log_softmax",
@@ -55,6 +56,7 @@ LOG_SOFTMAX = declare(
     dtype="float",
     save={"result": None},
     samples=(Sample(((2, 3),), {"dim": 1}),),
+    quiet=True,
 )
 
 
@@ -162,6 +164,7 @@ NLL = declare(
         reduction=c.p.get("reduction", "mean"),
         ignore_index=c.p.get("ignore_index", -100),
     ),
+    saved_params=("target", "weight"),
     dtype="same",
     samples=(Sample(((3, 4),), {"target": "classes"}),),
 )
@@ -233,6 +236,15 @@ def mse_loss(
             UserWarning,
             stacklevel=2,
         )
+        import numpy as np
+
+        from engine.ops.shape import expand
+
+        shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+        if tuple(input.shape) != shape:
+            input = expand(input, shape)
+        if tuple(target.shape) != shape:
+            target = expand(target, shape)
     return apply_op(MSE, (input, target), {"reduction": reduction})
 
 
@@ -307,8 +319,13 @@ def cross_entropy(
     label_smoothing: float = 0.0,
 ) -> Any:
     if target.dtype.is_floating_point:
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(
+                f"expected target dtype to be Long or Byte, but got {_cap(target.dtype)}"
+            )
         raise NotImplementedError(
-            "cross_entropy with class probabilities is not supported by the engine"
+            "cross_entropy with class probabilities (a float target shaped like the input) is "
+            "not supported by the engine; pass class indices (a long tensor) instead"
         )
     return nll_loss(
         log_softmax(input, 1 if input.ndim >= 2 else 0),

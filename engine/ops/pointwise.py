@@ -76,6 +76,7 @@ DIV = declare(
     dtype=_float_out,
     save={"self": ("other",), "other": None},
     samples=(Sample(((2, 3), (2, 3)), positive=True), Sample(((2, 3), (3,)), positive=True)),
+    quiet=True,
 )
 RECIPROCAL = declare(
     "reciprocal",
@@ -86,6 +87,7 @@ RECIPROCAL = declare(
     dtype=_float_out,
     save={"result": None},
     samples=POS,
+    quiet=True,
 )
 NEG = declare("neg", "NegBackward0", ("self",), lambda xp, a: -a, lambda c, g: -g, samples=UNARY)
 
@@ -109,6 +111,7 @@ POW0 = declare(
         Sample(((2, 3),), {"exponent": 2}),
         Sample(((2, 3),), {"exponent": 0.5}, positive=True),
     ),
+    quiet=True,
 )
 POW1 = declare(
     "pow_tensor",
@@ -121,6 +124,7 @@ POW1 = declare(
     ),
     save={"self": None, "exponent": None, "result": ("exponent",)},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
+    quiet=True,
 )
 POW2 = declare(
     "pow_scalar_base",
@@ -133,6 +137,7 @@ POW2 = declare(
     dtype=lambda i, p: dtypes.result_type(p["base"], i[0]),
     save={"result": None},
     samples=(Sample(((2, 3),), {"base": 2.0}),),
+    quiet=True,
 )
 
 
@@ -152,6 +157,7 @@ EXP = declare(
     dtype=_float_out,
     save={"result": None},
     samples=UNARY,
+    quiet=True,
 )
 LOG = declare(
     "log",
@@ -162,6 +168,7 @@ LOG = declare(
     dtype=_float_out,
     save={"self": None},
     samples=POS,
+    quiet=True,
 )
 SQRT = declare(
     "sqrt",
@@ -172,6 +179,7 @@ SQRT = declare(
     dtype=_float_out,
     save={"result": None},
     samples=POS,
+    quiet=True,
 )
 ABS = declare(
     "abs",
@@ -228,6 +236,7 @@ SIGMOID = declare(
     dtype=_float_out,
     save={"result": None},
     samples=UNARY,
+    quiet=True,
 )
 RELU = declare(
     "relu",
@@ -356,6 +365,7 @@ WHERE = declare(
         c.m.where(g, g * 0, condition=c.p["condition"]) if c.needs[0] else None,
         c.m.where(g * 0, g, condition=c.p["condition"]) if c.needs[1] else None,
     ),
+    saved_params=("condition",),
     samples=(Sample(((2, 3), (2, 3)), {"condition": "mask"}),),
 )
 
@@ -435,6 +445,11 @@ def reciprocal(input: Any) -> Any:  # noqa: A002
 
 @public("neg", ("input",), category="arithmetic", doc="-input")
 def neg(input: Any) -> Any:  # noqa: A002
+    if input._data.dtype == bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return apply_op(NEG, (input,))
 
 

@@ -29,6 +29,8 @@ def _norm_dims(dim: Any, ndim: int) -> tuple[int, ...]:
 
 
 def _sum_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
+    if params.get("dtype") is not None:
+        return params["dtype"]
     d = inputs[0].dtype
     return d if d.is_floating_point else dtypes.int64
 
@@ -55,7 +57,7 @@ SUM0 = declare(
     "sum",
     "SumBackward0",
     ("self",),
-    lambda xp, a: xp.sum(a),
+    lambda xp, a, dtype=None: xp.sum(a, dtype=None if dtype is None else dtype.np),
     _grad_expand,
     dtype=_sum_dtype,
     samples=(Sample(((2, 3),)), Sample(((),))),
@@ -64,7 +66,9 @@ SUM1 = declare(
     "sum_dim",
     "SumBackward1",
     ("self",),
-    lambda xp, a, dims, keepdim=False: xp.sum(a, axis=dims, keepdims=keepdim),
+    lambda xp, a, dims, keepdim=False, dtype=None: xp.sum(
+        a, axis=dims, keepdims=keepdim, dtype=None if dtype is None else dtype.np
+    ),
     _grad_expand,
     dtype=_sum_dtype,
     samples=(
@@ -246,15 +250,14 @@ def _dims_or_none(dim: Any) -> Any:
     doc="sum of all elements, or along dim",
 )
 def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A001, A002
-    if dtype is not None:
-        input = input.to(dtype)
+    extra = {} if dtype is None else {"dtype": dtype}
     if dim is None:
         if keepdim:
             dim = tuple(range(input.ndim))
         else:
-            return apply_op(SUM0, (input,))
+            return apply_op(SUM0, (input,), extra or None)
     dims = _norm_dims(dim, input.ndim)
-    return apply_op(SUM1, (input,), {"dims": dims, "keepdim": keepdim})
+    return apply_op(SUM1, (input,), {"dims": dims, "keepdim": keepdim, **extra})
 
 
 @public(

@@ -97,7 +97,7 @@ UNSAFE_VIEW = declare(
 )
 RESHAPE_COPY = declare(
     "reshape_copy",
-    "ReshapeAliasBackward0",
+    "ReshapeCopyBackward0",
     ("self",),
     lambda xp, a, size: a.reshape(size),
     _reshape_back,
@@ -125,11 +125,29 @@ SQUEEZE1 = declare(
     view=True,
     samples=(Sample(((2, 1, 3),), {"dim": 1}),),
 )
-SQUEEZE4 = declare(
+SQUEEZE2 = declare(
     "squeeze_dims",
-    "SqueezeBackward4",
+    "SqueezeBackward2",
     ("self",),
     lambda xp, a, dims: a.reshape([s for i, s in enumerate(a.shape) if not (i in dims and s == 1)]),
+    _reshape_back,
+    dtype="same",
+    view=True,
+    samples=(Sample(((1, 2, 1, 3),), {"dims": (0, 2)}),),
+)
+SQUEEZE4 = declare(
+    "squeeze_",
+    "SqueezeBackward4",
+    ("self",),
+    lambda xp, a, dim: a.reshape(a.shape[:dim] + a.shape[dim + 1 :]) if a.shape[dim] == 1 else a,
+    _reshape_back,
+    dtype="same",
+)
+RESHAPE_ALIAS = declare(
+    "_reshape_alias",
+    "ReshapeAliasBackward0",
+    ("self",),
+    _view_fwd,
     _reshape_back,
     dtype="same",
     view=True,
@@ -298,9 +316,18 @@ def _viewable(a: Any, size: tuple[int, ...]) -> bool:
 )
 def reshape(input: Any, *shape: Any) -> Any:  # noqa: A002
     size = _infer_size(shape, input.numel())
-    if _viewable(input._data, size):
+    if input._data.flags.c_contiguous:
         return apply_op(VIEW, (input,), {"size": size})
+    if _viewable(input._data, size):
+        return apply_op(RESHAPE_ALIAS, (input,), {"size": size})
     return unsafe_view(clone(input), size)
+
+
+def squeeze_inplace(input: Any, dim: int) -> Any:  # noqa: A002
+    """ATen's ``squeeze_(dim)`` on a fresh result: same tensor, version bumped."""
+    out = apply_op(SQUEEZE4, (input,), {"dim": _wrap(dim, input.ndim)})
+    out._counter()[0] += 1
+    return out
 
 
 def unsafe_view(input: Any, size: tuple[int, ...]) -> Any:  # noqa: A002
@@ -339,7 +366,7 @@ def squeeze(input: Any, dim: Any = None) -> Any:  # noqa: A002
     if isinstance(dim, int):
         d = _wrap(dim, input.ndim) if input.ndim else 0
         return apply_op(SQUEEZE1, (input,), {"dim": d})
-    return apply_op(SQUEEZE4, (input,), {"dims": tuple(_wrap(d, input.ndim) for d in dim)})
+    return apply_op(SQUEEZE2, (input,), {"dims": tuple(_wrap(d, input.ndim) for d in dim)})
 
 
 @public(

@@ -3032,3 +3032,90 @@ _add(
     is_a = acc.variable is a
     """,
 )
+
+
+# ===========================================================================
+# regressions found by the random differential test
+
+_add(
+    "backward_twice_which_nodes_saved_tensors",
+    """
+    a = torch.tensor([1., 2.], requires_grad=True)
+    c = torch.tensor([3., 4.])
+    cases = {
+        "add_scalar": lambda: a + 2,
+        "add_tensor": lambda: a + c,
+        "sub_scalar": lambda: a - 2,
+        "rsub": lambda: 2 - a,
+        "neg": lambda: -a,
+        "mul_tensor": lambda: a * c,
+        "mul_scalar": lambda: a * 3,
+        "div_tensor": lambda: a / c,
+        "div_scalar": lambda: a / 2,
+        "pow_scalar": lambda: a ** 2,
+        "exp": lambda: a.exp(),
+        "relu": lambda: a.relu(),
+        "abs": lambda: a.abs(),
+        "clamp": lambda: a.clamp(0, 1),
+        "sum_then_mul": lambda: a.sum() * 2,
+        "mean": lambda: a.mean(),
+        "max_all": lambda: a.max(),
+        "max_dim": lambda: a.max(dim=0).values,
+        "where": lambda: torch.where(a > 1, a, c),
+        "maximum": lambda: torch.maximum(a, c),
+        "index_tensor": lambda: a[torch.tensor([1, 0])],
+        "index_mask": lambda: a[a > 1],
+        "select": lambda: a[0],
+        "slice": lambda: a[1:],
+        "reshape": lambda: a.reshape(2, 1),
+        "expand": lambda: a.expand(3, 2),
+        "cat": lambda: torch.cat([a, c]),
+        "stack": lambda: torch.stack([a, c]),
+        "clone": lambda: a.clone(),
+        "to_double": lambda: a.double(),
+        "softmax": lambda: F.softmax(a, dim=0),
+        "mse": lambda: F.mse_loss(a, c),
+        "matmul": lambda: a @ c,
+        "linear": lambda: F.linear(a, torch.ones(3, 2)),
+        "cross_entropy": lambda: F.cross_entropy(a.unsqueeze(0), torch.tensor([1])),
+    }
+    raises = []
+    for name, make in cases.items():
+        loss = make().sum()
+        loss.backward()
+        try:
+            loss.backward()
+        except RuntimeError:
+            raises.append(name)
+    del loss
+    """,
+)
+
+_add(
+    "zero_dim_grad_accumulation",
+    """
+    x = torch.tensor(1.5, requires_grad=True)
+    v = -x
+    v.retain_grad()
+    loss = v * v
+    loss.backward(retain_graph=True)
+    loss.backward()
+    y = torch.tensor(2., requires_grad=True)
+    g = torch.autograd.grad(-y + y, [y])
+    devices = [str(x.grad.device), str(v.grad.device), str(g[0].device)]
+    """,
+)
+
+_add(
+    "mode_no_grad_view_then_op",
+    """
+    x = torch.tensor([[1.5, -2.0, -0.5]], requires_grad=True)
+    with torch.no_grad():
+        v = x.t()
+        c = v.contiguous()
+        d = x * 2
+    y = c.clamp(-1, 1)
+    z = d.clamp(-1, 1)
+    y.sum().backward()
+    """,
+)

@@ -123,6 +123,8 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "reshape_copy",
         "squeeze_dims",
         "alias",
+        "squeeze_",
+        "_reshape_alias",
         "index_backward",
         "index_put_zero",
         "nll_loss_backward",

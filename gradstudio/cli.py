@@ -1,0 +1,198 @@
+"""``main.py`` sub-commands: run, import, export, trust — for scripts and terminals.
+
+Exit codes: 0 success; 1 the document evaluated but a node recorded an error;
+2 a bad file or a bad argument (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from gradstudio.evaluation import Evaluation, TensorFacts, evaluate
+from gradstudio.fileformat import DocumentError, load_document, save_document
+from gradstudio.pytorch_export import ExportError, export_script
+from gradstudio.pytorch_import import ImportProblem, import_snippet
+from gradstudio.trust import TrustStore, trust_file
+
+PROG = "gradstudio"
+
+
+class UsageError(Exception):
+    """A bad command line: reported as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="GradStudio without a screen.")
+    sub = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
+    )
+
+    run = sub.add_parser("run", help="evaluate a document and print every tensor's facts")
+    run.add_argument("file", help="a .gstudio document")
+    run.add_argument("--device", choices=("cpu", "cuda"), help="override the document's device")
+    run.add_argument("--json", action="store_true", help="print the facts as JSON")
+    run.add_argument(
+        "--trust", action="store_true", help="run custom Function code even if untrusted"
+    )
+
+    imp = sub.add_parser(
+        "import", help="turn a PyTorch snippet into a document (without running it)"
+    )
+    imp.add_argument("snippet", help="a .py file")
+    imp.add_argument("-o", "--output", required=True, help="the .gstudio file to write")
+
+    exp = sub.add_parser("export", help="write a document as a runnable PyTorch script")
+    exp.add_argument("file", help="a .gstudio document")
+    exp.add_argument("-o", "--output", required=True, help="the .py file to write ('-' for stdout)")
+    exp.add_argument("--no-facts", action="store_true", help="leave out the facts-printing footer")
+
+    trust = sub.add_parser("trust", help="allow a document's custom Function code to run")
+    trust.add_argument("file", help="a .gstudio document")
+    return parser
+
+
+def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        args = _parser().parse_args(list(argv))
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc} (see '{PROG} --help')", file=err)
+        return 2
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    try:
+        if args.command == "run":
+            return _run(args, out, err)
+        if args.command == "import":
+            return _import(args, out)
+        if args.command == "export":
+            return _export(args, out)
+        return _trust(args, out)
+    except DocumentError as exc:
+        print(f"{PROG}: error: {exc}", file=err)
+        return 2
+    except ImportProblem as exc:
+        print(f"{PROG}: error: {args.snippet}: {exc}", file=err)
+        return 2
+    except ExportError as exc:
+        print(f"{PROG}: error: {args.file}: {exc}", file=err)
+        return 2
+    except OSError as exc:
+        print(f"{PROG}: error: {exc.filename or ''}: {exc.strerror or exc}", file=err)
+        return 2
+    except Exception as exc:
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc} (please report this)", file=err)
+        return 2
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    doc = load_document(args.file)
+    if args.trust:
+        doc.set_trusted(True)
+    result = evaluate(doc, device=args.device)
+    if args.json:
+        json.dump(result.to_json(), out, indent=1)
+        out.write("\n")
+    else:
+        out.write(format_table(result))
+    for error in result.errors:
+        label = result.plan.labels[error.node_id]
+        print(
+            f"error in step {error.step + 1} '{label}': {error.exc_type}: {error.message}", file=err
+        )
+        print(f"  {error.title}. {error.explanation}", file=err)
+        print(f"  Fix: {error.fix}", file=err)
+    return 1 if result.errors else 0
+
+
+def _import(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        source = Path(args.snippet).read_text("utf-8")
+    except UnicodeDecodeError:
+        raise ImportProblem("the file is not UTF-8 text") from None
+    doc = import_snippet(source, args.snippet)
+    doc.set_meta("title", Path(args.snippet).stem)
+    save_document(doc, args.output, TrustStore())
+    print(f"wrote {args.output}: {len(doc)} nodes", file=out)
+    if doc.has_code():
+        print(
+            f"note: it contains custom Function code; read it, then run "
+            f"'main.py trust {args.output}' to let it run",
+            file=out,
+        )
+    return 0
+
+
+def _export(args: argparse.Namespace, out: TextIO) -> int:
+    doc = load_document(args.file)
+    script = export_script(doc, facts=not args.no_facts)
+    if args.output == "-":
+        out.write(script)
+    else:
+        Path(args.output).write_text(script, "utf-8")
+    return 0
+
+
+def _trust(args: argparse.Namespace, out: TextIO) -> int:
+    load_document(args.file)  # refuse to trust something that is not a document
+    digest = trust_file(args.file, TrustStore())
+    print(f"trusted {args.file} ({digest[:19]}...)", file=out)
+    return 0
+
+
+COLUMNS = (
+    "label",
+    "shape",
+    "dtype",
+    "device",
+    "requires_grad",
+    "is_leaf",
+    "grad_fn",
+    "grad",
+    "retains_grad",
+    "version",
+)
+
+
+def _short(value: Any, width: int = 28) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else value
+    text = text.replace(" ", "")
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _row(label: str, facts: TensorFacts | None) -> list[str]:
+    if facts is None:
+        return [label, "None", *[""] * (len(COLUMNS) - 2)]
+    return [
+        label,
+        "(" + ", ".join(map(str, facts.shape)) + ")",
+        facts.dtype,
+        facts.device,
+        str(facts.requires_grad),
+        str(facts.is_leaf),
+        facts.grad_fn_name or "None",
+        "None" if facts.grad is None else _short(facts.grad.value),
+        str(facts.retains_grad),
+        str(facts.version),
+    ]
+
+
+def format_table(result: Evaluation) -> str:
+    rows = [list(COLUMNS)] + [_row(label, facts) for label, _, facts in result.rows()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,22 @@
+"""Fixtures for the headless core: an isolated config dir and trust store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gradstudio.trust import TrustStore
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the user's real ~/.config/gradstudio."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> TrustStore:
+    return TrustStore(tmp_path / "trusted.json")

@@ -1,0 +1,118 @@
+"""Starting the studio: ``ui.app.main``, the start example, themes, panels and object names."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QWidget
+
+from tests.ui.uitools import make_window, wait_evaluated
+from ui import app as studio_app
+from ui import panels
+from ui.examples import start_example
+from ui.main_window import MainWindow
+from ui.none_refcount import make_none_immortal
+from ui.settings import StudioSettings
+from ui.themes import DARK, LIGHT, apply_theme, style_sheet
+
+pytestmark = pytest.mark.gui
+
+
+def test_main_opens_the_window_on_the_start_example_and_returns(qtbot, monkeypatch) -> None:  # noqa: ANN001
+    seen: dict[str, object] = {}
+
+    def close_when_ready() -> None:
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+        if not windows:
+            QTimer.singleShot(20, close_when_ready)
+            return
+        window = windows[-1]
+        if window.runner.busy:
+            QTimer.singleShot(20, close_when_ready)
+            return
+        seen["visible"] = window.isVisible()
+        seen["nodes"] = len(window.state.document)
+        seen["evaluated"] = window.state.evaluation is not None
+        seen["hook"] = sys.excepthook
+        window.bridge.set_clean()
+        window.close()
+        QApplication.instance().quit()
+
+    monkeypatch.setattr(studio_app.MainWindow, "offer_recovery", lambda self: False)
+    QTimer.singleShot(0, close_when_ready)
+    previous = sys.excepthook
+    assert studio_app.main(["gradstudio"]) == 0
+    assert sys.excepthook is previous  # restored on exit
+    assert seen["visible"]
+    assert isinstance(seen["hook"], studio_app.ErrorReporter)
+    if start_example() is not None:
+        assert seen["nodes"] and seen["evaluated"]
+
+
+def test_create_window_opens_a_file_from_the_command_line(qtbot, tmp_path, example_paths) -> None:  # noqa: ANN001
+    settings = StudioSettings.at(tmp_path / "s.ini")
+    window = studio_app.create_window(
+        ["gradstudio", str(example_paths["003_linear_addmm"])], settings, offer_recovery=False
+    )
+    qtbot.addWidget(window)
+    wait_evaluated(qtbot, window)
+    assert window.file_path is not None and window.file_path.endswith("003_linear_addmm.gstudio")
+    y = window.state.document.node_by_label("y")
+    assert window.canvas.graph_scene.facts_of(y.id).grad_fn == "AddmmBackward0"
+    window.runner.shutdown()
+
+
+def test_widgets_carry_object_names(window) -> None:  # noqa: ANN001
+    for name in ("canvas", "palette"):
+        assert window.findChild(QWidget, name) is not None, name
+    for key in ("inspector", "backwardGraph", "timeline"):
+        assert window.docks[key].objectName() == f"{key}Dock"
+
+
+def test_real_panels_are_wired_in(qtbot, settings, answers, example_paths) -> None:  # noqa: ANN001
+    window = make_window(qtbot, settings, answers, load_panels=True)
+    for spec in panels.PANELS:
+        if panels.available(spec):
+            panel = window.panel(spec.key)
+            assert panel.objectName() == spec.key, spec.key
+            assert window.findChild(QWidget, spec.key) is panel
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.open_example(example_paths["001_leaf_grad"])
+    a = window.state.document.node_by_label("a")
+    window.canvas.select_nodes([a.id])
+    assert window.state.selection == (a.id,)
+    window.runner.shutdown()
+    window.bridge.set_clean()
+    window.close()
+
+
+def test_missing_panel_gets_a_placeholder(monkeypatch, window) -> None:  # noqa: ANN001
+    spec = panels.PanelSpec("inspector", "ui.no_such_module", ("Nope",), "Inspector")
+    monkeypatch.setitem(panels.BY_KEY, "inspector", spec)
+    assert panels.load_panel("inspector", window.state) is None
+    label = panels.placeholder(spec)
+    assert label.objectName() == "panelPlaceholder"
+    assert "Inspector" in label.text()
+
+
+def test_themes_switch_and_fill_the_style_sheet(window, qtbot) -> None:  # noqa: ANN001
+    for t in (DARK, LIGHT):
+        sheet = style_sheet(t)
+        assert "{" + "accent}" not in sheet and t.accent in sheet
+    window.act_toggle_theme.trigger()
+    assert window.theme.name == "light"
+    assert window.canvas.graph_scene.style.theme is LIGHT
+    assert QApplication.instance().styleSheet() == style_sheet(LIGHT)
+    window.act_toggle_theme.trigger()
+    assert window.settings.theme == "dark"
+    apply_theme(QApplication.instance(), "dark")
+
+
+def test_none_refcount_workaround_is_active() -> None:
+    before = sys.getrefcount(None)
+    make_none_immortal()
+    if sys.version_info < (3, 12):
+        assert sys.getrefcount(None) >= before
+        assert sys.getrefcount(None) > 1 << 39

@@ -1,0 +1,224 @@
+"""The file life cycle: save and reopen, prompts, recent files, autosave recovery, exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QMessageBox
+
+from gradstudio.fileformat import load_document
+from tests.ui.uitools import add_source, make_window, run_and_wait, wait_evaluated
+from ui.recovery import Recovery
+
+pytestmark = pytest.mark.gui
+
+
+def small_graph(window) -> tuple[str, str]:  # noqa: ANN001
+    w = add_source(window, "w", [1.0, 2.0], True, (0, 0))
+    s = window.canvas.add_node("torch.sum", QPointF(400, 60))
+    window.canvas.connect_ports(w, "out", s, "input")
+    return w, s
+
+
+def test_save_and_reopen(window, answers, tmp_path, qtbot) -> None:  # noqa: ANN001
+    _w, s = small_graph(window)
+    assert window.isWindowModified()
+    answers.save_path = str(tmp_path / "graph")  # the extension is added
+    assert window.act_save.isEnabled()
+    window.act_save.trigger()
+    saved = tmp_path / "graph.gstudio"
+    assert saved.is_file()
+    assert not window.isWindowModified()
+    assert window.windowTitle().startswith("graph.gstudio")
+    assert window.settings.recent_files()[0] == str(saved.resolve())
+    window.new_document()
+    assert len(window.state.document) == 0
+    answers.open_path = str(saved)
+    assert window.open_dialog()
+    wait_evaluated(qtbot, window)
+    doc = window.state.document
+    assert {n.label for n in doc.nodes()} == {"w", "sum"}
+    assert len(doc.edges()) == 1
+    assert window.canvas.graph_scene.facts_of(s).value == "3."
+    assert window.canvas.graph_scene.facts_of(s).grad_fn == "SumBackward0"
+    assert not window.isWindowModified()
+
+
+def test_unsaved_changes_prompt_on_open_and_new(window, answers, tmp_path) -> None:  # noqa: ANN001
+    small_graph(window)
+    answers.save_changes = QMessageBox.StandardButton.Cancel
+    assert not window.new_document()
+    assert answers.asked_save == 1
+    assert len(window.state.document) == 2  # kept
+    answers.save_changes = QMessageBox.StandardButton.Save
+    answers.save_path = str(tmp_path / "kept.gstudio")
+    assert window.new_document()
+    assert (tmp_path / "kept.gstudio").is_file()
+    assert len(window.state.document) == 0
+    # a clean document does not ask
+    assert window.new_document()
+    assert answers.asked_save == 2
+
+
+def test_unsaved_changes_prompt_on_close(qtbot, settings, answers) -> None:  # noqa: ANN001
+    window = make_window(qtbot, settings, answers)
+    small_graph(window)
+    answers.save_changes = QMessageBox.StandardButton.Cancel
+    assert not window.close()
+    assert window.isVisible()
+    answers.save_changes = QMessageBox.StandardButton.Discard
+    assert window.close()
+    assert answers.asked_save == 2
+
+
+def test_layout_theme_and_recent_files_persist(qtbot, settings, answers, tmp_path) -> None:  # noqa: ANN001
+    window = make_window(qtbot, settings, answers)
+    window.set_theme("light")
+    window.docks["timeline"].hide()
+    path = tmp_path / "a.gstudio"
+    window.save_to(path)
+    assert window.close()
+    again = make_window(qtbot, settings, answers)
+    assert again.theme.name == "light"
+    assert again.act_theme_light.isChecked()
+    assert not again.docks["timeline"].isVisible()
+    assert again.settings.recent_files() == [str(path.resolve())]
+    again.recent_menu.aboutToShow.emit()
+    assert again.recent_menu.actions()[0].text() == "a.gstudio"
+    again.set_theme("dark")
+    again.close()
+
+
+def test_open_recent_and_missing_file(window, answers, tmp_path, qtbot) -> None:  # noqa: ANN001
+    small_graph(window)
+    path = tmp_path / "r.gstudio"
+    window.save_to(path)
+    window.new_document()
+    window.recent_menu.aboutToShow.emit()
+    window.recent_menu.actions()[0].trigger()
+    assert len(window.state.document) == 2
+    path.unlink()
+    window._open_recent(str(path.resolve()))
+    assert answers.reports and "no longer exists" in answers.reports[-1][1]
+    assert str(path.resolve()) not in window.settings.recent_files()
+
+
+def test_open_broken_file_reports_and_keeps_document(window, answers, tmp_path) -> None:  # noqa: ANN001
+    small_graph(window)
+    window.bridge.set_clean()
+    bad = tmp_path / "bad.gstudio"
+    bad.write_text("{not json", encoding="utf-8")
+    assert not window.open_file(bad)
+    assert answers.reports and "Cannot open" in answers.reports[-1][0]
+    assert len(window.state.document) == 2
+
+
+def test_autosave_writes_recovery_and_next_start_restores(
+    qtbot,  # noqa: ANN001
+    settings,  # noqa: ANN001
+    answers,  # noqa: ANN001
+    tmp_path,  # noqa: ANN001
+) -> None:
+    window = make_window(qtbot, settings, answers)
+    small_graph(window)
+    assert window.recovery.autosave()
+    recovery_file = settings.directory / "recovery.gstudio"
+    assert recovery_file.is_file()
+    note = json.loads((settings.directory / "recovery.json").read_text())
+    assert note["original"] is None
+    # the app "crashes": no closeEvent, the recovery file stays
+    window.recovery.stop()
+    window.runner.shutdown()
+    window.bridge.set_clean()
+    window.hide()
+    answers.restore = True
+    restarted = make_window(qtbot, settings, answers)
+    assert restarted.offer_recovery()
+    doc = restarted.state.document
+    assert {n.label for n in doc.nodes()} == {"w", "sum"}
+    assert restarted.isWindowModified()
+    wait_evaluated(qtbot, restarted)
+    restarted.bridge.set_clean()
+    assert restarted.close()
+    assert not recovery_file.exists()  # a clean exit removes it
+
+
+def test_declined_recovery_is_discarded(qtbot, settings, answers) -> None:  # noqa: ANN001
+    window = make_window(qtbot, settings, answers)
+    small_graph(window)
+    window.recovery.write()
+    answers.restore = False
+    assert not window.offer_recovery()
+    assert not window.recovery.available()
+
+
+def test_autosave_skips_saved_documents(window, tmp_path) -> None:  # noqa: ANN001
+    small_graph(window)
+    window.save_to(tmp_path / "s.gstudio")
+    assert not window.recovery.autosave()
+    assert not window.recovery.available()
+
+
+def test_recovery_timer_autosaves(qtbot, settings, answers, tmp_path) -> None:  # noqa: ANN001
+    window = make_window(qtbot, settings, answers)
+    recovery = Recovery(window.state, tmp_path / "rec", interval_ms=20)
+    recovery.start()
+    small_graph(window)
+    with qtbot.waitSignal(recovery.saved, timeout=5000):
+        pass
+    assert (tmp_path / "rec" / "recovery.gstudio").is_file()
+    recovery.stop()
+
+
+def test_export_script_png_and_svg(window, answers, tmp_path, qtbot) -> None:  # noqa: ANN001
+    small_graph(window)
+    run_and_wait(qtbot, window)
+    answers.save_path = str(tmp_path / "g.py")
+    assert window.export_script()
+    code = (tmp_path / "g.py").read_text()
+    assert "import torch" in code and "requires_grad=True" in code
+    answers.save_path = str(tmp_path / "g.png")
+    window.act_export_png.trigger()
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(tmp_path / "g.png"))
+    assert image.width() > 400 and image.height() > 100
+    answers.save_path = str(tmp_path / "g.svg")
+    window.act_export_svg.trigger()
+    svg = (tmp_path / "g.svg").read_text()
+    assert svg.startswith("<?xml") and "<svg" in svg and "sum" in svg
+
+
+def test_import_pytorch_snippet(window, qtbot) -> None:  # noqa: ANN001
+    code = "import torch\nq = torch.tensor([3.], requires_grad=True)\nr = q * q\nr.backward()\n"
+    assert window.import_snippet(code)
+    wait_evaluated(qtbot, window)
+    doc = window.state.document
+    q = doc.node_by_label("q")
+    assert q is not None
+    assert window.canvas.graph_scene.facts_of(q.id).grad == "[6.]"
+
+
+def test_import_problem_is_reported(window, answers) -> None:  # noqa: ANN001
+    assert not window.import_snippet("import torch\nx = (\n")
+    assert answers.reports and "line" in answers.reports[-1][1]
+
+
+def test_save_failure_is_reported(window, answers, tmp_path) -> None:  # noqa: ANN001
+    small_graph(window)
+    folder = tmp_path / "dir.gstudio"
+    folder.mkdir()
+    assert not window.save_to(folder)
+    assert answers.reports and "Cannot save" in answers.reports[-1][0]
+    assert window.isWindowModified()
+
+
+def test_saved_file_loads_headless(window, tmp_path) -> None:  # noqa: ANN001
+    small_graph(window)
+    window.save_to(tmp_path / "h.gstudio")
+    doc = load_document(tmp_path / "h.gstudio")
+    assert [n.label for n in doc.nodes()] == ["w", "sum"]
+    assert Path(window.file_path) == (tmp_path / "h.gstudio").resolve()

@@ -1,0 +1,228 @@
+"""Running graphs from the window: Run, Backward, Zero grads, live mode, cancel, errors."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from PySide6.QtCore import QPointF, Qt, QTimer
+from PySide6.QtTest import QTest
+
+from gradstudio.commands import AddNodeCommand, ConnectCommand, SetParamCommand
+from gradstudio.document import Document
+from tests.ui.uitools import add_source, run_and_wait, wait_evaluated
+from ui.errors import ErrorReporter
+
+pytestmark = pytest.mark.gui
+
+
+def build_seed_001(window) -> dict[str, str]:  # noqa: ANN001
+    """w, x -> a = w + x, b = w + 1, y = a * b (no backward yet)."""
+    doc = window.state.document
+    canvas = window.canvas
+    ids = {
+        "w": add_source(window, "w", [1.0], True, (0, 0)),
+        "x": add_source(window, "x", [2.0], True, (0, 160)),
+    }
+    ids["a"] = canvas.add_node("torch.add", QPointF(400, 200))
+    ids["b"] = canvas.add_node("torch.add", QPointF(400, 0))
+    ids["y"] = canvas.add_node("torch.mul", QPointF(700, 100))
+    window.bridge.push(lambda: SetParamCommand(doc, ids["b"], "other", 1))
+    canvas.connect_ports(ids["w"], "out", ids["a"], "input")
+    canvas.connect_ports(ids["x"], "out", ids["a"], "other")
+    canvas.connect_ports(ids["w"], "out", ids["b"], "input")
+    canvas.connect_ports(ids["a"], "out", ids["y"], "input")
+    canvas.connect_ports(ids["b"], "out", ids["y"], "other")
+    return ids
+
+
+def chain(doc: Document, n: int) -> None:
+    prev = doc.new_node("torch.tensor", (0, 0), {"data": [1.0, 2.0], "requires_grad": True}, "x")
+    doc.add_node(prev)
+    for i in range(n - 1):
+        node = doc.new_node("torch.mul" if i % 2 else "torch.add", (40 * i, 0), {"other": 1.001})
+        doc.add_node(node)
+        doc.connect(prev.id, "out", node.id, "input")
+        prev = node
+
+
+def test_ctrl_enter_runs_in_background_and_shows_facts(window, qtbot) -> None:  # noqa: ANN001
+    ids = build_seed_001(window)
+    window.activateWindow()
+    qtbot.waitActive(window)
+    with qtbot.waitSignal(window.runner.finished, timeout=10000):
+        QTest.keyClick(window.canvas, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    facts = window.canvas.graph_scene.facts_of
+    assert facts(ids["y"]).value == "[6.]"
+    assert facts(ids["a"]).grad_fn == "AddBackward0"
+    assert facts(ids["a"]).is_leaf is False
+    assert facts(ids["w"]).is_leaf is True and facts(ids["w"]).requires_grad is True
+    assert "6 steps" not in window.result_label.text()
+    assert window.result_label.text().startswith("5 steps")
+
+
+def test_backward_from_selected_scalar(window, qtbot) -> None:  # noqa: ANN001
+    ids = build_seed_001(window)
+    window.canvas.select_nodes([ids["y"]])
+    assert window.act_backward.isEnabled()
+    with qtbot.waitSignal(window.runner.finished, timeout=10000):
+        window.act_backward.trigger()
+    doc = window.state.document
+    backward = [n for n in doc.nodes() if n.type_id == "Tensor.backward"]
+    assert len(backward) == 1
+    assert window.act_undo.text() == "&Undo Backward from mul"
+    facts = window.canvas.graph_scene.facts_of
+    assert facts(ids["w"]).grad == "[5.]"
+    assert facts(ids["w"]).has_grad
+    assert facts(ids["x"]).grad == "[2.]"
+    assert not facts(ids["a"]).has_grad  # a non-leaf keeps no .grad
+    window.bridge.undo()
+    assert not [n for n in doc.nodes() if n.type_id == "Tensor.backward"]
+
+
+def test_backward_refuses_a_non_scalar(window, qtbot) -> None:  # noqa: ANN001
+    v = add_source(window, "v", [1.0, 2.0], True)
+    run_and_wait(qtbot, window)
+    window.canvas.select_nodes([v])
+    assert window.backward_from_selection() is None
+    assert "needs a scalar" in window.statusBar().currentMessage()
+    assert len(window.state.document) == 1
+
+
+def test_zero_grads_resets_leaf_grads(window, qtbot) -> None:  # noqa: ANN001
+    ids = build_seed_001(window)
+    window.canvas.select_nodes([ids["y"]])
+    with qtbot.waitSignal(window.runner.finished, timeout=10000):
+        window.act_backward.trigger()
+    assert window.canvas.graph_scene.facts_of(ids["w"]).has_grad
+    with qtbot.waitSignal(window.runner.finished, timeout=10000):
+        window.act_zero.trigger()
+    doc = window.state.document
+    zero = [n for n in doc.nodes() if n.type_id == "gradstudio.zero_grad"]
+    assert len(zero) == 1
+    wired = {e.src for e in doc.edges() if e.dst == zero[0].id}
+    assert wired == {ids["w"], ids["x"]}
+    facts = window.canvas.graph_scene.facts_of
+    assert not facts(ids["w"]).has_grad and not facts(ids["x"]).has_grad
+    # the timeline can still show the step before: w.grad was 5 then
+    ev = window.state.evaluation
+    window.state.set_position(ev.plan.step_of[zero[0].id] - 1)
+    assert facts(ids["w"]).grad == "[5.]"
+    window.state.set_position(-1)
+    assert not facts(ids["w"]).has_grad
+
+
+def test_timeline_position_dims_later_steps(window, qtbot) -> None:  # noqa: ANN001
+    ids = build_seed_001(window)
+    run_and_wait(qtbot, window)
+    scene = window.canvas.graph_scene
+    window.state.set_position(1)  # after w and x
+    assert scene.facts_of(ids["y"]).status == "pending"
+    assert scene.node_item(ids["y"]).dimmed
+    assert scene.facts_of(ids["w"]).status == "ok"
+    window.state.set_position(-1)
+    assert not scene.node_item(ids["y"]).dimmed
+
+
+def test_device_selector_disables_cuda_with_reason(window, monkeypatch) -> None:  # noqa: ANN001
+    import engine
+
+    selector = window.device_selector
+    assert selector.objectName() == "deviceSelector"
+    if engine.cuda.is_available():
+        assert selector.item_enabled("cuda")
+    else:
+        assert not selector.item_enabled("cuda")
+        assert engine.cuda.unavailable_reason() in selector.item_tooltip("cuda")
+        assert "CUDA is not available" in selector.toolTip()
+
+
+def test_device_change_is_an_undoable_setting(window) -> None:  # noqa: ANN001
+    doc = window.state.document
+    window.device_selector.deviceChosen.emit("cuda")
+    assert doc.settings["device"] == "cuda"
+    assert window.device_selector.device == "cuda"
+    window.bridge.undo()
+    assert doc.settings["device"] == "cpu"
+    assert window.device_selector.device == "cpu"
+
+
+def test_live_mode_reevaluates_after_each_edit(window, qtbot) -> None:  # noqa: ANN001
+    a = add_source(window, "a", [1.0], False)
+    window.act_live.setChecked(True)
+    assert window.settings.live
+    wait_evaluated(qtbot, window)
+    doc = window.state.document
+    with qtbot.waitSignal(window.runner.finished, timeout=10000):
+        window.bridge.push(lambda: SetParamCommand(doc, a, "data", [7.0]))
+    assert window.canvas.graph_scene.facts_of(a).value == "[7.]"
+    assert not window.runner.stale
+    window.act_live.setChecked(False)
+    window.bridge.push(lambda: SetParamCommand(doc, a, "data", [8.0]))
+    qtbot.waitUntil(lambda: window.runner.stale)
+    assert "out of date" in window.stale_label.text()
+    assert window.canvas.graph_scene.facts_of(a).value == "[7.]"
+
+
+def test_long_run_shows_progress_can_be_cancelled_and_never_blocks(window, qtbot) -> None:  # noqa: ANN001
+    doc = Document()
+    chain(doc, 4000)
+    window.set_document(doc, run=False)
+    window.canvas.viewport().repaint()  # draw the big graph before timing the event loop
+    ticks = []
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start()
+    with qtbot.waitSignal(window.runner.progress, timeout=10000):
+        window.run_graph()
+    assert window.act_cancel.isEnabled()
+    qtbot.waitUntil(window.progress.isVisible, timeout=10000)
+    with qtbot.waitSignal(window.runner.finished, timeout=20000) as blocker:
+        window.act_cancel.trigger()
+    timer.stop()
+    ev = blocker.args[0]
+    assert ev.cancelled
+    assert window.error_label.text() == "Run cancelled"
+    assert len(ticks) > 5  # the event loop kept running while the graph was evaluated
+    assert not window.progress.isVisible()
+    assert window.runner.stale
+
+
+def test_error_is_shown_on_the_node_that_raised(window, qtbot) -> None:  # noqa: ANN001
+    doc = window.state.document
+    w = add_source(window, "w", [1.0], True)
+    e = window.canvas.add_node("torch.exp", QPointF(300, 0))
+    window.canvas.connect_ports(w, "out", e, "input")
+    first = window.bridge.push(lambda: AddNodeCommand(doc, "Tensor.backward", (600, 0)))
+    second = window.bridge.push(lambda: AddNodeCommand(doc, "Tensor.backward", (600, 200)))
+    window.bridge.push(lambda: ConnectCommand(doc, e, "out", first.node_id, "input"))
+    window.bridge.push(lambda: ConnectCommand(doc, e, "out", second.node_id, "input"))
+    run_and_wait(qtbot, window)
+    facts = window.canvas.graph_scene.facts_of(second.node_id)
+    assert facts.status == "error"
+    assert "second time" in facts.error_message
+    assert window.canvas.graph_scene.facts_of(first.node_id).status == "ok"
+    assert "⚠" in window.error_label.text()
+    tip = window.canvas.graph_scene.node_item(second.node_id).toolTip()
+    assert "retain_graph" in tip
+    assert len(doc) == 4  # the document is kept
+
+
+def test_error_reporter_shows_a_dialog_instead_of_dying(qtbot) -> None:  # noqa: ANN001
+    shown: list[tuple[str, str]] = []
+    reporter = ErrorReporter(
+        show=lambda parent, title, text, details: shown.append((text, details))
+    )
+    try:
+        raise RuntimeError("boom in a slot")
+    except RuntimeError:
+        reporter(*sys.exc_info())
+    qtbot.waitUntil(lambda: bool(shown))
+    assert "boom in a slot" in shown[0][0]
+    assert "Traceback" in shown[0][1]
+    previous = sys.excepthook
+    reporter.install()
+    assert sys.excepthook is reporter
+    reporter.uninstall()
+    assert sys.excepthook is previous

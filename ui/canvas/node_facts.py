@@ -1,0 +1,230 @@
+"""What a node shows at a glance, computed from an evaluation (no painting, no Qt).
+
+Kept apart from the node item so tests can check the facts a learner sees against
+PyTorch's without reading pixels, and so the item repaints only when these change.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from gradstudio.catalogue import NodeType
+    from gradstudio.evaluation import Evaluation, Snapshot, StepError, TensorFacts
+
+MAX_INLINE_ELEMENTS = 6
+
+
+class NodeFacts:
+    """The facts drawn on one node; ``status`` is ``ok``, ``error``, ``pending`` or ``none``.
+
+    ``pending``: the timeline is before this node's step; ``none``: no evaluation yet.
+    Cheap fields are set at once; value texts are formatted on first use, since a big
+    graph repaints only the cards on screen.  Two facts are equal when they show the
+    same tensor facts object (snapshots share unchanged ones), status and error.
+    """
+
+    __slots__ = (
+        "_grad_text",
+        "_value_text",
+        "error",
+        "list_length",
+        "status",
+        "tensor",
+        "warnings",
+    )
+
+    def __init__(
+        self,
+        status: str = "none",
+        tensor: TensorFacts | None = None,
+        error: StepError | None = None,
+        warnings: tuple[str, ...] = (),
+        list_length: int | None = None,
+    ) -> None:
+        self.status = status
+        self.tensor = tensor
+        self.error = error
+        self.warnings = warnings
+        self.list_length = list_length
+        self._value_text: str | None = None
+        self._grad_text: str | None = None
+
+    def _key(self) -> tuple:
+        return (self.status, id(self.tensor), self.error, self.warnings, self.list_length)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NodeFacts) and (
+            self.tensor is other.tensor and self._key() == other._key()
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"NodeFacts({self.status}, value={self.value!r}, grad_fn={self.grad_fn!r})"
+
+    # -- tensor facts --------------------------------------------------------
+    @property
+    def has_tensor(self) -> bool:
+        return self.tensor is not None
+
+    @property
+    def value(self) -> str:
+        if self.tensor is None:
+            return "None" if self.status == "ok" else ""
+        if self._value_text is None:
+            self._value_text = format_array(self.tensor.array)
+        return self._value_text
+
+    @property
+    def shape(self) -> str:
+        return format_shape(tuple(self.tensor.shape)) if self.tensor is not None else ""
+
+    @property
+    def dtype(self) -> str:
+        return self.tensor.dtype if self.tensor is not None else ""
+
+    @property
+    def device(self) -> str:
+        return self.tensor.device if self.tensor is not None else ""
+
+    @property
+    def requires_grad(self) -> bool | None:
+        return self.tensor.requires_grad if self.tensor is not None else None
+
+    @property
+    def is_leaf(self) -> bool | None:
+        return self.tensor.is_leaf if self.tensor is not None else None
+
+    @property
+    def grad_fn(self) -> str | None:
+        return self.tensor.grad_fn_name if self.tensor is not None else None
+
+    @property
+    def has_grad(self) -> bool:
+        return self.tensor is not None and self.tensor.grad is not None
+
+    @property
+    def grad(self) -> str | None:
+        """The ``.grad`` value as text, when populated."""
+        if not self.has_grad:
+            return None
+        if self._grad_text is None:
+            self._grad_text = format_array(self.tensor.grad.array)  # type: ignore[union-attr]
+        return self._grad_text
+
+    @property
+    def retains_grad(self) -> bool:
+        return bool(self.tensor is not None and self.tensor.retains_grad)
+
+    @property
+    def version(self) -> int:
+        return self.tensor.version if self.tensor is not None else 0
+
+    # -- errors ----------------------------------------------------------------
+    @property
+    def error_title(self) -> str:
+        return (self.error.title or self.error.exc_type) if self.error is not None else ""
+
+    @property
+    def error_message(self) -> str:
+        return self.error.message if self.error is not None else ""
+
+    @property
+    def error_type(self) -> str:
+        return self.error.exc_type if self.error is not None else ""
+
+
+NO_FACTS = NodeFacts()
+PENDING = NodeFacts("pending")
+
+
+def format_number(x: Any, integral_dtype: bool) -> str:
+    """One element the way PyTorch prints it (``5.`` for a whole float, 4 significant digits)."""
+    if isinstance(x, bool | np.bool_):
+        return "True" if x else "False"
+    if integral_dtype:
+        return str(int(x))
+    f = float(x)
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    if f.is_integer() and abs(f) < 1e8:
+        return f"{int(f)}."
+    text = f"{f:.4g}"
+    return text
+
+
+def format_array(array: np.ndarray, max_elements: int = MAX_INLINE_ELEMENTS) -> str:
+    """A short, PyTorch-like rendering of a tensor's values (elided beyond a few elements)."""
+    integral = array.dtype.kind in "iub"
+    if array.dtype.kind == "b":
+        integral = False
+    if array.ndim == 0:
+        return format_number(array.item(), integral)
+    if array.size == 0:
+        return "[]"
+
+    def render(a: np.ndarray, budget: int) -> str:
+        if a.ndim == 1:
+            items = [format_number(v, integral) for v in a[:budget].tolist()]
+            if a.shape[0] > budget:
+                items.append("…")
+            return "[" + ", ".join(items) + "]"
+        rows = [render(r, budget) for r in a[: max(1, budget // 3)]]
+        if a.shape[0] > len(rows):
+            rows.append("…")
+        return "[" + ", ".join(rows) + "]"
+
+    return render(array, max_elements)
+
+
+def format_shape(shape: tuple[int, ...]) -> str:
+    if not shape:
+        return "scalar"
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _has_ref(snapshot: Snapshot, node_id: str, port: str, index: int) -> bool:
+    from gradstudio.evaluation import OutputRef
+
+    return snapshot.has(OutputRef(node_id, port, index))
+
+
+def node_facts(
+    node_id: str,
+    node_type: NodeType,
+    evaluation: Evaluation | None,
+    snapshot: Snapshot | None,
+    position: int,
+) -> NodeFacts:
+    """The facts for a node at timeline step ``position`` (the effective step)."""
+    if evaluation is None or snapshot is None:
+        return NO_FACTS
+    step = evaluation.plan.step_of.get(node_id)
+    if step is None:
+        return NO_FACTS  # added after this evaluation ran
+    if step > position:
+        return PENDING
+    result = evaluation.steps[step]
+    warnings = tuple(w.message for w in result.warnings) if result.warnings else ()
+    if result.status == "error" and result.error is not None:
+        return NodeFacts("error", error=result.error, warnings=warnings)
+    if result.status != "ok":
+        return PENDING
+    outputs = node_type.outputs
+    if not outputs:
+        return NodeFacts("ok", warnings=warnings)
+    port = outputs[0]
+    if port.type.value == "tensors":
+        n = 0
+        while _has_ref(snapshot, node_id, port.name, n):
+            n += 1
+        tensor = snapshot.facts(node_id, port.name, 0) if n else None
+        return NodeFacts("ok", tensor, warnings=warnings, list_length=n)
+    return NodeFacts("ok", snapshot.facts(node_id, port.name), warnings=warnings)

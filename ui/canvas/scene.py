@@ -1,0 +1,355 @@
+"""The graph scene: one item per document node and edge, kept in step with document events.
+
+The scene never edits the document; it redraws only what an event names (a moved
+node moves one card and its wires), and repaints node facts from
+``state.snapshot()`` when the evaluation or the timeline position changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPixmapCache
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
+
+from gradstudio.events import (
+    DocumentEvent,
+    DocumentReset,
+    EdgeAdded,
+    EdgeRemoved,
+    LabelChanged,
+    NodeAdded,
+    NodeMoved,
+    NodeRemoved,
+    OrderChanged,
+    ParamChanged,
+)
+from ui.canvas.edge_item import EdgeItem
+from ui.canvas.node_facts import NodeFacts, node_facts
+from ui.canvas.node_item import NodeItem
+from ui.canvas.style import CanvasStyle, canvas_style
+from ui.themes import DARK, Theme
+
+if TYPE_CHECKING:
+    from gradstudio.document import Document, Edge
+    from ui.state import StudioState
+
+SCENE_MARGIN = 3000.0
+
+
+class GraphScene(QGraphicsScene):
+    """Cards and wires for ``state.document``; emits ``nodesDragged`` after a drag."""
+
+    nodesDragged = Signal(dict)  # {node_id: (x, y)} after a mouse drag of cards
+
+    def __init__(self, state: StudioState, theme: Theme = DARK, parent: object = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.style: CanvasStyle = canvas_style(theme)
+        self.stale = False
+        self._nodes: dict[str, NodeItem] = {}
+        self._edges: dict[Edge, EdgeItem] = {}
+        self._edges_by_node: dict[str, set[Edge]] = {}
+        self._connected: dict[str, set[tuple[str, bool]]] = {}
+        self._input_counts: dict[tuple[str, str], int] = {}
+        self._unsubscribe: Callable[[], None] | None = None
+        self._syncing_selection = False
+        self._clearing = False
+        self._press_positions: dict[str, QPointF] = {}
+        self._raised: set[str] = set()
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), 96 * 1024))
+        self.selectionChanged.connect(self._selection_to_state)
+        state.documentReplaced.connect(self.rebuild)
+        state.evaluationChanged.connect(self.refresh_facts)
+        state.positionChanged.connect(self.refresh_facts)
+        state.selectionChanged.connect(self._selection_from_state)
+        self.rebuild()
+
+    # ------------------------------------------------------------------ lookup
+    @property
+    def document(self) -> Document:
+        return self.state.document
+
+    def node_item(self, node_id: str) -> NodeItem | None:
+        return self._nodes.get(node_id)
+
+    def node_items(self) -> list[NodeItem]:
+        return list(self._nodes.values())
+
+    def edge_item(self, edge: Edge) -> EdgeItem | None:
+        return self._edges.get(edge)
+
+    def edge_items(self) -> list[EdgeItem]:
+        return list(self._edges.values())
+
+    def connected_ports(self, node_id: str) -> set[tuple[str, bool]]:
+        return self._connected.get(node_id, set())
+
+    def input_count(self, node_id: str, port: str) -> int:
+        return self._input_counts.get((node_id, port), 0)
+
+    def selected_node_ids(self) -> list[str]:
+        """Selected nodes, in step order."""
+        ids = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)}
+        return [n for n in self.document.order if n in ids]
+
+    def selected_edges(self) -> list[Edge]:
+        return [i.edge for i in self.selectedItems() if isinstance(i, EdgeItem)]
+
+    def error_tooltip(self, node_id: str) -> str:
+        ev = self.state.evaluation
+        err = ev.error_for(node_id) if ev is not None else None
+        if err is None:
+            return ""
+        parts = [f"<b style='color:{self.style.theme.error}'>{_esc(err.title)}</b>"]
+        parts.append(f"<code>{_esc(err.exc_type)}: {_esc(err.message)}</code>")
+        if err.explanation:
+            parts.append(_esc(err.explanation))
+        if err.fix:
+            parts.append("<b>Fix:</b> " + _esc(err.fix))
+        return "<p>" + "</p><p>".join(parts) + "</p>"
+
+    # ------------------------------------------------------------------ theme
+    def set_theme(self, theme: Theme) -> None:
+        self.style = canvas_style(theme)
+        for item in self._nodes.values():
+            item.refresh()
+        self.update()
+
+    def set_stale(self, stale: bool) -> None:
+        if stale != self.stale:
+            self.stale = stale
+            for item in self._nodes.values():
+                item.refresh()
+
+    # ------------------------------------------------------------------ building
+    def rebuild(self) -> None:
+        """Drop every item and draw the current document from scratch (New/Open/reset)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._raised = set()
+        self._nodes.clear()
+        self._edges.clear()
+        self._clearing = True
+        try:
+            self.clear()
+        finally:
+            self._clearing = False
+        self._edges_by_node.clear()
+        self._connected.clear()
+        self._input_counts.clear()
+        doc = self.document
+        for step, node in enumerate(doc.nodes()):
+            self._add_node(node.id, step)
+        for edge in doc.edges():
+            self._add_edge(edge)
+        self._unsubscribe = doc.subscribe(self._on_event)
+        self.refresh_facts()
+        self.update_scene_rect()
+
+    def update_scene_rect(self) -> None:
+        bounds = self.itemsBoundingRect() if self._nodes else QRectF(0, 0, 800, 600)
+        self.setSceneRect(bounds.adjusted(-SCENE_MARGIN, -SCENE_MARGIN, SCENE_MARGIN, SCENE_MARGIN))
+
+    def _add_node(self, node_id: str, step: int | None = None) -> NodeItem:
+        node = self.document.node(node_id)
+        item = NodeItem(node, self)
+        item.step = self.document.step_of(node_id) if step is None else step
+        self._nodes[node_id] = item
+        self.addItem(item)
+        return item
+
+    def _add_edge(self, edge: Edge) -> None:
+        item = EdgeItem(edge, self)
+        self._edges[edge] = item
+        self._edges_by_node.setdefault(edge.src, set()).add(edge)
+        self._edges_by_node.setdefault(edge.dst, set()).add(edge)
+        self._connected.setdefault(edge.src, set()).add((edge.src_port, False))
+        self._connected.setdefault(edge.dst, set()).add((edge.dst_port, True))
+        key = (edge.dst, edge.dst_port)
+        self._input_counts[key] = self._input_counts.get(key, 0) + 1
+        self.addItem(item)
+
+    def _remove_edge(self, edge: Edge) -> None:
+        item = self._edges.pop(edge, None)
+        if item is None:
+            return
+        self.removeItem(item)
+        for end in (edge.src, edge.dst):
+            self._edges_by_node.get(end, set()).discard(edge)
+        key = (edge.dst, edge.dst_port)
+        self._input_counts[key] = max(0, self._input_counts.get(key, 0) - 1)
+        self._recount_connected(edge.src)
+        self._recount_connected(edge.dst)
+
+    def _recount_connected(self, node_id: str) -> None:
+        ports: set[tuple[str, bool]] = set()
+        for e in self._edges_by_node.get(node_id, ()):
+            if e.src == node_id:
+                ports.add((e.src_port, False))
+            if e.dst == node_id:
+                ports.add((e.dst_port, True))
+        self._connected[node_id] = ports
+        item = self._nodes.get(node_id)
+        if item is not None:
+            item.refresh()
+
+    # ------------------------------------------------------------------ events
+    def _on_event(self, event: DocumentEvent) -> None:
+        doc = self.document
+        if isinstance(event, NodeAdded):
+            self._add_node(event.node_id)
+            self._refresh_steps()
+            self._refresh_node_facts(event.node_id)
+        elif isinstance(event, NodeRemoved):
+            item = self._nodes.pop(event.node_id, None)
+            for edge in list(self._edges_by_node.pop(event.node_id, ())):
+                self._remove_edge(edge)
+            self._connected.pop(event.node_id, None)
+            if item is not None:
+                self.removeItem(item)
+            self._refresh_steps()
+        elif isinstance(event, EdgeAdded):
+            self._add_edge(event.edge)
+            for end in (event.edge.src, event.edge.dst):
+                item = self._nodes.get(end)
+                if item is not None:
+                    item.refresh()
+        elif isinstance(event, EdgeRemoved):
+            self._remove_edge(event.edge)
+        elif isinstance(event, NodeMoved):
+            item = self._nodes.get(event.node_id)
+            if item is not None and (item.x(), item.y()) != (event.x, event.y):
+                item.setPos(event.x, event.y)
+                self.node_item_moved(item)
+        elif isinstance(event, ParamChanged | LabelChanged):
+            item = self._nodes.get(event.node_id)
+            if item is not None:
+                item.set_node(doc.node(event.node_id))
+        elif isinstance(event, OrderChanged):
+            self._refresh_steps()
+        elif isinstance(event, DocumentReset):
+            self.rebuild()
+
+    def _refresh_steps(self) -> None:
+        for step, node_id in enumerate(self.document.order):
+            item = self._nodes.get(node_id)
+            if item is not None:
+                item.set_step(step)
+
+    def node_item_moved(self, item: NodeItem) -> None:
+        """A card moved (dragged, or set from the document): re-route its wires."""
+        for edge in self._edges_by_node.get(item.node_id, ()):
+            edge_item = self._edges.get(edge)
+            if edge_item is not None:
+                edge_item.update_path()
+
+    # ------------------------------------------------------------------ facts
+    def refresh_facts(self) -> None:
+        """Repaint node facts from the evaluation at the timeline position."""
+        state = self.state
+        ev = state.evaluation
+        snap = state.snapshot()
+        position = state.effective_step
+        at_end = state.step < 0 or ev is None or position >= len(ev.steps) - 1
+        for _node_id, item in self._nodes.items():
+            facts = node_facts(item.node_id, item.node_type, ev, snap, position)
+            item.set_facts(facts, dimmed=(not at_end and facts.status == "pending"))
+        for edge, edge_item in self._edges.items():
+            grad = False
+            if snap is not None:
+                f = snap.facts(edge.src, edge.src_port)
+                grad = bool(f is not None and f.requires_grad)
+            edge_item.set_carries_grad(grad)
+
+    def _refresh_node_facts(self, node_id: str) -> None:
+        item = self._nodes.get(node_id)
+        if item is None:
+            return
+        state = self.state
+        facts = node_facts(
+            item.node_id, item.node_type, state.evaluation, state.snapshot(), state.effective_step
+        )
+        item.set_facts(facts, dimmed=False)
+
+    def facts_of(self, node_id: str) -> NodeFacts:
+        item = self._nodes.get(node_id)
+        return item.facts if item is not None else NodeFacts()
+
+    # ------------------------------------------------------------------ selection
+    def _raise_selected(self) -> None:
+        """Selected cards draw above the others (and their wires stay visible)."""
+        selected = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)}
+        for node_id in self._raised - selected:
+            item = self._nodes.get(node_id)
+            if item is not None:
+                item.setZValue(1.0)
+        for node_id in selected - self._raised:
+            item = self._nodes.get(node_id)
+            if item is not None:
+                item.setZValue(2.0)
+        self._raised = selected
+
+    def _selection_to_state(self) -> None:
+        if self._clearing:
+            return
+        self._raise_selected()
+        if self._syncing_selection:
+            return
+        self._syncing_selection = True
+        try:
+            self.state.select(self.selected_node_ids())
+        finally:
+            self._syncing_selection = False
+
+    def _selection_from_state(self) -> None:
+        if self._syncing_selection:
+            return
+        self._syncing_selection = True
+        try:
+            wanted = set(self.state.selection)
+            for node_id, item in self._nodes.items():
+                sel = node_id in wanted
+                if item.isSelected() != sel:
+                    item.setSelected(sel)
+        finally:
+            self._syncing_selection = False
+
+    # ------------------------------------------------------------------ dragging cards
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mousePressEvent(event)
+        self._press_positions = {
+            i.node_id: i.pos() for i in self.selectedItems() if isinstance(i, NodeItem)
+        }
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mouseMoveEvent(event)
+        if self._press_positions and event.buttons() & Qt.MouseButton.LeftButton:
+            for node_id in self._press_positions:
+                item = self._nodes.get(node_id)
+                if item is not None:
+                    self.node_item_moved(item)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mouseReleaseEvent(event)
+        moved: dict[str, tuple[float, float]] = {}
+        for node_id, before in self._press_positions.items():
+            item = self._nodes.get(node_id)
+            if item is not None and item.pos() != before:
+                moved[node_id] = (round(item.x(), 1), round(item.y(), 1))
+        self._press_positions = {}
+        if moved:
+            self.nodesDragged.emit(moved)
+
+    def detach(self) -> None:
+        """Stop following the document (the window is closing)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,830 @@
+"""The canvas widget (object name ``canvas``): pan, zoom, wires, quick-add and clipboard.
+
+Input follows the node editors people know: wheel zooms at the cursor, middle
+mouse or Space+drag pans, drag a port to wire it (a wrong type turns the wire red
+and the tooltip says why), drop a wire on empty canvas or press Tab to search for a
+node, rubber-band to select.  Every edit is a gradstudio command pushed through the
+``UndoBridge``; the view itself never changes the document.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPen,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QGraphicsView, QLabel, QMenu, QToolTip, QWidget
+
+from gradstudio.catalogue import NodeKind, catalogue
+from gradstudio.clipboard import copy_nodes, parse_clipboard
+from gradstudio.commands import (
+    AddNodeCommand,
+    ConnectCommand,
+    DisconnectCommand,
+    MoveNodesCommand,
+    PasteCommand,
+    RemoveNodesCommand,
+    SetLabelCommand,
+    SetParamCommand,
+)
+from gradstudio.document import EditError
+from ui.canvas.edge_item import WireItem
+from ui.canvas.inline_editor import InlineEditor, literal_text, parse_literal
+from ui.canvas.layout import layered_positions
+from ui.canvas.legend import Legend
+from ui.canvas.node_item import NodeItem
+from ui.canvas.port_item import PortItem
+from ui.canvas.scene import GraphScene
+from ui.canvas.search_popup import NodeSearchPopup
+from ui.canvas.style import HEADER_HEIGHT, NODE_WIDTH, PORT_ROW
+from ui.themes import DARK, Theme
+from ui.type_search import accepting, first_port
+
+if TYPE_CHECKING:
+    from gradstudio.document import Document, Edge
+    from ui.state import StudioState
+    from ui.undo_bridge import UndoBridge
+
+NODE_MIME = "application/x-gradstudio-node-type"
+CLIPBOARD_MIME = "application/x-gradstudio-nodes"
+MIN_SCALE, MAX_SCALE = 0.04, 3.0
+GRID = 24.0
+
+
+class LayoutCommand(MoveNodesCommand):
+    """Auto-layout as one undo step that never merges with a drag."""
+
+    def __init__(self, doc: Document, positions: dict[str, tuple[float, float]]) -> None:
+        super().__init__(doc, positions, text="Auto-layout")
+
+    def merge_with(self, other: object) -> bool:
+        return False
+
+
+class _WireDrag:
+    """A wire being dragged from ``origin`` (and, when picked up, the edge it replaces)."""
+
+    def __init__(self, origin: PortItem, item: WireItem, detached: Edge | None = None) -> None:
+        self.origin = origin
+        self.item = item
+        self.detached = detached
+        self.target: PortItem | None = None
+        self.reason: str | None = None
+
+
+class GraphView(QGraphicsView):
+    """The node canvas for ``state.document``; ``message`` carries status-bar text."""
+
+    message = Signal(str)
+    zoomChanged = Signal(float)
+
+    def __init__(
+        self,
+        state: StudioState,
+        bridge: UndoBridge,
+        theme: Theme = DARK,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("canvas")
+        self.state = state
+        self.bridge = bridge
+        self.graph_scene = GraphScene(state, theme, self)
+        self.setScene(self.graph_scene)
+        self.graph_scene.nodesDragged.connect(self._push_drag)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QGraphicsView.Shape.NoFrame)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMouseTracking(True)
+        self.search = NodeSearchPopup(self)
+        self.search.chosen.connect(self._search_chosen)
+        self.search.dismissed.connect(self._search_dismissed)
+        self._search_scene_pos = QPointF()
+        self._pending_wire: PortItem | None = None
+        self._wire: _WireDrag | None = None
+        self._pan_from: QPoint | None = None
+        self._space = False
+        self._editor: InlineEditor | None = None
+        self.hint = QLabel(self)
+        self.hint.setObjectName("canvasHint")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setText(
+            "Drag nodes from the palette, or press <b>Tab</b> to search.<br>"
+            "Drag from a port to connect; <b>Ctrl+Enter</b> runs the graph."
+        )
+        self.hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.legend = Legend(self.graph_scene.style, self)
+        state.documentReplaced.connect(self._update_hint)
+        state.documentReplaced.connect(self._document_replaced)
+        self._unsub = state.document.subscribe(lambda e: self._update_hint())
+        self._update_hint()
+
+    @property
+    def document(self) -> Document:
+        return self.state.document
+
+    # ------------------------------------------------------------------ theme / hint
+    def set_theme(self, theme: Theme) -> None:
+        self.graph_scene.set_theme(theme)
+        self.legend.set_style(self.graph_scene.style)
+        self.resetCachedContent()
+        self.viewport().update()
+
+    def _document_replaced(self) -> None:
+        self._unsub()
+        self._unsub = self.state.document.subscribe(lambda e: self._update_hint())
+        self.fit_all()
+
+    def _update_hint(self) -> None:
+        self.hint.setVisible(len(self.document) == 0)
+        self._place_hint()
+
+    def _place_hint(self) -> None:
+        self.hint.adjustSize()
+        r = self.rect()
+        self.hint.move((r.width() - self.hint.width()) // 2, (r.height() - self.hint.height()) // 2)
+
+    def resizeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._place_hint()
+        self.legend.resize(self.legend.sizeHint())
+        self.legend.move(10, self.height() - self.legend.height() - 10)
+
+    # ------------------------------------------------------------------ background
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        s = self.graph_scene.style
+        painter.fillRect(rect, s.c("canvas"))
+        scale = self.transform().m11()
+        step = GRID
+        while step * scale < 12.0:
+            step *= 4.0
+        major = step * 4.0
+        left = math.floor(rect.left() / step) * step
+        top = math.floor(rect.top() / step) * step
+        minor_pen = QPen(s.c("grid_minor"), 0.0)
+        major_pen = QPen(s.c("grid_major"), 0.0)
+        lines_minor, lines_major = [], []
+        x = left
+        while x < rect.right():
+            target = lines_major if abs(x / major - round(x / major)) < 1e-6 else lines_minor
+            target.append((QPointF(x, rect.top()), QPointF(x, rect.bottom())))
+            x += step
+        y = top
+        while y < rect.bottom():
+            target = lines_major if abs(y / major - round(y / major)) < 1e-6 else lines_minor
+            target.append((QPointF(rect.left(), y), QPointF(rect.right(), y)))
+            y += step
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.setPen(minor_pen)
+        for a, b in lines_minor:
+            painter.drawLine(a, b)
+        painter.setPen(major_pen)
+        for a, b in lines_major:
+            painter.drawLine(a, b)
+
+    # ------------------------------------------------------------------ zoom
+    @property
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def set_zoom(self, scale: float, anchor: QPointF | None = None) -> None:
+        """Zoom to ``scale`` keeping ``anchor`` (a scene point) under the same pixel."""
+        scale = max(MIN_SCALE, min(MAX_SCALE, scale))
+        factor = scale / self.zoom
+        if abs(factor - 1.0) < 1e-9:
+            return
+        if anchor is None:
+            self.scale(factor, factor)
+        else:
+            before = self.mapFromScene(anchor)
+            old = self.transformationAnchor()
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+            self.scale(factor, factor)
+            after = self.mapFromScene(anchor)
+            delta = after - before
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + delta.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() + delta.y())
+            self.setTransformationAnchor(old)
+        self.zoomChanged.emit(self.zoom)
+
+    def zoom_in(self) -> None:
+        self.set_zoom(self.zoom * 1.25, self.mapToScene(self.viewport().rect().center()))
+
+    def zoom_out(self) -> None:
+        self.set_zoom(self.zoom / 1.25, self.mapToScene(self.viewport().rect().center()))
+
+    def zoom_reset(self) -> None:
+        self.set_zoom(1.0, self.mapToScene(self.viewport().rect().center()))
+
+    def fit_all(self) -> None:
+        """Show every node (not beyond 100%), or the origin of an empty document."""
+        items = self.graph_scene.node_items()
+        if not items:
+            self.resetTransform()
+            self.centerOn(0.0, 0.0)
+            self.zoomChanged.emit(self.zoom)
+            return
+        bounds = QRectF()
+        for item in items:
+            bounds = bounds.united(item.sceneBoundingRect())
+        self.graph_scene.update_scene_rect()
+        self.fit_rect(bounds.adjusted(-40.0, -40.0, 40.0, 40.0))
+
+    def fit_rect(self, rect: QRectF) -> None:
+        view = self.viewport().rect()
+        if view.width() < 10 or view.height() < 10:
+            return
+        scale = min(view.width() / rect.width(), view.height() / rect.height(), 1.0)
+        scale = max(MIN_SCALE, scale)
+        self.resetTransform()
+        self.scale(scale, scale)
+        self.centerOn(rect.center())
+        self.zoomChanged.emit(self.zoom)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt's name
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        if not delta:
+            return
+        anchor = self.mapToScene(event.position().toPoint())
+        self.set_zoom(self.zoom * math.pow(1.0015, delta), anchor)
+        event.accept()
+
+    def pan_by(self, dx: float, dy: float) -> None:
+        """Scroll the view by (dx, dy) viewport pixels (what a pan drag does)."""
+        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+        h.setValue(h.value() - round(dx))
+        v.setValue(v.value() - round(dy))
+
+    # ------------------------------------------------------------------ keys
+    def event(self, event: QEvent) -> bool:
+        # Tab would move focus to the next widget; on the canvas it opens quick-add.
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Tab
+            and not event.modifiers()
+        ):
+            self.open_search()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.setDragMode(QGraphicsView.DragMode.NoDrag)
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            return
+        if event.key() == Qt.Key.Key_Escape and self._wire is not None:
+            self._end_wire()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+            self.viewport().unsetCursor()
+            return
+        super().keyReleaseEvent(event)
+
+    # ------------------------------------------------------------------ mouse
+    def _node_port_at(self, view_pos: QPoint) -> tuple[NodeItem | None, PortItem | None]:
+        scene_pos = self.mapToScene(view_pos)
+        for item in self.items(QRect(view_pos - QPoint(12, 12), view_pos + QPoint(12, 12))):
+            if isinstance(item, NodeItem):
+                port = item.port_at(item.mapFromScene(scene_pos))
+                if port is not None:
+                    return item, port
+        item = self.itemAt(view_pos)
+        return (item if isinstance(item, NodeItem) else None), None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+        pos = event.position().toPoint()
+        middle = event.button() == Qt.MouseButton.MiddleButton
+        if middle or (event.button() == Qt.MouseButton.LeftButton and self._space):
+            self._pan_from = pos
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        if event.button() == Qt.MouseButton.LeftButton:
+            _node, port = self._node_port_at(pos)
+            if port is not None:
+                self._begin_wire(port)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+        pos = event.position().toPoint()
+        if self._pan_from is not None:
+            delta = pos - self._pan_from
+            self._pan_from = pos
+            self.pan_by(delta.x(), delta.y())
+            event.accept()
+            return
+        if self._wire is not None:
+            self._drag_wire(pos, event.globalPosition().toPoint())
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+        if self._pan_from is not None and event.button() in (
+            Qt.MouseButton.MiddleButton,
+            Qt.MouseButton.LeftButton,
+        ):
+            self._pan_from = None
+            if self._space:
+                self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            else:
+                self.viewport().unsetCursor()
+            event.accept()
+            return
+        if self._wire is not None and event.button() == Qt.MouseButton.LeftButton:
+            self._drop_wire(event.position().toPoint(), event.globalPosition().toPoint())
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+        pos = event.position().toPoint()
+        node, _port = self._node_port_at(pos)
+        if node is None:
+            self.open_search(pos)
+            event.accept()
+            return
+        local = node.mapFromScene(self.mapToScene(pos))
+        if local.y() < HEADER_HEIGHT:
+            self.edit_label(node.node_id)
+        else:
+            name = self._editable_param_at(node, local)
+            if name is not None:
+                self.edit_param(node.node_id, name)
+        event.accept()
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
+        node, _ = self._node_port_at(event.pos())
+        menu = QMenu(self)
+        if node is not None:
+            if not node.isSelected():
+                self.graph_scene.clearSelection()
+                node.setSelected(True)
+            menu.addAction("Rename…", lambda: self.edit_label(node.node_id))
+            menu.addAction("Duplicate", self.duplicate)
+            menu.addAction("Copy", self.copy_selection)
+            menu.addSeparator()
+            menu.addAction("Delete", self.delete_selection)
+        else:
+            scene_pos = self.mapToScene(event.pos())
+            menu.addAction("Add node…", lambda: self.open_search(event.pos()))
+            paste = menu.addAction("Paste", lambda: self.paste(scene_pos))
+            paste.setEnabled(bool(self._clipboard_text()))
+            menu.addSeparator()
+            menu.addAction("Auto-layout", self.auto_layout)
+            menu.addAction("Zoom to fit", self.fit_all)
+        menu.exec(event.globalPos())
+
+    # ------------------------------------------------------------------ wires
+    def _begin_wire(self, port: PortItem) -> None:
+        doc = self.document
+        detached: Edge | None = None
+        origin = port
+        if port.is_input and not port.spec.variadic:
+            existing = doc.inputs_of(port.node_id, port.name)
+            if existing:
+                # pick up the wire plugged into this input (Blender): re-route or drop it
+                detached = existing[0]
+                src_item = self.graph_scene.node_item(detached.src)
+                found = src_item.port(detached.src_port, False) if src_item else None
+                if found is not None:
+                    origin = found
+        owner = self.graph_scene.node_item(origin.node_id)
+        assert owner is not None
+        start = owner.mapToScene(origin.center)
+        item = WireItem(self.graph_scene, start, origin.is_input)
+        item.set_end(start, "free")
+        self.graph_scene.addItem(item)
+        self._wire = _WireDrag(origin, item, detached)
+        if detached is not None:
+            edge_item = self.graph_scene.edge_item(detached)
+            if edge_item is not None:
+                edge_item.setVisible(False)
+
+    def check_wire(self, origin: PortItem, target: PortItem) -> str | None:
+        """Why ``origin`` cannot connect to ``target`` (None if it can)."""
+        if target.node_id == origin.node_id and target.is_input == origin.is_input:
+            return "pick a port on another node"
+        if target.is_input == origin.is_input:
+            return "connect an output to an input"
+        src, dst = (target, origin) if origin.is_input else (origin, target)
+        return self.document.can_connect(src.node_id, src.name, dst.node_id, dst.name)
+
+    def _drag_wire(self, pos: QPoint, global_pos: QPoint) -> None:
+        wire = self._wire
+        assert wire is not None
+        _, target = self._node_port_at(pos)
+        if target is not None and not (
+            wire.detached is not None
+            and target.node_id == wire.detached.dst
+            and target.name == wire.detached.dst_port
+        ):
+            reason = self.check_wire(wire.origin, target)
+        else:
+            reason = None
+        wire.target, wire.reason = target, reason
+        if target is not None:
+            owner = self.graph_scene.node_item(target.node_id)
+            end = owner.mapToScene(target.center) if owner else self.mapToScene(pos)
+            wire.item.set_end(end, "bad" if reason else "ok")
+            if reason:
+                QToolTip.showText(global_pos, f"Cannot connect: {reason}", self)
+            else:
+                QToolTip.hideText()
+        else:
+            wire.item.set_end(self.mapToScene(pos), "free")
+            QToolTip.hideText()
+
+    def _drop_wire(self, pos: QPoint, global_pos: QPoint) -> None:
+        self._drag_wire(pos, global_pos)
+        wire = self._wire
+        assert wire is not None
+        origin, target, reason, detached = wire.origin, wire.target, wire.reason, wire.detached
+        self._end_wire(keep_hidden=True)
+        if target is not None:
+            if detached is not None and (target.node_id, target.name) == (
+                detached.dst,
+                detached.dst_port,
+            ):
+                self._show_edge(detached)
+                return
+            if reason:
+                self._show_edge(detached)
+                self.message.emit(f"Cannot connect: {reason}")
+                QToolTip.showText(global_pos, f"Cannot connect: {reason}", self)
+                return
+            src, dst = (target, origin) if origin.is_input else (origin, target)
+            self.connect_ports(src.node_id, src.name, dst.node_id, dst.name, detached)
+            return
+        if detached is not None:
+            # a picked-up wire dropped on empty canvas is unplugged
+            self.bridge.push(lambda: DisconnectCommand(self.document, detached))
+            return
+        # a wire dropped on empty canvas: quick-add a node that accepts it
+        self._pending_wire = origin
+        kind = "list of tensors" if origin.type.value == "tensors" else "tensor"
+        hint = (
+            f"Add a node that takes this {kind}"
+            if not origin.is_input
+            else f"Add a node that gives a {kind}"
+        )
+        self.open_search(pos, accept=accepting(origin.type, not origin.is_input), hint=hint)
+
+    def _show_edge(self, edge: Edge | None) -> None:
+        if edge is not None:
+            item = self.graph_scene.edge_item(edge)
+            if item is not None:
+                item.setVisible(True)
+
+    def _end_wire(self, keep_hidden: bool = False) -> None:
+        wire = self._wire
+        self._wire = None
+        if wire is None:
+            return
+        self.graph_scene.removeItem(wire.item)
+        if not keep_hidden:
+            self._show_edge(wire.detached)
+        QToolTip.hideText()
+
+    # ------------------------------------------------------------------ quick add
+    def open_search(
+        self,
+        view_pos: QPoint | None = None,
+        accept: object = None,
+        hint: str = "Add node",
+    ) -> NodeSearchPopup:
+        """Open the quick-add popup at ``view_pos`` (default: the cursor, or the centre)."""
+        if view_pos is None:
+            cursor = self.viewport().mapFromGlobal(self.cursor().pos())
+            inside = self.viewport().rect().contains(cursor)
+            view_pos = cursor if inside else self.viewport().rect().center()
+        if accept is None:
+            self._pending_wire = None
+        self._search_scene_pos = self.mapToScene(view_pos)
+        global_pos = self.viewport().mapToGlobal(view_pos)
+        self.search.open_at(global_pos, accept, hint)  # type: ignore[arg-type]
+        return self.search
+
+    def _search_chosen(self, type_id: str) -> None:
+        wire = self._pending_wire
+        self._pending_wire = None
+        self.add_node(type_id, self._search_scene_pos, connect_to=wire)
+
+    def _search_dismissed(self) -> None:
+        self._pending_wire = None
+
+    # ------------------------------------------------------------------ edits
+    def add_node(
+        self,
+        type_id: str,
+        scene_pos: QPointF,
+        connect_to: PortItem | None = None,
+    ) -> str | None:
+        """Add a node centred under ``scene_pos``; wire it to ``connect_to`` if given."""
+        node_type = catalogue().get(type_id)
+        x = round(scene_pos.x() - NODE_WIDTH / 2)
+        y = round(scene_pos.y() - HEADER_HEIGHT / 2)
+        if connect_to is not None:
+            x = (
+                round(scene_pos.x())
+                if not connect_to.is_input
+                else round(scene_pos.x() - NODE_WIDTH)
+            )
+            y = round(scene_pos.y() - HEADER_HEIGHT - PORT_ROW / 2)
+        doc = self.document
+        try:
+            add = AddNodeCommand(doc, type_id, (x, y))
+        except EditError as exc:
+            self.message.emit(exc.message)
+            return None
+        if connect_to is None:
+            if self.bridge.push(add) is None:
+                return None
+        else:
+            new_port = first_port(node_type, connect_to.type, inputs=not connect_to.is_input)
+            node_id = add.node_id
+
+            def connect() -> ConnectCommand:
+                if connect_to.is_input:
+                    return ConnectCommand(
+                        doc, node_id, new_port, connect_to.node_id, connect_to.name
+                    )
+                return ConnectCommand(doc, connect_to.node_id, connect_to.name, node_id, new_port)
+
+            if not self.bridge.push_group(f"Add {node_type.title} and connect", [add, connect]):
+                return None
+        self.graph_scene.clearSelection()
+        item = self.graph_scene.node_item(add.node_id)
+        if item is not None:
+            item.setSelected(True)
+        self.setFocus()
+        return add.node_id
+
+    def connect_ports(
+        self, src: str, src_port: str, dst: str, dst_port: str, replacing: Edge | None = None
+    ) -> bool:
+        """Connect an output to an input as one undo step (re-routing a picked-up wire)."""
+        doc = self.document
+        reason = doc.can_connect(src, src_port, dst, dst_port)
+        if reason:
+            self._show_edge(replacing)
+            self.message.emit(f"Cannot connect: {reason}")
+            return False
+        if replacing is None:
+            return (
+                self.bridge.push(lambda: ConnectCommand(doc, src, src_port, dst, dst_port))
+                is not None
+            )
+        ok = self.bridge.push_group(
+            "Reconnect",
+            [
+                DisconnectCommand(doc, replacing),
+                lambda: ConnectCommand(doc, src, src_port, dst, dst_port),
+            ],
+        )
+        if not ok:
+            self._show_edge(replacing)
+        return ok
+
+    def _push_drag(self, positions: dict[str, tuple[float, float]]) -> None:
+        doc = self.document
+        text = "Move node" if len(positions) == 1 else f"Move {len(positions)} nodes"
+        self.bridge.push(lambda: MoveNodesCommand(doc, positions, text=text))
+
+    def delete_selection(self) -> None:
+        """Delete selected nodes and wires as one undo step."""
+        doc = self.document
+        ids = self.graph_scene.selected_node_ids()
+        gone = set(ids)
+        edges = [
+            e for e in self.graph_scene.selected_edges() if e.src not in gone and e.dst not in gone
+        ]
+        commands: list[object] = [DisconnectCommand(doc, e) for e in edges]
+        if ids:
+            commands.append(RemoveNodesCommand(doc, ids))
+        if not commands:
+            return
+        if len(commands) == 1:
+            self.bridge.push(commands[0])
+        else:
+            self.bridge.push_group(f"Delete {len(ids)} nodes" if ids else "Delete wires", commands)
+
+    def select_all(self) -> None:
+        for item in self.graph_scene.node_items():
+            item.setSelected(True)
+
+    def select_nodes(self, ids: list[str]) -> None:
+        self.graph_scene.clearSelection()
+        for node_id in ids:
+            item = self.graph_scene.node_item(node_id)
+            if item is not None:
+                item.setSelected(True)
+
+    # ------------------------------------------------------------------ clipboard
+    def copy_selection(self) -> bool:
+        ids = self.graph_scene.selected_node_ids()
+        if not ids:
+            return False
+        text = copy_nodes(self.document, ids)
+        data = QMimeData()
+        data.setText(text)
+        data.setData(CLIPBOARD_MIME, text.encode("utf-8"))
+        QGuiApplication.clipboard().setMimeData(data)
+        self.message.emit(f"Copied {len(ids)} node{'s' if len(ids) != 1 else ''}")
+        return True
+
+    def cut_selection(self) -> None:
+        ids = self.graph_scene.selected_node_ids()
+        if ids and self.copy_selection():
+            doc = self.document
+            self.bridge.push(lambda: _retitled(RemoveNodesCommand(doc, ids), "Cut"))
+
+    def _clipboard_text(self) -> str:
+        data = QGuiApplication.clipboard().mimeData()
+        if data is None:
+            return ""
+        if data.hasFormat(CLIPBOARD_MIME):
+            return bytes(data.data(CLIPBOARD_MIME).data()).decode("utf-8", "replace")
+        return data.text() if data.hasText() else ""
+
+    def paste(self, scene_pos: QPointF | None = None) -> list[str]:
+        """Paste clipboard nodes near the cursor (one undo step); returns the new ids."""
+        return self._paste_text(self._clipboard_text(), scene_pos, "Paste")
+
+    def duplicate(self) -> list[str]:
+        ids = self.graph_scene.selected_node_ids()
+        if not ids:
+            return []
+        return self._paste_text(copy_nodes(self.document, ids), None, "Duplicate")
+
+    def _paste_text(self, text: str, scene_pos: QPointF | None, title: str) -> list[str]:
+        try:
+            content = parse_clipboard(text)
+        except EditError as exc:
+            self.message.emit(exc.message)
+            return []
+        if not content.nodes:
+            return []
+        offset = (30.0, 30.0)
+        if scene_pos is None and title == "Paste":
+            cursor = self.viewport().mapFromGlobal(self.cursor().pos())
+            if self.viewport().rect().contains(cursor):
+                scene_pos = self.mapToScene(cursor)
+        if scene_pos is not None:
+            left = min(n.x for n in content.nodes)
+            top = min(n.y for n in content.nodes)
+            offset = (round(scene_pos.x() - left), round(scene_pos.y() - top))
+        doc = self.document
+        cmd = self.bridge.push(lambda: _retitled(PasteCommand(doc, text, offset), title))
+        if cmd is None:
+            return []
+        self.select_nodes(cmd.node_ids)
+        return list(cmd.node_ids)
+
+    # ------------------------------------------------------------------ layout
+    def auto_layout(self) -> None:
+        """Arrange the graph left to right by data flow (one undo step)."""
+        doc = self.document
+        if not len(doc):
+            return
+        heights = {i.node_id: i.height for i in self.graph_scene.node_items()}
+        positions = layered_positions(doc, heights, NODE_WIDTH)
+        changed = {n: p for n, p in positions.items() if doc.node(n).position != p}
+        if changed:
+            self.bridge.push(lambda: LayoutCommand(doc, changed))
+        self.graph_scene.update_scene_rect()
+        self.fit_all()
+
+    # ------------------------------------------------------------------ inline edits
+    def _editable_param_at(self, node: NodeItem, local: QPointF) -> str | None:
+        """The parameter a double-click at ``local`` edits (a scalar port or the data)."""
+        params = node.node.type.params
+        names = {p.name for p in params}
+        for port in node.ports:
+            if (
+                port.is_input
+                and port.spec.scalar_ok
+                and abs(local.y() - port.center.y()) < PORT_ROW / 2
+            ) and (port.name, True) not in self.graph_scene.connected_ports(node.node_id):
+                return port.name
+        if local.y() >= node.facts_top or node.node.type.kind is NodeKind.SOURCE:
+            for name in ("data", "size", "fill_value", "value", "index", "dim"):
+                if name in names:
+                    return name
+        return None
+
+    def _editor_rect(self, node: NodeItem, top: float, height: float) -> QRect:
+        a = self.mapFromScene(node.mapToScene(QPointF(6.0, top)))
+        b = self.mapFromScene(node.mapToScene(QPointF(NODE_WIDTH - 6.0, top + height)))
+        return QRect(a, b).adjusted(0, 0, 0, 4)
+
+    def edit_label(self, node_id: str) -> InlineEditor | None:
+        node = self.graph_scene.node_item(node_id)
+        if node is None:
+            return None
+        editor = InlineEditor(
+            self.viewport(), self._editor_rect(node, 2.0, HEADER_HEIGHT - 4.0), node.node.label
+        )
+        doc = self.document
+
+        def commit(text: str) -> None:
+            text = text.strip()
+            if text and node_id in doc and text != doc.node(node_id).label:
+                self.bridge.push(lambda: SetLabelCommand(doc, node_id, text))
+            self.setFocus()
+
+        editor.committed.connect(commit)
+        editor.cancelled.connect(self.setFocus)
+        self._editor = editor
+        return editor
+
+    def edit_param(self, node_id: str, name: str) -> InlineEditor | None:
+        node = self.graph_scene.node_item(node_id)
+        if node is None:
+            return None
+        value = node.node.params.get(name)
+        editor = InlineEditor(
+            self.viewport(),
+            self._editor_rect(node, node.facts_top + 4.0, 22.0),
+            literal_text(value),
+        )
+        editor.setToolTip(f"{name}: a Python value (Enter to apply, Esc to cancel)")
+        doc = self.document
+
+        def commit(text: str) -> None:
+            self.setFocus()
+            if node_id not in doc:
+                return
+            try:
+                new = parse_literal(text)
+            except ValueError as exc:
+                self.message.emit(str(exc))
+                return
+            if new != doc.node(node_id).params.get(name):
+                self.bridge.push(lambda: SetParamCommand(doc, node_id, name, new))
+
+        editor.committed.connect(commit)
+        editor.cancelled.connect(self.setFocus)
+        self._editor = editor
+        return editor
+
+    # ------------------------------------------------------------------ drops from the palette
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if event.mimeData().hasFormat(NODE_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt's name
+        if event.mimeData().hasFormat(NODE_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        data = event.mimeData()
+        if data.hasFormat(NODE_MIME):
+            type_id = bytes(data.data(NODE_MIME).data()).decode("utf-8")
+            self.add_node(type_id, self.mapToScene(event.position().toPoint()))
+            event.acceptProposedAction()
+            return
+        super().dropEvent(event)
+
+    def view_center_scene(self) -> QPointF:
+        return self.mapToScene(self.viewport().rect().center())
+
+
+def _retitled(command: object, text: str) -> object:
+    command.text = text  # type: ignore[attr-defined]
+    return command

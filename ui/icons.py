@@ -1,0 +1,38 @@
+"""Toolbar and menu icons: line-art SVGs in ``resources/icons``, tinted for the theme.
+
+The SVGs are drawn in black; each is recoloured when loaded so one set of files
+serves the light and the dark theme (Qt's SVG renderer knows no ``currentColor``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QRectF, Qt
+from PySide6.QtGui import QIcon, QPainter, QPixmap
+from PySide6.QtSvg import QSvgRenderer
+
+ICONS_DIR = Path(__file__).resolve().parents[1] / "resources" / "icons"
+SIZES = (16, 20, 24, 32, 48)
+
+
+@lru_cache(maxsize=256)
+def icon(name: str, color: str = "#000000") -> QIcon:
+    """The icon ``name`` (file stem) in ``color``; an empty icon if there is no such file."""
+    path = ICONS_DIR / f"{name}.svg"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return QIcon()
+    renderer = QSvgRenderer(QByteArray(text.replace("#000000", color).encode("utf-8")))
+    result = QIcon()
+    for size in SIZES:
+        pix = QPixmap(size, size)
+        pix.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pix)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        renderer.render(painter, QRectF(0, 0, size, size))
+        painter.end()
+        result.addPixmap(pix)
+    return result

@@ -1,0 +1,241 @@
+"""Evaluation off the UI thread: prepare on the UI thread, run on one worker, never freeze.
+
+``gradstudio.evaluation.prepare(doc)`` copies the document (cheap, UI thread);
+``Plan.run`` executes it on a single-thread pool, so runs never overlap (the engine
+has process-wide state such as the grad mode and the RNG).  A newer run cancels the
+older one.  Finished evaluations are remembered by the content of the plan they
+ran, so undoing an edit brings its results straight back instead of showing
+nothing until the next run — the complaint users file most against ComfyUI.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from gradstudio.evaluation import Evaluation, Plan, prepare
+
+if TYPE_CHECKING:
+    from gradstudio.document import Document
+    from gradstudio.events import DocumentEvent
+    from ui.state import StudioState
+
+CACHE_SIZE = 24
+LIVE_DELAY_MS = 120
+
+
+def plan_key(plan: Plan) -> tuple:
+    """What an evaluation's results depend on (labels and positions are not part of it)."""
+    steps = tuple(
+        (
+            s.node_id,
+            s.type.id,
+            repr(sorted(s.params.items())),
+            tuple(sorted(s.inputs.items())),
+        )
+        for s in plan.steps
+    )
+    return (steps, plan.device, plan.seed, plan.trusted)
+
+
+class _JobSignals(QObject):
+    progress = Signal(int, int, int)  # generation, step, total
+    done = Signal(int, object, object)  # generation, Evaluation | None, error text | None
+
+
+class _Job(QRunnable):
+    """Runs one plan on the pool; reports through signals queued to the UI thread."""
+
+    def __init__(self, plan: Plan, generation: int, cancel: threading.Event) -> None:
+        super().__init__()
+        self.plan = plan
+        self.generation = generation
+        self.cancel = cancel
+        self.signals = _JobSignals()
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        gen = self.generation
+        last = [0.0]
+
+        def progress(step: int, total: int) -> None:
+            # Hand the GIL to the UI thread between steps, so it never waits a whole
+            # switch interval (or a long step) to paint or to take a click.
+            time.sleep(0)
+            now = time.perf_counter()
+            if now - last[0] > 0.05 or step == total:
+                last[0] = now
+                self.signals.progress.emit(gen, step, total)
+
+        try:
+            ev = self.plan.run(cancel=self.cancel.is_set, progress=progress)
+        except Exception:
+            self.signals.done.emit(gen, None, traceback.format_exc())
+            return
+        self.signals.done.emit(gen, ev, None)
+
+
+class EvaluationRunner(QObject):
+    """Runs ``state.document`` in the background and hands results to ``state``.
+
+    ``live`` re-runs shortly after every edit that affects results; otherwise such an
+    edit marks the shown results ``stale`` (unless the cache has the new state's).
+    """
+
+    started = Signal()
+    progress = Signal(int, int)  # step, total
+    finished = Signal(object)  # Evaluation (also set on state)
+    failed = Signal(str)  # traceback of an unexpected failure
+    busyChanged = Signal(bool)
+    staleChanged = Signal(bool)
+
+    def __init__(self, state: StudioState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.live = False
+        self.device: str | None = None  # None: the document's device setting
+        self.stale = False
+        self.busy = False
+        self.last_seconds = 0.0
+        self._generation = 0
+        self._cancel: threading.Event | None = None
+        self._keys: dict[int, tuple] = {}
+        self._cache: OrderedDict[tuple, Evaluation] = OrderedDict()
+        self._jobs: dict[int, _Job] = {}
+        self._unsubscribe = state.document.subscribe(self._on_event)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(LIVE_DELAY_MS)
+        self._timer.timeout.connect(self.run)
+        self._check_timer = QTimer(self)
+        self._check_timer.setSingleShot(True)
+        self._check_timer.setInterval(0)
+        self._check_timer.timeout.connect(self._after_edits)
+        state.documentReplaced.connect(self._document_replaced)
+
+    # ------------------------------------------------------------------ control
+    def set_live(self, live: bool) -> None:
+        self.live = live
+        if live and self.stale:
+            self.run()
+
+    def run(self) -> int:
+        """Start evaluating the document now; returns the run's generation number."""
+        self._timer.stop()
+        doc = self.state.document
+        plan = prepare(doc, self.device)
+        key = plan_key(plan)
+        self._cancel_current()
+        self._generation += 1
+        gen = self._generation
+        cancel = threading.Event()
+        self._cancel = cancel
+        job = _Job(plan, gen, cancel)
+        job.signals.progress.connect(self._on_progress)
+        job.signals.done.connect(self._on_done)
+        self._jobs[gen] = job
+        self._keys[gen] = key
+        self._set_busy(True)
+        self.started.emit()
+        self.pool.start(job)
+        return gen
+
+    def cancel(self) -> None:
+        """Stop the running evaluation (its partial result is shown, marked cancelled)."""
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until the worker is idle (for shutdown and benchmarks)."""
+        return self.pool.waitForDone(msecs)
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        self._cancel_current()
+        self.pool.waitForDone(5000)
+        self._unsubscribe()
+
+    def cached(self, doc: Document | None = None) -> Evaluation | None:
+        """A remembered evaluation of exactly this document's content, if any."""
+        plan = prepare(doc or self.state.document, self.device)
+        return self._cache.get(plan_key(plan))
+
+    # ------------------------------------------------------------------ internals
+    def _cancel_current(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self._cancel = None
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self.busy:
+            self.busy = busy
+            self.busyChanged.emit(busy)
+
+    def _set_stale(self, stale: bool) -> None:
+        if stale != self.stale:
+            self.stale = stale
+            self.staleChanged.emit(stale)
+
+    def _on_progress(self, gen: int, step: int, total: int) -> None:
+        if gen == self._generation:
+            self.progress.emit(step, total)
+
+    def _on_done(self, gen: int, ev: Evaluation | None, error: str | None) -> None:
+        self._jobs.pop(gen, None)
+        key = self._keys.pop(gen, None)
+        if gen != self._generation:
+            return  # superseded by a newer run
+        self._cancel = None
+        self._set_busy(False)
+        if ev is None:
+            self.failed.emit(error or "evaluation failed")
+            return
+        self.last_seconds = ev.seconds
+        if key is not None and not ev.cancelled:
+            self._cache[key] = ev
+            self._cache.move_to_end(key)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        current = plan_key(prepare(self.state.document, self.device))
+        self.state.set_evaluation(ev)
+        self._set_stale(key != current or ev.cancelled)
+        self.finished.emit(ev)
+
+    def _on_event(self, event: DocumentEvent) -> None:
+        if not event.affects_evaluation:
+            return
+        # Coalesce: a paste or an undo emits many events; look at the result once.
+        if self.state.evaluation is not None:
+            self._set_stale(True)
+        self._check_timer.start()
+
+    def _after_edits(self) -> None:
+        hit = self.cached()
+        if hit is not None:
+            self._timer.stop()
+            if self.busy:  # a run of some other state is under way: drop it
+                self._cancel_current()
+                self._generation += 1
+                self._set_busy(False)
+            if hit is not self.state.evaluation:
+                self.state.set_evaluation(hit)
+            self._set_stale(False)
+            return
+        if self.live:
+            self._timer.start()
+        self._set_stale(self.state.evaluation is not None)
+
+    def _document_replaced(self) -> None:
+        self._unsubscribe()
+        self._unsubscribe = self.state.document.subscribe(self._on_event)
+        self._cancel_current()
+        self._generation += 1  # drop results of the old document's run
+        self._set_busy(False)
+        self._set_stale(False)
