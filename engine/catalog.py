@@ -34,6 +34,7 @@ PARAM_KINDS = frozenset(
         "dim",  # one dimension index (int, may be negative)
         "dims",  # None, an int, or a tuple of ints
         "shape",  # tuple of ints (-1 allowed where PyTorch allows it)
+        "data",  # a number or nested lists of numbers (``tensor``'s literal)
         "dtype",  # an engine dtype or None
         "str",  # a fixed choice, see Param.choices
         "optional_number",  # a number or None
@@ -88,6 +89,9 @@ class Signature:
         assert self.fn is not None
         return self.fn(*args, **kwargs)
 
+
+#: Namespaces: ``torch`` and ``torch.nn.functional`` are functions (``method``
+#: says whether ``tensor.<name>`` exists too); ``torch.Tensor`` is method-only.
 
 #: Every public function, keyed by qualified name (``torch.add``).
 FUNCTIONS: dict[str, Signature] = {}

@@ -60,13 +60,14 @@ def _finish(arr: Any, dev: device, requires_grad: bool) -> Tensor:
 @public(
     "tensor",
     (),
-    (Param("data", "shape"), Param("dtype", "dtype", None), Param("requires_grad", "bool", False)),
+    (Param("data", "data"), Param("dtype", "dtype", None), Param("requires_grad", "bool", False)),
     category="creation",
     doc="a tensor from literal data",
     method=False,
 )
 def tensor(
     data: Any,
+    *,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -248,7 +249,7 @@ def arange(
     return _finish(arr, to_device(device), requires_grad)
 
 
-def _like(fn: Any) -> Any:
+def _like(fn: Any, doc: str) -> Any:
     def like(
         t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
     ) -> Tensor:
@@ -257,14 +258,16 @@ def _like(fn: Any) -> Any:
         )
 
     like.__name__ = f"{fn.__name__}_like"
-    return like
+    return public(
+        like.__name__, ("input",), (DTYPE, RG), category="creation", doc=doc, method=False
+    )(like)
 
 
-zeros_like = _like(zeros)
-ones_like = _like(ones)
-rand_like = _like(rand)
-randn_like = _like(randn)
-empty_like = _like(empty)
+zeros_like = _like(zeros, "zeros shaped like input")
+ones_like = _like(ones, "ones shaped like input")
+rand_like = _like(rand, "uniform random values shaped like input")
+randn_like = _like(randn, "normal random values shaped like input")
+empty_like = _like(empty, "uninitialised, shaped like input")
 
 
 def full_like(

@@ -19,6 +19,7 @@ from engine.ops.convert import (
     tanh_,
     zero_,
 )
+from engine.ops.index import narrow, select
 from engine.ops.linalg import addmm, bmm, dot, matmul, mm, mv
 from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
 from engine.ops.pointwise import (
@@ -119,6 +120,7 @@ __all__ = [
     "mul",
     "mul_",
     "mv",
+    "narrow",
     "ne",
     "neg",
     "neg_",
@@ -130,6 +132,7 @@ __all__ = [
     "relu_",
     "reshape",
     "rsub",
+    "select",
     "sigmoid",
     "sigmoid_",
     "sign",

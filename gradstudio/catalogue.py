@@ -234,7 +234,6 @@ _MISSING: Any = object()
 
 #: Engine declarations this studio reads differently, until the engine's table says so
 #: itself: ``torch.tensor``'s ``data`` is literal data, not a shape.
-KIND_OVERRIDES: dict[tuple[str, str], str] = {("torch.tensor", "data"): "data"}
 
 #: A value for a new node's required parameter (the engine declares none).
 INITIAL: dict[str, Any] = {
@@ -310,7 +309,7 @@ def _derived(sig: Any) -> NodeType:
     ]
     engine_params: list[ParamSpec] = []
     for p in sig.params:
-        kind = KIND_OVERRIDES.get((qualname, p.name), p.kind)
+        kind = p.kind
         required = p.default is REQUIRED
         default = (
             INITIAL.get(kind, p.choices[0] if p.choices else None)

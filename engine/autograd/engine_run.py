@@ -94,12 +94,12 @@ def accumulate_into(
     ``create_graph``, as a ``CopyBackwards`` node).  Later gradients are added
     in place (a version bump) unless grad mode is on.
     """
-    from engine.ops.convert import copy_
-    from engine.tensor import Tensor
-
+    Tensor = type(t)  # noqa: N806  (no import on the hot path)
     old = t._grad
     if tensor_mode:
         if old is None:
+            from engine.ops.convert import copy_
+
             fresh = Tensor._wrap(array_module(g._data).zeros_like(g._data))
             t._grad = copy_(fresh, g)
         elif grad_mode.STATE.enabled:
@@ -199,20 +199,20 @@ def run_backward(
     deps: dict[Node, int] = {}
     for n, _ in roots:
         deps[n] = deps.get(n, 0) + 1
-    stack = list(dict.fromkeys(n for n, _ in roots))
-    seen = set(stack)
+    # ``deps`` doubles as the visited set: a node is pushed when first reached.
+    stack = list(deps)
     order: list[Node] = []
+    keep_order = inputs is not None
     while stack:
         n = stack.pop()
-        order.append(n)
+        if keep_order:
+            order.append(n)
         for nxt, _ in n.next_functions:
             if nxt is not None:
                 if nxt in deps:
                     deps[nxt] += 1
                 else:
                     deps[nxt] = 1
-                if nxt not in seen:
-                    seen.add(nxt)
                     stack.append(nxt)
 
     # Where gradients are captured (autograd.grad / backward(inputs=...)).
@@ -261,7 +261,8 @@ def run_backward(
             grads = buffers.pop(node, None) or [None]
             is_acc = type(node) is AccumulateGrad
             if is_acc:
-                _leaf_hooks(node, grads, tm)  # type: ignore[arg-type]
+                if node.variable._hooks:  # type: ignore[attr-defined]
+                    _leaf_hooks(node, grads, tm)  # type: ignore[arg-type]
             else:
                 if node._tensor_hooks or node._retain_hooks:
                     _run_tensor_hooks(node, grads, tm)
@@ -291,7 +292,7 @@ def run_backward(
                     unique = not tm and sys.getrefcount(g0) <= 3
                     accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
             elif run and (grads[0] is not None or any(g is not None for g in grads)):
-                outs = list(node.apply(tuple(grads), tm))
+                outs = list(node.apply(grads, tm))
                 if not keep_graph:
                     node.release_variables()
                 if node._post_hooks:
@@ -360,8 +361,8 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         and type(old) is not np.generic
         and getattr(old, "base", 0) is None
         and old.flags.writeable
-        and old.shape == np.broadcast_shapes(old.shape, g.shape)
-        and old.dtype == np.result_type(old, g)
+        and (old.shape == g.shape or old.shape == np.broadcast_shapes(old.shape, g.shape))
+        and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):
         old += g
         bumps[id(old)] = bumps.get(id(old), 0) + 1

@@ -50,6 +50,7 @@ class OpDef:
     save: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     saved_params: tuple[str, ...] = ()  # params PyTorch saves as tensors (freed after backward)
     quiet: bool = False  # may hit FP edge cases (log 0, x/0): keep NumPy from warning
+    ufunc: str | None = None  # NumPy ufunc name: lets in-place calls write with ``out=``
     view: bool = False
     outputs: int = 1
     samples: tuple[Sample, ...] = ()
@@ -111,10 +112,10 @@ class OpNode(Node):
         if type(out) is not tuple:
             out = (out,)
         needs = self.needs
-        return tuple(
-            (np.asarray(g) if isinstance(g, np.generic | float | int) else g) if n else None
+        return [
+            None if not n else g if type(g) is not np.float32 and hasattr(g, "shape") else _arr(g)
             for g, n in zip(out, needs, strict=False)
-        )
+        ]
 
     def release_variables(self) -> None:
         if self._saved or self._op.saved_params:
@@ -137,6 +138,11 @@ class OpNode(Node):
 
 
 # -- the two math namespaces that backward formulas run on -------------------
+def _arr(g: Any) -> Any:
+    """A gradient as an array (NumPy turns 0-d results into scalars)."""
+    return None if g is None else np.asarray(g) if isinstance(g, np.generic | float | int) else g
+
+
 class _ArrayMath:
     """``m.<op>(...)`` on raw arrays: the op's forward, nothing recorded."""
 
@@ -144,6 +150,8 @@ class _ArrayMath:
         fwd = OPS[name].forward
 
         def call(*args: Any, **kw: Any) -> Any:
+            if type(args[0]) is np.ndarray:
+                return fwd(np, *args, **kw)
             for a in args:
                 if hasattr(a, "shape") and not isinstance(a, np.generic):
                     return fwd(array_module(a), *args, **kw)
@@ -311,9 +319,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         node.next_functions = tuple(edges)
         node.needs = needs
         node.p = params
-        node.shapes = [
-            x.shape if type(x) is np.ndarray else getattr(x, "shape", ()) for x in arrays
-        ]
+        node.shapes = [a.shape if type(a) is arr_type else () for a in arrays]
         node._out_meta = [(first.shape, first.dtype, None)]
         r.grad_fn = node
         node._saved = _save(op, inputs, r, out, needs) if op.save else None
@@ -383,6 +389,16 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
 
     self = inputs[0]
     check_inplace(self)
+    if (
+        op.ufunc is not None
+        and not params
+        and not (
+            grad_mode.STATE.enabled and any(getattr(x, "requires_grad", False) for x in inputs)
+        )
+    ):
+        done = _inplace_ufunc(op, self, inputs)
+        if done:
+            return self
     params = params or {}
     out_dtype = _result_dtype(op, inputs, params)
     if not _can_cast(out_dtype, self.dtype):
@@ -440,6 +456,32 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
             self.grad_fn = node
             self._output_nr = 0
     return self
+
+
+def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:
+    """No history to record (an optimiser step under no_grad): compute straight
+    into the tensor's memory, as PyTorch's in-place kernels do.  False when the
+    general path must decide (promotion, broadcasting, devices, errors)."""
+    data = self._data
+    arrays = []
+    for x in inputs[1:]:
+        if type(x) is float:
+            if data.dtype.kind != "f":
+                return False
+            arrays.append(x)
+        elif isinstance(x, _TENSOR[0]):
+            a = x._data
+            if type(a) is not type(data) or a.shape != data.shape or a.dtype != data.dtype:
+                return False
+            arrays.append(a)
+        else:
+            return False
+    with np.errstate(all="ignore"):
+        getattr(np if type(data) is np.ndarray else array_module(data), op.ufunc)(
+            data, *arrays, out=data
+        )
+    self._counter()[0] += 1
+    return True
 
 
 def _replay(chain: tuple[Any, ...], arr: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.catalog import Param, public
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
@@ -166,6 +167,39 @@ def _scalar_index(k: Any) -> Any:
     if hasattr(k, "__index__") and not isinstance(k, bool | _TENSOR[0]) and not hasattr(k, "shape"):
         return int(k)
     return k
+
+
+@public(
+    "select",
+    ("input",),
+    (Param("dim", "dim", 0), Param("index", "int", 0)),
+    category="indexing",
+    doc="the slice at one index of a dimension (what x[i] does)",
+)
+def select(input: Any, dim: int, index: int) -> Any:  # noqa: A002
+    from engine.ops.shape import _wrap
+
+    d = _wrap(dim, input.ndim)
+    return apply_op(SELECT, (input,), {"dim": d, "index": _norm_index(index, input.shape[d], d)})
+
+
+@public(
+    "narrow",
+    ("input",),
+    (Param("dim", "dim", 0), Param("start", "int", 0), Param("length", "int", 1)),
+    category="indexing",
+    doc="length elements from start along dim (what x[a:b] does)",
+)
+def narrow(input: Any, dim: int, start: int, length: int) -> Any:  # noqa: A002
+    from engine.ops.shape import _wrap
+
+    d = _wrap(dim, input.ndim)
+    size = input.shape[d]
+    s = start % size if start < 0 else start
+    if s + length > size or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    params = {"dim": d, "start": s, "end": s + length, "step": 1}
+    return apply_op(SLICE, (input,), params)
 
 
 def _unsqueeze() -> Any:

@@ -22,10 +22,6 @@ SCALAR_PORT = Port("other", scalar_ok=True)
 ALPHA = Param("alpha", "number", 1)
 
 
-def _float_out(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
-    return dtypes.to_float(dtypes.result_type(*inputs))
-
-
 # -- binary arithmetic ---------------------------------------------------------
 ADD = declare(
     "add",
@@ -34,6 +30,7 @@ ADD = declare(
     lambda xp, a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
     lambda c, g: (g, g if c.p.get("alpha", 1) == 1 else g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
+    ufunc="add",
 )
 SUB = declare(
     "sub",
@@ -42,6 +39,7 @@ SUB = declare(
     lambda xp, a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
     lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2),
+    ufunc="subtract",
 )
 RSUB = declare(
     "rsub",
@@ -63,6 +61,7 @@ MUL = declare(
     ),
     save={"self": ("other",), "other": ("self",)},
     samples=(S23, BCAST, BCAST2),
+    ufunc="multiply",
 )
 DIV = declare(
     "div",
@@ -73,10 +72,11 @@ DIV = declare(
         g / c.s["other"] if c.needs[0] else None,
         -g * c.s["self"] / (c.s["other"] * c.s["other"]) if c.needs[1] else None,
     ),
-    dtype=_float_out,
+    dtype="float",
     save={"self": ("other",), "other": None},
     samples=(Sample(((2, 3), (2, 3)), positive=True), Sample(((2, 3), (3,)), positive=True)),
     quiet=True,
+    ufunc="true_divide",
 )
 RECIPROCAL = declare(
     "reciprocal",
@@ -84,7 +84,7 @@ RECIPROCAL = declare(
     ("self",),
     lambda xp, a: 1.0 / a,
     lambda c, g: -g * c.s["result"] * c.s["result"],
-    dtype=_float_out,
+    dtype="float",
     save={"result": None},
     samples=POS,
     quiet=True,
@@ -154,7 +154,7 @@ EXP = declare(
     ("self",),
     lambda xp, a: xp.exp(a),
     lambda c, g: g * c.s["result"],
-    dtype=_float_out,
+    dtype="float",
     save={"result": None},
     samples=UNARY,
     quiet=True,
@@ -165,7 +165,7 @@ LOG = declare(
     ("self",),
     lambda xp, a: xp.log(a),
     lambda c, g: g / c.s["self"],
-    dtype=_float_out,
+    dtype="float",
     save={"self": None},
     samples=POS,
     quiet=True,
@@ -176,7 +176,7 @@ SQRT = declare(
     ("self",),
     lambda xp, a: xp.sqrt(a),
     lambda c, g: g / (2 * c.s["result"]),
-    dtype=_float_out,
+    dtype="float",
     save={"result": None},
     samples=POS,
     quiet=True,
@@ -197,7 +197,7 @@ SIN = declare(
     ("self",),
     lambda xp, a: xp.sin(a),
     lambda c, g: g * c.m.cos(c.s["self"]),
-    dtype=_float_out,
+    dtype="float",
     save={"self": None},
     samples=UNARY,
 )
@@ -207,7 +207,7 @@ COS = declare(
     ("self",),
     lambda xp, a: xp.cos(a),
     lambda c, g: -g * c.m.sin(c.s["self"]),
-    dtype=_float_out,
+    dtype="float",
     save={"self": None},
     samples=UNARY,
 )
@@ -216,10 +216,52 @@ TANH = declare(
     "TanhBackward0",
     ("self",),
     lambda xp, a: xp.tanh(a),
-    lambda c, g: g * (1 - c.s["result"] * c.s["result"]),
-    dtype=_float_out,
+    lambda c, g: c.m.tanh_backward(g, c.s["result"]),
+    dtype="float",
     save={"result": None},
     samples=UNARY,
+)
+
+
+def _tanh_backward(xp: Any, g: Any, r: Any) -> Any:
+    """``g * (1 - r**2)`` with one temporary (PyTorch's fused ``tanh_backward``)."""
+    t = xp.asarray(r * r)
+    xp.subtract(1, t, out=t)
+    t *= g
+    return t
+
+
+def _sigmoid_backward(xp: Any, g: Any, r: Any) -> Any:
+    """``g * r * (1 - r)`` with one temporary (PyTorch's ``sigmoid_backward``)."""
+    t = xp.asarray(1 - r)
+    t *= r
+    t *= g
+    return t
+
+
+declare(
+    "tanh_backward",
+    "TanhBackwardBackward0",
+    ("grad_output", "output"),
+    _tanh_backward,
+    lambda c, gg: (
+        c.m.tanh_backward(gg, c.s["output"]) if c.needs[0] else None,
+        -2 * gg * c.s["grad_output"] * c.s["output"] if c.needs[1] else None,
+    ),
+    save={"grad_output": ("output",), "output": None},
+    samples=(Sample(((2, 3), (2, 3))),),
+)
+declare(
+    "sigmoid_backward",
+    "SigmoidBackwardBackward0",
+    ("grad_output", "output"),
+    _sigmoid_backward,
+    lambda c, gg: (
+        c.m.sigmoid_backward(gg, c.s["output"]) if c.needs[0] else None,
+        gg * c.s["grad_output"] * (1 - 2 * c.s["output"]) if c.needs[1] else None,
+    ),
+    save={"grad_output": ("output",), "output": None},
+    samples=(Sample(((2, 3), (2, 3))),),
 )
 
 
@@ -232,8 +274,8 @@ SIGMOID = declare(
     "SigmoidBackward0",
     ("self",),
     _sigmoid,
-    lambda c, g: g * c.s["result"] * (1 - c.s["result"]),
-    dtype=_float_out,
+    lambda c, g: c.m.sigmoid_backward(g, c.s["result"]),
+    dtype="float",
     save={"result": None},
     samples=UNARY,
     quiet=True,
@@ -417,6 +459,9 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     return apply_op(SUB, (input, other), {"alpha": alpha} if alpha != 1 else None)
 
 
+@public(
+    "rsub", ("input", SCALAR_PORT), (ALPHA,), category="arithmetic", doc="other - alpha * input"
+)
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     """``other - alpha * input``, PyTorch's ``rsub`` (what ``2 - x`` calls)."""
     if _is_tensor(other):

@@ -284,6 +284,14 @@ def _infer_size(size: Any, numel: int) -> tuple[int, ...]:
     return size
 
 
+@public(
+    "view",
+    ("input",),
+    (Param("size", "shape"),),
+    category="shape",
+    namespace="torch.Tensor",
+    doc="same data with a new shape; fails where a copy would be needed",
+)
 def view(input: Any, *size: Any) -> Any:  # noqa: A002
     from engine.dtypes import as_dtype
 

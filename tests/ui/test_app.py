@@ -54,13 +54,16 @@ def test_main_opens_the_window_on_the_start_example_and_returns(qtbot, monkeypat
 def test_create_window_opens_a_file_from_the_command_line(qtbot, tmp_path, example_paths) -> None:  # noqa: ANN001
     settings = StudioSettings.at(tmp_path / "s.ini")
     window = studio_app.create_window(
-        ["gradstudio", str(example_paths["003_linear_addmm"])], settings, offer_recovery=False
+        ["gradstudio", str(example_paths["003_linear_addmm"])],
+        settings,
+        offer_recovery=False,
+        load_panels=False,
     )
     qtbot.addWidget(window)
     wait_evaluated(qtbot, window)
     assert window.file_path is not None and window.file_path.endswith("003_linear_addmm.gstudio")
-    y = window.state.document.node_by_label("y")
-    assert window.canvas.graph_scene.facts_of(y.id).grad_fn == "AddmmBackward0"
+    out = window.state.document.node_by_label("out")
+    assert window.canvas.graph_scene.facts_of(out.id).grad_fn == "AddmmBackward0"
     window.runner.shutdown()
 
 
