@@ -132,6 +132,12 @@ class UndoStack:
         self._merge_barrier = True
         self._changed.emit(None)
 
+    def set_dirty(self) -> None:
+        """Mark the document modified with no step that undoes to the saved state
+        (a graph restored from the autosave file was never saved anywhere)."""
+        self._clean = None
+        self._changed.emit(None)
+
     def clear(self) -> None:
         self._commands.clear()
         self._index = 0

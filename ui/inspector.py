@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import (
@@ -138,7 +139,7 @@ class FlowHolder(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         if watched is self.inner and event.type() == QEvent.Type.LayoutRequest:
-            QTimer.singleShot(0, self.fit)
+            QTimer.singleShot(0, self, self.fit)  # dropped if this widget dies first
         return False
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
@@ -146,6 +147,8 @@ class FlowHolder(QWidget):
         self.fit()
 
     def fit(self) -> None:
+        if not shiboken6.isValid(self.inner):
+            return
         layout = self.inner.layout()
         if layout is None:
             return
@@ -305,7 +308,7 @@ class Inspector(QWidget):
         # several events arrive per command (a macro): refresh once, after them
         if not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self._flush)
+            QTimer.singleShot(0, self, self._flush)
 
     def _flush(self) -> None:
         self._pending = False

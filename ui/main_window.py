@@ -195,7 +195,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if self._default_sizes_pending:
             self._default_dock_sizes()
-            QTimer.singleShot(0, self.canvas.fit_all)
+            QTimer.singleShot(0, self.canvas, self.canvas.fit_all)
 
     def _placeholders(self) -> list[str]:
         return [k for k in self.docks if self.panel(k).objectName() == "panelPlaceholder"]
@@ -968,7 +968,7 @@ class MainWindow(QMainWindow):
             return False
         self.set_document(recovered.document, recovered.original_path)
         # the restored graph is not saved anywhere yet: mark it modified
-        self.state.undo_stack._clean = None
+        self.state.undo_stack.set_dirty()
         self.bridge.changed.emit()
         self._update_title()
         self.recovery.write()

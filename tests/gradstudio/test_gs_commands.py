@@ -193,3 +193,17 @@ def test_new_command_after_undo_drops_redo_and_clean_index() -> None:
     stack.undo()
     stack.push(AddNodeCommand(doc, "torch.log"))
     assert not stack.can_redo and not stack.is_clean
+
+
+def test_set_dirty_marks_modified_until_the_next_save() -> None:
+    stack = UndoStack()
+    seen: list[bool] = []
+    stack.subscribe(lambda: seen.append(stack.is_clean))
+    stack.set_dirty()
+    assert not stack.is_clean and seen == [False]
+    doc = _doc()
+    stack.push(AddNodeCommand(doc, "torch.exp"))
+    stack.undo()
+    assert not stack.is_clean  # no step leads back to a saved state
+    stack.set_clean()
+    assert stack.is_clean
