@@ -251,10 +251,17 @@ def arange(
 
 def _like(fn: Any, doc: str) -> Any:
     def like(
-        t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        input: Tensor,  # noqa: A002  (PyTorch's name)
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
     ) -> Tensor:
         return fn(
-            *t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad
+            *input.shape,
+            dtype=dtype or input.dtype,
+            device=device or input.device,
+            requires_grad=requires_grad,
         )
 
     like.__name__ = f"{fn.__name__}_like"

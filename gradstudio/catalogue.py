@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradstudio.index_key import PLACEHOLDER, IndexKey, parse_key
 from gradstudio.params import checker, to_json_value
 
 
@@ -131,6 +132,8 @@ class NodeType:
     #: (qualified) and tensor method names.
     functions: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
+    #: Tensor attributes read as values (``x.T``, ``x.grad``).
+    attributes: tuple[str, ...] = ()
 
     def input(self, name: str) -> PortSpec:
         for port in self.inputs:
@@ -269,10 +272,23 @@ def _bindings(sig: Any) -> dict[str, _Binding]:
     has_varargs = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
     out: dict[str, _Binding] = {}
     names = [p.name for p in sig.inputs] + [p.name for p in sig.params]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     for position, name in enumerate(names):
         if name not in by_name:
             if has_varargs or not parameters:
                 out[name] = _Binding(position, python_default=_MISSING)
+            elif (
+                position < len(parameters)
+                and parameters[position].kind in positional
+                and parameters[position].name not in names
+            ):
+                # declared under PyTorch's name (``input``), spelt differently (``t``)
+                # in the engine's Python signature: pass it by position
+                p = parameters[position]
+                default = (
+                    _MISSING if p.default is inspect.Parameter.empty else to_json_value(p.default)
+                )
+                out[name] = _Binding(position, python_default=default)
             else:
                 out[name] = _Binding(None)
             continue
@@ -521,11 +537,11 @@ def _kind_of(params: tuple[ParamSpec, ...], name: str | None) -> str:
     return next((p.kind for p in params if p.name == name), "")
 
 
-def _attribute(id_: str, attr: str, doc: str) -> NodeType:
+def _attribute(id_: str, attr: str, doc: str, category: str = "tensor") -> NodeType:
     return NodeType(
         id=id_,
         title=f".{attr}",
-        category="tensor",
+        category=category,
         kind=NodeKind.TENSOR_ACTION,
         inputs=(TENSOR_IN,),
         outputs=(TENSOR_OUT,),
@@ -533,6 +549,7 @@ def _attribute(id_: str, attr: str, doc: str) -> NodeType:
         run=lambda call: {"out": getattr(call.tensor("input"), attr)},
         code=lambda c: f"{c.inputs['input']}.{attr}",
         doc=doc,
+        attributes=(attr,),
     )
 
 
@@ -733,6 +750,66 @@ def _function_code(c: CodeCall) -> str:
     return f"{c.params['class_name']}.apply({', '.join(args)})"
 
 
+INDEX_PORT = PortSpec(
+    "index",
+    optional=True,
+    variadic=True,
+    doc=f"tensor indices (a bool mask or an integer tensor): one per `{PLACEHOLDER}` in the key",
+)
+KEY_PARAM = ParamSpec(
+    "key",
+    "index",
+    "0",
+    doc="what goes between the brackets: 0, -1, :, 1, 1:3, None, ..., 0; "
+    f"`{PLACEHOLDER}` stands for a tensor connected to the {PLACEHOLDER!r} input",
+)
+
+
+def _index_key(params: Mapping[str, Any], count: int) -> IndexKey:
+    """The node's parsed key, checked against the number of connected tensor indices."""
+    try:
+        key = parse_key(params["key"])
+    except ValueError as exc:
+        raise NodeInputError(str(exc)) from None
+    if key.placeholders != count:
+        raise NodeInputError(key.count_message(count))
+    return key
+
+
+def _getitem_run(call: RunCall) -> dict[str, Any]:
+    x = call.tensor("input")
+    tensors = list(call.inputs.get("index") or [])
+    return {"out": x[_index_key(call.params, len(tensors)).value(tensors)]}
+
+
+def _key_code(c: CodeCall) -> str:
+    tensors = list(c.inputs.get("index") or [])
+    return _index_key(c.params, len(tensors)).text(tensors)
+
+
+def _setitem_value(inputs: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+    value = inputs.get("value")
+    if value is None:
+        value = params.get("value")
+    if value is None:
+        raise NodeInputError("input 'value' is not connected (or give a number)")
+    return value
+
+
+def _setitem_run(call: RunCall) -> dict[str, Any]:
+    x = call.tensor("input")
+    tensors = list(call.inputs.get("index") or [])
+    key = _index_key(call.params, len(tensors)).value(tensors)
+    x[key] = _setitem_value(call.inputs, call.params)
+    return {"out": x}
+
+
+def _setitem_code(c: CodeCall) -> str:
+    value = _setitem_value(c.inputs, c.params)
+    text = value if c.inputs.get("value") is not None else py("number", value)
+    return f"{c.inputs['input']}[{_key_code(c)}] = {text}"
+
+
 def _hand_types() -> list[NodeType]:
     types = [
         NodeType(
@@ -761,6 +838,32 @@ def _hand_types() -> list[NodeType]:
             "Tensor.data", "data", "The same storage without autograd history (legacy .data)."
         ),
         _attribute("Tensor.grad", "grad", "Read .grad as a tensor (None before backward)."),
+        _attribute(
+            "Tensor.T",
+            "T",
+            "The dimensions reversed (PermuteBackward0); for a matrix, its transpose.",
+            category="shape",
+        ),
+        _attribute(
+            "Tensor.mT",
+            "mT",
+            "The last two dimensions swapped (TransposeBackward0): a batch of matrices transposed.",
+            category="shape",
+        ),
+        NodeType(
+            id="Tensor.__getitem__",
+            title="index",
+            category="indexing",
+            kind=NodeKind.OP,
+            inputs=(TENSOR_IN, INDEX_PORT),
+            outputs=(TENSOR_OUT,),
+            params=(KEY_PARAM, NO_GRAD),
+            run=_getitem_run,
+            code=lambda c: f"{c.inputs['input']}[{_key_code(c)}]",
+            doc="x[key]: select (x[0]), slice (x[:, 1:3]), add dims (x[None]) or gather with "
+            "a tensor index (x[mask]) — PyTorch picks SelectBackward0, SliceBackward0, "
+            "IndexBackward0, ...",
+        ),
         NodeType(
             id="Tensor.requires_grad_",
             title="requires_grad_",
@@ -854,6 +957,28 @@ def _hand_types() -> list[NodeType]:
             )
         )
     types += [
+        NodeType(
+            id="Tensor.__setitem__",
+            title="assign at index",
+            category="in-place",
+            kind=NodeKind.INPLACE,
+            inputs=(
+                TENSOR_IN,
+                PortSpec("value", scalar_ok=True, doc="the tensor (or number) written"),
+                INDEX_PORT,
+            ),
+            outputs=(TENSOR_OUT,),
+            params=(
+                ParamSpec("value", "optional_number", None, doc="a number written at the key"),
+                KEY_PARAM,
+                NO_GRAD,
+            ),
+            run=_setitem_run,
+            code=_setitem_code,
+            doc="x[key] = value, in place: CopySlices for plain keys, IndexPutBackward0 "
+            "for tensor indices.",
+            effect=Effect.GLOBAL,
+        ),
         NodeType(
             id="Tensor.backward",
             title="backward",
@@ -978,11 +1103,14 @@ class Catalogue:
         self._aliases.update(aliases or {})
         self._functions: dict[str, NodeType] = {}
         self._methods: dict[str, NodeType] = {}
+        self._attributes: dict[str, NodeType] = {}
         for t in self._types.values():
             for f in t.functions:
                 self._functions.setdefault(f, t)
             for m in t.methods:
                 self._methods.setdefault(m, t)
+            for a in t.attributes:
+                self._attributes.setdefault(a, t)
 
     def types(self) -> list[NodeType]:
         return list(self._types.values())
@@ -1010,6 +1138,10 @@ class Catalogue:
     def by_method(self, name: str) -> NodeType | None:
         """The type for a tensor method call ``x.<name>(...)``."""
         return self._methods.get(name)
+
+    def by_attribute(self, name: str) -> NodeType | None:
+        """The type for reading a tensor attribute ``x.<name>`` (``x.T``, ``x.grad``)."""
+        return self._attributes.get(name)
 
 
 #: Renamed node types: an old id keeps loading as the new one.

@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from gradstudio.index_key import check_key
+
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "int16", "bool")
 DTYPE_ALIASES = {
     "float": "float32",
@@ -183,6 +185,7 @@ def checker(kind: str, choices: tuple[str, ...] = ()) -> Callable[[Any], Any]:
         "code": _code,
         "identifier": _identifier,
         "args": _args,
+        "index": check_key,
     }
     if kind in simple:
         return simple[kind]

@@ -16,6 +16,7 @@ from typing import Any
 
 from gradstudio.catalogue import NodeKind, NodeType, PortType
 from gradstudio.document import Document, EditError
+from gradstudio.index_key import IndexKey, Placeholder, Slice, check_key
 from gradstudio.layout import auto_layout
 from gradstudio.params import DTYPE_ALIASES, DTYPES
 
@@ -40,6 +41,7 @@ INSPECTION_ATTRS = {
     "is_cuda",
     "ndim",
     "T",
+    "mT",
 }
 IGNORED_CALLS = {"print", "display", "repr", "str", "len", "type"}
 BINOPS: dict[type[ast.operator], str] = {
@@ -240,6 +242,8 @@ class _Importer:
                 raise ImportProblem(
                     "only autograd.grad results can be unpacked into several names", line
                 )
+        elif isinstance(target, ast.Subscript):
+            self.setitem(target, value, stmt)
         elif isinstance(target, ast.Attribute):
             owner = self.tensor(target.value, line)
             rhs = self.expr(value)
@@ -410,6 +414,8 @@ class _Importer:
             return self.attribute(node, label, line)
         if isinstance(node, ast.Subscript):
             container = self.expr(node.value)
+            if isinstance(container, TensorRef):
+                return self.getitem(container, node, label or _segment(self.source, node), line)
             index = self.expr(node.slice)
             if (
                 isinstance(container, ListRef)
@@ -429,10 +435,92 @@ class _Importer:
                     return Const(container.value[index.value])
                 except (TypeError, IndexError, KeyError):
                     raise ImportProblem("this index does not fit the value", line) from None
-            raise ImportProblem("indexing tensors is not supported yet", line)
+            raise ImportProblem("this value cannot be indexed in GradStudio", line)
         if isinstance(node, ast.Call):
             return self.call(node, label, line, statement)
         raise ImportProblem(f"GradStudio cannot represent {type(node).__name__} expressions", line)
+
+    def index_key(self, node: ast.Subscript, line: int | None) -> tuple[str, list[TensorRef]]:
+        """The key text of ``x[...]`` and the tensors its ``index`` placeholders stand for."""
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        items: list[Any] = []
+        tensors: list[TensorRef] = []
+        for element in elements:
+            if isinstance(element, ast.Slice):
+                parts = [
+                    None if part is None else self.key_int(part, line, in_slice=True)
+                    for part in (element.lower, element.upper, element.step)
+                ]
+                items.append(Slice(*parts))
+                continue
+            value = self.expr(element)
+            if isinstance(value, TensorRef):
+                items.append(Placeholder())
+                tensors.append(value)
+            elif isinstance(value, Const) and (
+                value.value is None or value.value is Ellipsis or _is_int(value.value)
+            ):
+                items.append(value.value)
+            elif isinstance(value, Const) and _is_index_list(value.value):
+                source = self.add(
+                    "torch.tensor", {"data": value.value}, _segment(self.source, element), line
+                )
+                items.append(Placeholder())
+                tensors.append(TensorRef(source))
+            else:
+                raise ImportProblem(
+                    f"the index {_segment(self.source, element)} cannot be represented: an index "
+                    "holds integers, slices, None, ..., lists of integers and tensors",
+                    line,
+                )
+        key = IndexKey(tuple(items), isinstance(node.slice, ast.Tuple))
+        try:
+            return check_key(key.text()), tensors
+        except ValueError as exc:
+            raise ImportProblem(str(exc), line) from None
+
+    def key_int(self, node: ast.expr, line: int | None, in_slice: bool = False) -> int | None:
+        value = self.expr(node)
+        if isinstance(value, Const) and (value.value is None or _is_int(value.value)):
+            return value.value  # type: ignore[no-any-return]
+        where = "a slice" if in_slice else "an index"
+        raise ImportProblem(
+            f"{_segment(self.source, node)} in {where} must be an integer or None", line
+        )
+
+    def getitem(self, owner: TensorRef, node: ast.Subscript, label: str, line: int | None) -> Value:
+        key, tensors = self.index_key(node, line)
+        n = self.add("Tensor.__getitem__", {"key": key}, label, line)
+        self.connect(owner, n, "input", line)
+        for tensor in tensors:
+            self.connect(tensor, n, "index", line)
+        return TensorRef(n)
+
+    def setitem(self, target: ast.Subscript, value: ast.expr, stmt: ast.stmt) -> None:
+        """``x[key] = value``: an in-place assign-at-index node; ``x`` then names its output."""
+        line = stmt.lineno
+        rhs = self.expr(value)  # Python evaluates the right-hand side first
+        owner = self.expr(target.value)
+        if not isinstance(owner, TensorRef):
+            raise ImportProblem(
+                f"{_segment(self.source, target.value)} is not a tensor: only tensors can be "
+                "assigned into by index",
+                line,
+            )
+        key, tensors = self.index_key(target, line)
+        if not isinstance(rhs, TensorRef) and not (
+            isinstance(rhs, Const)
+            and isinstance(rhs.value, int | float)
+            and not isinstance(rhs.value, bool)
+        ):
+            raise ImportProblem("the value assigned at an index must be a tensor or a number", line)
+        n = self.add("Tensor.__setitem__", {"key": key}, _segment(self.source, stmt), line)
+        self.connect(owner, n, "input", line)
+        self.feed(n, "value", rhs, line)
+        for tensor in tensors:
+            self.connect(tensor, n, "index", line)
+        if isinstance(target.value, ast.Name):
+            self.env[target.value.id] = TensorRef(n)
 
     def binop(self, node: ast.BinOp, label: str | None, line: int | None) -> Value:
         left, right = self.expr(node.left), self.expr(node.right)
@@ -471,8 +559,9 @@ class _Importer:
                 return Const(DTYPE_ALIASES.get(name, name))
             return Module(path)
         owner = self.expr(node.value)
-        if isinstance(owner, TensorRef) and node.attr in ("data", "grad"):
-            n = self.add(f"Tensor.{node.attr}", {}, label or _segment(self.source, node), line)
+        attribute = self.doc.catalogue.by_attribute(node.attr)
+        if isinstance(owner, TensorRef) and attribute is not None:
+            n = self.add(attribute.id, {}, label or _segment(self.source, node), line)
             self.connect(owner, n, "input", line)
             return TensorRef(n)
         if isinstance(owner, FunctionClass) and node.attr == "apply":
@@ -515,6 +604,8 @@ class _Importer:
             return self.backward(
                 target, [], {**kwargs, **({"gradient": gradient} if gradient else {})}, label, line
             )
+        if path == "torch.arange" and len(args) == 1 and "end" not in kwargs:
+            args = [Const(0), *args]  # torch.arange(end) starts at 0
         node_type = self.doc.catalogue.by_function(path)
         if node_type is None:
             raise ImportProblem(f"{path}() is not in GradStudio's catalogue", line)
@@ -809,6 +900,25 @@ def _bind(
     if node_type.kind is NodeKind.SOURCE and "device" in kwargs and node_type.has_param("device"):
         params["device"] = _device_param(kwargs["device"], line)
     return inputs, params
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_index_list(value: Any) -> bool:
+    """A (nested) list of integers or of bools: ``x[[0, 2]]`` indexes with a tensor."""
+    if not isinstance(value, list) or not value:
+        return False
+    flat: list[Any] = []
+    stack = list(value)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        else:
+            flat.append(item)
+    return all(_is_int(v) for v in flat) or all(isinstance(v, bool) for v in flat)
 
 
 def _device_param(value: Value, line: int | None) -> str:

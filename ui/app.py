@@ -42,13 +42,14 @@ def create_window(
     argv: list[str] | None = None,
     settings: StudioSettings | None = None,
     offer_recovery: bool = True,
+    load_panels: bool = True,
 ) -> MainWindow:
     """The main window on the file named in ``argv`` or the start example (evaluating)."""
     settings = settings or StudioSettings()
     app = QApplication.instance()
     if isinstance(app, QApplication):
         apply_theme(app, settings.theme)
-    window = MainWindow(StudioState(), settings)
+    window = MainWindow(StudioState(), settings, load_panels=load_panels)
     if offer_recovery and window.offer_recovery():
         return window
     args = [a for a in (argv or [])[1:] if not a.startswith("-")]

@@ -118,7 +118,7 @@ def parse_literal(text: str, spec: ParamSpec) -> Any:
     Raises ``ValueError`` with a message for the inspector's error line.
     """
     text = text.strip()
-    if spec.kind in ("str", "identifier") and not spec.choices:
+    if spec.kind in ("str", "identifier", "index") and not spec.choices:
         return text
     if not text:
         return None

@@ -51,13 +51,17 @@ class _JobSignals(QObject):
 class _Job(QRunnable):
     """Runs one plan on the pool; reports through signals queued to the UI thread."""
 
-    def __init__(self, plan: Plan, generation: int, cancel: threading.Event) -> None:
+    def __init__(
+        self, plan: Plan, generation: int, cancel: threading.Event, signals: _JobSignals
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.generation = generation
         self.cancel = cancel
-        self.signals = _JobSignals()
-        self.setAutoDelete(True)
+        # The signals object belongs to the runner (UI thread) and outlives every job:
+        # a per-job sender destroyed with its runnable can lose its queued results.
+        self.signals = signals
+        self.setAutoDelete(False)
 
     def run(self) -> None:
         gen = self.generation
@@ -99,6 +103,9 @@ class EvaluationRunner(QObject):
         self.state = state
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
+        self._signals = _JobSignals(self)
+        self._signals.progress.connect(self._on_progress)
+        self._signals.done.connect(self._on_done)
         self.live = False
         self.device: str | None = None  # None: the document's device setting
         self.stale = False
@@ -137,9 +144,7 @@ class EvaluationRunner(QObject):
         gen = self._generation
         cancel = threading.Event()
         self._cancel = cancel
-        job = _Job(plan, gen, cancel)
-        job.signals.progress.connect(self._on_progress)
-        job.signals.done.connect(self._on_done)
+        job = _Job(plan, gen, cancel, self._signals)
         self._jobs[gen] = job
         self._keys[gen] = key
         self._set_busy(True)

@@ -47,7 +47,9 @@ def test_import_never_executes(tmp_path: Path) -> None:
         ("import torch\ny = x + 1\n", 2, "'x' is not defined"),
         ("import torch\nx = torch.ones(2)\nx.data = torch.zeros(2)\n", 3, "assigning to .data"),
         ("import torch\nclass A:\n    pass\n", 2, "not an autograd.Function"),
-        ("import torch\nx = torch.ones(2)\ny = x[0]\n", 3, "indexing"),
+        ("import torch\nx = torch.ones(2)\ny = x[0.5]\n", 3, "cannot be represented"),
+        ("import torch\nx = torch.ones(2)\ny = x[1:foo]\n", 3, "'foo' is not defined"),
+        ("import torch\nx = torch.ones(2)\nx[0] += 1\n", 3, "names only"),
         ("x = (\n", 1, "not valid Python"),
     ],
 )

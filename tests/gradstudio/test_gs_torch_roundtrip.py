@@ -57,6 +57,51 @@ gx, = torch.autograd.grad(m, [x], create_graph=True)
 q = (gx * gx).sum()
 q.backward()
 """,
+    "indexing_and_T": """\
+import torch
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+a = x.view(4)
+b = 2 - a
+c = torch.zeros_like(x)
+d = x[0]
+e = x.T
+f = x[:, 1]
+g = x[x > 2]          # bool-mask indexing (the mask comes from another node)
+h = x[torch.tensor([1, 0])]
+s = b.sum() + d.sum() + e.sum() + f.sum() + g.sum() + h.sum()
+s.backward()
+""",
+    "index_keys": """\
+import torch
+x = torch.arange(24.).reshape(2, 3, 4).requires_grad_()
+i = 1
+a = x[-1]
+b = x[0, 1:3, None]
+c = x[..., 0]
+d = x[:, ::2, i]
+e = x[:]
+f = x.mT
+g = x[[1, 0]]
+idx = torch.tensor([2, 0])
+h = x[1, idx]
+k = x[0][x[0] > 5]
+s = a.sum() + b.sum() + c.sum() + d.sum() + e.sum() + f.sum() + g.sum() + h.sum() + k.sum()
+s.backward()
+""",
+    "setitem": """\
+import torch
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+w = torch.tensor([10., 20.], requires_grad=True)
+y = x * 2
+y[0] = 5.
+y[1, :] = w
+m = y > 6
+y[m] = 0.
+z = y.clone()
+z[0, -1] = 3
+s = (y * z).sum()
+s.backward()
+""",
 }
 
 

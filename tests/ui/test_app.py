@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.ui.uitools import make_window, wait_evaluated
@@ -23,30 +22,39 @@ pytestmark = pytest.mark.gui
 def test_main_opens_the_window_on_the_start_example_and_returns(qtbot, monkeypatch) -> None:  # noqa: ANN001
     seen: dict[str, object] = {}
 
-    def close_when_ready() -> None:
-        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
-        if not windows:
-            QTimer.singleShot(20, close_when_ready)
-            return
-        window = windows[-1]
-        if window.runner.busy:
-            QTimer.singleShot(20, close_when_ready)
-            return
-        seen["visible"] = window.isVisible()
-        seen["nodes"] = len(window.state.document)
-        seen["evaluated"] = window.state.evaluation is not None
-        seen["hook"] = sys.excepthook
-        window.bridge.set_clean()
-        window.close()
-        QApplication.instance().quit()
+    class App:
+        """The real application, with an ``exec`` that returns once the window is up.
 
+        (Quitting the real event loop would stop later tests' event loops too.)
+        """
+
+        def exec(self) -> int:
+            windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+            window = windows[-1]
+            qtbot.waitUntil(lambda: not window.runner.busy, timeout=20000)
+            seen["visible"] = window.isVisible()
+            seen["nodes"] = len(window.state.document)
+            seen["evaluated"] = window.state.evaluation is not None
+            seen["hook"] = sys.excepthook
+            window.bridge.set_clean()
+            window.close()
+            return 0
+
+    monkeypatch.setattr(studio_app, "create_application", lambda argv: App())
     monkeypatch.setattr(studio_app.MainWindow, "offer_recovery", lambda self: False)
-    QTimer.singleShot(0, close_when_ready)
+    # the panels have their own tests; here they are placeholders
+    monkeypatch.setattr(panels, "load_panel", lambda key, state, parent=None: None)
+    # an unexpected error would open a modal dialog; record it instead
+    reported: list[str] = []
+    monkeypatch.setattr(
+        studio_app.ErrorReporter, "_show", lambda self, text, details: reported.append(details)
+    )
     previous = sys.excepthook
     assert studio_app.main(["gradstudio"]) == 0
     assert sys.excepthook is previous  # restored on exit
     assert seen["visible"]
     assert isinstance(seen["hook"], studio_app.ErrorReporter)
+    assert reported == []
     if start_example() is not None:
         assert seen["nodes"] and seen["evaluated"]
 

@@ -7,6 +7,7 @@ import sys
 import pytest
 from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from gradstudio.commands import AddNodeCommand, ConnectCommand, SetParamCommand
 from gradstudio.document import Document
@@ -168,7 +169,9 @@ def test_long_run_shows_progress_can_be_cancelled_and_never_blocks(window, qtbot
     doc = Document()
     chain(doc, 4000)
     window.set_document(doc, run=False)
-    window.canvas.viewport().repaint()  # draw the big graph before timing the event loop
+    # let the scene index and first paint of 4,000 cards settle before timing the loop
+    for _ in range(3):
+        QApplication.processEvents()
     ticks = []
     timer = QTimer()
     timer.setInterval(10)
