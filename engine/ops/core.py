@@ -22,7 +22,7 @@ import numpy as np
 
 from engine import dtypes, grad_mode
 from engine.autograd.graph import Node, SavedTensor, edge_of
-from engine.backend import array_module, device_of
+from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
 
 Forward = Callable[..., Any]
@@ -583,7 +583,3 @@ def all_samples() -> Iterable[tuple[OpDef, Sample]]:
     for op in OPS.values():
         for s in op.samples:
             yield op, s
-
-
-def device_of_array(arr: Any) -> Any:
-    return device_of(arr)

@@ -238,10 +238,6 @@ class ReturnTypes(NamedTuple):
     indices: Any
 
 
-def _dims_or_none(dim: Any) -> Any:
-    return None if dim is None else dim
-
-
 @public(
     "sum",
     ("input",),

@@ -95,7 +95,7 @@ UNSAFE_VIEW = declare(
     dtype="same",
     samples=(Sample(((2, 3),), {"size": (6,)}),),
 )
-RESHAPE_COPY = declare(
+declare(
     "reshape_copy",
     "ReshapeCopyBackward0",
     ("self",),
