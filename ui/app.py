@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from ui.errors import ErrorReporter
@@ -43,36 +44,62 @@ def create_window(
     settings: StudioSettings | None = None,
     offer_recovery: bool = True,
     load_panels: bool = True,
+    open_document: bool = True,
 ) -> MainWindow:
-    """The main window on the file named in ``argv`` or the start example (evaluating)."""
+    """The main window; with ``open_document``, on the file in ``argv`` or the start example."""
     settings = settings or StudioSettings()
     app = QApplication.instance()
     if isinstance(app, QApplication):
         apply_theme(app, settings.theme)
     window = MainWindow(StudioState(), settings, load_panels=load_panels)
-    if offer_recovery and window.offer_recovery():
-        return window
-    args = [a for a in (argv or [])[1:] if not a.startswith("-")]
-    if args and Path(args[0]).is_file():
-        window.open_file(args[0], ask=False)
-    else:
-        example = start_example()
-        if example is not None:
-            window.open_example(example, ask=False)
+    if open_document:
+        open_initial(window, argv or [], offer_recovery)
     return window
 
 
+def open_initial(window: MainWindow, argv: list[str], offer_recovery: bool = True) -> None:
+    """What a fresh window shows: restored work, the file named in ``argv``, or an example."""
+    if offer_recovery and window.offer_recovery():
+        return
+    args = [a for a in argv[1:] if not a.startswith("-")]
+    if args and Path(args[0]).is_file():
+        window.open_file(args[0], ask=False)
+        return
+    example = start_example()
+    if example is not None:
+        window.open_example(example, ask=False)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Open the studio and run the event loop; returns the exit status."""
+    """Open the studio and run the event loop; returns the exit status.
+
+    The window is shown and painted before the first graph is loaded, so the studio
+    appears at once; the graph (and its evaluation, in the background) follows.
+    """
     argv = list(sys.argv if argv is None else argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = create_application(argv)
     reporter = ErrorReporter()
     reporter.install()
-    window = create_window(argv)
+    window = create_window(argv, open_document=False)
     reporter.parent = lambda: window
     window.show()
+    QApplication.processEvents()
+    open_initial(window, argv)
     try:
         return app.exec()
     finally:
         reporter.uninstall()
+        release_clipboard()
+
+
+def release_clipboard() -> None:
+    """Drop clipboard data we own before Qt shuts down on the offscreen platform.
+
+    PySide6 6.12's offscreen clipboard crashes the interpreter at exit when it
+    still holds a QMimeData (reproduced with a five-line script); a real
+    windowing system keeps or hands over the data itself, so it is left alone.
+    """
+    app = QApplication.instance()
+    if app is not None and QGuiApplication.platformName() == "offscreen":
+        QGuiApplication.clipboard().clear()

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, Qt
-from PySide6.QtGui import QIcon, QPainter, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 ICONS_DIR = Path(__file__).resolve().parents[1] / "resources" / "icons"
@@ -36,3 +36,17 @@ def icon(name: str, color: str = "#000000") -> QIcon:
         painter.end()
         result.addPixmap(pix)
     return result
+
+
+@lru_cache(maxsize=64)
+def swatch(color: str, size: int = 12) -> QIcon:
+    """A small rounded colour square (node categories in the palette and quick search)."""
+    pix = QPixmap(size, size)
+    pix.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pix)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(QColor(color))
+    p.drawRoundedRect(QRectF(1, 1, size - 2, size - 2), 3, 3)
+    p.end()
+    return QIcon(pix)

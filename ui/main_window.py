@@ -16,7 +16,6 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QSho
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -31,18 +30,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradstudio.commands import AddNodeCommand, ConnectCommand, SetSettingCommand
-from gradstudio.document import Document
 from gradstudio.events import DocumentEvent, SettingChanged, TrustChanged
-from gradstudio.fileformat import EXTENSION, DocumentError, load_document, save_document
-from gradstudio.trust import TrustStore, trust_document
+from gradstudio.trust import TrustStore
 from ui import panels
-from ui.canvas.layout import tidy
-from ui.canvas.style import NODE_WIDTH
 from ui.canvas.view import GraphView
 from ui.device_selector import DeviceSelector
-from ui.examples import ExampleFile, example_files
-from ui.export_image import export_png, export_svg
 from ui.icons import icon
 from ui.palette import Palette
 from ui.recovery import Recovery
@@ -51,14 +43,14 @@ from ui.settings import StudioSettings
 from ui.state import StudioState
 from ui.themes import Theme, apply_theme, theme
 from ui.undo_bridge import UndoBridge
+from ui.window_files import APP_NAME, FileCommands
+from ui.window_run import RunCommands
 
-APP_NAME = "GradStudio"
-FILE_FILTER = f"GradStudio graphs (*{EXTENSION});;All files (*)"
 PROGRESS_DELAY_MS = 250
 PANEL_RETRY_MS = 4000
 
 
-class MainWindow(QMainWindow):
+class MainWindow(FileCommands, RunCommands, QMainWindow):
     """The studio window for one ``StudioState``."""
 
     def __init__(
@@ -127,6 +119,18 @@ class MainWindow(QMainWindow):
         self.trust_banner.hide()
         layout.addWidget(self.trust_banner)
         layout.addWidget(self.canvas, 1)
+        footer = QWidget(central)
+        footer.setObjectName("canvasFooter")
+        row = QHBoxLayout(footer)
+        row.setContentsMargins(10, 3, 10, 3)
+        row.addWidget(self.canvas.legend)
+        row.addStretch(1)
+        self.canvas_hint = QLabel(
+            "Tab: add node · drag a port: connect · middle drag / Space: pan · wheel: zoom"
+        )
+        self.canvas_hint.setObjectName("canvasKeys")
+        row.addWidget(self.canvas_hint)
+        layout.addWidget(footer)
         self.setCentralWidget(central)
 
     def _dock(
@@ -298,11 +302,25 @@ class MainWindow(QMainWindow):
             [QKeySequence(QKeySequence.StandardKey.Delete), QKeySequence("Backspace")]
         )
         self.act_select_all = self._action("Select &All", c.select_all, SK.SelectAll)
+        # Editing keys act on the canvas only while it has focus, so Delete in a panel's
+        # list, or Ctrl+A in the backward-graph view, never removes or selects nodes.
+        for a in (
+            self.act_cut,
+            self.act_copy,
+            self.act_paste,
+            self.act_duplicate,
+            self.act_delete,
+            self.act_select_all,
+        ):
+            self.removeAction(a)
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            c.addAction(a)
         self.act_zoom_in = self._action("Zoom &In", c.zoom_in, SK.ZoomIn, "zoom_in")
         self.act_zoom_out = self._action("Zoom &Out", c.zoom_out, SK.ZoomOut, "zoom_out")
         self.act_zoom_fit = self._action(
-            "Zoom to &Fit", c.fit_all, "Ctrl+0", "fit", "Show the whole graph"
+            "Zoom to &Fit", c.fit_all, "Ctrl+0", "fit", "Show the whole graph (Home)"
         )
+        self.act_zoom_fit.setShortcuts([QKeySequence("Ctrl+0"), QKeySequence("Home")])
         self.act_zoom_reset = self._action("&Actual Size", c.zoom_reset, "Ctrl+1")
         self.act_layout = self._action(
             "Auto-&Layout", c.auto_layout, "Ctrl+L", "layout", "Arrange left to right by data flow"
@@ -569,410 +587,6 @@ class MainWindow(QMainWindow):
         has_nodes = bool(ids)
         for a in (self.act_cut, self.act_copy, self.act_duplicate, self.act_delete):
             a.setEnabled(has_nodes or bool(self.canvas.graph_scene.selected_edges()))
-
-    # ================================================================== running
-    def run_graph(self) -> int:
-        """Evaluate the document in the background (Ctrl+Enter)."""
-        return self.runner.run()
-
-    def _set_live(self, live: bool) -> None:
-        self.settings.live = live
-        self.runner.set_live(live)
-        self.show_message(
-            "Live mode on: the graph re-runs after every edit" if live else "Live mode off", 3000
-        )
-
-    def _device_chosen(self, device: str) -> None:
-        doc = self.state.document
-        if doc.settings["device"] != device:
-            self.bridge.push(lambda: SetSettingCommand(doc, "device", device))
-            if not self.runner.live:
-                self.run_graph()
-
-    def _busy_changed(self, busy: bool) -> None:
-        self.act_cancel.setEnabled(busy)
-        if busy:
-            self._progress_timer.start()
-        else:
-            self._progress_timer.stop()
-            self.progress.hide()
-            self.cancel_button.hide()
-
-    def _show_progress(self) -> None:
-        if self.runner.busy:
-            self.progress.show()
-            self.cancel_button.show()
-
-    def _progress(self, step: int, total: int) -> None:
-        self.progress.setMaximum(max(total, 1))
-        self.progress.setValue(step)
-
-    def _finished(self, ev: object) -> None:
-        from gradstudio.evaluation import Evaluation
-
-        assert isinstance(ev, Evaluation)
-        ms = ev.seconds * 1000.0
-        steps = sum(1 for s in ev.steps if s.status != "not run")
-        self.result_label.setText(f"{steps} steps · {ms:.0f} ms · {ev.device}")
-        if ev.cancelled:
-            self.error_label.setText("Run cancelled")
-        elif ev.errors:
-            err = ev.errors[0]
-            label = ev.plan.labels.get(err.node_id, err.node_id)
-            self.error_label.setText(f"⚠ {label}: {err.title or err.exc_type}")
-            self.error_label.setToolTip(f"{err.exc_type}: {err.message}")
-        else:
-            self.error_label.setText("")
-            self.error_label.setToolTip("")
-
-    def _failed(self, details: str) -> None:
-        from ui.errors import show_error
-
-        self.error_label.setText("Evaluation failed (see details)")
-        show_error(
-            self,
-            "Evaluation failed",
-            "GradStudio could not evaluate this graph. The document is unchanged.",
-            details,
-        )
-
-    def _stale_changed(self, stale: bool) -> None:
-        self.canvas.graph_scene.set_stale(stale)
-        self.stale_label.setText("Results are out of date — Ctrl+Enter to run" if stale else "")
-
-    def backward_from_selection(self) -> str | None:
-        """Add ``.backward()`` on the selected tensor (one undo step) and run."""
-        ids = self.state.selection
-        doc = self.state.document
-        if len(ids) != 1 or ids[0] not in doc:
-            self.show_message("Select one tensor node to run backward from", 4000)
-            return None
-        node = doc.node(ids[0])
-        outputs = [p for p in node.type.outputs if p.type.value == "tensor"]
-        if not outputs:
-            self.show_message(f"{node.label} has no tensor output", 4000)
-            return None
-        snap = self.state.snapshot()
-        facts = snap.facts(node.id, outputs[0].name) if snap is not None else None
-        if facts is not None and facts.array.size != 1:
-            self.show_message(
-                f"backward() needs a scalar, but {node.label} has shape {tuple(facts.shape)}: "
-                "add a sum or mean first, or pass a gradient",
-                8000,
-            )
-            return None
-        add = AddNodeCommand(doc, "Tensor.backward", (node.x + NODE_WIDTH + 70.0, node.y))
-        ok = self.bridge.push_group(
-            f"Backward from {node.label}",
-            [add, lambda: ConnectCommand(doc, node.id, outputs[0].name, add.node_id, "input")],
-        )
-        if not ok:
-            return None
-        if not self.runner.live:
-            self.run_graph()
-        return add.node_id
-
-    def zero_grads(self) -> str | None:
-        """Add a "zero grads" step on every leaf that requires grad (one undo step)."""
-        doc = self.state.document
-        snap = self.state.snapshot()
-        leaves: list[tuple[str, str]] = []
-        for node in doc.nodes():
-            for port in node.type.outputs:
-                if port.type.value != "tensor":
-                    continue
-                facts = snap.facts(node.id, port.name) if snap is not None else None
-                if facts is not None:
-                    if facts.is_leaf and facts.requires_grad:
-                        leaves.append((node.id, port.name))
-                elif node.params.get("requires_grad") is True:
-                    leaves.append((node.id, port.name))
-        if not leaves:
-            self.show_message("No leaf tensor requires grad: nothing to zero", 4000)
-            return None
-        right = max(n.x for n in doc.nodes()) + NODE_WIDTH + 70.0
-        top = min(n.y for n in doc.nodes())
-        add = AddNodeCommand(doc, "gradstudio.zero_grad", (right, top))
-        commands: list[object] = [add]
-        for node_id, port in leaves:
-            commands.append(
-                lambda n=node_id, p=port: ConnectCommand(doc, n, p, add.node_id, "tensors")
-            )
-        if not self.bridge.push_group("Zero grads", commands):
-            return None
-        if not self.runner.live:
-            self.run_graph()
-        return add.node_id
-
-    def trust_document(self) -> None:
-        trust_document(self.state.document, self.trust_store)
-        self._update_trust_banner()
-        self.run_graph()
-
-    # ================================================================== files
-    def ask_save_changes(self) -> QMessageBox.StandardButton:
-        """Save, Discard or Cancel for unsaved changes (tests replace this)."""
-        return QMessageBox.question(
-            self,
-            APP_NAME,
-            "The graph has unsaved changes. Save them first?",
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save,
-        )
-
-    def ask_open_path(self) -> str:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open graph", self.settings.last_directory, FILE_FILTER
-        )
-        return path
-
-    def ask_save_path(self, caption: str, file_filter: str, suggested: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self, caption, suggested, file_filter)
-        return path
-
-    def ask_restore(self, when: str) -> bool:
-        answer = QMessageBox.question(
-            self,
-            "Restore unsaved work?",
-            f"GradStudio did not close normally. A graph with unsaved changes was saved "
-            f"automatically {when}. Restore it?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.Yes,
-        )
-        return answer == QMessageBox.StandardButton.Yes
-
-    def report(self, title: str, text: str) -> None:
-        """Tell the user about a problem with a file (tests replace this)."""
-        QMessageBox.warning(self, title, text)
-
-    def maybe_save(self) -> bool:
-        """True when it is fine to drop the current document (saved, discarded, or clean)."""
-        if self.bridge.is_clean:
-            return True
-        answer = self.ask_save_changes()
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
-
-    def set_document(
-        self,
-        doc: Document,
-        path: str | None = None,
-        example: str | None = None,
-        run: bool = True,
-    ) -> None:
-        """Show ``doc`` (already loaded) in the window, with a fresh undo history."""
-        tidy(doc, NODE_WIDTH)
-        self.runner.cancel()
-        self.file_path = path
-        self.example_name = example
-        self.state.replace_document(doc)
-        self._sync_document_ui()
-        self.canvas.fit_all()
-        self.error_label.setText("")
-        self.result_label.setText("")
-        if run and not (doc.has_code() and not doc.trusted):
-            self.run_graph()
-
-    def new_document(self) -> bool:
-        if not self.maybe_save():
-            return False
-        self.set_document(Document(), run=False)
-        return True
-
-    def open_dialog(self) -> bool:
-        if not self.maybe_save():
-            return False
-        path = self.ask_open_path()
-        return bool(path) and self.open_file(path, ask=False)
-
-    def open_file(self, path: str | Path, ask: bool = True) -> bool:
-        """Open a graph file (asking about unsaved changes first unless ``ask`` is False)."""
-        if ask and not self.maybe_save():
-            return False
-        try:
-            doc = load_document(path, self.trust_store)
-        except DocumentError as exc:
-            self.report("Cannot open the graph", str(exc))
-            return False
-        self.settings.add_recent(path)
-        self.settings.last_directory = str(Path(path).resolve().parent)
-        self.set_document(doc, str(Path(path).resolve()))
-        self.show_message(f"Opened {Path(path).name}", 3000)
-        return True
-
-    def open_example(self, example: ExampleFile | str | Path, ask: bool = True) -> bool:
-        """Open a bundled example as an untitled copy (Save asks where to put it)."""
-        path = example.path if isinstance(example, ExampleFile) else Path(example)
-        if ask and not self.maybe_save():
-            return False
-        try:
-            doc = load_document(path, self.trust_store)
-        except DocumentError as exc:
-            self.report("Cannot open the example", str(exc))
-            return False
-        if doc.has_code():
-            doc.set_trusted(True)  # shipped with the studio
-        self.set_document(doc, None, example=path.stem)
-        return True
-
-    def save(self) -> bool:
-        if not self.file_path:
-            return self.save_as()
-        return self.save_to(self.file_path)
-
-    def save_as(self) -> bool:
-        suggested = self.file_path or str(
-            Path(self.settings.last_directory or Path.home())
-            / f"{self.example_name or 'untitled'}{EXTENSION}"
-        )
-        path = self.ask_save_path("Save graph as", FILE_FILTER, suggested)
-        if not path:
-            return False
-        if not Path(path).suffix:
-            path += EXTENSION
-        return self.save_to(path)
-
-    def save_to(self, path: str | Path) -> bool:
-        try:
-            save_document(self.state.document, path, self.trust_store)
-        except DocumentError as exc:
-            self.report("Cannot save the graph", str(exc))
-            return False
-        self.file_path = str(Path(path).resolve())
-        self.example_name = None
-        self.bridge.set_clean()
-        self.recovery.discard()
-        self.settings.add_recent(self.file_path)
-        self.settings.last_directory = str(Path(self.file_path).parent)
-        self._update_title()
-        self.show_message(f"Saved {Path(path).name}", 3000)
-        return True
-
-    def _fill_recent_menu(self) -> None:
-        menu = self.recent_menu
-        menu.clear()
-        files = self.settings.recent_files()
-        for f in files:
-            a = menu.addAction(Path(f).name)
-            a.setToolTip(f)
-            a.setStatusTip(f)
-            a.triggered.connect(lambda _=False, p=f: self._open_recent(p))
-        if files:
-            menu.addSeparator()
-            menu.addAction("Clear List", self.settings.clear_recent)
-        else:
-            menu.addAction("No recent files").setEnabled(False)
-
-    def _open_recent(self, path: str) -> None:
-        if not Path(path).exists():
-            self.settings.remove_recent(path)
-            self.report("Cannot open the graph", f"{path} no longer exists.")
-            return
-        self.open_file(path)
-
-    def _fill_examples_menu(self) -> None:
-        menu = self.examples_menu
-        menu.clear()
-        files = example_files()
-        for ex in files:
-            a = menu.addAction(ex.menu_text)
-            a.setToolTip(str(ex.path))
-            a.triggered.connect(lambda _=False, e=ex: self.open_example(e))
-        if not files:
-            menu.addAction("No examples found").setEnabled(False)
-
-    def example_actions(self) -> list[QAction]:
-        return [a for a in self.examples_menu.actions() if a.isEnabled()]
-
-    # ================================================================== import / export
-    def import_snippet(self, text: str | None = None) -> bool:
-        from ui.snippet_dialog import SnippetDialog
-
-        if not self.maybe_save():
-            return False
-        dialog = SnippetDialog(self) if text is None else SnippetDialog(self, text)
-        if text is not None:
-            ok = dialog.try_import()
-        else:
-            ok = dialog.exec() == SnippetDialog.DialogCode.Accepted
-        if not ok or dialog.document is None:
-            if text is not None:
-                self.report("Cannot import the snippet", dialog.problem.text())
-            return False
-        self.set_document(dialog.document)
-        return True
-
-    def export_script(self) -> bool:
-        from gradstudio.pytorch_export import ExportError, export_script
-
-        try:
-            code = export_script(self.state.document)
-        except ExportError as exc:
-            self.report("Cannot export the graph", str(exc))
-            return False
-        stem = Path(self.file_path).stem if self.file_path else (self.example_name or "graph")
-        path = self.ask_save_path(
-            "Export PyTorch script",
-            "Python (*.py);;All files (*)",
-            str(Path(self.settings.last_directory or Path.home()) / f"{stem}.py"),
-        )
-        if not path:
-            return False
-        try:
-            Path(path).write_text(code, encoding="utf-8")
-        except OSError as exc:
-            self.report("Cannot export the graph", f"{path}: {exc.strerror or exc}")
-            return False
-        self.show_message(f"Exported {Path(path).name}", 3000)
-        return True
-
-    def export_image(self, kind: str) -> bool:
-        stem = Path(self.file_path).stem if self.file_path else (self.example_name or "graph")
-        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)"}
-        path = self.ask_save_path(
-            f"Export image as {kind.upper()}",
-            filters[kind],
-            str(Path(self.settings.last_directory or Path.home()) / f"{stem}.{kind}"),
-        )
-        if not path:
-            return False
-        try:
-            if kind == "png":
-                export_png(self.canvas.graph_scene, path)
-            else:
-                export_svg(self.canvas.graph_scene, path, title=stem)
-        except OSError as exc:
-            self.report("Cannot export the image", str(exc))
-            return False
-        self.show_message(f"Exported {Path(path).name}", 3000)
-        return True
-
-    # ================================================================== recovery
-    def offer_recovery(self) -> bool:
-        """After a crash: offer the autosaved graph; True when it was restored."""
-        if not self.recovery.available():
-            return False
-        from datetime import datetime
-
-        try:
-            recovered = self.recovery.load()
-        except DocumentError:
-            self.recovery.discard()
-            return False
-        when = datetime.fromtimestamp(recovered.saved_at).strftime("at %H:%M on %d %b")
-        if not self.ask_restore(when):
-            self.recovery.discard()
-            return False
-        self.set_document(recovered.document, recovered.original_path)
-        # the restored graph is not saved anywhere yet: mark it modified
-        self.state.undo_stack.set_dirty()
-        self.bridge.changed.emit()
-        self._update_title()
-        self.recovery.write()
-        return True
 
     # ================================================================== misc
     def show_message(self, text: str, msecs: int = 0) -> None:

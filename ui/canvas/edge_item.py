@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ui.canvas.scene import GraphScene
 
 EDGE_TYPE = QGraphicsItem.UserType + 2
+EDGE_DETAIL_LOD = 0.3  # below this zoom, wires are straight lines
+OVERVIEW_LOD = 0.25  # below this zoom, all wires are drawn by one EdgeOverview item
 
 
 def bezier(start: QPointF, end: QPointF) -> QPainterPath:
@@ -38,8 +40,12 @@ class EdgeItem(QGraphicsItem):
         self._path = QPainterPath()
         self._shape: QPainterPath | None = None
         self._bounds = QRectF()
+        self.start = QPointF()
+        self.end = QPointF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setAcceptHoverEvents(True)
+        # an antialiased curve costs more to stroke than to blit: pan with a cached pixmap
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._hover = False
         self.setZValue(0.0)
         self.update_path()
@@ -55,6 +61,7 @@ class EdgeItem(QGraphicsItem):
         start = src.port_scene_pos(self.edge.src_port, False)
         end = dst.port_scene_pos(self.edge.dst_port, True)
         self.prepareGeometryChange()
+        self.start, self.end = start, end
         self._path = bezier(start, end)
         self._shape = None  # built on first hit test: most wires are never clicked
         self._bounds = self._path.boundingRect().adjusted(-4.0, -4.0, 4.0, 4.0)
@@ -95,10 +102,10 @@ class EdgeItem(QGraphicsItem):
         elif self._hover:
             color = QColor(color).lighter(130)
             width = 2.6
-        if lod < 0.3:
+        if lod < EDGE_DETAIL_LOD:
             # zoomed far out: a straight line is indistinguishable and much cheaper
             painter.setPen(QPen(color, width / max(lod, 0.05) * 0.6))
-            painter.drawLine(self._path.pointAtPercent(0.0), self._path.pointAtPercent(1.0))
+            painter.drawLine(self.start, self.end)
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setPen(QPen(color, width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
@@ -138,3 +145,60 @@ class WireItem(QGraphicsItem):
         style = Qt.PenStyle.SolidLine if self.state != "free" else Qt.PenStyle.DashLine
         painter.setPen(QPen(color, 2.2, style, Qt.PenCapStyle.RoundCap))
         painter.drawPath(self._path)
+
+
+class EdgeOverview(QGraphicsItem):
+    """Every wire as one batch of straight lines, for zoomed-out views of big graphs.
+
+    Painting thousands of wire items costs a Python call each; far out, the scene
+    hides them and this single item draws the same lines from a cached path.
+    """
+
+    def __init__(self, host: GraphScene) -> None:
+        super().__init__()
+        self.host = host
+        self._plain = QPainterPath()
+        self._grad = QPainterPath()
+        self._bounds = QRectF()
+        self._dirty = True
+        self.setZValue(0.0)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def invalidate(self) -> None:
+        """Wires changed or moved: rebuild the batch before the next paint."""
+        if not self._dirty:
+            self._dirty = True
+            if self.isVisible():
+                self._rebuild()
+                self.update()
+
+    def _rebuild(self) -> None:
+        plain, grad = QPainterPath(), QPainterPath()
+        for item in self.host.edge_items():
+            path = grad if item.carries_grad else plain
+            path.moveTo(item.start)
+            path.lineTo(item.end)
+        bounds = plain.boundingRect().united(grad.boundingRect()).adjusted(-4, -4, 4, 4)
+        self._dirty = False  # before prepareGeometryChange, which asks for boundingRect
+        self.prepareGeometryChange()
+        self._plain, self._grad, self._bounds = plain, grad, bounds
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        if self._dirty:
+            self._rebuild()
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()  # never under the mouse: clicks reach the canvas
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        if self._dirty:
+            self._rebuild()
+        s = self.host.style
+        for path, role in ((self._plain, "edge"), (self._grad, "edge_grad")):
+            pen = QPen(s.c(role), 1.5)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.drawPath(path)

@@ -1,4 +1,4 @@
-"""Auto-layout that knows how tall each card is: columns by data flow, rows by barycentre.
+"""Auto-layout that knows how tall each card is: columns by data flow and time, rows by barycentre.
 
 ``gradstudio.layout.auto_layout`` uses a fixed row height, but cards grow with their
 ports, so the canvas lays out with real sizes: a node's column is the longest
@@ -13,11 +13,41 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from gradstudio.catalogue import NodeKind
+
 if TYPE_CHECKING:
     from gradstudio.document import Document
 
 COLUMN_GAP = 90.0
 ROW_GAP = 36.0
+
+
+def columns_by_flow_and_time(doc: Document, graph: nx.MultiDiGraph) -> dict[str, int]:
+    """Each node's column: after its inputs, and after the actions that ran before it.
+
+    Data flow alone would draw ``w.grad`` (read after ``loss.backward()``) beside ``w``;
+    a learner reads the canvas as a program, so an action (backward, zero grads,
+    autograd.grad) sits right of everything before it, and what follows it sits
+    further right.  Consecutive actions share one column.
+    """
+    column: dict[str, int] = {}
+    barrier = 0  # first column free for nodes after the last group of actions
+    pending = 0
+    max_plain = -1
+    group: int | None = None  # column of the current run of consecutive actions
+    for node_id in nx.topological_sort(graph) if not doc.order else doc.order:
+        base = max((column[p] + 1 for p in graph.predecessors(node_id)), default=0)
+        if doc.node(node_id).type.kind is NodeKind.ACTION:
+            if group is None:
+                group = max(max_plain + 1, barrier)
+            column[node_id] = max(base, group)
+            pending = max(pending, column[node_id] + 1)
+        else:
+            if group is not None:
+                barrier, group = pending, None
+            column[node_id] = max(base, barrier)
+            max_plain = max(max_plain, column[node_id])
+    return column
 
 
 def layered_positions(
@@ -29,9 +59,7 @@ def layered_positions(
     """New ``(x, y)`` for every node, left to right by data flow."""
     graph = doc.graph
     step = {n: i for i, n in enumerate(doc.order)}
-    column: dict[str, int] = {}
-    for node_id in nx.topological_sort(graph):
-        column[node_id] = max((column[p] + 1 for p in graph.predecessors(node_id)), default=0)
+    column = columns_by_flow_and_time(doc, graph)
     columns: dict[int, list[str]] = {}
     for node_id in doc.order:
         columns.setdefault(column[node_id], []).append(node_id)
@@ -66,8 +94,8 @@ def card_heights(doc: Document) -> dict[str, float]:
     return {n.id: card_height(n.type) for n in doc.nodes()}
 
 
-def overlaps(doc: Document, width: float, gap: float = 8.0) -> bool:
-    """Whether any two cards overlap (e.g. a file laid out for smaller cards)."""
+def overlaps(doc: Document, width: float, gap: float = 30.0) -> bool:
+    """Whether any two cards overlap or nearly touch (a file laid out for smaller cards)."""
     heights = card_heights(doc)
     boxes = sorted((n.x, n.y, n.x + width, n.y + heights[n.id]) for n in doc.nodes())
     for i, (_x0, y0, x1, y1) in enumerate(boxes):

@@ -47,19 +47,17 @@ class Legend(QWidget):
             return 16.0 + 5.0 + s.small_metrics.horizontalAdvance(text)
         return s.badge_metrics.horizontalAdvance(text) + 10.0
 
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.sizeHint()
+
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         width = PAD * 2 + sum(self._item_width(k, t) + 12.0 for k, _, t in self._entries()) - 12.0
-        return QSize(round(width), 28)
+        return QSize(round(width), 24)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         s = self.style_
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        bg = QColor(s.c("panel"))
-        bg.setAlpha(235)
-        p.setPen(QPen(s.c("border"), 1.0))
-        p.setBrush(bg)
-        p.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6.0, 6.0)
         x = PAD
         h = float(self.height())
         for kind, role, text in self._entries():

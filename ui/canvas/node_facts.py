@@ -19,9 +19,11 @@ MAX_INLINE_ELEMENTS = 6
 
 
 class NodeFacts:
-    """The facts drawn on one node; ``status`` is ``ok``, ``error``, ``pending`` or ``none``.
+    """The facts drawn on one node; ``status``: ok, error, pending, skipped or none.
 
-    ``pending``: the timeline is before this node's step; ``none``: no evaluation yet.
+    ``pending``: the timeline is before this node's step; ``skipped``: the run stopped
+    before this step (an earlier step raised, or it was cancelled); ``none``: no
+    evaluation yet.
     Cheap fields are set at once; value texts are formatted on first use, since a big
     graph repaints only the cards on screen.  Two facts are equal when they show the
     same tensor facts object (snapshots share unchanged ones), status and error.
@@ -141,6 +143,7 @@ class NodeFacts:
 
 NO_FACTS = NodeFacts()
 PENDING = NodeFacts("pending")
+SKIPPED = NodeFacts("skipped")
 
 
 def format_number(x: Any, integral_dtype: bool) -> str:
@@ -216,7 +219,7 @@ def node_facts(
     if result.status == "error" and result.error is not None:
         return NodeFacts("error", error=result.error, warnings=warnings)
     if result.status != "ok":
-        return PENDING
+        return SKIPPED  # an earlier step failed (or the run was cancelled) before this one
     outputs = node_type.outputs
     if not outputs:
         return NodeFacts("ok", warnings=warnings)

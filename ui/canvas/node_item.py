@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsSceneHoverEvent,
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 NODE_TYPE = QGraphicsItem.UserType + 1
 LOD_TEXT = 0.45  # below this zoom, no text (unreadable anyway)
 LOD_SIMPLE = 0.2  # below this, a flat block
+GRAD_BADGE_CHARS = 9  # a .grad value this short is written in its badge
 NODE_FLAGS = (
     QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
 )
@@ -75,6 +76,20 @@ def _param_summary(node: Node) -> str:
             text = format_shape(tuple(value)) if name in ("size", "sizes") else str(value)
             return f"{name} = {text}"
     return ""
+
+
+def _wrap(text: str, metrics: QFontMetricsF, width: float, lines: int) -> list[str]:
+    """Word-wrap ``text`` into at most ``lines`` lines, eliding the last one."""
+    words = text.split()
+    out: list[str] = []
+    while words and len(out) < lines - 1:
+        line = words.pop(0)
+        while words and metrics.horizontalAdvance(line + " " + words[0]) <= width:
+            line += " " + words.pop(0)
+        out.append(line)
+    if words:
+        out.append(metrics.elidedText(" ".join(words), Qt.TextElideMode.ElideRight, width))
+    return out
 
 
 class NodeItem(QGraphicsItem):
@@ -362,20 +377,17 @@ class NodeItem(QGraphicsItem):
         if f.status == "error":
             painter.setFont(s.small_font)
             painter.setPen(s.c("error"))
-            text = "⚠ " + (f.error_title or f.error_type)
             lines = 2 if self.node_type.outputs else 1
-            box = QRectF(x0, y, width, FACTS_LINE * lines)
-            painter.drawText(
-                box,
-                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
-                text,
-            )
+            for i, text in enumerate(_wrap("⚠ " + f.error_title, s.small_metrics, width, lines)):
+                painter.drawText(QRectF(x0, y + FACTS_LINE * i, width, FACTS_LINE), left_mid, text)
             return
-        if f.status in ("none", "pending"):
+        if f.status in ("none", "pending", "skipped"):
             painter.setFont(s.small_font)
             painter.setPen(s.c("text_dim"))
             if f.status == "pending":
-                msg = "not run yet (timeline)"
+                msg = "not run yet at this step"
+            elif f.status == "skipped":
+                msg = "not run: an earlier step failed"
             elif self.node_type.kind is NodeKind.SOURCE:
                 msg = _param_summary(self.node)
             else:
@@ -422,7 +434,9 @@ class NodeItem(QGraphicsItem):
             x += self._pill(painter, s, x, y, "NON-LEAF", s.c("non_leaf"), False) + 5.0
         right = x0 + width
         if f.has_grad:
-            text = ".grad"
+            grad = f.grad or ""
+            # the value itself when it is short (w.grad = 5.), else just the mark
+            text = f".grad {grad}" if len(grad) <= GRAD_BADGE_CHARS else ".grad"
             w = s.badge_metrics.horizontalAdvance(text) + 10.0
             right -= w
             self._pill(painter, s, right, y, text, s.c("grad"), True)

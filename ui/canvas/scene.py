@@ -26,7 +26,7 @@ from gradstudio.events import (
     OrderChanged,
     ParamChanged,
 )
-from ui.canvas.edge_item import EdgeItem
+from ui.canvas.edge_item import OVERVIEW_LOD, EdgeItem, EdgeOverview
 from ui.canvas.node_facts import NodeFacts, node_facts
 from ui.canvas.node_item import NodeItem
 from ui.canvas.style import CanvasStyle, canvas_style
@@ -59,6 +59,9 @@ class GraphScene(QGraphicsScene):
         self._clearing = False
         self._press_positions: dict[str, QPointF] = {}
         self._raised: set[str] = set()
+        self._facts_key: tuple | None = None
+        self._overview_on = False
+        self.overview: EdgeOverview | None = None
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), 96 * 1024))
         self.selectionChanged.connect(self._selection_to_state)
@@ -131,6 +134,7 @@ class GraphScene(QGraphicsScene):
         if self._unsubscribe is not None:
             self._unsubscribe()
         self._raised = set()
+        self._facts_key = None
         self._nodes.clear()
         self._edges.clear()
         self._clearing = True
@@ -142,10 +146,14 @@ class GraphScene(QGraphicsScene):
         self._connected.clear()
         self._input_counts.clear()
         doc = self.document
+        self.overview = EdgeOverview(self)
+        self.overview.setVisible(self._overview_on)
+        self.addItem(self.overview)
         for step, node in enumerate(doc.nodes()):
             self._add_node(node.id, step)
         for edge in doc.edges():
             self._add_edge(edge)
+        self.overview.invalidate()
         self._unsubscribe = doc.subscribe(self._on_event)
         self.refresh_facts()
         self.update_scene_rect()
@@ -164,6 +172,7 @@ class GraphScene(QGraphicsScene):
 
     def _add_edge(self, edge: Edge) -> None:
         item = EdgeItem(edge, self)
+        item.setVisible(not self._overview_on)
         self._edges[edge] = item
         self._edges_by_node.setdefault(edge.src, set()).add(edge)
         self._edges_by_node.setdefault(edge.dst, set()).add(edge)
@@ -172,6 +181,8 @@ class GraphScene(QGraphicsScene):
         key = (edge.dst, edge.dst_port)
         self._input_counts[key] = self._input_counts.get(key, 0) + 1
         self.addItem(item)
+        if self.overview is not None:
+            self.overview.invalidate()
 
     def _remove_edge(self, edge: Edge) -> None:
         item = self._edges.pop(edge, None)
@@ -182,6 +193,8 @@ class GraphScene(QGraphicsScene):
             self._edges_by_node.get(end, set()).discard(edge)
         key = (edge.dst, edge.dst_port)
         self._input_counts[key] = max(0, self._input_counts.get(key, 0) - 1)
+        if self.overview is not None:
+            self.overview.invalidate()
         self._recount_connected(edge.src)
         self._recount_connected(edge.dst)
 
@@ -246,24 +259,50 @@ class GraphScene(QGraphicsScene):
             edge_item = self._edges.get(edge)
             if edge_item is not None:
                 edge_item.update_path()
+        if self.overview is not None and self._edges_by_node.get(item.node_id):
+            self.overview.invalidate()
+
+    def set_zoom_level(self, zoom: float) -> None:
+        """Far out, draw all wires as one batch instead of one item each."""
+        on = zoom < OVERVIEW_LOD
+        if on == self._overview_on:
+            return
+        self._overview_on = on
+        for item in self._edges.values():
+            item.setVisible(not on)
+        if self.overview is not None:
+            self.overview.setVisible(on)
+            if on:
+                self.overview.invalidate()
 
     # ------------------------------------------------------------------ facts
     def refresh_facts(self) -> None:
-        """Repaint node facts from the evaluation at the timeline position."""
+        """Repaint node facts from the evaluation at the timeline position.
+
+        ``set_evaluation`` announces both a new evaluation and a new position; the
+        second call finds nothing new and returns at once.
+        """
         state = self.state
         ev = state.evaluation
+        key = (ev, state.step, state.effective_step, len(self._nodes), len(self._edges))
+        if key == self._facts_key:
+            return
+        self._facts_key = key
         snap = state.snapshot()
         position = state.effective_step
         at_end = state.step < 0 or ev is None or position >= len(ev.steps) - 1
         for _node_id, item in self._nodes.items():
             facts = node_facts(item.node_id, item.node_type, ev, snap, position)
-            item.set_facts(facts, dimmed=(not at_end and facts.status == "pending"))
+            dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
+            item.set_facts(facts, dimmed=dimmed)
         for edge, edge_item in self._edges.items():
             grad = False
             if snap is not None:
                 f = snap.facts(edge.src, edge.src_port)
                 grad = bool(f is not None and f.requires_grad)
             edge_item.set_carries_grad(grad)
+        if self.overview is not None:
+            self.overview.invalidate()
 
     def _refresh_node_facts(self, node_id: str) -> None:
         item = self._nodes.get(node_id)

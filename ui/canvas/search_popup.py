@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -22,11 +22,12 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.catalogue import NodeType, catalogue
+from ui.icons import swatch
 from ui.themes import CATEGORY_COLORS, DEFAULT_CATEGORY_COLOR
-from ui.type_search import search
+from ui.type_search import display_names, search
 
 TYPE_ROLE = Qt.ItemDataRole.UserRole + 1
-MAX_ROWS = 12
+MAX_ROWS = 10
 
 
 class NodeSearchPopup(QFrame):
@@ -53,6 +54,7 @@ class NodeSearchPopup(QFrame):
         self.list = QListWidget()
         self.list.setObjectName("nodeSearchList")
         self.list.setUniformItemSizes(True)
+        self.list.setIconSize(QSize(12, 12))
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         layout.addWidget(self.hint)
         layout.addWidget(self.field)
@@ -106,12 +108,12 @@ class NodeSearchPopup(QFrame):
 
     def _refill(self) -> None:
         self.list.clear()
+        names = display_names(catalogue().types())
         for t in search(self._types(), self.field.text()):
-            item = QListWidgetItem(f"{t.title}    ·  {t.category}")
+            item = QListWidgetItem(f"{names.get(t.id, t.title)}   ·  {t.category}")
             item.setData(TYPE_ROLE, t.id)
             item.setToolTip(f"<b>{t.id}</b><br>{t.doc}" if t.doc else t.id)
-            color = QColor(CATEGORY_COLORS.get(t.category, DEFAULT_CATEGORY_COLOR))
-            item.setData(Qt.ItemDataRole.DecorationRole, color)
+            item.setIcon(swatch(CATEGORY_COLORS.get(t.category, DEFAULT_CATEGORY_COLOR)))
             self.list.addItem(item)
         if self.list.count():
             self.list.setCurrentRow(0)

@@ -1,0 +1,119 @@
+"""The canvas's pure parts: value formatting, search ranking, layout columns, port rules."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF
+
+from gradstudio.catalogue import PortType, catalogue
+from gradstudio.document import Document
+from gradstudio.pytorch_import import import_snippet
+from tests.ui.uitools import add_source
+from ui.canvas.layout import columns_by_flow_and_time, layered_positions, overlaps, tidy
+from ui.canvas.node_facts import format_array, format_shape
+from ui.canvas.style import NODE_WIDTH, card_height
+from ui.type_search import accepting, display_names, first_port, search
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.mark.parametrize(
+    ("array", "text"),
+    [
+        (np.array(5.0, dtype=np.float32), "5."),
+        (np.array([1.0, 2.5], dtype=np.float32), "[1., 2.5]"),
+        (np.array([1, 2], dtype=np.int64), "[1, 2]"),
+        (np.array([True, False]), "[True, False]"),
+        (np.arange(10, dtype=np.float64), "[0., 1., 2., 3., 4., 5., …]"),
+        (np.zeros((2, 2), dtype=np.float32), "[[0., 0.], [0., 0.]]"),
+        (np.array([], dtype=np.float32), "[]"),
+        (np.array([np.nan, np.inf, -np.inf]), "[nan, inf, -inf]"),
+        (np.array([0.123456]), "[0.1235]"),
+    ],
+)
+def test_values_are_written_like_pytorch(array: np.ndarray, text: str) -> None:
+    assert format_array(array) == text
+
+
+def test_shapes() -> None:
+    assert format_shape(()) == "scalar"
+    assert format_shape((3,)) == "(3,)"
+    assert format_shape((2, 3)) == "(2, 3)"
+
+
+def test_search_ranks_titles_first_and_understands_f_prefix() -> None:
+    types = catalogue().types()
+    assert search(types, "add")[0].id == "torch.add"
+    assert search(types, "F.linear")[0].id == "torch.nn.functional.linear"
+    assert search(types, "backward")[0].id == "Tensor.backward"
+    assert search(types, "")[0].id == types[0].id
+    assert search(types, "zzzzqq") == []
+
+
+def test_duplicate_titles_are_qualified() -> None:
+    names = display_names(catalogue().types())
+    assert names["torch.nn.functional.relu"] == "F.relu"
+    assert names["torch.relu"] == "torch.relu"
+    assert names["torch.add"] == "add"
+
+
+def test_wire_filters_and_ports() -> None:
+    cat = catalogue()
+    takes_tensor = accepting(PortType.TENSOR, from_output=True)
+    assert takes_tensor(cat.get("torch.exp"))
+    assert not takes_tensor(cat.get("torch.tensor"))
+    gives_list = accepting(PortType.TENSORS, from_output=False)
+    assert gives_list(cat.get("torch.autograd.grad"))
+    assert first_port(cat.get("torch.add"), PortType.TENSOR, inputs=True) == "input"
+    assert first_port(cat.get("gradstudio.select"), PortType.TENSORS, inputs=True) == "list"
+
+
+def test_layout_places_reads_after_backward_to_its_right() -> None:
+    doc = import_snippet(
+        "import torch\n"
+        "w = torch.tensor([1.], requires_grad=True)\n"
+        "y = (w * 3).sum()\n"
+        "y.backward()\n"
+        "g = w.grad\n"
+    )
+    graph = doc.graph
+    col = columns_by_flow_and_time(doc, graph)
+    by_label = {n.label: col[n.id] for n in doc.nodes()}
+    backward = next(n.id for n in doc.nodes() if n.type_id == "Tensor.backward")
+    assert by_label["g"] > col[backward] > by_label["y"] > by_label["w"]
+
+
+def test_layout_uses_real_card_heights_and_tidy_fixes_overlaps() -> None:
+    doc = Document()
+    for i in range(4):
+        doc.add_node(doc.new_node("torch.add", (0, i * 10.0)))
+    assert overlaps(doc, NODE_WIDTH)
+    assert tidy(doc, NODE_WIDTH)
+    assert not overlaps(doc, NODE_WIDTH)
+    heights = {n.id: card_height(n.type) for n in doc.nodes()}
+    positions = layered_positions(doc, heights, NODE_WIDTH)
+    ys = sorted(y for _, y in positions.values())
+    assert all(b - a >= heights[doc.nodes()[0].id] for a, b in itertools.pairwise(ys))
+    assert not tidy(doc, NODE_WIDTH)  # already tidy: left alone
+
+
+def test_port_tooltips_explain_types(window) -> None:  # noqa: ANN001
+    a = window.canvas.add_node("torch.add", QPointF(0, 0))
+    item = window.canvas.graph_scene.node_item(a)
+    other = item.port("other", True)
+    assert "a tensor" in other.describe(1)
+    assert "or a number (now 1)" in other.describe(1)
+    grad = window.canvas.add_node("torch.autograd.grad", QPointF(400, 0))
+    grads = window.canvas.graph_scene.node_item(grad).port("grads", False)
+    assert "a list of tensors" in grads.describe()
+
+
+def test_cards_show_source_setup_before_running(window) -> None:  # noqa: ANN001
+    a = add_source(window, "a", [1.0, 2.0], True)
+    facts = window.canvas.graph_scene.facts_of(a)
+    assert facts.status == "none"
+    item = window.canvas.graph_scene.node_item(a)
+    assert item.height == card_height(item.node_type)
