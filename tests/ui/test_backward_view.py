@@ -7,36 +7,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradstudio.document import Document
-from gradstudio.evaluation import evaluate
-from gradstudio.pytorch_import import import_snippet
+from tests.ui.uitools import SEED_001, make_state, node_id
 from ui.backward_model import index_for, layout, model_at
 from ui.backward_view import FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL, BackwardView
 from ui.state import StudioState
 
 pytestmark = pytest.mark.gui
-
-SEED_001 = """\
-import torch
-w = torch.tensor([1.], requires_grad=True)
-x = torch.tensor([2.], requires_grad=True)
-a = torch.add(w, x)
-b = torch.add(w, 1)
-y = torch.mul(a, b)
-y.backward()
-"""
-
-
-def make_state(code: str) -> StudioState:
-    doc = import_snippet(code)
-    state = StudioState(doc)
-    state.set_evaluation(evaluate(doc))
-    return state
-
-
-def node_id(doc: Document, label: str) -> str:
-    node = doc.node_by_label(label)
-    assert node is not None, label
-    return node.id
 
 
 def grad_fn_key(state: StudioState, label: str) -> int:

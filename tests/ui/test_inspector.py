@@ -6,37 +6,12 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from gradstudio.document import Document
 from gradstudio.evaluation import evaluate
-from gradstudio.pytorch_import import import_snippet
+from tests.ui.uitools import SEED_001, make_state, node_id
 from ui.inspector import Inspector
 from ui.state import StudioState
 
 pytestmark = pytest.mark.gui
-
-SEED_001 = """\
-import torch
-w = torch.tensor([1.], requires_grad=True)
-x = torch.tensor([2.], requires_grad=True)
-a = torch.add(w, x)
-b = torch.add(w, 1)
-y = torch.mul(a, b)
-y.backward()
-"""
-
-
-def make_state(code: str) -> StudioState:
-    """A document imported from PyTorch code, evaluated, in a fresh StudioState."""
-    doc = import_snippet(code)
-    state = StudioState(doc)
-    state.set_evaluation(evaluate(doc))
-    return state
-
-
-def node_id(doc: Document, label: str) -> str:
-    node = doc.node_by_label(label)
-    assert node is not None, label
-    return node.id
 
 
 def reevaluate(state: StudioState) -> None:

@@ -6,8 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradstudio.document import Document
-from gradstudio.evaluation import evaluate
-from gradstudio.pytorch_import import import_snippet
+from tests.ui.uitools import SEED_001, make_state, node_id
 from ui.backward_model import index_for
 from ui.backward_view import BackwardView
 from ui.inspector import Inspector
@@ -15,16 +14,6 @@ from ui.state import StudioState
 from ui.timeline import Timeline, facts_at, trace_at
 
 pytestmark = pytest.mark.gui
-
-SEED_001 = """\
-import torch
-w = torch.tensor([1.], requires_grad=True)
-x = torch.tensor([2.], requires_grad=True)
-a = torch.add(w, x)
-b = torch.add(w, 1)
-y = torch.mul(a, b)
-y.backward()
-"""
 
 SEED_002_CLONE = """\
 import torch
@@ -37,19 +26,6 @@ b_clone = b.clone()
 b.backward(retain_graph=True)
 b_clone.backward()
 """
-
-
-def make_state(code: str) -> StudioState:
-    doc = import_snippet(code)
-    state = StudioState(doc)
-    state.set_evaluation(evaluate(doc))
-    return state
-
-
-def node_id(doc: Document, label: str) -> str:
-    node = doc.node_by_label(label)
-    assert node is not None, label
-    return node.id
 
 
 def backward_steps(state: StudioState) -> list[int]:

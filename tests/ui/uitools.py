@@ -7,6 +7,8 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from gradstudio.document import Document
+from gradstudio.evaluation import evaluate
+from gradstudio.pytorch_import import import_snippet
 from ui.main_window import MainWindow
 from ui.settings import StudioSettings
 from ui.state import StudioState
@@ -138,3 +140,28 @@ def add_source(
     )
     assert cmd is not None
     return cmd.node_id
+
+
+SEED_001 = """\
+import torch
+w = torch.tensor([1.], requires_grad=True)
+x = torch.tensor([2.], requires_grad=True)
+a = torch.add(w, x)
+b = torch.add(w, 1)
+y = torch.mul(a, b)
+y.backward()
+"""
+
+
+def make_state(code: str) -> StudioState:
+    """A document imported from PyTorch code, evaluated, in a fresh StudioState."""
+    doc = import_snippet(code)
+    state = StudioState(doc)
+    state.set_evaluation(evaluate(doc))
+    return state
+
+
+def node_id(doc: Document, label: str) -> str:
+    node = doc.node_by_label(label)
+    assert node is not None, label
+    return node.id
