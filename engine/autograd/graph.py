@@ -57,28 +57,20 @@ def add_hook(hooks: dict[int, Any], fn: Any) -> RemovableHandle:
 class Node:
     """A backward function (``grad_fn``) in the graph."""
 
-    __slots__ = (
-        "__weakref__",
-        "_out_meta",
-        "_post_hooks",
-        "_pre_hooks",
-        "_retain_hooks",
-        "_seq",
-        "_tensor_hooks",
-        "metadata_",
-        "next_functions",
-    )
+    # Slots for what every node sets; hooks and metadata are rare, so they are
+    # class-level defaults that an instance overrides (in its __dict__) on first use.
+    __slots__ = ("__dict__", "__weakref__", "_out_meta", "_seq", "next_functions")
     _name = "Node"
+    _tensor_hooks: dict[int, dict[int, Any]] | None = None
+    _retain_hooks: dict[int, Any] | None = None
+    _pre_hooks: dict[int, Any] | None = None
+    _post_hooks: dict[int, Any] | None = None
+    metadata_: dict[str, Any] | None = None
 
     def __init__(self) -> None:
         self._seq = next(_SEQ)
         self.next_functions: tuple[tuple[Node | None, int], ...] = ()
         self._out_meta: list[tuple[tuple[int, ...], Any, Any]] = []
-        self._tensor_hooks: dict[int, dict[int, Any]] | None = None
-        self._retain_hooks: dict[int, Any] | None = None
-        self._pre_hooks: dict[int, Any] | None = None
-        self._post_hooks: dict[int, Any] | None = None
-        self.metadata_: dict[str, Any] | None = None
 
     def name(self) -> str:
         return self._name
@@ -243,6 +235,11 @@ def observe_backward() -> Iterator[BackwardTrace]:
         yield trace
     finally:
         OBSERVERS.active = prev
+
+
+def new_seq() -> int:
+    """The next sequence number (newer nodes run first among ready ones)."""
+    return next(_SEQ)
 
 
 def edge_of(t: Tensor) -> tuple[Node | None, int]:

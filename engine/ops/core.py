@@ -22,6 +22,7 @@ import numpy as np
 
 from engine import dtypes, grad_mode
 from engine.autograd.graph import Node, SavedTensor, edge_of
+from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
 
@@ -89,8 +90,10 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    __slots__ = ("_released", "_saved", "m", "needs", "p", "s", "shapes")
+    __slots__ = ("m", "needs", "p", "s", "shapes")
     _op: OpDef
+    _saved: dict[str, Any] | None = None
+    _released = False
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
         op = self._op
@@ -305,7 +308,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             r._requires_grad = True
             r._nograd_view = True
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
-        node = op.node_cls()
+        node = _new(op.node_cls)  # every field is set below; skip the generic __init__
+        node._seq = next_seq()
         edges = []
         needs = []
         for x in inputs:
@@ -322,8 +326,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         node.shapes = [a.shape if type(a) is arr_type else () for a in arrays]
         node._out_meta = [(first.shape, first.dtype, None)]
         r.grad_fn = node
-        node._saved = _save(op, inputs, r, out, needs) if op.save else None
-        node._released = False
+        if op.save:
+            node._saved = _save(op, inputs, r, out, needs)
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if type(o) is arr_type else xp.asarray(o)) for o in outs[1:]]
         return (r, *rest)
@@ -448,8 +452,8 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
         node.p = params
         node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
-        node._saved = _save(op, original, self, None, needs) if op.save else None
-        node._released = False
+        if op.save:
+            node._saved = _save(op, original, self, None, needs)
         if self._base is not None and self._view_chain is not None:
             _rebase_view(self, node)
         else:
