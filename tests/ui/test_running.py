@@ -181,13 +181,16 @@ def test_long_run_shows_progress_can_be_cancelled_and_never_blocks(window, qtbot
         window.run_graph()
     assert window.act_cancel.isEnabled()
     qtbot.waitUntil(window.progress.isVisible, timeout=10000)
+    # The event loop keeps running while the graph is evaluated: timer ticks arrive
+    # during the run (a 4,000-step chain takes well over a second here).
+    qtbot.waitUntil(lambda: len(ticks) >= 3, timeout=10000)
+    assert window.act_cancel.isEnabled()
     with qtbot.waitSignal(window.runner.finished, timeout=20000) as blocker:
         window.act_cancel.trigger()
     timer.stop()
     ev = blocker.args[0]
     assert ev.cancelled
     assert window.error_label.text() == "Run cancelled"
-    assert len(ticks) >= 3  # the event loop kept running while the graph was evaluated
     assert not window.progress.isVisible()
     assert window.runner.stale
 
