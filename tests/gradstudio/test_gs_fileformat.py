@@ -300,3 +300,24 @@ def test_deep_nesting_is_a_documented_error() -> None:
     data = _replace(VALID, ("nodes", 0, "params", "data"), None)
     text = json.dumps(data).replace("null", "[" * 5000 + "1" + "]" * 5000)
     _load_or_documented_error(text)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.sampled_from(PATHS), json_values)
+def test_compiled_schema_check_agrees_with_jsonschema(path: tuple, new: object) -> None:
+    """The fast compiled check (draft-07 rendering) accepts exactly what the documented
+    2020-12 schema accepts, so valid files never meet the slow path and invalid ones
+    never slip through."""
+    import fastjsonschema
+    import jsonschema
+
+    from gradstudio.fileformat import _fast_check, schema
+
+    data = _replace(VALID, path, new)
+    try:
+        _fast_check()(data)
+        fast_ok = True
+    except fastjsonschema.JsonSchemaException:
+        fast_ok = False
+    slow_ok = jsonschema.Draft202012Validator(schema()).is_valid(data)
+    assert fast_ok == slow_ok
