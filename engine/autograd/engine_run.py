@@ -30,6 +30,14 @@ def _shape_str(shape: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+#: Whether ``sys.getrefcount`` counts every reference, as PyTorch's use counts do.
+#: Deciding "nobody else holds this gradient" from it (to steal it or add in place,
+#: which PyTorch shows as version numbers) is exact on CPython up to 3.13; 3.14
+#: may omit borrowed references, so there the engine always copies (safe, and only
+#: ``.grad._version`` can then differ from PyTorch).
+REFCOUNTS = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+
+
 def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
     """Undo broadcasting: sum ``g`` down to ``shape`` (the one central place)."""
     gshape = tuple(g.shape)
@@ -128,7 +136,7 @@ def _owns(g: Any) -> bool:
     """No one else can see ``g``'s memory: it is no view, or a view of an array
     that nothing but this view holds (PyTorch's storage use count of one)."""
     base = g.base
-    return base is None or (sys.getrefcount(base) <= 3 and base.base is None)
+    return base is None or (sys.getrefcount(base) <= 3 and base.base is None)  # see REFCOUNTS
 
 
 def _run_tensor_hooks(node: Node, grads: list[Any], tensor_mode: bool) -> None:
@@ -289,7 +297,7 @@ def run_backward(
                 if g0 is not None:
                     # Refcount 2 (the list slot and the argument): no one else holds
                     # it, so PyTorch would steal it rather than copy.
-                    unique = not tm and sys.getrefcount(g0) <= 3
+                    unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= 3
                     accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
             elif run and (grads[0] is not None or any(g is not None for g in grads)):
                 outs = list(node.apply(grads, tm))
@@ -356,7 +364,8 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
     """
     old = buf[nr]
     if (
-        not tm
+        REFCOUNTS
+        and not tm
         and sys.getrefcount(old) <= 3
         and type(old) is not np.generic
         and getattr(old, "base", 0) is None
