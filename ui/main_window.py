@@ -190,7 +190,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         )
         self.resizeDocks(
             [self.docks["inspector"], self.docks["backwardGraph"]],
-            [self.height() // 2, self.height() // 2],
+            [self.height() * 9 // 20, self.height() * 11 // 20],
             Qt.Orientation.Vertical,
         )
         self.resizeDocks([self.docks["timeline"]], [130], Qt.Orientation.Vertical)
