@@ -191,7 +191,7 @@ def _random(kind: str) -> Any:
             if np.dtype(d).kind != "f":
                 raise RuntimeError(
                     '"check_uniform_bounds" not implemented for '
-                    f"'{dtypes.FROM_NP[np.dtype(d)]._legacy[:-6]}'"
+                    f"'{dtypes.FROM_NP[np.dtype(d)].scalar_name}'"
                 )
             arr = _RNG.random(s) if kind == "rand" else _RNG.standard_normal(s)
             return xp.asarray(arr.astype(d))

@@ -15,10 +15,22 @@ import numpy as np
 
 
 class dtype:  # noqa: N801  (PyTorch spells it in lower case)
-    __slots__ = ("_legacy", "is_floating_point", "is_signed", "itemsize", "name", "np")
+    __slots__ = (
+        "_legacy",
+        "cpp_name",
+        "is_floating_point",
+        "is_signed",
+        "itemsize",
+        "name",
+        "np",
+        "scalar_name",
+    )
 
-    def __init__(self, name: str, np_type: Any, legacy: str) -> None:
+    def __init__(self, name: str, np_type: Any, legacy: str, cpp_name: str) -> None:
         self.name = name
+        #: The names PyTorch's messages use: ``Float`` (ScalarType) and ``float`` (C++).
+        self.scalar_name = legacy.removesuffix("Tensor")
+        self.cpp_name = cpp_name
         self.np = np.dtype(np_type)
         self.is_floating_point = self.np.kind == "f"
         self.is_signed = self.np.kind in "fi"
@@ -36,15 +48,15 @@ class dtype:  # noqa: N801  (PyTorch spells it in lower case)
         return self.name
 
 
-float32 = dtype("float32", np.float32, "FloatTensor")
-float64 = dtype("float64", np.float64, "DoubleTensor")
-float16 = dtype("float16", np.float16, "HalfTensor")
-int64 = dtype("int64", np.int64, "LongTensor")
-int32 = dtype("int32", np.int32, "IntTensor")
-int16 = dtype("int16", np.int16, "ShortTensor")
-int8 = dtype("int8", np.int8, "CharTensor")
-uint8 = dtype("uint8", np.uint8, "ByteTensor")
-bool_ = dtype("bool", np.bool_, "BoolTensor")
+float32 = dtype("float32", np.float32, "FloatTensor", "float")
+float64 = dtype("float64", np.float64, "DoubleTensor", "double")
+float16 = dtype("float16", np.float16, "HalfTensor", "c10::Half")
+int64 = dtype("int64", np.int64, "LongTensor", "long int")
+int32 = dtype("int32", np.int32, "IntTensor", "int")
+int16 = dtype("int16", np.int16, "ShortTensor", "short int")
+int8 = dtype("int8", np.int8, "CharTensor", "signed char")
+uint8 = dtype("uint8", np.uint8, "ByteTensor", "unsigned char")
+bool_ = dtype("bool", np.bool_, "BoolTensor", "bool")
 float = float32  # noqa: A001
 double = float64
 half = float16

@@ -110,8 +110,8 @@ class Tensor:
                 )
             if value.dtype is not self.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c_name(value.dtype)}' to a "
-                    f"tensor with grad_dtype '{_cap_name(self.dtype)}'. The gradient must match "
+                    f"attempting to assign a gradient with dtype '{value.dtype.cpp_name}' to a "
+                    f"tensor with grad_dtype '{self.dtype.scalar_name}'. The gradient must match "
                     "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
@@ -513,30 +513,6 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
-
-
-def _cap_name(d: dtypes.dtype) -> str:
-    from engine.ops.core import _cap
-
-    return _cap(d)
-
-
-def _c_name(d: dtypes.dtype) -> str:
-    """The C++ scalar type name PyTorch prints (``float``, ``long int``...)."""
-    return C_NAMES[d.name]
-
-
-C_NAMES = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -407,8 +407,8 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
     out_dtype = _result_dtype(op, inputs, params)
     if not _can_cast(out_dtype, self.dtype):
         raise RuntimeError(
-            f"result type {_cap(out_dtype)} can't be cast to the desired output type "
-            f"{_cap(self.dtype)}"
+            f"result type {out_dtype.scalar_name} can't be cast to the desired output type "
+            f"{self.dtype.scalar_name}"
         )
     tensors = [x for x in inputs if isinstance(x, Tensor)]
     _same_device(op, tensors)
@@ -563,20 +563,6 @@ def _rebase_view(view: Any, node: OpNode) -> None:
     vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
     view.grad_fn = vnode
     view._output_nr = 0
-
-
-def _cap(d: dtypes.dtype) -> str:
-    return {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }[d.name]
 
 
 def _can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Param, Port, public
-from engine.ops.core import Sample, _cap, apply_op, declare
-from engine.tensor import C_NAMES
+from engine.ops.core import Sample, apply_op, declare
 
 
 def _t(m: Any, x: Any) -> Any:
@@ -175,7 +174,7 @@ def mm(input: Any, mat2: Any) -> Any:  # noqa: A002
     if input.dtype is not mat2.dtype:
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
-            f"{C_NAMES[input.dtype.name]} != {C_NAMES[mat2.dtype.name]}"
+            f"{input.dtype.cpp_name} != {mat2.dtype.cpp_name}"
         )
     return apply_op(MM, (input, mat2), _layout(input._data, mat2._data))
 
@@ -183,7 +182,7 @@ def mm(input: Any, mat2: Any) -> Any:  # noqa: A002
 @public("mv", ("input", "vec"), category="linear algebra", doc="matrix-vector product")
 def mv(input: Any, vec: Any) -> Any:  # noqa: A002
     if input.dtype is not vec.dtype:
-        v, m = _cap(vec.dtype), _cap(input.dtype)
+        v, m = vec.dtype.scalar_name, input.dtype.scalar_name
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
         )
@@ -195,7 +194,7 @@ def dot(input: Any, tensor: Any) -> Any:  # noqa: A002
     if input.dtype is not tensor.dtype:
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
-            f"{_cap(input.dtype)} and {_cap(tensor.dtype)}"
+            f"{input.dtype.scalar_name} and {tensor.dtype.scalar_name}"
         )
     return apply_op(DOT, (input, tensor))
 
@@ -207,7 +206,9 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
     if mat2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     if input.dtype is not mat2.dtype:
-        raise RuntimeError(f"expected scalar type {_cap(input.dtype)} but found {_cap(mat2.dtype)}")
+        raise RuntimeError(
+            f"expected scalar type {input.dtype.scalar_name} but found {mat2.dtype.scalar_name}"
+        )
     return apply_op(BMM, (input, mat2))
 
 
@@ -222,7 +223,7 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
     if mat1.dtype is not mat2.dtype:
         raise RuntimeError(
             "self and mat2 must have the same dtype, but got "
-            f"{_cap(mat1.dtype)} and {_cap(mat2.dtype)}"
+            f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}"
         )
     params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
     params.update(_layout(mat1._data, mat2._data) or {})

@@ -250,7 +250,7 @@ def mse_loss(
 
 def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
     if target.dtype.is_floating_point:
-        raise RuntimeError(f"expected scalar type Long but found {_cap(target.dtype)}")
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.scalar_name}")
     if input.ndim not in (1, 2):
         raise ValueError(
             f"Expected 2 or more dimensions (got {input.ndim})"
@@ -261,12 +261,6 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
     tn = target.shape[0] if target.ndim else 1
     if input.ndim == 2 and tn != n:
         raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
-
-
-def _cap(d: Any) -> str:
-    from engine.ops.core import _cap as cap
-
-    return cap(d)
 
 
 @public(
@@ -321,7 +315,7 @@ def cross_entropy(
     if target.dtype.is_floating_point:
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(
-                f"expected target dtype to be Long or Byte, but got {_cap(target.dtype)}"
+                f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}"
             )
         raise NotImplementedError(
             "cross_entropy with class probabilities (a float target shaped like the input) is "

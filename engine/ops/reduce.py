@@ -81,11 +81,9 @@ SUM1 = declare(
 def _mean_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
     d = inputs[0].dtype
     if not d.is_floating_point:
-        from engine.ops.core import _cap
-
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_cap(d)}"
+            f"or complex dtype. Got: {d.scalar_name}"
         )
     return d
 
