@@ -21,21 +21,9 @@ from gradstudio.pytorch_export import export_script
 from gradstudio.pytorch_import import ImportProblem, import_snippet
 from gradstudio.trust import TrustStore
 from gradstudio.undo import UndoStack
+from tests.gradstudio.snippets import INDEXING
 
-SNIPPET = """\
-import torch
-x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
-a = x.view(4)
-b = 2 - a
-c = torch.zeros_like(x)
-d = x[0]
-e = x.T
-f = x[:, 1]
-g = x[x > 2]          # bool-mask indexing (the mask comes from another node)
-h = x[torch.tensor([1, 0])]
-s = b.sum() + d.sum() + e.sum() + f.sum() + g.sum() + h.sum()
-s.backward()
-"""
+SNIPPET = INDEXING
 
 #: What the snippet gives under PyTorch 2.x (the torch-marked round trip checks it all).
 EXPECTED: dict[str, tuple[str | None, Any]] = {

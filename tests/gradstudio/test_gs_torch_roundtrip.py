@@ -17,6 +17,7 @@ from gradstudio.evaluation import evaluate
 from gradstudio.examples import EXAMPLES, build
 from gradstudio.pytorch_export import FACTS_HELPER, export_script
 from gradstudio.pytorch_import import import_snippet
+from tests.gradstudio.snippets import INDEXING
 
 pytestmark = pytest.mark.torch
 pytest.importorskip("torch", reason="PyTorch is the oracle these tests compare with")
@@ -57,20 +58,7 @@ gx, = torch.autograd.grad(m, [x], create_graph=True)
 q = (gx * gx).sum()
 q.backward()
 """,
-    "indexing_and_T": """\
-import torch
-x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
-a = x.view(4)
-b = 2 - a
-c = torch.zeros_like(x)
-d = x[0]
-e = x.T
-f = x[:, 1]
-g = x[x > 2]          # bool-mask indexing (the mask comes from another node)
-h = x[torch.tensor([1, 0])]
-s = b.sum() + d.sum() + e.sum() + f.sum() + g.sum() + h.sum()
-s.backward()
-""",
+    "indexing_and_T": INDEXING,
     "index_keys": """\
 import torch
 x = torch.arange(24.).reshape(2, 3, 4).requires_grad_()

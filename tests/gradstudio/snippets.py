@@ -1,0 +1,17 @@
+"""PyTorch snippets shared by several document tests (import, evaluation, round trip)."""
+
+#: Indexing in every form the index node takes, ``.T``, ``view``, ``rsub`` and ``*_like``.
+INDEXING = """\
+import torch
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+a = x.view(4)
+b = 2 - a
+c = torch.zeros_like(x)
+d = x[0]
+e = x.T
+f = x[:, 1]
+g = x[x > 2]          # bool-mask indexing (the mask comes from another node)
+h = x[torch.tensor([1, 0])]
+s = b.sum() + d.sum() + e.sum() + f.sum() + g.sum() + h.sum()
+s.backward()
+"""
