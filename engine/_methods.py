@@ -24,7 +24,7 @@ _INPLACE = (
     "sigmoid_",
     "tanh_",
 )
-_EXTRA = ("view", "expand", "contiguous", "argmax", "logical_not", "sign")
+_EXTRA = ("argmax", "logical_not")  # engine methods with no catalogue entry
 
 
 def _attach(name: str, fn: Any) -> None:
@@ -71,7 +71,6 @@ Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
 Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
-Tensor.sub = functions.sub  # type: ignore[attr-defined]
 
 # The op dispatcher builds tensors without importing this module at load time.
 from engine.ops import core as _core  # noqa: E402
