@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from gradstudio.evaluation import (
     Evaluation,
     GradFnFacts,
@@ -359,23 +357,22 @@ def layout(
     reduce crossings; then each box goes as near as it can to the mean of its
     neighbours in the layers before it.
     """
-    g = nx.DiGraph()
-    g.add_nodes_from(model.boxes)
-    g.add_edges_from(e for e in model.layering if e[0] in model.boxes and e[1] in model.boxes)
-    if not nx.is_directed_acyclic_graph(g):  # cannot happen for autograd; never hang on it
-        g = nx.DiGraph(nx.dfs_tree(g))
-        g.add_nodes_from(model.boxes)
-    layers = [list(gen) for gen in nx.topological_generations(g)]
+    succ, pred = _adjacency(model)
+    layers = _generations(list(model.boxes), succ, pred)
+    if sum(map(len, layers)) < len(model.boxes):  # a cycle: not from autograd; never hang
+        succ, pred = _dfs_tree(list(model.boxes), succ)
+        layers = _generations(list(model.boxes), succ, pred)
     first = {box_id: i for i, box_id in enumerate(model.boxes)}
     for layer in layers:
         layer.sort(key=lambda v: first[v])
     pos = {v: float(i) for layer in layers for i, v in enumerate(layer)}
     for sweep in range(6):
         down = sweep % 2 == 0
+        near = pred if down else succ
         for layer in layers[1:] if down else list(reversed(layers[:-1])):
             bary = {}
             for v in layer:
-                nbrs = list(g.predecessors(v) if down else g.successors(v))
+                nbrs = near[v]
                 bary[v] = sum(pos[u] for u in nbrs) / len(nbrs) if nbrs else pos[v]
             layer.sort(key=lambda v: (bary[v], pos[v]))
             for i, v in enumerate(layer):
@@ -394,8 +391,8 @@ def layout(
         for i, v in enumerate(layer):
             # neighbours one layer up pull; long edges (a weight used by every step
             # of a chain) would drag the whole chain sideways
-            preds = [coord[u] for u in g.predecessors(v) if layer_of[u] == li - 1]
-            preds = preds or [coord[u] for u in g.predecessors(v) if u in coord]
+            preds = [coord[u] for u in pred[v] if layer_of[u] == li - 1]
+            preds = preds or [coord[u] for u in pred[v] if u in coord]
             desired.append(_median(preds) if preds else float(i) * 120.0)
         xs = list(desired)
         for i in range(1, len(xs)):
@@ -418,6 +415,61 @@ def layout(
         for v in layer:
             out[v] = (coord[v], offsets[li]) if vertical else (offsets[li], coord[v])
     return out
+
+
+Adjacency = dict[BoxId, list[BoxId]]
+
+
+def _adjacency(model: GraphModel) -> tuple[Adjacency, Adjacency]:
+    """Successors and predecessors along ``model.layering`` (each edge once, in order)."""
+    succ: Adjacency = {v: [] for v in model.boxes}
+    pred: Adjacency = {v: [] for v in model.boxes}
+    for a, b in dict.fromkeys(model.layering):
+        if a in succ and b in succ and a != b:
+            succ[a].append(b)
+            pred[b].append(a)
+    return succ, pred
+
+
+def _generations(nodes: list[BoxId], succ: Adjacency, pred: Adjacency) -> list[list[BoxId]]:
+    """Kahn's layers: each node one layer after its last predecessor (nodes on a
+    cycle are left out, which the caller detects)."""
+    indegree = {v: len(pred[v]) for v in nodes}
+    layer = [v for v in nodes if indegree[v] == 0]
+    layers = []
+    while layer:
+        layers.append(layer)
+        following = []
+        for v in layer:
+            for w in succ[v]:
+                indegree[w] -= 1
+                if indegree[w] == 0:
+                    following.append(w)
+        layer = following
+    return layers
+
+
+def _dfs_tree(nodes: list[BoxId], succ: Adjacency) -> tuple[Adjacency, Adjacency]:
+    """The depth-first tree's edges only: acyclic whatever the input."""
+    tree_succ: Adjacency = {v: [] for v in nodes}
+    tree_pred: Adjacency = {v: [] for v in nodes}
+    seen: set[BoxId] = set()
+    for root in nodes:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(succ[root]))]
+        while stack:
+            parent, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+            elif child not in seen:
+                seen.add(child)
+                tree_succ[parent].append(child)
+                tree_pred[child].append(parent)
+                stack.append((child, iter(succ[child])))
+    return tree_succ, tree_pred
 
 
 def _median(values: list[float]) -> float:

@@ -16,42 +16,46 @@ restyles items, so scrubbing a graph of hundreds of nodes stays smooth.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 
-import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import (
     QColor,
-    QFont,
-    QFontMetricsF,
+    QHelpEvent,
     QMouseEvent,
     QPainter,
-    QPainterPath,
     QPalette,
-    QPen,
-    QPolygonF,
     QResizeEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QFrame,
-    QGraphicsItem,
-    QGraphicsPathItem,
-    QGraphicsPolygonItem,
-    QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
     QHBoxLayout,
-    QStyleOptionGraphicsItem,
     QToolButton,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 from gradstudio.evaluation import Evaluation, GradValue
+from ui.backward_items import (
+    CURRENT,
+    FLOW,
+    FN_FILL,
+    LEAF_FILL,
+    OUTPUT_FILL,
+    OVERVIEW_LOD,
+    SAVED_FILL,
+    BoxItem,
+    Fonts,
+    LinkItem,
+    Overview,
+    PillLayer,
+)
 from ui.backward_model import (
-    Box,
     BoxId,
     GraphModel,
     Link,
@@ -60,319 +64,15 @@ from ui.backward_model import (
     layout,
     model_at,
     parse_key,
-    shape_text,
     union_model,
 )
 from ui.state import StudioState
 from ui.timeline import TraceAt, trace_at
-from ui.value_view import WrapLabel, short_number
+from ui.value_view import WrapLabel
 
-# torchviz's colours (graphviz names): lightblue, lightgrey, orange, darkolivegreen1.
-LEAF_FILL = QColor("#add8e6")
-FN_FILL = QColor("#d3d3d3")
-SAVED_FILL = QColor("#ffa500")
-OUTPUT_FILL = QColor("#caff70")
-#: Ours: gradients that flowed, and the grad_fn executing during a replay.
-FLOW = QColor("#a23cc8")
-CURRENT = QColor("#e5484d")
-INK = QColor("#1b1b1b")  # text on the light torchviz fills, in both themes
-SUB_INK = QColor("#3c3c3c")
+__all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", "GraphView"]
 
-KIND_FILL = {"leaf": LEAF_FILL, "fn": FN_FILL, "saved": SAVED_FILL, "out": OUTPUT_FILL}
 MAX_FIT_SCALE = 1.4
-HALO = 5.0  # room around a box for the selection halo
-
-
-class Fonts:
-    """The fonts and metrics every item shares (made once per scene, not per item)."""
-
-    def __init__(self, base: QFont) -> None:
-        self.title = QFont(base)
-        self.bold = QFont(base)
-        self.bold.setBold(True)
-        self.sub = QFont(base)
-        self.sub.setPointSizeF(base.pointSizeF() * 0.85)
-        self.pill = QFont(base)
-        self.pill.setPointSizeF(base.pointSizeF() * 0.8)
-        self.pill.setBold(True)
-        self.m_title = QFontMetricsF(self.title)
-        self.m_bold = QFontMetricsF(self.bold)
-        self.m_sub = QFontMetricsF(self.sub)
-        self.m_pill = QFontMetricsF(self.pill)
-
-
-# ===================================================================== graphics items
-
-
-class BoxItem(QGraphicsRectItem):
-    """A node of the backward graph, painted by hand (no per-item widgets).
-
-    The item's own pen is never drawn: its width only reserves room for the halo
-    in the bounding rectangle that QGraphicsRectItem computes in C++.
-    """
-
-    def __init__(self, box: Box, fonts: Fonts) -> None:
-        self.fonts = fonts
-        tm = fonts.m_bold if box.kind == "fn" else fonts.m_title
-        subs = [box.subtitle] + (["modified", "freed"] if box.kind == "saved" else [])
-        w = max(
-            [tm.horizontalAdvance(box.title)] + [fonts.m_sub.horizontalAdvance(s) for s in subs]
-        )
-        h = tm.height() + (fonts.m_sub.height() if box.subtitle else 0)
-        self.w, self.h = max(w + 22, 56.0), h + 14
-        super().__init__(-self.w / 2, -self.h / 2, self.w, self.h)
-        self.setPen(QPen(Qt.GlobalColor.transparent, 2 * HALO))
-        self.box = box
-        self.selected = False
-        self.executed = False
-        self.current = False
-        self.output = False  # a root at this position, without a green box of its own
-        self.shown = True
-        self.setToolTip(box.tooltip)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.setZValue(2)
-
-    @property
-    def fill(self) -> QColor:
-        """torchviz's colour for the kind; washed out (opaque, both themes) when faded."""
-        fill = QColor(KIND_FILL[self.box.kind])
-        if self.box.faded:  # a saved tensor freed by backward or modified in place
-            fill = _mix(fill, QColor("#c8c8c8"), 0.6)
-        return fill
-
-    def show_box(self, on: bool) -> None:
-        if on != self.shown:
-            self.shown = on
-            self.setVisible(on)
-
-    def set_box(self, box: Box) -> None:
-        """New facts for the same node (a saved tensor freed, a leaf's shape...)."""
-        if box != self.box:
-            self.box = box
-            self.setToolTip(box.tooltip)
-            self.update()
-
-    def set_state(
-        self,
-        *,
-        selected: bool | None = None,
-        executed: bool | None = None,
-        current: bool | None = None,
-        output: bool | None = None,
-    ) -> None:
-        new = (
-            self.selected if selected is None else selected,
-            self.executed if executed is None else executed,
-            self.current if current is None else current,
-            self.output if output is None else output,
-        )
-        if new != (self.selected, self.executed, self.current, self.output):
-            self.selected, self.executed, self.current, self.output = new
-            self.update()
-
-    def paint(
-        self, p: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        lod = option.levelOfDetailFromTransform(p.worldTransform())
-        r = QRectF(-self.w / 2, -self.h / 2, self.w, self.h)
-        kind = self.box.kind
-        fill = self.fill
-        if self.current:
-            pen = QPen(CURRENT, 3.2)
-        elif self.executed:
-            pen = QPen(FLOW, 2.0)
-        else:
-            pen = QPen(QColor("#555555"), 1.0)
-            if self.box.faded:
-                pen.setStyle(Qt.PenStyle.DashLine)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        if self.selected:
-            halo = (
-                widget.palette().color(QPalette.ColorRole.Highlight)
-                if widget
-                else QColor("#3d7be0")
-            )
-            p.setPen(QPen(halo, 3.0))
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            p.drawRoundedRect(r.adjusted(-3.5, -3.5, 3.5, 3.5), 7, 7)
-        p.setPen(pen)
-        p.setBrush(fill)
-        radius = 3.0 if kind == "fn" else 8.0
-        p.drawRoundedRect(r, radius, radius)
-        if lod < 0.35:
-            return
-        fonts = self.fonts
-        title_font = fonts.bold if kind == "fn" else fonts.title
-        if not self.box.subtitle:
-            p.setFont(title_font)
-            p.setPen(INK)
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter, self.box.title)
-            return
-        tm = fonts.m_bold if kind == "fn" else fonts.m_title
-        top = QRectF(r.left(), r.top() + 6, r.width(), tm.height())
-        bottom = QRectF(r.left(), top.bottom(), r.width(), r.bottom() - top.bottom() - 6)
-        p.setFont(title_font)
-        p.setPen(INK)
-        p.drawText(top, Qt.AlignmentFlag.AlignCenter, self.box.title)
-        p.setFont(fonts.sub)
-        if self.output:  # this grad_fn's tensor is an output right now: a green tag
-            tw = fonts.m_sub.horizontalAdvance(self.box.subtitle) + 10
-            tag = QRectF(-tw / 2, bottom.top() + 1, tw, fonts.m_sub.height())
-            p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(OUTPUT_FILL)
-            p.drawRoundedRect(tag, 4, 4)
-        p.setPen(SUB_INK)
-        p.drawText(bottom, Qt.AlignmentFlag.AlignCenter, self.box.subtitle)
-
-
-class GradPill(QGraphicsRectItem):
-    """The gradient that flowed along an edge, as a small label on it."""
-
-    def __init__(self, fonts: Fonts, parent: QGraphicsItem) -> None:
-        super().__init__(parent)
-        self.fonts = fonts
-        self.text = ""
-        self.strong = False
-        self.setPen(QPen(Qt.GlobalColor.transparent, 2))
-        self.setZValue(3)
-
-    def set_text(self, text: str, strong: bool) -> None:
-        if (text, strong) == (self.text, self.strong):
-            return
-        self.text, self.strong = text, strong
-        w, h = self.fonts.m_pill.horizontalAdvance(text) + 12, self.fonts.m_pill.height() + 4
-        self.setRect(-w / 2, -h / 2, w, h)
-        self.update()
-
-    def paint(
-        self, p: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        if option.levelOfDetailFromTransform(p.worldTransform()) < 0.45:
-            return
-        r = self.rect()
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        colour = CURRENT if self.strong else FLOW
-        p.setPen(QPen(colour, 1.2))
-        p.setBrush(QColor(255, 255, 255, 238))
-        p.drawRoundedRect(r, r.height() / 2, r.height() / 2)
-        p.setFont(self.fonts.pill)
-        p.setPen(colour.darker(130))
-        p.drawText(r, Qt.AlignmentFlag.AlignCenter, self.text)
-
-
-class LinkItem(QGraphicsPathItem):
-    """An edge: a curve along the layout's main axis, an arrowhead, a gradient pill.
-
-    Curve and arrowhead are plain path items painted by Qt in C++ (no Python
-    ``paint``): a graph has hundreds of edges and all of them repaint on a zoom.
-    """
-
-    def __init__(
-        self,
-        link: Link,
-        tail: BoxItem,
-        head: BoxItem,
-        vertical: bool,
-        ink: QColor,
-        fonts: Fonts,
-        ports: tuple[float, float] = (0.0, 0.0),
-        pill_at: float = 0.5,
-    ) -> None:
-        super().__init__()
-        self.link = link
-        self.ink = ink
-        self.shown = True
-        self.setZValue(1)
-        a, b = tail.pos(), head.pos()
-        if vertical:
-            a, b = a + QPointF(ports[0], 0), b + QPointF(ports[1], 0)
-            sign = 1.0 if b.y() >= a.y() else -1.0
-            p0 = QPointF(a.x(), a.y() + sign * tail.h / 2)
-            p1 = QPointF(b.x(), b.y() - sign * head.h / 2)
-            bend = max(abs(p1.y() - p0.y()) * 0.45, 12.0) * sign
-            c0, c1 = QPointF(p0.x(), p0.y() + bend), QPointF(p1.x(), p1.y() - bend)
-        else:
-            a, b = a + QPointF(0, ports[0]), b + QPointF(0, ports[1])
-            sign = 1.0 if b.x() >= a.x() else -1.0
-            p0 = QPointF(a.x() + sign * tail.w / 2, a.y())
-            p1 = QPointF(b.x() - sign * head.w / 2, b.y())
-            bend = max(abs(p1.x() - p0.x()) * 0.45, 12.0) * sign
-            c0, c1 = QPointF(p0.x() + bend, p0.y()), QPointF(p1.x() - bend, p1.y())
-        curve = QPainterPath(p0)
-        curve.cubicTo(c0, c1, p1)
-        self.setPath(curve)
-        self.head: QGraphicsPolygonItem | None = None
-        if link.arrow:
-            self.head = QGraphicsPolygonItem(_arrow_head(c1, p1), self)
-        self.pill = GradPill(fonts, self)
-        self.pill.setPos(curve.pointAtPercent(pill_at))
-        self.pill.setVisible(False)
-        self.flow: GradValue | None = None
-        self.strong = False
-        self._style(None, False)
-
-    def set_flow(self, grad: GradValue | None, strong: bool) -> None:
-        """Show the gradient that flowed here (None: nothing has flowed yet)."""
-        if grad is self.flow and strong == self.strong:
-            return
-        self._style(grad, strong)
-
-    def _style(self, grad: GradValue | None, strong: bool) -> None:
-        self.flow, self.strong = grad, strong
-        if grad is None:
-            colour, width = QColor(self.ink), 1.2
-            colour.setAlpha(150)
-            self.pill.setVisible(False)
-        else:
-            colour, width = (CURRENT if strong else FLOW), (2.6 if strong else 1.8)
-            self.pill.set_text(grad_text(grad), strong)
-            self.pill.setVisible(True)
-        pen = QPen(colour, width)
-        if self.link.dashed:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        self.setPen(pen)
-        if self.head is not None:
-            self.head.setPen(QPen(colour, 1.0))
-            self.head.setBrush(colour)
-        self.setZValue(1.5 if grad is not None else 1)
-
-    def show_link(self, on: bool) -> None:
-        if on != self.shown:
-            self.shown = on
-            self.setVisible(on)
-
-
-def _mix(a: QColor, b: QColor, t: float) -> QColor:
-    return QColor(
-        round(a.red() + (b.red() - a.red()) * t),
-        round(a.green() + (b.green() - a.green()) * t),
-        round(a.blue() + (b.blue() - a.blue()) * t),
-    )
-
-
-def _arrow_head(ctrl: QPointF, end: QPointF, size: float = 8.0) -> QPolygonF:
-    d = end - ctrl
-    length = math.hypot(d.x(), d.y()) or 1.0
-    ux, uy = d.x() / length, d.y() / length
-    base = QPointF(end.x() - ux * size, end.y() - uy * size)
-    left = QPointF(base.x() - uy * size * 0.5, base.y() + ux * size * 0.5)
-    right = QPointF(base.x() + uy * size * 0.5, base.y() - ux * size * 0.5)
-    return QPolygonF([end, left, right])
-
-
-def grad_text(grad: GradValue) -> str:
-    """A gradient in a few characters: the number, or the shape and the range."""
-    arr = grad.array
-    if arr.size == 1:
-        return short_number(float(arr.reshape(-1)[0]))
-    if arr.size <= 3:
-        return "[" + ", ".join(short_number(float(v)) for v in arr.reshape(-1)) + "]"
-    finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
-    if finite.size == 0:
-        return f"{shape_text(grad.shape)} nan"
-    lo, hi = short_number(float(finite.min())), short_number(float(finite.max()))
-    return f"{shape_text(grad.shape)} {lo}…{hi}"
 
 
 # ============================================================================ the view
@@ -383,6 +83,7 @@ class GraphView(QGraphicsView):
 
     boxClicked = Signal(object)  # a BoxItem
     backgroundClicked = Signal()
+    scaleChanged = Signal(float)
 
     def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -397,12 +98,15 @@ class GraphView(QGraphicsView):
         self._press: QPointF | None = None
         #: Fit the graph whenever the view or the graph changes, until the user zooms or pans.
         self.auto_fit = True
+        #: Finds a box by scene position when no item is there (the overview draws it).
+        self.box_near: Callable[[QPointF, float], BoxItem | None] | None = None
 
     def zoom(self, factor: float) -> None:
         self.auto_fit = False
         current = self.transform().m11()
-        factor = max(0.05 / current, min(factor, 4.0 / current))
+        factor = max(0.002 / current, min(factor, 4.0 / current))
         self.scale(factor, factor)
+        self.scaleChanged.emit(self.transform().m11())
 
     def fit(self) -> None:
         """Show the whole graph (not larger than MAX_FIT_SCALE); resumes auto-fitting."""
@@ -416,6 +120,7 @@ class GraphView(QGraphicsView):
             self.resetTransform()
             self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
             self.centerOn(rect.center())
+        self.scaleChanged.emit(self.transform().m11())
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
         steps = event.angleDelta().y() / 120.0
@@ -432,7 +137,20 @@ class GraphView(QGraphicsView):
         item = self.itemAt(pos.toPoint())
         while item is not None and not isinstance(item, BoxItem):
             item = item.parentItem()
+        if item is None and self.box_near is not None:
+            return self.box_near(self.mapToScene(pos.toPoint()), 4.0 / self.transform().m11())
         return item
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            box = self.box_at(QPointF(event.pos()))
+            if box is not None and box.box.tooltip:
+                QToolTip.showText(event.globalPos(), box.box.tooltip, self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         self._press = event.position()
@@ -478,10 +196,17 @@ class BackwardView(QWidget):
         self.vertical = True
         self.show_saved = True
         self.scene = QGraphicsScene(self)
-        self.scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        # No BSP index: the scene is rebuilt per evaluation and Qt would build the
+        # tree (a tenth of a second for a thousand-node graph) on the first paint;
+        # a linear pass over the items in C++ costs far less than that per frame.
+        self.scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.view = GraphView(self.scene, self)
         self.boxes: dict[BoxId, BoxItem] = {}
         self.links: list[LinkItem] = []
+        #: Items draw the graph (True) or, zoomed far out, the one overview item does.
+        self.detail = True
+        self.pill_layer = PillLayer(Fonts(self.font()))
+        self.overview = Overview()
         self.model = GraphModel()  # the graph at the current position
         self._built: tuple[Evaluation | None, bool, bool] | None = None
         self._model_key: tuple[int, int, bool] | None = None
@@ -545,6 +270,8 @@ class BackwardView(QWidget):
         self.orientation_button.toggled.connect(self.set_vertical)
         self.saved_button.toggled.connect(self.set_show_saved)
         self.view.boxClicked.connect(self._box_clicked)
+        self.view.scaleChanged.connect(self._scale_changed)
+        self.view.box_near = self.box_near
         self.view.backgroundClicked.connect(self._background_clicked)
         state.evaluationChanged.connect(self.refresh)
         state.positionChanged.connect(self.refresh)
@@ -612,8 +339,6 @@ class BackwardView(QWidget):
             self._rebuild(union_model(ev, index, self.show_saved, self._memo))
             self._built = built
             self._model_key = None
-            if self.view.auto_fit:
-                self.view.fit()
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
             self.model = model_at(ev, snap, index, self.show_saved, self._memo)
@@ -645,43 +370,34 @@ class BackwardView(QWidget):
             rect = self._message.boundingRect()
             self._message.setPos(self.scene.sceneRect().center() - rect.center())
 
-    def _show_message(self, text: str) -> None:
+    def _clear(self) -> None:
+        """An empty scene with its two shared items (gradient labels, overview)."""
         self.scene.clear()
         self.boxes, self.links, self._message = {}, [], None
+        self.pill_layer = PillLayer(Fonts(self.font()))
+        self.pill_layer.setVisible(self.detail)
+        self.scene.addItem(self.pill_layer)
+        self.overview = Overview()
+        self.overview.setVisible(not self.detail)
+        self.scene.addItem(self.overview)
+
+    def _show_message(self, text: str) -> None:
+        self._clear()
         self._built, self._model_key = None, None
         self.model = GraphModel()
         self.scene.setSceneRect(QRectF(-200, -60, 400, 120))
         self._set_message(text)
         self.view.resetTransform()
+        self._scale_changed(1.0)
         self.view.centerOn(0, 0)
         self.status.setText("")
 
     def _rebuild(self, model: GraphModel) -> None:
-        self.scene.clear()
-        self._message = None
-        fonts = Fonts(self.font())
+        self._clear()
+        fonts = self.pill_layer.fonts
         boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
         sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
         positions = layout(model, sizes, self.vertical)
-        for box_id, item in boxes.items():
-            item.setPos(*positions[box_id])
-            self.scene.addItem(item)
-        ink = self.palette().color(QPalette.ColorRole.Text)
-        ports = self._ports(model, boxes)
-        # parallel links (x * x uses x twice) carry their gradient labels at different heights
-        parallel: dict[tuple, list[Link]] = {}
-        for link in model.links:
-            parallel.setdefault((link.tail, link.head), []).append(link)
-        links = []
-        for link in model.links:
-            group = parallel[(link.tail, link.head)]
-            pill_at = 0.5 if len(group) == 1 else 0.3 + 0.4 * group.index(link) / (len(group) - 1)
-            if link.tail in boxes and link.head in boxes:
-                tail, head = boxes[link.tail], boxes[link.head]
-                item = LinkItem(link, tail, head, self.vertical, ink, fonts, ports[link], pill_at)
-                self.scene.addItem(item)
-                links.append(item)
-        self.boxes, self.links = boxes, links
         if positions:
             xs = [x for x, _ in positions.values()]
             ys = [y for _, y in positions.values()]
@@ -691,46 +407,73 @@ class BackwardView(QWidget):
         else:
             rect = QRectF(-200, -60, 400, 120)
         self.scene.setSceneRect(rect)
+        if self.view.auto_fit:
+            self.view.fit()  # first: it decides whether the items or the overview draw
+        for box_id, item in boxes.items():
+            item.place(*positions[box_id])
+            item.show_box(True, self.detail)
+            self.scene.addItem(item)
+        ink = self.palette().color(QPalette.ColorRole.Text)
+        ink.setAlpha(150)
+        ports = self._ports(model, positions, sizes)
+        # parallel links (x * x uses x twice) carry their gradient labels at different heights
+        parallel: dict[tuple, list[Link]] = {}
+        for link in model.links:
+            parallel.setdefault((link.tail, link.head), []).append(link)
+        links = []
+        for link in model.links:
+            if link.tail not in boxes or link.head not in boxes:
+                continue
+            group = parallel[(link.tail, link.head)]
+            pill_at = 0.5 if len(group) == 1 else 0.3 + 0.4 * group.index(link) / (len(group) - 1)
+            tail = positions[link.tail] + sizes[link.tail]
+            head = positions[link.head] + sizes[link.head]
+            item = LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at)
+            item.show_link(True, self.detail)
+            self.scene.addItem(item)
+            links.append(item)
+        self.boxes, self.links = boxes, links
+        self.overview.set_items(boxes.values(), links, rect)
 
     def _ports(
-        self, model: GraphModel, boxes: dict[BoxId, BoxItem]
+        self,
+        model: GraphModel,
+        positions: dict[BoxId, tuple[float, float]],
+        sizes: dict[BoxId, tuple[float, float]],
     ) -> dict[Link, tuple[float, float]]:
         """Spread the ends of the links along a box's side, ordered by where the other
         end is, so that the arrows into a function with several inputs stay apart."""
+        axis = 0 if self.vertical else 1
 
-        def cross(item: BoxItem) -> float:
-            return item.pos().x() if self.vertical else item.pos().y()
-
-        def spread(item: BoxItem, others: list[tuple[Link, BoxItem]]) -> dict[Link, float]:
+        def spread(box_id: BoxId, others: list[tuple[Link, BoxId]]) -> dict[Link, float]:
             n = len(others)
-            size = item.w if self.vertical else item.h
-            span = min(size * 0.6, 18.0 * (n - 1))
-            ordered = sorted(others, key=lambda lo: cross(lo[1]))
-            return {
-                link: (-span / 2 + span * i / (n - 1)) if n > 1 else 0.0
-                for i, (link, _) in enumerate(ordered)
-            }
+            if n == 1:
+                return {others[0][0]: 0.0}
+            span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
+            ordered = sorted(others, key=lambda lo: positions[lo[1]][axis])
+            return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
 
-        into: dict[BoxId, list[tuple[Link, BoxItem]]] = {}
-        out_of: dict[BoxId, list[tuple[Link, BoxItem]]] = {}
+        into: dict[BoxId, list[tuple[Link, BoxId]]] = {}
+        out_of: dict[BoxId, list[tuple[Link, BoxId]]] = {}
         for link in model.links:
-            if link.tail in boxes and link.head in boxes:
-                into.setdefault(link.head, []).append((link, boxes[link.tail]))
-                out_of.setdefault(link.tail, []).append((link, boxes[link.head]))
+            if link.tail in positions and link.head in positions:
+                into.setdefault(link.head, []).append((link, link.tail))
+                out_of.setdefault(link.tail, []).append((link, link.head))
         head_at: dict[Link, float] = {}
         tail_at: dict[Link, float] = {}
         for box_id, others in into.items():
-            head_at.update(spread(boxes[box_id], others))
+            head_at.update(spread(box_id, others))
         for box_id, others in out_of.items():
-            tail_at.update(spread(boxes[box_id], others))
+            tail_at.update(spread(box_id, others))
         return {link: (tail_at.get(link, 0.0), head_at.get(link, 0.0)) for link in model.links}
 
     # -- state -> view -------------------------------------------------------
     def _apply_model(self, model: GraphModel) -> None:
         """Show the part of the union graph that exists at this position."""
+        detail = self.detail
         for box_id, item in self.boxes.items():
             box = model.boxes.get(box_id)
-            item.show_box(box is not None)
+            item.show_box(box is not None, detail)
             if box is None:
                 continue
             if item.box.kind != "fn":
@@ -740,7 +483,18 @@ class BackwardView(QWidget):
                 item.set_state(output=key in model.roots and ("out", key) not in self.boxes)
         present = {link.flow for link in model.links}
         for link in self.links:
-            link.show_link(link.link.flow in present)
+            link.show_link(link.link.flow in present, detail)
+        self._update_pills()
+        self.overview.invalidate()
+
+    def _update_pills(self) -> None:
+        """The gradient labels of the links shown now that a gradient has flowed along."""
+        pills = [
+            (link.pill_pos, link.flow_text, link.strong)
+            for link in self.links
+            if link.shown and link.flow is not None
+        ]
+        self.pill_layer.set_pills(pills, self.scene.sceneRect())
 
     def _apply_flow(self, at: TraceAt | None) -> None:
         executed = at.executed if at is not None else ()
@@ -759,6 +513,7 @@ class BackwardView(QWidget):
             strong |= {("acc", current.key), ("out", current.key)}
         for link in self.links:
             link.set_flow(flows.get(link.link.flow), link.link.flow in strong)
+        self._update_pills()
         self.executed_keys = tuple(ex.key for ex in executed)
         self.current_key = current.key if current is not None else None
         live = at is not None and at.live
@@ -766,12 +521,40 @@ class BackwardView(QWidget):
         for box_id, item in self.boxes.items():
             if box_id[0] == "fn":
                 item.set_state(executed=box_id[1] in done, current=box_id[1] == self.current_key)
+        self.overview.invalidate()
 
     def _apply_selection(self) -> None:
         key = self.selected_key
         for box_id, item in self.boxes.items():
             on = key is not None and item.box.key == key and box_id[0] in ("fn", "leaf", "out")
             item.set_state(selected=on)
+        self.overview.invalidate()
+
+    # -- level of detail -----------------------------------------------------
+    def _scale_changed(self, scale: float) -> None:
+        """Far out, hand the drawing to the overview item (and back when zoomed in)."""
+        detail = scale >= OVERVIEW_LOD
+        if detail == self.detail:
+            return
+        self.detail = detail
+        for item in self.boxes.values():
+            item.show_box(item.shown, detail)
+        for link in self.links:
+            link.show_link(link.shown, detail)
+        self.pill_layer.setVisible(detail)
+        self.overview.setVisible(not detail)
+        self.overview.invalidate()
+
+    def box_near(self, point: QPointF, tolerance: float) -> BoxItem | None:
+        """The shown box at a scene point (within ``tolerance``), for clicks on the overview."""
+        for item in self.boxes.values():
+            if (
+                item.shown
+                and abs(point.x() - item.cx) <= item.w / 2 + tolerance
+                and abs(point.y() - item.cy) <= item.h / 2 + tolerance
+            ):
+                return item
+        return None
 
     def _update_status(self) -> None:
         ev = self.state.evaluation

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from gradstudio.document import Document
 from tests.ui.uitools import SEED_001, make_state, node_id
+from ui.backward_items import FLOW
 from ui.backward_model import index_for, layout, model_at
 from ui.backward_view import FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL, BackwardView
 from ui.state import StudioState
@@ -214,3 +215,57 @@ def test_hundreds_of_grad_fns_lay_out_and_scrub(qtbot) -> None:  # noqa: ANN001
         state.set_position(-1, replay)
     assert view.boxes == items
     assert view.current_key == state.evaluation.traces[0].executions[28].key  # 29 run so far
+
+
+def test_zoomed_far_out_the_overview_draws_and_clicks_still_select(qtbot, seed) -> None:  # noqa: ANN001
+    state, view = seed
+    key = grad_fn_key(state, "a")
+    item = view.fn_item(key)
+    assert view.detail and item.isVisible() and not view.overview.isVisible()
+    view.view.zoom(0.05)  # far below the scale where any label is readable
+    assert not view.detail
+    assert not item.isVisible() and not any(li.isVisible() for li in view.links)
+    assert view.overview.isVisible() and view.fn_item(key) is item  # still part of the graph
+    # the overview paints the same picture: a fill per torchviz colour, edges in flow colour
+    view.view.grab()
+    batches = view.overview._paths
+    assert batches is not None
+    fills = {colour.name() for kind, colour, _, _ in batches if kind == "fill"}
+    assert {LEAF_FILL.name(), FN_FILL.name(), OUTPUT_FILL.name()} <= fills
+    assert any(kind == "edge" and colour == FLOW for kind, colour, _, _ in batches)
+    view.view.centerOn(item.scenePos())
+    pos = view.view.mapFromScene(item.scenePos())
+    with qtbot.waitSignal(state.selectionChanged):
+        qtbot.mouseClick(view.view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert state.selection == (node_id(state.document, "a"),) and item.selected
+    view.view.fit()
+    assert view.detail and item.isVisible() and not view.overview.isVisible()
+
+
+def test_scrubbing_in_overview_keeps_items_hidden(seed) -> None:  # noqa: ANN001
+    state, view = seed
+    view.view.zoom(0.05)
+    state.set_position(node_id_step(state, "a"))
+    state.set_position(-1)
+    assert not any(b.isVisible() for b in view.boxes.values())
+    assert {b.box.title for b in view.visible_boxes("leaf")} == {"w", "x"}  # shown, by overview
+    view.view.zoom(40.0)
+    assert all(b.isVisible() == b.shown for b in view.boxes.values())
+
+
+def test_box_tooltips_come_from_the_view(qtbot, seed) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    state, view = seed
+    item = view.fn_item(grad_fn_key(state, "y"))
+    pos = view.view.mapFromScene(item.scenePos())
+    event = QHelpEvent(QEvent.Type.ToolTip, pos, view.view.viewport().mapToGlobal(pos))
+    QApplication.sendEvent(view.view.viewport(), event)
+    qtbot.waitUntil(QToolTip.isVisible)
+    assert QToolTip.text().startswith("MulBackward0") and "next_functions" in QToolTip.text()
+    empty = QPoint(2, 2)
+    event = QHelpEvent(QEvent.Type.ToolTip, empty, view.view.viewport().mapToGlobal(empty))
+    QApplication.sendEvent(view.view.viewport(), event)
+    qtbot.waitUntil(lambda: not QToolTip.isVisible())
