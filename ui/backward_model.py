@@ -362,6 +362,7 @@ def layout(
     if sum(map(len, layers)) < len(model.boxes):  # a cycle: not from autograd; never hang
         succ, pred = _dfs_tree(list(model.boxes), succ)
         layers = _generations(list(model.boxes), succ, pred)
+    layers = _pull_towards_inputs(layers, succ, pred)
     first = {box_id: i for i, box_id in enumerate(model.boxes)}
     for layer in layers:
         layer.sort(key=lambda v: first[v])
@@ -447,6 +448,35 @@ def _generations(nodes: list[BoxId], succ: Adjacency, pred: Adjacency) -> list[l
                     following.append(w)
         layer = following
     return layers
+
+
+def _pull_towards_inputs(
+    layers: list[list[BoxId]], succ: Adjacency, pred: Adjacency
+) -> list[list[BoxId]]:
+    """Move each box to the layer just before the nearest box it points to.
+
+    Generations put every box that nothing uses (a tensor computed and never used
+    again, an output) in the first layer, however deep its inputs are: a graph
+    with many such branches becomes one long row of long edges.  Pulled down,
+    each branch sits next to what it was computed from.  Boxes that point nowhere
+    (leaves, saved tensors) then go one layer after their last user, so they
+    neither hold their user up nor wander off from it.
+    """
+    layer_of = {v: li for li, layer in enumerate(layers) for v in layer}
+    for layer in reversed(layers):
+        for v in layer:
+            inner = [layer_of[w] for w in succ[v] if succ[w]]
+            if inner:
+                layer_of[v] = min(inner) - 1
+    for layer in layers:
+        for v in layer:
+            if not succ[v] and pred[v]:
+                layer_of[v] = max(layer_of[u] for u in pred[v]) + 1
+    pulled: list[list[BoxId]] = [[] for _ in range(max(layer_of.values(), default=-1) + 1)]
+    for layer in layers:
+        for v in layer:
+            pulled[layer_of[v]].append(v)
+    return [layer for layer in pulled if layer]
 
 
 def _dfs_tree(nodes: list[BoxId], succ: Adjacency) -> tuple[Adjacency, Adjacency]:

@@ -47,3 +47,15 @@ def test_a_cycle_is_laid_out_anyway() -> None:
     pos = layout(model, sizes_of(model))
     assert set(pos) == set(model.boxes)
     assert len({p for p in pos.values()}) == 3
+
+
+def test_an_unused_branch_sits_next_to_its_input_not_in_the_output_row() -> None:
+    """``d = tanh(h3)`` computed and never used: its box goes beside h3, not to the top."""
+    model = chain_model(["loss", "h5", "h4", "h3", "h2", "h1", "acc", "leaf"])
+    for name in ("d", "tanh"):
+        model.boxes[("fn", name)] = Box(("fn", name), "fn", name)
+    model.layering += [(("fn", "d"), ("fn", "tanh")), (("fn", "tanh"), ("fn", "h3"))]
+    pos = layout(model, sizes_of(model), vertical=True)
+    y = {box_id[1]: yx[1] for box_id, yx in pos.items()}
+    assert y["tanh"] == y["h4"] and y["d"] == y["h5"]
+    assert y["loss"] == max(y.values())  # the real output alone in the bottom row
