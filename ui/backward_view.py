@@ -492,7 +492,7 @@ class BackwardView(QWidget):
         pills = [
             (link.pill_pos, link.flow_text, link.strong)
             for link in self.links
-            if link.shown and link.flow is not None
+            if link.shown and link.flow is not None and self.detail
         ]
         self.pill_layer.set_pills(pills, self.scene.sceneRect())
 
@@ -542,6 +542,7 @@ class BackwardView(QWidget):
         for link in self.links:
             link.show_link(link.shown, detail)
         self.pill_layer.setVisible(detail)
+        self._update_pills()
         self.overview.setVisible(not detail)
         self.overview.invalidate()
 

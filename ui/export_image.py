@@ -42,7 +42,8 @@ def _render(scene: GraphScene, painter: QPainter, source: QRectF, target: QRectF
         painter.setRenderHints(
             QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
         )
-        scene.render(painter, target, source, Qt.AspectRatioMode.KeepAspectRatio)
+        with scene.full_detail():  # zoomed far out, the view shows the overview
+            scene.render(painter, target, source, Qt.AspectRatioMode.KeepAspectRatio)
     finally:
         for card in cards:
             card.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)

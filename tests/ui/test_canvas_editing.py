@@ -349,3 +349,49 @@ def test_space_drag_pans(window, qtbot) -> None:  # noqa: ANN001
     after = canvas.mapToScene(canvas.viewport().rect().center())
     assert (after - before).x() == pytest.approx(50, abs=2)
     assert window.state.selection == ()
+
+
+def test_far_out_the_overview_draws_and_cards_still_take_clicks_and_drags(window) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from ui.canvas.overview import OVERVIEW_LOD
+
+    a = add_source(window, "a", [1.0], True, (0, 0))
+    b = add_source(window, "b", [2.0], False, (400, 300))
+    scene = window.canvas.graph_scene
+    no_contents = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+    card = scene.node_item(a)
+    window.canvas.set_zoom(OVERVIEW_LOD / 2)
+    assert scene.overview.isVisible()
+    assert card.flags() & no_contents and scene.node_item(b).flags() & no_contents
+    window.canvas.viewport().grab()  # the overview batches on its first paint
+    assert {what for what, _, _ in scene.overview._batches} == {"body", "band"}
+    # a click still selects the card, a drag still moves it (one undo step)
+    QTest.mouseClick(
+        window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=node_view_pos(window, b)
+    )
+    assert window.state.selection == (b,)
+    window.canvas.viewport().grab()
+    assert ("outline", scene.style.c("node_selected").rgba(), False) in scene.overview._batches
+    start = node_view_pos(window, b)
+    drag(window.canvas.viewport(), start, start + QPoint(20, 10))
+    node = window.state.document.node(b)
+    assert (node.x, node.y) != (400, 300)
+    assert window.act_undo.text().startswith("&Undo Move")
+    window.canvas.zoom_reset()
+    assert not scene.overview.isVisible() and not card.flags() & no_contents
+
+
+def test_an_image_exported_far_out_shows_every_card_in_full(window, tmp_path) -> None:  # noqa: ANN001
+    from PySide6.QtGui import QImage
+
+    from ui.export_image import export_png
+
+    add_source(window, "a", [1.0], True, (0, 0))
+    scene = window.canvas.graph_scene
+    window.canvas.zoom_reset()
+    export_png(scene, tmp_path / "near.png")
+    window.canvas.set_zoom(0.05)
+    export_png(scene, tmp_path / "far.png")
+    assert scene.overview.isVisible()  # the view is back to its overview afterwards
+    assert QImage(str(tmp_path / "near.png")) == QImage(str(tmp_path / "far.png"))

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
 EDGE_TYPE = QGraphicsItem.UserType + 2
 EDGE_DETAIL_LOD = 0.3  # below this zoom, wires are straight lines
-OVERVIEW_LOD = 0.25  # below this zoom, all wires are drawn by one EdgeOverview item
 
 
 def bezier(start: QPointF, end: QPointF) -> QPainterPath:
@@ -37,7 +36,7 @@ class EdgeItem(QGraphicsItem):
         self.edge = edge
         self.host = host
         self.carries_grad = False
-        self._path = QPainterPath()
+        self._path: QPainterPath | None = None
         self._shape: QPainterPath | None = None
         self._bounds = QRectF()
         self.start = QPointF()
@@ -47,7 +46,6 @@ class EdgeItem(QGraphicsItem):
         # an antialiased curve costs more to stroke than to blit: pan with a cached pixmap
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._hover = False
-        self.setZValue(0.0)
         self.update_path()
 
     def type(self) -> int:  # noqa: A003 - Qt's name
@@ -62,9 +60,22 @@ class EdgeItem(QGraphicsItem):
         end = dst.port_scene_pos(self.edge.dst_port, True)
         self.prepareGeometryChange()
         self.start, self.end = start, end
-        self._path = bezier(start, end)
-        self._shape = None  # built on first hit test: most wires are never clicked
-        self._bounds = self._path.boundingRect().adjusted(-4.0, -4.0, 4.0, 4.0)
+        # the curve is built when first painted or hit (far out, the overview draws
+        # the wires and most are never built); its control points bound it
+        self._path = None
+        self._shape = None
+        (x0, y0), (x1, y1) = (start.x(), start.y()), (end.x(), end.y())
+        dx = max(40.0, abs(x1 - x0) * 0.5)
+        left, right = min(x0, x1 - dx), max(x0 + dx, x1)
+        top, bottom = min(y0, y1), max(y0, y1)
+        self._bounds = QRectF(left - 4.0, top - 4.0, right - left + 8.0, bottom - top + 8.0)
+
+    @property
+    def path(self) -> QPainterPath:
+        """The wire's bezier curve (see ``bezier``)."""
+        if self._path is None:
+            self._path = bezier(self.start, self.end)
+        return self._path
 
     def set_carries_grad(self, value: bool) -> None:
         if value != self.carries_grad:
@@ -78,7 +89,7 @@ class EdgeItem(QGraphicsItem):
         if self._shape is None:
             stroker = QPainterPathStroker()
             stroker.setWidth(12.0)
-            self._shape = stroker.createStroke(self._path)
+            self._shape = stroker.createStroke(self.path)
         return self._shape
 
     def hoverEnterEvent(self, event: object) -> None:  # noqa: N802
@@ -110,7 +121,7 @@ class EdgeItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setPen(QPen(color, width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self._path)
+        painter.drawPath(self.path)
 
 
 class WireItem(QGraphicsItem):
@@ -145,60 +156,3 @@ class WireItem(QGraphicsItem):
         style = Qt.PenStyle.SolidLine if self.state != "free" else Qt.PenStyle.DashLine
         painter.setPen(QPen(color, 2.2, style, Qt.PenCapStyle.RoundCap))
         painter.drawPath(self._path)
-
-
-class EdgeOverview(QGraphicsItem):
-    """Every wire as one batch of straight lines, for zoomed-out views of big graphs.
-
-    Painting thousands of wire items costs a Python call each; far out, the scene
-    hides them and this single item draws the same lines from a cached path.
-    """
-
-    def __init__(self, host: GraphScene) -> None:
-        super().__init__()
-        self.host = host
-        self._plain = QPainterPath()
-        self._grad = QPainterPath()
-        self._bounds = QRectF()
-        self._dirty = True
-        self.setZValue(0.0)
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-
-    def invalidate(self) -> None:
-        """Wires changed or moved: rebuild the batch before the next paint."""
-        if not self._dirty:
-            self._dirty = True
-            if self.isVisible():
-                self._rebuild()
-                self.update()
-
-    def _rebuild(self) -> None:
-        plain, grad = QPainterPath(), QPainterPath()
-        for item in self.host.edge_items():
-            path = grad if item.carries_grad else plain
-            path.moveTo(item.start)
-            path.lineTo(item.end)
-        bounds = plain.boundingRect().united(grad.boundingRect()).adjusted(-4, -4, 4, 4)
-        self._dirty = False  # before prepareGeometryChange, which asks for boundingRect
-        self.prepareGeometryChange()
-        self._plain, self._grad, self._bounds = plain, grad, bounds
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        if self._dirty:
-            self._rebuild()
-        return self._bounds
-
-    def shape(self) -> QPainterPath:
-        return QPainterPath()  # never under the mouse: clicks reach the canvas
-
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        if self._dirty:
-            self._rebuild()
-        s = self.host.style
-        for path, role in ((self._plain, "edge"), (self._grad, "edge_grad")):
-            pen = QPen(s.c(role), 1.5)
-            pen.setCosmetic(True)
-            painter.setPen(pen)
-            painter.drawPath(path)

@@ -2,8 +2,9 @@
 
 The card shows what a learner asks of every tensor: its value, leaf or not,
 ``requires_grad`` (the border colour), the ``grad_fn`` name, a badge once ``.grad``
-is populated, the step number, and the error in red when its step raised.  When
-zoomed out it paints a plain block (level of detail) so big graphs stay fluid.
+is populated, the step number, and the error in red when its step raised.  Zoomed
+out, text goes first (level of detail); far out the scene's overview draws the
+card instead (``ui.canvas.overview``), so big graphs stay fluid.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 NODE_TYPE = QGraphicsItem.UserType + 1
 LOD_TEXT = 0.45  # below this zoom, no text (unreadable anyway)
-LOD_SIMPLE = 0.2  # below this, a flat block
 GRAD_BADGE_CHARS = 9  # a .grad value this short is written in its badge
 NODE_FLAGS = (
     QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -177,6 +177,11 @@ class NodeItem(QGraphicsItem):
         """Repaint (and drop the cached pixmap)."""
         self.update()
 
+    def set_overview(self, on: bool) -> None:
+        """Far out the scene's overview draws this card: paint nothing, but stay
+        in the scene so that clicks, drags and rubber-band selection still find it."""
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, on)
+
     def _update_tooltip(self) -> None:
         f = self.facts
         if f.status == "error":
@@ -223,15 +228,6 @@ class NodeItem(QGraphicsItem):
         if self.dimmed:
             painter.setOpacity(0.45)
         header_color = s.category(self.node_type.category)
-        if lod < LOD_SIMPLE:
-            painter.fillRect(rect, s.c("node_body"))
-            painter.fillRect(QRectF(0, 0, rect.width(), HEADER_HEIGHT), header_color)
-            if selected or self.facts.status == "error" or self.facts.requires_grad:
-                pen = QPen(s.c("node_selected") if selected else self.border_color(s), 6.0)
-                painter.setPen(pen)
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(rect)
-            return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         # shadow
         painter.setPen(Qt.PenStyle.NoPen)

@@ -7,7 +7,8 @@ node moves one card and its wires), and repaints node facts from
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -26,9 +27,10 @@ from gradstudio.events import (
     OrderChanged,
     ParamChanged,
 )
-from ui.canvas.edge_item import OVERVIEW_LOD, EdgeItem, EdgeOverview
+from ui.canvas.edge_item import EdgeItem
 from ui.canvas.node_facts import NodeFacts, node_facts
 from ui.canvas.node_item import NodeItem
+from ui.canvas.overview import OVERVIEW_LOD, Overview
 from ui.canvas.style import CanvasStyle, canvas_style
 from ui.themes import DARK, Theme
 
@@ -61,7 +63,7 @@ class GraphScene(QGraphicsScene):
         self._raised: set[str] = set()
         self._facts_key: tuple | None = None
         self._overview_on = False
-        self.overview: EdgeOverview | None = None
+        self.overview: Overview | None = None
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), 96 * 1024))
         self.selectionChanged.connect(self._selection_to_state)
@@ -120,6 +122,7 @@ class GraphScene(QGraphicsScene):
         self.style = canvas_style(theme)
         for item in self._nodes.values():
             item.refresh()
+        self._overview_changed()
         self.update()
 
     def set_stale(self, stale: bool) -> None:
@@ -146,7 +149,7 @@ class GraphScene(QGraphicsScene):
         self._connected.clear()
         self._input_counts.clear()
         doc = self.document
-        self.overview = EdgeOverview(self)
+        self.overview = Overview(self)
         self.overview.setVisible(self._overview_on)
         self.addItem(self.overview)
         for step, node in enumerate(doc.nodes()):
@@ -166,6 +169,8 @@ class GraphScene(QGraphicsScene):
         node = self.document.node(node_id)
         item = NodeItem(node, self)
         item.step = self.document.step_of(node_id) if step is None else step
+        if self._overview_on:
+            item.set_overview(True)
         self._nodes[node_id] = item
         self.addItem(item)
         return item
@@ -181,8 +186,7 @@ class GraphScene(QGraphicsScene):
         key = (edge.dst, edge.dst_port)
         self._input_counts[key] = self._input_counts.get(key, 0) + 1
         self.addItem(item)
-        if self.overview is not None:
-            self.overview.invalidate()
+        self._overview_changed()
 
     def _remove_edge(self, edge: Edge) -> None:
         item = self._edges.pop(edge, None)
@@ -193,8 +197,7 @@ class GraphScene(QGraphicsScene):
             self._edges_by_node.get(end, set()).discard(edge)
         key = (edge.dst, edge.dst_port)
         self._input_counts[key] = max(0, self._input_counts.get(key, 0) - 1)
-        if self.overview is not None:
-            self.overview.invalidate()
+        self._overview_changed()
         self._recount_connected(edge.src)
         self._recount_connected(edge.dst)
 
@@ -246,6 +249,12 @@ class GraphScene(QGraphicsScene):
             self._refresh_steps()
         elif isinstance(event, DocumentReset):
             self.rebuild()
+            return
+        self._overview_changed()
+
+    def _overview_changed(self) -> None:
+        if self.overview is not None:
+            self.overview.invalidate()
 
     def _refresh_steps(self) -> None:
         for step, node_id in enumerate(self.document.order):
@@ -259,21 +268,34 @@ class GraphScene(QGraphicsScene):
             edge_item = self._edges.get(edge)
             if edge_item is not None:
                 edge_item.update_path()
-        if self.overview is not None and self._edges_by_node.get(item.node_id):
-            self.overview.invalidate()
+        self._overview_changed()
 
     def set_zoom_level(self, zoom: float) -> None:
-        """Far out, draw all wires as one batch instead of one item each."""
-        on = zoom < OVERVIEW_LOD
+        """Far out, the overview draws the graph as a few batches (``ui.canvas.overview``)."""
+        self._set_overview(zoom < OVERVIEW_LOD)
+
+    def _set_overview(self, on: bool) -> None:
         if on == self._overview_on:
             return
         self._overview_on = on
         for item in self._edges.values():
             item.setVisible(not on)
+        for card in self._nodes.values():
+            card.set_overview(on)
         if self.overview is not None:
             self.overview.setVisible(on)
             if on:
                 self.overview.invalidate()
+
+    @contextmanager
+    def full_detail(self) -> Iterator[None]:
+        """Every card and wire drawn by its own item for a while (exporting an image)."""
+        was = self._overview_on
+        self._set_overview(False)
+        try:
+            yield
+        finally:
+            self._set_overview(was)
 
     # ------------------------------------------------------------------ facts
     def refresh_facts(self) -> None:
@@ -301,8 +323,7 @@ class GraphScene(QGraphicsScene):
                 f = snap.facts(edge.src, edge.src_port)
                 grad = bool(f is not None and f.requires_grad)
             edge_item.set_carries_grad(grad)
-        if self.overview is not None:
-            self.overview.invalidate()
+        self._overview_changed()
 
     def _refresh_node_facts(self, node_id: str) -> None:
         item = self._nodes.get(node_id)
@@ -335,6 +356,7 @@ class GraphScene(QGraphicsScene):
     def _selection_to_state(self) -> None:
         if self._clearing:
             return
+        self._overview_changed()
         self._raise_selected()
         if self._syncing_selection:
             return
