@@ -371,11 +371,12 @@ def layout(
         down = sweep % 2 == 0
         near = pred if down else succ
         for layer in layers[1:] if down else list(reversed(layers[:-1])):
-            bary = {}
+            keys = {}
             for v in layer:
                 nbrs = near[v]
-                bary[v] = sum(pos[u] for u in nbrs) / len(nbrs) if nbrs else pos[v]
-            layer.sort(key=lambda v: (bary[v], pos[v]))
+                bary = sum([pos[u] for u in nbrs]) / len(nbrs) if nbrs else pos[v]
+                keys[v] = (bary, pos[v])
+            layer.sort(key=keys.__getitem__)
             for i, v in enumerate(layer):
                 pos[v] = float(i)
 

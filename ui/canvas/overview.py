@@ -12,7 +12,6 @@ selection outlines.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLineF, QRectF, Qt
@@ -22,6 +21,8 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from ui.canvas.style import HEADER_HEIGHT, NODE_WIDTH
 
 if TYPE_CHECKING:
+    from ui.canvas.edge_item import EdgeItem
+    from ui.canvas.node_item import NodeItem
     from ui.canvas.scene import GraphScene
 
 OVERVIEW_LOD = 0.25  # below this zoom the overview draws the graph
@@ -40,62 +41,77 @@ class Overview(QGraphicsItem):
     def __init__(self, host: GraphScene) -> None:
         super().__init__()
         self.host = host
-        self._batches: Batches = {}
+        #: Geometry (None: to measure again): each card with its rectangle and header
+        #: band, each wire with its line, and the bounds of them all.
+        self._cards: list[tuple[NodeItem, QRectF, QRectF]] | None = None
+        self._wires: list[tuple[EdgeItem, QLineF]] = []
         self._bounds = QRectF()
-        self._dirty = True
+        self._batches: Batches | None = None  # None: to group again by colour
         self.setZValue(0.5)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
-    def invalidate(self) -> None:
-        """Cards or wires changed (moved, restyled, added): batch again when next asked.
+    def invalidate(self, geometry: bool = True) -> None:
+        """Cards or wires changed: measure (``geometry``) and group them again when next
+        asked.  Only restyled (facts, selection, theme): ``geometry=False``, cheaper.
 
         Lazy, so that building a scene of thousands of items (each announcing
-        itself) batches once, not once per item.
+        itself) measures once, not once per item.
         """
-        if not self._dirty:
+        if geometry and self._cards is not None:
             self.prepareGeometryChange()  # the old bounds, before they go stale
-            self._dirty = True
+            self._cards = None
+        self._batches = None
         self.update()
 
-    def _rebuild(self) -> None:
+    def _measure(self) -> None:
+        cards = []
+        xs: list[float] = []
+        ys: list[float] = []
+        for card in self.host.node_items():
+            pos = card.pos()
+            x, y = pos.x(), pos.y()
+            rect = QRectF(x, y, NODE_WIDTH, card.height)
+            cards.append((card, rect, QRectF(x, y, NODE_WIDTH, HEADER_HEIGHT)))
+            xs += (x, x + NODE_WIDTH)
+            ys += (y, y + card.height)
+        wires = []
+        for edge in self.host.edge_items():
+            start, end = edge.start, edge.end
+            wires.append((edge, QLineF(start, end)))
+            xs += (start.x(), end.x())
+            ys += (start.y(), end.y())
+        self._cards, self._wires = cards, wires
+        if xs:
+            left, top = min(xs) - OUTLINE, min(ys) - OUTLINE
+            self._bounds = QRectF(left, top, max(xs) + OUTLINE - left, max(ys) + OUTLINE - top)
+        else:
+            self._bounds = QRectF()
+
+    def _group(self) -> Batches:
         s = self.host.style
         batches: Batches = {}
 
         def batch(what: str, colour: QColor, dimmed: bool = False) -> list:
             return batches.setdefault((what, colour.rgba(), dimmed), [])
 
-        plain, grad = s.c("edge"), s.c("edge_grad")
-        left = top = math.inf
-        right = bottom = -math.inf
-        for edge in self.host.edge_items():
-            batch("wire", grad if edge.carries_grad else plain).append(QLineF(edge.start, edge.end))
-            for point in (edge.start, edge.end):
-                left, right = min(left, point.x()), max(right, point.x())
-                top, bottom = min(top, point.y()), max(bottom, point.y())
+        plain, grad = batch("wire", s.c("edge")), batch("wire", s.c("edge_grad"))
+        for edge, line in self._wires:
+            (grad if edge.carries_grad else plain).append(line)
         body = s.c("node_body")
-        for card in self.host.node_items():
-            pos = card.pos()
-            x, y = pos.x(), pos.y()
-            rect = QRectF(x, y, NODE_WIDTH, card.height)
-            left, right = min(left, x), max(right, x + NODE_WIDTH)
-            top, bottom = min(top, y), max(bottom, y + card.height)
+        for card, rect, band in self._cards or ():
             dimmed = card.dimmed
             batch("body", body, dimmed).append(rect)
-            band = QRectF(x, y, NODE_WIDTH, HEADER_HEIGHT)
             batch("band", s.category(card.node_type.category), dimmed).append(band)
             selected = card.isSelected()
             if selected or card.facts.status == "error" or card.facts.requires_grad:
                 colour = s.c("node_selected") if selected else card.border_color(s)
                 batch("outline", colour, dimmed).append(rect)
-        bounds = QRectF(left, top, right - left, bottom - top) if batches else QRectF()
         order = {"wire": 0, "body": 1, "band": 2, "outline": 3}
-        self._dirty = False
-        self._batches = dict(sorted(batches.items(), key=lambda kv: order[kv[0][0]]))
-        self._bounds = bounds.adjusted(-OUTLINE, -OUTLINE, OUTLINE, OUTLINE)
+        return {k: v for k, v in sorted(batches.items(), key=lambda kv: order[kv[0][0]]) if v}
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        if self._dirty:
-            self._rebuild()
+        if self._cards is None:
+            self._measure()
         return self._bounds
 
     def shape(self) -> QPainterPath:
@@ -104,8 +120,10 @@ class Overview(QGraphicsItem):
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
-        if self._dirty:
-            self._rebuild()
+        if self._cards is None:
+            self._measure()
+        if self._batches is None:
+            self._batches = self._group()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # hairlines, blocks
         for (what, rgba, dimmed), shapes in self._batches.items():
             painter.setOpacity(DIMMED_OPACITY if dimmed else 1.0)

@@ -122,7 +122,7 @@ class GraphScene(QGraphicsScene):
         self.style = canvas_style(theme)
         for item in self._nodes.values():
             item.refresh()
-        self._overview_changed()
+        self._overview_changed(geometry=False)
         self.update()
 
     def set_stale(self, stale: bool) -> None:
@@ -252,9 +252,9 @@ class GraphScene(QGraphicsScene):
             return
         self._overview_changed()
 
-    def _overview_changed(self) -> None:
+    def _overview_changed(self, geometry: bool = True) -> None:
         if self.overview is not None:
-            self.overview.invalidate()
+            self.overview.invalidate(geometry)
 
     def _refresh_steps(self) -> None:
         for step, node_id in enumerate(self.document.order):
@@ -323,7 +323,7 @@ class GraphScene(QGraphicsScene):
                 f = snap.facts(edge.src, edge.src_port)
                 grad = bool(f is not None and f.requires_grad)
             edge_item.set_carries_grad(grad)
-        self._overview_changed()
+        self._overview_changed(geometry=False)
 
     def _refresh_node_facts(self, node_id: str) -> None:
         item = self._nodes.get(node_id)
@@ -356,7 +356,7 @@ class GraphScene(QGraphicsScene):
     def _selection_to_state(self) -> None:
         if self._clearing:
             return
-        self._overview_changed()
+        self._overview_changed(geometry=False)
         self._raise_selected()
         if self._syncing_selection:
             return
