@@ -46,11 +46,14 @@ GRAD_BADGE_CHARS = 9  # a .grad value this short is written in its badge
 NODE_FLAGS = (
     QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
 )
-_PORT_LAYOUTS: dict[str, tuple[list[tuple[PortSpec, bool, QPointF]], float, float]] = {}
+PortPlaces = list[tuple[PortSpec, bool, QPointF]]
+PortCentres = dict[tuple[str, bool], tuple[float, float]]
+_PORT_LAYOUTS: dict[str, tuple[PortPlaces, float, float, PortCentres]] = {}
 
 
-def _port_layout(node_type: NodeType) -> tuple[list[tuple[PortSpec, bool, QPointF]], float, float]:
-    """Port places, facts top and height for a type (the same for every node of it)."""
+def _port_layout(node_type: NodeType) -> tuple[PortPlaces, float, float, PortCentres]:
+    """Port places, facts top, height and port centres by ``(name, is_input)`` for a
+    type (the same for every node of it; wires look the centres up by name)."""
     cached = _PORT_LAYOUTS.get(node_type.id)
     if cached is None:
         top = HEADER_HEIGHT + PORT_TOP_PAD
@@ -62,7 +65,8 @@ def _port_layout(node_type: NodeType) -> tuple[list[tuple[PortSpec, bool, QPoint
             for i, spec in enumerate(node_type.outputs)
         ]
         facts_top = top + PORT_ROW * card_rows(node_type) + 2.0
-        cached = (ports, facts_top, card_height(node_type))
+        centres = {(spec.name, is_input): (c.x(), c.y()) for spec, is_input, c in ports}
+        cached = (ports, facts_top, card_height(node_type), centres)
         _PORT_LAYOUTS[node_type.id] = cached
     return cached
 
@@ -119,7 +123,7 @@ class NodeItem(QGraphicsItem):
         return NODE_TYPE
 
     def _layout(self) -> None:
-        places, self.facts_top, self.height = _port_layout(self.node_type)
+        places, self.facts_top, self.height, self._centres = _port_layout(self.node_type)
         self.ports: list[PortItem] = [
             PortItem(self.node_id, spec, is_input, center) for spec, is_input, center in places
         ]
@@ -149,9 +153,9 @@ class NodeItem(QGraphicsItem):
 
     def port_scene_pos(self, name: str, is_input: bool) -> QPointF:
         """A port's centre in scene coordinates (cards are never rotated or scaled)."""
-        p = self.port(name, is_input)
-        local = p.center if p is not None else QPointF(0.0, HEADER_HEIGHT / 2)
-        return self.pos() + local
+        x, y = self._centres.get((name, is_input), (0.0, HEADER_HEIGHT / 2))
+        pos = self.pos()
+        return QPointF(pos.x() + x, pos.y() + y)
 
     # ------------------------------------------------------------------ state
     def set_node(self, node: Node) -> None:

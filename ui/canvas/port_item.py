@@ -7,7 +7,7 @@ which costs more in building and panning than one hit test per node.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
@@ -18,9 +18,12 @@ PORT_RADIUS = 5.0
 HIT_RADIUS = 11.0
 
 
-@dataclass(frozen=True)
-class PortItem:
-    """One port of one node: ``is_input`` side, its spec, and its centre in node coordinates."""
+class PortItem(NamedTuple):
+    """One port of one node: ``is_input`` side, its spec, and its centre in node coordinates.
+
+    A named tuple rather than a frozen dataclass: a 5,000-node scene makes 15,000 of
+    them, and a tuple is built several times faster.
+    """
 
     node_id: str
     spec: PortSpec

@@ -31,7 +31,7 @@ from ui.canvas.edge_item import EdgeItem
 from ui.canvas.node_facts import NodeFacts, node_facts
 from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import OVERVIEW_LOD, Overview
-from ui.canvas.style import CanvasStyle, canvas_style
+from ui.canvas.style import NODE_WIDTH, CanvasStyle, canvas_style
 from ui.themes import DARK, Theme
 
 if TYPE_CHECKING:
@@ -162,7 +162,21 @@ class GraphScene(QGraphicsScene):
         self.update_scene_rect()
 
     def update_scene_rect(self) -> None:
-        bounds = self.itemsBoundingRect() if self._nodes else QRectF(0, 0, 800, 600)
+        """The cards' extent plus a wide margin to pan into (wires run between cards).
+
+        Measured from the cards in Python: ``itemsBoundingRect`` would ask every
+        item, thousands of Python ``boundingRect`` calls on a big graph.
+        """
+        if self._nodes:
+            xs: list[float] = []
+            ys: list[float] = []
+            for card in self._nodes.values():
+                pos = card.pos()
+                xs += (pos.x(), pos.x() + NODE_WIDTH)
+                ys += (pos.y(), pos.y() + card.height)
+            bounds = QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+        else:
+            bounds = QRectF(0, 0, 800, 600)
         self.setSceneRect(bounds.adjusted(-SCENE_MARGIN, -SCENE_MARGIN, SCENE_MARGIN, SCENE_MARGIN))
 
     def _add_node(self, node_id: str, step: int | None = None) -> NodeItem:
