@@ -357,12 +357,7 @@ def layout(
     reduce crossings; then each box goes as near as it can to the mean of its
     neighbours in the layers before it.
     """
-    succ, pred = _adjacency(model)
-    layers = _generations(list(model.boxes), succ, pred)
-    if sum(map(len, layers)) < len(model.boxes):  # a cycle: not from autograd; never hang
-        succ, pred = _dfs_tree(list(model.boxes), succ)
-        layers = _generations(list(model.boxes), succ, pred)
-    layers = _pull_towards_inputs(layers, succ, pred)
+    layers, succ, pred = _layers(model)
     first = {box_id: i for i, box_id in enumerate(model.boxes)}
     for layer in layers:
         layer.sort(key=lambda v: first[v])
@@ -420,6 +415,39 @@ def layout(
 
 
 Adjacency = dict[BoxId, list[BoxId]]
+
+
+def _layers(model: GraphModel) -> tuple[list[list[BoxId]], Adjacency, Adjacency]:
+    """The layers (outputs first) and the adjacency they were computed from."""
+    succ, pred = _adjacency(model)
+    layers = _generations(list(model.boxes), succ, pred)
+    if sum(map(len, layers)) < len(model.boxes):  # a cycle: not from autograd; never hang
+        succ, pred = _dfs_tree(list(model.boxes), succ)
+        layers = _generations(list(model.boxes), succ, pred)
+    return _pull_towards_inputs(layers, succ, pred), succ, pred
+
+
+def extents(
+    model: GraphModel, sizes: Mapping[BoxId, tuple[float, float]]
+) -> dict[bool, tuple[float, float]]:
+    """About how wide and tall the layout is, top-to-bottom (True) and left-to-right.
+
+    Without placing anything: layers stack along the main axis and the widest
+    layer sets the other, so a view can choose the orientation that fits it best
+    before paying for one layout.
+    """
+    layers, _, _ = _layers(model)
+    out: dict[bool, tuple[float, float]] = {}
+    for vertical in (True, False):
+        cross, along = (0, 1) if vertical else (1, 0)
+        span = max(
+            (sum(sizes[v][cross] for v in layer) + NODE_GAP * (len(layer) - 1) for layer in layers),
+            default=0.0,
+        )
+        depth = sum(max(sizes[v][along] for v in layer) for layer in layers)
+        depth += LAYER_GAP * max(len(layers) - 1, 0)
+        out[vertical] = (span, depth) if vertical else (depth, span)
+    return out
 
 
 def _adjacency(model: GraphModel) -> tuple[Adjacency, Adjacency]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QHelpEvent,
@@ -60,6 +60,7 @@ from ui.backward_model import (
     GraphModel,
     Link,
     Memo,
+    extents,
     index_for,
     layout,
     model_at,
@@ -73,6 +74,8 @@ from ui.value_view import WrapLabel
 __all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", "GraphView"]
 
 MAX_FIT_SCALE = 1.4
+SCENE_PAD = (120.0, 50.0)  # around the boxes' centres, on each side
+ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 
 
 # ============================================================================ the view
@@ -194,6 +197,13 @@ class BackwardView(QWidget):
         self.setObjectName("backwardGraph")
         self.state = state
         self.vertical = True
+        #: Choose the orientation from the view's shape until the user picks one.
+        self.orientation_auto = True
+        self._extents: dict[bool, tuple[float, float]] = {}
+        self._reorient_timer = QTimer(self)
+        self._reorient_timer.setSingleShot(True)
+        self._reorient_timer.setInterval(150)  # after a dock is dragged, not during
+        self._reorient_timer.timeout.connect(self._reorient)
         self.show_saved = True
         self.scene = QGraphicsScene(self)
         # No BSP index: the scene is rebuilt per evaluation and Qt would build the
@@ -224,7 +234,11 @@ class BackwardView(QWidget):
         )
         self.zoom_out_button = self._tool("−", "Zoom out (mouse wheel)")
         self.zoom_in_button = self._tool("+", "Zoom in (mouse wheel)")
-        self.orientation_button = self._tool("⇅", "Top-to-bottom like torchviz, or left-to-right")
+        self.orientation_button = self._tool(
+            "⇅",
+            "Top-to-bottom like torchviz, or left-to-right "
+            "(chosen to fit the panel until you pick one)",
+        )
         self.orientation_button.setCheckable(True)
         self.orientation_button.setChecked(True)
         self.saved_button = self._tool("saved", "Show the tensors each grad_fn saved (orange)")
@@ -295,13 +309,45 @@ class BackwardView(QWidget):
 
     # -- options -----------------------------------------------------------
     def set_vertical(self, vertical: bool) -> None:
-        """Top-to-bottom (torchviz) or left-to-right."""
+        """Top-to-bottom (torchviz) or left-to-right, as the user chose: it sticks."""
+        self.orientation_auto = False
+        self._orient(vertical)
+
+    def _orient(self, vertical: bool) -> None:
+        self._show_orientation(vertical)
+        self.refresh()
+        self.view.fit()
+
+    def _show_orientation(self, vertical: bool) -> None:
         self.vertical = vertical
         with QSignalBlocker(self.orientation_button):
             self.orientation_button.setChecked(vertical)
         self.orientation_button.setText("⇅" if vertical else "⇄")
-        self.refresh()
-        self.view.fit()
+
+    def best_orientation(self) -> bool:
+        """The orientation that shows the graph larger in this view (True: top-to-bottom).
+
+        torchviz's top-to-bottom unless left-to-right is clearly larger, as in a
+        wide, short dock or for a long chain of grad_fns.
+        """
+        if not self._extents:
+            return self.vertical
+        vw, vh = max(self.view.viewport().width(), 1), max(self.view.viewport().height(), 1)
+
+        def scale(vertical: bool) -> float:
+            w, h = self._extents[vertical]
+            return min(vw / (w + 2 * SCENE_PAD[0]), vh / (h + 2 * SCENE_PAD[1]), MAX_FIT_SCALE)
+
+        return not scale(False) > scale(True) * ORIENTATION_MARGIN
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.orientation_auto and self._extents:
+            self._reorient_timer.start()
+
+    def _reorient(self) -> None:
+        if self.orientation_auto and self.best_orientation() != self.vertical:
+            self._orient(not self.vertical)
 
     def set_show_saved(self, show: bool) -> None:
         self.show_saved = show
@@ -337,7 +383,7 @@ class BackwardView(QWidget):
         built = (ev, self.vertical, self.show_saved)
         if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
             self._rebuild(union_model(ev, index, self.show_saved, self._memo))
-            self._built = built
+            self._built = (ev, self.vertical, self.show_saved)  # the orientation may be new
             self._model_key = None
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
@@ -374,6 +420,7 @@ class BackwardView(QWidget):
         """An empty scene with its two shared items (gradient labels, overview)."""
         self.scene.clear()
         self.boxes, self.links, self._message = {}, [], None
+        self._extents = {}
         self.pill_layer = PillLayer(Fonts(self.font()))
         self.pill_layer.setVisible(self.detail)
         self.scene.addItem(self.pill_layer)
@@ -397,12 +444,16 @@ class BackwardView(QWidget):
         fonts = self.pill_layer.fonts
         boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
         sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
+        self._extents = extents(model, sizes)
+        if self.orientation_auto:
+            self._show_orientation(self.best_orientation())
         positions = layout(model, sizes, self.vertical)
         if positions:
             xs = [x for x, _ in positions.values()]
             ys = [y for _, y in positions.values()]
+            px, py = SCENE_PAD
             rect = QRectF(
-                min(xs) - 120, min(ys) - 50, max(xs) - min(xs) + 240, max(ys) - min(ys) + 100
+                min(xs) - px, min(ys) - py, max(xs) - min(xs) + 2 * px, max(ys) - min(ys) + 2 * py
             )
         else:
             rect = QRectF(-200, -60, 400, 120)

@@ -172,6 +172,7 @@ def grad_fn_key_final(state: StudioState, label: str) -> int:
 
 def test_orientation_and_saved_toggle(seed) -> None:  # noqa: ANN001
     _, view = seed
+    view.set_vertical(True)
     leaf = next(i for i in view.visible_boxes("leaf"))
     out = view.visible_boxes("out")[0]
     assert leaf.pos().y() < out.pos().y()  # torchviz: leaves at the top, outputs below
@@ -269,3 +270,31 @@ def test_box_tooltips_come_from_the_view(qtbot, seed) -> None:  # noqa: ANN001
     event = QHelpEvent(QEvent.Type.ToolTip, empty, view.view.viewport().mapToGlobal(empty))
     QApplication.sendEvent(view.view.viewport(), event)
     qtbot.waitUntil(lambda: not QToolTip.isVisible())
+
+
+def chain_state(n: int = 40) -> StudioState:
+    lines = ["import torch", "h0 = torch.tensor([1.0, 2.0], requires_grad=True)"]
+    lines += [f"h{i + 1} = torch.sin(h{i})" for i in range(n)]
+    lines += [f"loss = h{n}.sum()", "loss.backward()"]
+    return make_state("\n".join(lines) + "\n")
+
+
+def test_orientation_follows_the_panel_until_the_user_picks_one(qtbot) -> None:  # noqa: ANN001
+    state = chain_state()
+    view = BackwardView(state)
+    qtbot.addWidget(view)
+    view.resize(420, 900)  # a tall dock: torchviz's top-to-bottom
+    view.show()
+    qtbot.waitExposed(view)
+    view.refresh()
+    assert view.best_orientation() is True
+    view.resize(1400, 260)  # docked along the bottom: a long chain reads left to right
+    qtbot.waitUntil(lambda: view.vertical is False)
+    leaf = view.visible_boxes("leaf")[0]
+    out = view.visible_boxes("out")[0]
+    assert leaf.pos().x() < out.pos().x()
+    assert view.orientation_button.text() == "⇄" and not view.orientation_button.isChecked()
+    view.set_vertical(True)  # the user's choice sticks
+    view.resize(1500, 250)
+    qtbot.waitUntil(lambda: not view._reorient_timer.isActive())  # any pending check has run
+    assert view.vertical is True and not view.orientation_auto
