@@ -222,8 +222,10 @@ def bench_graph(
 
 
 STARTUP = """
-import time, os, sys
+import time
+started = time.time()
 t0 = time.perf_counter()
+import os, sys
 sys.path.insert(0, {root!r})
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from ui.app import create_application, create_window, open_initial
@@ -238,32 +240,45 @@ while window.runner.busy:
     app.processEvents()
 app.processEvents()
 evaluated = time.perf_counter()
-print(shown - t0, evaluated - t0)
+print(started, shown - t0, evaluated - t0)
 window.bridge.set_clean()
 window.close()
 """
 
 
-def bench_startup(folder: Path, runs: int = 3) -> dict[str, float]:
-    """Wall time from launching Python to a shown window (and to its example evaluated)."""
-    shown, evaluated, wall = [], [], []
-    for i in range(runs):
+def bench_startup(folder: Path, runs: int = 5) -> dict[str, float]:
+    """Wall time from launching Python to a shown window (and to its example evaluated).
+
+    The launch (interpreter start until the script's first line) is the child's
+    first wall-clock reading minus the parent's just before starting it; the
+    interpreter's exit is not counted.  Python may write its bytecode cache (to a
+    folder of the benchmark's, not the tree), as an installed studio does after its
+    first start, and one unmeasured launch fills it first.
+    """
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(folder / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    shown, evaluated = [], []
+    for i in range(-1, runs):
         code = STARTUP.format(root=str(ROOT), ini=str(folder / f"startup_{i}.ini"))
-        t = time.perf_counter()
+        before = time.time()
         out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env=env,
         )
-        wall_total = time.perf_counter() - t
-        a, b = (float(x) for x in out.stdout.split()[-2:])
-        # process start to import: the wall time before the script's own clock started
-        launch = wall_total - b
-        shown.append(a + max(0.0, launch))
-        evaluated.append(b + max(0.0, launch))
-        wall.append(wall_total)
+        if i < 0:
+            continue
+        started, a, b = (float(x) for x in out.stdout.split()[-3:])
+        launch = max(0.0, started - before)
+        shown.append(launch + a)
+        evaluated.append(launch + b)
     return {
-        "to_shown_window_s": round(min(shown), 3),
-        "to_evaluated_example_s": round(min(evaluated), 3),
-        "process_wall_s": round(min(wall), 3),
+        "to_shown_window_s": round(statistics.median(shown), 3),
+        "to_shown_window_best_s": round(min(shown), 3),
+        "to_evaluated_example_s": round(statistics.median(evaluated), 3),
     }
 
 
@@ -287,7 +302,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     s = results["startup"]
     print(f"GradStudio UI benchmark (Qt platform: {os.environ.get('QT_QPA_PLATFORM')})")
-    print(f"  startup to shown window      {s['to_shown_window_s']:.2f} s   (target < 2 s)")
+    print(
+        f"  startup to shown window      {s['to_shown_window_s']:.2f} s   (target < 2 s), "
+        f"best {s['to_shown_window_best_s']:.2f} s (median of 5 launches)"
+    )
     print(f"  startup to evaluated example {s['to_evaluated_example_s']:.2f} s")
     for key, r in results.items():
         if not key.startswith("graph_"):

@@ -12,7 +12,17 @@ from engine.backend import device, to_device, to_numpy, xp_for
 from engine.catalog import Param, public
 from engine.tensor import Tensor
 
-_RNG = np.random.default_rng()
+#: The generator, made on first use: ``numpy.random`` costs ~15 ms to import, and
+#: nothing needs it before a graph that draws random values is run.
+_RNG: np.random.Generator | None = None
+
+
+def _rng() -> np.random.Generator:
+    """The generator (a fresh, unseeded one unless ``manual_seed`` was called)."""
+    global _RNG
+    if _RNG is None:
+        _RNG = np.random.default_rng()
+    return _RNG
 
 
 def manual_seed(seed: int) -> Any:
@@ -193,7 +203,8 @@ def _random(kind: str) -> Any:
                     '"check_uniform_bounds" not implemented for '
                     f"'{dtypes.FROM_NP[np.dtype(d)].scalar_name}'"
                 )
-            arr = _RNG.random(s) if kind == "rand" else _RNG.standard_normal(s)
+            rng = _rng()
+            arr = rng.random(s) if kind == "rand" else rng.standard_normal(s)
             return xp.asarray(arr.astype(d))
 
         return _filled(fill, size, dtype, device, requires_grad)

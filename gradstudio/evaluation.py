@@ -32,7 +32,6 @@ from gradstudio.catalogue import (
     RunCall,
 )
 from gradstudio.events import DocumentEvent, Unsubscribe
-from gradstudio.explain import explain, explain_warning
 
 if TYPE_CHECKING:
     from gradstudio.document import Document
@@ -809,6 +808,12 @@ class _Runner:
         return True
 
     def warnings(self, index: int, step: PlanStep, result: StepResult, caught: list[Any]) -> None:
+        if not caught:
+            return  # most steps; and the import below stays off the per-step path
+        # the explanations (a table of compiled patterns) load with the first warning
+        # or error, not with the studio's window
+        from gradstudio.explain import explain_warning
+
         for w in caught:
             message = str(w.message)
             explained = explain_warning(message)
@@ -823,6 +828,8 @@ class _Runner:
             )
 
     def error(self, index: int, step: PlanStep, exc: Exception) -> StepError:
+        from gradstudio.explain import explain
+
         exc_type = type(exc).__name__
         message = str(exc) or exc_type
         explained = explain(message, exc_type)

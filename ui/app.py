@@ -11,12 +11,25 @@ import logging
 import sys
 from pathlib import Path
 
+# The headless layers first, before anything imports PySide6: from then on PySide6
+# 6.12 reads the source of every newly imported module (``inspect.getsource``, its
+# PYSIDE-2029 ``__feature__`` check), which for numpy's, networkx's and the engine's
+# hundreds of modules cost 0.15 s of startup.  The window needs all of them anyway:
+# the engine for the catalogue (palette, Document), networkx for the document,
+# numpy for the evaluation and the canvas.
+import engine  # noqa: F401
+import gradstudio.commands
+import gradstudio.evaluation
+import gradstudio.fileformat  # noqa: F401
+
+# isort: split
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from ui.errors import ErrorReporter
 from ui.examples import start_example
+from ui.gc_policy import freeze_startup_objects
 from ui.main_window import APP_NAME, MainWindow
 from ui.settings import APPLICATION, ORGANIZATION, StudioSettings
 from ui.state import StudioState
@@ -24,10 +37,15 @@ from ui.themes import apply_theme, ui_font
 
 
 def create_application(argv: list[str]) -> QApplication:
-    """The QApplication with the studio's names (``QSettings`` keys come from them)."""
+    """The QApplication with the studio's names (``QSettings`` keys come from them).
+
+    Made once per process, which is also when the startup objects are frozen out of
+    the garbage collector (``ui.gc_policy``).
+    """
     app = QApplication.instance()
     if isinstance(app, QApplication):
         return app
+    freeze_startup_objects()
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)
     QApplication.setHighDpiScaleFactorRoundingPolicy(

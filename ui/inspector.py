@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer
@@ -48,11 +48,13 @@ from gradstudio.document import EditError, Node
 from gradstudio.evaluation import GradFnFacts, OutputRef, StepError, TensorFacts
 from gradstudio.events import DocumentEvent, NodeRemoved, Unsubscribe
 from ui.backward_model import index_for, parse_key
-from ui.code_editor import CodeEditor
 from ui.inspector_params import ParamEditor, editor_for, is_invalid
 from ui.state import StudioState
 from ui.timeline import facts_at, trace_at
 from ui.value_view import ValueGradView, WrapLabel, tensor_text
+
+if TYPE_CHECKING:
+    from ui.code_editor import CodeEditor
 
 ERROR = "#e5484d"
 WARNING = "#d9822b"
@@ -465,6 +467,10 @@ class Inspector(QWidget):
             self.body_layout.addWidget(section)
         code_specs = [p for p in ntype.params if p.kind == "code"]
         for spec in code_specs:
+            # imported here: only a custom Function node needs the editor, and not
+            # loading it with the window shortens startup
+            from ui.code_editor import CodeEditor
+
             section = Section("forward / backward (Python)", self)
             self.code_editor = CodeEditor()
             self.code_editor.setMinimumHeight(220)

@@ -18,7 +18,6 @@ from gradstudio.fileformat import EXTENSION, DocumentError, load_document, save_
 from ui.canvas.layout import tidy
 from ui.canvas.style import NODE_WIDTH
 from ui.examples import ExampleFile, example_files
-from ui.export_image import export_png, export_svg
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel, QMenu
@@ -291,6 +290,10 @@ class FileCommands:
         )
         if not path:
             return False
+        # imported on first export: QSvgGenerator and the exporters are not needed to
+        # show the window
+        from ui.export_image import export_png, export_svg
+
         try:
             if kind == "png":
                 export_png(self.canvas.graph_scene, path)
