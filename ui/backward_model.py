@@ -348,16 +348,21 @@ def fn_tooltip(fn: GradFnFacts, tensor: str | None) -> str:
 
 
 def layout(
-    model: GraphModel, sizes: Mapping[BoxId, tuple[float, float]], vertical: bool = True
+    model: GraphModel,
+    sizes: Mapping[BoxId, tuple[float, float]],
+    vertical: bool = True,
+    layering: Layering | None = None,
 ) -> dict[BoxId, tuple[float, float]]:
     """Centres of the boxes: layers by topological generation, outputs last.
 
     ``vertical``: torchviz's top-to-bottom (leaves at the top, outputs at the
     bottom); otherwise left-to-right.  Inside a layer, a few barycentre sweeps
     reduce crossings; then each box goes as near as it can to the mean of its
-    neighbours in the layers before it.
+    neighbours in the layers before it.  ``layering``: ``layers_of(model)``, when
+    the caller has it already (``extents`` needs it too).
     """
-    layers, succ, pred = _layers(model)
+    layers, succ, pred = layering or layers_of(model)
+    layers = [list(layer) for layer in layers]  # sorted in place below
     first = {box_id: i for i, box_id in enumerate(model.boxes)}
     for layer in layers:
         layer.sort(key=lambda v: first[v])
@@ -417,7 +422,10 @@ def layout(
 Adjacency = dict[BoxId, list[BoxId]]
 
 
-def _layers(model: GraphModel) -> tuple[list[list[BoxId]], Adjacency, Adjacency]:
+Layering = tuple[list[list[BoxId]], Adjacency, Adjacency]
+
+
+def layers_of(model: GraphModel) -> Layering:
     """The layers (outputs first) and the adjacency they were computed from."""
     succ, pred = _adjacency(model)
     layers = _generations(list(model.boxes), succ, pred)
@@ -428,7 +436,9 @@ def _layers(model: GraphModel) -> tuple[list[list[BoxId]], Adjacency, Adjacency]
 
 
 def extents(
-    model: GraphModel, sizes: Mapping[BoxId, tuple[float, float]]
+    model: GraphModel,
+    sizes: Mapping[BoxId, tuple[float, float]],
+    layering: Layering | None = None,
 ) -> dict[bool, tuple[float, float]]:
     """About how wide and tall the layout is, top-to-bottom (True) and left-to-right.
 
@@ -436,7 +446,7 @@ def extents(
     layer sets the other, so a view can choose the orientation that fits it best
     before paying for one layout.
     """
-    layers, _, _ = _layers(model)
+    layers = (layering or layers_of(model))[0]
     out: dict[bool, tuple[float, float]] = {}
     for vertical in (True, False):
         cross, along = (0, 1) if vertical else (1, 0)

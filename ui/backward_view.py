@@ -62,6 +62,7 @@ from ui.backward_model import (
     Memo,
     extents,
     index_for,
+    layers_of,
     layout,
     model_at,
     parse_key,
@@ -218,6 +219,7 @@ class BackwardView(QWidget):
         self.pill_layer = PillLayer(Fonts(self.font()))
         self.overview = Overview()
         self.model = GraphModel()  # the graph at the current position
+        self._union = GraphModel()  # the graph laid out: every step's, together
         self._built: tuple[Evaluation | None, bool, bool] | None = None
         self._model_key: tuple[int, int, bool] | None = None
         self.selected_key: int | None = None
@@ -382,7 +384,17 @@ class BackwardView(QWidget):
         index = index_for(ev)
         built = (ev, self.vertical, self.show_saved)
         if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
-            self._rebuild(union_model(ev, index, self.show_saved, self._memo))
+            union = union_model(ev, index, self.show_saved, self._memo)
+            same_options = self._built is not None and self._built[1:] == built[1:]
+            if not (
+                same_options
+                and union.boxes == self._union.boxes
+                and union.links == self._union.links
+            ):
+                self._rebuild(union)
+            # else: the same graph again (a re-run after editing values, undo, redo):
+            # its items, layout and zoom stay; only gradients and facts are new
+            self._union = union
             self._built = (ev, self.vertical, self.show_saved)  # the orientation may be new
             self._model_key = None
         key = (id(ev), snap.step, self.show_saved)
@@ -444,10 +456,11 @@ class BackwardView(QWidget):
         fonts = self.pill_layer.fonts
         boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
         sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
-        self._extents = extents(model, sizes)
+        layering = layers_of(model)
+        self._extents = extents(model, sizes, layering)
         if self.orientation_auto:
             self._show_orientation(self.best_orientation())
-        positions = layout(model, sizes, self.vertical)
+        positions = layout(model, sizes, self.vertical, layering)
         if positions:
             xs = [x for x, _ in positions.values()]
             ys = [y for _, y in positions.values()]

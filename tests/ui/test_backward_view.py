@@ -298,3 +298,20 @@ def test_orientation_follows_the_panel_until_the_user_picks_one(qtbot) -> None: 
     view.resize(1500, 250)
     qtbot.waitUntil(lambda: not view._reorient_timer.isActive())  # any pending check has run
     assert view.vertical is True and not view.orientation_auto
+
+
+def test_a_rerun_of_the_same_graph_keeps_the_scene_and_shows_new_gradients(seed) -> None:  # noqa: ANN001
+    from gradstudio.evaluation import evaluate
+
+    state, view = seed
+    items, links = dict(view.boxes), list(view.links)
+    w = node_id(state.document, "w")
+    state.document.set_param(w, "data", [4.0])  # y = (w + x)(w + 1): dy/dw = 2w + x + 1
+    state.set_evaluation(evaluate(state.document))
+    assert view.boxes == items and view.links == links  # no rebuild, no relayout
+    w_key = next(i.box.key for i in view.visible_boxes("leaf") if i.box.title == "w")
+    np.testing.assert_array_equal(view.link_flow(("acc", w_key)).array, [11.0])
+    state.document.set_param(w, "data", [[4.0]])  # a new shape: the boxes change
+    state.set_evaluation(evaluate(state.document))
+    assert view.boxes != items
+    assert "(1, 1)" in {i.box.subtitle for i in view.visible_boxes("leaf")}
