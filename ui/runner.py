@@ -97,7 +97,9 @@ class EvaluationRunner(QObject):
 
     started = Signal()
     progress = Signal(int, int)  # step, total
-    finished = Signal(object)  # Evaluation (also set on state)
+    #: An Evaluation is shown (also set on the state): a run finished, or an edit
+    #: brought back a state whose results were remembered.
+    finished = Signal(object)
     failed = Signal(str)  # traceback of an unexpected failure
     busyChanged = Signal(bool)
     staleChanged = Signal(bool)
@@ -231,13 +233,17 @@ class EvaluationRunner(QObject):
         hit = self.cached()
         if hit is not None:
             self._timer.stop()
-            if self.busy:  # a run of some other state is under way: drop it
+            dropped = self.busy
+            if dropped:  # a run of this very state, or of another, is under way: drop it
                 self._cancel_current()
                 self._generation += 1
                 self._set_busy(False)
-            if hit is not self.state.evaluation:
+            restored = hit is not self.state.evaluation
+            if restored:
                 self.state.set_evaluation(hit)
             self._set_stale(False)
+            if restored or dropped:
+                self.finished.emit(hit)  # the status bar, and whoever waits for the run
             return
         if self.live:
             self._timer.start()

@@ -91,7 +91,8 @@ class RunCommands:
         assert isinstance(ev, Evaluation)
         ms = ev.seconds * 1000.0
         steps = sum(1 for s in ev.steps if s.status != "not run")
-        self.result_label.setText(f"{steps} steps · {ms:.0f} ms · {ev.device}")
+        noun = "step" if steps == 1 else "steps"
+        self.result_label.setText(f"{steps} {noun} · {ms:.0f} ms · {ev.device}")
         if ev.cancelled:
             self.error_label.setText("Run cancelled")
         elif ev.errors:

@@ -166,6 +166,47 @@ def test_live_mode_reevaluates_after_each_edit(window, qtbot) -> None:  # noqa: 
     assert window.canvas.graph_scene.facts_of(a).value == "[7.]"
 
 
+def test_an_edit_back_to_a_remembered_state_shows_its_results_and_ends_a_run(window, qtbot) -> None:  # noqa: ANN001
+    """Undo (or an edit back) restores remembered results at once, even over a Run
+    started a moment before: the status bar says so and a waiting caller is answered."""
+    import threading
+
+    from PySide6.QtCore import QRunnable
+
+    a = add_source(window, "a", [1.0], False)
+    doc = window.state.document
+    run_and_wait(qtbot, window)
+    first = window.state.evaluation
+    window.bridge.push(lambda: SetParamCommand(doc, a, "data", [7.0]))
+    run_and_wait(qtbot, window)
+    window.result_label.setText("")
+
+    class Hold(QRunnable):  # keeps the worker busy: the run waits, the restore comes first
+        def __init__(self, gate: threading.Event) -> None:
+            super().__init__()
+            self.gate = gate
+
+        def run(self) -> None:
+            self.gate.wait(10)
+
+    gate = threading.Event()
+    hold = Hold(gate)
+    hold.setAutoDelete(False)
+    window.runner.pool.start(hold)
+    try:
+        with qtbot.waitSignal(window.runner.finished, timeout=10000) as blocker:
+            window.bridge.undo()  # back to [1.0], whose evaluation is remembered
+            window.run_graph()  # queued behind Hold: the restore answers it
+    finally:
+        gate.set()
+    assert blocker.args == [first] and window.state.evaluation is first
+    assert not window.runner.busy and not window.runner.stale
+    assert window.result_label.text().startswith("1 step ·")
+    assert window.canvas.graph_scene.facts_of(a).value == "[1.]"
+    window.runner.wait()
+    assert window.state.evaluation is first  # the dropped run changed nothing
+
+
 def test_long_run_shows_progress_and_never_blocks(window, qtbot) -> None:  # noqa: ANN001
     doc = Document()
     chain(doc, 6000)
