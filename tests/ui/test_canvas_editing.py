@@ -372,7 +372,7 @@ def test_far_out_the_overview_draws_and_cards_still_take_clicks_and_drags(window
     )
     assert window.state.selection == (b,)
     window.canvas.viewport().grab()
-    assert ("outline", scene.style.c("node_selected").rgba(), False) in scene.overview._batches
+    assert ("selected", scene.style.c("node_selected").rgba(), False) in scene.overview._batches
     start = node_view_pos(window, b)
     drag(window.canvas.viewport(), start, start + QPoint(20, 10))
     node = window.state.document.node(b)

@@ -26,11 +26,12 @@ if TYPE_CHECKING:
     from ui.canvas.scene import GraphScene
 
 OVERVIEW_LOD = 0.25  # below this zoom the overview draws the graph
-OUTLINE = 6.0  # scene units: about a pixel and a half at the overview's largest zoom
+SELECTED_OUTLINE = 2.0  # pixels, whatever the zoom
+MARGIN = 12.0  # scene units around the bounds, for the outlines
 DIMMED_OPACITY = 0.45  # as a dimmed card paints itself
 
-#: (what, colour rgba, dimmed) -> rectangles or lines; what is "wire", "body", "band" or
-#: "outline".  Plain lists drawn with ``drawRects``/``drawLines``: filling one path of
+#: (what, colour rgba, dimmed) -> rectangles or lines; what is "wire", "body", "band",
+#: "outline" or "selected".  Plain lists drawn with ``drawRects``/``drawLines``: filling one path of
 #: a thousand rectangles costs Qt's rasterizer several times more.
 Batches = dict[tuple[str, int, bool], list]
 
@@ -49,6 +50,9 @@ class Overview(QGraphicsItem):
         self._batches: Batches | None = None  # None: to group again by colour
         self.setZValue(0.5)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        # panning blits the picture instead of drawing thousands of shapes per frame
+        # (Qt caches only the part in view for an item larger than the viewport)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def invalidate(self, geometry: bool = True) -> None:
         """Cards or wires changed: measure (``geometry``) and group them again when next
@@ -82,8 +86,8 @@ class Overview(QGraphicsItem):
             ys += (start.y(), end.y())
         self._cards, self._wires = cards, wires
         if xs:
-            left, top = min(xs) - OUTLINE, min(ys) - OUTLINE
-            self._bounds = QRectF(left, top, max(xs) + OUTLINE - left, max(ys) + OUTLINE - top)
+            left, top = min(xs) - MARGIN, min(ys) - MARGIN
+            self._bounds = QRectF(left, top, max(xs) + MARGIN - left, max(ys) + MARGIN - top)
         else:
             self._bounds = QRectF()
 
@@ -102,11 +106,11 @@ class Overview(QGraphicsItem):
             dimmed = card.dimmed
             batch("body", body, dimmed).append(rect)
             batch("band", s.category(card.node_type.category), dimmed).append(band)
-            selected = card.isSelected()
-            if selected or card.facts.status == "error" or card.facts.requires_grad:
-                colour = s.c("node_selected") if selected else card.border_color(s)
-                batch("outline", colour, dimmed).append(rect)
-        order = {"wire": 0, "body": 1, "band": 2, "outline": 3}
+            if card.isSelected():
+                batch("selected", s.c("node_selected"), dimmed).append(rect)
+            elif card.facts.status == "error" or card.facts.requires_grad:
+                batch("outline", card.border_color(s), dimmed).append(rect)
+        order = {"wire": 0, "body": 1, "band": 2, "outline": 3, "selected": 4}
         return {k: v for k, v in sorted(batches.items(), key=lambda kv: order[kv[0][0]]) if v}
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
@@ -129,12 +133,14 @@ class Overview(QGraphicsItem):
             painter.setOpacity(DIMMED_OPACITY if dimmed else 1.0)
             colour = QColor.fromRgba(rgba)
             if what == "wire":
-                pen = QPen(colour, 1.0)
+                painter.setPen(QPen(colour, 0))  # a hairline: Qt's fastest stroke
+                painter.drawLines(shapes)
+            elif what in ("outline", "selected"):
+                # hairlines for the many; the few selected cards get a bolder,
+                # slower-to-draw outline
+                pen = QPen(colour, SELECTED_OUTLINE if what == "selected" else 0)
                 pen.setCosmetic(True)
                 painter.setPen(pen)
-                painter.drawLines(shapes)
-            elif what == "outline":
-                painter.setPen(QPen(colour, OUTLINE))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRects(shapes)
             else:
