@@ -444,6 +444,7 @@ class Overview(QGraphicsItem):
         self._paths: list[tuple[str, QColor, float, Any]] | None = None
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setZValue(0.5)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # panning blits
 
     def set_items(
         self, boxes: Iterable[BoxItem], links: Iterable[LinkItem], bounds: QRectF
@@ -476,9 +477,9 @@ class Overview(QGraphicsItem):
             if not link.shown:
                 continue
             if link.flow is None:
-                colour, width = link.ink, 1.0
+                colour, width = link.ink, 0.0
             else:
-                colour, width = (CURRENT, 2.0) if link.strong else (FLOW, 1.0)
+                colour, width = (CURRENT, 2.0) if link.strong else (FLOW, 0.0)
             (x0, y0), c0, c1, (x1, y1) = link.curve
             key = ("edge", colour.rgba(), width)
             edge = groups.get(key)
@@ -493,8 +494,8 @@ class Overview(QGraphicsItem):
             groups.setdefault(("fill", box.fill.rgba(), 0.0), []).append(rect)
             if box.current:
                 groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
-            elif box.executed:
-                groups.setdefault(("mark", FLOW.rgba(), 1.5), []).append(rect)
+            elif box.executed:  # many during a replay: hairlines, Qt's fastest stroke
+                groups.setdefault(("mark", FLOW.rgba(), 0.0), []).append(rect)
             if box.selected:
                 halo = rect.adjusted(-4, -4, 4, 4)
                 groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
@@ -515,7 +516,7 @@ class Overview(QGraphicsItem):
                 p.setBrush(colour)
                 p.drawRects(shapes)
                 continue
-            pen = QPen(colour, width)
+            pen = QPen(colour, width)  # 0: a hairline
             pen.setCosmetic(True)  # a pixel or two wide whatever the zoom
             p.setPen(pen)
             p.setBrush(Qt.BrushStyle.NoBrush)
