@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 ERROR = "#e5484d"
 WARNING = "#d9822b"
 RETAIN_GRAD = "Tensor.retain_grad"
+MANY_LISTED = 12  # nodes named on the page of a multi-selection
 
 #: PyTorch's warning when ``.grad`` of a non-leaf is read (engine/tensor.py has the full text).
 NONLEAF_WARNING = (
@@ -377,13 +378,22 @@ class Inspector(QWidget):
         return f"<span style='color:{colour}'>{text}</span>"
 
     def _build_empty(self) -> None:
+        selected = [n for n in self.state.selection if n in self.state.document]
+        if len(selected) > 1:
+            self._build_many(selected)
+            return
         key = parse_key(self.state.grad_fn_key)
         ev, snap = self.state.evaluation, self.state.snapshot()
         if key is not None and ev is not None and snap is not None and key in snap.grad_fns():
             fn = snap.grad_fn(key)
+            owner = index_for(ev).node_for(key)
             self.title.setText(fn.name)
             self.subtitle.setText(
-                self._muted("a grad_fn inside an operation: no node of the graph owns it")
+                self._muted(
+                    f"the grad_fn of {ev.plan.labels.get(owner, owner)}"
+                    if owner is not None
+                    else "a grad_fn inside an operation: no node of the graph owns it"
+                )
             )
             self.status.setText("")
             section = Section("grad_fn", self)
@@ -408,6 +418,32 @@ class Inspector(QWidget):
         )
         hint.setWordWrap(True)
         self.body_layout.addWidget(hint)
+
+    def _build_many(self, selected: list[str]) -> None:
+        """Several nodes selected: say which (each selects itself alone when clicked)."""
+        doc = self.state.document
+        self.title.setText(f"{len(selected)} nodes selected")
+        self.subtitle.setText(self._muted("Select one node to see and edit it."))
+        self.status.setText("")
+        section = Section("Selection", self)
+        links = LinkList()
+        shown = selected[:MANY_LISTED]
+        links.set_links(
+            [
+                (
+                    doc.node(n).label,
+                    f"{doc.node(n).type.title} — click to select only this node",
+                    lambda _checked=False, n=n: self.state.select((n,)),
+                    False,
+                )
+                for n in shown
+            ]
+        )
+        section.add(links)
+        if len(selected) > len(shown):
+            more = WrapLabel(self._muted(f"… and {len(selected) - len(shown)} more"))
+            section.add(more)
+        self.body_layout.addWidget(section)
 
     def _build_edits(self, node: Node) -> None:
         ntype = node.type

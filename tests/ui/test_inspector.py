@@ -277,3 +277,27 @@ def test_heat_map_for_a_matrix(qtbot) -> None:  # noqa: ANN001
     assert inspector.values.grad.picture.mode == "heatmap"
     np.testing.assert_array_equal(inspector.values.grad.picture._arr, np.ones((2, 2)))
     assert inspector.param_editors["data"].table.rowCount() == 2
+
+
+def test_an_owned_grad_fn_names_its_node(seed) -> None:  # noqa: ANN001
+    state, inspector = seed
+    key = state.snapshot().facts(node_id(state.document, "y")).grad_fn.key
+    state.select(())
+    state.select_grad_fn(str(key))
+    assert "the grad_fn of y" in inspector.subtitle.text()
+    assert "no node" not in inspector.subtitle.text()
+
+
+def test_several_selected_nodes_are_listed_and_each_selects_itself(seed) -> None:  # noqa: ANN001
+    state, inspector = seed
+    a, b = node_id(state.document, "a"), node_id(state.document, "b")
+    state.select((a, b))
+    assert inspector.node_id is None
+    assert inspector.title.text() == "2 nodes selected"
+    from PySide6.QtWidgets import QToolButton
+
+    links = inspector.findChildren(QToolButton, "inspectorLink")
+    assert [link.text() for link in links] == ["a", "b"]
+    links[1].click()
+    assert state.selection == (b,)
+    assert inspector.node_id == b
