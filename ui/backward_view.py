@@ -9,9 +9,12 @@ saved tensors, green for the outputs; arrows point the way torchviz draws them
 it shows what torchviz cannot: the gradient that flowed along each edge, and
 during a replay the ``grad_fn`` being executed.
 
-The scene is built once per evaluation from the union of all steps' graphs
-(``ui.backward_model``); moving along the timeline only shows, hides and
-restyles items, so scrubbing a graph of hundreds of nodes stays smooth.
+The scene is built once per graph from the union of all steps' graphs
+(``ui.backward_model``; a re-run of the same graph keeps it); moving along the
+timeline only shows, hides and restyles items, so scrubbing a graph of hundreds
+of nodes stays smooth.  Zoomed far out, one overview item draws the whole graph
+(``ui.backward_items.Overview``), and the orientation follows the panel's shape
+until the user picks one.
 """
 
 from __future__ import annotations
