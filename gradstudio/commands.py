@@ -299,10 +299,24 @@ class PasteCommand(_Base):
 
 
 class AutoLayoutCommand(MoveNodesCommand):
-    """Place nodes left to right by data flow (positions only)."""
+    """Place nodes left to right by data flow (positions only); never merges with a drag.
 
-    def __init__(self, doc: Document) -> None:
-        super().__init__(doc, auto_layout(doc), text="Auto layout")
+    ``sizes`` are the cards' real ``(width, height)`` by node id, from a caller that draws
+    them (see ``gradstudio.layout.auto_layout``).  Only the nodes that move are recorded,
+    so a caller can skip pushing a layout that changes nothing (``moves_nothing``) and
+    leave the undo history and the modified flag alone.
+    """
+
+    def __init__(
+        self, doc: Document, sizes: Mapping[str, tuple[float, float]] | None = None
+    ) -> None:
+        positions = auto_layout(doc, sizes)
+        moved = {n: p for n, p in positions.items() if doc.node(n).position != p}
+        super().__init__(doc, moved, text="Auto-layout")
+
+    @property
+    def moves_nothing(self) -> bool:
+        return not self.new
 
     def merge_with(self, other: object) -> bool:
         return False

@@ -8,6 +8,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from gradstudio.layout import ROW_GAP
 from tests.ui.uitools import (
     add_source,
     drag,
@@ -310,7 +311,11 @@ def test_auto_layout_is_one_undo_step_left_to_right(window) -> None:  # noqa: AN
     assert window.act_undo.text() == "&Undo Auto-layout"
     assert doc.node(a).x > doc.node(w).x
     assert doc.node(w).x == doc.node(x).x
-    assert doc.node(w).y != doc.node(x).y
+    height = window.canvas.graph_scene.node_item(w).height  # the real card, not the default
+    assert abs(doc.node(w).y - doc.node(x).y) == height + ROW_GAP
+    laid_out = {n.id: n.position for n in doc.nodes()}
+    window.act_layout.trigger()  # nothing moves: no second undo step
+    assert {n.id: n.position for n in doc.nodes()} == laid_out
     window.bridge.undo()
     assert {n.id: n.position for n in doc.nodes()} == before
 

@@ -1,8 +1,9 @@
-"""The canvas's pure parts: value formatting, search ranking, layout columns, port rules."""
+"""The canvas's pure parts: value formatting, search ranking, layout vs. card sizes, port rules."""
 
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,14 +11,18 @@ from PySide6.QtCore import QPointF
 
 from gradstudio.catalogue import PortType, catalogue
 from gradstudio.document import Document
-from gradstudio.pytorch_import import import_snippet
+from gradstudio.examples import EXAMPLES, EXAMPLES_DIR
+from gradstudio.fileformat import EXTENSION, loads
+from gradstudio.layout import ROW_GAP, default_card_size
 from tests.ui.uitools import add_source
-from ui.canvas.layout import columns_by_flow_and_time, layered_positions, overlaps, tidy
+from ui.canvas.layout import overlaps, tidy
 from ui.canvas.node_facts import format_array, format_shape
 from ui.canvas.style import NODE_WIDTH, card_height
 from ui.type_search import accepting, display_names, first_port, search
 
 pytestmark = pytest.mark.gui
+
+EXAMPLE_FILES = [EXAMPLES_DIR / f"{e.name}{EXTENSION}" for e in EXAMPLES]
 
 
 @pytest.mark.parametrize(
@@ -71,33 +76,29 @@ def test_wire_filters_and_ports() -> None:
     assert first_port(cat.get("gradstudio.select"), PortType.TENSORS, inputs=True) == "list"
 
 
-def test_layout_places_reads_after_backward_to_its_right() -> None:
-    doc = import_snippet(
-        "import torch\n"
-        "w = torch.tensor([1.], requires_grad=True)\n"
-        "y = (w * 3).sum()\n"
-        "y.backward()\n"
-        "g = w.grad\n"
-    )
-    graph = doc.graph
-    col = columns_by_flow_and_time(doc, graph)
-    by_label = {n.label: col[n.id] for n in doc.nodes()}
-    backward = next(n.id for n in doc.nodes() if n.type_id == "Tensor.backward")
-    assert by_label["g"] > col[backward] > by_label["y"] > by_label["w"]
-
-
-def test_layout_uses_real_card_heights_and_tidy_fixes_overlaps() -> None:
+def test_tidy_lays_out_overlapping_cards_with_their_real_heights() -> None:
     doc = Document()
     for i in range(4):
         doc.add_node(doc.new_node("torch.add", (0, i * 10.0)))
     assert overlaps(doc, NODE_WIDTH)
     assert tidy(doc, NODE_WIDTH)
     assert not overlaps(doc, NODE_WIDTH)
-    heights = {n.id: card_height(n.type) for n in doc.nodes()}
-    positions = layered_positions(doc, heights, NODE_WIDTH)
-    ys = sorted(y for _, y in positions.values())
-    assert all(b - a >= heights[doc.nodes()[0].id] for a, b in itertools.pairwise(ys))
+    height = card_height(catalogue().get("torch.add"))
+    ys = sorted(n.y for n in doc.nodes())
+    assert all(b - a == height + ROW_GAP for a, b in itertools.pairwise(ys))
     assert not tidy(doc, NODE_WIDTH)  # already tidy: left alone
+
+
+def test_the_core_default_card_size_holds_every_studio_card() -> None:
+    for node_type in catalogue().types():
+        width, height = default_card_size(node_type)
+        assert width >= NODE_WIDTH and height >= card_height(node_type), node_type.id
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.stem)
+def test_shipped_examples_open_without_tidying(path: Path) -> None:
+    """The importer's default card size leaves room for the studio's real cards."""
+    assert not overlaps(loads(path.read_text("utf-8")), NODE_WIDTH)
 
 
 def test_port_tooltips_explain_types(window) -> None:  # noqa: ANN001

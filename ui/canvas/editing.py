@@ -15,6 +15,7 @@ from gradstudio.catalogue import NodeKind, catalogue
 from gradstudio.clipboard import copy_nodes, parse_clipboard
 from gradstudio.commands import (
     AddNodeCommand,
+    AutoLayoutCommand,
     ConnectCommand,
     DisconnectCommand,
     MoveNodesCommand,
@@ -25,7 +26,6 @@ from gradstudio.commands import (
 )
 from gradstudio.document import EditError
 from ui.canvas.inline_editor import InlineEditor, literal_text, parse_literal
-from ui.canvas.layout import layered_positions
 from ui.canvas.style import HEADER_HEIGHT, NODE_WIDTH, PORT_ROW
 from ui.type_search import first_port
 
@@ -37,16 +37,6 @@ if TYPE_CHECKING:
     from ui.undo_bridge import UndoBridge
 
 CLIPBOARD_MIME = "application/x-gradstudio-nodes"
-
-
-class LayoutCommand(MoveNodesCommand):
-    """Auto-layout as one undo step that never merges with a drag."""
-
-    def __init__(self, doc: Document, positions: dict[str, tuple[float, float]]) -> None:
-        super().__init__(doc, positions, text="Auto-layout")
-
-    def merge_with(self, other: object) -> bool:
-        return False
 
 
 class CanvasEditing:
@@ -240,11 +230,10 @@ class CanvasEditing:
         doc = self.document
         if not len(doc):
             return
-        heights = {i.node_id: i.height for i in self.graph_scene.node_items()}
-        positions = layered_positions(doc, heights, NODE_WIDTH)
-        changed = {n: p for n, p in positions.items() if doc.node(n).position != p}
-        if changed:
-            self.bridge.push(lambda: LayoutCommand(doc, changed))
+        sizes = {i.node_id: (NODE_WIDTH, i.height) for i in self.graph_scene.node_items()}
+        command = AutoLayoutCommand(doc, sizes)
+        if not command.moves_nothing:  # an already tidy graph: no undo step, not modified
+            self.bridge.push(command)
         self.graph_scene.update_scene_rect()
         self.fit_all()
 
