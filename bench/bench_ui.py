@@ -33,13 +33,15 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 import ui  # noqa: E402, F401 - applies the PySide6 None-refcount workaround
 from gradstudio.document import Document  # noqa: E402
 from gradstudio.fileformat import load_document, save_document  # noqa: E402
+from gradstudio.layout import auto_layout  # noqa: E402
 
 UNARY = ("torch.tanh", "torch.sigmoid", "torch.exp", "torch.neg")
 BINARY = ("torch.add", "torch.mul", "torch.sub")
 
 
 def build_graph(n: int, seed: int = 0) -> Document:
-    """A random layered graph of ``n`` nodes: leaves, unary/binary ops, a sum and backward."""
+    """A random layered graph of ``n`` nodes: leaves, unary/binary ops, a sum and backward,
+    laid out by the core's auto-layout (a file saved by the studio has its positions)."""
     rng = random.Random(seed)
     doc = Document()
     leaves = max(4, n // 20)
@@ -72,6 +74,8 @@ def build_graph(n: int, seed: int = 0) -> Document:
     backward = doc.new_node("Tensor.backward", (0, 0))
     doc.add_node(backward)
     doc.connect(total.id, "out", backward.id, "input")
+    for node_id, (x, y) in auto_layout(doc).items():  # placed, as a saved file is
+        doc.move_node(node_id, x, y)
     return doc
 
 
@@ -310,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,5000", help="graph sizes, comma-separated")
     parser.add_argument("--trials", type=int, default=5, help="opens per graph (medians shown)")
     args = parser.parse_args(argv)
-    app = QApplication.instance() or QApplication(["bench"])
+    from ui.app import create_application
+
+    app = create_application(["bench"])  # configured as the studio's own process is
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
