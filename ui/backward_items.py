@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -76,7 +76,33 @@ class Fonts:
 _HALO_PEN = QPen(Qt.GlobalColor.transparent, 2 * HALO)
 
 
-class BoxItem(QGraphicsRectItem):
+class Shown:
+    """What boxes and edges share: part of the graph at this position or not, drawn by
+    the item itself or (far out) by the overview, and set up only once first drawn."""
+
+    shown: bool
+    _visible: bool
+    _realized: bool
+
+    def _realize(self) -> None:
+        raise NotImplementedError
+
+    if TYPE_CHECKING:  # the Qt item the class is mixed into provides it
+
+        def setVisible(self, visible: bool) -> None: ...  # noqa: N802
+
+    def set_shown(self, on: bool, detail: bool = True) -> None:
+        """``on``: it exists at this position; ``detail``: this item draws it."""
+        self.shown = on
+        visible = on and detail
+        if visible and not self._realized:
+            self._realize()
+        if visible != self._visible:
+            self._visible = visible
+            self.setVisible(visible)
+
+
+class BoxItem(Shown, QGraphicsRectItem):
     """A node of the backward graph, painted by hand (no per-item widgets).
 
     The item's own pen is never drawn: its width only reserves room for the halo
@@ -119,16 +145,6 @@ class BoxItem(QGraphicsRectItem):
     def place(self, x: float, y: float) -> None:
         self.cx, self.cy = x, y
         self.setPos(x, y)
-
-    def show_box(self, on: bool, detail: bool = True) -> None:
-        """``on``: the box exists at this position; ``detail``: items draw it, not the overview."""
-        self.shown = on
-        visible = on and detail
-        if visible and not self._realized:
-            self._realize()
-        if visible != self._visible:
-            self._visible = visible
-            self.setVisible(visible)
 
     def set_box(self, box: Box) -> None:
         """New facts for the same node (a saved tensor freed, a leaf's shape...)."""
@@ -266,7 +282,7 @@ class PillLayer(QGraphicsItem):
             p.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
 
 
-class LinkItem(QGraphicsPathItem):
+class LinkItem(Shown, QGraphicsPathItem):
     """An edge: a curve along the layout's main axis ending in an arrowhead.
 
     One path item per edge, painted by Qt in C++ (no Python ``paint``, no child
@@ -364,16 +380,6 @@ class LinkItem(QGraphicsPathItem):
         if self.link.arrow:
             self.setBrush(colour)
         self.setZValue(1.5 if grad is not None else 1)
-
-    def show_link(self, on: bool, detail: bool = True) -> None:
-        """``on``: the edge exists at this position; ``detail``: drawn by this item."""
-        self.shown = on
-        visible = on and detail
-        if visible and not self._realized:
-            self._realize()
-        if visible != self._visible:
-            self._visible = visible
-            self.setVisible(visible)
 
 
 def _mix(a: QColor, b: QColor, t: float) -> QColor:

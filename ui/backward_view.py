@@ -478,7 +478,7 @@ class BackwardView(QWidget):
             self.view.fit()  # first: it decides whether the items or the overview draw
         for box_id, item in boxes.items():
             item.place(*positions[box_id])
-            item.show_box(True, self.detail)
+            item.set_shown(True, self.detail)
             self.scene.addItem(item)
         ink = self.palette().color(QPalette.ColorRole.Text)
         ink.setAlpha(150)
@@ -496,7 +496,7 @@ class BackwardView(QWidget):
             tail = positions[link.tail] + sizes[link.tail]
             head = positions[link.head] + sizes[link.head]
             item = LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at)
-            item.show_link(True, self.detail)
+            item.set_shown(True, self.detail)
             self.scene.addItem(item)
             links.append(item)
         self.boxes, self.links = boxes, links
@@ -540,7 +540,7 @@ class BackwardView(QWidget):
         detail = self.detail
         for box_id, item in self.boxes.items():
             box = model.boxes.get(box_id)
-            item.show_box(box is not None, detail)
+            item.set_shown(box is not None, detail)
             if box is None:
                 continue
             if item.box.kind != "fn":
@@ -550,7 +550,7 @@ class BackwardView(QWidget):
                 item.set_state(output=key in model.roots and ("out", key) not in self.boxes)
         present = {link.flow for link in model.links}
         for link in self.links:
-            link.show_link(link.link.flow in present, detail)
+            link.set_shown(link.link.flow in present, detail)
         self._update_pills()
         self.overview.invalidate()
 
@@ -605,9 +605,9 @@ class BackwardView(QWidget):
             return
         self.detail = detail
         for item in self.boxes.values():
-            item.show_box(item.shown, detail)
+            item.set_shown(item.shown, detail)
         for link in self.links:
-            link.show_link(link.shown, detail)
+            link.set_shown(link.shown, detail)
         self.pill_layer.setVisible(detail)
         self._update_pills()
         self.overview.setVisible(not detail)
