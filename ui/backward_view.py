@@ -219,8 +219,10 @@ class BackwardView(QWidget):
         self.links: list[LinkItem] = []
         #: Items draw the graph (True) or, zoomed far out, the one overview item does.
         self.detail = True
-        self.pill_layer = PillLayer(Fonts(self.font()))
-        self.overview = Overview()
+        self.pill_layer: PillLayer
+        self.overview: Overview
+        self._message: QGraphicsSimpleTextItem | None = None
+        self._clear()  # the scene's two shared items: gradient labels, overview
         self.model = GraphModel()  # the graph at the current position
         self._union = GraphModel()  # the graph laid out: every step's, together
         self._built: tuple[Evaluation | None, bool, bool] | None = None
@@ -228,7 +230,6 @@ class BackwardView(QWidget):
         self.selected_key: int | None = None
         self.current_key: int | None = None
         self.executed_keys: tuple[int, ...] = ()
-        self._message: QGraphicsSimpleTextItem | None = None
         self._memo: Memo = {}
 
         bar = QHBoxLayout()
@@ -460,8 +461,8 @@ class BackwardView(QWidget):
         boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
         sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
         layering = layers_of(model)
-        self._extents = extents(model, sizes, layering)
-        if self.orientation_auto:
+        if self.orientation_auto:  # only then does a resize look at the extents
+            self._extents = extents(model, sizes, layering)
             self._show_orientation(self.best_orientation())
         positions = layout(model, sizes, self.vertical, layering)
         if positions:

@@ -1,4 +1,15 @@
-"""PyTorch snippets shared by several document tests (import, evaluation, round trip)."""
+"""PyTorch snippets shared by several tests (import, evaluation, round trip, the studio)."""
+
+#: Seed 001: ``y = (w + x) * (w + 1)``; after backward ``w.grad == 5``.
+SEED_001 = """\
+import torch
+w = torch.tensor([1.], requires_grad=True)
+x = torch.tensor([2.], requires_grad=True)
+a = torch.add(w, x)
+b = torch.add(w, 1)
+y = torch.mul(a, b)
+y.backward()
+"""
 
 #: Indexing in every form the index node takes, ``.T``, ``view``, ``rsub`` and ``*_like``.
 INDEXING = """\

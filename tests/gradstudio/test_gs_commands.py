@@ -22,20 +22,11 @@ from gradstudio.document import Document, EditError
 from gradstudio.fileformat import to_json
 from gradstudio.pytorch_import import import_snippet
 from gradstudio.undo import UndoStack
-
-SNIPPET = """\
-import torch
-w = torch.tensor([1.], requires_grad=True)
-x = torch.tensor([2.], requires_grad=True)
-a = torch.add(w, x)
-b = torch.add(w, 1)
-y = torch.mul(a, b)
-y.backward()
-"""
+from tests.gradstudio.snippets import SEED_001
 
 
 def _doc() -> Document:
-    return import_snippet(SNIPPET)
+    return import_snippet(SEED_001)
 
 
 def _ids(doc: Document, *labels: str) -> list[str]:

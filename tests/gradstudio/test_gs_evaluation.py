@@ -12,16 +12,7 @@ from gradstudio.document import Document
 from gradstudio.evaluation import LiveEvaluation, evaluate, prepare
 from gradstudio.pytorch_import import import_snippet
 from gradstudio.undo import UndoStack
-
-SEED_001 = """\
-import torch
-w = torch.tensor([1.], requires_grad=True)
-x = torch.tensor([2.], requires_grad=True)
-a = torch.add(w, x)
-b = torch.add(w, 1)
-y = torch.mul(a, b)
-y.backward()
-"""
+from tests.gradstudio.snippets import SEED_001
 
 
 def _id(doc: Document, label: str) -> str:

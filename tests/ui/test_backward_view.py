@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradstudio.document import Document
-from tests.ui.uitools import SEED_001, make_state, node_id
+from tests.gradstudio.snippets import SEED_001
+from tests.ui.uitools import make_state, node_id
 from ui.backward_items import FLOW
 from ui.backward_model import index_for, layout, model_at
 from ui.backward_view import FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL, BackwardView

@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradstudio.evaluation import evaluate
-from tests.ui.uitools import SEED_001, make_state, node_id
+from tests.gradstudio.snippets import SEED_001
+from tests.ui.uitools import make_state, node_id
 from ui.inspector import Inspector
 from ui.state import StudioState
 

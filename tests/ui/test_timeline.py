@@ -6,7 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradstudio.document import Document
-from tests.ui.uitools import SEED_001, make_state, node_id
+from tests.gradstudio.snippets import SEED_001
+from tests.ui.uitools import make_state, node_id
 from ui.backward_model import index_for
 from ui.backward_view import BackwardView
 from ui.inspector import Inspector

@@ -142,17 +142,6 @@ def add_source(
     return cmd.node_id
 
 
-SEED_001 = """\
-import torch
-w = torch.tensor([1.], requires_grad=True)
-x = torch.tensor([2.], requires_grad=True)
-a = torch.add(w, x)
-b = torch.add(w, 1)
-y = torch.mul(a, b)
-y.backward()
-"""
-
-
 def make_state(code: str) -> StudioState:
     """A document imported from PyTorch code, evaluated, in a fresh StudioState."""
     doc = import_snippet(code)
