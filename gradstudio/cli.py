@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from gradstudio.evaluation import Evaluation, TensorFacts, evaluate
-from gradstudio.fileformat import DocumentError, load_document, save_document
-from gradstudio.pytorch_export import ExportError, export_script
-from gradstudio.pytorch_import import ImportProblem, import_snippet
-from gradstudio.trust import TrustStore, trust_file
+from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, evaluate
+from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
+from gradstudio.interchange.pytorch_export import ExportError, export_script
+from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
+from gradstudio.interchange.trust import TrustStore, trust_file
 
 PROG = "gradstudio"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from gradstudio.document import Document
-from gradstudio.evaluation import Evaluation, Snapshot
-from gradstudio.undo import UndoStack
+from gradstudio.document.model import Document
+from gradstudio.document.undo import UndoStack
+from gradstudio.evaluation.evaluate import Evaluation, Snapshot
 
 
 class StudioState(QObject):

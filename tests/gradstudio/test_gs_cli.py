@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from gradstudio.cli import main
-from gradstudio.examples import EXAMPLES, build
-from gradstudio.fileformat import save_document
-from gradstudio.trust import TrustStore
+from gradstudio.interchange.examples import EXAMPLES, build
+from gradstudio.interchange.fileformat import save_document
+from gradstudio.interchange.trust import TrustStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPET = EXAMPLES[1].code  # seed 001

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradstudio.document import Document
-from gradstudio.fileformat import (
+from gradstudio.document.model import Document
+from gradstudio.interchange.fileformat import (
     VERSION,
     DocumentError,
     dumps,
@@ -21,8 +21,8 @@ from gradstudio.fileformat import (
     save_document,
     to_json,
 )
-from gradstudio.pytorch_import import import_snippet
-from gradstudio.trust import TrustStore
+from gradstudio.interchange.pytorch_import import import_snippet
+from gradstudio.interchange.trust import TrustStore
 
 SNIPPET = """\
 import torch
@@ -189,7 +189,7 @@ def test_trust_follows_content_hash(tmp_path: Path, store: TrustStore) -> None:
     path.write_text(dumps(import_snippet(FUNCTION_SNIPPET)))
     doc = load_document(path, store)
     assert not doc.trusted and doc.source_hash
-    from gradstudio.trust import trust_document
+    from gradstudio.interchange.trust import trust_document
 
     trust_document(doc, store)
     assert load_document(path, store).trusted
@@ -311,7 +311,7 @@ def test_compiled_schema_check_agrees_with_jsonschema(path: tuple, new: object) 
     import fastjsonschema
     import jsonschema
 
-    from gradstudio.fileformat import _fast_check, schema
+    from gradstudio.interchange.fileformat import _fast_check, schema
 
     data = _replace(VALID, path, new)
     try:

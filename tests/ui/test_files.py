@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QMessageBox
 
-from gradstudio.fileformat import load_document
+from gradstudio.interchange.fileformat import load_document
 from tests.ui.uitools import add_source, make_window, run_and_wait, wait_evaluated
-from ui.recovery import Recovery
+from ui.window.recovery import Recovery
 
 pytestmark = pytest.mark.gui
 

@@ -6,11 +6,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCharFormat
 
-from gradstudio.commands import AddNodeCommand, ConnectCommand
-from gradstudio.document import Document
-from gradstudio.evaluation import evaluate
-from ui.code_editor import CodeEditor
-from ui.inspector import Inspector
+from gradstudio.document.commands import AddNodeCommand, ConnectCommand
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import evaluate
+from ui.inspector.code_editor import CodeEditor
+from ui.inspector.panel import Inspector
 from ui.state import StudioState
 
 pytestmark = pytest.mark.gui

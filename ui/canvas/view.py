@@ -26,7 +26,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsView, QLabel, QMenu, QToolTip, QWidget
 
-from gradstudio.commands import (
+from gradstudio.document.commands import (
     DisconnectCommand,
 )
 from ui.canvas.edge_item import WireItem
@@ -38,13 +38,13 @@ from ui.canvas.port_item import PortItem
 from ui.canvas.scene import GraphScene
 from ui.canvas.search_popup import NodeSearchPopup
 from ui.canvas.style import HEADER_HEIGHT
+from ui.palette.type_search import accepting
 from ui.themes import DARK, Theme
-from ui.type_search import accepting
 
 if TYPE_CHECKING:
-    from gradstudio.document import Document, Edge
+    from gradstudio.document.model import Document, Edge
     from ui.state import StudioState
-    from ui.undo_bridge import UndoBridge
+    from ui.window.undo_bridge import UndoBridge
 
 NODE_MIME = "application/x-gradstudio-node-type"
 MIN_SCALE, MAX_SCALE = 0.04, 3.0
