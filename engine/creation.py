@@ -10,26 +10,9 @@ import numpy as np
 from engine import dtypes
 from engine.backend import device, to_device, to_numpy, xp_for
 from engine.catalog import Param, public
+from engine.ops.random import generator_of
+from engine.random import sampling
 from engine.tensor import Tensor
-
-#: The generator, made on first use: ``numpy.random`` costs ~15 ms to import, and
-#: nothing needs it before a graph that draws random values is run.
-_RNG: np.random.Generator | None = None
-
-
-def _rng() -> np.random.Generator:
-    """The generator (a fresh, unseeded one unless ``manual_seed`` was called)."""
-    global _RNG
-    if _RNG is None:
-        _RNG = np.random.default_rng()
-    return _RNG
-
-
-def manual_seed(seed: int) -> Any:
-    """Seed the generator (values are reproducible, not equal to PyTorch's)."""
-    global _RNG
-    _RNG = np.random.default_rng(int(seed))
-    return None
 
 
 def _flatten_data(data: Any) -> Any:
@@ -190,6 +173,8 @@ def full(
 
 
 def _random(kind: str) -> Any:
+    """``rand``/``randn``: an empty tensor filled by ``uniform_(0, 1)``/``normal_(0, 1)``."""
+
     def fn(
         *size: Any,
         dtype: Any = None,
@@ -197,15 +182,22 @@ def _random(kind: str) -> Any:
         requires_grad: bool = False,
         generator: Any = None,
     ) -> Tensor:
+        gen = generator_of(generator)
+
         def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
-            if np.dtype(d).kind != "f":
-                raise RuntimeError(
-                    '"check_uniform_bounds" not implemented for '
-                    f"'{dtypes.FROM_NP[np.dtype(d)].scalar_name}'"
+            dt = np.dtype(d)
+            if dt.kind != "f":
+                kernel = "check_uniform_bounds" if kind == "rand" else "normal_kernel_cpu"
+                raise NotImplementedError(
+                    f"\"{kernel}\" not implemented for '{dtypes.FROM_NP[dt].scalar_name}'"
                 )
-            rng = _rng()
-            arr = rng.random(s) if kind == "rand" else rng.standard_normal(s)
-            return xp.asarray(arr.astype(d))
+            n = int(np.prod(s))
+            flat = (
+                sampling.uniform(gen, n, dt, 0.0, 1.0)
+                if kind == "rand"
+                else sampling.normal(gen, n, dt, 0.0, 1.0)
+            )
+            return xp.asarray(flat.reshape(s))
 
         return _filled(fill, size, dtype, device, requires_grad)
 
@@ -229,6 +221,66 @@ randn = public(
     doc="standard normal random values",
     method=False,
 )(_random("randn"))
+
+
+def randint(
+    *args: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``torch.randint([low=0,] high, size)``: integers in ``[low, high)``, int64 by default."""
+    if len(args) == 2:
+        low, (high, size) = 0, args
+    elif len(args) == 3:
+        low, high, size = args
+    else:
+        raise TypeError(
+            f"randint() received an invalid combination of arguments - got {len(args)} "
+            "positional arguments, but expected (high, size) or (low, high, size)"
+        )
+    if not isinstance(size, list | tuple):
+        raise TypeError(
+            "randint() received an invalid combination of arguments - got "
+            f"({', '.join(type(a).__name__ for a in args)}), but expected (int low, int high, "
+            "tuple of ints size)"
+        )
+    low, high = int(low), int(high)
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    gen = generator_of(generator)
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    _check_requires_grad(dt, requires_grad)
+    shape = _size(tuple(size))
+    arr = sampling.randint(gen, int(np.prod(shape)), low, high).reshape(shape).astype(dt.np)
+    return _finish(arr, to_device(device), requires_grad)
+
+
+def randint_like(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+    """``torch.randint_like(input, [low=0,] high)``: shaped and typed like ``input``."""
+    kwargs.setdefault("dtype", input.dtype)
+    kwargs.setdefault("device", input.device)
+    return randint(*args, tuple(input.shape), **kwargs)
+
+
+def randperm(
+    n: int,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``torch.randperm(n)``: a random permutation of ``0..n-1`` (int64 by default)."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    _check_requires_grad(dt, requires_grad)
+    arr = sampling.randperm(generator_of(generator), int(n)).astype(dt.np)
+    return _finish(arr, to_device(device), requires_grad)
 
 
 @public(

@@ -22,7 +22,7 @@ _TWO_PI = 2.0 * np.pi
 _RANGE_64 = 1 << 28
 
 
-def _unit(gen: Generator, n: int, dt: np.dtype) -> np.ndarray:
+def unit(gen: Generator, n: int, dt: np.dtype) -> np.ndarray:
     """``uniform_real_distribution<T>(0, 1)``: the low ``digits`` bits over ``2**digits``."""
     digits = _DIGITS[dt]
     if digits == 53:
@@ -35,7 +35,7 @@ def _unit(gen: Generator, n: int, dt: np.dtype) -> np.ndarray:
 def uniform(gen: Generator, n: int, dt: np.dtype, low: float, high: float) -> np.ndarray:
     """``uniform_(low, high)``: ``x * (to - from) + from`` fused, in the dtype's accumulator."""
     dt = np.dtype(dt)
-    x = _unit(gen, n, dt)
+    x = unit(gen, n, dt)
     if dt == np.float64:
         return fma64(x, high - low, low)
     lo, hi = dt.type(low), dt.type(high)
@@ -53,7 +53,7 @@ def _box_muller_scalar(gen: Generator, n: int) -> np.ndarray:
         start = 1
     pairs = (n - start + 1) // 2
     if pairs:
-        u = _unit(gen, 2 * pairs, np.dtype(np.float64))
+        u = unit(gen, 2 * pairs, np.dtype(np.float64))
         r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
         theta = _TWO_PI * u[0::2]
         both = np.empty(2 * pairs, dtype=np.float64)
@@ -84,23 +84,27 @@ def _fill_16_avx2(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     return np.concatenate([fma32(radius * cos, s, m), fma32(radius * sin, s, m)], axis=1)
 
 
-def normal(gen: Generator, n: int, dt: np.dtype, mean: float, std: float) -> np.ndarray:
-    """``normal_(mean, std)`` on a contiguous tensor of ``n`` elements.
+def normal(
+    gen: Generator, n: int, dt: np.dtype, mean: float, std: float, contiguous: bool = True
+) -> np.ndarray:
+    """``normal_(mean, std)`` on a tensor of ``n`` elements.
 
+    A non-contiguous tensor, or one of fewer than 16 elements, draws one value
+    at a time (``normal_distribution<double>``, cast to the dtype).
     From 16 elements on, all ``n`` uniforms are drawn first and transformed in
     blocks of 16 (Box-Muller on halves of each block); when ``n`` is not a
     multiple of 16 the last 16 slots are drawn again and transformed once more,
     overwriting part of the previous block, as ``normal_fill`` does.
     """
     dt = np.dtype(dt)
-    if n < 16 or dt == np.float16:
+    if n < 16 or not contiguous or dt == np.float16:
         return fma64(_box_muller_scalar(gen, n), std, mean).astype(dt)
     fill = _fill_16_double if dt == np.float64 else _fill_16_avx2
-    data = _unit(gen, n, dt)
+    data = unit(gen, n, dt)
     whole = n // 16 * 16
     data[:whole] = fill(data[:whole].reshape(-1, 16), mean, std).ravel()
     if n % 16:
-        data[n - 16 :] = fill(_unit(gen, 16, dt).reshape(1, 16), mean, std).ravel()
+        data[n - 16 :] = fill(unit(gen, 16, dt).reshape(1, 16), mean, std).ravel()
     return data
 
 
@@ -125,4 +129,4 @@ def randperm(gen: Generator, n: int) -> np.ndarray:
 
 def bernoulli(gen: Generator, n: int, p: float) -> np.ndarray:
     """``bernoulli_(p)`` with a float ``p`` (the non-MKL kernel): a 53-bit uniform below ``p``."""
-    return _unit(gen, n, np.dtype(np.float64)) < p
+    return unit(gen, n, np.dtype(np.float64)) < p
