@@ -4,7 +4,9 @@ Each function returns a flat NumPy array of ``n`` values and advances the
 generator exactly as the PyTorch kernel does, so a sequence of calls draws the
 same words as the same sequence under PyTorch.  Float32 ``normal_`` of 16 or
 more elements follows the AVX2 kernel (``normal_fill_AVX2``), which is the one a
-``CPU capability usage: AVX2`` build runs.
+``CPU capability usage: AVX2`` build runs.  Float32 and float64 are bit-exact;
+float16 draws the same words (a float32 value rounded to half) but its
+``normal_`` blocks, which go through libm in half precision, are not reproduced.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from engine.random.avx_mathfun import log256, sincos256
 from engine.random.exact_float import fma32, fma64
 from engine.random.generator import Generator
 
-#: Mantissa digits of ``std::numeric_limits<T>::digits`` per dtype.
-_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+#: Mantissa digits of ``std::numeric_limits<T>::digits``; half draws as float.
+_DIGITS = {np.dtype(np.float16): 24, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
 _TWO_PI = 2.0 * np.pi
 #: ``uniform_int_from_to_distribution`` switches to 64-bit words from this range.
 _RANGE_64 = 1 << 28
@@ -38,8 +40,8 @@ def uniform(gen: Generator, n: int, dt: np.dtype, low: float, high: float) -> np
     x = unit(gen, n, dt)
     if dt == np.float64:
         return fma64(x, high - low, low)
-    lo, hi = dt.type(low), dt.type(high)
-    return fma32(x, np.float32(hi - lo), np.float32(lo)).astype(dt)
+    lo, hi = np.float32(low), np.float32(high)
+    return fma32(x, hi - lo, lo).astype(dt)
 
 
 def _box_muller_scalar(gen: Generator, n: int) -> np.ndarray:
