@@ -181,7 +181,12 @@ def _random(kind: str) -> Any:
         device: Any = None,
         requires_grad: bool = False,
         generator: Any = None,
+        **keywords: Any,
     ) -> Tensor:
+        if "size" in keywords and not size:
+            size = (keywords.pop("size"),)
+        if keywords:
+            raise TypeError(f"{kind}() got an unexpected keyword argument '{next(iter(keywords))}'")
         gen = generator_of(generator)
 
         def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
@@ -225,22 +230,24 @@ randn = public(
 
 def randint(
     *args: Any,
+    low: Any = None,
+    high: Any = None,
+    size: Any = None,
     generator: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """``torch.randint([low=0,] high, size)``: integers in ``[low, high)``, int64 by default."""
-    if len(args) == 2:
-        low, (high, size) = 0, args
-    elif len(args) == 3:
-        low, high, size = args
-    else:
-        raise TypeError(
-            f"randint() received an invalid combination of arguments - got {len(args)} "
-            "positional arguments, but expected (high, size) or (low, high, size)"
-        )
-    if not isinstance(size, list | tuple):
+    given = list(args)
+    if size is None and given and isinstance(given[-1], list | tuple):
+        size = given.pop()
+    if high is None and given:
+        high = given.pop()
+    if low is None and given:
+        low = given.pop()
+    low = 0 if low is None else low
+    if given or high is None or not isinstance(size, list | tuple):
         raise TypeError(
             "randint() received an invalid combination of arguments - got "
             f"({', '.join(type(a).__name__ for a in args)}), but expected (int low, int high, "
