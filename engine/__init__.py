@@ -65,7 +65,15 @@ from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.ops.random import bernoulli
-from engine.random import Generator, default_generator, initial_seed, manual_seed, seed
+from engine.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from engine.tensor import Size, Tensor
 
 __version__ = "2.13.0+engine"
@@ -94,12 +102,14 @@ __all__ = [
     "Tensor",
     "bernoulli",
     "default_generator",
+    "get_rng_state",
     "initial_seed",
     "manual_seed",
     "randint",
     "randint_like",
     "randperm",
     "seed",
+    "set_rng_state",
     "autograd",
     "catalog",
     "cuda",

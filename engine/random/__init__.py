@@ -6,6 +6,22 @@ ATen's CPU kernels; ``exact_float`` and ``avx_mathfun`` reproduce the fused
 multiply-adds and the AVX2 polynomials those kernels are compiled to.
 """
 
-from engine.random.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from engine.random.generator import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 
-__all__ = ["Generator", "default_generator", "initial_seed", "manual_seed", "seed"]
+__all__ = [
+    "Generator",
+    "default_generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "seed",
+    "set_rng_state",
+]

@@ -201,3 +201,31 @@ def record(T: Any) -> dict[str, dict[str, Any]]:
         name: {k: fingerprint(as_array(v)) for k, v in case(T).items()}
         for name, case in CASES.items()
     }
+
+
+@_case("rng_state")
+def _rng_state(T: Any) -> dict[str, Any]:
+    """``get_rng_state`` bytes after seeding, draws, a cached normal and a whole
+    block, and draws after ``set_rng_state`` (fresh and mid-block states)."""
+    T.manual_seed(7)
+    out = {"seeded": T.get_rng_state(), "rand(3)": T.rand(3)}
+    after_rand = T.get_rng_state()
+    out["randn(1)"] = T.randn(1)
+    out["cached normal"] = T.get_rng_state()
+    cached = out["cached normal"]
+    out["rand(621)"] = T.rand(621)
+    out["mid block"] = T.get_rng_state()
+    T.set_rng_state(after_rand)
+    out["randn(3) from restored"] = T.randn(3)
+    T.set_rng_state(cached)
+    out["randn(2) uses the cache"] = T.randn(2)
+    T.manual_seed(7)
+    out["rand(624)"] = T.rand(624)
+    out["block end"] = T.get_rng_state()
+    out["rand(2) after block"] = T.rand(2)
+    T.set_rng_state(out["seeded"])
+    out["rand(2) from seeded"] = T.rand(2)
+    g = T.Generator()
+    out["new generator"] = g.get_state()
+    out["its seed"] = T.tensor([g.initial_seed()])
+    return out

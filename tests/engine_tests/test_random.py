@@ -101,6 +101,13 @@ def test_random_fills_record_history_and_refuse_leaves() -> None:
          "Trying to create tensor with negative dimension -1: [-1]"),
         (lambda: engine.nn.functional.dropout(engine.ones(2), 1.5), ValueError,
          "dropout probability has to be between 0 and 1, but got 1.5"),
+        (lambda: engine.set_rng_state(engine.zeros(10, dtype=engine.uint8)), RuntimeError,
+         "Expected a CPUGeneratorImplState of size 5056 but found the input RNG state size "
+         "to be 10"),
+        (lambda: engine.set_rng_state(engine.zeros(5056)), TypeError,
+         "RNG state must be a torch.ByteTensor"),
+        (lambda: engine.set_rng_state([1, 2]), TypeError,
+         "expected a torch.ByteTensor, but got list"),
     ],
 )  # fmt: skip
 def test_bad_arguments_raise_pytorchs_errors(call: Any, error: type, text: str) -> None:
