@@ -44,10 +44,15 @@ def generator_of(generator: Generator | None) -> Generator:
     return default_generator if generator is None else generator
 
 
+def _memory_order(strides: tuple[int, ...]) -> list[int]:
+    """The axes from the slowest to the fastest in memory."""
+    return sorted(range(len(strides)), key=lambda i: -abs(strides[i]))
+
+
 def in_memory_order(shape: tuple[int, ...], strides: tuple[int, ...], flat: np.ndarray) -> Any:
     """``flat`` laid out so that filling the array walks its memory in order, as a
     nullary ``TensorIterator`` does (a transposed view is filled column by column)."""
-    order = sorted(range(len(shape)), key=lambda i: -abs(strides[i]))
+    order = _memory_order(strides)
     block = flat.reshape(tuple(shape[i] for i in order))
     return np.transpose(block, np.argsort(order))
 
@@ -89,54 +94,48 @@ def normal_(t: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = Non
     return _fill(NORMAL, t, lambda n: sampling.normal(gen, n, t.dtype.np, mean, std, contiguous))
 
 
-def bernoulli_(t: Any, p: float = 0.5, *, generator: Any = None) -> Any:
-    """``Tensor.bernoulli_(p)`` with a number ``p`` (ones with probability ``p``)."""
+def bernoulli_(t: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
+    """``Tensor.bernoulli_(p)``: ones with probability ``p``, a number or a tensor
+    of probabilities broadcast to ``t`` (``bernoulli_tensor_cpu``: float64
+    probabilities compare with a 53-bit uniform, others with a 24-bit float one)."""
     from engine.tensor import Tensor
 
-    if isinstance(p, Tensor):
-        raise TypeError("bernoulli_(): only a number p is supported by the engine")
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
     gen = generator_of(generator)
-    return _fill(BERNOULLI, t, lambda n: sampling.bernoulli(gen, n, p))
-
-
-def random_(t: Any, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Any:
-    """``Tensor.random_(from, to)`` (``random_(to)`` draws from ``[0, to)``)."""
-    if to is None:
-        if from_ == 0:
-            raise TypeError("random_(): the engine needs an upper bound (random_(to))")
-        from_, to = 0, from_
-    if from_ >= to:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}"
-        )
-    gen = generator_of(generator)
-    return _fill(RANDOM, t, lambda n: sampling.randint(gen, n, int(from_), int(to)))
-
-
-def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # noqa: A002
-    """``torch.bernoulli(probs)``: each element one with its own probability.
-
-    Float32 probabilities compare with a 24-bit uniform, float64 ones with a
-    53-bit uniform (``bernoulli_distribution<float|double>`` per element).
-    """
-    from engine.creation import empty_like
-
-    if p is not None:
-        return bernoulli_(empty_like(input), p, generator=generator)
-    probs = np.asarray(input.numpy(force=True))
+    if not isinstance(p, Tensor):
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+        return _fill(BERNOULLI, t, lambda n: sampling.bernoulli(gen, n, p))
+    probs = np.asarray(p.numpy(force=True))
     if probs.size and not ((probs >= 0) & (probs <= 1)).all():
         raise RuntimeError(
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
             "message be improved?  If so, please report an enhancement request to PyTorch.)"
         )
+    unit_dtype = np.dtype(np.float64 if p.dtype is dtypes.float64 else np.float32)
+    data = t._data
+    order = _memory_order(tuple(data.strides))
+    walked = np.transpose(np.broadcast_to(probs, data.shape), order).ravel().astype(unit_dtype)
+    return _fill(BERNOULLI, t, lambda n: sampling.unit(gen, n, unit_dtype) < walked)
+
+
+def random_(t: Any, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Any:
+    """``Tensor.random_([from,] to)`` draws from ``[from, to)``; ``random_()`` from
+    ``[0, 2**mantissa]`` for floats and ``[0, max]`` for integers."""
     gen = generator_of(generator)
-    unit_dtype = np.float64 if input.dtype is dtypes.float64 else np.float32
-    out = empty_like(input)
+    if to is None and from_ == 0:
+        return _fill(RANDOM, t, lambda n: sampling.random_full(gen, n, t.dtype.np))
+    if to is None:
+        from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}"
+        )
+    return _fill(RANDOM, t, lambda n: sampling.randint(gen, n, int(from_), int(to)))
 
-    def draw(n: int) -> np.ndarray:
-        u = sampling.unit(gen, n, np.dtype(unit_dtype))
-        return u < np.ravel(probs).astype(unit_dtype)
 
-    return _fill(BERNOULLI, out, draw)
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # noqa: A002
+    """``torch.bernoulli(probs)`` (each element one with its own probability) or
+    ``torch.bernoulli(input, p)`` (shaped like ``input``, probability ``p``)."""
+    from engine.creation import empty_like
+
+    return bernoulli_(empty_like(input), input if p is None else p, generator=generator)

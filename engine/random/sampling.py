@@ -117,16 +117,32 @@ def randint(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
     return (words % np.uint64(span)).astype(np.int64) + low
 
 
+def random_full(gen: Generator, n: int, dt: np.dtype) -> np.ndarray:
+    """``random_()`` with no bounds (``uniform_int_distribution``): 64-bit words
+    for int64 and float64, modulo ``max + 1`` for integers, ``2**digits + 1`` for
+    floats; bools take the low bit."""
+    dt = np.dtype(dt)
+    wide = dt in (np.dtype(np.int64), np.dtype(np.float64))
+    words = gen.random64(n) if wide else gen.random(n)
+    if dt == np.bool_:
+        return (words & np.uint64(1)).astype(np.bool_)
+    if dt.kind == "f":
+        span = (1 << _DIGITS[dt] if dt != np.float16 else 1 << 11) + 1
+    else:
+        span = int(np.iinfo(dt).max) + 1
+    return (words % np.uint64(span)).astype(dt)
+
+
 def randperm(gen: Generator, n: int) -> np.ndarray:
     """``randperm_cpu``: Fisher-Yates from the front, one word per swap."""
-    perm = np.arange(n, dtype=np.int64)
     if n < 2:
-        return perm
+        return np.arange(n, dtype=np.int64)
     i = np.arange(n - 1, dtype=np.int64)
     targets = ((gen.random(n - 1) % (n - i).astype(np.uint64)).astype(np.int64) + i).tolist()
+    perm = list(range(n))  # swaps on a list run ~5x faster than on an array
     for k, z in enumerate(targets):
         perm[k], perm[z] = perm[z], perm[k]
-    return perm
+    return np.array(perm, dtype=np.int64)
 
 
 def bernoulli(gen: Generator, n: int, p: float) -> np.ndarray:

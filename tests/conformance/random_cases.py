@@ -80,6 +80,12 @@ def _fills(T: Any) -> dict[str, Any]:
         out[f"bernoulli_(0.3) {name}"] = T.empty(50, dtype=dt).bernoulli_(0.3)
     out["bernoulli_ int64"] = T.empty(20, dtype=T.int64).bernoulli_(0.5)
     out["random_(0, 7)"] = T.empty(12, dtype=T.int64).random_(0, 7)
+    out["random_(5)"] = T.empty(6, dtype=T.int32).random_(5)
+    for name in ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool"):
+        out[f"random_() {name}"] = T.empty(7, dtype=getattr(T, name)).random_()
+    probs = T.tensor([[0.1, 0.9, 0.5], [0.3, 0.2, 0.99]])
+    out["bernoulli_(probs) transposed"] = T.empty(3, 2).t().bernoulli_(probs)
+    out["bernoulli_(row f64)"] = T.empty(2, 3, dtype=T.float64).bernoulli_(probs.double()[0])
     out["rand_like"] = T.rand_like(T.zeros(2, 5))
     out["randn_like f64"] = T.randn_like(T.zeros(4, 5, dtype=T.float64))
     return out
