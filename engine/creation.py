@@ -1,5 +1,7 @@
-"""Tensor creation: ``tensor``, ``zeros``/``ones``/``full``/``arange``/``rand``...,
-the legacy constructors (``Tensor(2, 3)``, ``FloatTensor([...])``) and the RNG."""
+"""Tensor creation: ``tensor``, ``zeros``/``ones``/``full``/``arange``, the random
+factories (``rand``/``randn``/``randint``/``randperm``, drawing from
+``engine.random`` as PyTorch's CPU kernels do) and the legacy constructors
+(``Tensor(2, 3)``, ``FloatTensor([...])``)."""
 
 from __future__ import annotations
 
