@@ -38,11 +38,25 @@ def test_engine_matches_the_golden_digests(name: str, golden: dict[str, Any]) ->
     assert not wrong, f"values differ from PyTorch's in {sorted(wrong)}: {wrong}"
 
 
+#: Cases that draw ``bernoulli_(p)`` with a number ``p`` (dropout included).
+SCALAR_BERNOULLI = {"fills_in_place", "bernoulli_probabilities", "dropout"}
+
+
+def _torch_uses_mkl_bernoulli(torch: Any) -> bool:
+    """PyTorch takes MKL's own stream (VSL_BRNG_MCG31) for ``bernoulli_(p)`` on
+    Intel CPUs; the engine follows the kernel every other CPU runs."""
+    cpuinfo = Path("/proc/cpuinfo")
+    intel = cpuinfo.exists() and "GenuineIntel" in cpuinfo.read_text()
+    return intel and bool(torch.backends.mkl.is_available())
+
+
 @pytest.mark.torch
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_engine_matches_pytorch_live(name: str) -> None:
     import torch
 
+    if name in SCALAR_BERNOULLI and _torch_uses_mkl_bernoulli(torch):
+        pytest.skip("PyTorch draws bernoulli_(p) from MKL on this Intel CPU")
     ours, theirs = CASES[name](engine), CASES[name](torch)
     assert list(ours) == list(theirs)
     for key in theirs:
