@@ -146,5 +146,8 @@ def randperm(gen: Generator, n: int) -> np.ndarray:
 
 
 def bernoulli(gen: Generator, n: int, p: float) -> np.ndarray:
-    """``bernoulli_(p)`` with a float ``p`` (the non-MKL kernel): a 53-bit uniform below ``p``."""
+    """``bernoulli_(p)`` with a float ``p``: a 53-bit uniform below ``p``.
+
+    This is the kernel PyTorch runs on every CPU but Intel ones with MKL, where
+    it seeds MKL's MCG31 stream from one word instead (not reproduced)."""
     return unit(gen, n, np.dtype(np.float64)) < p
