@@ -28,13 +28,15 @@ from engine.creation import (
     empty_like,
     full,
     full_like,
-    manual_seed,
     ones,
     ones_like,
     rand,
     rand_like,
+    randint,
+    randint_like,
     randn,
     randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -62,6 +64,16 @@ from engine.dtypes import int as int  # noqa: A004
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.ops.random import bernoulli
+from engine.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from engine.tensor import Size, Tensor
 
 __version__ = "2.13.0+engine"
@@ -83,4 +95,25 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.promote_types(a, b)
 
 
-__all__ = [*_fn_all, "Size", "Tensor", "autograd", "catalog", "cuda", "device", "nn", "tensor"]
+__all__ = [
+    *_fn_all,
+    "Generator",
+    "Size",
+    "Tensor",
+    "bernoulli",
+    "default_generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "randint",
+    "randint_like",
+    "randperm",
+    "seed",
+    "set_rng_state",
+    "autograd",
+    "catalog",
+    "cuda",
+    "device",
+    "nn",
+    "tensor",
+]

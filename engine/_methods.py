@@ -7,6 +7,7 @@ from typing import Any
 
 from engine import functions
 from engine.catalog import FUNCTIONS
+from engine.ops import random as random_fills
 from engine.tensor import Tensor
 
 _INPLACE = (
@@ -44,6 +45,8 @@ for _sig in FUNCTIONS.values():
         _attach(_sig.name, getattr(functions, _sig.name))
 for _name in (*_INPLACE, *_EXTRA):
     _attach(_name, getattr(functions, _name))
+for _name in ("uniform_", "normal_", "bernoulli_", "random_"):
+    _attach(_name, getattr(random_fills, _name))
 
 
 def _clamp_min(self: Tensor, min: Any) -> Any:  # noqa: A002

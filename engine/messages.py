@@ -16,6 +16,8 @@ BACKWARD_TWICE = (
     "calling backward."
 )
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+#: ``mark_dirty`` on a leaf: the in-place op has already happened.
+LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 VIEW_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )

@@ -319,8 +319,12 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        """A 0-d tensor formats as its Python number (``f"{t}"`` is ``12.0``);
+        any other tensor only with an empty spec, as its repr."""
+        if self._data.ndim == 0:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
     def __iter__(self) -> Any:

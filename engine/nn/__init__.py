@@ -1,5 +1,5 @@
-"""``engine.nn``: only ``functional`` is part of the contract."""
+"""``engine.nn``: ``functional`` and ``init`` (the parameter initialisers)."""
 
-from engine.nn import functional
+from engine.nn import functional, init
 
-__all__ = ["functional"]
+__all__ = ["functional", "init"]

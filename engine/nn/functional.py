@@ -1,5 +1,6 @@
 """``engine.nn.functional`` (``F``): re-exported from the op declarations."""
 
+from engine.nn.dropout import dropout
 from engine.ops.nn import (
     cross_entropy,
     linear,
@@ -14,6 +15,7 @@ from engine.ops.nn import (
 
 __all__ = [
     "cross_entropy",
+    "dropout",
     "linear",
     "log_softmax",
     "mse_loss",

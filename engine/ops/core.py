@@ -116,7 +116,11 @@ class OpNode(Node):
             out = (out,)
         needs = self.needs
         return [
-            None if not n else g if type(g) is not np.float32 and hasattr(g, "shape") else _arr(g)
+            None
+            if not n
+            else g
+            if type(g) is np.ndarray or (hasattr(g, "shape") and not isinstance(g, np.generic))
+            else _arr(g)
             for g, n in zip(out, needs, strict=False)
         ]
 
