@@ -12,6 +12,7 @@ from engine import (
     cuda,
     dtypes,
     nn,
+    optim,
 )
 from engine.backend import device
 from engine.creation import (

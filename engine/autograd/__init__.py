@@ -4,11 +4,13 @@ from engine.autograd import graph
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.autograd.functional import backward, grad
 from engine.autograd.gradcheck import gradcheck
+from engine.autograd.variable import Variable
 from engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 
 __all__ = [
     "Function",
     "FunctionCtx",
+    "Variable",
     "backward",
     "enable_grad",
     "grad",

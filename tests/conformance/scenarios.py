@@ -3119,3 +3119,7 @@ _add(
     y.sum().backward()
     """,
 )
+
+
+# nn modules and optimizers live in their own file; importing it registers them.
+from tests.conformance import scenarios_nn  # noqa: E402, F401
