@@ -13,6 +13,7 @@ from engine import (
     dtypes,
     nn,
     optim,
+    utils,
 )
 from engine.backend import device
 from engine.creation import (
