@@ -23,3 +23,12 @@ __all__ = [
     "softmax",
     "tanh",
 ]
+
+from engine import ops as _ops
+from engine.catalog import FUNCTIONS as _FUNCTIONS
+
+for _sig in _FUNCTIONS.values():
+    if _sig.namespace == "torch.nn.functional" and _sig.name not in globals():
+        globals()[_sig.name] = _sig.fn
+        __all__.append(_sig.name)
+del _ops, _sig

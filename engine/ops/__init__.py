@@ -1,16 +1,34 @@
 """Op declarations, one module per family; importing this package registers them all."""
 
-from engine.ops import convert, index, linalg, nn, pointwise, reduce, shape
+from engine.ops import (
+    activations,
+    convert,
+    index,
+    linalg,
+    logic,
+    losses,
+    math,
+    nn,
+    norms,
+    pointwise,
+    reduce,
+    shape,
+)
 from engine.ops.core import OPS, OpDef, Sample
 
 __all__ = [
     "OPS",
     "OpDef",
     "Sample",
+    "activations",
     "convert",
     "index",
     "linalg",
+    "logic",
+    "losses",
+    "math",
     "nn",
+    "norms",
     "pointwise",
     "reduce",
     "shape",

@@ -38,6 +38,7 @@ class Sample:
     params: dict[str, Any] = field(default_factory=dict)
     positive: bool = False  # inputs must be > 0 (log, sqrt, pow)
     distinct: bool = False  # avoid ties (max, abs at 0, relu at 0)
+    unit: bool = False  # inputs in (0, 1): probabilities, asin, acos
 
 
 @dataclass(eq=False)

@@ -308,3 +308,88 @@ _add(
     v = Variable([1.0, 2.0])
     """,
 )
+
+_add(
+    "op_more_math",
+    """
+    x = torch.tensor([[0.25, -0.5, 0.75], [0.1, 0.9, -0.3]], requires_grad=True)
+    p = torch.tensor([[0.5, 1.5, 2.5], [3.0, 0.2, 1.1]], requires_grad=True)
+    outs = [x.tan(), x.asin(), x.acos(), x.atan(), x.sinh(), x.cosh(), x.expm1(), p.log2(),
+            p.log10(), p.log1p(), p.rsqrt(), x.floor(), x.ceil(), x.round(), x.trunc(),
+            x.frac(), x.square(), torch.atan2(x, p), x.round(decimals=1)]
+    total = sum(o.sum() for o in outs)
+    total.backward()
+    names = [o.grad_fn.name() for o in outs]
+    t_tan, t_asin, t_floor, t_square, t_atan2 = outs[0], outs[1], outs[11], outs[16], outs[17]
+    """,
+)
+
+_add(
+    "op_more_activations_and_losses",
+    """
+    import torch.nn.functional as F
+
+    x = torch.tensor([[0.25, -1.5, 2.75], [-0.1, 0.9, -3.0]], requires_grad=True)
+    prob = torch.tensor([[0.2, 0.7, 0.9], [0.4, 0.5, 0.05]], requires_grad=True)
+    t = torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    acts = [F.leaky_relu(x, 0.2), F.elu(x), F.softplus(x), F.softplus(x, beta=2.0, threshold=1.0),
+            F.silu(x), F.hardtanh(x), F.relu6(x * 3), F.logsigmoid(x)]
+    losses = [
+        F.binary_cross_entropy(prob, t),
+        F.binary_cross_entropy(prob, t, reduction="sum"),
+        F.binary_cross_entropy_with_logits(x, t),
+        F.binary_cross_entropy_with_logits(x, t, pos_weight=torch.tensor([1.0, 2.0, 0.5])),
+        F.l1_loss(x, t),
+        F.smooth_l1_loss(x, t),
+        F.smooth_l1_loss(x, t, beta=0.5, reduction="none"),
+        F.huber_loss(x, t, delta=0.5),
+    ]
+    total = sum(a.sum() for a in acts) + sum(l.sum() for l in losses)
+    total.backward()
+    names = [o.grad_fn.name() for o in acts + losses]
+    leaky, elu, soft, bce, bcel, bcel_pw, huber = (
+        acts[0], acts[1], acts[2], losses[0], losses[2], losses[3], losses[7]
+    )
+    """,
+)
+
+_add(
+    "op_norms",
+    """
+    x = torch.tensor([[3.0, -4.0, 1.0], [0.5, 2.0, -2.0]], requires_grad=True)
+    z = torch.zeros(3, requires_grad=True)
+    norms = [x.norm(), x.norm(p=1), x.norm(dim=1), x.norm(p=3, dim=0, keepdim=True),
+             torch.norm(x), torch.linalg.norm(x), torch.linalg.vector_norm(x, float("inf")),
+             torch.linalg.vector_norm(x, 0.5, dim=1), x.norm("fro"), z.norm()]
+    (sum(n.sum() for n in norms)).backward()
+    n2, n1, nd, n3 = norms[:4]
+    ninf, nhalf, nz = norms[6], norms[7], norms[9]
+    names = [n.grad_fn.name() for n in norms]
+    """,
+)
+
+_add(
+    "op_logic_and_creation",
+    """
+    import numpy as np
+
+    a = torch.tensor([1.0, float("nan"), float("inf"), -2.0])
+    checks = [a.isnan(), a.isinf(), a.isfinite(), torch.isclose(a, a),
+              torch.isclose(a, a, equal_nan=True)]
+    flags = [torch.equal(a[:1], a[:1]), torch.equal(a, a), torch.allclose(a[:1], a[:1] + 1e-9),
+             torch.equal(torch.tensor([1, 2]), torch.tensor([1.0, 2.0])),
+             torch.equal(torch.ones(2), torch.ones(3))]
+    b = torch.tensor([[1, 0, 3], [2, 2, 0]])
+    reds = [b.all(), b.any(), b.all(dim=1), b.any(0, keepdim=True), torch.all(b > -1)]
+    lin = torch.linspace(-3.3, 7.1, 17)
+    lin64 = torch.linspace(0.1, 0.9, 100, dtype=torch.float64)
+    lin_int = torch.linspace(0, 10, 5, dtype=torch.int64)
+    lin_one = torch.linspace(2, 5, 1)
+    logs = torch.logspace(0, 2, 3)
+    e = torch.eye(2, 3)
+    e_int = torch.eye(3, dtype=torch.int64)
+    arr = np.array([1.5, 2.5], dtype=np.float64)
+    shared = torch.from_numpy(arr)
+    arr[0] = 7.0
+    """,
+)

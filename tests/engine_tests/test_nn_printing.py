@@ -167,3 +167,35 @@ def test_float_of_a_tensor_that_requires_grad_warns_outside_no_grad() -> None:
     with engine.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("error")
         assert float(x) == 1.0
+
+
+def test_more_layers_print_like_pytorch() -> None:
+    nn = engine.nn
+    layers = [
+        nn.LeakyReLU(0.2),
+        nn.ELU(),
+        nn.Softplus(),
+        nn.SiLU(),
+        nn.Hardtanh(),
+        nn.ReLU6(),
+        nn.LogSigmoid(),
+        nn.L1Loss(),
+        nn.SmoothL1Loss(),
+        nn.HuberLoss(),
+        nn.BCELoss(),
+        nn.BCEWithLogitsLoss(),
+    ]
+    assert [repr(m) for m in layers] == [
+        "LeakyReLU(negative_slope=0.2)",
+        "ELU(alpha=1.0)",
+        "Softplus(beta=1.0, threshold=20.0)",
+        "SiLU()",
+        "Hardtanh(min_val=-1.0, max_val=1.0)",
+        "ReLU6()",
+        "LogSigmoid()",
+        "L1Loss()",
+        "SmoothL1Loss()",
+        "HuberLoss()",
+        "BCELoss()",
+        "BCEWithLogitsLoss()",
+    ]

@@ -23,6 +23,8 @@ DIFFERENTIABLE = [c for c in CASES if c.values[0].grad_fn is not None]
 def _array(shape: Any, sample: Sample, rng: np.random.Generator) -> np.ndarray:
     if sample.positive:
         return rng.uniform(0.5, 2.0, size=shape)
+    if sample.unit:
+        return rng.uniform(0.1, 0.9, size=shape)
     if sample.distinct:
         n = int(np.prod(shape)) if shape else 1
         vals = rng.permutation(n).astype(np.float64) / n - 0.45 + 0.01 * rng.random(n)
