@@ -24,7 +24,13 @@ _INPLACE = (
     "sigmoid_",
     "tanh_",
 )
-_EXTRA = ("allclose", "argmax", "equal", "logical_not")  # engine methods with no catalogue entry
+_EXTRA = (
+    "allclose",
+    "argmax",
+    "argsort",
+    "equal",
+    "logical_not",
+)  # engine methods with no catalogue entry
 
 
 def _attach(name: str, fn: Any) -> None:

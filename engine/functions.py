@@ -159,8 +159,9 @@ from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.ops.logic import allclose, equal
 from engine.ops.norms import vector_norm  # noqa: F401
+from engine.ops.select import argsort
 
-__all__ += ["allclose", "equal"]
+__all__ += ["allclose", "argsort", "equal"]
 
 
 def _declared_elsewhere() -> list[str]:

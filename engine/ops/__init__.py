@@ -11,8 +11,11 @@ from engine.ops import (
     nn,
     norms,
     pointwise,
+    rearrange,
     reduce,
+    select,
     shape,
+    stats,
 )
 from engine.ops.core import OPS, OpDef, Sample
 
@@ -30,6 +33,9 @@ __all__ = [
     "nn",
     "norms",
     "pointwise",
+    "rearrange",
     "reduce",
+    "select",
     "shape",
+    "stats",
 ]

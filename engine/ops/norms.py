@@ -54,9 +54,11 @@ def _vector_norm_grad(c: Any, g: Any) -> Any:
             else 1
         )
         return m.sign(x) * (mask * (g / count))
+    is_zero = m.eq(norm, 0)
+    safe = m.where(norm * 0 + 1, norm, condition=is_zero)
     if ord == 2:
-        return x * m.where(g * 0, g / norm, condition=m.eq(norm, 0))
-    scale = m.where(g * 0, g / m.pow(norm, exponent=ord - 1), condition=m.eq(norm, 0))
+        return x * m.where(g * 0, g / safe, condition=is_zero)
+    scale = m.where(g * 0, g / m.pow(safe, exponent=ord - 1), condition=is_zero)
     if ord < 1:
         return m.sign(x) * m.pow(m.abs(x), exponent=ord - 1) * scale
     return x * m.pow(m.abs(x), exponent=ord - 2) * scale

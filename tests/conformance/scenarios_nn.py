@@ -393,3 +393,72 @@ _add(
     arr[0] = 7.0
     """,
 )
+
+_add(
+    "op_more_reductions",
+    """
+    x = torch.tensor([[1.5, -2.0, 0.5, 3.0], [0.25, 4.0, -1.0, 2.0]], requires_grad=True)
+    z = torch.tensor([[2.0, 0.0, 3.0], [0.0, 0.0, 1.0]], requires_grad=True)
+    outs = [x.prod(), x.prod(1), x.prod(0, keepdim=True), z.prod(1), z.prod(), x.amax(1), x.amin(),
+            x.amax(dim=(0, 1), keepdim=True), x.logsumexp(1), torch.logsumexp(x, dim=(0, 1)),
+            x.var(), x.var(1), x.var(0, keepdim=True, unbiased=False), x.var(dim=1, correction=0),
+            x.std(), x.std(1, keepdim=True), x.cumsum(1), x.cumsum(dim=0), x.flip(0), x.flip(-1)]
+    (sum(o.sum() for o in outs)).backward()
+    names = [o.grad_fn.name() for o in outs]
+    ties = torch.tensor([[1.0, 3.0, 3.0]], requires_grad=True)
+    ties.amax(1).sum().backward()
+    ints = [torch.tensor([1, 2, 3]).prod(), torch.tensor([1, 2, 3]).cumsum(0),
+            torch.tensor([True, True]).cumsum(0), torch.tensor([[1, 5], [7, 2]]).amax(0)]
+    p0, p1, pz, amax1, lse = outs[0], outs[1], outs[3], outs[5], outs[8]
+    v, s, cs = outs[10], outs[15], outs[16]
+    """,
+)
+
+_add(
+    "op_var_one_element_warns",
+    """
+    x = torch.tensor([1.0], requires_grad=True)
+    v = x.var()
+    v.backward()
+    """,
+)
+
+_add(
+    "op_select_and_rearrange",
+    """
+    x = torch.tensor([[1.5, -2.0, 0.5], [0.25, 4.0, -1.0]], requires_grad=True)
+    v = torch.tensor([3.0, -1.0], requires_grad=True)
+    idx = torch.tensor([[0, 0], [2, 1]])
+    outs = [x.masked_fill(x > 1, 0.0), x.masked_fill(x < 0, v[0]),
+            x.index_select(1, torch.tensor([2, 0, 2])), torch.gather(x, 1, idx),
+            x.scatter(1, idx[:, :1], 7.0), x.scatter_add(1, idx, torch.ones(2, 2)),
+            x.sort(1).values, x.sort(0, descending=True)[0], x.topk(2).values,
+            x.topk(1, dim=0, largest=False)[0], x.repeat(2, 1), x.repeat(1, 2, 1), x.tril(),
+            x.triu(1), torch.outer(v, x[0]), x.square()]
+    (sum((o * (i + 1)).sum() for i, o in enumerate(outs))).backward()
+    names = [o.grad_fn.name() for o in outs]
+    sorted_pair = x.sort(1)
+    sort_idx = sorted_pair.indices
+    top_idx = x.topk(2).indices
+    order = x.argsort(dim=1, descending=True)
+    mf, isel, gat, sct, sadd = outs[0], outs[2], outs[3], outs[4], outs[5]
+    rep, tl, out = outs[10], outs[12], outs[14]
+    text = [repr(torch.max(x.detach(), 1)), str(x.detach().sort(1))]
+    """,
+)
+
+_add(
+    "op_masked_fill_long_mask_error",
+    """
+    x = torch.ones(3)
+    y = x.masked_fill(torch.tensor([1, 0, 1]), 0.0)
+    """,
+)
+
+_add(
+    "op_index_select_out_of_range_error",
+    """
+    x = torch.ones(2, 3)
+    y = x.index_select(0, torch.tensor([2]))
+    """,
+)
