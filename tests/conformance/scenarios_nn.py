@@ -462,3 +462,47 @@ _add(
     y = x.index_select(0, torch.tensor([2]))
     """,
 )
+
+_add(
+    "autograd_functional_api",
+    """
+    from torch.autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp
+
+    x = torch.tensor([1.0, 2.0, -0.5])
+    y = torch.tensor([0.5, -1.0, 3.0])
+    f = lambda a: a ** 2 * 3
+    J = jacobian(f, x)
+    J2 = jacobian(lambda a, b: a * b + b.exp(), (x, y))
+    J3 = jacobian(lambda a: (a * 2, a.sum()), x)
+    Jz = jacobian(lambda a: torch.ones(2), x)
+    Jg = jacobian(lambda a: (a ** 3).sum(), x, create_graph=True)
+    out_vjp, v1 = vjp(f, x, torch.ones(3))
+    out_jvp, v2 = jvp(f, x, torch.tensor([1.0, 0.0, 2.0]))
+    H = hessian(lambda a: (a ** 3).sum() + (a[0] * a[1]), x)
+    H2 = hessian(lambda a, b: (a * b).sum(), (x, y))
+    out_hvp, v3 = hvp(lambda a: (a ** 3).sum(), x, torch.ones(3))
+    out_vhp, v4 = vhp(lambda a: (a ** 3).sum(), x, torch.ones(3))
+    leaf = [x.requires_grad, J.requires_grad, Jg.requires_grad]
+    ok = [torch.autograd.gradgradcheck(lambda a: (a ** 3).sum() * a,
+                                       (x.double().requires_grad_(),))]
+    """,
+    ignore_graph=("Jg",),  # second-order node names are pinned by the double-backward tests
+)
+
+_add(
+    "autograd_functional_v_none_error",
+    """
+    from torch.autograd.functional import vjp
+
+    out, v = vjp(lambda a: a * 2, torch.ones(2))
+    """,
+)
+
+_add(
+    "autograd_functional_strict_error",
+    """
+    from torch.autograd.functional import jacobian
+
+    J = jacobian(lambda a: torch.ones(2), torch.ones(2), strict=True)
+    """,
+)
