@@ -65,6 +65,7 @@ from engine.dtypes import int as int  # noqa: A004
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.serialization import load, save
 from engine.spaced import eye, from_numpy, linspace, logspace
 from engine.tensor import Size, Tensor
 
