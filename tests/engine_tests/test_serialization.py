@@ -54,7 +54,7 @@ def test_weights_only_load_refuses_code_and_runs_nothing(
     path = tmp_path / "evil.pt"
     path.write_bytes(pickle.dumps({"x": _Boom()}))
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL posix.system"):
+    with pytest.raises(pickle.UnpicklingError, match=r"Unsupported global: GLOBAL posix\.system"):
         engine.load(path)
     assert not (tmp_path / "should-not-exist").exists()
 
