@@ -24,3 +24,9 @@ def kaiming_uniform_(t, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     gain = math.sqrt(2.0 / (1 + a**2))
     bound = math.sqrt(3.0) * gain / math.sqrt(fan_in)
     return uniform_(t, -bound, bound)
+
+
+def normal_(t, mean=0.0, std=1.0):
+    t._data[...] = np.random.normal(mean, std, t.shape)
+    t._counter()[0] += 1
+    return t

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalog import public
+from engine import dtypes
+from engine.catalog import Port, public
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.pointwise import POS, UNARY, _unary_public
 
@@ -216,3 +217,79 @@ ATAN2 = declare(
 @public("atan2", ("input", "other"), category="math", doc="angle of (other, input)")
 def atan2(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(ATAN2, (input, other))
+
+
+# -- remainder and fmod ---------------------------------------------------------------------
+def _floor_div_grad(c: Any, g: Any, floor: bool) -> Any:
+    q = c.s["self"] / c.s["other"]
+    q = c.m.floor(q) if floor else c.m.trunc(q)
+    return -g * q
+
+
+REMAINDER_SCALAR = declare(
+    "remainder",
+    "RemainderBackward0",
+    ("self",),
+    lambda xp, a, other: xp.remainder(a, other),
+    lambda c, g: g,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
+    quiet=True,
+)
+REMAINDER = declare(
+    "remainder_tensor",
+    "RemainderBackward1",
+    ("self", "other"),
+    lambda xp, a, b: xp.remainder(a, b),
+    lambda c, g: (
+        g if c.needs[0] else None,
+        _floor_div_grad(c, g, floor=True) if c.needs[1] else None,
+    ),
+    save={"self": ("other",), "other": ("other",)},
+    samples=(Sample(((2, 3), (2, 3)), positive=True),),
+    quiet=True,
+)
+FMOD_SCALAR = declare(
+    "fmod",
+    "FmodBackward0",
+    ("self",),
+    lambda xp, a, other: xp.fmod(a, other),
+    lambda c, g: g,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
+    quiet=True,
+)
+FMOD = declare(
+    "fmod_tensor",
+    "FmodBackward1",
+    ("self", "other"),
+    lambda xp, a, b: xp.fmod(a, b),
+    lambda c, g: (
+        g if c.needs[0] else None,
+        _floor_div_grad(c, g, floor=False) if c.needs[1] else None,
+    ),
+    save={"self": ("other",), "other": ("other",)},
+    samples=(Sample(((2, 3), (2, 3)), positive=True),),
+    quiet=True,
+)
+
+
+def _modulo(name: str, scalar_op: Any, tensor_op: Any, doc: str) -> Any:
+    def call(input: Any, other: Any) -> Any:  # noqa: A002
+        from engine.creation import scalar_tensor_like
+        from engine.tensor import Tensor
+
+        if not isinstance(input, Tensor):
+            input = scalar_tensor_like(input, other)  # noqa: A001
+        if isinstance(other, Tensor):
+            return apply_op(tensor_op, (input, other))
+        return apply_op(scalar_op, (input,), {"other": other})
+
+    call.__name__ = call.__qualname__ = name
+    return public(name, ("input", Port("other", scalar_ok=True)), category="arithmetic", doc=doc)(
+        call
+    )
+
+
+remainder = _modulo("remainder", REMAINDER_SCALAR, REMAINDER, "modulo with the divisor's sign")
+fmod = _modulo("fmod", FMOD_SCALAR, FMOD, "modulo with the dividend's sign")

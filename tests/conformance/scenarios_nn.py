@@ -506,3 +506,38 @@ _add(
     J = jacobian(lambda a: torch.ones(2), torch.ones(2), strict=True)
     """,
 )
+
+_add(
+    "nn_cnn_layers_train_step",
+    """
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(2, 3, 3, padding=1)
+    conv1 = torch.nn.Conv1d(3, 2, 2, stride=2, groups=1, bias=False)
+    bn = torch.nn.BatchNorm2d(3)
+    ln = torch.nn.LayerNorm(4)
+    emb = torch.nn.Embedding(5, 4, padding_idx=0)
+    with torch.no_grad():
+        for i, p in enumerate([conv.weight, conv.bias, conv1.weight, emb.weight]):
+            p.copy_((torch.arange(p.numel(), dtype=torch.float32) % 7 - 3).reshape(p.shape)
+                    / (i + 5))
+    x = (torch.arange(2 * 2 * 4 * 4, dtype=torch.float32).reshape(2, 2, 4, 4) % 5 - 2) / 3
+    h = F.relu(bn(conv(x)))
+    pooled = F.max_pool2d(h, 2)
+    avg = F.avg_pool2d(h, 2, stride=1, padding=1, count_include_pad=False)
+    seq = pooled.flatten(2)
+    one_d = conv1(seq)
+    tokens = torch.tensor([[0, 3, 1], [4, 4, 2]])
+    e = ln(emb(tokens))
+    loss = one_d.pow(2).mean() + avg.mean() + e.pow(2).sum() * 0.1
+    loss.backward()
+    cw, cb, c1w, bw, bb, ew, lw = (conv.weight, conv.bias, conv1.weight, bn.weight, bn.bias,
+                                   emb.weight, ln.weight)
+    running_mean, running_var, tracked = bn.running_mean, bn.running_var, bn.num_batches_tracked
+    bn.eval()
+    evaluated = bn(conv(x))
+    names = [t.grad_fn.name() for t in (h, pooled, avg, one_d, e, evaluated)]
+    """,
+    ignore_values=("tracked",),
+)

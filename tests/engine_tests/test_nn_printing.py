@@ -199,3 +199,34 @@ def test_more_layers_print_like_pytorch() -> None:
         "BCELoss()",
         "BCEWithLogitsLoss()",
     ]
+
+
+def test_cnn_layers_print_like_pytorch() -> None:
+    nn = engine.nn
+    layers = [
+        nn.Conv2d(2, 4, 3),
+        nn.Conv1d(2, 3, 2, stride=2, padding=1),
+        nn.Conv2d(2, 4, (3, 2), padding="same", bias=False, groups=2),
+        nn.MaxPool2d(2),
+        nn.AvgPool2d(2),
+        nn.MaxPool1d(3, 2),
+        nn.AvgPool1d(2),
+        nn.LayerNorm(5),
+        nn.Embedding(10, 3, padding_idx=0),
+        nn.BatchNorm1d(3),
+        nn.BatchNorm2d(4, momentum=None),
+    ]
+    assert [repr(m) for m in layers] == [
+        "Conv2d(2, 4, kernel_size=(3, 3), stride=(1, 1))",
+        "Conv1d(2, 3, kernel_size=(2,), stride=(2,), padding=(1,))",
+        "Conv2d(2, 4, kernel_size=(3, 2), stride=(1, 1), padding=same, groups=2, bias=False)",
+        "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
+        "AvgPool2d(kernel_size=2, stride=2, padding=0)",
+        "MaxPool1d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=False)",
+        "AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))",
+        "LayerNorm((5,), eps=1e-05, elementwise_affine=True, bias=True)",
+        "Embedding(10, 3, padding_idx=0)",
+        "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)",
+        "BatchNorm2d(4, eps=1e-05, momentum=None, affine=True, bias=True, "
+        "track_running_stats=True)",
+    ]

@@ -53,6 +53,10 @@ def build(
     if marker == "scatter_index":  # rows of distinct positions along dim 1
         rows = [rng.permutation(shape[1])[:2] for _ in range(shape[0])]
         params["index"] = engine.tensor(np.array(rows), device=device)._data
+    if params.get("indices") == "embedding_indices":
+        params["indices"] = engine.tensor(
+            rng.integers(0, shape[0], size=(2, 3)), device=device
+        )._data
     if params.get("target") == "classes":
         params["target"] = engine.tensor(
             rng.integers(0, shape[-1], size=shape[:-1]), device=device

@@ -15,6 +15,7 @@ from engine.nn.modules.activation import (
     Tanh,
 )
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
+from engine.nn.modules.conv import Conv1d, Conv2d
 from engine.nn.modules.linear import Flatten, Identity, Linear
 from engine.nn.modules.loss import (
     BCELoss,
@@ -27,22 +28,34 @@ from engine.nn.modules.loss import (
     SmoothL1Loss,
 )
 from engine.nn.modules.module import Module
+from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
+from engine.nn.modules.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 
 __all__ = [
     "ELU",
+    "AvgPool1d",
+    "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv1d",
+    "Conv2d",
     "CrossEntropyLoss",
+    "Embedding",
     "Flatten",
     "Hardtanh",
     "HuberLoss",
     "Identity",
     "L1Loss",
+    "LayerNorm",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
+    "MaxPool1d",
+    "MaxPool2d",
     "Module",
     "ModuleDict",
     "ModuleList",
