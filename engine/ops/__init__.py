@@ -18,6 +18,7 @@ from engine.ops import (
     reduce,
     select,
     shape,
+    split,
     stats,
 )
 from engine.ops.core import OPS, OpDef, Sample
@@ -43,5 +44,6 @@ __all__ = [
     "reduce",
     "select",
     "shape",
+    "split",
     "stats",
 ]

@@ -541,3 +541,30 @@ _add(
     """,
     ignore_values=("tracked",),
 )
+
+_add(
+    "op_split_chunk_unbind",
+    """
+    x = (torch.arange(12.0).reshape(6, 2) - 5).requires_grad_()
+    a, b, c = x.split(2)
+    p, q = torch.split(x, [5, 1])
+    h1, h2 = x.chunk(2, dim=1)
+    r0, r1, r2, r3, r4, r5 = x.unbind()
+    loss = (a * 2).sum() + c.sum() + q.sum() * 3 + (h2 ** 2).sum() + r4.sum() * 5
+    loss.backward()
+    names = [t.grad_fn.name() for t in (a, p, h1, r0)]
+    pieces = [len(x.chunk(4)), len(torch.chunk(torch.ones(5), 3)), len(x.split(4))]
+    y = torch.ones(4)
+    u, v = y.split(2)
+    u.mul_(2)
+    """,
+)
+
+_add(
+    "op_split_output_inplace_error",
+    """
+    x = torch.ones(4, requires_grad=True).clone()
+    a, b = x.split(2)
+    a.mul_(2)
+    """,
+)
