@@ -11,7 +11,10 @@ from engine import (
     catalog,
     cuda,
     dtypes,
+    linalg,
     nn,
+    optim,
+    utils,
 )
 from engine.backend import device
 from engine.creation import (
@@ -74,6 +77,8 @@ from engine.random import (
     seed,
     set_rng_state,
 )
+from engine.serialization import load, save
+from engine.spaced import eye, from_numpy, linspace, logspace
 from engine.tensor import Size, Tensor
 
 __version__ = "2.13.0+engine"

@@ -25,7 +25,13 @@ _INPLACE = (
     "sigmoid_",
     "tanh_",
 )
-_EXTRA = ("argmax", "logical_not")  # engine methods with no catalogue entry
+_EXTRA = (
+    "allclose",
+    "argmax",
+    "argsort",
+    "equal",
+    "logical_not",
+)  # engine methods with no catalogue entry
 
 
 def _attach(name: str, fn: Any) -> None:
@@ -70,6 +76,8 @@ def _where(self: Tensor, condition: Any, other: Any) -> Any:
 
 
 Tensor.where = _where  # type: ignore[attr-defined]
+Tensor.__mod__ = lambda self, other: functions.remainder(self, other)  # type: ignore[attr-defined]
+Tensor.__rmod__ = lambda self, other: functions.remainder(other, self)  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
 Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]

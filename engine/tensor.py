@@ -18,7 +18,13 @@ import numpy as np
 from engine import dtypes
 from engine.autograd.graph import AccumulateGrad, Node, RemovableHandle, add_hook
 from engine.backend import CPU, CUDA0, device, device_of, to_device, to_numpy, xp_for
-from engine.messages import NONLEAF_GRAD_WARNING, NONLEAF_REQUIRES_GRAD, fmt_shape
+from engine.grad_mode import is_grad_enabled
+from engine.messages import (
+    NONLEAF_GRAD_WARNING,
+    NONLEAF_REQUIRES_GRAD,
+    SCALAR_OF_REQUIRES_GRAD,
+    fmt_shape,
+)
 
 
 class Tensor:
@@ -298,6 +304,8 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self.requires_grad and is_grad_enabled():
+            warnings.warn(SCALAR_OF_REQUIRES_GRAD, UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self) -> int:

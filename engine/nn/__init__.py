@@ -1,5 +1,8 @@
-"""``engine.nn``: ``functional`` and ``init`` (the parameter initialisers)."""
+"""``engine.nn``: layers, parameters, containers and losses, as ``torch.nn`` has them."""
 
 from engine.nn import functional, init
+from engine.nn.modules import *  # noqa: F403
+from engine.nn.modules import __all__ as _modules_all
+from engine.nn.parameter import Parameter
 
-__all__ = ["functional", "init"]
+__all__ = ["Parameter", "functional", "init", *_modules_all]

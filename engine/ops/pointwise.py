@@ -10,6 +10,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.catalog import Param, Port, public
+from engine.numerics import fma
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 S23 = Sample(((2, 3), (2, 3)))
@@ -23,11 +24,19 @@ ALPHA = Param("alpha", "number", 1)
 
 
 # -- binary arithmetic ---------------------------------------------------------
+def _axpy(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
+    """``a + alpha * b`` rounded once, as ATen's fused CPU kernel for ``alpha != 1``."""
+    out_dtype = xp.result_type(a, b)
+    if out_dtype.kind != "f" or isinstance(alpha, bool):
+        return a + alpha * b
+    return fma(b, out_dtype.type(alpha), a)
+
+
 ADD = declare(
     "add",
     "AddBackward0",
     ("self", "other"),
-    lambda xp, a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
+    lambda xp, a, b, alpha=1: a + b if alpha == 1 else _axpy(xp, a, b, alpha),
     lambda c, g: (g, g if c.p.get("alpha", 1) == 1 else g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
     ufunc="add",
@@ -36,7 +45,7 @@ SUB = declare(
     "sub",
     "SubBackward0",
     ("self", "other"),
-    lambda xp, a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
+    lambda xp, a, b, alpha=1: a - b if alpha == 1 else _axpy(xp, a, b, -alpha),
     lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",

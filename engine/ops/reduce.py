@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any, NamedTuple
+from typing import Any
 
-from engine import dtypes
+from engine import dtypes, return_types
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
 
@@ -210,7 +210,9 @@ def _scatter_fwd(
     if not keepdim:
         index = xp.expand_dims(index, dim)
     out = xp.zeros(shape, dtype=g.dtype)
-    xp.put_along_axis(out, index, g, axis=dim)
+    grid = list(xp.indices(index.shape, sparse=True))
+    grid[dim] = index
+    xp.add.at(out, tuple(grid), g)  # gather may pick an element twice: gradients add up
     return out
 
 
@@ -241,11 +243,6 @@ declare(
         g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True
     ),
 )
-
-
-class ReturnTypes(NamedTuple):
-    values: Any
-    indices: Any
 
 
 @public(
@@ -292,7 +289,7 @@ def _reduce_select(which: str, full: Any, along: Any) -> Any:
             return apply_op(full, (input,))
         d = _norm_dims(dim, input.ndim)
         values, indices = apply_op(along, (input,), {"dim": d[0] if d else 0, "keepdim": keepdim})
-        return ReturnTypes(values, indices)
+        return getattr(return_types, which)(values, indices)
 
     fn.__name__ = fn.__qualname__ = which
     return fn

@@ -3280,3 +3280,6 @@ _add(
     torch.nn.init.kaiming_uniform_(w, a=5 ** 0.5)
     """,
 )
+
+# nn modules and optimizers live in their own file; importing it registers them.
+from tests.conformance import scenarios_nn  # noqa: E402, F401
