@@ -568,3 +568,29 @@ _add(
     a.mul_(2)
     """,
 )
+
+_add(
+    "nn_seeded_init_dropout_and_dataloader",
+    """
+    torch.manual_seed(7)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Dropout(0.5), torch.nn.Linear(4, 1))
+    w1, b1, w2, b2 = model.parameters()
+    X = torch.arange(24.0).reshape(8, 3) / 10
+    y = X.sum(1, keepdim=True)
+    data = torch.utils.data.TensorDataset(X, y)
+    loader = torch.utils.data.DataLoader(data, batch_size=3, shuffle=True)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    orders = []
+    for epoch in range(2):
+        for xb, yb in loader:
+            orders.append(xb[:, 0].mul(10).round().tolist())
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(xb), yb)
+            loss.backward()
+            opt.step()
+    model.eval()
+    evaluated = model(X)
+    after = torch.rand(3)
+    n_batches = [len(loader)]
+    """,
+)

@@ -16,6 +16,7 @@ from engine.nn.modules.activation import (
 )
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
+from engine.nn.modules.dropout import Dropout
 from engine.nn.modules.linear import Flatten, Identity, Linear
 from engine.nn.modules.loss import (
     BCELoss,
@@ -42,6 +43,7 @@ __all__ = [
     "Conv1d",
     "Conv2d",
     "CrossEntropyLoss",
+    "Dropout",
     "Embedding",
     "Flatten",
     "Hardtanh",
