@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from gradstudio.document.model import Document, EditError, check_setting
 from gradstudio.interchange.atomic import atomic_write
-from gradstudio.interchange.trust import TrustStore, content_hash
+from gradstudio.interchange.quoting import printable, shorten
+from gradstudio.interchange.trust import TrustStore, admit, content_hash
 
 if TYPE_CHECKING:
     import jsonschema
@@ -30,10 +31,15 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 class DocumentError(Exception):
-    """A document could not be read or written; the message names the file."""
+    """A document could not be read or written; the message names the file.
+
+    The message is one line of bounded length whatever the file holds: control
+    characters are escaped and a long quoted value is cut.
+    """
 
     def __init__(self, path: str | os.PathLike[str], message: str) -> None:
-        super().__init__(f"{path}: {message}")
+        message = shorten(printable(message))
+        super().__init__(f"{printable(str(path))}: {message}")
         self.path = str(path)
         self.message = message
 
@@ -175,8 +181,31 @@ def _schema_message(data: Any) -> str | None:
     error = best_match(_validator().iter_errors(data))
     if error is None:
         return None
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{error.message} (at {where or 'top level'})"
+    where = shorten("/".join(str(p) for p in error.absolute_path), 80)
+    whole = repr(error.instance)
+    message = error.message.replace(whole, shorten(whole, 60)) if len(whole) > 60 else error.message
+    return f"{shorten(message, 200)} (at {where or 'top level'})"
+
+
+def _check_text(data: Any) -> None:
+    """Refuse text that cannot be written back as UTF-8 (a lone surrogate, which JSON's
+    ``\\ud800`` escape can smuggle in): the document could be shown but never saved."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    f"the text at {where or 'top level'} is not valid Unicode "
+                    "(it holds a lone surrogate)"
+                ) from None
+        elif isinstance(value, dict):
+            stack.extend((k, f"{where}/{k!r}") for k in value)
+            stack.extend((v, f"{where}/{k}") for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}/{i}") for i, v in enumerate(value))
 
 
 # --------------------------------------------------------------------- reading/writing
@@ -211,7 +240,11 @@ def dumps(doc: Document) -> str:
 
 
 def from_json(data: Any, path: str | os.PathLike[str] = "<memory>") -> Document:
-    """A document from parsed JSON; ``DocumentError`` for anything wrong with it."""
+    """A document from parsed JSON; ``DocumentError`` for anything wrong with it.
+
+    The document is untrusted: these bytes came from somewhere, and only
+    ``load_document`` asks the trust store whether the user vouched for them.
+    """
     try:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError('this is not a GradStudio document (no "format": "gradstudio")')
@@ -219,6 +252,7 @@ def from_json(data: Any, path: str | os.PathLike[str] = "<memory>") -> Document:
         problem = _schema_message(data)
         if problem:
             raise ValueError(problem)
+        _check_text(data)
         return _build(data)
     except (ValueError, EditError) as exc:
         raise DocumentError(path, str(exc)) from None
@@ -263,6 +297,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def loads(data: bytes | str, path: str | os.PathLike[str] = "<memory>") -> Document:
+    """A document from file bytes (untrusted, like ``from_json``)."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         parsed = json.loads(text, parse_constant=_reject_constant)
@@ -292,17 +327,20 @@ def load_document(path: str | os.PathLike[str], trust_store: TrustStore | None =
         raise DocumentError(path, f"cannot be read ({exc.strerror or exc})") from None
     doc = loads(data, path)
     doc.source_hash = content_hash(data)
-    if doc.has_code():
-        store = trust_store if trust_store is not None else TrustStore()
-        doc.set_trusted(store.is_trusted(doc.source_hash))
-    return doc
+    store = trust_store if trust_store is not None else TrustStore()
+    return admit(doc, doc.has_code() and store.is_trusted(doc.source_hash))
 
 
 def save_document(
     doc: Document, path: str | os.PathLike[str], trust_store: TrustStore | None = None
 ) -> None:
     """Write atomically; a trusted document's new bytes become trusted too."""
-    data = dumps(doc).encode("utf-8")
+    try:
+        data = dumps(doc).encode("utf-8")
+    except UnicodeEncodeError:
+        raise DocumentError(
+            path, "cannot be written: a text in the graph is not valid Unicode"
+        ) from None
     try:
         atomic_write(path, data)
     except OSError as exc:
