@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -187,25 +188,20 @@ def _schema_message(data: Any) -> str | None:
     return f"{shorten(message, 200)} (at {where or 'top level'})"
 
 
+#: UTF-8 cannot encode a surrogate, so only JSON's escapes can put one in a string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _check_text(data: Any) -> None:
     """Refuse text that cannot be written back as UTF-8 (a lone surrogate, which JSON's
-    ``\\ud800`` escape can smuggle in): the document could be shown but never saved."""
-    stack: list[tuple[Any, str]] = [(data, "")]
-    while stack:
-        value, where = stack.pop()
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError(
-                    f"the text at {where or 'top level'} is not valid Unicode "
-                    "(it holds a lone surrogate)"
-                ) from None
-        elif isinstance(value, dict):
-            stack.extend((k, f"{where}/{k!r}") for k in value)
-            stack.extend((v, f"{where}/{k}") for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((v, f"{where}/{i}") for i, v in enumerate(value))
+    escapes can smuggle in): the document could be shown but never saved or printed."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        near = exc.object[max(0, exc.start - 40) : exc.start]
+        raise ValueError(
+            f"a text in the document is not valid Unicode (a lone surrogate) after {near!r}"
+        ) from None
 
 
 # --------------------------------------------------------------------- reading/writing
@@ -239,11 +235,15 @@ def dumps(doc: Document) -> str:
     return json.dumps(to_json(doc), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def from_json(data: Any, path: str | os.PathLike[str] = "<memory>") -> Document:
+def from_json(
+    data: Any, path: str | os.PathLike[str] = "<memory>", *, check_text: bool = True
+) -> Document:
     """A document from parsed JSON; ``DocumentError`` for anything wrong with it.
 
     The document is untrusted: these bytes came from somewhere, and only
     ``load_document`` asks the trust store whether the user vouched for them.
+    ``check_text=False`` skips the search for lone surrogates (``loads`` knows
+    when its text cannot hold one).
     """
     try:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -252,7 +252,8 @@ def from_json(data: Any, path: str | os.PathLike[str] = "<memory>") -> Document:
         problem = _schema_message(data)
         if problem:
             raise ValueError(problem)
-        _check_text(data)
+        if check_text:
+            _check_text(data)
         return _build(data)
     except (ValueError, EditError) as exc:
         raise DocumentError(path, str(exc)) from None
@@ -309,7 +310,7 @@ def loads(data: bytes | str, path: str | os.PathLike[str] = "<memory>") -> Docum
         raise DocumentError(path, "the document is nested too deeply") from None
     except ValueError as exc:
         raise DocumentError(path, f"the file is not valid JSON ({exc})") from None
-    return from_json(parsed, path)
+    return from_json(parsed, path, check_text=_SURROGATE_ESCAPE.search(text) is not None)
 
 
 def load_document(path: str | os.PathLike[str], trust_store: TrustStore | None = None) -> Document:
