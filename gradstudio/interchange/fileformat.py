@@ -163,11 +163,21 @@ def _fast_check() -> Callable[[Any], Any]:
     return fastjsonschema.compile(_draft7(schema()))
 
 
+#: Up to this many nodes and edges, jsonschema words the message (it weighs every
+#: violation, at a third of a millisecond a node); beyond, the compiled check does.
+THOROUGH_MESSAGE_ITEMS = 5_000
+
+
+def _item_count(data: dict[str, Any]) -> int:
+    return sum(len(data.get(k) or ()) for k in ("nodes", "edges") if isinstance(data.get(k), list))
+
+
 def _schema_message(data: Any) -> str | None:
     """None when ``data`` matches the schema, else the most relevant violation.
 
     Valid documents (nearly all) pass the compiled check alone; only an invalid
-    one is walked by jsonschema, whose ``best_match`` words the message.
+    one is walked by jsonschema, whose ``best_match`` words the message (a large one
+    keeps the compiled check's message: the walk would take seconds).
     """
     check = _fast_check()
     from fastjsonschema import JsonSchemaException  # loaded by _fast_check
@@ -175,8 +185,10 @@ def _schema_message(data: Any) -> str | None:
     try:
         check(data)
         return None
-    except JsonSchemaException:
-        pass
+    except JsonSchemaException as exc:
+        if _item_count(data) > THOROUGH_MESSAGE_ITEMS:
+            where = shorten("/".join(str(p) for p in getattr(exc, "path", [])[1:]), 80)
+            return f"{shorten(exc.message.removeprefix('data.'), 200)} (at {where or 'top level'})"
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator().iter_errors(data))

@@ -43,8 +43,9 @@ class FoldLimit(Exception):
 class Folder:
     """Folds one snippet's constants against one time budget."""
 
-    def __init__(self, seconds: float = MAX_SECONDS) -> None:
-        self.deadline = time.monotonic() + seconds
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = MAX_SECONDS if seconds is None else seconds
+        self.deadline = time.monotonic() + self.seconds
 
     def fold(self, op: ast.operator, a: Any, b: Any) -> Any:
         """``a op b``; ``FoldLimit`` past a bound, ``ValueError`` for what does not fold

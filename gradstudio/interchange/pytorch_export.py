@@ -119,10 +119,12 @@ def export_script(doc: Document, facts: bool = True) -> str:
     for node in doc.nodes():
         lines.extend(_statement(doc, node, names))
 
-    out = _comment(doc.meta.get("title") or "a GradStudio document")
+    # a fixed first line: Python reads an encoding declaration on line 1 or 2, and
+    # a title such as "coding: utf-7" must not get to choose how the script is read
+    out = ["# Exported from GradStudio: run it with PyTorch installed.", "#"]
+    out += _comment(doc.meta.get("title") or "a GradStudio document")
     if doc.meta.get("description"):
         out += ["#", *_comment(doc.meta["description"])]
-    out.append("# Exported from GradStudio: run it with PyTorch installed.")
     if facts:
         out.append("import json")
         out.append("")
