@@ -33,10 +33,12 @@ BOMBS = {
 }
 
 MEASURE = """
-import resource, sys, time
+import resource, sys, time, tracemalloc
 sys.path.insert(0, sys.argv[1])
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
+import_snippet("import torch\\nx = torch.ones(2)\\n")  # builds the catalogue once
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()
 t0 = time.perf_counter()
 try:
     import_snippet("import torch\\n" + sys.argv[2] + "\\n")
@@ -44,8 +46,9 @@ try:
 except ImportProblem as exc:
     outcome = str(exc)
 seconds = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(f"{seconds:.3f} {before} {peak} {outcome}")
+traced = tracemalloc.get_traced_memory()[1]
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(f"{seconds:.3f} {traced} {grown} {outcome}")
 """
 
 
@@ -63,8 +66,9 @@ def cat_file(edges: int) -> dict[str, Any]:
     }
 
 
-def bomb(source: str) -> tuple[float, float, str]:
-    """Seconds, peak MiB above the process's start, and the outcome of one import."""
+def bomb(source: str) -> tuple[float, float, float, str]:
+    """Seconds, the import's peak traced MiB (``tracemalloc``), how many MiB the process's
+    peak resident set grew during the import (``ru_maxrss``), and the outcome."""
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, str(ROOT), source],
         capture_output=True,
@@ -72,7 +76,7 @@ def bomb(source: str) -> tuple[float, float, str]:
         timeout=120,
         check=True,
     ).stdout.split(" ", 3)
-    return float(out[0]), (int(out[2]) - int(out[1])) / 1024, out[3].strip()
+    return float(out[0]), int(out[1]) / 2**20, int(out[2]) / 1024, out[3].strip()
 
 
 def main() -> int:
@@ -82,14 +86,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cat.gstudio"
         path.write_text(json.dumps(cat_file(args.edges)))
-        t0 = time.perf_counter()
-        doc = load_document(path)
-        seconds = time.perf_counter() - t0
+        load_document(path)  # the first load also compiles the schema check
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            doc = load_document(path)
+            times.append(time.perf_counter() - t0)
+        seconds = min(times)
         size = path.stat().st_size / 1e6
-    print(f"load {len(doc.edges()):,} edges into one cat ({size:.1f} MB): {seconds:.2f} s")
+    print(
+        f"load {len(doc.edges()):,} edges into one cat ({size:.1f} MB): {seconds:.2f} s (best of 3)"
+    )
     for name, source in BOMBS.items():
-        seconds, peak, outcome = bomb(source)
-        print(f"bomb {name:12} {seconds:6.2f} s  peak +{peak:5.1f} MiB  {outcome}")
+        seconds, traced, grown, outcome = bomb(source)
+        print(
+            f"bomb {name:12} {seconds:5.2f} s  peak traced {traced:5.2f} MiB, "
+            f"RSS +{grown:5.1f} MiB  {outcome}"
+        )
     return 0
 
 
