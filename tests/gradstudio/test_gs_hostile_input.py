@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 
 from gradstudio.cli import main
-from gradstudio.document.model import Document
+from gradstudio.document.clipboard import copy_nodes
+from gradstudio.document.commands import PasteCommand
+from gradstudio.document.model import Document, EditError
 from gradstudio.interchange.fileformat import (
     DocumentError,
     dumps,
@@ -210,3 +212,13 @@ def test_folding_time_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_an_oversized_snippet_is_refused() -> None:
     with pytest.raises(ImportProblem, match="GradStudio imports snippets of up to"):
         import_snippet("x = 1\n" * 200_000)
+
+
+def test_a_lone_surrogate_on_the_clipboard_is_refused() -> None:
+    source = import_snippet(SEED_001)
+    text = copy_nodes(source, list(source.order)).replace('"label": "w"', '"label": "\\udc80"')
+    assert "\\udc80" in text
+    doc = Document(trusted=True)
+    with pytest.raises(EditError, match="not valid Unicode"):
+        PasteCommand(doc, text)
+    assert len(doc) == 0
