@@ -17,6 +17,7 @@ from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, evaluate
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
 from gradstudio.interchange.pytorch_export import ExportError, export_script
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
+from gradstudio.interchange.quoting import printable, shorten
 from gradstudio.interchange.trust import TrustStore, trust_file
 
 PROG = "gradstudio"
@@ -107,12 +108,11 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(format_table(result))
     for error in result.errors:
-        label = result.plan.labels[error.node_id]
-        print(
-            f"error in step {error.step + 1} '{label}': {error.exc_type}: {error.message}", file=err
-        )
-        print(f"  {error.title}. {error.explanation}", file=err)
-        print(f"  Fix: {error.fix}", file=err)
+        label = printable(result.plan.labels[error.node_id])
+        message = shorten(printable(error.message))
+        print(f"error in step {error.step + 1} '{label}': {error.exc_type}: {message}", file=err)
+        print(f"  {printable(error.title)}. {printable(error.explanation)}", file=err)
+        print(f"  Fix: {printable(error.fix)}", file=err)
     return 1 if result.errors else 0
 
 
@@ -189,7 +189,9 @@ def _row(label: str, facts: TensorFacts | None) -> list[str]:
 
 
 def format_table(result: Evaluation) -> str:
-    rows = [list(COLUMNS)] + [_row(label, facts) for label, _, facts in result.rows()]
+    """The facts as an aligned text table; a label's control characters (ESC, NUL, CR)
+    are escaped, so a document cannot drive the terminal or garble the table."""
+    rows = [list(COLUMNS)] + [_row(printable(label), facts) for label, _, facts in result.rows()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows

@@ -66,6 +66,8 @@ def parse_clipboard(text: str) -> ClipboardContent:
         data = json.loads(text)
         if data.get("format") != CLIPBOARD_FORMAT:
             raise ValueError
+        # JSON's escapes can carry a lone surrogate, which no file could hold
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
         nodes = [
             ClipboardNode(
                 str(n["id"]),
@@ -88,6 +90,8 @@ def parse_clipboard(text: str) -> ClipboardContent:
             )
             for e in data["edges"]
         ]
+    except UnicodeEncodeError:
+        raise EditError("the clipboard's text is not valid Unicode (a lone surrogate)") from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         raise EditError("the clipboard holds no GradStudio nodes") from None
     if any(e.src not in ids or e.dst not in ids for e in edges):

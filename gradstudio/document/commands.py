@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gradstudio.catalogue import NodeKind
 from gradstudio.document.clipboard import ClipboardContent, parse_clipboard
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, Edge, EditError, Node
@@ -263,7 +264,13 @@ class SetSettingCommand(_Base):
 
 
 class PasteCommand(_Base):
-    """Add a clipboard group (nodes + internal edges) with fresh ids and unique labels."""
+    """Add a clipboard group (nodes + internal edges) with fresh ids and unique labels.
+
+    The clipboard can hold anything any program put there, so pasted custom Function
+    code makes the document untrusted (the studio shows its trust banner) unless the
+    document already holds that very source: duplicating one's own Function is not
+    foreign code.  Undo gives back the trust the paste took.
+    """
 
     def __init__(
         self, doc: Document, text: str, offset: tuple[float, float] = (30.0, 30.0)
@@ -284,8 +291,16 @@ class PasteCommand(_Base):
         ]
         self.node_ids = [n.id for n in self.nodes]
         self.text = "Paste" if len(self.nodes) != 1 else f"Paste {self.nodes[0].label}"
+        self.code = {
+            n.params["source"] for n in self.nodes if n.type.kind is NodeKind.CUSTOM_FUNCTION
+        }
+        self._took_trust = False
 
     def redo(self) -> None:
+        # before any node lands, so nothing that reacts to the new nodes runs their code
+        self._took_trust = self.doc.trusted and not self.code <= self.doc.code_sources()
+        if self._took_trust:
+            self.doc.set_trusted(False)
         for node in self.nodes:
             self.doc.add_node(node)
         for e in self.edges:
@@ -296,6 +311,8 @@ class PasteCommand(_Base):
             self.doc.disconnect(e)
         for node in reversed(self.nodes):
             self.doc.remove_node(node.id)
+        if self._took_trust:
+            self.doc.set_trusted(True)
 
 
 class AutoLayoutCommand(MoveNodesCommand):

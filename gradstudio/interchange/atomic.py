@@ -8,11 +8,12 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+def atomic_write(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to a temporary file beside ``path``, fsync it, then rename over ``path``.
 
     The rename is atomic on POSIX and Windows, so readers see the old file or the new
-    one, never half of either; the file keeps the permissions the old one had.
+    one, never half of either; the file keeps the permissions the old one had, or
+    gets ``mode`` when one is given (the trust store is private: 0600).
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
@@ -22,8 +23,11 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o644)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        else:
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o644)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

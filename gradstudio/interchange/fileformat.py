@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -18,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from gradstudio.document.model import Document, EditError, check_setting
 from gradstudio.interchange.atomic import atomic_write
-from gradstudio.interchange.trust import TrustStore, content_hash
+from gradstudio.interchange.quoting import printable, shorten
+from gradstudio.interchange.trust import TrustStore, admit, content_hash
 
 if TYPE_CHECKING:
     import jsonschema
@@ -30,10 +32,15 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 class DocumentError(Exception):
-    """A document could not be read or written; the message names the file."""
+    """A document could not be read or written; the message names the file.
+
+    The message is one line of bounded length whatever the file holds: control
+    characters are escaped and a long quoted value is cut.
+    """
 
     def __init__(self, path: str | os.PathLike[str], message: str) -> None:
-        super().__init__(f"{path}: {message}")
+        message = shorten(printable(message))
+        super().__init__(f"{printable(str(path))}: {message}")
         self.path = str(path)
         self.message = message
 
@@ -156,11 +163,21 @@ def _fast_check() -> Callable[[Any], Any]:
     return fastjsonschema.compile(_draft7(schema()))
 
 
+#: Up to this many nodes and edges, jsonschema words the message (it weighs every
+#: violation, at a third of a millisecond a node); beyond, the compiled check does.
+THOROUGH_MESSAGE_ITEMS = 5_000
+
+
+def _item_count(data: dict[str, Any]) -> int:
+    return sum(len(data.get(k) or ()) for k in ("nodes", "edges") if isinstance(data.get(k), list))
+
+
 def _schema_message(data: Any) -> str | None:
     """None when ``data`` matches the schema, else the most relevant violation.
 
     Valid documents (nearly all) pass the compiled check alone; only an invalid
-    one is walked by jsonschema, whose ``best_match`` words the message.
+    one is walked by jsonschema, whose ``best_match`` words the message (a large one
+    keeps the compiled check's message: the walk would take seconds).
     """
     check = _fast_check()
     from fastjsonschema import JsonSchemaException  # loaded by _fast_check
@@ -168,15 +185,35 @@ def _schema_message(data: Any) -> str | None:
     try:
         check(data)
         return None
-    except JsonSchemaException:
-        pass
+    except JsonSchemaException as exc:
+        if _item_count(data) > THOROUGH_MESSAGE_ITEMS:
+            where = shorten("/".join(str(p) for p in getattr(exc, "path", [])[1:]), 80)
+            return f"{shorten(exc.message.removeprefix('data.'), 200)} (at {where or 'top level'})"
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator().iter_errors(data))
     if error is None:
         return None
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{error.message} (at {where or 'top level'})"
+    where = shorten("/".join(str(p) for p in error.absolute_path), 80)
+    whole = repr(error.instance)
+    message = error.message.replace(whole, shorten(whole, 60)) if len(whole) > 60 else error.message
+    return f"{shorten(message, 200)} (at {where or 'top level'})"
+
+
+#: UTF-8 cannot encode a surrogate, so only JSON's escapes can put one in a string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_text(data: Any) -> None:
+    """Refuse text that cannot be written back as UTF-8 (a lone surrogate, which JSON's
+    escapes can smuggle in): the document could be shown but never saved or printed."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        near = exc.object[max(0, exc.start - 40) : exc.start]
+        raise ValueError(
+            f"a text in the document is not valid Unicode (a lone surrogate) after {near!r}"
+        ) from None
 
 
 # --------------------------------------------------------------------- reading/writing
@@ -210,8 +247,16 @@ def dumps(doc: Document) -> str:
     return json.dumps(to_json(doc), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def from_json(data: Any, path: str | os.PathLike[str] = "<memory>") -> Document:
-    """A document from parsed JSON; ``DocumentError`` for anything wrong with it."""
+def from_json(
+    data: Any, path: str | os.PathLike[str] = "<memory>", *, check_text: bool = True
+) -> Document:
+    """A document from parsed JSON; ``DocumentError`` for anything wrong with it.
+
+    The document is untrusted: these bytes came from somewhere, and only
+    ``load_document`` asks the trust store whether the user vouched for them.
+    ``check_text=False`` skips the search for lone surrogates (``loads`` knows
+    when its text cannot hold one).
+    """
     try:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError('this is not a GradStudio document (no "format": "gradstudio")')
@@ -219,6 +264,8 @@ def from_json(data: Any, path: str | os.PathLike[str] = "<memory>") -> Document:
         problem = _schema_message(data)
         if problem:
             raise ValueError(problem)
+        if check_text:
+            _check_text(data)
         return _build(data)
     except (ValueError, EditError) as exc:
         raise DocumentError(path, str(exc)) from None
@@ -263,6 +310,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def loads(data: bytes | str, path: str | os.PathLike[str] = "<memory>") -> Document:
+    """A document from file bytes (untrusted, like ``from_json``)."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         parsed = json.loads(text, parse_constant=_reject_constant)
@@ -274,7 +322,7 @@ def loads(data: bytes | str, path: str | os.PathLike[str] = "<memory>") -> Docum
         raise DocumentError(path, "the document is nested too deeply") from None
     except ValueError as exc:
         raise DocumentError(path, f"the file is not valid JSON ({exc})") from None
-    return from_json(parsed, path)
+    return from_json(parsed, path, check_text=_SURROGATE_ESCAPE.search(text) is not None)
 
 
 def load_document(path: str | os.PathLike[str], trust_store: TrustStore | None = None) -> Document:
@@ -292,17 +340,20 @@ def load_document(path: str | os.PathLike[str], trust_store: TrustStore | None =
         raise DocumentError(path, f"cannot be read ({exc.strerror or exc})") from None
     doc = loads(data, path)
     doc.source_hash = content_hash(data)
-    if doc.has_code():
-        store = trust_store if trust_store is not None else TrustStore()
-        doc.set_trusted(store.is_trusted(doc.source_hash))
-    return doc
+    store = trust_store if trust_store is not None else TrustStore()
+    return admit(doc, doc.has_code() and store.is_trusted(doc.source_hash))
 
 
 def save_document(
     doc: Document, path: str | os.PathLike[str], trust_store: TrustStore | None = None
 ) -> None:
     """Write atomically; a trusted document's new bytes become trusted too."""
-    data = dumps(doc).encode("utf-8")
+    try:
+        data = dumps(doc).encode("utf-8")
+    except UnicodeEncodeError:
+        raise DocumentError(
+            path, "cannot be written: a text in the graph is not valid Unicode"
+        ) from None
     try:
         atomic_write(path, data)
     except OSError as exc:

@@ -4,6 +4,11 @@ Each step becomes one statement, written by its node type's ``code`` (the catalo
 knows how every node reads as PyTorch).  With ``facts=True`` the script ends by
 printing every tensor's facts as JSON in the shape of ``main.py run --json``, so a
 test can run it under real PyTorch and compare with the engine.
+
+The only code in the script is the graph's: every text the user or a file chose
+(labels, parameters, the title and description) reaches it as a Python literal
+(``repr``), a checked identifier, or a comment line with its line breaks and
+control characters escaped, so no text can end a line and start a statement.
 """
 
 from __future__ import annotations
@@ -11,27 +16,42 @@ from __future__ import annotations
 import ast
 import keyword
 import re
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from gradstudio.catalogue import CodeCall, NodeInputError, NodeKind, PortType
+from gradstudio.interchange.quoting import printable, shorten
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document, Node
 
-RESERVED = {"torch", "F", "Function", "json", "device", "_facts", "_rows", "_out"}
+#: Names the script itself binds or calls: no label or class may take them.
+RESERVED = {"torch", "F", "Function", "json", "device", "_facts", "_rows", "_out"} | {
+    "print",
+    "enumerate",
+    "isinstance",
+    "list",
+    "str",
+}
 
 
 class ExportError(Exception):
     """The document cannot be written as PyTorch yet (e.g. an input is not connected)."""
 
     def __init__(self, message: str, node_id: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(shorten(printable(message)))  # it quotes labels: one safe line
         self.node_id = node_id
 
 
 def identifier(label: str, taken: set[str]) -> str:
-    """A Python name for a label: ``w`` stays ``w``, ``b.zero_()`` becomes ``b_zero``."""
-    name = re.sub(r"\W+", "_", label).strip("_") or "t"
+    """A Python name for a label: ``w`` stays ``w``, ``b.zero_()`` becomes ``b_zero``.
+
+    Names are compared as Python reads them (NFKC: ``ｔｏｒｃｈ`` is ``torch``), so a
+    label can never rebind ``torch`` or another node's variable.
+    """
+    name = re.sub(r"\W+", "_", unicodedata.normalize("NFKC", label)).strip("_") or "t"
+    if not name.isidentifier():  # letters that are not identifier letters
+        name = re.sub(r"[^0-9A-Za-z_]+", "_", name).strip("_") or "t"
     if name[0].isdigit():
         name = "t_" + name
     if keyword.iskeyword(name) or name in RESERVED:
@@ -81,7 +101,14 @@ def export_script(doc: Document, facts: bool = True) -> str:
     classes: dict[str, str] = {}
     for node in doc.nodes():
         if node.type.kind is NodeKind.CUSTOM_FUNCTION:
-            name, source = node.params["class_name"], node.params["source"]
+            name = unicodedata.normalize("NFKC", node.params["class_name"])
+            source = node.params["source"]
+            if name in RESERVED:
+                raise ExportError(
+                    f"node '{node.label}': the class name {name!r} is a name the script "
+                    "itself uses; rename the class",
+                    node.id,
+                )
             if classes.get(name, source) != source:
                 raise ExportError(f"two Function nodes define {name} differently", node.id)
             classes[name] = source
@@ -92,8 +119,12 @@ def export_script(doc: Document, facts: bool = True) -> str:
     for node in doc.nodes():
         lines.extend(_statement(doc, node, names))
 
-    title = doc.meta.get("title") or "a GradStudio document"
-    out = [f"# {title}", "# Exported from GradStudio: run it with PyTorch installed."]
+    # a fixed first line: Python reads an encoding declaration on line 1 or 2, and
+    # a title such as "coding: utf-7" must not get to choose how the script is read
+    out = ["# Exported from GradStudio: run it with PyTorch installed.", "#"]
+    out += _comment(doc.meta.get("title") or "a GradStudio document")
+    if doc.meta.get("description"):
+        out += ["#", *_comment(doc.meta["description"])]
     if facts:
         out.append("import json")
         out.append("")
@@ -115,6 +146,11 @@ def export_script(doc: Document, facts: bool = True) -> str:
         out.append(FACTS_HELPER)
         out += _facts_footer(doc, names)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _comment(text: str) -> list[str]:
+    """``text`` as comment lines: each of its lines escaped to one printable line."""
+    return ["# " + printable(line) for line in text.splitlines() or [""]]
 
 
 def _port_expr(doc: Document, node_id: str, port: str, names: dict[str, str]) -> str:
@@ -167,8 +203,10 @@ def _facts_footer(doc: Document, names: dict[str, str]) -> list[str]:
         for port in node.type.outputs:
             expr = _port_expr(doc, node.id, port.name, names)
             if port.type is PortType.TENSORS:
-                label = node.label + "[{i}]"
-                out.append(f"_rows += [(f{label!r}, {node.id!r}, t) for i, t in enumerate({expr})]")
+                out.append(
+                    f"_rows += [({node.label!r} + f'[{{i}}]', {node.id!r}, t) "
+                    f"for i, t in enumerate({expr})]"
+                )
             else:
                 label = node.label if len(node.type.outputs) == 1 else f"{node.label}.{port.name}"
                 out.append(f"_rows.append(({label!r}, {node.id!r}, {expr}))")

@@ -18,6 +18,8 @@ from gradstudio.catalogue import NodeKind, NodeType, PortType
 from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_key
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, EditError
+from gradstudio.interchange.folding import Folder, FoldLimit
+from gradstudio.interchange.trust import admit
 from gradstudio.params import DTYPE_ALIASES, DTYPES
 
 MODULES = {
@@ -145,12 +147,17 @@ def _strip_prompts(source: str) -> str:
     return "\n".join(code)
 
 
+#: A teaching snippet is a page or two; a megabyte is already a thousand pages.
+MAX_SNIPPET_CHARS = 1_000_000
+
+
 @dataclass
 class _Importer:
     source: str
     doc: Document = field(default_factory=Document)
     env: dict[str, Value] = field(default_factory=dict)
     no_grad: bool = False
+    folder: Folder = field(default_factory=Folder)
 
     # -- statements ---------------------------------------------------------------
 
@@ -527,7 +534,9 @@ class _Importer:
         label = label or _segment(self.source, node)
         if isinstance(left, Const) and isinstance(right, Const):
             try:
-                return Const(_fold(node.op, left.value, right.value))
+                return Const(self.folder.fold(node.op, left.value, right.value))
+            except FoldLimit as exc:
+                raise ImportProblem(f"cannot fold this constant: {exc}", line) from None
             except Exception:
                 raise ImportProblem("this arithmetic on constants fails", line) from None
         type_id = BINOPS.get(type(node.op))
@@ -938,22 +947,6 @@ def _device_const(args: list[Value], line: int | None) -> str:
     return name
 
 
-def _fold(op: ast.operator, a: Any, b: Any) -> Any:
-    ops = {
-        ast.Add: lambda: a + b,
-        ast.Sub: lambda: a - b,
-        ast.Mult: lambda: a * b,
-        ast.Div: lambda: a / b,
-        ast.FloorDiv: lambda: a // b,
-        ast.Mod: lambda: a % b,
-    }
-    if isinstance(op, ast.Pow):
-        if abs(b) > 64:
-            raise ValueError("exponent too large")
-        return a**b
-    return ops[type(op)]()
-
-
 def _segment(source: str, node: ast.AST) -> str:
     return ast.get_source_segment(source, node) or type(node).__name__
 
@@ -969,6 +962,11 @@ def import_snippet(source: str, filename: str = "<snippet>", trusted: bool = Fal
     A document with custom Function code is trusted only if ``trusted`` says so:
     the snippet may come from anywhere.
     """
+    if len(source) > MAX_SNIPPET_CHARS:
+        raise ImportProblem(
+            f"the snippet is {len(source):,} characters long; "
+            f"GradStudio imports snippets of up to {MAX_SNIPPET_CHARS:,}"
+        )
     source = _strip_prompts(source)
     try:
         tree = ast.parse(source, filename)
@@ -984,6 +982,4 @@ def import_snippet(source: str, filename: str = "<snippet>", trusted: bool = Fal
     doc = importer.doc
     for node_id, (x, y) in auto_layout(doc).items():
         doc.move_node(node_id, x, y)
-    if doc.has_code() and not trusted:
-        doc.set_trusted(False)
-    return doc
+    return admit(doc, trusted)

@@ -3,6 +3,11 @@
 Like Jupyter's notebook trust: opening a file never runs its Python code; once the
 user says they trust it, the sha256 of its bytes is stored here, and a file with
 the same bytes is trusted next time.  Saving a trusted document trusts the new bytes.
+
+The rule on every path that brings a document in (open, recovery, ``loads``, snippet
+import, paste): its code is untrusted unless the user said so.  ``Document()`` starts
+untrusted; ``admit`` settles a document that arrived whole.  One store serves the
+command line and the studio (``default_trust_path``), private to the user (0600).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +26,7 @@ if TYPE_CHECKING:
     from gradstudio.document.model import Document
 
 STORE_FORMAT = "gradstudio-trust"
+STORE_MODE = 0o600
 
 
 def content_hash(data: bytes) -> str:
@@ -27,9 +34,17 @@ def content_hash(data: bytes) -> str:
 
 
 def default_trust_path() -> Path:
-    """``$XDG_CONFIG_HOME/gradstudio/trusted.json`` (``~/.config`` if unset)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "gradstudio" / "trusted.json"
+    """The one store: ``GradStudio/trusted.json`` in the user's configuration folder.
+
+    The folder is the one the studio's settings live in (``QSettings``' user scope in
+    INI format): ``$XDG_CONFIG_HOME`` (``~/.config`` if unset), ``%APPDATA%`` on Windows.
+    """
+    appdata = os.environ.get("APPDATA")
+    if sys.platform == "win32" and appdata:
+        base = Path(appdata)
+    else:
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "GradStudio" / "trusted.json"
 
 
 class TrustStore:
@@ -48,11 +63,11 @@ class TrustStore:
         return set()
 
     def _write(self, hashes: set[str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         text = json.dumps(
             {"format": STORE_FORMAT, "version": 1, "hashes": sorted(hashes)}, indent=1
         )
-        atomic_write(self.path, text.encode("utf-8"))
+        atomic_write(self.path, text.encode("utf-8"), mode=STORE_MODE)
 
     def is_trusted(self, digest: str | None) -> bool:
         return digest is not None and digest in self._read()
@@ -66,6 +81,18 @@ class TrustStore:
         hashes = self._read()
         if digest in hashes:
             self._write(hashes - {digest})
+
+
+def admit(doc: Document, user_trusts: bool) -> Document:
+    """Settle the trust of a document that just came in from outside (returned).
+
+    Its code may run only if the user said so (``user_trusts``: the store knows the
+    bytes, the recovery note vouches for them, the caller ships them).  A document
+    with no code has nothing to distrust: code the user then types into it is theirs,
+    while code pasted into it makes it untrusted again (``PasteCommand``).
+    """
+    doc.set_trusted(user_trusts or not doc.has_code())
+    return doc
 
 
 def trust_document(doc: Document, store: TrustStore) -> None:

@@ -214,11 +214,19 @@ def test_damaged_trust_store_reads_as_empty(tmp_path: Path) -> None:
     assert not store.is_trusted("sha256:00")
 
 
-def test_default_trust_store_lives_in_the_config_dir(
+def test_default_trust_store_lives_in_the_config_dir_private(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """One store for the command line and the studio (whose QSettings folder is
+    ``GradStudio``), readable by the user alone."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    assert TrustStore().path == tmp_path / "gradstudio" / "trusted.json"
+    store = TrustStore()
+    assert store.path == tmp_path / "GradStudio" / "trusted.json"
+    store.trust("sha256:00")
+    assert store.path.stat().st_mode & 0o777 == 0o600
+    store.path.chmod(0o644)
+    store.trust("sha256:01")  # rewriting makes it private again
+    assert store.path.stat().st_mode & 0o777 == 0o600
 
 
 # ------------------------------------------------------------------------------ fuzzing

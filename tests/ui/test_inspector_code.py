@@ -24,7 +24,7 @@ BROKEN = """class Func(Function):
 
 def function_state() -> tuple[StudioState, str]:
     """x (requires grad) → custom Function → backward, built with commands."""
-    state = StudioState(Document())
+    state = StudioState(Document(trusted=True))  # the user's own document
     doc, stack = state.document, state.undo_stack
     add_x = AddNodeCommand(
         doc, "torch.tensor", (0, 0), {"data": [1.0, 2.0], "requires_grad": True}, "x"

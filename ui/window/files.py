@@ -130,7 +130,9 @@ class FileCommands:
     def new_document(self) -> bool:
         if not self.maybe_save():
             return False
-        self.set_document(Document(), run=False)
+        # the user's own empty document: the code they type into it may run (code
+        # pasted into it makes it untrusted: PasteCommand)
+        self.set_document(Document(trusted=True), run=False)
         return True
 
     def open_dialog(self) -> bool:

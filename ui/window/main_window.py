@@ -30,7 +30,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradstudio.document.events import DocumentEvent, SettingChanged, TrustChanged
+from gradstudio.document.events import (
+    DocumentEvent,
+    NodeAdded,
+    NodeRemoved,
+    SettingChanged,
+    TrustChanged,
+)
 from gradstudio.interchange.trust import TrustStore
 from ui.canvas.view import GraphView
 from ui.icons import icon
@@ -65,7 +71,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.setObjectName("mainWindow")
         self.state = state or StudioState()
         self.settings = settings or StudioSettings()
-        self.trust_store = TrustStore(self.settings.directory / "trusted.json")
+        self.trust_store = TrustStore()  # the one store, shared with `main.py trust`
         self.file_path: str | None = None
         self.example_name: str | None = None
         self.theme: Theme = theme(self.settings.theme)
@@ -551,7 +557,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
     def _on_document_event(self, event: DocumentEvent) -> None:
         if isinstance(event, SettingChanged) and event.name == "device":
             self.device_selector.set_device(event.new)
-        elif isinstance(event, TrustChanged):
+        elif isinstance(event, TrustChanged | NodeAdded | NodeRemoved):
+            # pasted code makes the document untrusted before its nodes land
             self._update_trust_banner()
 
     def _document_replaced(self) -> None:

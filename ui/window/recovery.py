@@ -4,6 +4,10 @@ While the document has unsaved edits it is written (atomically, without touching
 the document's own file or trust) to ``recovery.gstudio`` beside the settings, with
 a small JSON note saying which file it came from.  A clean exit or a save removes
 both; a next start that finds them offers to restore.
+
+Trust is keyed by content here too: the note vouches for the recovery bytes' hash
+only when the document was trusted, so a recovery file edited or replaced after the
+note was written opens untrusted.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from gradstudio.document.model import Document
 from gradstudio.interchange.atomic import atomic_write
 from gradstudio.interchange.fileformat import DocumentError, dumps, loads
+from gradstudio.interchange.trust import admit, content_hash
 from ui.state import StudioState
 
 AUTOSAVE_MS = 10_000
@@ -90,14 +95,15 @@ class Recovery(QObject):
         doc = self.state.document
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, dumps(doc).encode("utf-8"))
+            data = dumps(doc).encode("utf-8")
+            atomic_write(self.path, data)
             note = {
                 "original": self._path_of_document(),
-                "trusted": doc.trusted,
+                "trusted": content_hash(data) if doc.trusted else None,
                 "saved_at": time.time(),
             }
             atomic_write(self.note, json.dumps(note).encode("utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # UnicodeEncodeError is a ValueError
             return False  # autosave is best effort; never interrupt the user for it
         self._dirty = False
         self.saved.emit(str(self.path))
@@ -122,12 +128,11 @@ class Recovery(QObject):
         doc = loads(data, self.path)
         original: str | None = None
         saved_at = self.path.stat().st_mtime
-        trusted = False
-        with contextlib.suppress(OSError, ValueError, AttributeError):
+        vouched = None
+        with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):
             note = json.loads(self.note.read_text(encoding="utf-8"))
             original = note.get("original") or None
             saved_at = float(note.get("saved_at", saved_at))
-            trusted = bool(note.get("trusted", False))
-        if doc.has_code() and not trusted:
-            doc.set_trusted(False)
+            vouched = note.get("trusted")
+        admit(doc, vouched == content_hash(data))
         return RecoveredDocument(doc, original, saved_at)

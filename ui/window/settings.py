@@ -30,7 +30,7 @@ class StudioSettings:
 
     @property
     def directory(self) -> Path:
-        """The folder beside the settings file (the recovery file and trust store go here)."""
+        """The folder beside the settings file (the recovery file goes here)."""
         return Path(self.qsettings.fileName()).resolve().parent
 
     def sync(self) -> None:
