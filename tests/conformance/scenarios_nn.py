@@ -594,3 +594,19 @@ _add(
     n_batches = [len(loader)]
     """,
 )
+
+_add(
+    "nn_utils_clip_and_vector",
+    """
+    a = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
+    b = torch.nn.Parameter(torch.tensor([[1.0, -2.0]]))
+    (a * torch.tensor([3.0, 4.0])).sum().backward()
+    (b * torch.tensor([[12.0, 5.0]])).sum().backward()
+    total = torch.nn.utils.clip_grad_norm_([a, b], 1.0)
+    ga = a.grad.clone()
+    again = torch.nn.utils.clip_grad_norm_([a, b], 100.0, norm_type=1)
+    torch.nn.utils.clip_grad_value_([a, b], 0.1)
+    flat = torch.nn.utils.parameters_to_vector([a, b])
+    torch.nn.utils.vector_to_parameters(torch.tensor([9.0, 8.0, 7.0, 6.0]), [a, b])
+    """,
+)
