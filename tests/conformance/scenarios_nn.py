@@ -610,3 +610,36 @@ _add(
     torch.nn.utils.vector_to_parameters(torch.tensor([9.0, 8.0, 7.0, 6.0]), [a, b])
     """,
 )
+
+_add(
+    "nn_full_backward_hooks",
+    """
+    lin = torch.nn.Linear(2, 1)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[0.5, -1.0]]))
+        lin.bias.fill_(0.25)
+    seen = []
+    lin.register_full_backward_hook(
+        lambda m, gi, go: seen.append([None if g is None else g.tolist() for g in gi + go])
+    )
+    lin.register_full_backward_pre_hook(lambda m, go: (go[0] * 2,))
+    x = torch.ones(3, 2, requires_grad=True)
+    y = lin(x)
+    y.sum().backward()
+    y2 = lin(torch.ones(3, 2))
+    y2.sum().backward()
+    names = [y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()]
+    w = lin.weight
+
+    class Pair(torch.nn.Module):
+        def forward(self, a, b):
+            return a * 2, b + a
+
+    pair = Pair()
+    pair.register_full_backward_hook(lambda m, gi, go: (gi[0] * 10, None))
+    a = torch.tensor([1.0], requires_grad=True)
+    b = torch.tensor([2.0])
+    o1, o2 = pair(a, b)
+    (o1 * 3 + o2).sum().backward()
+    """,
+)

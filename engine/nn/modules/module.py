@@ -9,6 +9,7 @@ module runs its forward pre-hooks, ``forward`` and forward hooks, as PyTorch's
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -74,6 +75,8 @@ class Module:
         d["_forward_pre_hooks"] = {}
         d["_forward_hooks"] = {}
         d["_backward_hooks"] = {}
+        d["_backward_pre_hooks"] = {}
+        d["_is_full_backward_hook"] = None
 
     forward: Callable[..., Any]
 
@@ -454,16 +457,60 @@ class Module:
     def register_forward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         return add_hook(self._forward_hooks, hook)
 
+    def register_full_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` once the inputs' gradients are known."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = True
+        return add_hook(self._backward_hooks, hook)
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, grad_output)`` before the module's inputs' gradients are computed."""
+        return add_hook(self._backward_pre_hooks, hook)
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Deprecated in PyTorch: hooks the output's ``grad_fn`` (see the warnings it gives)."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = False
+        return add_hook(self._backward_hooks, hook)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from engine.nn.modules.backward_hooks import BackwardHook, attach_legacy_hooks
+
+        backward_hooks = list(self._backward_hooks.values())
+        full = backward_hooks if self._is_full_backward_hook else []
+        legacy = backward_hooks if self._is_full_backward_hook is False else []
+        pre = list(self._backward_pre_hooks.values())
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        if full or pre:
+            bw_hook = BackwardHook(self, full, pre)
+            args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             result = hook(self, args, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            if not isinstance(output, Tensor | tuple):
+                warnings.warn(
+                    "For backward hooks to be called, module output should be a Tensor or a "
+                    f"tuple of Tensors but received {type(output)}",
+                    stacklevel=2,
+                )
+            output = bw_hook.setup_output_hook(output)
+        if legacy:
+            attach_legacy_hooks(self, legacy, args, output)
         return output
 
     # -- printing ------------------------------------------------------------------
