@@ -32,6 +32,7 @@ from gradstudio.catalogue import (
     RunCall,
 )
 from gradstudio.document.events import DocumentEvent, Unsubscribe
+from gradstudio.evaluation.budget import DEFAULT_BUDGET, Ledger, MemoryBudgetError
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document
@@ -223,6 +224,12 @@ class BackwardTrace:
     def executions(self) -> tuple[TraceExecution, ...]:
         return self._convert()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (from the evaluation process) with the gradient values converted:
+        the live engine objects ``_convert`` reads stay behind."""
+        ready = functools.partial(tuple, self.executions)
+        return (BackwardTrace, (self.node_id, self.step, self.keys, ready))
+
 
 @dataclass(frozen=True)
 class StepWarning:
@@ -406,6 +413,8 @@ class Plan:
     step_of: Mapping[str, int]
     #: ``doc.revision`` when prepared: a result is current while the document's matches.
     revision: int = 0
+    #: Bytes of tensor data the whole run may hold (``None``: no limit); see ``budget``.
+    memory_budget: int | None = DEFAULT_BUDGET
 
     def display_label(self, ref: OutputRef) -> str:
         label = self.labels[ref.node_id]
@@ -421,13 +430,17 @@ class Plan:
         cancel: CancelCheck | None = None,
         progress: Progress | None = None,
         backend: Any = None,
+        on_step: Callable[[StepResult], None] | None = None,
     ) -> Evaluation:
+        """Run every step; ``on_step`` sees each step's result as soon as it is final."""
         if backend is None:
             import engine as backend
-        return _Runner(self, backend).run(cancel, progress)
+        return _Runner(self, backend).run(cancel, progress, on_step)
 
 
-def prepare(doc: Document, device: str | None = None) -> Plan:
+def prepare(
+    doc: Document, device: str | None = None, memory_budget: int | None = DEFAULT_BUDGET
+) -> Plan:
     """Copy the document's steps, wiring and settings (cheap; call on the UI thread)."""
     wiring: dict[str, dict[str, list[tuple[int, str, str]]]] = {}
     for edge in doc.edges():
@@ -453,6 +466,7 @@ def prepare(doc: Document, device: str | None = None) -> Plan:
         labels={n.id: n.label for n in doc.nodes()},
         step_of={s.node_id: i for i, s in enumerate(steps)},
         revision=doc.revision,
+        memory_budget=memory_budget,
     )
 
 
@@ -462,9 +476,11 @@ def evaluate(
     cancel: CancelCheck | None = None,
     progress: Progress | None = None,
     backend: Any = None,
+    memory_budget: int | None = DEFAULT_BUDGET,
 ) -> Evaluation:
-    """Evaluate the whole document now (see ``prepare``/``Plan.run`` for worker threads)."""
-    return prepare(doc, device).run(cancel, progress, backend)
+    """Evaluate the whole document now, in this process (``worker.run_plan`` runs a plan
+    in a separate process that can be stopped whatever the user's code does)."""
+    return prepare(doc, device, memory_budget).run(cancel, progress, backend)
 
 
 # ----------------------------------------------------------------------- the runner
@@ -506,6 +522,7 @@ class _Runner:
         self.fn_last: dict[int, GradFnFacts] = {}
         graph = getattr(backend.autograd, "graph", None)
         self.observe = getattr(graph, "observe_backward", None)
+        self.ledger = Ledger(plan.memory_budget)
 
     # -- reading facts ---------------------------------------------------------
 
@@ -734,7 +751,12 @@ class _Runner:
                 inputs[port.name] = values[0] if values else None
         return inputs
 
-    def run(self, cancel: CancelCheck | None, progress: Progress | None) -> Evaluation:
+    def run(
+        self,
+        cancel: CancelCheck | None,
+        progress: Progress | None,
+        on_step: Callable[[StepResult], None] | None = None,
+    ) -> Evaluation:
         ev = Evaluation(self.plan)
         total = len(self.plan.steps)
         started = time.perf_counter()
@@ -750,6 +772,8 @@ class _Runner:
             t0 = time.perf_counter()
             ok = self.run_step(index, step, result)
             result.seconds = time.perf_counter() - t0
+            if on_step is not None:
+                on_step(result)
             if not ok:
                 break
         else:
@@ -774,13 +798,16 @@ class _Runner:
                     trusted=self.plan.trusted,
                     label=step.label,
                 )
+                self.ledger.before(step, call)
                 with ExitStack() as stack:
                     if step.params.get("no_grad"):
                         stack.enter_context(self.backend.no_grad())
                     if node_type.kind is NodeKind.ACTION and self.observe is not None:
                         trace_box.append(stack.enter_context(self.observe()))
                     outputs = node_type.run(call)
-        except Exception as exc:
+                self.ledger.after(step, outputs)
+        # a Function's code may raise SystemExit or KeyboardInterrupt: an error of its step
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
             result.status = "error"
             result.error = self.error(index, step, exc)
             self.warnings(index, step, result, caught)
@@ -827,11 +854,14 @@ class _Runner:
                 )
             )
 
-    def error(self, index: int, step: PlanStep, exc: Exception) -> StepError:
+    def error(self, index: int, step: PlanStep, exc: BaseException) -> StepError:
+        from gradstudio.evaluation.budget import out_of_memory_message
         from gradstudio.evaluation.explain import explain
 
         exc_type = type(exc).__name__
         message = str(exc) or exc_type
+        if isinstance(exc, MemoryError) and not isinstance(exc, MemoryBudgetError):
+            message = out_of_memory_message(step.label, exc, self.plan.memory_budget)
         explained = explain(message, exc_type)
         tb = None
         if step.type.kind is NodeKind.CUSTOM_FUNCTION and not isinstance(exc, NotTrustedError):
