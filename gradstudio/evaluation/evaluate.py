@@ -862,6 +862,10 @@ class _Runner:
         message = str(exc) or exc_type
         if isinstance(exc, MemoryError) and not isinstance(exc, MemoryBudgetError):
             message = out_of_memory_message(step.label, exc, self.plan.memory_budget)
+        elif isinstance(exc, SystemExit | KeyboardInterrupt):
+            message = (
+                f"the code raised {exc_type}({exc})" if str(exc) else f"the code raised {exc_type}"
+            )
         explained = explain(message, exc_type)
         tb = None
         if step.type.kind is NodeKind.CUSTOM_FUNCTION and not isinstance(exc, NotTrustedError):

@@ -184,6 +184,14 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "MemoryError",
     ),
     _known(
+        r"the code raised (SystemExit|KeyboardInterrupt)",
+        "The Function's code tried to stop the program",
+        "SystemExit (sys.exit) and KeyboardInterrupt end a Python program; inside a "
+        "Function's code they only end this step, and the studio keeps running.",
+        "Raise an ordinary exception (e.g. ValueError) to report a problem, or remove "
+        "the exit from the code.",
+    ),
+    _known(
         r"did not finish within",
         "The step took too long",
         "The evaluation was stopped after the time limit while this step was running "

@@ -36,7 +36,7 @@ from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 from typing import Any
 
-from gradstudio.catalogue import NodeType, catalogue
+from gradstudio.catalogue import NodeKind, NodeType, catalogue
 from gradstudio.evaluation.evaluate import (
     CancelCheck,
     Evaluation,
@@ -134,31 +134,47 @@ class _Flags:
 
 
 def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
+    """Run one plan; a thread sends the finished steps every ``FLUSH_S``, so they are
+    back in the parent even while a later step never returns."""
     batch: list[StepResult] = []
-    last = [time.perf_counter()]
+    lock = threading.Lock()
+    running = threading.Event()
+    running.set()
 
     def flush() -> None:
-        if batch:
-            conn.send(("steps", batch[:]))
-            batch.clear()
-        last[0] = time.perf_counter()
+        with lock:
+            if batch:
+                conn.send(("steps", batch[:]))
+                batch.clear()
+
+    def flusher() -> None:
+        while running.is_set():
+            time.sleep(FLUSH_S)
+            flush()
 
     def on_step(result: StepResult) -> None:
-        batch.append(result)
-        if time.perf_counter() - last[0] > FLUSH_S:
-            flush()
+        with lock:
+            batch.append(result)
 
     def progress(step: int, total: int) -> None:
         flags.current = step
+        if step < total and plan.steps[step].type.kind is NodeKind.CUSTOM_FUNCTION:
+            flush()  # its code may end this process: what came before goes first
 
+    thread = threading.Thread(target=flusher, name="gradstudio-flush", daemon=True)
+    thread.start()
     try:
         ev = plan.run(cancel=lambda: bool(flags.cancel), progress=progress, on_step=on_step)
     except BaseException:  # an evaluator bug: report it, keep serving
-        flush()
-        conn.send(("failed", traceback.format_exc()))
-        return
+        ev = None
+        failure = traceback.format_exc()
+    running.clear()
+    thread.join()
     flush()
-    conn.send(("done", ev.cancelled, ev.seconds))
+    if ev is None:
+        conn.send(("failed", failure))
+    else:
+        conn.send(("done", ev.cancelled, ev.seconds))
 
 
 def _die_with_parent() -> None:
@@ -346,12 +362,13 @@ class _Run:
         if outcome == "done":
             POOL.release(worker)
         else:
+            running = worker.flags.current
             self._drain(worker)
             reason = worker.exit_text()
             worker.kill()
             POOL.prewarm()
             if not self.finished:
-                self._stopped(outcome, reason)
+                self._stopped(outcome, reason, running)
         if not self.finished:
             self.ev.seconds = time.perf_counter() - started
         return self.ev
@@ -427,9 +444,11 @@ class _Run:
             self.progress(self.total, self.total)
         return True
 
-    def _stopped(self, outcome: str, reason: str) -> None:
+    def _stopped(self, outcome: str, reason: str, running: int = -1) -> None:
         """A run that did not end by itself: the step that was running says why."""
         index = next((r.step for r in self.ev.steps if r.status == "not run"), None)
+        if 0 <= running < self.total and self.ev.steps[running].status == "not run":
+            index = running
         if index is None:
             return
         label = self.plan.steps[index].label
