@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from gradstudio.evaluation.evaluate import PlanStep
 
 GIB = 1 << 30
-DEFAULT_BUDGET = 2 * GIB
+#: A run holds each tensor twice (the engine's, the timeline's copy), gradients too:
+#: 1 GiB of tensor data is about 2 GiB of memory.
+DEFAULT_BUDGET = GIB
 #: Bytes per element where neither a dtype parameter nor an input says (float32).
 DEFAULT_ITEMSIZE = 4
 
@@ -107,6 +109,8 @@ class _Args:
         dtype = call.params.get("dtype")
         if isinstance(dtype, str):
             self.itemsize = getattr(call.dtype(dtype), "itemsize", self.itemsize)
+        elif not call.inputs and _all_ints(call.params, ("start", "end", "step", "fill_value")):
+            self.itemsize = 8  # PyTorch infers int64 from integer arguments
         self.itemsize = self.itemsize or DEFAULT_ITEMSIZE
 
     def one(self, port: str = "input") -> Shape:
@@ -114,6 +118,11 @@ class _Args:
 
     def all(self) -> list[Shape]:
         return [s for shapes in self.shapes.values() for s in shapes]
+
+
+def _all_ints(params: Mapping[str, Any], names: tuple[str, ...]) -> bool:
+    values = [params[n] for n in names if n in params]
+    return bool(values) and all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
 def _numel(shape: Sequence[int]) -> int:
@@ -257,7 +266,8 @@ class Ledger:
     def _check(self, step: PlanStep, nbytes: int) -> None:
         if self.budget is None or self.held + nbytes <= self.budget:
             return
-        held = f" with {format_size(self.held)} already held" if self.held else ""
+        # the held part is worth saying only where it is what makes the step not fit
+        held = f" with {format_size(self.held)} already held" if nbytes <= self.budget else ""
         raise MemoryBudgetError(
             f"`{step.label}` would allocate {format_size(nbytes)}{held}; "
             f"the budget is {format_size(self.budget)}"
