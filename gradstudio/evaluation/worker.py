@@ -138,8 +138,7 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
     back in the parent even while a later step never returns."""
     batch: list[StepResult] = []
     lock = threading.Lock()
-    running = threading.Event()
-    running.set()
+    finished = threading.Event()
 
     def flush() -> None:
         with lock:
@@ -148,8 +147,7 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
                 batch.clear()
 
     def flusher() -> None:
-        while running.is_set():
-            time.sleep(FLUSH_S)
+        while not finished.wait(FLUSH_S):
             flush()
 
     def on_step(result: StepResult) -> None:
@@ -168,7 +166,7 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
     except BaseException:  # an evaluator bug: report it, keep serving
         ev = None
         failure = traceback.format_exc()
-    running.clear()
+    finished.set()
     thread.join()
     flush()
     if ev is None:
@@ -246,6 +244,17 @@ class Worker:
     @property
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def wait_ready(self, cancel: CancelCheck | None = None) -> bool:
+        """Wait until the process has started (False: ``cancel`` said stop first)."""
+        while not self.ready:
+            if self.conn.poll(POLL_S):
+                self.ready = self.conn.recv()[0] == "ready"
+            elif not self.alive:
+                raise WorkerError(f"the evaluation process could not start ({self.exit_text()})")
+            elif cancel is not None and cancel():
+                return False
+        return True
 
     def kill(self) -> None:
         if self.alive:
@@ -349,8 +358,8 @@ class _Run:
         started = time.perf_counter()
         worker = POOL.acquire()
         try:
-            if not self._wait_ready(worker):
-                worker.kill()
+            if not worker.wait_ready(self.cancel):
+                POOL.release(worker)  # still starting, and healthy: the next run takes it
                 self.ev.cancelled = True
                 return self.ev
             worker.flags.cancel = 0
@@ -388,17 +397,6 @@ class _Run:
             elif self.cancel is not None and self.cancel():
                 self.stop_asked = now
         return self.stop_asked is not None
-
-    def _wait_ready(self, worker: Worker) -> bool:
-        while not worker.ready:
-            if worker.conn.poll(POLL_S):
-                message = worker.conn.recv()
-                worker.ready = message[0] == "ready"
-            elif not worker.alive:
-                raise WorkerError(f"the evaluation process could not start ({worker.exit_text()})")
-            elif self.cancel is not None and self.cancel():
-                return False
-        return True
 
     def _follow(self, worker: Worker, sent: float) -> str:
         """Read results until the run is done; 'done', 'killed' or 'crashed'."""

@@ -13,7 +13,6 @@ nothing until the next run — the complaint users file most against ComfyUI.
 from __future__ import annotations
 
 import threading
-import time
 import traceback
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -69,13 +68,10 @@ class _Job(QRunnable):
 
     def run(self) -> None:
         gen = self.generation
-        last = [0.0]
 
         def progress(step: int, total: int) -> None:
-            now = time.perf_counter()
-            if now - last[0] > 0.05 or step == total:
-                last[0] = now
-                self.signals.progress.emit(gen, step, total)
+            # called when the step running changes, at most once per worker.POLL_S
+            self.signals.progress.emit(gen, step, total)
 
         try:
             ev = worker.run_plan(self.plan, cancel=self.cancel.is_set, progress=progress)
