@@ -137,14 +137,16 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
     """Run one plan; a thread sends the finished steps every ``FLUSH_S``, so they are
     back in the parent even while a later step never returns."""
     batch: list[StepResult] = []
-    lock = threading.Lock()
+    lock, sending = threading.Lock(), threading.Lock()
     finished = threading.Event()
 
     def flush() -> None:
-        with lock:
-            if batch:
-                conn.send(("steps", batch[:]))
-                batch.clear()
+        with lock:  # taken, not sent, under the lock: a slow reader never holds up a step
+            ready = batch[:]
+            batch.clear()
+        if ready:
+            with sending:
+                conn.send(("steps", ready))
 
     def flusher() -> None:
         while not finished.wait(FLUSH_S):

@@ -118,6 +118,8 @@ class EvaluationRunner(QObject):
         self._revisions: dict[int, tuple[Document, int]] = {}
         self._cache: OrderedDict[tuple, Evaluation] = OrderedDict()
         self._jobs: dict[int, _Job] = {}
+        #: A run of a document shown (``run(doc)``) that finished before it was shown.
+        self._early: tuple[int, Evaluation | None, tuple | None, str | None] | None = None
         self._unsubscribe = state.document.subscribe(self._on_event)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -142,10 +144,14 @@ class EvaluationRunner(QObject):
             self.memory_budget = budget
             self._cache.clear()
 
-    def run(self) -> int:
-        """Start evaluating the document now; returns the run's generation number."""
+    def run(self, doc: Document | None = None) -> int:
+        """Start evaluating the document now; returns the run's generation number.
+
+        ``doc``: a document about to be shown (``set_document``), so that its run
+        overlaps the building of its scene; the run survives the replacement.
+        """
         self._timer.stop()
-        doc = self.state.document
+        doc = doc or self.state.document
         plan = prepare(doc, self.device, self.memory_budget)
         self._cancel_current()
         self._generation += 1
@@ -204,6 +210,9 @@ class EvaluationRunner(QObject):
     def _on_done(
         self, gen: int, ev: Evaluation | None, key: tuple | None, error: str | None
     ) -> None:
+        if gen == self._generation and self._ran_on_other_document(gen):
+            self._early = (gen, ev, key, error)  # shown once its document is
+            return
         self._jobs.pop(gen, None)
         ran_on = self._revisions.pop(gen, None)
         if gen != self._generation:
@@ -253,10 +262,20 @@ class EvaluationRunner(QObject):
             self._timer.start()
         self._set_stale(self.state.evaluation is not None)
 
+    def _ran_on_other_document(self, gen: int) -> bool:
+        ran_on = self._revisions.get(gen)
+        return ran_on is not None and ran_on[0] is not self.state.document
+
     def _document_replaced(self) -> None:
         self._unsubscribe()
         self._unsubscribe = self.state.document.subscribe(self._on_event)
+        self._set_stale(False)
+        early, self._early = self._early, None
+        if early is not None and not self._ran_on_other_document(early[0]):
+            self._on_done(*early)  # the run of this document finished before it was shown
+            return
+        if self.busy and not self._ran_on_other_document(self._generation):
+            return  # the run started for this very document as it was being shown
         self._cancel_current()
         self._generation += 1  # drop results of the old document's run
         self._set_busy(False)
-        self._set_stale(False)
