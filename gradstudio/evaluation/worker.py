@@ -156,10 +156,15 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
         with lock:
             batch.append(result)
 
+    # steps that may run a Function's code (its forward, or its backward in an action):
+    # that code may end this process, so what came before is sent first
+    code = plan.trusted and any(s.type.kind is NodeKind.CUSTOM_FUNCTION for s in plan.steps)
+    risky = (NodeKind.CUSTOM_FUNCTION, NodeKind.ACTION) if code else ()
+
     def progress(step: int, total: int) -> None:
         flags.current = step
-        if step < total and plan.steps[step].type.kind is NodeKind.CUSTOM_FUNCTION:
-            flush()  # its code may end this process: what came before goes first
+        if step < total and plan.steps[step].type.kind in risky:
+            flush()
 
     thread = threading.Thread(target=flusher, name="gradstudio-flush", daemon=True)
     thread.start()
