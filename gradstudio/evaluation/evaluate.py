@@ -251,6 +251,16 @@ class StepError:
     fix: str
     traceback: str | None = None  # for errors inside custom Function code
 
+    @classmethod
+    def explained(
+        cls, node_id: str, step: int, exc_type: str, message: str, tb: str | None = None
+    ) -> StepError:
+        """The error with its plain-language explanation attached."""
+        from gradstudio.evaluation.explain import explain
+
+        e = explain(message, exc_type)
+        return cls(node_id, step, exc_type, message, e.title, e.explanation, e.fix, tb)
+
     def to_json(self, label: str) -> dict[str, Any]:
         return {
             "label": label,
@@ -856,7 +866,6 @@ class _Runner:
 
     def error(self, index: int, step: PlanStep, exc: BaseException) -> StepError:
         from gradstudio.evaluation.budget import out_of_memory_message
-        from gradstudio.evaluation.explain import explain
 
         exc_type = type(exc).__name__
         message = str(exc) or exc_type
@@ -866,7 +875,6 @@ class _Runner:
             message = (
                 f"the code raised {exc_type}({exc})" if str(exc) else f"the code raised {exc_type}"
             )
-        explained = explain(message, exc_type)
         tb = None
         if step.type.kind is NodeKind.CUSTOM_FUNCTION and not isinstance(exc, NotTrustedError):
             frames = [
@@ -878,16 +886,7 @@ class _Runner:
                 tb = "".join(traceback.format_list(frames)) + f"{exc_type}: {message}"
             elif isinstance(exc, SyntaxError):
                 tb = f"line {exc.lineno}: {exc.msg}"
-        return StepError(
-            step.node_id,
-            index,
-            exc_type,
-            message,
-            explained.title,
-            explained.explanation,
-            explained.fix,
-            tb,
-        )
+        return StepError.explained(step.node_id, index, exc_type, message, tb)
 
     def trace(self, index: int, step: PlanStep, trace: Any) -> BackwardTrace:
         records = list(trace.executions)

@@ -467,20 +467,9 @@ class _Run:
             self.ev.cancelled = True
 
     def _set_error(self, index: int, exc_type: str, message: str) -> None:
-        from gradstudio.evaluation.explain import explain
-
-        explained = explain(message, exc_type)
         result = self.ev.steps[index]
         result.status = "error"
-        result.error = StepError(
-            result.node_id,
-            index,
-            exc_type,
-            message,
-            explained.title,
-            explained.explanation,
-            explained.fix,
-        )
+        result.error = StepError.explained(result.node_id, index, exc_type, message)
 
 
 def shutdown() -> None:
