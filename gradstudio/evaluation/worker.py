@@ -54,6 +54,7 @@ POLL_S = 0.01
 #: Headroom of the address-space cap over the memory budget: the engine's tensors
 #: and the timeline's copies of them, and the interpreter's own growth.
 SLACK_BYTES = 1 << 29
+YOUNG_THRESHOLD = 20_000
 
 #: Where the ``gradstudio`` package lives: the worker imports it from the same place.
 _ROOT = str(Path(__file__).resolve().parents[2])
@@ -99,6 +100,7 @@ def serve(conn_fd: int, flags_fd: int) -> None:
     import engine  # noqa: F401  (warm: the first run should not pay for imports)
 
     catalogue()
+    _tune_collector()
     conn.send(("ready", os.getpid()))
     while True:
         try:
@@ -180,6 +182,16 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
         conn.send(("failed", failure))
     else:
         conn.send(("done", ev.cancelled, ev.seconds))
+
+
+def _tune_collector() -> None:
+    """The collector set as in the studio's own process (``ui/gc_policy.py``, which says
+    why): a run allocates facts in bursts, and the imported modules live for good."""
+    import gc
+
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(max(young, YOUNG_THRESHOLD), middle, old)
+    gc.freeze()
 
 
 def _die_with_parent() -> None:
