@@ -149,13 +149,13 @@ def close_window(window, app: QApplication) -> None:  # noqa: ANN001
 
 
 def open_and_evaluate(window, app: QApplication, path: Path) -> dict[str, float]:  # noqa: ANN001
-    """One open of ``path`` in a fresh window: load, scene, evaluation, first paint."""
+    """One open of ``path`` in a fresh window, as File > Open does it: load, then the
+    scene is built while the evaluation process runs the graph; results, first paint."""
     t0 = time.perf_counter()
     doc = load_document(path)
     t_load = time.perf_counter()
-    window.set_document(doc, run=False)
+    window.set_document(doc)
     t_scene = time.perf_counter()
-    window.run_graph()
     wait_for(window.runner.finished)  # the results are applied to every panel before this
     t_eval = time.perf_counter()
     settle(app)

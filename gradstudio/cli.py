@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, evaluate
+from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
+from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
 from gradstudio.interchange.pytorch_export import ExportError, export_script
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
@@ -45,6 +46,20 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--trust", action="store_true", help="run custom Function code even if untrusted"
     )
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        help="stop the run after S seconds (the step running gets an error)",
+    )
+    run.add_argument(
+        "--memory-budget",
+        type=_budget,
+        default=DEFAULT_BUDGET,
+        metavar="SIZE",
+        help="tensor data the run may hold, e.g. 512MiB or 4GiB, or 'none' "
+        f"(default {format_size(DEFAULT_BUDGET)})",
+    )
 
     imp = sub.add_parser(
         "import", help="turn a PyTorch snippet into a document (without running it)"
@@ -60,6 +75,25 @@ def _parser() -> argparse.ArgumentParser:
     trust = sub.add_parser("trust", help="allow a document's custom Function code to run")
     trust.add_argument("file", help="a .gstudio document")
     return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return value
+
+
+def _budget(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -101,7 +135,15 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     doc = load_document(args.file)
     if args.trust:
         doc.set_trusted(True)
-    result = evaluate(doc, device=args.device)
+    plan = prepare(doc, args.device, args.memory_budget)
+    if args.timeout is not None or (doc.trusted and doc.has_code()):
+        # the document's own code runs, or a time limit: in a process that can be
+        # stopped whatever the code does (exit, loop, crash)
+        from gradstudio.evaluation.worker import run_plan
+
+        result = run_plan(plan, timeout=args.timeout)
+    else:
+        result = plan.run()  # built-in ops only, and the memory budget holds them
     if args.json:
         json.dump(result.to_json(), out, indent=1)
         out.write("\n")

@@ -32,6 +32,7 @@ from gradstudio.catalogue import (
     RunCall,
 )
 from gradstudio.document.events import DocumentEvent, Unsubscribe
+from gradstudio.evaluation.budget import DEFAULT_BUDGET, Ledger, MemoryBudgetError
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document
@@ -223,6 +224,12 @@ class BackwardTrace:
     def executions(self) -> tuple[TraceExecution, ...]:
         return self._convert()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (from the evaluation process) with the gradient values converted:
+        the live engine objects ``_convert`` reads stay behind."""
+        ready = functools.partial(tuple, self.executions)
+        return (BackwardTrace, (self.node_id, self.step, self.keys, ready))
+
 
 @dataclass(frozen=True)
 class StepWarning:
@@ -243,6 +250,16 @@ class StepError:
     explanation: str
     fix: str
     traceback: str | None = None  # for errors inside custom Function code
+
+    @classmethod
+    def explained(
+        cls, node_id: str, step: int, exc_type: str, message: str, tb: str | None = None
+    ) -> StepError:
+        """The error with its plain-language explanation attached."""
+        from gradstudio.evaluation.explain import explain
+
+        e = explain(message, exc_type)
+        return cls(node_id, step, exc_type, message, e.title, e.explanation, e.fix, tb)
 
     def to_json(self, label: str) -> dict[str, Any]:
         return {
@@ -406,6 +423,8 @@ class Plan:
     step_of: Mapping[str, int]
     #: ``doc.revision`` when prepared: a result is current while the document's matches.
     revision: int = 0
+    #: Bytes of tensor data the whole run may hold (``None``: no limit); see ``budget``.
+    memory_budget: int | None = DEFAULT_BUDGET
 
     def display_label(self, ref: OutputRef) -> str:
         label = self.labels[ref.node_id]
@@ -421,13 +440,17 @@ class Plan:
         cancel: CancelCheck | None = None,
         progress: Progress | None = None,
         backend: Any = None,
+        on_step: Callable[[StepResult], None] | None = None,
     ) -> Evaluation:
+        """Run every step; ``on_step`` sees each step's result as soon as it is final."""
         if backend is None:
             import engine as backend
-        return _Runner(self, backend).run(cancel, progress)
+        return _Runner(self, backend).run(cancel, progress, on_step)
 
 
-def prepare(doc: Document, device: str | None = None) -> Plan:
+def prepare(
+    doc: Document, device: str | None = None, memory_budget: int | None = DEFAULT_BUDGET
+) -> Plan:
     """Copy the document's steps, wiring and settings (cheap; call on the UI thread)."""
     wiring: dict[str, dict[str, list[tuple[int, str, str]]]] = {}
     for edge in doc.edges():
@@ -453,6 +476,7 @@ def prepare(doc: Document, device: str | None = None) -> Plan:
         labels={n.id: n.label for n in doc.nodes()},
         step_of={s.node_id: i for i, s in enumerate(steps)},
         revision=doc.revision,
+        memory_budget=memory_budget,
     )
 
 
@@ -462,9 +486,11 @@ def evaluate(
     cancel: CancelCheck | None = None,
     progress: Progress | None = None,
     backend: Any = None,
+    memory_budget: int | None = DEFAULT_BUDGET,
 ) -> Evaluation:
-    """Evaluate the whole document now (see ``prepare``/``Plan.run`` for worker threads)."""
-    return prepare(doc, device).run(cancel, progress, backend)
+    """Evaluate the whole document now, in this process (``worker.run_plan`` runs a plan
+    in a separate process that can be stopped whatever the user's code does)."""
+    return prepare(doc, device, memory_budget).run(cancel, progress, backend)
 
 
 # ----------------------------------------------------------------------- the runner
@@ -506,6 +532,7 @@ class _Runner:
         self.fn_last: dict[int, GradFnFacts] = {}
         graph = getattr(backend.autograd, "graph", None)
         self.observe = getattr(graph, "observe_backward", None)
+        self.ledger = Ledger(plan.memory_budget)
 
     # -- reading facts ---------------------------------------------------------
 
@@ -734,7 +761,12 @@ class _Runner:
                 inputs[port.name] = values[0] if values else None
         return inputs
 
-    def run(self, cancel: CancelCheck | None, progress: Progress | None) -> Evaluation:
+    def run(
+        self,
+        cancel: CancelCheck | None,
+        progress: Progress | None,
+        on_step: Callable[[StepResult], None] | None = None,
+    ) -> Evaluation:
         ev = Evaluation(self.plan)
         total = len(self.plan.steps)
         started = time.perf_counter()
@@ -750,6 +782,8 @@ class _Runner:
             t0 = time.perf_counter()
             ok = self.run_step(index, step, result)
             result.seconds = time.perf_counter() - t0
+            if on_step is not None:
+                on_step(result)
             if not ok:
                 break
         else:
@@ -774,13 +808,16 @@ class _Runner:
                     trusted=self.plan.trusted,
                     label=step.label,
                 )
+                self.ledger.before(step, call)
                 with ExitStack() as stack:
                     if step.params.get("no_grad"):
                         stack.enter_context(self.backend.no_grad())
                     if node_type.kind is NodeKind.ACTION and self.observe is not None:
                         trace_box.append(stack.enter_context(self.observe()))
                     outputs = node_type.run(call)
-        except Exception as exc:
+                self.ledger.after(step, outputs)
+        # a Function's code may raise SystemExit or KeyboardInterrupt: an error of its step
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
             result.status = "error"
             result.error = self.error(index, step, exc)
             self.warnings(index, step, result, caught)
@@ -827,12 +864,17 @@ class _Runner:
                 )
             )
 
-    def error(self, index: int, step: PlanStep, exc: Exception) -> StepError:
-        from gradstudio.evaluation.explain import explain
+    def error(self, index: int, step: PlanStep, exc: BaseException) -> StepError:
+        from gradstudio.evaluation.budget import out_of_memory_message
 
         exc_type = type(exc).__name__
         message = str(exc) or exc_type
-        explained = explain(message, exc_type)
+        if isinstance(exc, MemoryError) and not isinstance(exc, MemoryBudgetError):
+            message = out_of_memory_message(step.label, exc, self.plan.memory_budget)
+        elif isinstance(exc, SystemExit | KeyboardInterrupt):
+            message = (
+                f"the code raised {exc_type}({exc})" if str(exc) else f"the code raised {exc_type}"
+            )
         tb = None
         if step.type.kind is NodeKind.CUSTOM_FUNCTION and not isinstance(exc, NotTrustedError):
             frames = [
@@ -844,16 +886,7 @@ class _Runner:
                 tb = "".join(traceback.format_list(frames)) + f"{exc_type}: {message}"
             elif isinstance(exc, SyntaxError):
                 tb = f"line {exc.lineno}: {exc.msg}"
-        return StepError(
-            step.node_id,
-            index,
-            exc_type,
-            message,
-            explained.title,
-            explained.explanation,
-            explained.fix,
-            tb,
-        )
+        return StepError.explained(step.node_id, index, exc_type, message, tb)
 
     def trace(self, index: int, step: PlanStep, trace: Any) -> BackwardTrace:
         records = list(trace.executions)

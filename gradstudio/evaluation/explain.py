@@ -165,6 +165,49 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "NotTrustedError",
     ),
     _known(
+        r"would allocate",
+        "Over the memory budget",
+        "This step's result, predicted from the shapes of its inputs and its parameters, "
+        "does not fit in the memory budget beside what the steps before it hold, so it "
+        "was not run.",
+        "Use smaller shapes (check broadcasting, cat and expand sizes), or raise the "
+        "budget: Run > Memory Budget in the studio, --memory-budget on the command line.",
+        "MemoryBudgetError",
+    ),
+    _known(
+        r"ran out of memory",
+        "Out of memory",
+        "The step asked for more memory than the evaluation may use, so it stopped; the "
+        "studio and your document are unaffected.",
+        "Use smaller shapes, or raise the memory budget (Run > Memory Budget, or "
+        "--memory-budget on the command line).",
+        "MemoryError",
+    ),
+    _known(
+        r"the code raised (SystemExit|KeyboardInterrupt)",
+        "The Function's code tried to stop the program",
+        "SystemExit (sys.exit) and KeyboardInterrupt end a Python program; inside a "
+        "Function's code they only end this step, and the studio keeps running.",
+        "Raise an ordinary exception (e.g. ValueError) to report a problem, or remove "
+        "the exit from the code.",
+    ),
+    _known(
+        r"did not finish within",
+        "The step took too long",
+        "The evaluation was stopped after the time limit while this step was running "
+        "(custom Function code stuck in a loop, or a very large computation).",
+        "Check the step's code and sizes, or give the run more time (--timeout).",
+        "EvaluationTimeout",
+    ),
+    _known(
+        r"evaluation process",
+        "The step ended the evaluation process",
+        "The evaluation runs in a separate process; this step made it exit (for example "
+        "os._exit() or a crash in native code), so the steps after it did not run.",
+        "Check the step's code; the studio started a fresh evaluation process for the next run.",
+        "ProcessExit",
+    ),
+    _known(
         r"is not connected|needs a value|out of range for a list|does not define a class",
         "The node is not set up completely",
         "This node is missing an input connection or a parameter it needs.",

@@ -1,9 +1,11 @@
-"""Evaluation off the UI thread: prepare on the UI thread, run on one worker, never freeze.
+"""Evaluation off the UI thread: prepare on the UI thread, run in a worker process, never freeze.
 
 ``gradstudio.evaluation.evaluate.prepare(doc)`` copies the document (cheap, UI thread);
-``Plan.run`` executes it on a single-thread pool, so runs never overlap (the engine
-has process-wide state such as the grad mode and the RNG).  A newer run cancels the
-older one.  Finished evaluations are remembered by the content of the plan they
+a single-thread pool hands the plan to an evaluation process
+(``gradstudio.evaluation.worker.run_plan``) and reads its results back, so runs never
+overlap, and whatever a Function's code does (loop forever, exit, allocate
+gigabytes) the window stays responsive and Cancel stops it.  A newer run cancels
+the older one.  Finished evaluations are remembered by the content of the plan they
 ran, so undoing an edit brings its results straight back instead of showing
 nothing until the next run — the complaint users file most against ComfyUI.
 """
@@ -11,13 +13,14 @@ nothing until the next run — the complaint users file most against ComfyUI.
 from __future__ import annotations
 
 import threading
-import time
 import traceback
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
+from gradstudio.evaluation import worker
+from gradstudio.evaluation.budget import DEFAULT_BUDGET
 from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare
 
 if TYPE_CHECKING:
@@ -27,7 +30,6 @@ if TYPE_CHECKING:
 
 CACHE_SIZE = 24
 LIVE_DELAY_MS = 120
-YIELD_EVERY_S = 0.012
 
 
 def plan_key(plan: Plan) -> tuple:
@@ -66,21 +68,13 @@ class _Job(QRunnable):
 
     def run(self) -> None:
         gen = self.generation
-        last = [0.0, time.perf_counter()]
 
         def progress(step: int, total: int) -> None:
-            now = time.perf_counter()
-            if now - last[1] > YIELD_EVERY_S:
-                # hand the GIL to the UI thread now and then, so a paint or a click
-                # never waits behind a long run of steps (every step would cost 2x)
-                time.sleep(0)
-                last[1] = now
-            if now - last[0] > 0.05 or step == total:
-                last[0] = now
-                self.signals.progress.emit(gen, step, total)
+            # called when the step running changes, at most once per worker.POLL_S
+            self.signals.progress.emit(gen, step, total)
 
         try:
-            ev = self.plan.run(cancel=self.cancel.is_set, progress=progress)
+            ev = worker.run_plan(self.plan, cancel=self.cancel.is_set, progress=progress)
             key = plan_key(self.plan)  # here, not on the UI thread
         except Exception:
             self.signals.done.emit(gen, None, None, traceback.format_exc())
@@ -114,6 +108,8 @@ class EvaluationRunner(QObject):
         self._signals.done.connect(self._on_done)
         self.live = False
         self.device: str | None = None  # None: the document's device setting
+        #: Bytes of tensor data a run may hold (the studio's setting; None: no limit).
+        self.memory_budget: int | None = DEFAULT_BUDGET
         self.stale = False
         self.busy = False
         self.last_seconds = 0.0
@@ -122,6 +118,8 @@ class EvaluationRunner(QObject):
         self._revisions: dict[int, tuple[Document, int]] = {}
         self._cache: OrderedDict[tuple, Evaluation] = OrderedDict()
         self._jobs: dict[int, _Job] = {}
+        #: A run of a document shown (``run(doc)``) that finished before it was shown.
+        self._early: tuple[int, Evaluation | None, tuple | None, str | None] | None = None
         self._unsubscribe = state.document.subscribe(self._on_event)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -132,6 +130,7 @@ class EvaluationRunner(QObject):
         self._check_timer.setInterval(0)
         self._check_timer.timeout.connect(self._after_edits)
         state.documentReplaced.connect(self._document_replaced)
+        worker.prewarm()
 
     # ------------------------------------------------------------------ control
     def set_live(self, live: bool) -> None:
@@ -139,11 +138,21 @@ class EvaluationRunner(QObject):
         if live and self.stale:
             self.run()
 
-    def run(self) -> int:
-        """Start evaluating the document now; returns the run's generation number."""
+    def set_memory_budget(self, budget: int | None) -> None:
+        """A new budget: remembered results were refused (or allowed) under the old one."""
+        if budget != self.memory_budget:
+            self.memory_budget = budget
+            self._cache.clear()
+
+    def run(self, doc: Document | None = None) -> int:
+        """Start evaluating the document now; returns the run's generation number.
+
+        ``doc``: a document about to be shown (``set_document``), so that its run
+        overlaps the building of its scene; the run survives the replacement.
+        """
         self._timer.stop()
-        doc = self.state.document
-        plan = prepare(doc, self.device)
+        doc = doc or self.state.document
+        plan = prepare(doc, self.device, self.memory_budget)
         self._cancel_current()
         self._generation += 1
         gen = self._generation
@@ -167,6 +176,7 @@ class EvaluationRunner(QObject):
         return self.pool.waitForDone(msecs)
 
     def shutdown(self) -> None:
+        """Stop any run (its process is killed if it does not stop at once) and wait."""
         self._timer.stop()
         self._cancel_current()
         self.pool.waitForDone(5000)
@@ -174,7 +184,7 @@ class EvaluationRunner(QObject):
 
     def cached(self, doc: Document | None = None) -> Evaluation | None:
         """A remembered evaluation of exactly this document's content, if any."""
-        plan = prepare(doc or self.state.document, self.device)
+        plan = prepare(doc or self.state.document, self.device, self.memory_budget)
         return self._cache.get(plan_key(plan))
 
     # ------------------------------------------------------------------ internals
@@ -200,6 +210,9 @@ class EvaluationRunner(QObject):
     def _on_done(
         self, gen: int, ev: Evaluation | None, key: tuple | None, error: str | None
     ) -> None:
+        if gen == self._generation and self._ran_on_other_document(gen):
+            self._early = (gen, ev, key, error)  # shown once its document is
+            return
         self._jobs.pop(gen, None)
         ran_on = self._revisions.pop(gen, None)
         if gen != self._generation:
@@ -249,10 +262,20 @@ class EvaluationRunner(QObject):
             self._timer.start()
         self._set_stale(self.state.evaluation is not None)
 
+    def _ran_on_other_document(self, gen: int) -> bool:
+        ran_on = self._revisions.get(gen)
+        return ran_on is not None and ran_on[0] is not self.state.document
+
     def _document_replaced(self) -> None:
         self._unsubscribe()
         self._unsubscribe = self.state.document.subscribe(self._on_event)
+        self._set_stale(False)
+        early, self._early = self._early, None
+        if early is not None and not self._ran_on_other_document(early[0]):
+            self._on_done(*early)  # the run of this document finished before it was shown
+            return
+        if self.busy and not self._ran_on_other_document(self._generation):
+            return  # the run started for this very document as it was being shown
         self._cancel_current()
         self._generation += 1  # drop results of the old document's run
         self._set_busy(False)
-        self._set_stale(False)

@@ -119,13 +119,13 @@ class FileCommands:
         self.runner.cancel()
         self.file_path = path
         self.example_name = example
+        if run and not (doc.has_code() and not doc.trusted):
+            self.runner.run(doc)  # the evaluation process works while the scene is built
         self.state.replace_document(doc)
         self._sync_document_ui()
         self.canvas.fit_all()
         self.error_label.setText("")
         self.result_label.setText("")
-        if run and not (doc.has_code() and not doc.trusted):
-            self.run_graph()
 
     def new_document(self) -> bool:
         if not self.maybe_save():

@@ -363,6 +363,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             checkable=True,
         )
         self.act_live.setChecked(self.settings.live)
+        self.act_budgets = self._build_budget_actions()
         group = QActionGroup(self)
         self.act_theme_dark = QAction("&Dark", self, checkable=True)
         self.act_theme_light = QAction("&Light", self, checkable=True)
@@ -422,6 +423,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addActions([self.act_backward, self.act_zero])
         m.addSeparator()
         m.addAction(self.act_live)
+        self.budget_menu = m.addMenu("&Memory Budget")
+        self.budget_menu.addActions(list(self.act_budgets.values()))
 
         m = bar.addMenu("&Help")
         m.addAction(self.act_about)

@@ -1,4 +1,5 @@
-"""The Run menu of the window: run, cancel, backward from the selection, zero grads, live mode.
+"""The Run menu of the window: run, cancel, backward from the selection, zero grads, live
+mode, the memory budget.
 
 Evaluation itself happens in ``ui.run.runner``; these are the window's commands and the
 way it reports a run (progress after a moment, errors in the status bar, stale
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtGui import QAction, QActionGroup
+
 from gradstudio.document.commands import AddNodeCommand, ConnectCommand, SetSettingCommand
+from gradstudio.evaluation.budget import GIB, format_size
 from gradstudio.interchange.trust import TrustStore, trust_document
 from ui.canvas.style import NODE_WIDTH
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QTimer
-    from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QLabel, QProgressBar, QToolButton, QWidget
 
     from ui.canvas.view import GraphView
@@ -23,6 +26,10 @@ if TYPE_CHECKING:
     from ui.state import StudioState
     from ui.window.settings import StudioSettings
     from ui.window.undo_bridge import UndoBridge
+
+
+#: The budgets Run > Memory Budget offers (bytes of tensor data one run may hold).
+BUDGET_CHOICES = (GIB // 4, GIB // 2, GIB, 2 * GIB, 4 * GIB, 8 * GIB, 16 * GIB)
 
 
 class RunCommands:
@@ -48,6 +55,33 @@ class RunCommands:
         def show_message(self, text: str, msecs: int = 0) -> None: ...
 
         def _update_trust_banner(self) -> None: ...
+
+    def _build_budget_actions(self) -> dict[int, QAction]:
+        """One checkable action per budget; the stored setting is checked and applied."""
+        chosen = self.settings.memory_budget
+        group = QActionGroup(self)  # type: ignore[arg-type]
+        actions: dict[int, QAction] = {}
+        choices = sorted({*BUDGET_CHOICES, chosen})
+        for nbytes in choices:
+            action = QAction(format_size(nbytes), self, checkable=True)  # type: ignore[call-overload]
+            action.setStatusTip(f"A run may hold up to {format_size(nbytes)} of tensor data")
+            action.setChecked(nbytes == chosen)
+            action.triggered.connect(lambda _=False, n=nbytes: self.set_memory_budget(n))
+            group.addAction(action)
+            actions[nbytes] = action
+        self.runner.set_memory_budget(chosen)
+        return actions
+
+    def set_memory_budget(self, nbytes: int) -> None:
+        """Remember the budget; a result the old budget refused is run again."""
+        self.settings.memory_budget = nbytes
+        self.runner.set_memory_budget(nbytes)
+        self.show_message(f"Memory budget: {format_size(nbytes)} of tensor data per run", 4000)
+        ev = self.state.evaluation
+        if ev is not None and any(
+            e.exc_type in ("MemoryBudgetError", "MemoryError") for e in ev.errors
+        ):
+            self.run_graph()
 
     def run_graph(self) -> int:
         """Evaluate the document in the background (Ctrl+Enter)."""

@@ -55,6 +55,22 @@ class StudioSettings:
     def live(self, value: bool) -> None:
         self.qsettings.setValue("run/live", bool(value))
 
+    # ------------------------------------------------------------------ memory budget
+    @property
+    def memory_budget(self) -> int:
+        """Bytes of tensor data one run may hold (Run > Memory Budget)."""
+        from gradstudio.evaluation.budget import DEFAULT_BUDGET
+
+        try:
+            value = int(self.qsettings.value("run/memory_budget", DEFAULT_BUDGET))
+        except (TypeError, ValueError):
+            return DEFAULT_BUDGET
+        return value if value > 0 else DEFAULT_BUDGET
+
+    @memory_budget.setter
+    def memory_budget(self, nbytes: int) -> None:
+        self.qsettings.setValue("run/memory_budget", int(nbytes))
+
     # ------------------------------------------------------------------ window layout
     def geometry(self) -> QByteArray | None:
         value = self.qsettings.value("window/geometry")
