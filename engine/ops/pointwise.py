@@ -68,7 +68,7 @@ MUL = declare(
         g * c.s["other"] if c.needs[0] else None,
         g * c.s["self"] if c.needs[1] else None,
     ),
-    save={"self": ("other",), "other": ("self",)},
+    save={"other": ("self",), "self": ("other",)},  # PyTorch saves (and packs) other first
     samples=(S23, BCAST, BCAST2),
     ufunc="multiply",
 )
@@ -82,7 +82,7 @@ DIV = declare(
         -g * c.s["self"] / (c.s["other"] * c.s["other"]) if c.needs[1] else None,
     ),
     dtype="float",
-    save={"self": ("other",), "other": None},
+    save={"other": None, "self": ("other",)},  # PyTorch saves (and packs) other first
     samples=(Sample(((2, 3), (2, 3)), positive=True), Sample(((2, 3), (3,)), positive=True)),
     quiet=True,
     ufunc="true_divide",

@@ -643,3 +643,39 @@ _add(
     (o1 * 3 + o2).sum().backward()
     """,
 )
+
+_add(
+    "autograd_saved_tensors_hooks",
+    """
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    log = []
+
+    def pack(x):
+        log.append(["pack", x.tolist(), x.grad_fn.name() if x.grad_fn else None])
+        return x
+
+    def unpack(x):
+        log.append(["unpack", x.tolist()])
+        return x
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = a * b
+        z = y.exp()
+        w = z.sum() * torch.tensor(2.0)
+        q = a / b
+    (w + q.sum()).backward()
+    events = [e[0] for e in log]
+    packed_values = [e[1] for e in log]
+
+    def to_list(x):
+        return x.tolist()
+
+    c = torch.tensor([1.5, -2.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(to_list, torch.tensor):
+        s = (c * c).sum()
+        with torch.no_grad():
+            c.mul_(1)
+    s.backward()
+    """,
+)
