@@ -44,6 +44,12 @@ from engine.creation import (
     zeros,
     zeros_like,
 )
+from engine.defaults import (
+    get_default_device,
+    get_default_dtype,
+    set_default_device,
+    set_default_dtype,
+)
 from engine.dtypes import (
     bool_ as bool,  # noqa: A004
 )
@@ -67,6 +73,7 @@ from engine.dtypes import int as int  # noqa: A004
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.inference_mode import inference_mode, is_inference_mode_enabled
 from engine.ops.random import bernoulli
 from engine.random import (
     Generator,
@@ -86,10 +93,6 @@ __version__ = "2.13.0+engine"
 
 def is_tensor(obj: object) -> bool:
     return isinstance(obj, Tensor)
-
-
-def get_default_dtype() -> dtype:
-    return dtypes.DEFAULT_FLOAT
 
 
 def result_type(a: object, b: object) -> dtype:

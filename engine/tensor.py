@@ -41,6 +41,7 @@ class Tensor:
     _grad_acc: Any = None
     _view_chain: tuple[Any, ...] | None = None  # (op, params) steps from _base to this view
     _nograd_view = False  # a view made under no_grad of a tensor that requires grad
+    _inference = False  # made under inference_mode (see engine/inference_mode.py)
 
     # -- construction -------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -92,6 +93,9 @@ class Tensor:
         self._requires_grad = bool(requires_grad)
         return self
 
+    def is_inference(self) -> bool:
+        return self._inference
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
@@ -139,6 +143,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if self._vc is None else self._vc[0]
 
     @property

@@ -189,6 +189,11 @@ class SavedTensor:
     )
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
+        if t._inference:
+            from engine.inference_mode import SAVE_ERROR, is_inference_mode_enabled
+
+            if not is_inference_mode_enabled():
+                raise RuntimeError(SAVE_ERROR)
         self.data = t._data
         self.vc = t._counter()
         self.version = self.vc[0]

@@ -447,6 +447,19 @@ def check_inplace(t: Any) -> None:
 
 def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
     """Run ``op`` and write its result into ``inputs[0]``, rebasing its history."""
+    self = inputs[0]
+    if self._inference:
+        from engine.inference_mode import INPLACE_ERROR, is_inference_mode_enabled
+
+        if not is_inference_mode_enabled():
+            # PyTorch writes first, then refuses to bump the version counter.
+            with grad_mode.no_grad():
+                _apply_inplace(op, inputs, params)
+            raise RuntimeError(INPLACE_ERROR)
+    return _apply_inplace(op, inputs, params)
+
+
+def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None) -> Any:
     from engine.tensor import Tensor
 
     self = inputs[0]

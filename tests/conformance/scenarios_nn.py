@@ -679,3 +679,52 @@ _add(
     s.backward()
     """,
 )
+
+_add(
+    "mode_inference_tensors",
+    """
+    w = torch.ones(2, requires_grad=True)
+    with torch.inference_mode():
+        x = torch.ones(2, requires_grad=True) * 2
+        z = w * 3
+    flags = [x.is_inference(), z.is_inference(), w.is_inference(), z.requires_grad,
+             torch.is_inference_mode_enabled()]
+    with torch.inference_mode(False):
+        v = w * 2
+
+    @torch.inference_mode()
+    def predict(a):
+        return a * 4
+
+    p = predict(w)
+    marks = [p.is_inference(), v.is_inference()]
+    loss = (x * w).sum()
+    """,
+)
+
+_add(
+    "mode_inference_tensor_inplace_error",
+    """
+    with torch.inference_mode():
+        x = torch.ones(2)
+    x.add_(1)
+    """,
+)
+
+_add(
+    "dtype_set_default_float64",
+    """
+    torch.manual_seed(0)
+    torch.set_default_dtype(torch.float64)
+    a = torch.tensor([1.5, 2.0], requires_grad=True)
+    b = torch.ones(2)
+    c = torch.tensor([1, 2]) * 1.5
+    d = torch.arange(3.0)
+    lin = torch.nn.Linear(2, 1)
+    y = lin(a * b)
+    y.backward()
+    kinds = [str(torch.get_default_dtype()), str(lin.weight.dtype)]
+    torch.set_default_dtype(torch.float32)
+    e = torch.tensor([1.5])
+    """,
+)
