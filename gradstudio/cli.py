@@ -34,7 +34,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="GradStudio without a screen.")
+    parser = _Parser(
+        prog=PROG,
+        description="GradStudio without a screen: the sub-commands below need no display.",
+        epilog="Without a sub-command, 'python main.py [FILE]' opens the studio (on FILE, a "
+        ".gstudio document, if given).",
+    )
     sub = parser.add_subparsers(
         dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
     )
@@ -107,13 +112,11 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
-        if args.command == "run":
-            return _run(args, out, err)
-        if args.command == "import":
-            return _import(args, out)
-        if args.command == "export":
-            return _export(args, out)
-        return _trust(args, out)
+        code = _dispatch(args, out, err)
+        out.flush()  # a closed pipe shows here, inside the handler, not at exit
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe(out)
     except DocumentError as exc:
         print(f"{PROG}: error: {exc}", file=err)
         return 2
@@ -129,6 +132,31 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
     except Exception as exc:
         print(f"{PROG}: internal error: {type(exc).__name__}: {exc} (please report this)", file=err)
         return 2
+
+
+def _dispatch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.command == "run":
+        return _run(args, out, err)
+    if args.command == "import":
+        return _import(args, out)
+    if args.command == "export":
+        return _export(args, out)
+    return _trust(args, out)
+
+
+def _quiet_broken_pipe(out: TextIO) -> int:
+    """The reader went away (``| head``): stop quietly, as Python's documentation advises —
+    point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return 1
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return 1
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -13,6 +13,7 @@ command line and the studio (``default_trust_path``), private to the user (0600)
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 STORE_FORMAT = "gradstudio-trust"
 STORE_MODE = 0o600
+#: The examples shipped with GradStudio: trusted by content, so an edited copy is not.
+BUNDLED_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
 
 
 def content_hash(data: bytes) -> str:
@@ -70,7 +73,8 @@ class TrustStore:
         atomic_write(self.path, text.encode("utf-8"), mode=STORE_MODE)
 
     def is_trusted(self, digest: str | None) -> bool:
-        return digest is not None and digest in self._read()
+        """The user trusted these bytes, or they are an example shipped with the studio."""
+        return digest is not None and (digest in bundled_hashes() or digest in self._read())
 
     def trust(self, digest: str) -> None:
         hashes = self._read()
@@ -81,6 +85,17 @@ class TrustStore:
         hashes = self._read()
         if digest in hashes:
             self._write(hashes - {digest})
+
+
+@functools.cache
+def bundled_hashes() -> frozenset[str]:
+    """Content hashes of the bundled examples: the command line and the studio both run
+    them as shipped, with no trust step (one rule, here, for both)."""
+    try:
+        files = sorted(BUNDLED_DIR.glob("*.gstudio"))
+        return frozenset(content_hash(f.read_bytes()) for f in files)
+    except OSError:
+        return frozenset()
 
 
 def admit(doc: Document, user_trusts: bool) -> Document:
