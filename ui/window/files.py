@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from gradstudio.document.model import Document
 from gradstudio.interchange.fileformat import EXTENSION, DocumentError, load_document, save_document
+from ui.actions import add_action, connect_action
 from ui.canvas.layout import tidy
 from ui.canvas.style import NODE_WIDTH
 from ui.window.examples import ExampleFile, example_files
@@ -210,10 +211,10 @@ class FileCommands:
             a = menu.addAction(Path(f).name)
             a.setToolTip(f)
             a.setStatusTip(f)
-            a.triggered.connect(lambda _=False, p=f: self._open_recent(p))
+            connect_action(a, lambda p=f: self._open_recent(p))
         if files:
             menu.addSeparator()
-            menu.addAction("Clear List", self.settings.clear_recent)
+            add_action(menu, "Clear List", self.settings.clear_recent)
         else:
             menu.addAction("No recent files").setEnabled(False)
 
@@ -231,7 +232,7 @@ class FileCommands:
         for ex in files:
             a = menu.addAction(ex.menu_text)
             a.setToolTip(str(ex.path))
-            a.triggered.connect(lambda _=False, e=ex: self.open_example(e))
+            connect_action(a, lambda e=ex: self.open_example(e))
         if not files:
             menu.addAction("No examples found").setEnabled(False)
 

@@ -38,6 +38,7 @@ from gradstudio.document.events import (
     TrustChanged,
 )
 from gradstudio.interchange.trust import TrustStore
+from ui.actions import connect_action, connect_toggle
 from ui.canvas.view import GraphView
 from ui.icons import icon
 from ui.palette.panel import Palette
@@ -257,9 +258,9 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             action.setStatusTip(tip)
         action.setCheckable(checkable)
         if checkable:
-            action.toggled.connect(slot)  # type: ignore[arg-type]
+            connect_toggle(action, slot)  # type: ignore[arg-type]
         else:
-            action.triggered.connect(slot)  # type: ignore[arg-type]
+            connect_action(action, slot)  # type: ignore[arg-type]
         self.addAction(action)
         return action
 
@@ -369,7 +370,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.act_theme_light = QAction("&Light", self, checkable=True)
         for a, name in ((self.act_theme_dark, "dark"), (self.act_theme_light, "light")):
             group.addAction(a)
-            a.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+            connect_action(a, lambda n=name: self.set_theme(n))
         (self.act_theme_dark if self.theme.name == "dark" else self.act_theme_light).setChecked(
             True
         )

@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from gradstudio.document.commands import AddNodeCommand, ConnectCommand, SetSettingCommand
 from gradstudio.evaluation.budget import GIB, format_size
 from gradstudio.interchange.trust import TrustStore, trust_document
+from ui.actions import connect_action
 from ui.canvas.style import NODE_WIDTH
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class RunCommands:
             action = QAction(format_size(nbytes), self, checkable=True)  # type: ignore[call-overload]
             action.setStatusTip(f"A run may hold up to {format_size(nbytes)} of tensor data")
             action.setChecked(nbytes == chosen)
-            action.triggered.connect(lambda _=False, n=nbytes: self.set_memory_budget(n))
+            connect_action(action, lambda n=nbytes: self.set_memory_budget(n))
             group.addAction(action)
             actions[nbytes] = action
         self.runner.set_memory_budget(chosen)

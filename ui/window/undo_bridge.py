@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from gradstudio.document.model import EditError
 from gradstudio.document.undo import UndoStack
+from ui.actions import connect_action
 from ui.state import StudioState
 
 CommandOrFactory = Any  # a gradstudio command, or a zero-argument callable building one
@@ -34,10 +35,10 @@ class UndoBridge(QObject):
         self.state = state
         self.undo_action = QAction("&Undo", self)
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.undo_action.triggered.connect(self.undo)
+        connect_action(self.undo_action, self.undo)
         self.redo_action = QAction("&Redo", self)
         self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
-        self.redo_action.triggered.connect(self.redo)
+        connect_action(self.redo_action, self.redo)
         self._unsubscribe: Callable[[], None] | None = None
         state.documentReplaced.connect(self._follow_stack)
         self._follow_stack()
