@@ -301,6 +301,7 @@ def run_backward(
                     accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
             elif run and (grads[0] is not None or any(g is not None for g in grads)):
                 outs = list(node.apply(grads, tm))
+                _validate_outputs(node, outs, tm)
                 if not keep_graph:
                     node.release_variables()
                 if node._post_hooks:
@@ -342,6 +343,19 @@ def run_backward(
         None if g is None else _as_tensor(g, tm, v)
         for g, v in zip(captured, captured_versions, strict=True)
     ]
+
+
+def _validate_outputs(node: Node, outs: list[Any], tm: bool) -> None:
+    """PyTorch's ``validate_outputs``: each gradient is summed back to its input's shape
+    and cast to its dtype as soon as the node returns, so post-hooks, the recorded
+    trace and the next node all see what the next node receives."""
+    for i, (nxt, nr) in enumerate(node.next_functions[: len(outs)]):
+        g = outs[i]
+        if g is None or nxt is None:
+            continue
+        meta = nxt._out_meta[nr]
+        if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
+            outs[i] = validate_grad(node, i, g, meta, tm)
 
 
 def _as_tensor(g: Any, tm: bool, version: int) -> Any:

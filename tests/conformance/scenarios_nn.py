@@ -728,3 +728,23 @@ _add(
     e = torch.tensor([1.5])
     """,
 )
+
+_add(
+    "backward_edge_gradients_are_reduced_before_post_hooks",
+    """
+    a = torch.ones(3, 1, requires_grad=True)
+    b = torch.full((1, 4), 2.0, requires_grad=True)
+    y = a * b
+    shapes = []
+    y.grad_fn.register_hook(lambda gi, go: shapes.append([list(g.shape) for g in gi]))
+    y.sum().backward()
+    bias = torch.zeros(2, requires_grad=True)
+    w = torch.ones(3, 2, requires_grad=True)
+    x = torch.ones(4, 3, requires_grad=True)
+    out = torch.nn.functional.linear(x, w.t(), bias)
+    out.grad_fn.register_hook(
+        lambda gi, go: shapes.append([None if g is None else list(g.shape) for g in gi])
+    )
+    out.sum().backward()
+    """,
+)
