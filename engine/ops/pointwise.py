@@ -72,6 +72,15 @@ MUL = declare(
     samples=(S23, BCAST, BCAST2),
     ufunc="multiply",
 )
+MUL_SCALAR = declare(
+    "mul_scalar",
+    "MulBackward1",
+    ("self",),
+    lambda xp, a, other: a * other,
+    lambda c, g: c.m.mul_scalar(g, other=c.p["other"]),
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 2.5}),),
+)
 DIV = declare(
     "div",
     "DivBackward0",
@@ -102,10 +111,12 @@ NEG = declare("neg", "NegBackward0", ("self",), lambda xp, a: -a, lambda c, g: -
 
 
 def _pow_scalar_grad(c: Any, g: Any) -> Any:
+    """``pow_backward``: ``grad * (exponent * self.pow(exponent - 1))``, the exponent a
+    Scalar (so a second derivative meets ``MulBackward1`` and ``PowBackward0``)."""
     e = c.p["exponent"]
     if e == 0:
         return g * 0
-    return g * e * c.s["self"] ** (e - 1)
+    return g * c.m.mul_scalar(c.m.pow(c.s["self"], exponent=e - 1), other=e)
 
 
 POW0 = declare(
