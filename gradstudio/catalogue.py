@@ -616,6 +616,37 @@ def _backward_code(c: CodeCall) -> str:
     return f"{c.inputs['input']}.backward({_kw(kw)})"
 
 
+def _autograd_backward_run(call: RunCall) -> dict[str, Any]:
+    tensors = call.inputs.get("tensors") or []
+    if not tensors:
+        raise NodeInputError("connect at least one tensor to 'tensors'")
+    kw: dict[str, Any] = {}
+    if call.inputs.get("grad_tensors"):
+        kw["grad_tensors"] = call.inputs["grad_tensors"]
+    if call.params["retain_graph"] is not None:
+        kw["retain_graph"] = call.params["retain_graph"]
+    if call.params["create_graph"]:
+        kw["create_graph"] = True
+    call.backend.autograd.backward(tensors, **kw)
+    return {}
+
+
+def _autograd_backward_code(c: CodeCall) -> str:
+    def lst(v: Any) -> str | None:
+        return None if not v else "[" + ", ".join(v) + "]"
+
+    kw = [
+        (None, lst(c.inputs.get("tensors")) or "[]"),
+        ("grad_tensors", lst(c.inputs.get("grad_tensors"))),
+        (
+            "retain_graph",
+            None if c.params["retain_graph"] is None else repr(c.params["retain_graph"]),
+        ),
+        ("create_graph", "True" if c.params["create_graph"] else None),
+    ]
+    return f"torch.autograd.backward({_kw(kw)})"
+
+
 def _grad_run(call: RunCall) -> dict[str, Any]:
     outputs = call.inputs.get("outputs") or []
     inputs = call.inputs.get("inputs") or []
@@ -998,6 +1029,26 @@ def _hand_types() -> list[NodeType]:
             effect=Effect.GRADS,
             aliases=("action.backward",),
             methods=("backward",),
+        ),
+        NodeType(
+            id="torch.autograd.backward",
+            title="autograd.backward",
+            category="autograd",
+            kind=NodeKind.ACTION,
+            inputs=(
+                PortSpec("tensors", variadic=True),
+                PortSpec("grad_tensors", variadic=True, optional=True),
+            ),
+            outputs=(),
+            params=(
+                ParamSpec("retain_graph", "optional_bool", None),
+                ParamSpec("create_graph", "bool", False),
+            ),
+            run=_autograd_backward_run,
+            code=_autograd_backward_code,
+            doc="Backward from several tensors at once: their gradients add up in .grad.",
+            effect=Effect.GRADS,
+            functions=("torch.autograd.backward",),
         ),
         NodeType(
             id="torch.autograd.grad",

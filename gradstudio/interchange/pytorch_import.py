@@ -606,13 +606,7 @@ class _Importer:
         if path == "torch.autograd.grad":
             return self.autograd_grad(args, kwargs, label, line)
         if path == "torch.autograd.backward":
-            if not args or not isinstance(args[0], TensorRef | TensorList):
-                raise ImportProblem("torch.autograd.backward needs a tensor", line)
-            target = args[0] if isinstance(args[0], TensorRef) else args[0].items[0]
-            gradient = kwargs.pop("grad_tensors", args[1] if len(args) > 1 else None)
-            return self.backward(
-                target, [], {**kwargs, **({"gradient": gradient} if gradient else {})}, label, line
-            )
+            return self.autograd_backward(args, kwargs, label, line)
         if path == "torch.arange" and len(args) == 1 and "end" not in kwargs:
             args = [Const(0), *args]  # torch.arange(end) starts at 0
         node_type = self.doc.catalogue.by_function(path)
@@ -721,24 +715,46 @@ class _Importer:
         self, args: list[Value], kwargs: dict[str, Value], label: str, line: int | None
     ) -> Value:
         names = ["outputs", "inputs", "grad_outputs", "retain_graph", "create_graph"]
+        n = self.list_call("torch.autograd.grad", names, 3, args, kwargs, label, line)
+        return ListRef(n, "grads")
+
+    def autograd_backward(
+        self, args: list[Value], kwargs: dict[str, Value], label: str, line: int | None
+    ) -> Value:
+        """``torch.autograd.backward(tensors, grad_tensors)``: every tensor, not the first."""
+        if not args and "tensors" not in kwargs:
+            raise ImportProblem("torch.autograd.backward needs a tensor", line)
+        names = ["tensors", "grad_tensors", "retain_graph", "create_graph"]
+        self.list_call("torch.autograd.backward", names, 2, args, kwargs, label, line)
+        return Const(None)
+
+    def list_call(
+        self,
+        type_id: str,
+        names: list[str],
+        n_lists: int,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        label: str,
+        line: int | None,
+    ) -> str:
+        """A node whose first ``n_lists`` arguments are tensors or lists of tensors."""
         bound = dict(zip(names, args, strict=False))
         bound.update(kwargs)
-        params = {
-            k: self.plain(v, line)
-            for k, v in bound.items()
-            if k not in ("outputs", "inputs", "grad_outputs")
-        }
-        n = self.add("torch.autograd.grad", params, label, line)
-        for port in ("outputs", "inputs", "grad_outputs"):
+        ports = names[:n_lists]
+        params = {k: self.plain(v, line) for k, v in bound.items() if k not in ports}
+        n = self.add(type_id, params, label, line)
+        for port in ports:
             value = bound.get(port)
             if value is None or value == Const(None):
                 continue
             items = value.items if isinstance(value, TensorList) else (value,)
             for item in items:
                 if not isinstance(item, TensorRef):
-                    raise ImportProblem(f"autograd.grad's {port} must be tensors", line)
+                    short = type_id.removeprefix("torch.")
+                    raise ImportProblem(f"{short}'s {port} must be tensors", line)
                 self.connect(item, n, port, line)
-        return ListRef(n, "grads")
+        return n
 
     def function_apply(
         self, cls: FunctionClass, node: ast.Call, label: str, line: int | None

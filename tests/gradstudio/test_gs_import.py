@@ -115,3 +115,16 @@ def test_grad_zero_and_set_to_none() -> None:
         0.0,
         0.0,
     ]
+
+
+def test_autograd_backward_keeps_every_tensor_and_gradient() -> None:
+    """``torch.autograd.backward([y1, y2], ...)``: both roots count (PyTorch: [5, 7])."""
+    doc = import_snippet(
+        "import torch\n"
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "y1 = x * 3\n"
+        "y2 = x ** 2\n"
+        "torch.autograd.backward([y1, y2], grad_tensors=[torch.ones(2), torch.ones(2)])\n"
+    )
+    rows = {label: facts for label, _, facts in evaluate(doc).rows()}
+    assert rows["x"].grad.value == [5.0, 7.0]

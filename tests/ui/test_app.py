@@ -29,8 +29,12 @@ def test_main_opens_the_window_on_the_start_example_and_returns(qtbot, monkeypat
         """
 
         def exec(self) -> int:
-            windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
-            window = windows[-1]
+            windows = [
+                w
+                for w in QApplication.topLevelWidgets()
+                if isinstance(w, MainWindow) and id(w) not in before
+            ]
+            (window,) = windows  # the one main() made (earlier tests' may linger)
             qtbot.waitUntil(lambda: not window.runner.busy, timeout=20000)
             seen["visible"] = window.isVisible()
             seen["nodes"] = len(window.state.document)
@@ -50,6 +54,7 @@ def test_main_opens_the_window_on_the_start_example_and_returns(qtbot, monkeypat
         studio_app.ErrorReporter, "_show", lambda self, text, details: reported.append(details)
     )
     previous = sys.excepthook
+    before = {id(w) for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)}
     assert studio_app.main(["gradstudio"]) == 0
     assert sys.excepthook is previous  # restored on exit
     assert seen["visible"]
