@@ -301,6 +301,7 @@ def run_backward(
                     accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
             elif run and (grads[0] is not None or any(g is not None for g in grads)):
                 outs = list(node.apply(grads, tm))
+                _validate_outs(node, outs, tm)
                 if not keep_graph:
                     node.release_variables()
                 if node._post_hooks:
@@ -316,9 +317,6 @@ def run_backward(
                     g = outs[i]
                     outs[i] = None  # hand over, like PyTorch's move into the buffer
                 if g is not None:
-                    meta = nxt._out_meta[nr]
-                    if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
-                        g = validate_grad(node, i, g, meta, tm)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * len(nxt._out_meta)
@@ -415,6 +413,19 @@ def _run_post_hooks(node: Node, grads: list[Any], outs: tuple[Any, ...], tm: boo
 
     for fn in list((node._post_hooks or {}).values()):
         fn(wrap(outs), wrap(grads))
+
+
+def _validate_outs(node: Node, outs: list[Any], tm: bool) -> None:
+    """PyTorch's ``validate_outputs``: reduce or cast each edge's gradient to what the
+    next node expects, before post-hooks and observers see it (they get the gradient
+    that flows along the edge, e.g. a bias's ``[2]``, not the broadcast ``[2, 2]``)."""
+    for i, (nxt, nr) in enumerate(node.next_functions[: len(outs)]):
+        g = outs[i]
+        if nxt is None or g is None:
+            continue
+        meta = nxt._out_meta[nr]
+        if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
+            outs[i] = validate_grad(node, i, g, meta, tm)
 
 
 def _observe(
