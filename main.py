@@ -1,7 +1,8 @@
 """GradStudio entry point.
 
 ``python main.py`` opens the studio (``ui.app.main``). With a sub-command as the first
-argument (``run``, ``import``, ``export``, ``trust``, or ``-h``/``--help``), it runs the
+argument (``run``, ``import``, ``export``, ``trust``, ``verify``,
+``gradcheck``, or ``-h``/``--help``), it runs the
 command line in ``gradstudio.cli`` instead, which needs no display (and no Qt import).
 """
 
@@ -10,7 +11,9 @@ from __future__ import annotations
 import sys
 
 #: The first arguments that mean the command line (``gradstudio.cli``'s sub-commands).
-CLI_COMMANDS = frozenset({"run", "import", "export", "trust", "-h", "--help"})
+CLI_COMMANDS = frozenset(
+    {"run", "import", "export", "trust", "verify", "gradcheck", "-h", "--help"}
+)
 
 
 def main(argv: list[str]) -> int:
