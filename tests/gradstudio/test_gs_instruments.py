@@ -158,6 +158,6 @@ def test_diff_of_wrapping_a_step_in_no_grad_shows_the_error_it_causes() -> None:
     y = {c.fact: (c.before, c.after) for c in changes[_node(doc, "y")]}
     assert y["grad_fn"] == ("MulBackward0", None) and y["requires_grad"] == (True, False)
     assert changes[_node(doc, "x")][0].fact == "grad"
-    backward = [n.id for n in doc.nodes() if n.type.id == "Tensor.backward"][0]
+    backward = next(n.id for n in doc.nodes() if n.type.id == "Tensor.backward")
     (error,) = changes[backward]
     assert error.before is None and "does not require grad" in error.after
