@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,9 @@ import engine
 from gradstudio.cli import main
 from gradstudio.evaluation.evaluate import GradValue, TraceExecution, evaluate
 from gradstudio.instruments.records import StepRecord, records_of
-from gradstudio.instruments.verify import compare
+from gradstudio.instruments.verify import compare, format_report, verify
 from gradstudio.interchange.fileformat import load_document
+from gradstudio.interchange.pytorch_import import import_snippet
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "resources" / "examples").glob("*.gstudio"))
@@ -113,3 +115,38 @@ def test_compare_reports_backward_order_and_edge_gradients() -> None:
     theirs[step] = StepRecord(**{**vars(ours[step]), "trace": (edited, *trace[1:])})
     diffs = compare(ev.plan, ours, theirs).mark("n6").differences
     assert [d.fact for d in diffs] == ["edge 0 gradient"]
+
+
+ERRORS_AND_WARNINGS = """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * x
+g = y.grad
+y.sum().backward()
+y.sum().backward()
+"""
+
+
+def _records_with_an_error() -> tuple[Any, list[StepRecord]]:
+    ev = evaluate(import_snippet(ERRORS_AND_WARNINGS))
+    assert ev.steps[2].warnings and ev.steps[-1].error is not None
+    return ev, records_of(ev)
+
+
+@pytest.mark.torch
+def test_errors_and_warnings_are_compared_with_pytorch() -> None:
+    report = verify(import_snippet(ERRORS_AND_WARNINGS))
+    assert report.agrees, format_report(report)
+
+
+def test_compare_reports_a_different_error_and_a_missing_warning() -> None:
+    ev, ours = _records_with_an_error()
+    theirs = list(ours)
+    last = ours[-1]
+    assert last.error is not None
+    theirs[-1] = StepRecord(**{**vars(last), "error": (last.error[0], "another message")})
+    theirs[2] = StepRecord(**{**vars(ours[2]), "warnings": ()})
+    report = compare(ev.plan, ours, theirs)
+    assert [d.fact for d in report.marks[-1].differences] == ["error"]
+    (warning,) = report.marks[2].differences
+    assert warning.fact == "warnings" and warning.torch == "none"
+    assert "another message" in format_report(report)
