@@ -226,7 +226,8 @@ def facts_differences(a: Any, b: Any) -> list[tuple[str, str, str]]:
         na, nb = _nexts(a.grad_fn.next_functions), _nexts(b.grad_fn.next_functions)
         if na != nb:
             out.append(("next_functions", str(na), str(nb)))
-    if not _close_arrays(a.array, b.array, a.dtype) or (a.shape, a.dtype) != (b.shape, b.dtype):
+    same_kind = (a.shape, a.dtype) == (b.shape, b.dtype)  # else reported above
+    if same_kind and not _close_arrays(a.array, b.array, a.dtype):
         out.append(("value", _show(a.array), _show(b.array)))
     if not _same_grad(a.grad, b.grad):
         out.append(("grad", _show_grad(a.grad), _show_grad(b.grad)))

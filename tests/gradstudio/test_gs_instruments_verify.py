@@ -150,3 +150,17 @@ def test_compare_reports_a_different_error_and_a_missing_warning() -> None:
     (warning,) = report.marks[2].differences
     assert warning.fact == "warnings" and warning.torch == "none"
     assert "another message" in format_report(report)
+
+
+def test_a_different_dtype_is_one_difference_not_also_a_value() -> None:
+    ev = evaluate(load_document(LEAF_GRAD))
+    ours = records_of(ev)
+    theirs = list(ours)
+    changed = dict(theirs[0].changed)
+    (ref,) = changed
+    facts = changed[ref]
+    assert facts is not None and facts.dtype == "float32"
+    changed[ref] = type(facts)(**{**vars(facts), "dtype": "float64"})
+    theirs[0] = StepRecord(**{**vars(theirs[0]), "changed": changed})
+    (diff,) = compare(ev.plan, ours, theirs).marks[0].differences
+    assert (diff.tensor, diff.fact, diff.engine, diff.torch) == ("w", "dtype", "float32", "float64")
