@@ -4,8 +4,10 @@ Computed from an evaluation's recorded facts, so it shows what the seeds say in
 words: only leaves (and ``retain_grad()`` tensors) keep ``.grad``; a grad_fn holds
 its saved tensors until backward frees them (unless ``retain_graph=True``).
 
-Counting: a tensor is ``numel * element_size`` bytes, each distinct tensor once
-(a view counts its own elements; the facts do not say which storage it shares).
+Counting: a tensor is ``numel * element_size`` bytes, each distinct tensor once; a
+view of a recorded tensor (``TensorFacts.base_id``) shares its base's storage and
+adds nothing (a view of an unrecorded tensor, or a ``detach()``, counts its own
+elements).
 A saved tensor that *is* one of the document's tensors (``SavedValue.ref``: ``x``
 saved by ``MulBackward0``) costs nothing extra while that tensor lives; the others
 (intermediates the graph alone keeps) are ``private_bytes``.
@@ -42,7 +44,7 @@ class SavedBytes:
 class TensorBytes:
     ref: OutputRef
     label: str
-    bytes: int
+    bytes: int  # 0 for a view of another recorded tensor
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ def _picture(
             continue
         seen.add(f.tensor_id)
         label = ev.plan.display_label(ref)
-        values.append(TensorBytes(ref, label, nbytes(f)))
+        values.append(TensorBytes(ref, label, 0 if f.base_id is not None else nbytes(f)))
         if f.grad is not None:
             grads.append(GradBytes(ref, label, nbytes(f.grad), retained=not f.is_leaf))
     saved = []

@@ -128,6 +128,15 @@ def test_retain_graph_keeps_saved_tensors_and_retain_grad_keeps_grad(retain: boo
     assert {g.label for g in last.grads if not g.retained} == {"x"}
 
 
+def test_a_view_shares_its_bases_storage() -> None:
+    doc = import_snippet(
+        "import torch\nx = torch.zeros(4, 4)\nv = x[0]\nt = x.t()\nc = x[0].clone()\n"
+    )
+    last = memory(evaluate(doc))[-1]
+    assert {v.label: v.bytes for v in last.values} == {"x": 64, "v": 0, "t": 0, "x[0]": 0, "c": 16}
+    assert last.values_bytes == 80
+
+
 # --------------------------------------------------------------------------- diff
 
 
