@@ -1,10 +1,11 @@
 """GradStudio entry point.
 
 ``python main.py [FILE]`` opens the studio (``ui.app.main``), on FILE if given. With a
-sub-command as the first argument (``run``, ``import``, ``export``, ``trust``, or
-``-h``/``--help``), it runs the command line in ``gradstudio.cli`` instead, which needs
-no display (and no Qt import).  An unknown word, or no display for the studio, is one
-line on stderr and exit status 2, before Qt is loaded (Qt would abort the process).
+sub-command as the first argument (``run``, ``import``, ``export``, ``trust``, ``verify``,
+``gradcheck``, or ``-h``/``--help``), it runs the command line in ``gradstudio.cli``
+instead, which needs no display (and no Qt import).  An unknown word, or no display for
+the studio, is one line on stderr and exit status 2, before Qt is loaded (Qt would abort
+the process).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import sys
 from pathlib import Path
 
 #: The first arguments that mean the command line (``gradstudio.cli``'s sub-commands).
-CLI_COMMANDS = frozenset({"run", "import", "export", "trust", "-h", "--help"})
-SUB_COMMANDS = "run, import, export, trust"
+CLI_COMMANDS = frozenset(
+    {"run", "import", "export", "trust", "verify", "gradcheck", "-h", "--help"}
+)
+SUB_COMMANDS = "run, import, export, trust, verify, gradcheck"
 #: Qt platform plugins that need no display server.
 HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc", "eglfs", "linuxfb")
 

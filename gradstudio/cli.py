@@ -1,4 +1,5 @@
-"""``main.py`` sub-commands: run, import, export, trust — for scripts and terminals.
+"""``main.py`` sub-commands: run, import, export, trust, verify, gradcheck — for scripts
+and terminals.
 
 Exit codes: 0 success; 1 the document evaluated but a node recorded an error;
 2 a bad file or a bad argument (one line on stderr, never a traceback).
@@ -79,6 +80,8 @@ def _parser() -> argparse.ArgumentParser:
 
     trust = sub.add_parser("trust", help="allow a document's custom Function code to run")
     trust.add_argument("file", help="a .gstudio document")
+    _add_verify(sub)
+    _add_gradcheck(sub)
     return parser
 
 
@@ -141,6 +144,10 @@ def _dispatch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _import(args, out)
     if args.command == "export":
         return _export(args, out)
+    if args.command == "verify":
+        return _verify(args, out, err)
+    if args.command == "gradcheck":
+        return _gradcheck(args, out, err)
     return _trust(args, out)
 
 
@@ -219,6 +226,65 @@ def _trust(args: argparse.Namespace, out: TextIO) -> int:
     digest = trust_file(args.file, TrustStore())
     print(f"trusted {args.file} ({digest[:19]}...)", file=out)
     return 0
+
+
+def _add_verify(sub: Any) -> None:
+    verify = sub.add_parser(
+        "verify", help="run a document on the engine and under PyTorch; compare every step"
+    )
+    verify.add_argument("file", help="a .gstudio document")
+    verify.add_argument("--device", choices=("cpu", "cuda"), help="override the document's device")
+    verify.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    verify.add_argument(
+        "--trust", action="store_true", help="run custom Function code even if untrusted"
+    )
+
+
+def _verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit 0: every step agrees; 1: something differs; 2: PyTorch is not installed."""
+    from gradstudio.instruments.verify import TorchUnavailable, format_report, verify
+
+    doc = load_document(args.file)
+    if args.trust:
+        doc.set_trusted(True)
+    try:
+        report = verify(doc, device=args.device)
+    except TorchUnavailable as exc:
+        print(f"{PROG}: error: {exc}", file=err)
+        return 2
+    if args.json:
+        json.dump(report.to_json(), out, indent=1)
+        out.write("\n")
+    else:
+        out.write(format_report(report))
+    return 0 if report.agrees else 1
+
+
+def _add_gradcheck(sub: Any) -> None:
+    check = sub.add_parser(
+        "gradcheck", help="compare one node's analytic and finite-difference Jacobians"
+    )
+    check.add_argument("file", help="a .gstudio document")
+    check.add_argument("--node", required=True, metavar="LABEL", help="the node's label")
+    check.add_argument(
+        "--trust", action="store_true", help="run custom Function code even if untrusted"
+    )
+
+
+def _gradcheck(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit 0: the Jacobians agree; 1: they differ; 2: the node cannot be checked."""
+    from gradstudio.instruments.gradcheck import GradcheckError, format_gradcheck, gradcheck
+
+    doc = load_document(args.file)
+    if args.trust:
+        doc.set_trusted(True)
+    try:
+        result = gradcheck(doc, args.node)
+    except GradcheckError as exc:
+        print(f"{PROG}: error: {printable(str(exc))}", file=err)
+        return 2
+    out.write(format_gradcheck(result))
+    return 0 if result.passed else 1
 
 
 COLUMNS = (

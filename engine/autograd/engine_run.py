@@ -321,9 +321,6 @@ def run_backward(
                     g = outs[i]
                     outs[i] = None  # hand over, like PyTorch's move into the buffer
                 if g is not None:
-                    meta = nxt._out_meta[nr]
-                    if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
-                        g = validate_grad(node, i, g, meta, tm)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * len(nxt._out_meta)

@@ -144,6 +144,9 @@ class TensorFacts:
     version: int
     #: Reading ``.grad`` here warns in PyTorch (a non-leaf that does not retain grad).
     grad_access_warns: bool
+    #: For a view (``._base`` set): the ``tensor_id`` of the tensor whose storage it
+    #: shares, when that tensor was recorded before (memory counts the storage once).
+    base_id: int | None = None
 
     @property
     def value(self) -> Any:
@@ -675,7 +678,12 @@ class _Runner:
             retains_grad=retains,
             version=int(t._version),
             grad_access_warns=not is_leaf and not retains,
+            base_id=self.base_id(t),
         )
+
+    def base_id(self, t: Any) -> int | None:
+        base = getattr(t, "_base", None)
+        return None if base is None else self.tensor_ids.get(id(base))
 
     def tensor_id(self, t: Any) -> int:
         key = self.tensor_ids.get(id(t))

@@ -112,6 +112,21 @@ def test_leaf_hook_sees_accumulated_gradient() -> None:
     assert seen == [[5.0]]
 
 
+def test_post_hooks_and_observers_see_the_reduced_edge_gradient() -> None:
+    # PyTorch runs validate_outputs (sum a broadcast gradient down to the input's
+    # shape) before a node's post-hooks: grad_inputs[0] for the [2] input is [2]
+    a = engine.tensor([1.0, 2.0], requires_grad=True)
+    b = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = a + b
+    seen: list[list[tuple[int, ...]]] = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append([tuple(g.shape) for g in gi]))
+    with observe_backward() as trace:
+        y.sum().backward()
+    assert seen == [[(2,), (2, 2)]]
+    add = next(ex for ex in trace.executions if ex.node is y.grad_fn)
+    assert add.outgoing[0].tolist() == [2.0, 2.0]
+
+
 def test_cuda_request_without_gpu_says_why() -> None:
     if engine.cuda.is_available():
         pytest.skip("a GPU is usable here; the no-GPU message cannot be shown")

@@ -1,0 +1,91 @@
+"""What an edit changed: the facts that differ between two evaluations of a document.
+
+``diff(previous, new)`` matches outputs by node id (a node keeps its id through
+edits), compares each output's final facts and each node's error, and returns,
+per node, the changes as ``(fact, before, after)`` in plain data (bools, names,
+nested lists, ``None``) for a view to highlight and list.  Flip ``requires_grad``,
+insert a ``detach``, wrap a step in ``no_grad`` or add ``retain_grad`` and this is
+the list of consequences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gradstudio.evaluation.evaluate import Evaluation, GradValue, OutputRef, TensorFacts
+
+#: The facts compared, in the order they are listed.
+FACTS = ("tensor", "requires_grad", "is_leaf", "grad_fn", "retains_grad", "grad", "value")
+
+
+@dataclass(frozen=True)
+class Change:
+    ref: OutputRef | None  # None for the node's error
+    tensor: str  # the output's display label
+    fact: str  # one of FACTS, or "error"
+    before: Any
+    after: Any
+
+
+def diff(previous: Evaluation, new: Evaluation) -> dict[str, tuple[Change, ...]]:
+    """``{node_id: changes}`` for every node whose outputs or error changed."""
+    old_rows = {ref: (label, facts) for label, ref, facts in previous.rows()}
+    new_rows = {ref: (label, facts) for label, ref, facts in new.rows()}
+    changes: dict[str, list[Change]] = {}
+    for ref in [*new_rows, *(r for r in old_rows if r not in new_rows)]:
+        label = (new_rows.get(ref) or old_rows[ref])[0]
+        before = old_rows[ref][1] if ref in old_rows else _ABSENT
+        after = new_rows[ref][1] if ref in new_rows else _ABSENT
+        for fact, x, y in _fact_changes(before, after):
+            changes.setdefault(ref.node_id, []).append(Change(ref, label, fact, x, y))
+    node_ids = {s.node_id for s in previous.plan.steps} | {s.node_id for s in new.plan.steps}
+    for node_id in node_ids:
+        x, y = _error(previous, node_id), _error(new, node_id)
+        if x != y:
+            labels = new.plan.labels if node_id in new.plan.labels else previous.plan.labels
+            changes.setdefault(node_id, []).append(Change(None, labels[node_id], "error", x, y))
+    return {node_id: tuple(items) for node_id, items in changes.items()}
+
+
+_ABSENT: Any = "absent"
+
+
+def _error(ev: Evaluation, node_id: str) -> str | None:
+    if node_id not in ev.plan.step_of:
+        return None
+    error = ev.error_for(node_id)
+    return None if error is None else f"{error.exc_type}: {error.message}"
+
+
+def _fact_changes(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    if not isinstance(before, TensorFacts) or not isinstance(after, TensorFacts):
+        x, y = _presence(before), _presence(after)
+        return [] if x == y else [("tensor", x, y)]
+    out: list[tuple[str, Any, Any]] = []
+    for fact in ("requires_grad", "is_leaf", "grad_fn_name", "retains_grad"):
+        x, y = getattr(before, fact), getattr(after, fact)
+        if x != y:
+            out.append((fact.removesuffix("_name"), x, y))
+    if not _same_grad(before.grad, after.grad):
+        out.append(("grad", _plain(before.grad), _plain(after.grad)))
+    same_value = before.shape == after.shape and np.array_equal(
+        before.array, after.array, equal_nan=before.array.dtype.kind == "f"
+    )
+    if not same_value or before.dtype != after.dtype:
+        out.append(("value", before.value, after.value))
+    return out
+
+
+def _presence(facts: Any) -> str:
+    return "absent" if facts is _ABSENT else "None" if facts is None else "tensor"
+
+
+def _same_grad(a: GradValue | None, b: GradValue | None) -> bool:
+    return (a is None and b is None) or (a is not None and a.same_as(b))
+
+
+def _plain(g: GradValue | None) -> Any:
+    return None if g is None else g.value
