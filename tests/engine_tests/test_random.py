@@ -5,7 +5,6 @@ against PyTorch live, value by value."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -139,10 +138,12 @@ def test_a_failed_fill_draws_nothing() -> None:
     assert engine.rand(3).tolist() == first
 
 
-def test_large_draws_are_vectorised() -> None:
+def test_large_draws_have_the_requested_size_and_dtype() -> None:
+    """100,000 values at once (their speed is a benchmark's business, not a test's)."""
     gen = Generator().manual_seed(0)
-    start = time.perf_counter()
     for dt in (np.float32, np.float64):
-        sampling.normal(gen, 100_000, np.dtype(dt), 0.0, 1.0)
-        sampling.uniform(gen, 100_000, np.dtype(dt), 0.0, 1.0)
-    assert time.perf_counter() - start < 1.0
+        normal = sampling.normal(gen, 100_000, np.dtype(dt), 0.0, 1.0)
+        uniform = sampling.uniform(gen, 100_000, np.dtype(dt), 0.0, 1.0)
+        assert normal.shape == uniform.shape == (100_000,)
+        assert normal.dtype == uniform.dtype == dt
+        assert float(uniform.min()) >= 0.0 and float(uniform.max()) < 1.0
