@@ -138,7 +138,18 @@ class ndarray:  # noqa: N801  (CuPy's spelling)
         raise TypeError(_IMPLICIT)
 
     # -- attributes -------------------------------------------------------------------
-    shape = property(lambda self: self._a.shape)
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._a.shape
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        """In place, as CuPy's setter: ``AttributeError`` when a copy would be needed."""
+        try:
+            self._a.shape = value
+        except AttributeError:
+            raise AttributeError("Incompatible shape") from None
+
     dtype = property(lambda self: self._a.dtype)
     ndim = property(lambda self: self._a.ndim)
     size = property(lambda self: self._a.size)
@@ -211,15 +222,44 @@ class ndarray:  # noqa: N801  (CuPy's spelling)
             method = getattr(self._a, name)
 
             def call(*args: Any, **kwargs: Any) -> Any:
-                return _wrap(_quiet(method, *_deep(args), **{k: _deep(v) for k, v in kwargs.items()}))
+                return _wrap(
+                    _quiet(method, *_deep(args), **{k: _deep(v) for k, v in kwargs.items()})
+                )
 
             return call
         raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
 
 
 _METHODS = frozenset(
-    "reshape ravel flatten transpose swapaxes squeeze sum prod mean var std max min argmax "
-    "argmin cumsum clip any all nonzero repeat take conj dot round sort argsort".split()
+    [
+        "reshape",
+        "ravel",
+        "flatten",
+        "transpose",
+        "swapaxes",
+        "squeeze",
+        "sum",
+        "prod",
+        "mean",
+        "var",
+        "std",
+        "max",
+        "min",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "clip",
+        "any",
+        "all",
+        "nonzero",
+        "repeat",
+        "take",
+        "conj",
+        "dot",
+        "round",
+        "sort",
+        "argsort",
+    ]
 )
 
 
@@ -277,8 +317,11 @@ for _dunder, _ufname in {
     "abs": "absolute",
     "invert": "invert",
 }.items():
-    setattr(ndarray, f"__{_dunder}__", lambda self, _n=_ufname: _wrap(_quiet(getattr(np, _n), self._a)))
+    setattr(
+        ndarray, f"__{_dunder}__", lambda self, _n=_ufname: _wrap(_quiet(getattr(np, _n), self._a))
+    )
 ndarray.__hash__ = None  # type: ignore[assignment]
+ndarray.__module__ = "cupy"
 
 
 def _ufunc(uf: np.ufunc) -> Callable[..., Any]:
@@ -343,29 +386,193 @@ def get_array_module(*args: Any) -> types.ModuleType:
 
 # Public names of ``cupy/__init__.py`` that the simulator models (ufuncs and functions that
 # exist in both CuPy and NumPy); any other attribute is missing, as in CuPy.
-_UFUNCS = (
-    "add subtract multiply divide true_divide floor_divide remainder mod power negative positive "
-    "absolute abs sign exp exp2 expm1 log log2 log10 log1p sqrt square cbrt reciprocal sin cos "
-    "tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh maximum minimum "
-    "fmax fmin equal not_equal less less_equal greater greater_equal logical_and logical_or "
-    "logical_not logical_xor isnan isinf isfinite floor ceil trunc rint hypot signbit copysign "
-    "bitwise_and bitwise_or bitwise_xor invert left_shift right_shift"
-).split()
-_FUNCS = (
-    "zeros ones empty full zeros_like ones_like empty_like full_like arange linspace eye "
-    "identity sum prod mean var std max min amax amin argmax argmin cumsum cumprod all any "
-    "where clip matmul dot tensordot einsum outer inner transpose swapaxes moveaxis reshape "
-    "ravel squeeze expand_dims broadcast_to broadcast_arrays concatenate stack vstack hstack "
-    "split array_split take take_along_axis put_along_axis repeat tile flip roll sort argsort "
-    "tril triu diag diagonal trace nonzero count_nonzero allclose isclose array_equal "
-    "result_type can_cast shape ndim size around round nan_to_num logsumexp unique pad "
-    "atleast_1d atleast_2d meshgrid diff"
-).split()
-_DTYPES = (
-    "bool_ int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 complex64 "
-    "complex128 dtype finfo iinfo inf nan pi e newaxis integer floating complexfloating number "
-    "generic signedinteger unsignedinteger"
-).split()
+_UFUNCS = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "mod",
+    "power",
+    "negative",
+    "positive",
+    "absolute",
+    "abs",
+    "sign",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "square",
+    "cbrt",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arctan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "logical_xor",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "hypot",
+    "signbit",
+    "copysign",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "invert",
+    "left_shift",
+    "right_shift",
+]
+_FUNCS = [
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "identity",
+    "sum",
+    "prod",
+    "mean",
+    "var",
+    "std",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "cumsum",
+    "cumprod",
+    "all",
+    "any",
+    "where",
+    "clip",
+    "matmul",
+    "dot",
+    "tensordot",
+    "einsum",
+    "outer",
+    "inner",
+    "transpose",
+    "swapaxes",
+    "moveaxis",
+    "reshape",
+    "ravel",
+    "squeeze",
+    "expand_dims",
+    "broadcast_to",
+    "broadcast_arrays",
+    "concatenate",
+    "stack",
+    "vstack",
+    "hstack",
+    "split",
+    "array_split",
+    "take",
+    "take_along_axis",
+    "put_along_axis",
+    "repeat",
+    "tile",
+    "flip",
+    "roll",
+    "sort",
+    "argsort",
+    "tril",
+    "triu",
+    "diag",
+    "diagonal",
+    "trace",
+    "nonzero",
+    "count_nonzero",
+    "allclose",
+    "isclose",
+    "array_equal",
+    "result_type",
+    "can_cast",
+    "shape",
+    "ndim",
+    "size",
+    "around",
+    "round",
+    "nan_to_num",
+    "logsumexp",
+    "unique",
+    "pad",
+    "atleast_1d",
+    "atleast_2d",
+    "meshgrid",
+    "diff",
+]
+_DTYPES = [
+    "bool_",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "dtype",
+    "finfo",
+    "iinfo",
+    "inf",
+    "nan",
+    "pi",
+    "e",
+    "newaxis",
+    "integer",
+    "floating",
+    "complexfloating",
+    "number",
+    "generic",
+    "signedinteger",
+    "unsignedinteger",
+]
 
 
 class _Device:

@@ -19,7 +19,7 @@ import numpy as np
 
 from engine import grad_mode
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
-from engine.backend import array_module
+from engine.backend import array_module, is_writeable
 from engine.messages import CREATE_GRAPH_CYCLE
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def accumulate_into(
     if old is None:
         if isinstance(g, np.generic):
             g, steal = np.asarray(g), False
-        if steal and g.flags.c_contiguous and g.flags.writeable and _owns(g):
+        if steal and g.flags.c_contiguous and is_writeable(g) and _owns(g):
             new = Tensor._wrap(g)
             if version:
                 new._vc = [version]
@@ -369,7 +369,7 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         and sys.getrefcount(old) <= 3
         and type(old) is not np.generic
         and getattr(old, "base", 0) is None
-        and old.flags.writeable
+        and is_writeable(old)
         and (old.shape == g.shape or old.shape == np.broadcast_shapes(old.shape, g.shape))
         and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):
