@@ -8,28 +8,42 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
-from engine.backend import device, to_device, to_numpy, xp_for
+from engine.backend import device, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Param, public
 from engine.tensor import Tensor
 
 #: The generator, made on first use: ``numpy.random`` costs ~15 ms to import, and
 #: nothing needs it before a graph that draws random values is run.
 _RNG: np.random.Generator | None = None
+#: CUDA's own generator, as in PyTorch: ``manual_seed`` seeds both, ``cuda.manual_seed_all``
+#: only this one, so seeding CUDA never changes the CPU's stream.
+_CUDA_RNG: np.random.Generator | None = None
 
 
-def _rng() -> np.random.Generator:
-    """The generator (a fresh, unseeded one unless ``manual_seed`` was called)."""
-    global _RNG
+def _rng(cuda: bool = False) -> np.random.Generator:
+    """The generator of a device (a fresh, unseeded one unless a seed was set)."""
+    global _RNG, _CUDA_RNG
+    if cuda:
+        if _CUDA_RNG is None:
+            _CUDA_RNG = np.random.default_rng()
+        return _CUDA_RNG
     if _RNG is None:
         _RNG = np.random.default_rng()
     return _RNG
 
 
 def manual_seed(seed: int) -> Any:
-    """Seed the generator (values are reproducible, not equal to PyTorch's)."""
+    """Seed every device's generator (values are reproducible, not equal to PyTorch's)."""
     global _RNG
     _RNG = np.random.default_rng(int(seed))
+    manual_seed_cuda(seed)
     return None
+
+
+def manual_seed_cuda(seed: int) -> None:
+    """Seed the CUDA generator only (``torch.cuda.manual_seed_all``)."""
+    global _CUDA_RNG
+    _CUDA_RNG = np.random.default_rng(int(seed))
 
 
 def _flatten_data(data: Any) -> Any:
@@ -60,9 +74,7 @@ def _check_requires_grad(dt: dtypes.dtype, requires_grad: bool) -> None:
 
 
 def _finish(arr: Any, dev: device, requires_grad: bool) -> Tensor:
-    if dev.type != "cpu":
-        arr = xp_for(dev).asarray(arr)
-    t = Tensor._wrap(arr)
+    t = Tensor._wrap(transfer(arr, dev))
     t._requires_grad = bool(requires_grad)
     return t
 
@@ -203,7 +215,7 @@ def _random(kind: str) -> Any:
                     '"check_uniform_bounds" not implemented for '
                     f"'{dtypes.FROM_NP[np.dtype(d)].scalar_name}'"
                 )
-            rng = _rng()
+            rng = _rng(cuda=xp is not np)
             arr = rng.random(s) if kind == "rand" else rng.standard_normal(s)
             return xp.asarray(arr.astype(d))
 

@@ -135,7 +135,10 @@ class ndarray:  # noqa: N801  (CuPy's spelling)
         return _ufunc(ufunc)(*inputs, **kwargs)
 
     def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
-        raise TypeError(_IMPLICIT)
+        """As CuPy: NumPy functions that CuPy also has run on the device, others refuse."""
+        if func.__module__ != "numpy" or func.__name__ not in cupy.__dict__:
+            return NotImplemented
+        return getattr(cupy, func.__name__)(*args, **kwargs)
 
     # -- attributes -------------------------------------------------------------------
     @property
