@@ -20,11 +20,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gradstudio.catalogue import RunCall
-from gradstudio.commands import SetParamCommand
-from gradstudio.document import Document
-from gradstudio.evaluation import LiveEvaluation, evaluate, prepare
-from gradstudio.fileformat import load_document, save_document
-from gradstudio.undo import UndoStack
+from gradstudio.document.commands import SetParamCommand
+from gradstudio.document.model import Document
+from gradstudio.document.undo import UndoStack
+from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate, prepare
+from gradstudio.interchange.fileformat import load_document, save_document
 
 OPS = ("torch.add", "torch.mul", "torch.tanh", "torch.sigmoid", "torch.sub", "torch.relu")
 

@@ -31,9 +31,9 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import ui  # noqa: E402, F401 - applies the PySide6 None-refcount workaround
-from gradstudio.document import Document  # noqa: E402
-from gradstudio.fileformat import load_document, save_document  # noqa: E402
-from gradstudio.layout import auto_layout  # noqa: E402
+from gradstudio.document.layout import auto_layout  # noqa: E402
+from gradstudio.document.model import Document  # noqa: E402
+from gradstudio.interchange.fileformat import load_document, save_document  # noqa: E402
 
 UNARY = ("torch.tanh", "torch.sigmoid", "torch.exp", "torch.neg")
 BINARY = ("torch.add", "torch.mul", "torch.sub")
@@ -128,9 +128,9 @@ def summary(times: list[float]) -> dict[str, float]:
 
 
 def open_window(app: QApplication, folder: Path, tag: str, panels: bool):  # noqa: ANN201
-    from ui.main_window import MainWindow
-    from ui.settings import StudioSettings
     from ui.state import StudioState
+    from ui.window.main_window import MainWindow
+    from ui.window.settings import StudioSettings
 
     settings = StudioSettings.at(folder / f"settings_{tag}_{panels}.ini")
     settings.live = False
@@ -149,13 +149,13 @@ def close_window(window, app: QApplication) -> None:  # noqa: ANN001
 
 
 def open_and_evaluate(window, app: QApplication, path: Path) -> dict[str, float]:  # noqa: ANN001
-    """One open of ``path`` in a fresh window: load, scene, evaluation, first paint."""
+    """One open of ``path`` in a fresh window, as File > Open does it: load, then the
+    scene is built while the evaluation process runs the graph; results, first paint."""
     t0 = time.perf_counter()
     doc = load_document(path)
     t_load = time.perf_counter()
-    window.set_document(doc, run=False)
+    window.set_document(doc)
     t_scene = time.perf_counter()
-    window.run_graph()
     wait_for(window.runner.finished)  # the results are applied to every panel before this
     t_eval = time.perf_counter()
     settle(app)
@@ -175,7 +175,7 @@ def open_and_evaluate(window, app: QApplication, path: Path) -> dict[str, float]
 def edit_and_rerun(window, app: QApplication, edits: int = 5) -> list[float]:  # noqa: ANN001
     """Seconds from editing one leaf's value (an undoable command) to the new results
     shown in every panel, as in live mode; the graph's structure stays the same."""
-    from gradstudio.commands import SetParamCommand
+    from gradstudio.document.commands import SetParamCommand
 
     doc = window.state.document
     leaf = next(n for n in doc.nodes() if n.type_id == "torch.tensor")
@@ -255,7 +255,7 @@ import os, sys
 sys.path.insert(0, {root!r})
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from ui.app import create_application, create_window, open_initial
-from ui.settings import StudioSettings
+from ui.window.settings import StudioSettings
 app = create_application(["gradstudio"])
 window = create_window(["gradstudio"], StudioSettings.at({ini!r}), open_document=False)
 window.show()

@@ -11,7 +11,10 @@ from engine import (
     catalog,
     cuda,
     dtypes,
+    linalg,
     nn,
+    optim,
+    utils,
 )
 from engine.backend import device
 from engine.creation import (
@@ -28,16 +31,24 @@ from engine.creation import (
     empty_like,
     full,
     full_like,
-    manual_seed,
     ones,
     ones_like,
     rand,
     rand_like,
+    randint,
+    randint_like,
     randn,
     randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
+)
+from engine.defaults import (
+    get_default_device,
+    get_default_dtype,
+    set_default_device,
+    set_default_dtype,
 )
 from engine.dtypes import (
     bool_ as bool,  # noqa: A004
@@ -62,6 +73,19 @@ from engine.dtypes import int as int  # noqa: A004
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.inference_mode import inference_mode, is_inference_mode_enabled
+from engine.ops.random import bernoulli
+from engine.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from engine.serialization import load, save
+from engine.spaced import eye, from_numpy, linspace, logspace
 from engine.tensor import Size, Tensor
 
 __version__ = "2.13.0+engine"
@@ -69,10 +93,6 @@ __version__ = "2.13.0+engine"
 
 def is_tensor(obj: object) -> bool:
     return isinstance(obj, Tensor)
-
-
-def get_default_dtype() -> dtype:
-    return dtypes.DEFAULT_FLOAT
 
 
 def result_type(a: object, b: object) -> dtype:
@@ -83,4 +103,25 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.promote_types(a, b)
 
 
-__all__ = [*_fn_all, "Size", "Tensor", "autograd", "catalog", "cuda", "device", "nn", "tensor"]
+__all__ = [
+    *_fn_all,
+    "Generator",
+    "Size",
+    "Tensor",
+    "bernoulli",
+    "default_generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "randint",
+    "randint_like",
+    "randperm",
+    "seed",
+    "set_rng_state",
+    "autograd",
+    "catalog",
+    "cuda",
+    "device",
+    "nn",
+    "tensor",
+]

@@ -7,6 +7,7 @@ from typing import Any
 
 from engine import functions
 from engine.catalog import FUNCTIONS
+from engine.ops import random as random_fills
 from engine.tensor import Tensor
 
 _INPLACE = (
@@ -24,7 +25,13 @@ _INPLACE = (
     "sigmoid_",
     "tanh_",
 )
-_EXTRA = ("argmax", "logical_not")  # engine methods with no catalogue entry
+_EXTRA = (
+    "allclose",
+    "argmax",
+    "argsort",
+    "equal",
+    "logical_not",
+)  # engine methods with no catalogue entry
 
 
 def _attach(name: str, fn: Any) -> None:
@@ -44,6 +51,8 @@ for _sig in FUNCTIONS.values():
         _attach(_sig.name, getattr(functions, _sig.name))
 for _name in (*_INPLACE, *_EXTRA):
     _attach(_name, getattr(functions, _name))
+for _name in ("uniform_", "normal_", "bernoulli_", "random_"):
+    _attach(_name, getattr(random_fills, _name))
 
 
 def _clamp_min(self: Tensor, min: Any) -> Any:  # noqa: A002
@@ -67,6 +76,8 @@ def _where(self: Tensor, condition: Any, other: Any) -> Any:
 
 
 Tensor.where = _where  # type: ignore[attr-defined]
+Tensor.__mod__ = lambda self, other: functions.remainder(self, other)  # type: ignore[attr-defined]
+Tensor.__rmod__ = lambda self, other: functions.remainder(other, self)  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
 Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]

@@ -100,10 +100,14 @@ def cupy_module() -> ModuleType:
     return mod
 
 
+#: Where new tensors go when no device is given (``set_default_device``).
+DEFAULT_DEVICE: device
+
+
 def to_device(dev: Any) -> device:
     """Normalise a user's device argument (str, int, device or None)."""
     if dev is None:
-        return CPU
+        return DEFAULT_DEVICE
     if isinstance(dev, device):
         d = dev
     elif isinstance(dev, int):
@@ -165,3 +169,6 @@ def to_numpy(arr: Any) -> np.ndarray:
     if isinstance(arr, np.generic | int | float | bool):
         return np.asarray(arr)
     return arr.get()
+
+
+DEFAULT_DEVICE = CPU

@@ -1,5 +1,7 @@
-"""Tensor creation: ``tensor``, ``zeros``/``ones``/``full``/``arange``/``rand``...,
-the legacy constructors (``Tensor(2, 3)``, ``FloatTensor([...])``) and the RNG."""
+"""Tensor creation: ``tensor``, ``zeros``/``ones``/``full``/``arange``, the random
+factories (``rand``/``randn``/``randint``/``randperm``, drawing from
+``engine.random`` as PyTorch's CPU kernels do) and the legacy constructors
+(``Tensor(2, 3)``, ``FloatTensor([...])``)."""
 
 from __future__ import annotations
 
@@ -10,40 +12,9 @@ import numpy as np
 from engine import dtypes
 from engine.backend import device, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Param, public
+from engine.ops.random import generator_of
+from engine.random import sampling
 from engine.tensor import Tensor
-
-#: The generator, made on first use: ``numpy.random`` costs ~15 ms to import, and
-#: nothing needs it before a graph that draws random values is run.
-_RNG: np.random.Generator | None = None
-#: CUDA's own generator, as in PyTorch: ``manual_seed`` seeds both, ``cuda.manual_seed_all``
-#: only this one, so seeding CUDA never changes the CPU's stream.
-_CUDA_RNG: np.random.Generator | None = None
-
-
-def _rng(cuda: bool = False) -> np.random.Generator:
-    """The generator of a device (a fresh, unseeded one unless a seed was set)."""
-    global _RNG, _CUDA_RNG
-    if cuda:
-        if _CUDA_RNG is None:
-            _CUDA_RNG = np.random.default_rng()
-        return _CUDA_RNG
-    if _RNG is None:
-        _RNG = np.random.default_rng()
-    return _RNG
-
-
-def manual_seed(seed: int) -> Any:
-    """Seed every device's generator (values are reproducible, not equal to PyTorch's)."""
-    global _RNG
-    _RNG = np.random.default_rng(int(seed))
-    manual_seed_cuda(seed)
-    return None
-
-
-def manual_seed_cuda(seed: int) -> None:
-    """Seed the CUDA generator only (``torch.cuda.manual_seed_all``)."""
-    global _CUDA_RNG
-    _CUDA_RNG = np.random.default_rng(int(seed))
 
 
 def _flatten_data(data: Any) -> Any:
@@ -202,22 +173,35 @@ def full(
 
 
 def _random(kind: str) -> Any:
+    """``rand``/``randn``: an empty tensor filled by ``uniform_(0, 1)``/``normal_(0, 1)``."""
+
     def fn(
         *size: Any,
         dtype: Any = None,
         device: Any = None,
         requires_grad: bool = False,
         generator: Any = None,
+        **keywords: Any,
     ) -> Tensor:
+        if "size" in keywords and not size:
+            size = (keywords.pop("size"),)
+        if keywords:
+            raise TypeError(f"{kind}() got an unexpected keyword argument '{next(iter(keywords))}'")
         def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
-            if np.dtype(d).kind != "f":
-                raise RuntimeError(
-                    '"check_uniform_bounds" not implemented for '
-                    f"'{dtypes.FROM_NP[np.dtype(d)].scalar_name}'"
+            gen = generator_of(generator, xp is not np)
+            dt = np.dtype(d)
+            if dt.kind != "f":
+                kernel = "check_uniform_bounds" if kind == "rand" else "normal_kernel_cpu"
+                raise NotImplementedError(
+                    f"\"{kernel}\" not implemented for '{dtypes.FROM_NP[dt].scalar_name}'"
                 )
-            rng = _rng(cuda=xp is not np)
-            arr = rng.random(s) if kind == "rand" else rng.standard_normal(s)
-            return xp.asarray(arr.astype(d))
+            n = int(np.prod(s))
+            flat = (
+                sampling.uniform(gen, n, dt, 0.0, 1.0)
+                if kind == "rand"
+                else sampling.normal(gen, n, dt, 0.0, 1.0)
+            )
+            return xp.asarray(flat.reshape(s))
 
         return _filled(fill, size, dtype, device, requires_grad)
 
@@ -241,6 +225,68 @@ randn = public(
     doc="standard normal random values",
     method=False,
 )(_random("randn"))
+
+
+def randint(
+    *args: Any,
+    low: Any = None,
+    high: Any = None,
+    size: Any = None,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``torch.randint([low=0,] high, size)``: integers in ``[low, high)``, int64 by default."""
+    given = list(args)
+    if size is None and given and isinstance(given[-1], list | tuple):
+        size = given.pop()
+    if high is None and given:
+        high = given.pop()
+    if low is None and given:
+        low = given.pop()
+    low = 0 if low is None else low
+    if given or high is None or not isinstance(size, list | tuple):
+        raise TypeError(
+            "randint() received an invalid combination of arguments - got "
+            f"({', '.join(type(a).__name__ for a in args)}), but expected (int low, int high, "
+            "tuple of ints size)"
+        )
+    low, high = int(low), int(high)
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    gen = generator_of(generator, to_device(device).type == "cuda")
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    _check_requires_grad(dt, requires_grad)
+    shape = _size(tuple(size))
+    arr = sampling.randint(gen, int(np.prod(shape)), low, high).reshape(shape).astype(dt.np)
+    return _finish(arr, to_device(device), requires_grad)
+
+
+def randint_like(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+    """``torch.randint_like(input, [low=0,] high)``: shaped and typed like ``input``."""
+    kwargs.setdefault("dtype", input.dtype)
+    kwargs.setdefault("device", input.device)
+    return randint(*args, tuple(input.shape), **kwargs)
+
+
+def randperm(
+    n: int,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``torch.randperm(n)``: a random permutation of ``0..n-1`` (int64 by default)."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    _check_requires_grad(dt, requires_grad)
+    arr = sampling.randperm(generator_of(generator, to_device(device).type == "cuda"), int(n)).astype(dt.np)
+    return _finish(arr, to_device(device), requires_grad)
 
 
 @public(

@@ -35,9 +35,9 @@ def manual_seed_all(seed: int) -> None:
 
     Like PyTorch this is lazy and never fails, even without a GPU.
     """
-    from engine.creation import manual_seed_cuda
+    from engine.random import cuda_generator
 
-    manual_seed_cuda(seed)
+    cuda_generator.manual_seed(seed)
 
 
 manual_seed = manual_seed_all

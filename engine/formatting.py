@@ -112,7 +112,22 @@ def tensor_repr(t: Any) -> str:
         suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return "tensor(" + ", ".join([body, *suffixes]) + ")"
+    return _add_suffixes("tensor(" + body, suffixes, len("tensor("))
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """Append ``, suffix`` items, each on a new indented line when it would run
+    past the line width (``_add_suffixes`` in ``torch/_tensor_str.py``)."""
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    return "".join(parts) + ")"
 
 
 def _summarized(arr: np.ndarray) -> np.ndarray:

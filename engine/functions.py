@@ -154,3 +154,25 @@ __all__ = [
     "where",
     "zero_",
 ]
+
+from engine import ops as _ops
+from engine.catalog import FUNCTIONS as _FUNCTIONS
+from engine.ops.logic import allclose, equal
+from engine.ops.norms import vector_norm  # noqa: F401
+from engine.ops.select import argsort
+
+__all__ += ["allclose", "argsort", "equal"]
+
+
+def _declared_elsewhere() -> list[str]:
+    """Public ``torch.*`` functions of op modules not imported by name above."""
+    added = []
+    for sig in _FUNCTIONS.values():
+        if sig.namespace == "torch" and sig.name not in globals():
+            globals()[sig.name] = sig.fn
+            added.append(sig.name)
+    return added
+
+
+__all__ += _declared_elsewhere()
+del _ops

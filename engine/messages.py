@@ -16,6 +16,8 @@ BACKWARD_TWICE = (
     "calling backward."
 )
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+#: ``mark_dirty`` on a leaf: the in-place op has already happened.
+LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 VIEW_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
@@ -54,4 +56,9 @@ CREATE_GRAPH_CYCLE = (
     "make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak. (Triggered internally at "
     "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)"
+)
+SCALAR_OF_REQUIRES_GRAD = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
 )

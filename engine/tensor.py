@@ -18,7 +18,13 @@ import numpy as np
 from engine import dtypes
 from engine.autograd.graph import AccumulateGrad, Node, RemovableHandle, add_hook
 from engine.backend import CPU, CUDA0, device, device_of, to_device, to_numpy, xp_for
-from engine.messages import NONLEAF_GRAD_WARNING, NONLEAF_REQUIRES_GRAD, fmt_shape
+from engine.grad_mode import is_grad_enabled
+from engine.messages import (
+    NONLEAF_GRAD_WARNING,
+    NONLEAF_REQUIRES_GRAD,
+    SCALAR_OF_REQUIRES_GRAD,
+    fmt_shape,
+)
 
 
 class Tensor:
@@ -35,6 +41,7 @@ class Tensor:
     _grad_acc: Any = None
     _view_chain: tuple[Any, ...] | None = None  # (op, params) steps from _base to this view
     _nograd_view = False  # a view made under no_grad of a tensor that requires grad
+    _inference = False  # made under inference_mode (see engine/inference_mode.py)
 
     # -- construction -------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -86,6 +93,9 @@ class Tensor:
         self._requires_grad = bool(requires_grad)
         return self
 
+    def is_inference(self) -> bool:
+        return self._inference
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
@@ -133,6 +143,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if self._vc is None else self._vc[0]
 
     @property
@@ -298,6 +310,8 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self.requires_grad and is_grad_enabled():
+            warnings.warn(SCALAR_OF_REQUIRES_GRAD, UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self) -> int:
@@ -319,8 +333,12 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        """A 0-d tensor formats as its Python number (``f"{t}"`` is ``12.0``);
+        any other tensor only with an empty spec, as its repr."""
+        if self._data.ndim == 0:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
     def __iter__(self) -> Any:

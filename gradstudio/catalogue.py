@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradstudio.index_key import PLACEHOLDER, IndexKey, parse_key
+from gradstudio.document.index_key import PLACEHOLDER, IndexKey, parse_key
 from gradstudio.params import checker, to_json_value
 
 

@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from gradstudio.evaluation import Evaluation, TensorFacts, evaluate
-from gradstudio.fileformat import DocumentError, load_document, save_document
-from gradstudio.pytorch_export import ExportError, export_script
-from gradstudio.pytorch_import import ImportProblem, import_snippet
-from gradstudio.trust import TrustStore, trust_file
+from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
+from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare
+from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
+from gradstudio.interchange.pytorch_export import ExportError, export_script
+from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
+from gradstudio.interchange.quoting import printable, shorten
+from gradstudio.interchange.trust import TrustStore, trust_file
 
 PROG = "gradstudio"
 
@@ -32,7 +34,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="GradStudio without a screen.")
+    parser = _Parser(
+        prog=PROG,
+        description="GradStudio without a screen: the sub-commands below need no display.",
+        epilog="Without a sub-command, 'python main.py [FILE]' opens the studio (on FILE, a "
+        ".gstudio document, if given).",
+    )
     sub = parser.add_subparsers(
         dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
     )
@@ -43,6 +50,20 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the facts as JSON")
     run.add_argument(
         "--trust", action="store_true", help="run custom Function code even if untrusted"
+    )
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        help="stop the run after S seconds (the step running gets an error)",
+    )
+    run.add_argument(
+        "--memory-budget",
+        type=_budget,
+        default=DEFAULT_BUDGET,
+        metavar="SIZE",
+        help="tensor data the run may hold, e.g. 512MiB or 4GiB, or 'none' "
+        f"(default {format_size(DEFAULT_BUDGET)})",
     )
 
     imp = sub.add_parser(
@@ -61,6 +82,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return value
+
+
+def _budget(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
@@ -72,13 +112,11 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
-        if args.command == "run":
-            return _run(args, out, err)
-        if args.command == "import":
-            return _import(args, out)
-        if args.command == "export":
-            return _export(args, out)
-        return _trust(args, out)
+        code = _dispatch(args, out, err)
+        out.flush()  # a closed pipe shows here, inside the handler, not at exit
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe(out)
     except DocumentError as exc:
         print(f"{PROG}: error: {exc}", file=err)
         return 2
@@ -96,23 +134,55 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
         return 2
 
 
+def _dispatch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.command == "run":
+        return _run(args, out, err)
+    if args.command == "import":
+        return _import(args, out)
+    if args.command == "export":
+        return _export(args, out)
+    return _trust(args, out)
+
+
+def _quiet_broken_pipe(out: TextIO) -> int:
+    """The reader went away (``| head``): stop quietly, as Python's documentation advises —
+    point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return 1
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return 1
+
+
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     doc = load_document(args.file)
     if args.trust:
         doc.set_trusted(True)
-    result = evaluate(doc, device=args.device)
+    plan = prepare(doc, args.device, args.memory_budget)
+    if args.timeout is not None or (doc.trusted and doc.has_code()):
+        # the document's own code runs, or a time limit: in a process that can be
+        # stopped whatever the code does (exit, loop, crash)
+        from gradstudio.evaluation.worker import run_plan
+
+        result = run_plan(plan, timeout=args.timeout)
+    else:
+        result = plan.run()  # built-in ops only, and the memory budget holds them
     if args.json:
         json.dump(result.to_json(), out, indent=1)
         out.write("\n")
     else:
         out.write(format_table(result))
     for error in result.errors:
-        label = result.plan.labels[error.node_id]
-        print(
-            f"error in step {error.step + 1} '{label}': {error.exc_type}: {error.message}", file=err
-        )
-        print(f"  {error.title}. {error.explanation}", file=err)
-        print(f"  Fix: {error.fix}", file=err)
+        label = printable(result.plan.labels[error.node_id])
+        message = shorten(printable(error.message))
+        print(f"error in step {error.step + 1} '{label}': {error.exc_type}: {message}", file=err)
+        print(f"  {printable(error.title)}. {printable(error.explanation)}", file=err)
+        print(f"  Fix: {printable(error.fix)}", file=err)
     return 1 if result.errors else 0
 
 
@@ -189,7 +259,9 @@ def _row(label: str, facts: TensorFacts | None) -> list[str]:
 
 
 def format_table(result: Evaluation) -> str:
-    rows = [list(COLUMNS)] + [_row(label, facts) for label, _, facts in result.rows()]
+    """The facts as an aligned text table; a label's control characters (ESC, NUL, CR)
+    are escaped, so a document cannot drive the terminal or garble the table."""
+    rows = [list(COLUMNS)] + [_row(printable(label), facts) for label, _, facts in result.rows()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from gradstudio.index_key import check_key
+from gradstudio.document.index_key import check_key
 
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "int16", "bool")
 DTYPE_ALIASES = {

@@ -22,6 +22,16 @@ RTOL = 1e-5
 ATOL = 1e-6
 
 
+@pytest.fixture(autouse=True)
+def _engine_defaults() -> Any:
+    """A scenario that changes the default dtype or device must not leak into the next."""
+    import engine
+
+    yield
+    engine.set_default_dtype(engine.float32)
+    engine.set_default_device(None)
+
+
 def load_golden(name: str) -> dict[str, Any]:
     """The golden record of a scenario; fails with the fix when it is absent."""
     path = GOLDEN_DIR / f"{name}.json"

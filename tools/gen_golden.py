@@ -5,6 +5,9 @@
     .venv/bin/python tools/gen_golden.py --check     # exit 1 if files are stale
     .venv/bin/python tools/gen_golden.py --force     # rewrite every file
 
+Run without names it also rewrites ``tests/conformance/random_golden.json``: the
+exact digests of the random-number cases (``tests/conformance/random_cases.py``).
+
 Each scenario runs in a fresh process (forked from a server that imported
 torch but ran nothing): PyTorch emits some warnings only once per
 process (``x.T`` on 3-D tensors, ``backward(create_graph=True)``), and a golden
@@ -29,10 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.conformance import random_cases  # noqa: E402
 from tests.conformance.scenarios import SCENARIOS, Scenario  # noqa: E402
 from tests.oracle import FACTS_FORMAT, compare, run_program  # noqa: E402
 
 GOLDEN_DIR = ROOT / "tests" / "conformance" / "golden"
+RANDOM_GOLDEN = ROOT / "tests" / "conformance" / "random_golden.json"
 SIGNIFICANT_DIGITS = 8
 
 
@@ -124,6 +129,24 @@ def differences(name: str, record: dict[str, Any]) -> list[str]:
     return diffs + compare(stored.get("facts", {}), record["facts"])
 
 
+def random_record() -> dict[str, Any]:
+    """The random-number cases under PyTorch: digests are exact, never rounded."""
+    import torch
+
+    return {"torch_version": str(torch.__version__), "cases": random_cases.record(torch)}
+
+
+def sync_random_golden(check: bool) -> bool:
+    """Write (or, with ``check``, only compare) the random golden file; True if stale."""
+    text = dumps(random_record()) + "\n"
+    stale = not RANDOM_GOLDEN.exists() or RANDOM_GOLDEN.read_text() != text
+    if stale and check:
+        print(f"stale: {RANDOM_GOLDEN.relative_to(ROOT)}")
+    elif stale:
+        RANDOM_GOLDEN.write_text(text)
+    return stale
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="scenarios to regenerate")
@@ -138,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown scenarios: {', '.join(unknown)}")
     names = args.names or sorted(SCENARIOS)
+    random_stale = False if args.names else sync_random_golden(args.check)
     records = generate(names, args.jobs)
 
     GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
@@ -158,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    {d}")
         for p in orphans:
             print(f"orphan: {p.relative_to(ROOT)}")
-        return 1 if stale or orphans else 0
+        return 1 if stale or orphans or random_stale else 0
     for n in stale:
         golden_path(n).write_text(dumps(records[n]) + "\n")
     for p in orphans:

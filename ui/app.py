@@ -18,9 +18,9 @@ from pathlib import Path
 # the engine for the catalogue (palette, Document), networkx for the document,
 # numpy for the evaluation and the canvas.
 import engine  # noqa: F401
-import gradstudio.commands
-import gradstudio.evaluation
-import gradstudio.fileformat  # noqa: F401
+import gradstudio.document.commands
+import gradstudio.evaluation.evaluate
+import gradstudio.interchange.fileformat  # noqa: F401
 
 # isort: split
 from PySide6.QtCore import QCoreApplication, Qt
@@ -28,12 +28,12 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from ui.errors import ErrorReporter
-from ui.examples import start_example
 from ui.gc_policy import freeze_startup_objects
-from ui.main_window import APP_NAME, MainWindow
-from ui.settings import APPLICATION, ORGANIZATION, StudioSettings
 from ui.state import StudioState
 from ui.themes import apply_theme, ui_font
+from ui.window.examples import start_example
+from ui.window.main_window import APP_NAME, MainWindow
+from ui.window.settings import APPLICATION, ORGANIZATION, StudioSettings
 
 
 def create_application(argv: list[str]) -> QApplication:

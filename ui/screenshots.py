@@ -20,11 +20,11 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from ui.app import create_application
-from ui.examples import ExampleFile, example_files
-from ui.main_window import MainWindow
-from ui.settings import StudioSettings
 from ui.state import StudioState
 from ui.themes import apply_theme
+from ui.window.examples import ExampleFile, example_files
+from ui.window.main_window import MainWindow
+from ui.window.settings import StudioSettings
 
 READABLE_ZOOM = 0.62
 DEFAULT_FOLDER = Path(__file__).resolve().parents[1] / "docs" / "screenshots"

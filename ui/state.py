@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from gradstudio.document import Document
-from gradstudio.evaluation import Evaluation, Snapshot
-from gradstudio.undo import UndoStack
+from gradstudio.document.model import Document
+from gradstudio.document.undo import UndoStack
+from gradstudio.evaluation.evaluate import Evaluation, Snapshot
 
 
 class StudioState(QObject):
@@ -24,7 +24,8 @@ class StudioState(QObject):
 
     def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.document = document if document is not None else Document()
+        # the empty document the user starts with: code they type into it is theirs
+        self.document = document if document is not None else Document(trusted=True)
         self.undo_stack = UndoStack()
         self.evaluation: Evaluation | None = None
         self.selection: tuple[str, ...] = ()

@@ -1,18 +1,23 @@
 """``engine.autograd``: backward, grad, custom Functions and the graph types."""
 
-from engine.autograd import graph
+from engine.autograd import functional, graph
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.autograd.functional import backward, grad
 from engine.autograd.gradcheck import gradcheck
+from engine.autograd.gradgradcheck import gradgradcheck
+from engine.autograd.variable import Variable
 from engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 
 __all__ = [
     "Function",
     "FunctionCtx",
+    "Variable",
     "backward",
     "enable_grad",
+    "functional",
     "grad",
     "gradcheck",
+    "gradgradcheck",
     "graph",
     "no_grad",
     "once_differentiable",

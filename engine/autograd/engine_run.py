@@ -274,7 +274,7 @@ def run_backward(
             else:
                 if node._tensor_hooks or node._retain_hooks:
                     _run_tensor_hooks(node, grads, tm)
-                if node._pre_hooks:
+                if node._pre_hooks and (needed is None or node in needed):
                     grads = _run_pre_hooks(node, grads, tm)
             if captures:
                 for nr, g in enumerate(grads):
@@ -290,6 +290,8 @@ def run_backward(
                 run = True
             outs: list[Any] = []
             if run and is_acc:
+                if node._pre_hooks:  # hooks on the AccumulateGrad node itself
+                    grads = _run_pre_hooks(node, grads, tm)
                 if tm and not warned:
                     warned = True
                     warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
@@ -299,13 +301,16 @@ def run_backward(
                     # it, so PyTorch would steal it rather than copy.
                     unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= 3
                     accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
+                if node._post_hooks:
+                    _run_post_hooks(node, grads, (), tm)
             elif run and (grads[0] is not None or any(g is not None for g in grads)):
                 outs = list(node.apply(grads, tm))
+                _validate_outputs(node, outs, tm)
                 if not keep_graph:
                     node.release_variables()
                 if node._post_hooks:
                     _run_post_hooks(node, grads, outs, tm)
-            if observers:
+            if observers and run:  # PyTorch never runs a node off the path to the inputs
                 _observe(observers, node, grads, outs, tm)
             n_outs = len(outs)
             for i, (nxt, nr) in enumerate(node.next_functions):
@@ -342,6 +347,19 @@ def run_backward(
         None if g is None else _as_tensor(g, tm, v)
         for g, v in zip(captured, captured_versions, strict=True)
     ]
+
+
+def _validate_outputs(node: Node, outs: list[Any], tm: bool) -> None:
+    """PyTorch's ``validate_outputs``: each gradient is summed back to its input's shape
+    and cast to its dtype as soon as the node returns, so post-hooks, the recorded
+    trace and the next node all see what the next node receives."""
+    for i, (nxt, nr) in enumerate(node.next_functions[: len(outs)]):
+        g = outs[i]
+        if g is None or nxt is None:
+            continue
+        meta = nxt._out_meta[nr]
+        if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
+            outs[i] = validate_grad(node, i, g, meta, tm)
 
 
 def _as_tensor(g: Any, tm: bool, version: int) -> Any:

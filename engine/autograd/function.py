@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from engine import grad_mode
 from engine.autograd.graph import Node, SavedTensor, edge_of
-from engine.messages import BACKWARD_TWICE, LEAF_INPLACE
+from engine.messages import BACKWARD_TWICE, LEAF_DIRTY
 
 
 class FunctionCtx:
@@ -175,7 +175,7 @@ class Function:
                 if id(o) in input_ids:
                     if id(o) in dirty:
                         if o.grad_fn is None and o._requires_grad:
-                            raise RuntimeError(LEAF_INPLACE)
+                            raise RuntimeError(LEAF_DIRTY)
                     else:
                         o = outs[i] = o.detach()._view_alias_of(o)
                 o.grad_fn = ctx

@@ -134,3 +134,7 @@ def grad(
         else:
             final.append(g)
     return tuple(final)
+
+
+# ``torch.autograd.functional`` is this module in PyTorch's layout: its Jacobian tools.
+from engine.autograd.jacobians import hessian, hvp, jacobian, jvp, vhp, vjp  # noqa: E402, F401

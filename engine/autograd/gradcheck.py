@@ -28,7 +28,7 @@ def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Any]:
 
 def gradcheck(
     fn: Callable[..., Any],
-    inputs: Sequence[Any],
+    inputs: Sequence[Any] | Any,
     *,
     eps: float = 1e-6,
     atol: float = 1e-5,
@@ -39,6 +39,8 @@ def gradcheck(
     from engine.autograd.functional import grad
     from engine.tensor import Tensor
 
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)  # one tensor is one input, not a sequence of rows
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     for i in diff:
         if inputs[i].dtype.name != "float64":

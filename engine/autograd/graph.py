@@ -148,22 +148,70 @@ class AccumulateGrad(Node):
         return ()
 
 
+class _SavedHooks(threading.local):
+    """The ``saved_tensors_hooks`` in force (innermost last), per thread."""
+
+    stack: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] | None = None
+
+
+SAVED_HOOKS = _SavedHooks()
+
+
+class saved_tensors_hooks:  # noqa: N801  (PyTorch's name)
+    """Inside the block, each tensor saved for backward is stored as ``pack_hook(t)``
+    and handed to backward as ``unpack_hook(packed)`` (no in-place version check)."""
+
+    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        SAVED_HOOKS.stack = [*(SAVED_HOOKS.stack or ()), (self.pack_hook, self.unpack_hook)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        stack = SAVED_HOOKS.stack or []
+        SAVED_HOOKS.stack = stack[:-1] or None
+
+
 class SavedTensor:
     """A tensor saved for backward, checked against in-place changes on unpack."""
 
-    __slots__ = ("data", "is_output", "output_nr", "tensor", "vc", "version")
+    __slots__ = (
+        "data",
+        "is_output",
+        "output_nr",
+        "packed",
+        "tensor",
+        "unpack_hook",
+        "vc",
+        "version",
+    )
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
+        if t._inference:
+            from engine.inference_mode import SAVE_ERROR, is_inference_mode_enabled
+
+            if not is_inference_mode_enabled():
+                raise RuntimeError(SAVE_ERROR)
         self.data = t._data
         self.vc = t._counter()
         self.version = self.vc[0]
         self.is_output = is_output
         self.output_nr = t._output_nr
         self.tensor: Tensor | None = None if is_output else t
+        self.unpack_hook: Callable[[Any], Any] | None = None
+        hooks = SAVED_HOOKS.stack
+        if hooks:
+            pack, self.unpack_hook = hooks[-1]
+            self.packed = pack(t)
+            self.tensor = None
 
     def unpack(self, node: Node, tensor_mode: bool) -> Any:
         if self.data is None:
             raise RuntimeError(BACKWARD_TWICE)
+        if self.unpack_hook is not None:
+            return self._unpack_hooked(tensor_mode)
         if self.vc[0] != self.version:
             raise RuntimeError(self._modified_message(node))
         if not tensor_mode:
@@ -196,9 +244,23 @@ class SavedTensor:
             "torch.autograd.set_detect_anomaly(True, check_nan=False)."
         )
 
+    def _unpack_hooked(self, tensor_mode: bool) -> Any:
+        from engine.tensor import Tensor
+
+        assert self.unpack_hook is not None
+        value = self.unpack_hook(self.packed)
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(value).__name__}"
+            )
+        return value if tensor_mode else value._data
+
     def release(self) -> None:
         self.data = None
         self.tensor = None
+        if self.unpack_hook is not None:
+            self.packed = None
 
 
 # -- observing backward ------------------------------------------------------

@@ -1,5 +1,6 @@
 """``engine.nn.functional`` (``F``): re-exported from the op declarations."""
 
+from engine.nn.dropout import dropout
 from engine.ops.nn import (
     cross_entropy,
     linear,
@@ -14,6 +15,7 @@ from engine.ops.nn import (
 
 __all__ = [
     "cross_entropy",
+    "dropout",
     "linear",
     "log_softmax",
     "mse_loss",
@@ -23,3 +25,15 @@ __all__ = [
     "softmax",
     "tanh",
 ]
+
+from engine import ops as _ops
+from engine.catalog import FUNCTIONS as _FUNCTIONS
+from engine.ops.pool import avg_pool1d, max_pool1d
+
+for _sig in _FUNCTIONS.values():
+    if _sig.namespace == "torch.nn.functional" and _sig.name not in globals():
+        globals()[_sig.name] = _sig.fn
+        __all__.append(_sig.name)
+
+__all__ += ["avg_pool1d", "max_pool1d"]
+del _ops, _sig

@@ -1,17 +1,49 @@
 """Op declarations, one module per family; importing this package registers them all."""
 
-from engine.ops import convert, index, linalg, nn, pointwise, reduce, shape
+from engine.ops import (
+    activations,
+    conv,
+    convert,
+    index,
+    linalg,
+    logic,
+    losses,
+    math,
+    nn,
+    normalization,
+    norms,
+    pointwise,
+    pool,
+    rearrange,
+    reduce,
+    select,
+    shape,
+    split,
+    stats,
+)
 from engine.ops.core import OPS, OpDef, Sample
 
 __all__ = [
     "OPS",
     "OpDef",
     "Sample",
+    "activations",
+    "conv",
     "convert",
     "index",
     "linalg",
+    "logic",
+    "losses",
+    "math",
     "nn",
+    "normalization",
+    "norms",
     "pointwise",
+    "pool",
+    "rearrange",
     "reduce",
+    "select",
     "shape",
+    "split",
+    "stats",
 ]

@@ -44,9 +44,44 @@ TO_COPY = declare(
 )
 
 
+_TO_KEYWORDS = frozenset({"dtype", "device", "non_blocking", "copy", "memory_format"})
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+)
+
+
+def _arg_type(value: Any) -> str:
+    from engine.tensor import Tensor
+
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if isinstance(value, dtypes.dtype | device):
+        return f"torch.{type(value).__name__}"
+    return type(value).__name__
+
+
+def _to_signature_error(args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
+    """PyTorch's argument-parser text: keywords listed last to first, with a
+    trailing comma when no positional argument was given."""
+    given = [_arg_type(a) for a in args]
+    named = [f"{k}={_arg_type(v)}" for k, v in reversed(kwargs.items())]
+    got = ", ".join(given + named) if given else "".join(f"{n}, " for n in named)
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{_TO_SIGNATURES}"
+    )
+
+
 def _parse_to(t: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool]:
     from engine.tensor import Tensor
 
+    if not _TO_KEYWORDS.issuperset(kwargs):
+        raise _to_signature_error(args, kwargs)
     dev, dt = None, None
     copy = bool(kwargs.pop("copy", False))
     kwargs.pop("non_blocking", None)

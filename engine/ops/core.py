@@ -38,6 +38,7 @@ class Sample:
     params: dict[str, Any] = field(default_factory=dict)
     positive: bool = False  # inputs must be > 0 (log, sqrt, pow)
     distinct: bool = False  # avoid ties (max, abs at 0, relu at 0)
+    unit: bool = False  # inputs in (0, 1): probabilities, asin, acos
 
 
 @dataclass(eq=False)
@@ -54,6 +55,8 @@ class OpDef:
     ufunc: str | None = None  # NumPy ufunc name: lets in-place calls write with ``out=``
     view: bool = False
     outputs: int = 1
+    #: Outputs are a tuple of any length, every one a view carrying the node (split, unbind).
+    split: bool = False
     samples: tuple[Sample, ...] = ()
     node_cls: type[OpNode] = field(init=False)
 
@@ -108,7 +111,10 @@ class OpNode(Node):
         self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
             assert op.backward is not None
-            out = op.backward(self, *grads) if op.outputs > 1 else op.backward(self, grads[0])
+            if op.outputs > 1 or op.split:
+                out = op.backward(self, *grads)
+            else:
+                out = op.backward(self, grads[0])
         finally:
             self.s = None
             self.m = None
@@ -116,7 +122,11 @@ class OpNode(Node):
             out = (out,)
         needs = self.needs
         return [
-            None if not n else g if type(g) is not np.float32 and hasattr(g, "shape") else _arr(g)
+            None
+            if not n
+            else g
+            if type(g) is np.ndarray or (hasattr(g, "shape") and not isinstance(g, np.generic))
+            else _arr(g)
             for g, n in zip(out, needs, strict=False)
         ]
 
@@ -284,6 +294,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             out = op.forward(xp, *arrays, **params)
     except ValueError as exc:
         raise _broadcast_error(arrays) or exc from None
+    if op.split:
+        return _split_outputs(op, inputs, params, out, requires)
     if op.outputs > 1:
         outs = [o if type(o) is not np.generic else np.asarray(o) for o in out]
         first = outs[0]
@@ -336,6 +348,43 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     return r
 
 
+def _split_outputs(
+    op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any], parts: Any, requires: bool
+) -> tuple[Any, ...]:
+    """Views of ``inputs[0]`` that share one node, each at its own output index."""
+    base = inputs[0]
+    root = base._base if base._base is not None else base
+    chain = base._view_chain or ()
+    outs = []
+    for i, part in enumerate(parts):
+        r = _new(type(base) if type(base) is _TENSOR[0] else _TENSOR[0])
+        r._data = part
+        r._vc = base._counter()
+        r._base = root
+        r._view_chain = (*chain, (op, {**params, "output_nr": i}))
+        if not grad_mode.STATE.enabled and requires:
+            r._requires_grad = True
+            r._nograd_view = True
+        outs.append(r)
+    if (
+        requires
+        and op.grad_fn is not None
+        and grad_mode.STATE.enabled
+        and base.dtype.is_floating_point
+    ):
+        node = _new(op.node_cls)
+        node._seq = next_seq()
+        node.next_functions = (edge_of(base),)
+        node.needs = [True]
+        node.p = params
+        node.shapes = [base._data.shape]
+        node._out_meta = [(o._data.shape, o._data.dtype, None) for o in outs]
+        for i, r in enumerate(outs):
+            r.grad_fn = node
+            r._output_nr = i
+    return tuple(outs)
+
+
 def _broadcast_error(arrays: list[Any]) -> RuntimeError | None:
     """PyTorch's wording when two operand shapes cannot broadcast."""
     shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
@@ -382,6 +431,15 @@ def check_inplace(t: Any) -> None:
         return
     if t._nograd_view:
         raise RuntimeError(NOGRAD_VIEW_INPLACE)
+    chain = t._view_chain
+    if chain and chain[-1][0].split and t.requires_grad:
+        op, params = chain[-1]
+        raise RuntimeError(
+            f"Output {params['output_nr']} of {op.grad_fn.removesuffix('Backward0')} is a view "
+            "and is being modified inplace. This view is the output of a function that returns "
+            "multiple views. Such functions do not allow the output views to be modified "
+            "inplace. You should replace the inplace operation by an out-of-place one."
+        )
     if t.grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_INPLACE)
     b = t._base
@@ -391,6 +449,19 @@ def check_inplace(t: Any) -> None:
 
 def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
     """Run ``op`` and write its result into ``inputs[0]``, rebasing its history."""
+    self = inputs[0]
+    if self._inference:
+        from engine.inference_mode import INPLACE_ERROR, is_inference_mode_enabled
+
+        if not is_inference_mode_enabled():
+            # PyTorch writes first, then refuses to bump the version counter.
+            with grad_mode.no_grad():
+                _apply_inplace(op, inputs, params)
+            raise RuntimeError(INPLACE_ERROR)
+    return _apply_inplace(op, inputs, params)
+
+
+def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None) -> Any:
     from engine.tensor import Tensor
 
     self = inputs[0]

@@ -115,7 +115,8 @@ def getitem(x: Any, key: Any) -> Any:
             changed = True
         elif isinstance(k, int):
             size = out.shape[dim]
-            out = apply_op(SELECT, (out,), {"dim": dim, "index": _norm_index(k, size, dim)})
+            # PyTorch names the index's position in the key, not the view's dimension.
+            out = apply_op(SELECT, (out,), {"dim": dim, "index": _norm_index(k, size, pos)})
             changed = True
         elif isinstance(k, slice):
             size = out.shape[dim]
@@ -181,7 +182,13 @@ def select(input: Any, dim: int, index: int) -> Any:  # noqa: A002
     from engine.ops.shape import _wrap
 
     d = _wrap(dim, input.ndim)
-    return apply_op(SELECT, (input,), {"dim": d, "index": _norm_index(index, input.shape[d], d)})
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"[{', '.join(map(str, input.shape))}] at dimension {d}"
+        )
+    return apply_op(SELECT, (input,), {"dim": d, "index": index % size})
 
 
 @public(
@@ -233,11 +240,39 @@ def _advanced(x: Any, keys: tuple[Any, ...]) -> Any:
     for k in key:
         if hasattr(k, "dtype") and k.dtype.kind == "f":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    _check_index_bounds(x.shape, key)
     try:
         x._data[key]
     except IndexError as exc:
         raise IndexError(str(exc)) from None
     return apply_op(INDEX, (x,), {"key": key if len(key) > 1 else key[0]})
+
+
+def _check_index_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
+    """PyTorch's index kernel message: the dimension it names is the position of
+    the offending index among the index tensors, the size that of the dimension
+    it indexes."""
+    from engine.backend import to_numpy
+
+    dim = nth = 0
+    for k in key:
+        if isinstance(k, slice):
+            dim += 1
+            continue
+        if k.dtype.kind == "b":
+            dim += k.ndim
+            nth += k.ndim
+            continue
+        size = shape[dim]
+        host = to_numpy(k)
+        bad = (host < -size) | (host >= size)
+        if bad.any():
+            raise IndexError(
+                f"index {int(host[bad].flat[0])} is out of bounds for dimension {nth} with "
+                f"size {size}"
+            )
+        dim += 1
+        nth += 1
 
 
 INDEX_PUT = declare(

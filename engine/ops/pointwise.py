@@ -10,6 +10,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.catalog import Param, Port, public
+from engine.numerics import fma
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 S23 = Sample(((2, 3), (2, 3)))
@@ -23,11 +24,19 @@ ALPHA = Param("alpha", "number", 1)
 
 
 # -- binary arithmetic ---------------------------------------------------------
+def _axpy(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
+    """``a + alpha * b`` rounded once, as ATen's fused CPU kernel for ``alpha != 1``."""
+    out_dtype = xp.result_type(a, b)
+    if out_dtype.kind != "f" or isinstance(alpha, bool):
+        return a + alpha * b
+    return fma(b, out_dtype.type(alpha), a)
+
+
 ADD = declare(
     "add",
     "AddBackward0",
     ("self", "other"),
-    lambda xp, a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
+    lambda xp, a, b, alpha=1: a + b if alpha == 1 else _axpy(xp, a, b, alpha),
     lambda c, g: (g, g if c.p.get("alpha", 1) == 1 else g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
     ufunc="add",
@@ -36,7 +45,7 @@ SUB = declare(
     "sub",
     "SubBackward0",
     ("self", "other"),
-    lambda xp, a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
+    lambda xp, a, b, alpha=1: a - b if alpha == 1 else _axpy(xp, a, b, -alpha),
     lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",
@@ -59,9 +68,18 @@ MUL = declare(
         g * c.s["other"] if c.needs[0] else None,
         g * c.s["self"] if c.needs[1] else None,
     ),
-    save={"self": ("other",), "other": ("self",)},
+    save={"other": ("self",), "self": ("other",)},  # PyTorch saves (and packs) other first
     samples=(S23, BCAST, BCAST2),
     ufunc="multiply",
+)
+MUL_SCALAR = declare(
+    "mul_scalar",
+    "MulBackward1",
+    ("self",),
+    lambda xp, a, other: a * other,
+    lambda c, g: c.m.mul_scalar(g, other=c.p["other"]),
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 2.5}),),
 )
 DIV = declare(
     "div",
@@ -73,7 +91,7 @@ DIV = declare(
         -g * c.s["self"] / (c.s["other"] * c.s["other"]) if c.needs[1] else None,
     ),
     dtype="float",
-    save={"self": ("other",), "other": None},
+    save={"other": None, "self": ("other",)},  # PyTorch saves (and packs) other first
     samples=(Sample(((2, 3), (2, 3)), positive=True), Sample(((2, 3), (3,)), positive=True)),
     quiet=True,
     ufunc="true_divide",
@@ -93,10 +111,12 @@ NEG = declare("neg", "NegBackward0", ("self",), lambda xp, a: -a, lambda c, g: -
 
 
 def _pow_scalar_grad(c: Any, g: Any) -> Any:
+    """``pow_backward``: ``grad * (exponent * self.pow(exponent - 1))``, the exponent a
+    Scalar (so a second derivative meets ``MulBackward1`` and ``PowBackward0``)."""
     e = c.p["exponent"]
     if e == 0:
         return g * 0
-    return g * e * c.s["self"] ** (e - 1)
+    return g * c.m.mul_scalar(c.m.pow(c.s["self"], exponent=e - 1), other=e)
 
 
 POW0 = declare(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any, NamedTuple
+from typing import Any
 
-from engine import dtypes
+from engine import dtypes, return_types
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
 
@@ -60,6 +60,7 @@ SUM0 = declare(
     lambda xp, a, dtype=None: xp.sum(a, dtype=None if dtype is None else dtype.np),
     _grad_expand,
     dtype=_sum_dtype,
+    quiet=True,
     samples=(Sample(((2, 3),)), Sample(((),))),
 )
 SUM1 = declare(
@@ -71,6 +72,7 @@ SUM1 = declare(
     ),
     _grad_expand,
     dtype=_sum_dtype,
+    quiet=True,
     samples=(
         Sample(((2, 3),), {"dims": (1,)}),
         Sample(((2, 3, 4),), {"dims": (0, 2), "keepdim": True}),
@@ -88,22 +90,32 @@ def _mean_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype
     return d
 
 
+def _mean(xp: Any, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
+    """``xp.mean``, but an empty reduction is NaN without NumPy's "Mean of empty
+    slice" warning (PyTorch warns nothing)."""
+    if a.size:
+        return xp.mean(a, axis=dims, keepdims=keepdim)
+    return xp.sum(a, axis=dims, keepdims=keepdim) / _numel(a.shape, dims)
+
+
 MEAN0 = declare(
     "mean",
     "MeanBackward0",
     ("self",),
-    lambda xp, a: xp.mean(a),
+    _mean,
     lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], None),
     dtype=_mean_dtype,
+    quiet=True,
     samples=(Sample(((2, 3),)),),
 )
 MEAN1 = declare(
     "mean_dim",
     "MeanBackward1",
     ("self",),
-    lambda xp, a, dims, keepdim=False: xp.mean(a, axis=dims, keepdims=keepdim),
+    _mean,
     lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], c.p["dims"]),
     dtype=_mean_dtype,
+    quiet=True,
     samples=(Sample(((2, 3),), {"dims": (0,)}),),
 )
 
@@ -198,7 +210,9 @@ def _scatter_fwd(
     if not keepdim:
         index = xp.expand_dims(index, dim)
     out = xp.zeros(shape, dtype=g.dtype)
-    xp.put_along_axis(out, index, g, axis=dim)
+    grid = list(xp.indices(index.shape, sparse=True))
+    grid[dim] = index
+    xp.add.at(out, tuple(grid), g)  # gather may pick an element twice: gradients add up
     return out
 
 
@@ -229,11 +243,6 @@ declare(
         g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True
     ),
 )
-
-
-class ReturnTypes(NamedTuple):
-    values: Any
-    indices: Any
 
 
 @public(
@@ -280,7 +289,7 @@ def _reduce_select(which: str, full: Any, along: Any) -> Any:
             return apply_op(full, (input,))
         d = _norm_dims(dim, input.ndim)
         values, indices = apply_op(along, (input,), {"dim": d[0] if d else 0, "keepdim": keepdim})
-        return ReturnTypes(values, indices)
+        return getattr(return_types, which)(values, indices)
 
     fn.__name__ = fn.__qualname__ = which
     return fn

@@ -3119,3 +3119,167 @@ _add(
     y.sum().backward()
     """,
 )
+
+_add(
+    "seed004_func_output_used_further",
+    _SEED004_FUNC.rstrip(" ")
+    + "    e = d * 3\n    e.backward()\n    shown = f'{a.grad} {b.grad}'\n",
+)
+
+_add(
+    "zero_dim_grad_reaches_function_backward_on_cpu",
+    """
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            seen.append(str(grad_out.device))
+            seen.append(grad_out.dim())
+            return grad_out * torch.ones(()) * 2
+
+    seen = []
+    x = torch.tensor(1.5, requires_grad=True)
+    y = Scale.apply(x)
+    loss = y * 3
+    loss.backward()
+    """,
+)
+
+_add(
+    "format_zero_dim_tensor",
+    """
+    a = torch.tensor(3.0, requires_grad=True)
+    (a * a * 4 / 2).backward()
+    plain = f"{a.grad}"
+    spec = f"{a:.3f} {a.grad:>8.2f}"
+    integer = f"{torch.tensor(7)}"
+    flag = f"{torch.tensor(True)}"
+    vector = f"{torch.tensor([1.0, 2.0])}"
+    try:
+        f"{torch.tensor([1.0, 2.0]):.2f}"
+    except TypeError as exc:
+        message = str(exc)
+    """,
+)
+
+_add(
+    "repr_suffix_on_its_own_line",
+    """
+    base = torch.arange(60, dtype=torch.float64).reshape(3, 20) / 7
+    leaf = base.clone().requires_grad_()
+    wide = repr(leaf)
+    wide_fn = repr(leaf.sin())
+    small = repr(torch.arange(6, dtype=torch.float64).reshape(2, 3).requires_grad_().sin())
+    fits = repr(torch.arange(60.).reshape(3, 20).requires_grad_().sin())
+    narrow = repr((torch.arange(16.).reshape(2, 8) / 3).requires_grad_().cos())
+    exp = repr(torch.arange(21, dtype=torch.float64).reshape(3, 7).requires_grad_().exp())
+    """,
+)
+
+_add(
+    "gradcheck_single_tensor_input",
+    """
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad_out
+
+    x = torch.tensor([[0.5, -1.0], [2.0, 0.25], [1.5, -0.75]], dtype=torch.double,
+                     requires_grad=True)
+    ok = torch.autograd.gradcheck(Square.apply, x)
+    """,
+)
+
+_add(
+    "to_rejects_requires_grad",
+    """
+    a = torch.ones(2)
+    a.to(requires_grad=True)
+    """,
+)
+
+_add(
+    "to_rejects_unknown_keywords_after_positionals",
+    """
+    a = torch.ones(2)
+    a.to(torch.float64, requires_grad=True)
+    """,
+)
+
+_add(
+    "reduction_of_nothing_warns_nothing",
+    """
+    empty_mean = torch.tensor([]).mean()
+    empty_rows = torch.zeros(0, 3).mean(0)
+    empty_cols = torch.zeros(2, 0).mean(1)
+    inf_sum = torch.tensor([float("inf"), -float("inf")]).sum()
+    inf_mean = torch.tensor([[float("inf"), -float("inf")]]).mean(1)
+    """,
+)
+
+_add(
+    "index_out_of_range_names_key_position",
+    """
+    x = torch.zeros(2, 3, 4)
+    messages = []
+    for key in [(0, 5), (1, 2, 9), (Ellipsis, 7), (None, 0, 5), (slice(1, None), 4),
+                (slice(None), slice(None), [0, 9]), ([0, 1], [0, 5]), (0, [0, 7])]:
+        try:
+            x[key]
+        except IndexError as exc:
+            messages.append(str(exc))
+    """,
+)
+
+_add(
+    "select_out_of_range",
+    """
+    x = torch.zeros(2, 3, 4)
+    x.select(1, 5)
+    """,
+)
+
+_add(
+    "mark_dirty_on_leaf",
+    """
+    class Inc(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            return grad_out
+
+    a = torch.ones(2, requires_grad=True)
+    Inc.apply(a)
+    """,
+)
+
+_add(
+    "random_values_printed",
+    """
+    torch.manual_seed(0)
+    u = torch.rand(2, 3)
+    n = torch.randn(20)
+    i = torch.randint(0, 10, (5,))
+    p = torch.randperm(6)
+    shown = repr(torch.randn(2, 4, dtype=torch.float64, requires_grad=True))
+    w = torch.empty(2, 3)
+    torch.nn.init.kaiming_uniform_(w, a=5 ** 0.5)
+    """,
+)
+
+# nn modules and optimizers live in their own file; importing it registers them.
+from tests.conformance import scenarios_nn  # noqa: E402, F401

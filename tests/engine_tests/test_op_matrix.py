@@ -23,6 +23,8 @@ DIFFERENTIABLE = [c for c in CASES if c.values[0].grad_fn is not None]
 def _array(shape: Any, sample: Sample, rng: np.random.Generator) -> np.ndarray:
     if sample.positive:
         return rng.uniform(0.5, 2.0, size=shape)
+    if sample.unit:
+        return rng.uniform(0.1, 0.9, size=shape)
     if sample.distinct:
         n = int(np.prod(shape)) if shape else 1
         vals = rng.permutation(n).astype(np.float64) / n - 0.45 + 0.01 * rng.random(n)
@@ -42,6 +44,19 @@ def build(
     shape = tuple(sample.inputs[0])
     if params.get("condition") == "mask":
         params["condition"] = engine.tensor(rng.random(shape) > 0.5, device=device)._data
+    if params.get("mask") == "mask_param":
+        params["mask"] = engine.tensor(rng.random(shape) > 0.5, device=device)._data
+    marker = params.get("index") if isinstance(params.get("index"), str) else None
+    if marker == "index_param":
+        size = shape[params.get("dim", 0)]
+        params["index"] = engine.tensor(rng.integers(0, size, size=4), device=device)._data
+    if marker == "scatter_index":  # rows of distinct positions along dim 1
+        rows = [rng.permutation(shape[1])[:2] for _ in range(shape[0])]
+        params["index"] = engine.tensor(np.array(rows), device=device)._data
+    if params.get("indices") == "embedding_indices":
+        params["indices"] = engine.tensor(
+            rng.integers(0, shape[0], size=(2, 3)), device=device
+        )._data
     if params.get("target") == "classes":
         params["target"] = engine.tensor(
             rng.integers(0, shape[-1], size=shape[:-1]), device=device
@@ -126,12 +141,17 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "squeeze_",
         "_reshape_alias",
         "index_backward",
+        "index_select_backward",
         "index_put_zero",
         "nll_loss_backward",
         "zero_",
         "fill_",
         "copy_",
         "sign",
+        "uniform_",
+        "normal_",
+        "bernoulli_",
+        "random_",
     }
     missing = [n for n, op in OPS.items() if op.grad_fn and not op.samples and n not in internal]
     assert missing == []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gradstudio.trust import TrustStore
+from gradstudio.interchange.trust import TrustStore
 
 
 @pytest.fixture(autouse=True)

@@ -26,3 +26,22 @@ h = x[torch.tensor([1, 0])]
 s = b.sum() + d.sum() + e.sum() + f.sum() + g.sum() + h.sum()
 s.backward()
 """
+
+
+def marker_snippet(marker: object) -> str:
+    """A snippet whose custom Function, when its code runs, creates the file ``marker``:
+    the trust tests' proof that code did (or did not) run."""
+    return f"""\
+import torch
+from torch.autograd import Function
+class Mark(Function):
+    @staticmethod
+    def forward(ctx, x):
+        open({str(marker)!r}, "w").close()
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = torch.tensor([1.], requires_grad=True)
+y = Mark.apply(x)
+"""

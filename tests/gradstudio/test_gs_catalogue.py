@@ -15,8 +15,8 @@ from gradstudio.catalogue import (
     PortType,
     catalogue,
 )
-from gradstudio.document import Document
-from gradstudio.evaluation import evaluate
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import evaluate
 
 SIGNATURES = functions()
 

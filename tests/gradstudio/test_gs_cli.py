@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from gradstudio.cli import main
-from gradstudio.examples import EXAMPLES, build
-from gradstudio.fileformat import save_document
-from gradstudio.trust import TrustStore
+from gradstudio.interchange.examples import EXAMPLES, build
+from gradstudio.interchange.fileformat import save_document
+from gradstudio.interchange.trust import TrustStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPET = EXAMPLES[1].code  # seed 001
@@ -77,7 +77,9 @@ def test_import_and_export(tmp_path: Path) -> None:
 
 def test_trust_lets_custom_code_run(tmp_path: Path) -> None:
     path = tmp_path / "f.gstudio"
-    save_document(build(EXAMPLES[5]), path, TrustStore(tmp_path / "other.json"))
+    doc = build(EXAMPLES[5])
+    doc.set_meta("title", "a copy from elsewhere")  # not the shipped bytes: not trusted
+    save_document(doc, path, TrustStore(tmp_path / "other.json"))
     code, _, err = _main("run", str(path))
     assert code == 1 and "not trusted" in err
     assert _main("run", str(path), "--trust")[0] == 0
@@ -150,3 +152,78 @@ def test_main_py_subcommand(seed_file: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["nodes"][0]["label"] == "w"
+
+
+def _main_py(
+    *args: str, env: dict[str, str] | None = None, **kw: object
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        **kw,
+    )
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "resources" / "examples").glob("*.gstudio")))
+def test_bundled_examples_run_unmodified_as_in_the_studio(example: Path, tmp_path: Path) -> None:
+    """The examples (004 has a custom Function) run without a trust step, by content hash;
+    an edited copy of one is untrusted again."""
+    proc = _main_py("run", str(example))
+    assert proc.returncode == 0, proc.stderr
+    copy = tmp_path / example.name
+    copy.write_bytes(example.read_bytes().replace(b'"title"', b'"title" ', 1))
+    from gradstudio.interchange.fileformat import load_document
+
+    edited = load_document(copy, TrustStore(tmp_path / "store.json"))
+    assert edited.trusted == (not edited.has_code())
+
+
+def test_an_unknown_word_names_the_sub_commands() -> None:
+    proc = _main_py("frobnicate", "FILE")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert "run, import, export, trust" in proc.stderr
+    assert "Aborted" not in proc.stderr
+
+
+def test_no_display_is_one_line_pointing_to_the_sub_commands() -> None:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("QT_QPA_PLATFORM", None)
+    proc = _main_py(env=env)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "no display" in proc.stderr
+    assert "--help" in proc.stderr
+
+
+def test_help_says_how_to_open_the_studio_on_a_file() -> None:
+    proc = _main_py("--help")
+    assert proc.returncode == 0
+    assert "python main.py [FILE]" in " ".join(proc.stdout.split())
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """``main.py run ... | head``: the reader goes away; no 'Broken pipe' message."""
+    import os
+
+    example = ROOT / "resources" / "examples" / "005_mlp_training_step.gstudio"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "w") as stdout:
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "main.py"), "run", str(example)],
+            cwd=ROOT,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert proc.stderr == ""
+    assert proc.returncode in (0, 1)

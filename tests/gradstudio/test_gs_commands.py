@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gradstudio.clipboard import copy_nodes
-from gradstudio.commands import (
+from gradstudio.document.clipboard import copy_nodes
+from gradstudio.document.commands import (
     AddNodeCommand,
     AutoLayoutCommand,
     ConnectCommand,
@@ -18,10 +18,10 @@ from gradstudio.commands import (
     SetParamCommand,
     SetSettingCommand,
 )
-from gradstudio.document import Document, EditError
-from gradstudio.fileformat import to_json
-from gradstudio.pytorch_import import import_snippet
-from gradstudio.undo import UndoStack
+from gradstudio.document.model import Document, EditError
+from gradstudio.document.undo import UndoStack
+from gradstudio.interchange.fileformat import to_json
+from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import SEED_001
 
 

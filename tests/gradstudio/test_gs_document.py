@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gradstudio.document import Document, EditError
-from gradstudio.events import EdgeAdded, NodeAdded, NodeMoved, OrderChanged, ParamChanged
+from gradstudio.document.events import EdgeAdded, NodeAdded, NodeMoved, OrderChanged, ParamChanged
+from gradstudio.document.model import Document, EditError
 
 
 def _chain(doc: Document) -> tuple[str, str, str]:

@@ -7,11 +7,11 @@ import threading
 import pytest
 
 import engine
-from gradstudio.commands import SetParamCommand
-from gradstudio.document import Document
-from gradstudio.evaluation import LiveEvaluation, evaluate, prepare
-from gradstudio.pytorch_import import import_snippet
-from gradstudio.undo import UndoStack
+from gradstudio.document.commands import SetParamCommand
+from gradstudio.document.model import Document
+from gradstudio.document.undo import UndoStack
+from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate, prepare
+from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import SEED_001
 
 
@@ -280,7 +280,7 @@ def test_warnings_are_recorded_on_their_node_with_an_explanation() -> None:
 
 
 def test_reset_replaces_the_document_and_announces_it() -> None:
-    from gradstudio.events import DocumentReset
+    from gradstudio.document.events import DocumentReset
 
     doc = Document()
     events = []

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from gradstudio.document import Document
-from gradstudio.evaluation import Evaluation, evaluate
-from gradstudio.examples import EXAMPLES, EXAMPLES_DIR, build
-from gradstudio.fileformat import dumps, load_document
-from gradstudio.trust import TrustStore, trust_document
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import Evaluation, evaluate
+from gradstudio.interchange.examples import EXAMPLES, EXAMPLES_DIR, build
+from gradstudio.interchange.fileformat import dumps, load_document
+from gradstudio.interchange.trust import TrustStore, trust_document
 
 FILES = sorted(EXAMPLES_DIR.glob("*.gstudio"))
 
@@ -37,7 +37,9 @@ def test_there_is_one_file_per_example() -> None:
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.name)
 def test_committed_file_is_up_to_date(example) -> None:
     path = EXAMPLES_DIR / f"{example.name}.gstudio"
-    assert path.read_text("utf-8") == dumps(build(example)), "run python -m gradstudio.examples"
+    assert path.read_text("utf-8") == dumps(build(example)), (
+        "run python -m gradstudio.interchange.examples"
+    )
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

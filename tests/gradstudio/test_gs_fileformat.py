@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradstudio.document import Document
-from gradstudio.fileformat import (
+from gradstudio.document.model import Document
+from gradstudio.interchange.fileformat import (
     VERSION,
     DocumentError,
     dumps,
@@ -21,8 +21,8 @@ from gradstudio.fileformat import (
     save_document,
     to_json,
 )
-from gradstudio.pytorch_import import import_snippet
-from gradstudio.trust import TrustStore
+from gradstudio.interchange.pytorch_import import import_snippet
+from gradstudio.interchange.trust import TrustStore
 
 SNIPPET = """\
 import torch
@@ -189,7 +189,7 @@ def test_trust_follows_content_hash(tmp_path: Path, store: TrustStore) -> None:
     path.write_text(dumps(import_snippet(FUNCTION_SNIPPET)))
     doc = load_document(path, store)
     assert not doc.trusted and doc.source_hash
-    from gradstudio.trust import trust_document
+    from gradstudio.interchange.trust import trust_document
 
     trust_document(doc, store)
     assert load_document(path, store).trusted
@@ -214,11 +214,19 @@ def test_damaged_trust_store_reads_as_empty(tmp_path: Path) -> None:
     assert not store.is_trusted("sha256:00")
 
 
-def test_default_trust_store_lives_in_the_config_dir(
+def test_default_trust_store_lives_in_the_config_dir_private(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """One store for the command line and the studio (whose QSettings folder is
+    ``GradStudio``), readable by the user alone."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    assert TrustStore().path == tmp_path / "gradstudio" / "trusted.json"
+    store = TrustStore()
+    assert store.path == tmp_path / "GradStudio" / "trusted.json"
+    store.trust("sha256:00")
+    assert store.path.stat().st_mode & 0o777 == 0o600
+    store.path.chmod(0o644)
+    store.trust("sha256:01")  # rewriting makes it private again
+    assert store.path.stat().st_mode & 0o777 == 0o600
 
 
 # ------------------------------------------------------------------------------ fuzzing
@@ -311,7 +319,7 @@ def test_compiled_schema_check_agrees_with_jsonschema(path: tuple, new: object) 
     import fastjsonschema
     import jsonschema
 
-    from gradstudio.fileformat import _fast_check, schema
+    from gradstudio.interchange.fileformat import _fast_check, schema
 
     data = _replace(VALID, path, new)
     try:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from gradstudio.evaluation import evaluate
-from gradstudio.examples import EXAMPLES
-from gradstudio.pytorch_import import ImportProblem, import_snippet
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.interchange.examples import EXAMPLES
+from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.name)

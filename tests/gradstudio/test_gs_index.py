@@ -12,15 +12,21 @@ from typing import Any
 import pytest
 
 from gradstudio.catalogue import NodeKind, catalogue
-from gradstudio.commands import AddNodeCommand, ConnectCommand, SetParamCommand
-from gradstudio.document import Document, EditError
-from gradstudio.evaluation import evaluate
-from gradstudio.fileformat import DocumentError, from_json, load_document, save_document, to_json
-from gradstudio.index_key import PLACEHOLDER, Placeholder, Slice, parse_key
-from gradstudio.pytorch_export import export_script
-from gradstudio.pytorch_import import ImportProblem, import_snippet
-from gradstudio.trust import TrustStore
-from gradstudio.undo import UndoStack
+from gradstudio.document.commands import AddNodeCommand, ConnectCommand, SetParamCommand
+from gradstudio.document.index_key import PLACEHOLDER, Placeholder, Slice, parse_key
+from gradstudio.document.model import Document, EditError
+from gradstudio.document.undo import UndoStack
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.interchange.fileformat import (
+    DocumentError,
+    from_json,
+    load_document,
+    save_document,
+    to_json,
+)
+from gradstudio.interchange.pytorch_export import export_script
+from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
+from gradstudio.interchange.trust import TrustStore
 from tests.gradstudio.snippets import INDEXING
 
 SNIPPET = INDEXING

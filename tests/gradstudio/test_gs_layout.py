@@ -5,9 +5,8 @@ from __future__ import annotations
 import itertools
 
 from gradstudio.catalogue import catalogue
-from gradstudio.commands import AutoLayoutCommand
-from gradstudio.document import Document
-from gradstudio.layout import (
+from gradstudio.document.commands import AutoLayoutCommand
+from gradstudio.document.layout import (
     COLUMN_GAP,
     DEFAULT_CARD_WIDTH,
     ROW_GAP,
@@ -15,8 +14,9 @@ from gradstudio.layout import (
     columns_by_flow_and_time,
     default_card_size,
 )
-from gradstudio.pytorch_import import import_snippet
-from gradstudio.undo import UndoStack
+from gradstudio.document.model import Document
+from gradstudio.document.undo import UndoStack
+from gradstudio.interchange.pytorch_import import import_snippet
 
 BACKWARD = """\
 import torch

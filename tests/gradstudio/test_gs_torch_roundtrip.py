@@ -12,11 +12,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gradstudio.document import Document
-from gradstudio.evaluation import evaluate
-from gradstudio.examples import EXAMPLES, build
-from gradstudio.pytorch_export import FACTS_HELPER, export_script
-from gradstudio.pytorch_import import import_snippet
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.interchange.examples import EXAMPLES, build
+from gradstudio.interchange.pytorch_export import FACTS_HELPER, export_script
+from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import INDEXING
 
 pytestmark = pytest.mark.torch

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from gradstudio.examples import EXAMPLES, build
-from gradstudio.fileformat import EXTENSION, dumps
+from gradstudio.interchange.examples import EXAMPLES, build
+from gradstudio.interchange.fileformat import EXTENSION, dumps
 from tests.ui.uitools import Answers, make_window
-from ui.examples import EXAMPLES_DIR
-from ui.main_window import MainWindow
-from ui.settings import StudioSettings
+from ui.window.examples import EXAMPLES_DIR
+from ui.window.main_window import MainWindow
+from ui.window.settings import StudioSettings
 
 
 @pytest.fixture(scope="session", autouse=True)

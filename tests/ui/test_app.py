@@ -9,12 +9,12 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.ui.uitools import make_window, wait_evaluated
 from ui import app as studio_app
-from ui import panels
-from ui.examples import start_example
-from ui.main_window import MainWindow
 from ui.none_refcount import make_none_immortal
-from ui.settings import StudioSettings
 from ui.themes import DARK, LIGHT, apply_theme, style_sheet
+from ui.window import panels
+from ui.window.examples import start_example
+from ui.window.main_window import MainWindow
+from ui.window.settings import StudioSettings
 
 pytestmark = pytest.mark.gui
 

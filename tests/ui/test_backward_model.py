@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from ui.backward_model import NODE_GAP, Box, GraphModel, layout
+from ui.backward.model import NODE_GAP, Box, GraphModel, layout
 
 
 def chain_model(names: list[str], extra: tuple[tuple[str, str], ...] = ()) -> GraphModel:

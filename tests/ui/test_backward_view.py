@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from gradstudio.document import Document
+from gradstudio.document.model import Document
 from tests.gradstudio.snippets import SEED_001
 from tests.ui.uitools import make_state, node_id
-from ui.backward_items import FLOW
-from ui.backward_model import index_for, layout, model_at
-from ui.backward_view import FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL, BackwardView
+from ui.backward.items import FLOW
+from ui.backward.model import index_for, layout, model_at
+from ui.backward.view import FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL, BackwardView
 from ui.state import StudioState
 
 pytestmark = pytest.mark.gui
@@ -302,7 +302,7 @@ def test_orientation_follows_the_panel_until_the_user_picks_one(qtbot) -> None: 
 
 
 def test_a_rerun_of_the_same_graph_keeps_the_scene_and_shows_new_gradients(seed) -> None:  # noqa: ANN001
-    from gradstudio.evaluation import evaluate
+    from gradstudio.evaluation.evaluate import evaluate
 
     state, view = seed
     items, links = dict(view.boxes), list(view.links)

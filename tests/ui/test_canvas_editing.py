@@ -8,7 +8,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from gradstudio.layout import ROW_GAP
+from gradstudio.document.layout import ROW_GAP
 from tests.ui.uitools import (
     add_source,
     drag,
@@ -390,7 +390,7 @@ def test_far_out_the_overview_draws_and_cards_still_take_clicks_and_drags(window
 def test_an_image_exported_far_out_shows_every_card_in_full(window, tmp_path) -> None:  # noqa: ANN001
     from PySide6.QtGui import QImage
 
-    from ui.export_image import export_png
+    from ui.window.export_image import export_png
 
     add_source(window, "a", [1.0], True, (0, 0))
     scene = window.canvas.graph_scene

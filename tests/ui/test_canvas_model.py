@@ -10,15 +10,15 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from gradstudio.catalogue import PortType, catalogue
-from gradstudio.document import Document
-from gradstudio.examples import EXAMPLES, EXAMPLES_DIR
-from gradstudio.fileformat import EXTENSION, loads
-from gradstudio.layout import ROW_GAP, default_card_size
+from gradstudio.document.layout import ROW_GAP, default_card_size
+from gradstudio.document.model import Document
+from gradstudio.interchange.examples import EXAMPLES, EXAMPLES_DIR
+from gradstudio.interchange.fileformat import EXTENSION, loads
 from tests.ui.uitools import add_source
 from ui.canvas.layout import overlaps, tidy
 from ui.canvas.node_facts import format_array, format_shape
 from ui.canvas.style import NODE_WIDTH, card_height
-from ui.type_search import accepting, display_names, first_port, search
+from ui.palette.type_search import accepting, display_names, first_port, search
 
 pytestmark = pytest.mark.gui
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gradstudio.examples import EXAMPLES
+from gradstudio.interchange.examples import EXAMPLES
 from tests.ui.uitools import wait_evaluated
 from ui.canvas.node_facts import format_array
 
@@ -24,7 +24,7 @@ def open_and_wait(window, qtbot, path) -> None:  # noqa: ANN001
 
 
 def test_examples_menu_lists_every_shipped_example(window) -> None:  # noqa: ANN001
-    from ui.examples import example_files
+    from ui.window.examples import example_files
 
     shipped = example_files()
     actions = window.example_actions()

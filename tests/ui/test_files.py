@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QMessageBox
 
-from gradstudio.fileformat import load_document
+from gradstudio.interchange.fileformat import load_document
 from tests.ui.uitools import add_source, make_window, run_and_wait, wait_evaluated
-from ui.recovery import Recovery
+from ui.window.recovery import Recovery
 
 pytestmark = pytest.mark.gui
 
@@ -224,8 +224,11 @@ def test_saved_file_loads_headless(window, tmp_path) -> None:  # noqa: ANN001
     assert Path(window.file_path) == (tmp_path / "h.gstudio").resolve()
 
 
-def test_untrusted_custom_code_waits_for_trust(window, qtbot, example_paths) -> None:  # noqa: ANN001
-    assert window.open_file(example_paths["004_custom_function"])
+def test_untrusted_custom_code_waits_for_trust(window, qtbot, example_paths, tmp_path) -> None:  # noqa: ANN001
+    # a copy that is not byte-for-byte the shipped example (those are trusted by hash)
+    received = tmp_path / "received.gstudio"
+    received.write_bytes(example_paths["004_custom_function"].read_bytes() + b"\n")
+    assert window.open_file(received)
     assert not window.state.document.trusted
     assert window.trust_banner.isVisible()
     assert not window.runner.busy  # its code does not run until trusted
@@ -236,5 +239,5 @@ def test_untrusted_custom_code_waits_for_trust(window, qtbot, example_paths) -> 
     assert window.canvas.graph_scene.facts_of(d.id).grad_fn == "FuncBackward"
     # trusted files open trusted next time
     window.bridge.set_clean()
-    assert window.open_file(example_paths["004_custom_function"])
+    assert window.open_file(received)
     assert window.state.document.trusted

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from gradstudio.evaluation import evaluate
+from gradstudio.evaluation.evaluate import evaluate
 from tests.gradstudio.snippets import SEED_001
 from tests.ui.uitools import make_state, node_id
-from ui.inspector import Inspector
+from ui.inspector.panel import Inspector
 from ui.state import StudioState
 
 pytestmark = pytest.mark.gui

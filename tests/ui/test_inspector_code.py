@@ -6,11 +6,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCharFormat
 
-from gradstudio.commands import AddNodeCommand, ConnectCommand
-from gradstudio.document import Document
-from gradstudio.evaluation import evaluate
-from ui.code_editor import CodeEditor
-from ui.inspector import Inspector
+from gradstudio.document.commands import AddNodeCommand, ConnectCommand
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import evaluate
+from ui.inspector.code_editor import CodeEditor
+from ui.inspector.panel import Inspector
 from ui.state import StudioState
 
 pytestmark = pytest.mark.gui
@@ -24,7 +24,7 @@ BROKEN = """class Func(Function):
 
 def function_state() -> tuple[StudioState, str]:
     """x (requires grad) → custom Function → backward, built with commands."""
-    state = StudioState(Document())
+    state = StudioState(Document(trusted=True))  # the user's own document
     doc, stack = state.document, state.undo_stack
     add_x = AddNodeCommand(
         doc, "torch.tensor", (0, 0), {"data": [1.0, 2.0], "requires_grad": True}, "x"

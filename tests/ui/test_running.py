@@ -10,8 +10,8 @@ from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from gradstudio.commands import AddNodeCommand, ConnectCommand, SetParamCommand
-from gradstudio.document import Document
+from gradstudio.document.commands import AddNodeCommand, ConnectCommand, SetParamCommand
+from gradstudio.document.model import Document
 from tests.ui.uitools import add_source, run_and_wait, wait_evaluated
 from ui.errors import ErrorReporter
 

@@ -24,15 +24,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import gc, json, sys
 from ui.app import create_application, create_window
-from ui.settings import StudioSettings
+from ui.window.settings import StudioSettings
 app = create_application(["gradstudio"])
 frozen = gc.get_freeze_count()
 window = create_window(["gradstudio"], StudioSettings.at(sys.argv[1]), open_document=False)
 window.show()
 app.processEvents()
 shown = list(sys.modules)
-from gradstudio.fileformat import load_document
-from ui.examples import start_example
+from gradstudio.interchange.fileformat import load_document
+from ui.window.examples import start_example
 load_document(start_example().path)
 loaded = list(sys.modules)
 window.bridge.set_clean()
@@ -45,10 +45,10 @@ print(json.dumps({"shown": shown, "loaded": loaded, "frozen": frozen}))
 NOT_BEFORE_SHOWN = (
     "jsonschema",
     "fastjsonschema",
-    "ui.code_editor",
-    "ui.export_image",
+    "ui.inspector.code_editor",
+    "ui.window.export_image",
     "numpy.random",
-    "gradstudio.explain",
+    "gradstudio.evaluation.explain",
 )
 
 
@@ -79,7 +79,7 @@ def test_a_valid_file_loads_without_jsonschema(startup: dict[str, Any]) -> None:
     assert "jsonschema" not in startup["loaded"]
 
 
-@pytest.mark.parametrize("name", ["numpy", "networkx", "engine", "gradstudio.document"])
+@pytest.mark.parametrize("name", ["numpy", "networkx", "engine", "gradstudio.document.model"])
 def test_headless_layers_are_imported_before_pyside6(startup: dict[str, Any], name: str) -> None:
     order = startup["shown"]
     assert order.index(name) < order.index("PySide6")

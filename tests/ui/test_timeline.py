@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from gradstudio.document import Document
+from gradstudio.document.model import Document
 from tests.gradstudio.snippets import SEED_001
 from tests.ui.uitools import make_state, node_id
-from ui.backward_model import index_for
-from ui.backward_view import BackwardView
-from ui.inspector import Inspector
+from ui.backward.model import index_for
+from ui.backward.view import BackwardView
+from ui.inspector.panel import Inspector
 from ui.state import StudioState
-from ui.timeline import Timeline, facts_at, trace_at
+from ui.timeline.panel import Timeline, facts_at, trace_at
 
 pytestmark = pytest.mark.gui
 

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QPalette
 
-from ui.value_view import (
+from ui.inspector.value_view import (
     NEGATIVE,
     POSITIVE,
     TensorPanel,

@@ -6,12 +6,12 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from gradstudio.document import Document
-from gradstudio.evaluation import evaluate
-from gradstudio.pytorch_import import import_snippet
-from ui.main_window import MainWindow
-from ui.settings import StudioSettings
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.interchange.pytorch_import import import_snippet
 from ui.state import StudioState
+from ui.window.main_window import MainWindow
+from ui.window.settings import StudioSettings
 
 
 class Answers:
@@ -130,7 +130,7 @@ def add_source(
     window: MainWindow, label: str, data: object, requires_grad: bool, pos=(0, 0)
 ) -> str:  # noqa: ANN001
     """Add a torch.tensor node through the undo bridge (as a palette drop would)."""
-    from gradstudio.commands import AddNodeCommand
+    from gradstudio.document.commands import AddNodeCommand
 
     doc: Document = window.state.document
     cmd = window.bridge.push(

@@ -12,8 +12,8 @@ from PySide6.QtCore import QMimeData, QPointF, QRect, Signal
 from PySide6.QtGui import QGuiApplication
 
 from gradstudio.catalogue import NodeKind, catalogue
-from gradstudio.clipboard import copy_nodes, parse_clipboard
-from gradstudio.commands import (
+from gradstudio.document.clipboard import copy_nodes, parse_clipboard
+from gradstudio.document.commands import (
     AddNodeCommand,
     AutoLayoutCommand,
     ConnectCommand,
@@ -24,17 +24,17 @@ from gradstudio.commands import (
     SetLabelCommand,
     SetParamCommand,
 )
-from gradstudio.document import EditError
+from gradstudio.document.model import EditError
 from ui.canvas.inline_editor import InlineEditor, literal_text, parse_literal
 from ui.canvas.style import HEADER_HEIGHT, NODE_WIDTH, PORT_ROW
-from ui.type_search import first_port
+from ui.palette.type_search import first_port
 
 if TYPE_CHECKING:
-    from gradstudio.document import Document, Edge
+    from gradstudio.document.model import Document, Edge
     from ui.canvas.node_item import NodeItem
     from ui.canvas.port_item import PortItem
     from ui.canvas.scene import GraphScene
-    from ui.undo_bridge import UndoBridge
+    from ui.window.undo_bridge import UndoBridge
 
 CLIPBOARD_MIME = "application/x-gradstudio-nodes"
 

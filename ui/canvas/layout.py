@@ -1,6 +1,6 @@
 """The canvas's side of auto-layout: real card sizes, and tidying files that overlap.
 
-The algorithm lives in the core (``gradstudio.layout``); only the canvas knows how big
+The algorithm lives in the core (``gradstudio.document.layout``); only the canvas knows how big
 its cards are, so it passes their real sizes in.  Files laid out elsewhere (old files,
 other tools) may place cards closer than the studio draws them; ``tidy`` lays those out
 again before they are shown.
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gradstudio.layout import auto_layout
+from gradstudio.document.layout import auto_layout
 from ui.canvas.style import card_height
 
 if TYPE_CHECKING:
-    from gradstudio.document import Document
+    from gradstudio.document.model import Document
 
 
 def card_heights(doc: Document) -> dict[str, float]:

@@ -13,7 +13,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType
-    from gradstudio.evaluation import Evaluation, Snapshot, StepError, TensorFacts
+    from gradstudio.evaluation.evaluate import Evaluation, Snapshot, StepError, TensorFacts
 
 MAX_INLINE_ELEMENTS = 6
 
@@ -194,7 +194,7 @@ def format_shape(shape: tuple[int, ...]) -> str:
 
 
 def _has_ref(snapshot: Snapshot, node_id: str, port: str, index: int) -> bool:
-    from gradstudio.evaluation import OutputRef
+    from gradstudio.evaluation.evaluate import OutputRef
 
     return snapshot.has(OutputRef(node_id, port, index))
 

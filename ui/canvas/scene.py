@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPixmapCache
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 
-from gradstudio.events import (
+from gradstudio.document.events import (
     DocumentEvent,
     DocumentReset,
     EdgeAdded,
@@ -35,7 +35,7 @@ from ui.canvas.style import NODE_WIDTH, CanvasStyle, canvas_style
 from ui.themes import DARK, Theme
 
 if TYPE_CHECKING:
-    from gradstudio.document import Document, Edge
+    from gradstudio.document.model import Document, Edge
     from ui.state import StudioState
 
 SCENE_MARGIN = 3000.0

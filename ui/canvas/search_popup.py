@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 
 from gradstudio.catalogue import NodeType, catalogue
 from ui.icons import swatch
+from ui.palette.type_search import display_names, search
 from ui.themes import CATEGORY_COLORS, DEFAULT_CATEGORY_COLOR
-from ui.type_search import display_names, search
 
 TYPE_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_ROWS = 10

@@ -26,9 +26,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsView, QLabel, QMenu, QToolTip, QWidget
 
-from gradstudio.commands import (
+from gradstudio.document.commands import (
     DisconnectCommand,
 )
+from ui.actions import add_action
 from ui.canvas.edge_item import WireItem
 from ui.canvas.editing import CanvasEditing
 from ui.canvas.inline_editor import InlineEditor
@@ -38,13 +39,13 @@ from ui.canvas.port_item import PortItem
 from ui.canvas.scene import GraphScene
 from ui.canvas.search_popup import NodeSearchPopup
 from ui.canvas.style import HEADER_HEIGHT
+from ui.palette.type_search import accepting
 from ui.themes import DARK, Theme
-from ui.type_search import accepting
 
 if TYPE_CHECKING:
-    from gradstudio.document import Document, Edge
+    from gradstudio.document.model import Document, Edge
     from ui.state import StudioState
-    from ui.undo_bridge import UndoBridge
+    from ui.window.undo_bridge import UndoBridge
 
 NODE_MIME = "application/x-gradstudio-node-type"
 MIN_SCALE, MAX_SCALE = 0.04, 3.0
@@ -365,26 +366,31 @@ class GraphView(CanvasEditing, QGraphicsView):
         event.accept()
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
-        node, _ = self._node_port_at(event.pos())
+        self.context_menu(event.pos()).exec(event.globalPos())
+
+    def context_menu(self, pos: QPoint) -> QMenu:
+        """The right-click menu at ``pos`` (view coordinates): a node's, or the canvas's."""
+        node, _ = self._node_port_at(pos)
         menu = QMenu(self)
         if node is not None:
             if not node.isSelected():
                 self.graph_scene.clearSelection()
                 node.setSelected(True)
-            menu.addAction("Rename…", lambda: self.edit_label(node.node_id))
-            menu.addAction("Duplicate", self.duplicate)
-            menu.addAction("Copy", self.copy_selection)
+            node_id = node.node_id
+            add_action(menu, "Rename…", lambda: self.edit_label(node_id))
+            add_action(menu, "Duplicate", self.duplicate)
+            add_action(menu, "Copy", self.copy_selection)
             menu.addSeparator()
-            menu.addAction("Delete", self.delete_selection)
+            add_action(menu, "Delete", self.delete_selection)
         else:
-            scene_pos = self.mapToScene(event.pos())
-            menu.addAction("Add node…", lambda: self.open_search(event.pos()))
-            paste = menu.addAction("Paste", lambda: self.paste(scene_pos))
+            scene_pos = self.mapToScene(pos)
+            add_action(menu, "Add node…", lambda: self.open_search(pos))
+            paste = add_action(menu, "Paste", lambda: self.paste(scene_pos))
             paste.setEnabled(bool(self._clipboard_text()))
             menu.addSeparator()
-            menu.addAction("Auto-layout", self.auto_layout)
-            menu.addAction("Zoom to fit", self.fit_all)
-        menu.exec(event.globalPos())
+            add_action(menu, "Auto-layout", self.auto_layout)
+            add_action(menu, "Zoom to fit", self.fit_all)
+        return menu
 
     # ------------------------------------------------------------------ wires
     def _begin_wire(self, port: PortItem) -> None:

@@ -1,0 +1,135 @@
+"""``torch.nn.init``: the initialisers a layer calls on its parameters.
+
+They fill in place under ``no_grad`` through ``uniform_``/``normal_``, so with
+the same seed and the same call order (``nn.Linear.reset_parameters`` calls
+``kaiming_uniform_(weight, a=sqrt(5))`` and then ``uniform_`` on the bias with
+bound ``1/sqrt(fan_in)``) they draw PyTorch's exact values.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from engine.grad_mode import no_grad
+from engine.ops import random as fills
+
+_LINEAR = (
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+)
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The gain that keeps activations' variance for ``nonlinearity``."""
+    if nonlinearity in _LINEAR or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope: float = 0.01
+        elif isinstance(param, int | float) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Any) -> tuple[int, int]:
+    if tensor.dim() < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.size(1) * receptive, tensor.size(0) * receptive
+
+
+def _calculate_correct_fan(tensor: Any, mode: str) -> int:
+    mode = mode.lower()
+    valid = ["fan_in", "fan_out"]
+    if mode not in valid:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Any, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
+    with no_grad():
+        return fills.uniform_(tensor, a, b, generator=generator)
+
+
+def normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
+    with no_grad():
+        return fills.normal_(tensor, mean, std, generator=generator)
+
+
+def constant_(tensor: Any, val: float) -> Any:
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor: Any) -> Any:
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor: Any) -> Any:
+    with no_grad():
+        return tensor.zero_()
+
+
+def xavier_uniform_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def _kaiming_std(tensor: Any, a: float, mode: str, nonlinearity: str) -> float | None:
+    """The Kaiming standard deviation, or None (with PyTorch's warning) for an empty tensor."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return None
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
+
+
+def kaiming_uniform_(
+    tensor: Any,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
+) -> Any:
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Any,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
+) -> Any:
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    return normal_(tensor, 0, std, generator)

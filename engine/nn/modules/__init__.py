@@ -1,0 +1,74 @@
+"""The layers of ``engine.nn``, one module per family as in PyTorch."""
+
+from engine.nn.modules.activation import (
+    ELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
+from engine.nn.modules.conv import Conv1d, Conv2d
+from engine.nn.modules.dropout import Dropout
+from engine.nn.modules.linear import Flatten, Identity, Linear
+from engine.nn.modules.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
+from engine.nn.modules.module import Module
+from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
+from engine.nn.modules.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+
+__all__ = [
+    "ELU",
+    "AvgPool1d",
+    "AvgPool2d",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv1d",
+    "Conv2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "Hardtanh",
+    "HuberLoss",
+    "Identity",
+    "L1Loss",
+    "LayerNorm",
+    "LeakyReLU",
+    "Linear",
+    "LogSigmoid",
+    "LogSoftmax",
+    "MSELoss",
+    "MaxPool1d",
+    "MaxPool2d",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "NLLLoss",
+    "ReLU",
+    "ReLU6",
+    "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "SmoothL1Loss",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+]

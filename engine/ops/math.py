@@ -1,0 +1,295 @@
+"""More elementwise math: inverse and hyperbolic trigonometry, logarithms and
+exponentials, rounding, ``square``, ``rsqrt`` and ``atan2``.
+
+Each op is one ``declare`` (PyTorch's ``grad_fn`` name, forward, derivative as in
+``derivatives.yaml``) plus its public function; rounding ops have zero gradients,
+as PyTorch's do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import dtypes
+from engine.catalog import Port, public
+from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pointwise import POS, UNARY, _unary_public
+
+UNIT = (Sample(((2, 3),), unit=True),)  # inputs in (0, 1): asin, acos
+DISTINCT = (Sample(((2, 3),), distinct=True),)
+
+
+def _unary(
+    name: str,
+    grad_fn: str,
+    forward: Any,
+    backward: Any,
+    *,
+    saves: str = "self",
+    samples: Any = UNARY,
+    category: str = "math",
+    doc: str,
+) -> Any:
+    op = declare(
+        name,
+        grad_fn,
+        ("self",),
+        forward,
+        backward,
+        dtype="float",
+        save={saves: None} if saves else {},
+        samples=samples,
+        quiet=True,
+    )
+    return _unary_public(name, op, category, doc)
+
+
+tan = _unary(
+    "tan",
+    "TanBackward0",
+    lambda xp, a: xp.tan(a),
+    lambda c, g: g * (1 + c.s["result"] * c.s["result"]),
+    saves="result",
+    doc="tangent",
+)
+asin = _unary(
+    "asin",
+    "AsinBackward0",
+    lambda xp, a: xp.arcsin(a),
+    lambda c, g: g * c.m.rsqrt(1 - c.s["self"] * c.s["self"]),
+    samples=UNIT,
+    doc="inverse sine",
+)
+acos = _unary(
+    "acos",
+    "AcosBackward0",
+    lambda xp, a: xp.arccos(a),
+    lambda c, g: -g * c.m.rsqrt(1 - c.s["self"] * c.s["self"]),
+    samples=UNIT,
+    doc="inverse cosine",
+)
+atan = _unary(
+    "atan",
+    "AtanBackward0",
+    lambda xp, a: xp.arctan(a),
+    lambda c, g: g / (c.s["self"] * c.s["self"] + 1),
+    doc="inverse tangent",
+)
+sinh = _unary(
+    "sinh",
+    "SinhBackward0",
+    lambda xp, a: xp.sinh(a),
+    lambda c, g: g * c.m.cosh(c.s["self"]),
+    doc="hyperbolic sine",
+)
+cosh = _unary(
+    "cosh",
+    "CoshBackward0",
+    lambda xp, a: xp.cosh(a),
+    lambda c, g: g * c.m.sinh(c.s["self"]),
+    doc="hyperbolic cosine",
+)
+log2 = _unary(
+    "log2",
+    "Log2Backward0",
+    lambda xp, a: xp.log2(a),
+    lambda c, g: g / (c.s["self"] * 0.6931471805599453),
+    samples=POS,
+    doc="base-2 logarithm",
+)
+log10 = _unary(
+    "log10",
+    "Log10Backward0",
+    lambda xp, a: xp.log10(a),
+    lambda c, g: g / (c.s["self"] * 2.302585092994046),
+    samples=POS,
+    doc="base-10 logarithm",
+)
+log1p = _unary(
+    "log1p",
+    "Log1PBackward0",
+    lambda xp, a: xp.log1p(a),
+    lambda c, g: g / (c.s["self"] + 1),
+    samples=POS,
+    doc="log(1 + input)",
+)
+expm1 = _unary(
+    "expm1",
+    "Expm1Backward0",
+    lambda xp, a: xp.expm1(a),
+    lambda c, g: g * (c.s["result"] + 1),
+    saves="result",
+    doc="exp(input) - 1",
+)
+rsqrt = _unary(
+    "rsqrt",
+    "RsqrtBackward0",
+    lambda xp, a: 1 / xp.sqrt(a),
+    lambda c, g: -0.5 * g * c.s["result"] * c.s["result"] * c.s["result"],
+    saves="result",
+    samples=POS,
+    doc="1 / sqrt(input)",
+)
+
+
+def _rounding(name: str, grad_fn: str, fn: str, doc: str) -> Any:
+    op = declare(
+        name,
+        grad_fn,
+        ("self",),
+        lambda xp, a: getattr(xp, fn)(a) if a.dtype.kind == "f" else a.copy(),
+        lambda c, g: g * 0,
+        dtype="same",
+        samples=DISTINCT,
+    )
+    return _unary_public(name, op, "math", doc)
+
+
+floor = _rounding("floor", "FloorBackward0", "floor", "round down")
+ceil = _rounding("ceil", "CeilBackward0", "ceil", "round up")
+trunc = _rounding("trunc", "TruncBackward0", "trunc", "round towards zero")
+frac_op = declare(
+    "frac",
+    "FracBackward0",
+    ("self",),
+    lambda xp, a: a - xp.trunc(a),
+    lambda c, g: g,
+    dtype="same",
+    samples=DISTINCT,
+)
+frac = _unary_public("frac", frac_op, "math", "fractional part")
+
+ROUND = declare(
+    "round",
+    "RoundBackward0",
+    ("self",),
+    lambda xp, a: xp.round(a) if a.dtype.kind == "f" else a.copy(),
+    lambda c, g: g * 0,
+    dtype="same",
+    samples=DISTINCT,
+)
+ROUND_DECIMALS = declare(
+    "round_decimals",
+    "RoundBackward1",
+    ("self",),
+    lambda xp, a, decimals: xp.round(a, decimals),
+    lambda c, g: g * 0,
+    dtype="same",
+    samples=(Sample(((2, 3),), {"decimals": 1}, distinct=True),),
+)
+
+
+@public("round", ("input",), category="math", doc="round half to even")
+def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001, A002
+    if decimals:
+        return apply_op(ROUND_DECIMALS, (input,), {"decimals": decimals})
+    return apply_op(ROUND, (input,))
+
+
+@public("square", ("input",), category="math", doc="input ** 2")
+def square(input: Any) -> Any:  # noqa: A002
+    """``input ** 2``: PyTorch records it as ``pow`` (``PowBackward0``)."""
+    from engine.ops.pointwise import pow
+
+    return pow(input, 2)
+
+
+ATAN2 = declare(
+    "atan2",
+    "Atan2Backward0",
+    ("self", "other"),
+    lambda xp, a, b: xp.arctan2(a, b),
+    lambda c, g: (
+        g * c.s["other"] / (c.s["self"] * c.s["self"] + c.s["other"] * c.s["other"])
+        if c.needs[0]
+        else None,
+        -g * c.s["self"] / (c.s["self"] * c.s["self"] + c.s["other"] * c.s["other"])
+        if c.needs[1]
+        else None,
+    ),
+    dtype="float",
+    save={"self": None, "other": None},
+    samples=(Sample(((2, 3), (2, 3)), positive=True),),
+    quiet=True,
+)
+
+
+@public("atan2", ("input", "other"), category="math", doc="angle of (other, input)")
+def atan2(input: Any, other: Any) -> Any:  # noqa: A002
+    return apply_op(ATAN2, (input, other))
+
+
+# -- remainder and fmod ---------------------------------------------------------------------
+def _floor_div_grad(c: Any, g: Any, floor: bool) -> Any:
+    q = c.s["self"] / c.s["other"]
+    q = c.m.floor(q) if floor else c.m.trunc(q)
+    return -g * q
+
+
+REMAINDER_SCALAR = declare(
+    "remainder",
+    "RemainderBackward0",
+    ("self",),
+    lambda xp, a, other: xp.remainder(a, other),
+    lambda c, g: g,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
+    quiet=True,
+)
+REMAINDER = declare(
+    "remainder_tensor",
+    "RemainderBackward1",
+    ("self", "other"),
+    lambda xp, a, b: xp.remainder(a, b),
+    lambda c, g: (
+        g if c.needs[0] else None,
+        _floor_div_grad(c, g, floor=True) if c.needs[1] else None,
+    ),
+    save={"self": ("other",), "other": ("other",)},
+    samples=(Sample(((2, 3), (2, 3)), positive=True),),
+    quiet=True,
+)
+FMOD_SCALAR = declare(
+    "fmod",
+    "FmodBackward0",
+    ("self",),
+    lambda xp, a, other: xp.fmod(a, other),
+    lambda c, g: g,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
+    quiet=True,
+)
+FMOD = declare(
+    "fmod_tensor",
+    "FmodBackward1",
+    ("self", "other"),
+    lambda xp, a, b: xp.fmod(a, b),
+    lambda c, g: (
+        g if c.needs[0] else None,
+        _floor_div_grad(c, g, floor=False) if c.needs[1] else None,
+    ),
+    save={"self": ("other",), "other": ("other",)},
+    samples=(Sample(((2, 3), (2, 3)), positive=True),),
+    quiet=True,
+)
+
+
+def _modulo(name: str, scalar_op: Any, tensor_op: Any, doc: str) -> Any:
+    def call(input: Any, other: Any) -> Any:  # noqa: A002
+        from engine.creation import scalar_tensor_like
+        from engine.tensor import Tensor
+
+        if not isinstance(input, Tensor):
+            input = scalar_tensor_like(input, other)  # noqa: A001
+        if isinstance(other, Tensor):
+            return apply_op(tensor_op, (input, other))
+        return apply_op(scalar_op, (input,), {"other": other})
+
+    call.__name__ = call.__qualname__ = name
+    return public(name, ("input", Port("other", scalar_ok=True)), category="arithmetic", doc=doc)(
+        call
+    )
+
+
+remainder = _modulo("remainder", REMAINDER_SCALAR, REMAINDER, "modulo with the divisor's sign")
+fmod = _modulo("fmod", FMOD_SCALAR, FMOD, "modulo with the dividend's sign")

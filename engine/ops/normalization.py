@@ -1,0 +1,300 @@
+"""Normalisation layers' functions: ``layer_norm`` (``NativeLayerNormBackward0``),
+``batch_norm`` (``NativeBatchNormBackward0``) and ``embedding``
+(``EmbeddingBackward0``, whose only edge is the weight, as in PyTorch).
+
+``batch_norm`` in training mode updates the running statistics in place (their
+version counters advance) with the unbiased batch variance, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from engine.catalog import Param, Port, public
+from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
+from engine.tensor import Tensor
+
+NS = "torch.nn.functional"
+
+
+def _first_order(c: Any, name: str) -> None:
+    if c.m is TENSOR_MATH:
+        raise NotImplementedError(f"double backward through {name} is not supported")
+
+
+# -- layer_norm ---------------------------------------------------------------------------
+def _ln_stats(xp: Any, a: Any, dims: tuple[int, ...], eps: float) -> tuple[Any, Any]:
+    mean = xp.mean(a, axis=dims, keepdims=True)
+    var = xp.mean((a - mean) ** 2, axis=dims, keepdims=True)
+    return mean, 1 / xp.sqrt(var + a.dtype.type(eps))
+
+
+def _ln_fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, dims: Any, eps: float) -> Any:
+    mean, rstd = _ln_stats(xp, a, dims, eps)
+    y = (a - mean) * rstd
+    if w is not None:
+        y = y * w
+    if b is not None:
+        y = y + b
+    return y
+
+
+def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
+    _first_order(c, "layer_norm")
+    from engine.backend import array_module
+
+    xp = array_module(g)
+    a = getattr(c.s["input"], "_data", c.s["input"])
+    w = c.s.get("weight")
+    w = getattr(w, "_data", w)
+    dims = c.p["dims"]
+    mean, rstd = _ln_stats(xp, a, dims, c.p["eps"])
+    xhat = (a - mean) * rstd
+    batch = tuple(range(a.ndim - len(dims)))
+    dxhat = g * w if w is not None else g
+    gi = None
+    if c.needs[0]:
+        gi = rstd * (
+            dxhat
+            - xp.mean(dxhat, axis=dims, keepdims=True)
+            - xhat * xp.mean(dxhat * xhat, axis=dims, keepdims=True)
+        )
+    gw = xp.sum(g * xhat, axis=batch) if len(c.needs) > 1 and c.needs[1] else None
+    gb = xp.sum(g, axis=batch) if len(c.needs) > 2 and c.needs[2] else None
+    return gi, gw, gb
+
+
+LAYER_NORM = declare(
+    "layer_norm",
+    "NativeLayerNormBackward0",
+    ("input", "weight", "bias"),
+    _ln_fwd,
+    _ln_grad,
+    save={"input": None, "weight": None},
+    samples=(
+        Sample(((2, 3, 4), (4,), (4,)), {"dims": (2,), "eps": 1e-5}),
+        Sample(((2, 3, 4), (3, 4), (3, 4)), {"dims": (1, 2), "eps": 1e-5}),
+    ),
+)
+
+
+@public(
+    "layer_norm",
+    ("input", Port("weight", optional=True), Port("bias", optional=True)),
+    (Param("normalized_shape", "shape", (4,)), Param("eps", "float", 1e-5)),
+    namespace=NS,
+    category="layer",
+    doc="normalise over the last dimensions",
+    method=False,
+)
+def layer_norm(
+    input: Any,  # noqa: A002
+    normalized_shape: Any,
+    weight: Any = None,
+    bias: Any = None,
+    eps: float = 1e-5,
+) -> Any:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape) :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+        )
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    return apply_op(LAYER_NORM, (input, weight, bias), {"dims": dims, "eps": eps})
+
+
+# -- batch_norm ---------------------------------------------------------------------------
+def _bn_axes(a: Any) -> tuple[int, ...]:
+    return (0, *range(2, a.ndim))
+
+
+def _bn_shape(a: Any) -> tuple[int, ...]:
+    return (1, a.shape[1], *([1] * (a.ndim - 2)))
+
+
+def _bn_fwd(
+    xp: Any,
+    a: Any,
+    w: Any = None,
+    b: Any = None,
+    *,
+    training: bool,
+    eps: float,
+    mean: Any = None,
+    var: Any = None,
+) -> Any:
+    axes = _bn_axes(a)
+    if training:
+        mu = xp.mean(a, axis=axes, keepdims=True)
+        sigma2 = xp.mean((a - mu) ** 2, axis=axes, keepdims=True)
+    else:
+        mu, sigma2 = mean.reshape(_bn_shape(a)), var.reshape(_bn_shape(a))
+    y = (a - mu) / xp.sqrt(sigma2 + a.dtype.type(eps))
+    if w is not None:
+        y = y * w.reshape(_bn_shape(a))
+    if b is not None:
+        y = y + b.reshape(_bn_shape(a))
+    return y
+
+
+def _bn_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
+    _first_order(c, "batch_norm")
+    from engine.backend import array_module
+
+    xp = array_module(g)
+    a = getattr(c.s["input"], "_data", c.s["input"])
+    w = c.s.get("weight")
+    w = getattr(w, "_data", w)
+    axes = _bn_axes(a)
+    eps = c.p["eps"]
+    if c.p["training"]:
+        mu = xp.mean(a, axis=axes, keepdims=True)
+        sigma2 = xp.mean((a - mu) ** 2, axis=axes, keepdims=True)
+    else:
+        mu, sigma2 = c.p["mean"].reshape(_bn_shape(a)), c.p["var"].reshape(_bn_shape(a))
+    rstd = 1 / xp.sqrt(sigma2 + a.dtype.type(eps))
+    xhat = (a - mu) * rstd
+    dxhat = g * w.reshape(_bn_shape(a)) if w is not None else g
+    gi = None
+    if c.needs[0]:
+        if c.p["training"]:
+            gi = rstd * (
+                dxhat
+                - xp.mean(dxhat, axis=axes, keepdims=True)
+                - xhat * xp.mean(dxhat * xhat, axis=axes, keepdims=True)
+            )
+        else:
+            gi = dxhat * rstd
+    gw = xp.sum(g * xhat, axis=axes) if len(c.needs) > 1 and c.needs[1] else None
+    gb = xp.sum(g, axis=axes) if len(c.needs) > 2 and c.needs[2] else None
+    return gi, gw, gb
+
+
+BATCH_NORM = declare(
+    "batch_norm",
+    "NativeBatchNormBackward0",
+    ("input", "weight", "bias"),
+    _bn_fwd,
+    _bn_grad,
+    save={"input": None, "weight": None},
+    samples=(
+        Sample(((4, 3), (3,), (3,)), {"training": True, "eps": 1e-5}),
+        Sample(((2, 3, 2, 2), (3,), (3,)), {"training": True, "eps": 1e-5}),
+    ),
+)
+
+
+@public(
+    "batch_norm",
+    ("input", Port("weight", optional=True), Port("bias", optional=True)),
+    (
+        Param("training", "bool", False),
+        Param("momentum", "float", 0.1),
+        Param("eps", "float", 1e-5),
+    ),
+    namespace=NS,
+    category="layer",
+    doc="normalise each channel over the batch",
+    method=False,
+)
+def batch_norm(
+    input: Any,  # noqa: A002
+    running_mean: Any,
+    running_var: Any,
+    weight: Any = None,
+    bias: Any = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Any:
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    per_channel = math.prod(input.shape) // input.shape[1]
+    if training and per_channel == 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {input.shape}"
+        )
+    params: dict[str, Any] = {"training": bool(training), "eps": eps}
+    if not training:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        params["mean"], params["var"] = running_mean._data, running_var._data
+    out = apply_op(BATCH_NORM, (input, weight, bias), params)
+    if training and running_mean is not None:
+        _update_running(input, running_mean, running_var, momentum, per_channel)
+    return out
+
+
+def _update_running(x: Any, mean: Tensor, var: Tensor, momentum: float, n: int) -> None:
+    """ATen's kernel writes the running statistics directly: their versions stay."""
+    from engine.backend import array_module
+
+    xp = array_module(x._data)
+    axes = _bn_axes(x._data)
+    batch_mean = xp.mean(x._data, axis=axes)
+    batch_var = xp.var(x._data, axis=axes) * (n / (n - 1))
+    m = mean._data.dtype.type(momentum)
+    mean._data[...] = (1 - m) * mean._data + m * batch_mean.astype(mean._data.dtype)
+    var._data[...] = (1 - m) * var._data + m * batch_var.astype(var._data.dtype)
+
+
+# -- embedding ----------------------------------------------------------------------------
+def _embedding_grad(c: Any, g: Any) -> Any:
+    _first_order(c, "embedding")
+    from engine.backend import array_module
+
+    xp = array_module(g)
+    idx = c.p["indices"].reshape(-1)
+    rows = g.reshape(idx.size, -1)
+    pad = c.p.get("padding_idx")
+    if pad is not None:
+        rows = rows * (idx != pad).reshape(-1, 1)
+    grad = xp.zeros(tuple(c.shapes[0]), dtype=g.dtype)
+    xp.add.at(grad, idx, rows)
+    return grad
+
+
+EMBEDDING = declare(
+    "embedding",
+    "EmbeddingBackward0",
+    ("weight",),
+    lambda xp, w, indices, padding_idx=None: w[indices],
+    _embedding_grad,
+    dtype="same",
+    samples=(Sample(((5, 3),), {"indices": "embedding_indices"}),),
+)
+
+
+@public(
+    "embedding",
+    ("weight",),
+    (Param("padding_idx", "int", None),),
+    namespace=NS,
+    category="layer",
+    doc="rows of weight picked by integer indices",
+    method=False,
+)
+def embedding(
+    input: Any,  # noqa: A002
+    weight: Any,
+    padding_idx: int | None = None,
+    max_norm: Any = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Any:
+    if input.dtype.is_floating_point:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{input.dtype.scalar_name}Tensor instead (while "
+            "checking arguments for embedding)"
+        )
+    n = weight.shape[0]
+    idx = input._data
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < 0):
+        raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += n
+    return apply_op(EMBEDDING, (weight,), {"indices": idx, "padding_idx": padding_idx})

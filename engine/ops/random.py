@@ -1,0 +1,144 @@
+"""The in-place random fills (``uniform_``, ``normal_``, ``bernoulli_``,
+``random_``) and ``torch.bernoulli``, drawing from PyTorch's CPU generator.
+
+Each fill draws its values first (after the leaf check, which PyTorch makes
+before its kernel touches the generator), in the tensor's memory order as
+``TensorIterator`` visits it, then writes them in place like ``fill_``: a tensor
+with history gets ``UniformBackward0`` and kin, whose gradient is zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes
+from engine.ops.core import apply_inplace, check_inplace, declare
+from engine.random import cuda_generator, default_generator, sampling
+from engine.random.generator import Generator
+
+
+def _written(xp: Any, a: Any, values: Any) -> Any:
+    return xp.asarray(values).astype(a.dtype, copy=False)
+
+
+def _zero_grad(c: Any, g: Any) -> Any:
+    return g * 0
+
+
+UNIFORM = declare("uniform_", "UniformBackward0", ("self",), _written, _zero_grad, dtype="same")
+NORMAL = declare("normal_", "NormalBackward0", ("self",), _written, _zero_grad, dtype="same")
+BERNOULLI = declare(
+    "bernoulli_", "BernoulliBackward2", ("self",), _written, _zero_grad, dtype="same"
+)
+RANDOM = declare("random_", "RandomBackward0", ("self",), _written, _zero_grad, dtype="same")
+
+
+def _num(x: float) -> str:
+    """A number as PyTorch's C++ messages print it (``ostream`` default: %g)."""
+    return f"{x:g}"
+
+
+def generator_of(generator: Generator | None, cuda: bool = False) -> Generator:
+    """The generator a draw uses: the caller's, else the default one of its device."""
+    if generator is not None:
+        return generator
+    return cuda_generator if cuda else default_generator
+
+
+def _memory_order(strides: tuple[int, ...]) -> list[int]:
+    """The axes from the slowest to the fastest in memory."""
+    return sorted(range(len(strides)), key=lambda i: -abs(strides[i]))
+
+
+def in_memory_order(shape: tuple[int, ...], strides: tuple[int, ...], flat: np.ndarray) -> Any:
+    """``flat`` laid out so that filling the array walks its memory in order, as a
+    nullary ``TensorIterator`` does (a transposed view is filled column by column)."""
+    order = _memory_order(strides)
+    block = flat.reshape(tuple(shape[i] for i in order))
+    return np.transpose(block, np.argsort(order))
+
+
+def _fill(op: Any, t: Any, draw: Any) -> Any:
+    check_inplace(t)
+    n = t.numel()
+    data = t._data
+    flat = draw(n)
+    values = in_memory_order(tuple(data.shape), tuple(data.strides), flat)
+    return apply_inplace(op, (t,), {"values": values})
+
+
+def _not_implemented(kernel: str, t: Any) -> NotImplementedError:
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{t.dtype.scalar_name}'")
+
+
+def uniform_(t: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Any:
+    """``Tensor.uniform_(from=0, to=1)``."""
+    if not t.dtype.is_floating_point:
+        raise _not_implemented("check_uniform_bounds", t)
+    if from_ > to:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
+            f"to={_num(to)}"
+        )
+    gen = generator_of(generator, t.is_cuda)
+    return _fill(UNIFORM, t, lambda n: sampling.uniform(gen, n, t.dtype.np, from_, to))
+
+
+def normal_(t: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
+    """``Tensor.normal_(mean=0, std=1)``; a non-contiguous tensor takes the scalar path."""
+    if not t.dtype.is_floating_point:
+        raise _not_implemented("normal_kernel_cpu", t)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    gen = generator_of(generator, t.is_cuda)
+    contiguous = t.is_contiguous()
+    return _fill(NORMAL, t, lambda n: sampling.normal(gen, n, t.dtype.np, mean, std, contiguous))
+
+
+def bernoulli_(t: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
+    """``Tensor.bernoulli_(p)``: ones with probability ``p``, a number or a tensor
+    of probabilities broadcast to ``t`` (``bernoulli_tensor_cpu``: float64
+    probabilities compare with a 53-bit uniform, others with a 24-bit float one)."""
+    from engine.tensor import Tensor
+
+    gen = generator_of(generator, t.is_cuda)
+    if not isinstance(p, Tensor):
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+        return _fill(BERNOULLI, t, lambda n: sampling.bernoulli(gen, n, p))
+    probs = np.asarray(p.numpy(force=True))
+    if probs.size and not ((probs >= 0) & (probs <= 1)).all():
+        raise RuntimeError(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+            "message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    unit_dtype = np.dtype(np.float64 if p.dtype is dtypes.float64 else np.float32)
+    data = t._data
+    order = _memory_order(tuple(data.strides))
+    walked = np.transpose(np.broadcast_to(probs, data.shape), order).ravel().astype(unit_dtype)
+    return _fill(BERNOULLI, t, lambda n: sampling.unit(gen, n, unit_dtype) < walked)
+
+
+def random_(t: Any, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Any:
+    """``Tensor.random_([from,] to)`` draws from ``[from, to)``; ``random_()`` from
+    ``[0, 2**mantissa]`` for floats and ``[0, max]`` for integers."""
+    gen = generator_of(generator, t.is_cuda)
+    if to is None and from_ == 0:
+        return _fill(RANDOM, t, lambda n: sampling.random_full(gen, n, t.dtype.np))
+    if to is None:
+        from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}"
+        )
+    return _fill(RANDOM, t, lambda n: sampling.randint(gen, n, int(from_), int(to)))
+
+
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # noqa: A002
+    """``torch.bernoulli(probs)`` (each element one with its own probability) or
+    ``torch.bernoulli(input, p)`` (shaped like ``input``, probability ``p``)."""
+    from engine.creation import empty_like
+
+    return bernoulli_(empty_like(input), input if p is None else p, generator=generator)

@@ -1,0 +1,97 @@
+"""Rearranging values: ``repeat``, ``tril``/``triu`` and ``outer`` (composite in
+PyTorch: a column view times a row, so its ``grad_fn`` is ``MulBackward0``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.catalog import Param, public
+from engine.ops.core import Sample, apply_op, declare
+
+
+def _repeat_grad(c: Any, g: Any) -> Any:
+    """Sum the tiles back: view each repeated dim as (repeats, size) and sum the repeats."""
+    shape = tuple(c.shapes[0])
+    repeats = c.p["repeats"]
+    lead = len(repeats) - len(shape)
+    if lead:
+        g = c.m.sum_dim(g, dims=tuple(range(lead)), keepdim=False)
+    split: list[int] = []
+    for r, s in zip(repeats[lead:], shape):
+        split += [r, s]
+    g = c.m.reshape_copy(g, size=tuple(split)) if split else g
+    return c.m.sum_dim(g, dims=tuple(range(0, 2 * len(shape), 2)), keepdim=False) if shape else g
+
+
+REPEAT = declare(
+    "repeat",
+    "RepeatBackward0",
+    ("self",),
+    lambda xp, a, repeats: xp.tile(a, repeats),
+    _repeat_grad,
+    dtype="same",
+    samples=(Sample(((2, 3),), {"repeats": (2, 1)}), Sample(((3,),), {"repeats": (2, 2)})),
+)
+
+
+@public(
+    "repeat",
+    ("input",),
+    (Param("repeats", "shape", (2, 1)),),
+    category="shape",
+    doc="tile the tensor along each dimension",
+    method=True,
+)
+def repeat(input: Any, *sizes: Any) -> Any:  # noqa: A002
+    repeats = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    if len(repeats) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    return apply_op(REPEAT, (input,), {"repeats": tuple(int(r) for r in repeats)})
+
+
+def _tri(name: str, grad_fn: str, fn: str) -> Any:
+    op = declare(
+        name,
+        grad_fn,
+        ("self",),
+        lambda xp, a, diagonal=0: getattr(xp, fn)(a, k=diagonal),
+        lambda c, g: getattr(c.m, name)(g, diagonal=c.p.get("diagonal", 0)),
+        dtype="same",
+        samples=(Sample(((3, 3),)), Sample(((2, 3),), {"diagonal": 1})),
+    )
+
+    def call(input: Any, diagonal: int = 0) -> Any:  # noqa: A002
+        if input.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return apply_op(op, (input,), {"diagonal": diagonal})
+
+    call.__name__ = call.__qualname__ = name
+    doc = "lower" if name == "tril" else "upper"
+    return public(
+        name,
+        ("input",),
+        (Param("diagonal", "int", 0),),
+        category="shape",
+        doc=f"the {doc} triangle (other entries zero)",
+    )(call)
+
+
+tril = _tri("tril", "TrilBackward0", "tril")
+triu = _tri("triu", "TriuBackward0", "triu")
+
+
+@public("outer", ("input", "vec2"), category="linalg", doc="outer product of two vectors")
+def outer(input: Any, vec2: Any) -> Any:  # noqa: A002
+    from engine.ops.pointwise import mul
+    from engine.ops.shape import reshape
+
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(
+            f"outer: Expected 1-D argument self, but got {input.ndim}-D"
+            if input.ndim != 1
+            else f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D"
+        )
+    return mul(reshape(input, (-1, 1)), vec2)

@@ -1,0 +1,305 @@
+"""Selecting and placing values by index or mask: ``masked_fill``, ``index_select``,
+``gather``, ``scatter``/``scatter_add``, ``sort``/``argsort`` and ``topk``.
+
+Indices and masks are parameters (never differentiable); the values of ``sort`` and
+``topk`` carry the gradient back to where each value came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import dtypes, return_types
+from engine.catalog import Param, Port, public
+from engine.ops.core import Sample, apply_op, declare
+from engine.ops.shape import _wrap
+from engine.tensor import Tensor
+
+
+def _data(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _check_index(name: str, index: Any) -> None:
+    if not isinstance(index, Tensor) or index.dtype is not dtypes.int64:
+        got = index.dtype.scalar_name if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {got}")
+
+
+def _check_bounds(index: Any, size: int, dim: int, what: str) -> None:
+    arr = index._data
+    if arr.size and (int(arr.max()) >= size or int(arr.min()) < -size):
+        bad = int(arr.max()) if int(arr.max()) >= size else int(arr.min())
+        if what == "gather":
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise IndexError("index out of range in self")
+
+
+# -- masked_fill -------------------------------------------------------------------------
+MASKED_FILL = declare(
+    "masked_fill",
+    "MaskedFillBackward0",
+    ("self",),
+    lambda xp, a, mask, value: xp.where(mask, a.dtype.type(value), a),
+    lambda c, g: c.m.where(g * 0, g, condition=c.p["mask"]),
+    dtype="same",
+    samples=(Sample(((2, 3),), {"mask": "mask_param", "value": 0.5}),),
+)
+MASKED_FILL_T = declare(
+    "masked_fill_tensor",
+    "MaskedFillBackward1",
+    ("self", "value"),
+    lambda xp, a, v, mask: xp.where(mask, v.astype(a.dtype), a),
+    lambda c, g: (
+        c.m.where(g * 0, g, condition=c.p["mask"]) if c.needs[0] else None,
+        c.m.sum(c.m.where(g, g * 0, condition=c.p["mask"])) if c.needs[1] else None,
+    ),
+    dtype="same",
+    samples=(Sample(((2, 3), ()), {"mask": "mask_param"}),),
+)
+
+
+@public(
+    "masked_fill",
+    ("input",),
+    (Param("value", "number", 0.0),),
+    category="indexing",
+    doc="value where mask is True",
+)
+def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
+    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
+        got = mask.dtype.cpp_name if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {got}"
+        )
+    import numpy as np
+
+    m = mask._data
+    if tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))) != tuple(input.shape):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({input.shape[-1] if input.ndim else 1}) must match "
+            "the existing size of the mask"
+        )
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        return apply_op(MASKED_FILL_T, (input, value), {"mask": m})
+    return apply_op(MASKED_FILL, (input,), {"mask": m, "value": value})
+
+
+# -- index_select / gather / scatter -------------------------------------------------------
+def _index_add_fwd(xp: Any, g: Any, shape: tuple[int, ...], dim: int, index: Any) -> Any:
+    out = xp.zeros(shape, dtype=g.dtype)
+    moved = xp.moveaxis(out, dim, 0)
+    xp.add.at(moved, index, xp.moveaxis(g, dim, 0))
+    return out
+
+
+declare(
+    "index_select_backward",
+    "IndexAddBackward0",
+    ("grad",),
+    _index_add_fwd,
+    lambda c, gg: c.m.index_select_op(gg, dim=c.p["dim"], index=c.p["index"]),
+)
+INDEX_SELECT = declare(
+    "index_select_op",
+    "IndexSelectBackward0",
+    ("self",),
+    lambda xp, a, dim, index: xp.take(a, index, axis=dim) if a.ndim else a[index],
+    lambda c, g: c.m.index_select_backward(
+        g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"]
+    ),
+    dtype="same",
+    samples=(Sample(((3, 2),), {"dim": 0, "index": "index_param"}),),
+)
+
+
+@public(
+    "index_select",
+    ("input",),
+    (Param("dim", "dim", 0),),
+    category="indexing",
+    doc="rows (or slices along dim) picked by index",
+)
+def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
+    _check_index("index_select", index)
+    d = _wrap(dim, input.ndim) if input.ndim else 0
+    _check_bounds(index, input.shape[d] if input.ndim else 1, d, "index_select")
+    return apply_op(INDEX_SELECT, (input,), {"dim": d, "index": index._data.reshape(-1)})
+
+
+@public(
+    "gather",
+    ("input",),
+    (Param("dim", "dim", 0),),
+    category="indexing",
+    doc="values picked along dim by index",
+)
+def gather(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
+    from engine.ops.core import OPS
+
+    _check_index("gather", index)
+    d = _wrap(dim, input.ndim)
+    _check_bounds(index, input.shape[d], d, "gather")
+    return apply_op(OPS["gather"], (input,), {"dim": d, "index": index._data})
+
+
+def _scatter_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, add: bool = False) -> Any:
+    out = a.copy()
+    if add:
+        grid = list(xp.indices(index.shape, sparse=True))
+        grid[dim] = index
+        xp.add.at(out, tuple(grid), src[tuple(slice(0, s) for s in index.shape)])
+    else:
+        xp.put_along_axis(out, index, src[tuple(slice(0, s) for s in index.shape)], axis=dim)
+    return out
+
+
+SCATTER = declare(
+    "scatter_src",
+    "ScatterBackward0",
+    ("self", "src"),
+    lambda xp, a, s, dim, index: _scatter_fwd(xp, a, s, dim, index),
+    lambda c, g: (
+        c.m.scatter_value(g, dim=c.p["dim"], index=c.p["index"], value=0.0) if c.needs[0] else None,
+        c.m.gather(g, dim=c.p["dim"], index=c.p["index"]) if c.needs[1] else None,
+    ),
+    dtype="same",
+    samples=(Sample(((2, 3), (2, 2)), {"dim": 1, "index": "scatter_index"}),),
+)
+SCATTER_VALUE = declare(
+    "scatter_value",
+    "ScatterBackward1",
+    ("self",),
+    lambda xp, a, dim, index, value: _scatter_fwd(
+        xp, a, xp.full(index.shape, value, dtype=a.dtype), dim, index
+    ),
+    lambda c, g: c.m.scatter_value(g, dim=c.p["dim"], index=c.p["index"], value=0.0),
+    dtype="same",
+    samples=(Sample(((2, 3),), {"dim": 1, "index": "scatter_index", "value": 0.5}),),
+)
+SCATTER_ADD = declare(
+    "scatter_add",
+    "ScatterAddBackward0",
+    ("self", "src"),
+    lambda xp, a, s, dim, index: _scatter_fwd(xp, a, s, dim, index, add=True),
+    lambda c, g: (
+        g if c.needs[0] else None,
+        c.m.gather(g, dim=c.p["dim"], index=c.p["index"]) if c.needs[1] else None,
+    ),
+    dtype="same",
+    samples=(Sample(((2, 3), (2, 2)), {"dim": 1, "index": "scatter_index"}),),
+)
+
+
+@public(
+    "scatter",
+    ("input", Port("src", scalar_ok=True)),
+    (Param("dim", "dim", 0),),
+    category="indexing",
+    doc="a copy of input with src written at index along dim",
+)
+def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:  # noqa: A002
+    _check_index("scatter", index)
+    d = _wrap(dim, input.ndim)
+    src = value if src is None else src
+    if isinstance(src, Tensor):
+        return apply_op(SCATTER, (input, src), {"dim": d, "index": index._data})
+    return apply_op(SCATTER_VALUE, (input,), {"dim": d, "index": index._data, "value": src})
+
+
+@public(
+    "scatter_add",
+    ("input", "src"),
+    (Param("dim", "dim", 0),),
+    category="indexing",
+    doc="a copy of input with src added at index along dim",
+)
+def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:  # noqa: A002
+    _check_index("scatter_add", index)
+    return apply_op(
+        SCATTER_ADD, (input, src), {"dim": _wrap(dim, input.ndim), "index": index._data}
+    )
+
+
+# -- sort / topk -----------------------------------------------------------------------------
+def _values_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
+    return c.m.scatter_backward(
+        g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.s["indices"], keepdim=True
+    )
+
+
+def _sort_fwd(xp: Any, a: Any, dim: int, descending: bool = False, stable: bool = False) -> Any:
+    if a.ndim == 0:
+        return a.copy(), xp.zeros((), dtype="int64")
+    idx = xp.argsort(-a if descending else a, axis=dim, kind="stable")
+    return xp.take_along_axis(a, idx, axis=dim), idx.astype("int64")
+
+
+def _topk_fwd(xp: Any, a: Any, k: int, dim: int, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    idx = xp.argsort(-a if largest else a, axis=dim, kind="stable")
+    idx = xp.take(idx, xp.arange(k), axis=dim)
+    return xp.take_along_axis(a, idx, axis=dim), idx.astype("int64")
+
+
+SORT = declare(
+    "sort",
+    "SortBackward0",
+    ("self",),
+    _sort_fwd,
+    _values_grad,
+    dtype="same",
+    outputs=2,
+    save={"indices": None},
+    samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),),
+)
+TOPK = declare(
+    "topk",
+    "TopkBackward0",
+    ("self",),
+    _topk_fwd,
+    _values_grad,
+    dtype="same",
+    outputs=2,
+    save={"indices": None},
+    samples=(Sample(((2, 4),), {"k": 2, "dim": 1}, distinct=True),),
+)
+
+
+@public(
+    "sort",
+    ("input",),
+    (Param("dim", "dim", -1), Param("descending", "bool", False)),
+    outputs=("values", "indices"),
+    category="indexing",
+    doc="values in order, with indices",
+)
+def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:  # noqa: A002
+    d = _wrap(dim, input.ndim) if input.ndim else 0
+    values, indices = apply_op(SORT, (input,), {"dim": d, "descending": descending})
+    return return_types.sort(values, indices)
+
+
+def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:  # noqa: A002
+    return sort(input, dim, descending, stable).indices
+
+
+@public(
+    "topk",
+    ("input",),
+    (Param("k", "int", 1), Param("dim", "dim", -1), Param("largest", "bool", True)),
+    outputs=("values", "indices"),
+    category="indexing",
+    doc="the k largest values",
+)
+def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    d = _wrap(dim, input.ndim) if input.ndim else 0
+    size = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    values, indices = apply_op(TOPK, (input,), {"k": k, "dim": d, "largest": largest})
+    return return_types.topk(values, indices)

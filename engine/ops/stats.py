@@ -1,0 +1,360 @@
+"""Reductions beyond sum and mean: ``prod``, ``amax``/``amin``, ``logsumexp``,
+``var``/``std`` and the running sum ``cumsum``.
+
+Each derivative is PyTorch's: ties share the gradient of ``amax``, ``prod`` gives a
+single zero the product of the others, ``std``'s gradient is zero where it is zero.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from engine import dtypes
+from engine.catalog import Param, public
+from engine.ops.core import Sample, apply_op, declare
+from engine.ops.reduce import _norm_dims
+
+KEEPDIM = Param("keepdim", "bool", False)
+_DOF_WARNING = (
+    "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+    "reduction factor (input numel divided by output numel). (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)"
+)
+
+
+def _restore(c: Any, t: Any) -> Any:
+    """Put a reduced result's dimensions back (unless keepdim) so it broadcasts."""
+    dims, keepdim = c.p.get("dims"), c.p.get("keepdim", False)
+    if dims is not None and not keepdim:
+        for d in sorted(dims):
+            t = c.m.unsqueeze(t, dim=d)
+    return t
+
+
+def _int_to_long(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
+    d = inputs[0].dtype
+    return d if d.is_floating_point else dtypes.int64
+
+
+# -- prod ---------------------------------------------------------------------------------
+def _prod_grad(c: Any, g: Any) -> Any:
+    x, m = c.s["self"], c.m
+    dims = c.p.get("dims")
+    all_dims = tuple(range(x.ndim)) if dims is None else dims
+    g, result = _restore(c, g), _restore(c, c.s["result"])
+    is_zero = m.eq(x, 0)
+    others = (
+        m.prod_dim(m.where(x * 0 + 1, x, condition=is_zero), dims=all_dims, keepdim=True)
+        if x.ndim
+        else x * 0 + 1
+    )
+    zeros = m.sum_dim(is_zero, dims=all_dims, keepdim=True) if x.ndim else is_zero
+    at_zero = m.where(g * others, g * others * 0, condition=m.eq(zeros, 1))
+    safe_x = m.where(x * 0 + 1, x, condition=is_zero)
+    return m.where(at_zero, g * result / safe_x, condition=is_zero)
+
+
+PROD0 = declare(
+    "prod",
+    "ProdBackward0",
+    ("self",),
+    lambda xp, a: xp.prod(a, dtype=None if a.dtype.kind == "f" else "int64"),
+    _prod_grad,
+    dtype=_int_to_long,
+    save={"self": None, "result": None},
+    samples=(Sample(((2, 3),), positive=True),),
+    quiet=True,
+)
+PROD1 = declare(
+    "prod_dim",
+    "ProdBackward1",
+    ("self",),
+    lambda xp, a, dims, keepdim=False: xp.prod(
+        a, axis=dims, keepdims=keepdim, dtype=None if a.dtype.kind == "f" else "int64"
+    ),
+    _prod_grad,
+    dtype=_int_to_long,
+    save={"self": None, "result": None},
+    samples=(Sample(((2, 3),), {"dims": (1,)}, positive=True),),
+    quiet=True,
+)
+
+
+@public(
+    "prod",
+    ("input",),
+    (Param("dim", "dim", None), KEEPDIM),
+    category="reduction",
+    doc="product of all elements, or along dim",
+)
+def prod(input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A002
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return apply_op(PROD0, (input,))
+    return apply_op(PROD1, (input,), {"dims": _norm_dims(dim, input.ndim), "keepdim": keepdim})
+
+
+# -- amax / amin ---------------------------------------------------------------------------
+def _extreme_grad(c: Any, g: Any) -> Any:
+    x, m = c.s["self"], c.m
+    dims = c.p.get("dims")
+    result = _restore(c, c.s["result"])
+    mask = m.eq(x, result)
+    count = m.sum_dim(mask, dims=dims, keepdim=True) if x.ndim else 1
+    return _restore(c, g) * mask / count
+
+
+def _extreme(name: str, grad_fn: str, reducer: str) -> Any:
+    def fwd(xp: Any, a: Any, dims: Any, keepdim: bool = False) -> Any:
+        if a.size == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return getattr(xp, reducer)(a, axis=dims, keepdims=keepdim)
+
+    op = declare(
+        name,
+        grad_fn,
+        ("self",),
+        fwd,
+        _extreme_grad,
+        dtype="same",
+        save={"self": None, "result": None},
+        samples=(Sample(((2, 3),), {"dims": (1,)}, distinct=True),),
+    )
+
+    def call(input: Any, dim: Any = (), keepdim: bool = False) -> Any:  # noqa: A002
+        dims = tuple(range(input.ndim)) if dim is None or dim == () else dim
+        return apply_op(op, (input,), {"dims": _norm_dims(dims, input.ndim), "keepdim": keepdim})
+
+    call.__name__ = call.__qualname__ = name
+    return public(
+        name,
+        ("input",),
+        (Param("dim", "dims", None), KEEPDIM),
+        category="reduction",
+        doc=f"{'largest' if reducer == 'amax' else 'smallest'} values along dim",
+    )(call)
+
+
+amax = _extreme("amax", "AmaxBackward0", "amax")
+amin = _extreme("amin", "AminBackward0", "amin")
+
+
+# -- logsumexp -----------------------------------------------------------------------------
+def _logsumexp_fwd(xp: Any, a: Any, dims: Any, keepdim: bool = False) -> Any:
+    top = xp.amax(a, axis=dims, keepdims=True)
+    top = xp.where(xp.isinf(top), 0, top)
+    out = xp.log(xp.sum(xp.exp(a - top), axis=dims, keepdims=True)) + top
+    return out if keepdim else xp.squeeze(out, axis=dims)
+
+
+LOGSUMEXP = declare(
+    "logsumexp",
+    "LogsumexpBackward0",
+    ("self",),
+    _logsumexp_fwd,
+    lambda c, g: _restore(c, g) * c.m.exp(c.s["self"] - _restore(c, c.s["result"])),
+    dtype="float",
+    save={"self": None, "result": None},
+    samples=(Sample(((2, 3),), {"dims": (1,)}),),
+    quiet=True,
+)
+
+
+@public(
+    "logsumexp",
+    ("input",),
+    (Param("dim", "dims", 0), KEEPDIM),
+    category="reduction",
+    doc="log(sum(exp(input))) along dim, computed stably",
+)
+def logsumexp(input: Any, dim: Any, keepdim: bool = False) -> Any:  # noqa: A002
+    if not input.dtype.is_floating_point:
+        input = input.to(dtypes.DEFAULT_FLOAT)
+    return apply_op(LOGSUMEXP, (input,), {"dims": _norm_dims(dim, input.ndim), "keepdim": keepdim})
+
+
+# -- var / std -----------------------------------------------------------------------------
+def _var_fwd(xp: Any, a: Any, dims: Any, correction: float = 1, keepdim: bool = False) -> Any:
+    """Two-pass variance; ``n - correction <= 0`` gives inf/NaN silently, as in PyTorch."""
+    n = math.prod(a.shape[d] for d in dims) if dims else 1
+    centred = a - xp.mean(a, axis=dims, keepdims=True) if dims else a - a
+    squares = xp.sum(centred * centred, axis=dims, keepdims=keepdim)
+    return squares / a.dtype.type(n - correction)
+
+
+def _two_over(n: int, correction: float) -> float:
+    """``2 / (n - correction)`` as C++ computes it: infinite when the divisor is zero."""
+    return math.inf if n == correction else 2.0 / (n - correction)
+
+
+def _var_grad(c: Any, g: Any) -> Any:
+    x = c.s["self"]
+    dims = c.p["dims"]
+    n = math.prod(x.shape[d] for d in dims) if dims else 1
+    mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
+    return _restore(c, g) * (x - mean) * _two_over(n, c.p.get("correction", 1))
+
+
+def _std_grad(c: Any, g: Any) -> Any:
+    result = _restore(c, c.s["result"])
+    is_zero = c.m.eq(result, 0)
+    safe = c.m.where(result * 0 + 1, result, condition=is_zero)
+    half = c.m.where(result * 0, _restore(c, g) / (safe * 2), condition=is_zero)
+    x = c.s["self"]
+    dims = c.p["dims"]
+    n = math.prod(x.shape[d] for d in dims) if dims else 1
+    mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
+    return half * (x - mean) * _two_over(n, c.p.get("correction", 1))
+
+
+VAR = declare(
+    "var",
+    "VarBackward0",
+    ("self",),
+    _var_fwd,
+    _var_grad,
+    dtype="same",
+    save={"self": None},
+    samples=(
+        Sample(((2, 3),), {"dims": (0, 1)}),
+        Sample(((2, 3),), {"dims": (1,), "correction": 0}),
+    ),
+    quiet=True,
+)
+STD = declare(
+    "std",
+    "StdBackward0",
+    ("self",),
+    lambda xp, a, dims, correction=1, keepdim=False: xp.sqrt(
+        _var_fwd(xp, a, dims, correction, keepdim)
+    ),
+    _std_grad,
+    dtype="same",
+    save={"self": None, "result": None},
+    samples=(Sample(((2, 3),), {"dims": (0, 1)}), Sample(((2, 3),), {"dims": (1,)})),
+    quiet=True,
+)
+
+
+def _spread(
+    op: Any,
+    name: str,
+    input: Any,
+    dim: Any,
+    unbiased: Any,
+    keepdim: bool,
+    correction: Any,  # noqa: A002
+) -> Any:
+    if isinstance(dim, bool):  # var(input, unbiased)
+        dim, unbiased = None, dim
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{name}(): input dtype should be either floating point or complex. "
+            f"Got {input.dtype.scalar_name} instead."
+        )
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = _norm_dims(tuple(range(input.ndim)) if dim is None else dim, input.ndim)
+    n = math.prod(input.shape[d] for d in dims) if dims else 1
+    if n - correction <= 0:
+        warnings.warn(_DOF_WARNING.format(name=name), UserWarning, stacklevel=3)
+    return apply_op(op, (input,), {"dims": dims, "correction": correction, "keepdim": keepdim})
+
+
+@public(
+    "var",
+    ("input",),
+    (Param("dim", "dims", None), KEEPDIM),
+    category="reduction",
+    doc="variance (Bessel-corrected by default)",
+)
+def var(
+    input: Any,  # noqa: A002
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Any:
+    return _spread(VAR, "var", input, dim, unbiased, keepdim, correction)
+
+
+@public(
+    "std",
+    ("input",),
+    (Param("dim", "dims", None), KEEPDIM),
+    category="reduction",
+    doc="standard deviation (Bessel-corrected by default)",
+)
+def std(
+    input: Any,  # noqa: A002
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Any:
+    return _spread(STD, "std", input, dim, unbiased, keepdim, correction)
+
+
+# -- cumsum ----------------------------------------------------------------------------------
+def _cumsum_grad(c: Any, g: Any) -> Any:
+    dim = c.p["dim"]
+    return c.m.flip(c.m.cumsum(c.m.flip(g, dims=(dim,)), dim=dim), dims=(dim,))
+
+
+CUMSUM = declare(
+    "cumsum",
+    "CumsumBackward0",
+    ("self",),
+    lambda xp, a, dim: (
+        xp.cumsum(a, axis=dim, dtype=None if a.dtype.kind == "f" else "int64")
+        if a.ndim
+        else a.copy()
+    ),
+    _cumsum_grad,
+    dtype=_int_to_long,
+    samples=(Sample(((2, 3),), {"dim": 1}),),
+)
+FLIP = declare(
+    "flip",
+    "FlipBackward0",
+    ("self",),
+    lambda xp, a, dims: xp.flip(a, axis=dims) if a.ndim else a.copy(),
+    lambda c, g: c.m.flip(g, dims=c.p["dims"]),
+    dtype="same",
+    samples=(Sample(((2, 3),), {"dims": (0, 1)}),),
+)
+
+
+@public(
+    "cumsum",
+    ("input",),
+    (Param("dim", "dim", 0),),
+    category="reduction",
+    doc="running sum along dim",
+)
+def cumsum(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
+    from engine.ops.shape import _wrap
+
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply_op(CUMSUM, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
+
+
+@public(
+    "flip",
+    ("input",),
+    (Param("dims", "dims", (0,)),),
+    category="shape",
+    doc="reverse the order of elements along dims",
+)
+def flip(input: Any, dims: Any) -> Any:  # noqa: A002
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return apply_op(FLIP, (input,), {"dims": _norm_dims(dims, input.ndim)})

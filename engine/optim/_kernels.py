@@ -1,0 +1,67 @@
+"""The arithmetic of PyTorch's in-place optimizer kernels, on storage arrays.
+
+Python scalars are rounded to the array's dtype before use, as ATen's CPU kernels
+do (``scalar_t`` operands); each formula keeps the kernel's order of operations and
+its fused multiply-adds, so results agree with PyTorch bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.backend import array_module
+from engine.numerics import fma
+from engine.tensor import Tensor
+
+
+def c(value: float, like: Any) -> Any:
+    """``value`` as a scalar of ``like``'s dtype."""
+    return like.dtype.type(value)
+
+
+def add(a: Any, b: Any, alpha: float = 1.0) -> Any:
+    """``a.add(b, alpha=alpha)``."""
+    return a + b if alpha == 1 else fma(b, c(alpha, a), a)
+
+
+def lerp(start: Any, end: Any, weight: float) -> Any:
+    """``start.lerp(end, weight)`` with a scalar weight (ATen's two-sided formula)."""
+    w = c(weight, start)
+    if abs(w) < 0.5:
+        return fma(w, end - start, start)
+    return fma(-(end - start), c(1, start) - w, end)
+
+
+def addcmul(a: Any, t1: Any, t2: Any, value: float = 1.0) -> Any:
+    return fma(c(value, a) * t1, t2, a)
+
+
+def addcdiv(a: Any, t1: Any, t2: Any, value: float = 1.0) -> Any:
+    return a + c(value, a) * t1 / t2
+
+
+def sqrt(a: Any) -> Any:
+    return array_module(a).sqrt(a)
+
+
+def maximum(a: Any, b: Any) -> Any:
+    return array_module(a).maximum(a, b)
+
+
+def write(t: Tensor, arr: Any, ops: int = 1) -> None:
+    """Store ``arr`` into ``t``'s storage as ``ops`` in-place ops would (versions too)."""
+    t._data[...] = arr
+    t._counter()[0] += ops
+
+
+def step_tensor() -> Tensor:
+    """PyTorch keeps an optimizer's step count as a float32 0-d CPU tensor."""
+    from engine.creation import tensor
+
+    return tensor(0.0)
+
+
+def bump_step(step: Tensor) -> float:
+    """``step_t += 1``; returns the new count as a Python float."""
+    write(step, step._data + step._data.dtype.type(1))
+    return float(step._data)

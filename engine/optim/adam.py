@@ -1,0 +1,118 @@
+"""``optim.Adam`` and ``optim.AdamW`` (decoupled weight decay), with ``amsgrad``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from engine.creation import zeros_like
+from engine.optim import _kernels as k
+from engine.optim.optimizer import Optimizer
+from engine.tensor import Tensor
+
+
+class Adam(Optimizer):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def _update(
+        self, p: Tensor, grad: Tensor, group: dict[str, Any], state: dict[str, Any]
+    ) -> None:
+        if not state:
+            state["step"] = k.step_tensor()
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_like(p)
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        g = -grad._data if group["maximize"] else grad._data
+        step = k.bump_step(state["step"])
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                k.write(p, p._data * k.c(1 - lr * wd, p._data))
+            else:
+                g = k.add(g, p._data, wd)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        k.write(exp_avg, k.lerp(exp_avg._data, g, 1 - beta1))
+        k.write(exp_avg_sq, k.addcmul(exp_avg_sq._data * k.c(beta2, g), g, g, 1 - beta2), 2)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = lr / bias_correction1
+        second = exp_avg_sq._data
+        if group["amsgrad"]:
+            best = state["max_exp_avg_sq"]
+            k.write(best, k.maximum(best._data, second))
+            second = best._data
+        denom = k.sqrt(second) / k.c(bias_correction2**0.5, g) + k.c(group["eps"], g)
+        k.write(p, k.addcdiv(p._data, exp_avg._data, denom, -step_size))
+
+
+class AdamW(Adam):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

@@ -1,0 +1,142 @@
+"""Learning-rate schedulers: ``StepLR``, ``ExponentialLR``, ``LambdaLR``, ``MultiStepLR``."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from engine.optim.optimizer import Optimizer
+
+_ORDER_WARNING = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+    "later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+    "value of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+)
+
+
+class LRScheduler:
+    """Sets each group's ``lr`` from ``get_lr()`` at every ``step()``."""
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming an optimizer"
+                    )
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._wrap_optimizer_step()
+        self._step_count = 0
+        self.step()
+
+    def _wrap_optimizer_step(self) -> None:
+        """Remember whether ``optimizer.step()`` ran, for PyTorch's order warning."""
+        opt = self.optimizer
+        if getattr(opt.step, "_wrapped_by_lr_sched", False):
+            return
+        step = opt.step
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            opt._opt_called = True  # type: ignore[attr-defined]
+            return step(*args, **kwargs)
+
+        wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+        opt.step = wrapper  # type: ignore[method-assign]
+
+    def get_lr(self) -> list[float]:
+        raise NotImplementedError
+
+    def get_last_lr(self) -> list[float]:
+        return self._last_lr
+
+    def step(self, epoch: int | None = None) -> None:
+        self._step_count += 1
+        if self._step_count == 2 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch += 1
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.__dict__.update(state_dict)
+
+
+class StepLR(LRScheduler):
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
+        self.step_size = step_size
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return [g["lr"] for g in groups]
+        return [g["lr"] * self.gamma for g in groups]
+
+
+class MultiStepLR(LRScheduler):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: list[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
+        self.milestones = {m: list(milestones).count(m) for m in milestones}
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch not in self.milestones:
+            return [g["lr"] for g in groups]
+        return [g["lr"] * self.gamma ** self.milestones[self.last_epoch] for g in groups]
+
+
+class ExponentialLR(LRScheduler):
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [g["lr"] for g in groups]
+        return [g["lr"] * self.gamma for g in groups]
+
+
+class LambdaLR(LRScheduler):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, list | tuple):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]

@@ -1,0 +1,153 @@
+"""Values from the generator's words, by the transforms of ATen's CPU kernels.
+
+Each function returns a flat NumPy array of ``n`` values and advances the
+generator exactly as the PyTorch kernel does, so a sequence of calls draws the
+same words as the same sequence under PyTorch.  Float32 ``normal_`` of 16 or
+more elements follows the AVX2 kernel (``normal_fill_AVX2``), which is the one a
+``CPU capability usage: AVX2`` build runs.  Float32 and float64 are bit-exact;
+float16 draws the same words (a float32 value rounded to half) but its
+``normal_`` blocks, which go through libm in half precision, are not reproduced.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.random.avx_mathfun import log256, sincos256
+from engine.random.exact_float import fma32, fma64
+from engine.random.generator import Generator
+
+#: Mantissa digits of ``std::numeric_limits<T>::digits``; half draws as float.
+_DIGITS = {np.dtype(np.float16): 24, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+_TWO_PI = 2.0 * np.pi
+#: ``uniform_int_from_to_distribution`` switches to 64-bit words from this range.
+_RANGE_64 = 1 << 28
+
+
+def unit(gen: Generator, n: int, dt: np.dtype) -> np.ndarray:
+    """``uniform_real_distribution<T>(0, 1)``: the low ``digits`` bits over ``2**digits``."""
+    digits = _DIGITS[dt]
+    if digits == 53:
+        words = gen.random64(n) & np.uint64((1 << 53) - 1)
+        return words.astype(np.float64) * 2.0**-53
+    words = gen.random(n) & np.uint64((1 << digits) - 1)
+    return words.astype(np.float32) * np.float32(2.0**-digits)
+
+
+def uniform(gen: Generator, n: int, dt: np.dtype, low: float, high: float) -> np.ndarray:
+    """``uniform_(low, high)``: ``x * (to - from) + from`` fused, in the dtype's accumulator."""
+    dt = np.dtype(dt)
+    x = unit(gen, n, dt)
+    if dt == np.float64:
+        return fma64(x, high - low, low)
+    lo, hi = np.float32(low), np.float32(high)
+    return fma32(x, hi - lo, lo).astype(dt)
+
+
+def _box_muller_scalar(gen: Generator, n: int) -> np.ndarray:
+    """``normal_distribution<double>``: pairs of 53-bit uniforms, the sine cached
+    on the generator for the next draw (``next_double_normal_sample``)."""
+    out = np.empty(n, dtype=np.float64)
+    start = 0
+    if n and gen.next_double_normal_sample is not None:
+        out[0] = gen.next_double_normal_sample
+        gen.next_double_normal_sample = None
+        start = 1
+    pairs = (n - start + 1) // 2
+    if pairs:
+        u = unit(gen, 2 * pairs, np.dtype(np.float64))
+        r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+        theta = _TWO_PI * u[0::2]
+        both = np.empty(2 * pairs, dtype=np.float64)
+        both[0::2] = r * np.cos(theta)
+        both[1::2] = r * np.sin(theta)
+        out[start:] = both[: n - start]
+        if (n - start) % 2:
+            gen.next_double_normal_sample = float(both[-1])
+    return out
+
+
+def _fill_16_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """``normal_fill_16<double>`` on rows of 16 uniforms."""
+    radius = np.sqrt(-2.0 * np.log(1.0 - u[:, :8]))
+    theta = _TWO_PI * u[:, 8:]
+    return np.concatenate(
+        [fma64(radius * np.cos(theta), std, mean), fma64(radius * np.sin(theta), std, mean)],
+        axis=1,
+    )
+
+
+def _fill_16_avx2(u: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """``normal_fill_16_AVX2`` on rows of 16 float32 uniforms."""
+    f = np.float32
+    radius = np.sqrt(f(-2.0) * log256(f(1.0) - u[:, :8]))
+    sin, cos = sincos256(f(_TWO_PI) * u[:, 8:])
+    m, s = f(mean), f(std)
+    return np.concatenate([fma32(radius * cos, s, m), fma32(radius * sin, s, m)], axis=1)
+
+
+def normal(
+    gen: Generator, n: int, dt: np.dtype, mean: float, std: float, contiguous: bool = True
+) -> np.ndarray:
+    """``normal_(mean, std)`` on a tensor of ``n`` elements.
+
+    A non-contiguous tensor, or one of fewer than 16 elements, draws one value
+    at a time (``normal_distribution<double>``, cast to the dtype).
+    From 16 elements on, all ``n`` uniforms are drawn first and transformed in
+    blocks of 16 (Box-Muller on halves of each block); when ``n`` is not a
+    multiple of 16 the last 16 slots are drawn again and transformed once more,
+    overwriting part of the previous block, as ``normal_fill`` does.
+    """
+    dt = np.dtype(dt)
+    if n < 16 or not contiguous or dt == np.float16:
+        return fma64(_box_muller_scalar(gen, n), std, mean).astype(dt)
+    fill = _fill_16_double if dt == np.float64 else _fill_16_avx2
+    data = unit(gen, n, dt)
+    whole = n // 16 * 16
+    data[:whole] = fill(data[:whole].reshape(-1, 16), mean, std).ravel()
+    if n % 16:
+        data[n - 16 :] = fill(unit(gen, 16, dt).reshape(1, 16), mean, std).ravel()
+    return data
+
+
+def randint(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
+    """``random_(low, high)``: a word modulo the range, 64-bit words from 2**28 on."""
+    span = high - low
+    words = gen.random64(n) if span >= _RANGE_64 else gen.random(n)
+    return (words % np.uint64(span)).astype(np.int64) + low
+
+
+def random_full(gen: Generator, n: int, dt: np.dtype) -> np.ndarray:
+    """``random_()`` with no bounds (``uniform_int_distribution``): 64-bit words
+    for int64 and float64, modulo ``max + 1`` for integers, ``2**digits + 1`` for
+    floats; bools take the low bit."""
+    dt = np.dtype(dt)
+    wide = dt in (np.dtype(np.int64), np.dtype(np.float64))
+    words = gen.random64(n) if wide else gen.random(n)
+    if dt == np.bool_:
+        return (words & np.uint64(1)).astype(np.bool_)
+    if dt.kind == "f":
+        span = (1 << _DIGITS[dt] if dt != np.float16 else 1 << 11) + 1
+    else:
+        span = int(np.iinfo(dt).max) + 1
+    return (words % np.uint64(span)).astype(dt)
+
+
+def randperm(gen: Generator, n: int) -> np.ndarray:
+    """``randperm_cpu``: Fisher-Yates from the front, one word per swap."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    i = np.arange(n - 1, dtype=np.int64)
+    targets = ((gen.random(n - 1) % (n - i).astype(np.uint64)).astype(np.int64) + i).tolist()
+    perm = list(range(n))  # swaps on a list run ~5x faster than on an array
+    for k, z in enumerate(targets):
+        perm[k], perm[z] = perm[z], perm[k]
+    return np.array(perm, dtype=np.int64)
+
+
+def bernoulli(gen: Generator, n: int, p: float) -> np.ndarray:
+    """``bernoulli_(p)`` with a float ``p``: a 53-bit uniform below ``p``.
+
+    This is the kernel PyTorch runs on every CPU but Intel ones with MKL, where
+    it seeds MKL's MCG31 stream from one word instead (not reproduced)."""
+    return unit(gen, n, np.dtype(np.float64)) < p

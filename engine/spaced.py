@@ -1,0 +1,162 @@
+"""Creation of structured tensors: ``linspace``, ``logspace``, ``eye``, ``from_numpy``.
+
+``linspace`` fills from both ends, as ATen's kernel does (the first half counts up
+from ``start``, the second half down from ``end``), with its fused multiply-add, so
+the values agree with PyTorch bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes
+from engine.backend import to_device
+from engine.catalog import Param, public
+from engine.creation import DTYPE, RG, _check_requires_grad, _finish
+from engine.numerics import fma
+from engine.tensor import Tensor
+
+STEPS = Param("steps", "int", 5)
+
+
+def _spaced(start: Any, end: Any, steps: int, dt: dtypes.dtype) -> np.ndarray:
+    """ATen's two-sided fill, in the output's precision (doubles for integer outputs)."""
+    if not isinstance(steps, int) or isinstance(steps, bool):
+        raise TypeError(
+            "linspace() received an invalid combination of arguments - got "
+            f"({type(start).__name__}, {type(end).__name__}, {type(steps).__name__})"
+        )
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    work = dt.np if dt.is_floating_point else np.dtype(np.float64)
+    s, e = work.type(start), work.type(end)
+    if steps <= 1:
+        return np.full(steps, s, dtype=work)
+    step = (e - s) / work.type(steps - 1)
+    idx = np.arange(steps)
+    up = fma(np.full(steps, step, dtype=work), idx.astype(work), np.full(steps, s, dtype=work))
+    down = fma(
+        np.full(steps, -step, dtype=work),
+        (steps - idx - 1).astype(work),
+        np.full(steps, e, dtype=work),
+    )
+    return np.where(idx < steps // 2, up, down)
+
+
+def _float_dtype(dtype: Any) -> dtypes.dtype:
+    return dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)
+
+
+@public(
+    "linspace",
+    (),
+    (Param("start", "number", 0.0), Param("end", "number", 1.0), STEPS, DTYPE, RG),
+    category="creation",
+    doc="steps values evenly spaced from start to end (both included)",
+    method=False,
+)
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    dt = _float_dtype(dtype)
+    _check_requires_grad(dt, requires_grad)
+    arr = _spaced(start, end, steps, dt)
+    return _finish(arr.astype(dt.np), to_device(device), requires_grad)
+
+
+@public(
+    "logspace",
+    (),
+    (
+        Param("start", "number", 0.0),
+        Param("end", "number", 2.0),
+        STEPS,
+        Param("base", "number", 10.0),
+        DTYPE,
+        RG,
+    ),
+    category="creation",
+    doc="base ** linspace(start, end, steps)",
+    method=False,
+)
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    dt = _float_dtype(dtype)
+    _check_requires_grad(dt, requires_grad)
+    exponents = _spaced(start, end, steps, dt)
+    work = exponents.dtype
+    arr = np.power(work.type(base), exponents) if steps else exponents
+    return _finish(arr.astype(dt.np), to_device(device), requires_grad)
+
+
+@public(
+    "eye",
+    (),
+    (Param("n", "int", 3), Param("m", "int", None), DTYPE, RG),
+    category="creation",
+    doc="ones on the diagonal, zeros elsewhere",
+    method=False,
+)
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    dt = _float_dtype(dtype)
+    _check_requires_grad(dt, requires_grad)
+    arr = np.eye(n, n if m is None else m, dtype=dt.np)
+    return _finish(arr, to_device(device), requires_grad)
+
+
+_NUMPY_TYPES = (
+    "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, "
+    "uint32, uint16, uint8, and bool"
+)
+
+
+def from_numpy(ndarray: Any) -> Tensor:
+    """A tensor sharing ``ndarray``'s memory (writes to either show in both)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype not in dtypes.FROM_NP:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. "
+            f"The only supported types are: {_NUMPY_TYPES}."
+        )
+    if not ndarray.flags.writeable:
+        import warnings
+
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. "
+            "You may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest "
+            "of this program. (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)",
+            UserWarning,
+            stacklevel=2,
+        )
+    return Tensor._wrap(ndarray)

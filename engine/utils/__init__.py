@@ -1,0 +1,5 @@
+"""``engine.utils``: the parts of ``torch.utils`` that learners' programs use."""
+
+from engine.utils import data
+
+__all__ = ["data"]

@@ -1,0 +1,18 @@
+"""``engine.utils.data``: datasets, samplers and the ``DataLoader``."""
+
+from engine.utils.data.dataloader import DataLoader, default_collate
+from engine.utils.data.dataset import Dataset, IterableDataset, Subset, TensorDataset
+from engine.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = [
+    "BatchSampler",
+    "DataLoader",
+    "Dataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "Subset",
+    "TensorDataset",
+    "default_collate",
+]

@@ -1,0 +1,74 @@
+"""Datasets: anything indexable with a length, and tensors sliced along their first dim."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from engine.tensor import Tensor
+
+
+class Dataset:
+    """Map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: Dataset) -> Dataset:
+        return _Concat([self, other])
+
+
+class IterableDataset(Dataset):
+    """Iterable-style dataset: subclasses define ``__iter__``."""
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+
+class TensorDataset(Dataset):
+    """Sample ``i`` is ``tuple(t[i] for t in tensors)``; all share the first dimension."""
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].size(0)
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``."""
+
+    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class _Concat(Dataset):
+    def __init__(self, datasets: list[Dataset]) -> None:
+        self.datasets = datasets
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.datasets)  # type: ignore[arg-type]
+
+    def __getitem__(self, idx: int) -> Any:
+        if idx < 0:
+            idx += len(self)
+        for d in self.datasets:
+            n = len(d)  # type: ignore[arg-type]
+            if idx < n:
+                return d[idx]
+            idx -= n
+        raise IndexError("index out of range")

@@ -1,0 +1,102 @@
+"""Samplers: the order in which a ``DataLoader`` visits indices.
+
+``RandomSampler`` draws its permutation exactly as PyTorch does (a fresh generator
+seeded from the global one, then ``randperm``), so a shuffled loader visits the
+same samples after ``manual_seed`` as PyTorch's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sized
+from typing import Any
+
+
+class Sampler:
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    def __init__(
+        self,
+        data_source: Sized,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: Any = None,
+    ) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(
+                "num_samples should be a positive integer value, but got "
+                f"num_samples={self.num_samples}"
+            )
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        import engine
+
+        n = len(self.data_source)
+        generator = self.generator
+        if generator is None:
+            seed = int(engine.empty((), dtype=engine.int64).random_().item())
+            generator = engine.Generator()
+            generator.manual_seed(seed)
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from engine.randint(
+                    high=n, size=(32,), dtype=engine.int64, generator=generator
+                ).tolist()
+            yield from engine.randint(
+                high=n, size=(self.num_samples % 32,), dtype=engine.int64, generator=generator
+            ).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from engine.randperm(n, generator=generator).tolist()
+            yield from engine.randperm(n, generator=generator).tolist()[: self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)  # type: ignore[arg-type]
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

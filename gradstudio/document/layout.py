@@ -1,0 +1,140 @@
+"""Automatic layout: columns by data flow and time, rows by barycentre (positions only).
+
+A node's column is the longest data-flow path reaching it (networkx topological order),
+pushed right of any action that ran before it, so the canvas reads like the program it
+is.  Within a column, nodes sit near the average height of their inputs, which keeps
+wires short and uncrossed, and they are stacked by their real sizes so cards of any
+height never overlap.
+
+The core draws nothing, so it does not know how big a card is: a caller that does (the
+studio's canvas) passes ``sizes``; everyone else (the importer, hence every example file)
+gets ``default_card_size``, an over-estimate of the studio's cards, so a laid-out file
+opens without overlapping cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from gradstudio.catalogue import NodeKind
+
+if TYPE_CHECKING:
+    from gradstudio.catalogue import NodeType
+    from gradstudio.document.model import Document
+
+Size = tuple[float, float]
+
+COLUMN_GAP = 90.0
+ROW_GAP = 36.0
+
+DEFAULT_CARD_WIDTH = 196.0
+"""The studio's card width (cards do not grow sideways, so this is exact)."""
+DEFAULT_CARD_BASE = 90.0
+"""Height of a card's header and facts: a little more than the studio's (at most 82)."""
+DEFAULT_CARD_ROW = 20.0
+"""Height added per port row (a card has one row per input or output, side by side)."""
+
+
+def default_card_size(node_type: NodeType) -> Size:
+    """The space a node of this type gets when the caller knows no real card sizes.
+
+    Cards grow with their ports, so one height for all would either overlap the tall
+    cards or spread the short ones far apart (a one-row card is about 100 px tall, a
+    three-row one about 140).  Counting the catalogue's port rows keeps imported graphs
+    compact; the per-row height and the base are rounded up from the studio's cards, so
+    the estimate is never smaller than the card it stands for (a UI test holds the two
+    to that) and a file laid out here needs no tidying when it is opened.
+    """
+    rows = max(len(node_type.inputs), len(node_type.outputs), 1)
+    return (DEFAULT_CARD_WIDTH, DEFAULT_CARD_BASE + DEFAULT_CARD_ROW * rows)
+
+
+def columns_by_flow_and_time(doc: Document, graph: nx.MultiDiGraph) -> dict[str, int]:
+    """Each node's column: after its inputs, and after the actions that ran before it.
+
+    Data flow alone would draw ``w.grad`` (read after ``loss.backward()``) beside ``w``;
+    a learner reads the canvas as a program, so an action (backward, zero grads,
+    autograd.grad) sits right of everything before it, and what follows it sits
+    further right.  Consecutive actions share one column.
+    """
+    column: dict[str, int] = {}
+    barrier = 0  # first column free for nodes after the last group of actions
+    pending = 0
+    max_plain = -1
+    group: int | None = None  # column of the current run of consecutive actions
+    for node_id in nx.topological_sort(graph) if not doc.order else doc.order:
+        base = max((column[p] + 1 for p in graph.predecessors(node_id)), default=0)
+        if doc.node(node_id).type.kind is NodeKind.ACTION:
+            if group is None:
+                group = max(max_plain + 1, barrier)
+            column[node_id] = max(base, group)
+            pending = max(pending, column[node_id] + 1)
+        else:
+            if group is not None:
+                barrier, group = pending, None
+            column[node_id] = max(base, barrier)
+            max_plain = max(max_plain, column[node_id])
+    return column
+
+
+def layered_positions(
+    doc: Document,
+    sizes: Mapping[str, Size] | None = None,
+    origin: tuple[float, float] = (0.0, 0.0),
+) -> dict[str, tuple[float, float]]:
+    """New top-left ``(x, y)`` for every node, left to right by data flow.
+
+    ``sizes`` maps node ids to ``(width, height)``; a node missing from it gets
+    ``default_card_size``.  A column is as wide as its widest card (an empty column
+    as wide as a default card), so cards of a column never reach into the next one.
+    """
+    sizes = sizes or {}
+    size = {n.id: sizes.get(n.id) or default_card_size(n.type) for n in doc.nodes()}
+    graph = doc.graph
+    step = {n: i for i, n in enumerate(doc.order)}
+    column = columns_by_flow_and_time(doc, graph)
+    columns: dict[int, list[str]] = {}
+    for node_id in doc.order:
+        columns.setdefault(column[node_id], []).append(node_id)
+    lefts: dict[int, float] = {}
+    x = origin[0]
+    for col in range(max(columns, default=-1) + 1):
+        lefts[col] = x
+        widths = [size[n][0] for n in columns.get(col, [])] or [DEFAULT_CARD_WIDTH]
+        x += max(widths) + COLUMN_GAP
+    centre: dict[str, float] = {}
+    positions: dict[str, tuple[float, float]] = {}
+    y0 = origin[1]
+    for col in sorted(columns):
+        ids = columns[col]
+        bary: dict[str, float] = {}
+        for n in ids:
+            preds = [centre[p] for p in graph.predecessors(n) if p in centre]
+            bary[n] = sum(preds) / len(preds) if preds else float("inf")
+        if col > 0:
+            ids.sort(key=lambda n: (bary[n], step[n]))
+        total = sum(size[n][1] for n in ids) + ROW_GAP * (len(ids) - 1)
+        anchors = [b for b in bary.values() if b != float("inf")]
+        top = (sum(anchors) / len(anchors) - total / 2) if anchors else y0
+        y = max(top, y0) if col > 0 else y0
+        for n in ids:
+            h = size[n][1]
+            positions[n] = (round(lefts[col], 1), round(y, 1))
+            centre[n] = y + h / 2
+            y += h + ROW_GAP
+    return positions
+
+
+def auto_layout(
+    doc: Document, sizes: Mapping[str, Size] | None = None
+) -> dict[str, tuple[float, float]]:
+    """New positions for every node: ``layered_positions`` from the origin.
+
+    ``sizes`` are the real ``(width, height)`` of the cards, by node id, when the caller
+    draws them; without it every node gets ``default_card_size`` (see the module's
+    docstring for why the core estimates instead of knowing).
+    """
+    return layered_positions(doc, sizes)

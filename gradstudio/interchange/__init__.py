@@ -1,0 +1,1 @@
+"""Interchange: the file format, trust, the bundled examples, and PyTorch import and export."""

@@ -1,0 +1,534 @@
+"""The graphics items of the backward-graph view: boxes, edges, gradient labels, overview.
+
+Kept apart from the view so each item's drawing can be read on its own, and so
+the costs that matter for big graphs stay visible: one C++-painted path per edge,
+one item for all gradient labels, and one overview item that draws the whole
+graph as a few batched paths when it is zoomed out too far to read.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
+
+from gradstudio.evaluation.evaluate import GradValue
+from ui.backward.model import Box, Link, shape_text
+from ui.inspector.value_view import short_number
+
+# torchviz's colours (graphviz names): lightblue, lightgrey, orange, darkolivegreen1.
+LEAF_FILL = QColor("#add8e6")
+FN_FILL = QColor("#d3d3d3")
+SAVED_FILL = QColor("#ffa500")
+OUTPUT_FILL = QColor("#caff70")
+#: Ours: gradients that flowed, and the grad_fn executing during a replay.
+FLOW = QColor("#a23cc8")
+CURRENT = QColor("#e5484d")
+INK = QColor("#1b1b1b")  # text on the light torchviz fills, in both themes
+SUB_INK = QColor("#3c3c3c")
+
+KIND_FILL = {"leaf": LEAF_FILL, "fn": FN_FILL, "saved": SAVED_FILL, "out": OUTPUT_FILL}
+HALO = 5.0  # room around a box for the selection halo
+
+
+class Fonts:
+    """The fonts and metrics every item shares (made once per scene, not per item)."""
+
+    def __init__(self, base: QFont) -> None:
+        self.title = QFont(base)
+        self.bold = QFont(base)
+        self.bold.setBold(True)
+        self.sub = QFont(base)
+        self.sub.setPointSizeF(base.pointSizeF() * 0.85)
+        self.pill = QFont(base)
+        self.pill.setPointSizeF(base.pointSizeF() * 0.8)
+        self.pill.setBold(True)
+        self.m_title = QFontMetricsF(self.title)
+        self.m_bold = QFontMetricsF(self.bold)
+        self.m_sub = QFontMetricsF(self.sub)
+        self.m_pill = QFontMetricsF(self.pill)
+        self._widths: dict[tuple[int, str], float] = {}
+
+    def width(self, metrics: QFontMetricsF, text: str) -> float:
+        """``metrics.horizontalAdvance(text)``, remembered: a graph repeats its names."""
+        key = (id(metrics), text)
+        w = self._widths.get(key)
+        if w is None:
+            w = self._widths[key] = metrics.horizontalAdvance(text)
+        return w
+
+
+# ===================================================================== graphics items
+
+
+_HALO_PEN = QPen(Qt.GlobalColor.transparent, 2 * HALO)
+
+
+class Shown:
+    """What boxes and edges share: part of the graph at this position or not, drawn by
+    the item itself or (far out) by the overview, and set up only once first drawn."""
+
+    shown: bool
+    _visible: bool
+    _realized: bool
+
+    def _realize(self) -> None:
+        raise NotImplementedError
+
+    if TYPE_CHECKING:  # the Qt item the class is mixed into provides it
+
+        def setVisible(self, visible: bool) -> None: ...  # noqa: N802
+
+    def set_shown(self, on: bool, detail: bool = True) -> None:
+        """``on``: it exists at this position; ``detail``: this item draws it."""
+        self.shown = on
+        visible = on and detail
+        if visible and not self._realized:
+            self._realize()
+        if visible != self._visible:
+            self._visible = visible
+            self.setVisible(visible)
+
+
+class BoxItem(Shown, QGraphicsRectItem):
+    """A node of the backward graph, painted by hand (no per-item widgets).
+
+    The item's own pen is never drawn: its width only reserves room for the halo
+    in the bounding rectangle that QGraphicsRectItem computes in C++.  Its tooltip
+    (``box.tooltip``) is shown by the view, which finds boxes in the overview too.
+    """
+
+    def __init__(self, box: Box, fonts: Fonts) -> None:
+        self.fonts = fonts
+        tm = fonts.m_bold if box.kind == "fn" else fonts.m_title
+        subs = [box.subtitle] + (["modified", "freed"] if box.kind == "saved" else [])
+        w = max([fonts.width(tm, box.title)] + [fonts.width(fonts.m_sub, s) for s in subs])
+        h = tm.height() + (fonts.m_sub.height() if box.subtitle else 0)
+        self.w, self.h = max(w + 22, 56.0), h + 14
+        super().__init__(-self.w / 2, -self.h / 2, self.w, self.h)
+        self.box = box
+        self.selected = False
+        self.executed = False
+        self.current = False
+        self.output = False  # a root at this position, without a green box of its own
+        self.shown = True  # part of the graph at this position (drawn by it or the overview)
+        self._visible = True
+        self.cx = self.cy = 0.0  # the centre, as plain numbers for the overview
+        self._realized = False  # pen, cache and stacking are set when first drawn
+
+    def _realize(self) -> None:
+        self._realized = True
+        self.setPen(_HALO_PEN)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setZValue(2)
+
+    @property
+    def fill(self) -> QColor:
+        """torchviz's colour for the kind; washed out (opaque, both themes) when faded."""
+        fill = QColor(KIND_FILL[self.box.kind])
+        if self.box.faded:  # a saved tensor freed by backward or modified in place
+            fill = _mix(fill, QColor("#c8c8c8"), 0.6)
+        return fill
+
+    def place(self, x: float, y: float) -> None:
+        self.cx, self.cy = x, y
+        self.setPos(x, y)
+
+    def set_box(self, box: Box) -> None:
+        """New facts for the same node (a saved tensor freed, a leaf's shape...)."""
+        if box != self.box:
+            self.box = box
+            self.update()
+
+    def set_state(
+        self,
+        *,
+        selected: bool | None = None,
+        executed: bool | None = None,
+        current: bool | None = None,
+        output: bool | None = None,
+    ) -> None:
+        new = (
+            self.selected if selected is None else selected,
+            self.executed if executed is None else executed,
+            self.current if current is None else current,
+            self.output if output is None else output,
+        )
+        if new != (self.selected, self.executed, self.current, self.output):
+            self.selected, self.executed, self.current, self.output = new
+            self.update()
+
+    def paint(
+        self, p: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        lod = option.levelOfDetailFromTransform(p.worldTransform())
+        r = QRectF(-self.w / 2, -self.h / 2, self.w, self.h)
+        kind = self.box.kind
+        fill = self.fill
+        if self.current:
+            pen = QPen(CURRENT, 3.2)
+        elif self.executed:
+            pen = QPen(FLOW, 2.0)
+        else:
+            pen = QPen(QColor("#555555"), 1.0)
+            if self.box.faded:
+                pen.setStyle(Qt.PenStyle.DashLine)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        if self.selected:
+            halo = (
+                widget.palette().color(QPalette.ColorRole.Highlight)
+                if widget
+                else QColor("#3d7be0")
+            )
+            p.setPen(QPen(halo, 3.0))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRoundedRect(r.adjusted(-3.5, -3.5, 3.5, 3.5), 7, 7)
+        p.setPen(pen)
+        p.setBrush(fill)
+        radius = 3.0 if kind == "fn" else 8.0
+        p.drawRoundedRect(r, radius, radius)
+        if lod < 0.35:
+            return
+        fonts = self.fonts
+        title_font = fonts.bold if kind == "fn" else fonts.title
+        if not self.box.subtitle:
+            p.setFont(title_font)
+            p.setPen(INK)
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, self.box.title)
+            return
+        tm = fonts.m_bold if kind == "fn" else fonts.m_title
+        top = QRectF(r.left(), r.top() + 6, r.width(), tm.height())
+        bottom = QRectF(r.left(), top.bottom(), r.width(), r.bottom() - top.bottom() - 6)
+        p.setFont(title_font)
+        p.setPen(INK)
+        p.drawText(top, Qt.AlignmentFlag.AlignCenter, self.box.title)
+        p.setFont(fonts.sub)
+        if self.output:  # this grad_fn's tensor is an output right now: a green tag
+            tw = fonts.width(fonts.m_sub, self.box.subtitle) + 10
+            tag = QRectF(-tw / 2, bottom.top() + 1, tw, fonts.m_sub.height())
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(OUTPUT_FILL)
+            p.drawRoundedRect(tag, 4, 4)
+        p.setPen(SUB_INK)
+        p.drawText(bottom, Qt.AlignmentFlag.AlignCenter, self.box.subtitle)
+
+
+class PillLayer(QGraphicsItem):
+    """The gradients that flowed along the edges, as small labels, drawn by one item.
+
+    A big graph has thousands of edges and shows a gradient on each after backward;
+    one item painting the labels in the exposed area costs far less than an item
+    per label (to create, to index and to restyle on every replay step).
+    """
+
+    def __init__(self, fonts: Fonts) -> None:
+        super().__init__()
+        self.fonts = fonts
+        self.pills: list[tuple[QPointF, str, bool]] = []  # (centre, text, strong)
+        self._bounds = QRectF()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(1.9)  # over the edges, under the boxes
+
+    def set_pills(self, pills: list[tuple[QPointF, str, bool]], bounds: QRectF) -> None:
+        if pills != self.pills or bounds != self._bounds:
+            if bounds != self._bounds:
+                self.prepareGeometryChange()
+                self._bounds = bounds
+            self.pills = pills
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()  # never under the mouse: clicks reach the boxes and the view
+
+    def pill_rect(self, centre: QPointF, text: str) -> QRectF:
+        w = self.fonts.width(self.fonts.m_pill, text) + 12
+        h = self.fonts.m_pill.height() + 4
+        return QRectF(centre.x() - w / 2, centre.y() - h / 2, w, h)
+
+    def paint(
+        self, p: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        if not self.pills or option.levelOfDetailFromTransform(p.worldTransform()) < 0.45:
+            return
+        exposed = option.exposedRect.adjusted(-60, -12, 60, 12)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setFont(self.fonts.pill)
+        background = QColor(255, 255, 255, 238)
+        for centre, text, strong in self.pills:
+            if not exposed.contains(centre):
+                continue
+            r = self.pill_rect(centre, text)
+            colour = CURRENT if strong else FLOW
+            p.setPen(QPen(colour, 1.2))
+            p.setBrush(background)
+            p.drawRoundedRect(r, r.height() / 2, r.height() / 2)
+            p.setPen(colour.darker(130))
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
+
+
+class LinkItem(Shown, QGraphicsPathItem):
+    """An edge: a curve along the layout's main axis ending in an arrowhead.
+
+    One path item per edge, painted by Qt in C++ (no Python ``paint``, no child
+    items): a graph has thousands of edges and all of them repaint on a zoom.  The
+    arrowhead is a closed triangle in the same path; the curve runs out and back
+    along itself, so it encloses no area and only the triangle takes the fill.
+    """
+
+    def __init__(
+        self,
+        link: Link,
+        tail: tuple[float, float, float, float],
+        head: tuple[float, float, float, float],
+        vertical: bool,
+        ink: QColor,
+        ports: tuple[float, float] = (0.0, 0.0),
+        pill_at: float = 0.5,
+    ) -> None:
+        """``tail`` and ``head``: the boxes' centres and sizes, ``(x, y, w, h)``."""
+        super().__init__()
+        self.link = link
+        self.ink = ink  # the colour of an edge nothing has flowed along yet
+        self.shown = True
+        self._visible = True
+        (ax, ay, aw, ah), (bx, by, bw, bh) = tail, head
+        if vertical:
+            ax, bx = ax + ports[0], bx + ports[1]
+            sign = 1.0 if by >= ay else -1.0
+            x0, y0, x1, y1 = ax, ay + sign * ah / 2, bx, by - sign * bh / 2
+            bend = max(abs(y1 - y0) * 0.45, 12.0) * sign
+            c0, c1 = (x0, y0 + bend), (x1, y1 - bend)
+        else:
+            ay, by = ay + ports[0], by + ports[1]
+            sign = 1.0 if bx >= ax else -1.0
+            x0, y0, x1, y1 = ax + sign * aw / 2, ay, bx - sign * bw / 2, by
+            bend = max(abs(x1 - x0) * 0.45, 12.0) * sign
+            c0, c1 = (x0 + bend, y0), (x1 - bend, y1)
+        self.curve = ((x0, y0), c0, c1, (x1, y1))
+        self.pill_at = pill_at
+        self._pill_pos: QPointF | None = None
+        self.flow: GradValue | None = None
+        self.strong = False
+        self._flow_text: str | None = ""
+        self._realized = False  # path and pen are set the first time the item is drawn
+
+    def _realize(self) -> None:
+        """Give the item its path and pen (deferred: far out the overview draws edges)."""
+        self._realized = True
+        (x0, y0), c0, c1, (x1, y1) = self.curve
+        path = QPainterPath()
+        path.moveTo(x0, y0)
+        path.cubicTo(*c0, *c1, x1, y1)
+        if self.link.arrow:
+            path.cubicTo(*c1, *c0, x0, y0)
+            _add_arrow_head(path, c1, (x1, y1))
+        self.setPath(path)
+        self._apply_style()
+
+    @property
+    def pill_pos(self) -> QPointF:
+        """Where the gradient label sits: a point along the curve (computed once)."""
+        if self._pill_pos is None:
+            t, u = self.pill_at, 1.0 - self.pill_at
+            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.curve
+            a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+            self._pill_pos = QPointF(
+                a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3
+            )
+        return self._pill_pos
+
+    @property
+    def flow_text(self) -> str:
+        """The gradient on this edge in a few characters ("" before one has flowed)."""
+        if self._flow_text is None:
+            self._flow_text = "" if self.flow is None else grad_text(self.flow)
+        return self._flow_text
+
+    def set_flow(self, grad: GradValue | None, strong: bool) -> None:
+        """Show the gradient that flowed here (None: nothing has flowed yet)."""
+        if grad is self.flow and strong == self.strong:
+            return
+        if grad is not self.flow:
+            self._flow_text = None
+        self.flow, self.strong = grad, strong
+        if self._realized:
+            self._apply_style()
+
+    def _apply_style(self) -> None:
+        grad, strong = self.flow, self.strong
+        if grad is None:
+            colour, width = self.ink, 1.2
+        else:
+            colour, width = (CURRENT if strong else FLOW), (2.6 if strong else 1.8)
+        self.setPen(_link_pen(colour.rgba(), width, self.link.dashed))
+        if self.link.arrow:
+            self.setBrush(colour)
+        self.setZValue(1.5 if grad is not None else 1)
+
+
+def _mix(a: QColor, b: QColor, t: float) -> QColor:
+    return QColor(
+        round(a.red() + (b.red() - a.red()) * t),
+        round(a.green() + (b.green() - a.green()) * t),
+        round(a.blue() + (b.blue() - a.blue()) * t),
+    )
+
+
+def _add_arrow_head(
+    path: QPainterPath, ctrl: tuple[float, float], end: tuple[float, float], size: float = 8.0
+) -> None:
+    """A closed triangle with its tip at ``end``, pointing away from ``ctrl``."""
+    dx, dy = end[0] - ctrl[0], end[1] - ctrl[1]
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / length * size, dy / length * size
+    bx, by = end[0] - ux, end[1] - uy
+    path.moveTo(*end)
+    path.lineTo(bx - uy * 0.5, by + ux * 0.5)
+    path.lineTo(bx + uy * 0.5, by - ux * 0.5)
+    path.closeSubpath()
+
+
+@functools.lru_cache(maxsize=64)
+def _link_pen(rgba: int, width: float, dashed: bool) -> QPen:
+    """The pens of the links, made once per style (``setPen`` copies them)."""
+    pen = QPen(QColor.fromRgba(rgba), width)
+    if dashed:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+def grad_text(grad: GradValue) -> str:
+    """A gradient in a few characters: the number, or the shape and the range."""
+    arr = grad.array
+    if arr.size == 1:
+        return short_number(float(arr.reshape(-1)[0]))
+    if arr.size <= 3:
+        return "[" + ", ".join(short_number(float(v)) for v in arr.reshape(-1)) + "]"
+    finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
+    if finite.size == 0:
+        return f"{shape_text(grad.shape)} nan"
+    lo, hi = short_number(float(finite.min())), short_number(float(finite.max()))
+    return f"{shape_text(grad.shape)} {lo}…{hi}"
+
+
+OVERVIEW_LOD = 0.3  # below this zoom (no text is readable) one Overview item draws the graph
+
+
+class Overview(QGraphicsItem):
+    """The whole graph as a few batched paths, for zoomed-out views of big graphs.
+
+    Far out, the boxes are a few pixels and the labels are not drawn at all, but
+    each item still costs Qt a cached pixmap and a call; a thousand-node graph
+    would take a quarter of a second per repaint.  The view hides the items then
+    and this one draws the same picture: boxes filled in torchviz's colours, edges
+    in their flow colours, the selected and the executing grad_fn outlined.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bounds = QRectF()
+        self._boxes: list[BoxItem] = []
+        self._links: list[LinkItem] = []
+        self._paths: list[tuple[str, QColor, float, Any]] | None = None
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(0.5)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # panning blits
+
+    def set_items(
+        self, boxes: Iterable[BoxItem], links: Iterable[LinkItem], bounds: QRectF
+    ) -> None:
+        self.prepareGeometryChange()
+        self._boxes, self._links, self._bounds = list(boxes), list(links), QRectF(bounds)
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        """Something shown changed: batch the paths again before the next paint."""
+        self._paths = None
+        if self.isVisible():
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()  # clicks are resolved by the view (see ``box_near``)
+
+    def _batch(self, highlight: QColor) -> list[tuple[str, QColor, float, Any]]:
+        """Shapes grouped by what they are (edge, fill, mark) and how they are drawn.
+
+        Edges are one path of curves per colour; boxes are lists of rectangles for
+        ``drawRects``: one path of a thousand rectangles fills several times slower.
+        """
+        groups: dict[tuple[str, int, float], Any] = {}
+
+        for link in self._links:
+            if not link.shown:
+                continue
+            if link.flow is None:
+                colour, width = link.ink, 0.0
+            else:
+                colour, width = (CURRENT, 2.0) if link.strong else (FLOW, 0.0)
+            (x0, y0), c0, c1, (x1, y1) = link.curve
+            key = ("edge", colour.rgba(), width)
+            edge = groups.get(key)
+            if edge is None:
+                edge = groups[key] = QPainterPath()
+            edge.moveTo(x0, y0)
+            edge.cubicTo(*c0, *c1, x1, y1)
+        for box in self._boxes:
+            if not box.shown:
+                continue
+            rect = QRectF(box.cx - box.w / 2, box.cy - box.h / 2, box.w, box.h)
+            groups.setdefault(("fill", box.fill.rgba(), 0.0), []).append(rect)
+            if box.current:
+                groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
+            elif box.executed:  # many during a replay: hairlines, Qt's fastest stroke
+                groups.setdefault(("mark", FLOW.rgba(), 0.0), []).append(rect)
+            if box.selected:
+                halo = rect.adjusted(-4, -4, 4, 4)
+                groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
+        order = {"edge": 0, "fill": 1, "mark": 2}
+        batches = [(kind, QColor.fromRgba(rgba), w, p) for (kind, rgba, w), p in groups.items()]
+        return sorted(batches, key=lambda b: (order[b[0]], b[2]))
+
+    def paint(
+        self, p: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        if self._paths is None:
+            highlight = widget.palette().color(QPalette.ColorRole.Highlight) if widget else FLOW
+            self._paths = self._batch(highlight)
+        for kind, colour, width, shapes in self._paths:
+            if kind == "fill":
+                p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(colour)
+                p.drawRects(shapes)
+                continue
+            pen = QPen(colour, width)  # 0: a hairline
+            pen.setCosmetic(True)  # a pixel or two wide whatever the zoom
+            p.setPen(pen)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            if kind == "edge":
+                p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+                p.drawPath(shapes)
+            else:
+                p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+                p.drawRects(shapes)

@@ -1,0 +1,547 @@
+"""What the backward-graph view draws, and where: plain data, no Qt.
+
+Kept apart from the widgets so the mapping rules (which document node a
+``grad_fn`` belongs to) and the layout can be tested and profiled headless, and
+so the inspector can use the same mapping for its clickable ``next_functions``.
+
+The view lays out the *union* of the graphs of every step once per evaluation
+(``union_model``), then per timeline position only shows the part that exists
+then (``model_at``): nodes keep their place while the learner scrubs, and
+scrubbing costs no layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gradstudio.evaluation.evaluate import (
+    Evaluation,
+    GradFnFacts,
+    GradValue,
+    OutputRef,
+    Snapshot,
+    TensorFacts,
+)
+
+LAYER_GAP = 46.0
+NODE_GAP = 22.0
+WEIGHT = {"fn": 20.0, "leaf": 4.0, "out": 4.0, "saved": 1.0}  # who keeps its place in a layer
+
+BoxId = tuple  # ("fn", key) | ("leaf", key) | ("out", key) | ("saved", key, i)
+#: Per GradFnFacts object (by id, holding it): (facts, caption, tooltip, saved parts).
+Memo = dict[int, tuple[Any, Any, str, list[Any]]]
+
+
+# ============================================================== which node owns a grad_fn
+
+
+class GradFnIndex:
+    """Maps between ``grad_fn`` keys and document nodes for one evaluation.
+
+    A grad_fn belongs to the node whose step created it (the node's own output
+    got it first; for an in-place op that is the in-place node, not the tensor it
+    modified), and an ``AccumulateGrad`` belongs to its leaf's node.
+    """
+
+    def __init__(self, evaluation: Evaluation) -> None:
+        self.evaluation = evaluation
+        self.owner: dict[int, str] = {}
+        for result in evaluation.steps:
+            for ref, facts in result.changed.items():
+                if (
+                    facts is not None
+                    and facts.grad_fn is not None
+                    and ref.node_id == result.node_id
+                ):
+                    self.owner.setdefault(facts.grad_fn.key, ref.node_id)
+        for result in evaluation.steps:
+            for ref, facts in result.changed.items():
+                if facts is not None and facts.grad_fn is not None:
+                    self.owner.setdefault(facts.grad_fn.key, ref.node_id)
+            for key, fn in result.grad_fns.items():
+                if fn.variable is not None:
+                    self.owner.setdefault(key, fn.variable.node_id)
+
+    def node_for(self, key: int | None) -> str | None:
+        """The document node of a grad_fn key (None: an op-internal node)."""
+        return None if key is None else self.owner.get(key)
+
+    def key_for(self, snapshot: Snapshot, node_id: str) -> int | None:
+        """The grad_fn of a node's output at ``snapshot``; for a leaf, its AccumulateGrad."""
+        leaf: TensorFacts | None = None
+        for ref, facts in snapshot.items():
+            if ref.node_id != node_id or facts is None:
+                continue
+            if facts.grad_fn is not None:
+                return facts.grad_fn.key
+            if facts.requires_grad and leaf is None:
+                leaf = facts
+        return None if leaf is None else accumulate_key(snapshot, leaf)
+
+    def label(self, node_id: str) -> str:
+        return self.evaluation.plan.labels.get(node_id, node_id)
+
+
+def accumulate_key(snapshot: Snapshot, leaf: TensorFacts) -> int | None:
+    """The AccumulateGrad that writes into ``leaf`` (None until an op used the leaf)."""
+    for key, fn in snapshot.grad_fns().items():
+        if fn.name != "AccumulateGrad" or fn.variable is None:
+            continue
+        var = snapshot.facts(fn.variable.node_id, fn.variable.port, fn.variable.index)
+        if var is not None and var.tensor_id == leaf.tensor_id:
+            return key
+    return None
+
+
+_INDEX_CACHE: list[GradFnIndex] = []
+
+
+def index_for(evaluation: Evaluation) -> GradFnIndex:
+    """The (cached) index of an evaluation: built once per evaluation object."""
+    if _INDEX_CACHE and _INDEX_CACHE[0].evaluation is evaluation:
+        return _INDEX_CACHE[0]
+    index = GradFnIndex(evaluation)
+    _INDEX_CACHE[:] = [index]
+    return index
+
+
+def parse_key(text: str) -> int | None:
+    """``state.grad_fn_key`` (a string) as the evaluation's integer key."""
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
+# ==================================================================== the graph model
+
+
+def shape_text(shape: Iterable[int]) -> str:
+    dims = tuple(shape)
+    return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+
+
+@dataclass(frozen=True)
+class Box:
+    """One drawn node: ``kind`` is ``fn``, ``leaf``, ``out`` or ``saved``."""
+
+    id: BoxId
+    kind: str
+    title: str
+    subtitle: str = ""
+    key: int | None = None  # the grad_fn it stands for or belongs to
+    node_id: str | None = None  # the document node it maps to
+    faded: bool = False
+    tooltip: str = ""
+
+
+@dataclass(frozen=True)
+class Link:
+    """An arrow ``tail → head`` in torchviz's direction; ``flow`` names its gradient."""
+
+    tail: BoxId
+    head: BoxId
+    flow: tuple  # ("next", fn key, slot) | ("acc", key) | ("out", key) | ("saved", key, i)
+    dashed: bool = False
+    arrow: bool = True
+
+
+@dataclass
+class GraphModel:
+    boxes: dict[BoxId, Box] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+    #: Layering edges, from the outputs towards the leaves.
+    layering: list[tuple[BoxId, BoxId]] = field(default_factory=list)
+    #: grad_fn keys of tensors that nothing else uses yet (torchviz's green outputs).
+    roots: set[int] = field(default_factory=set)
+
+    @property
+    def fn_count(self) -> int:
+        return sum(1 for b in self.boxes.values() if b.kind == "fn")
+
+
+def model_at(
+    evaluation: Evaluation,
+    snapshot: Snapshot,
+    index: GradFnIndex,
+    show_saved: bool = True,
+    memo: Memo | None = None,
+) -> GraphModel:
+    """Every grad_fn reachable from a tensor of the document at ``snapshot``."""
+    tensors = [(ref, f) for ref, f in snapshot.items() if f is not None]
+    return build_model(
+        evaluation,
+        tensors,
+        snapshot.grad_fns(),
+        lambda ref: snapshot.facts(ref.node_id, ref.port, ref.index),
+        index,
+        show_saved,
+        memo,
+    )
+
+
+def union_model(
+    evaluation: Evaluation, index: GradFnIndex, show_saved: bool = True, memo: Memo | None = None
+) -> GraphModel:
+    """The graphs of all steps together (facts as of the last step): what is laid out."""
+    final = evaluation.final
+    tensors = [
+        (ref, f)
+        for result in evaluation.steps
+        for ref, f in result.changed.items()
+        if f is not None
+    ]
+    return build_model(
+        evaluation,
+        tensors,
+        final.grad_fns(),
+        lambda ref: final.facts(ref.node_id, ref.port, ref.index),
+        index,
+        show_saved,
+        memo,
+    )
+
+
+def build_model(
+    evaluation: Evaluation,
+    tensors: list[tuple[OutputRef, TensorFacts]],
+    grad_fns: Mapping[int, GradFnFacts],
+    facts_of: Callable[[OutputRef], TensorFacts | None],
+    index: GradFnIndex,
+    show_saved: bool = True,
+    memo: Memo | None = None,
+) -> GraphModel:
+    """The boxes and links of the grad_fns reachable from ``tensors``.
+
+    ``memo`` keeps what depends only on one (immutable) GradFnFacts object between
+    calls: snapshots of neighbouring steps share most of them, so scrubbing the
+    timeline rebuilds little.
+    """
+    memo = {} if memo is None else memo
+    model = GraphModel()
+    plan = evaluation.plan
+    starts: list[int] = []
+    caption: dict[int, str] = {}
+    shape_of: dict[int, tuple[int, ...]] = {}
+    for ref, facts in tensors:
+        if facts.grad_fn is None:
+            continue
+        key = facts.grad_fn.key
+        shape_of[key] = facts.shape
+        if key not in caption:
+            starts.append(key)
+            owner = index.node_for(key) or ref.node_id
+            caption[key] = plan.labels.get(owner, owner)
+    fns: dict[int, GradFnFacts] = {}
+    order: list[int] = []
+    stack = list(reversed(starts))
+    while stack:
+        key = stack.pop()
+        if key in fns or key not in grad_fns:
+            continue
+        fn = grad_fns[key]
+        fns[key] = fn
+        order.append(key)
+        stack.extend(n.key for n in reversed(fn.next_functions) if n is not None)
+    referenced = {n.key for fn in fns.values() for n in fn.next_functions if n is not None}
+    model.roots = {k for k in caption if k in fns and k not in referenced}
+
+    for key in order:
+        fn = fns[key]
+        named = fn.name != "AccumulateGrad" and key not in model.roots
+        sub = caption.get(key, "") if named else ""
+        parts = memo.get(id(fn))
+        if parts is None or parts[0] is not fn or parts[1] != caption.get(key):
+            tip = fn_tooltip(fn, caption.get(key))
+            saved = _saved_parts(fn, key, index)
+            parts = memo[id(fn)] = (fn, caption.get(key), tip, saved)
+        model.boxes[("fn", key)] = Box(
+            ("fn", key), "fn", fn.name, sub, key, index.node_for(key), False, parts[2]
+        )
+    for key in order:
+        fn = fns[key]
+        fn_id = ("fn", key)
+        for slot, nxt in enumerate(fn.next_functions):
+            if nxt is not None and nxt.key in fns:
+                model.links.append(Link(("fn", nxt.key), fn_id, ("next", key, slot)))
+                model.layering.append((fn_id, ("fn", nxt.key)))
+        if fn.name == "AccumulateGrad" and fn.variable is not None:
+            _add_leaf(model, plan.display_label(fn.variable), facts_of(fn.variable), fn, key)
+        if show_saved:
+            for box, link in memo[id(fn)][3]:
+                model.boxes[box.id] = box
+                model.links.append(link)
+                model.layering.append((fn_id, box.id))
+    for key in order:
+        if key in model.roots:
+            out_id = ("out", key)
+            shape = shape_text(shape_of[key])
+            model.boxes[out_id] = Box(
+                out_id,
+                "out",
+                caption[key],
+                shape,
+                key,
+                index.node_for(key),
+                tooltip=f"{caption[key]} {shape}: an output, its grad_fn is {fns[key].name}",
+            )
+            model.links.append(Link(("fn", key), out_id, ("out", key)))
+            model.layering.append((out_id, ("fn", key)))
+    return model
+
+
+def _add_leaf(
+    model: GraphModel, label: str, var: TensorFacts | None, fn: GradFnFacts, key: int
+) -> None:
+    assert fn.variable is not None
+    leaf_id = ("leaf", key)
+    shape = shape_text(var.shape) if var is not None else ""
+    model.boxes[leaf_id] = Box(
+        leaf_id,
+        "leaf",
+        label,
+        shape,
+        key,
+        fn.variable.node_id,
+        tooltip=f"{label} {shape}: a leaf that requires grad;\n"
+        "backward adds its gradient into .grad (AccumulateGrad)",
+    )
+    model.links.append(Link(leaf_id, ("fn", key), ("acc", key)))
+    model.layering.append((("fn", key), leaf_id))
+
+
+def _saved_parts(fn: GradFnFacts, key: int, index: GradFnIndex) -> list[tuple[Box, Link]]:
+    parts = []
+    for i, saved in enumerate(fn.saved):
+        if saved.kind not in ("tensor", "freed", "modified"):
+            continue
+        sid = ("saved", key, i)
+        value = saved.value
+        if saved.kind == "tensor" and isinstance(value, GradValue):
+            sub = shape_text(value.shape)
+            tip = f"saved tensor {saved.name} {sub} of {fn.name} (ctx.saved_tensors)"
+        elif saved.kind == "freed":
+            sub = "freed"
+            tip = f"{saved.name}: freed by backward (retain_graph=False);\na second backward fails"
+        else:
+            sub = "modified"
+            tip = f"{saved.name}: {value}"
+        box = Box(
+            sid, "saved", saved.name, sub, key, index.node_for(key), saved.kind != "tensor", tip
+        )
+        parts.append((box, Link(sid, ("fn", key), ("saved", key, i), dashed=True, arrow=False)))
+    return parts
+
+
+def fn_tooltip(fn: GradFnFacts, tensor: str | None) -> str:
+    lines = [fn.name + (f"  (grad_fn of {tensor})" if tensor else "")]
+    nexts = ", ".join("None" if n is None else f"({n.name}, {n.index})" for n in fn.next_functions)
+    lines.append(f"next_functions: ({nexts})")
+    for s in fn.saved:
+        lines.append(f"_saved_{s.name}: {s.kind}")
+    return "\n".join(lines)
+
+
+# ======================================================================== the layout
+
+
+def layout(
+    model: GraphModel,
+    sizes: Mapping[BoxId, tuple[float, float]],
+    vertical: bool = True,
+    layering: Layering | None = None,
+) -> dict[BoxId, tuple[float, float]]:
+    """Centres of the boxes: layers by topological generation, outputs last.
+
+    ``vertical``: torchviz's top-to-bottom (leaves at the top, outputs at the
+    bottom); otherwise left-to-right.  Inside a layer, a few barycentre sweeps
+    reduce crossings; then each box goes as near as it can to the mean of its
+    neighbours in the layers before it.  ``layering``: ``layers_of(model)``, when
+    the caller has it already (``extents`` needs it too).
+    """
+    layers, succ, pred = layering or layers_of(model)
+    layers = [list(layer) for layer in layers]  # sorted in place below
+    first = {box_id: i for i, box_id in enumerate(model.boxes)}
+    for layer in layers:
+        layer.sort(key=lambda v: first[v])
+    pos = {v: float(i) for layer in layers for i, v in enumerate(layer)}
+    for sweep in range(6):
+        down = sweep % 2 == 0
+        near = pred if down else succ
+        for layer in layers[1:] if down else list(reversed(layers[:-1])):
+            keys = {}
+            for v in layer:
+                nbrs = near[v]
+                bary = sum([pos[u] for u in nbrs]) / len(nbrs) if nbrs else pos[v]
+                keys[v] = (bary, pos[v])
+            layer.sort(key=keys.__getitem__)
+            for i, v in enumerate(layer):
+                pos[v] = float(i)
+
+    def cross(v: BoxId) -> float:
+        return sizes[v][0] if vertical else sizes[v][1]
+
+    def along(v: BoxId) -> float:
+        return sizes[v][1] if vertical else sizes[v][0]
+
+    layer_of = {v: li for li, layer in enumerate(layers) for v in layer}
+    coord: dict[BoxId, float] = {}
+    for li, layer in enumerate(layers):
+        desired = []
+        for i, v in enumerate(layer):
+            # neighbours one layer up pull; long edges (a weight used by every step
+            # of a chain) would drag the whole chain sideways
+            preds = [coord[u] for u in pred[v] if layer_of[u] == li - 1]
+            preds = preds or [coord[u] for u in pred[v] if u in coord]
+            desired.append(_median(preds) if preds else float(i) * 120.0)
+        xs = list(desired)
+        for i in range(1, len(xs)):
+            xs[i] = max(xs[i], xs[i - 1] + (cross(layer[i - 1]) + cross(layer[i])) / 2 + NODE_GAP)
+        if li > 0 and xs:
+            # keep the grad_fns where they want to be; saved tensors give way
+            weights = [WEIGHT.get(v[0], 1.0) for v in layer]
+            shift = sum(w * (d - x) for w, d, x in zip(weights, desired, xs)) / sum(weights)
+            xs = [x + shift for x in xs]
+        for v, x in zip(layer, xs):
+            coord[v] = x
+    offsets = [0.0] * len(layers)
+    running = 0.0
+    for li in range(len(layers) - 1, -1, -1):
+        extent = max((along(v) for v in layers[li]), default=0.0)
+        offsets[li] = running + extent / 2
+        running += extent + LAYER_GAP
+    out: dict[BoxId, tuple[float, float]] = {}
+    for li, layer in enumerate(layers):
+        for v in layer:
+            out[v] = (coord[v], offsets[li]) if vertical else (offsets[li], coord[v])
+    return out
+
+
+Adjacency = dict[BoxId, list[BoxId]]
+
+
+Layering = tuple[list[list[BoxId]], Adjacency, Adjacency]
+
+
+def layers_of(model: GraphModel) -> Layering:
+    """The layers (outputs first) and the adjacency they were computed from."""
+    succ, pred = _adjacency(model)
+    layers = _generations(list(model.boxes), succ, pred)
+    if sum(map(len, layers)) < len(model.boxes):  # a cycle: not from autograd; never hang
+        succ, pred = _dfs_tree(list(model.boxes), succ)
+        layers = _generations(list(model.boxes), succ, pred)
+    return _pull_towards_inputs(layers, succ, pred), succ, pred
+
+
+def extents(
+    model: GraphModel,
+    sizes: Mapping[BoxId, tuple[float, float]],
+    layering: Layering | None = None,
+) -> dict[bool, tuple[float, float]]:
+    """About how wide and tall the layout is, top-to-bottom (True) and left-to-right.
+
+    Without placing anything: layers stack along the main axis and the widest
+    layer sets the other, so a view can choose the orientation that fits it best
+    before paying for one layout.
+    """
+    layers = (layering or layers_of(model))[0]
+    out: dict[bool, tuple[float, float]] = {}
+    for vertical in (True, False):
+        cross, along = (0, 1) if vertical else (1, 0)
+        span = max(
+            (sum(sizes[v][cross] for v in layer) + NODE_GAP * (len(layer) - 1) for layer in layers),
+            default=0.0,
+        )
+        depth = sum(max(sizes[v][along] for v in layer) for layer in layers)
+        depth += LAYER_GAP * max(len(layers) - 1, 0)
+        out[vertical] = (span, depth) if vertical else (depth, span)
+    return out
+
+
+def _adjacency(model: GraphModel) -> tuple[Adjacency, Adjacency]:
+    """Successors and predecessors along ``model.layering`` (each edge once, in order)."""
+    succ: Adjacency = {v: [] for v in model.boxes}
+    pred: Adjacency = {v: [] for v in model.boxes}
+    for a, b in dict.fromkeys(model.layering):
+        if a in succ and b in succ and a != b:
+            succ[a].append(b)
+            pred[b].append(a)
+    return succ, pred
+
+
+def _generations(nodes: list[BoxId], succ: Adjacency, pred: Adjacency) -> list[list[BoxId]]:
+    """Kahn's layers: each node one layer after its last predecessor (nodes on a
+    cycle are left out, which the caller detects)."""
+    indegree = {v: len(pred[v]) for v in nodes}
+    layer = [v for v in nodes if indegree[v] == 0]
+    layers = []
+    while layer:
+        layers.append(layer)
+        following = []
+        for v in layer:
+            for w in succ[v]:
+                indegree[w] -= 1
+                if indegree[w] == 0:
+                    following.append(w)
+        layer = following
+    return layers
+
+
+def _pull_towards_inputs(
+    layers: list[list[BoxId]], succ: Adjacency, pred: Adjacency
+) -> list[list[BoxId]]:
+    """Move each box to the layer just before the nearest box it points to.
+
+    Generations put every box that nothing uses (a tensor computed and never used
+    again, an output) in the first layer, however deep its inputs are: a graph
+    with many such branches becomes one long row of long edges.  Pulled down,
+    each branch sits next to what it was computed from.  Boxes that point nowhere
+    (leaves, saved tensors) then go one layer after their last user, so they
+    neither hold their user up nor wander off from it.
+    """
+    layer_of = {v: li for li, layer in enumerate(layers) for v in layer}
+    for layer in reversed(layers):
+        for v in layer:
+            inner = [layer_of[w] for w in succ[v] if succ[w]]
+            if inner:
+                layer_of[v] = min(inner) - 1
+    for layer in layers:
+        for v in layer:
+            if not succ[v] and pred[v]:
+                layer_of[v] = max(layer_of[u] for u in pred[v]) + 1
+    pulled: list[list[BoxId]] = [[] for _ in range(max(layer_of.values(), default=-1) + 1)]
+    for layer in layers:
+        for v in layer:
+            pulled[layer_of[v]].append(v)
+    return [layer for layer in pulled if layer]
+
+
+def _dfs_tree(nodes: list[BoxId], succ: Adjacency) -> tuple[Adjacency, Adjacency]:
+    """The depth-first tree's edges only: acyclic whatever the input."""
+    tree_succ: Adjacency = {v: [] for v in nodes}
+    tree_pred: Adjacency = {v: [] for v in nodes}
+    seen: set[BoxId] = set()
+    for root in nodes:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(succ[root]))]
+        while stack:
+            parent, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+            elif child not in seen:
+                seen.add(child)
+                tree_succ[parent].append(child)
+                tree_pred[child].append(parent)
+                stack.append((child, iter(succ[child])))
+    return tree_succ, tree_pred
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2

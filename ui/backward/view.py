@@ -1,0 +1,708 @@
+"""The backward graph, drawn the way PyTorch holds it (torchviz's picture, but live).
+
+``grad_fn`` nodes are what ``backward`` actually walks; the document's canvas
+shows the forward program.  Learners meet the backward graph in torchviz
+pictures, so this view speaks its colour language: blue for leaves that require
+grad (tied to their ``AccumulateGrad``), grey for backward functions, orange for
+saved tensors, green for the outputs; arrows point the way torchviz draws them
+(from ``next_functions`` towards the function that uses them).  On top of that
+it shows what torchviz cannot: the gradient that flowed along each edge, and
+during a replay the ``grad_fn`` being executed.
+
+The scene is built once per graph from the union of all steps' graphs
+(``ui.backward.model``; a re-run of the same graph keeps it); moving along the
+timeline only shows, hides and restyles items, so scrubbing a graph of hundreds
+of nodes stays smooth.  Zoomed far out, one overview item draws the whole graph
+(``ui.backward.items.Overview``), and the orientation follows the panel's shape
+until the user picks one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+    QResizeEvent,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QHBoxLayout,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gradstudio.evaluation.evaluate import Evaluation, GradValue
+from ui.backward.items import (
+    CURRENT,
+    FLOW,
+    FN_FILL,
+    LEAF_FILL,
+    OUTPUT_FILL,
+    OVERVIEW_LOD,
+    SAVED_FILL,
+    BoxItem,
+    Fonts,
+    LinkItem,
+    Overview,
+    PillLayer,
+)
+from ui.backward.model import (
+    BoxId,
+    GraphModel,
+    Link,
+    Memo,
+    extents,
+    index_for,
+    layers_of,
+    layout,
+    model_at,
+    parse_key,
+    union_model,
+)
+from ui.inspector.value_view import WrapLabel
+from ui.state import StudioState
+from ui.timeline.panel import TraceAt, trace_at
+
+__all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", "GraphView"]
+
+MAX_FIT_SCALE = 1.4
+SCENE_PAD = (120.0, 50.0)  # around the boxes' centres, on each side
+ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
+
+
+# ============================================================================ the view
+
+
+class GraphView(QGraphicsView):
+    """Zoom with the wheel, pan by dragging, double-click the background to fit."""
+
+    boxClicked = Signal(object)  # a BoxItem
+    backgroundClicked = Signal()
+    scaleChanged = Signal(float)
+
+    def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
+        super().__init__(scene, parent)
+        self.setObjectName("backwardGraphView")
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self._press: QPointF | None = None
+        #: Fit the graph whenever the view or the graph changes, until the user zooms or pans.
+        self.auto_fit = True
+        #: Finds a box by scene position when no item is there (the overview draws it).
+        self.box_near: Callable[[QPointF, float], BoxItem | None] | None = None
+
+    def zoom(self, factor: float) -> None:
+        self.auto_fit = False
+        current = self.transform().m11()
+        factor = max(0.002 / current, min(factor, 4.0 / current))
+        self.scale(factor, factor)
+        self.scaleChanged.emit(self.transform().m11())
+
+    def fit(self) -> None:
+        """Show the whole graph (not larger than MAX_FIT_SCALE); resumes auto-fitting."""
+        self.auto_fit = True
+        rect = self.scene().sceneRect()
+        if rect.isEmpty():
+            return
+        self.resetTransform()
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > MAX_FIT_SCALE:
+            self.resetTransform()
+            self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
+            self.centerOn(rect.center())
+        self.scaleChanged.emit(self.transform().m11())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom(1.18**steps)
+        event.accept()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.auto_fit:
+            self.fit()
+
+    def box_at(self, pos: QPointF) -> BoxItem | None:
+        item = self.itemAt(pos.toPoint())
+        while item is not None and not isinstance(item, BoxItem):
+            item = item.parentItem()
+        if item is None and self.box_near is not None:
+            return self.box_near(self.mapToScene(pos.toPoint()), 4.0 / self.transform().m11())
+        return item
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            box = self.box_at(QPointF(event.pos()))
+            if box is not None and box.box.tooltip:
+                QToolTip.showText(event.globalPos(), box.box.tooltip, self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        self._press = event.position()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        super().mouseReleaseEvent(event)
+        if self._press is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        moved = (event.position() - self._press).manhattanLength()
+        self._press = None
+        if moved > 4:  # a pan, not a click
+            self.auto_fit = False
+            return
+        box = self.box_at(event.position())
+        if box is not None:
+            self.boxClicked.emit(box)
+        else:
+            self.backgroundClicked.emit()
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        if self.box_at(event.position()) is None:
+            self.fit()
+        else:
+            super().mouseDoubleClickEvent(event)
+
+
+def _legend_chip(colour: QColor, text: str) -> str:
+    """One legend entry as rich text (the entries wrap in a narrow dock)."""
+    swatch = (
+        f"<span style='background:{colour.name()}; color:{colour.name()};'>&nbsp;■&nbsp;</span>"
+    )
+    return f"<span style='white-space:nowrap'>{swatch}&nbsp;{text}</span>"
+
+
+class BackwardView(QWidget):
+    """The live ``grad_fn`` graph at the timeline position, synced with the selection."""
+
+    def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("backwardGraph")
+        self.state = state
+        self.vertical = True
+        #: Choose the orientation from the view's shape until the user picks one.
+        self.orientation_auto = True
+        self._extents: dict[bool, tuple[float, float]] = {}
+        self._reorient_timer = QTimer(self)
+        self._reorient_timer.setSingleShot(True)
+        self._reorient_timer.setInterval(150)  # after a dock is dragged, not during
+        self._reorient_timer.timeout.connect(self._reorient)
+        self.show_saved = True
+        self.scene = QGraphicsScene(self)
+        # No BSP index: the scene is rebuilt per evaluation and Qt would build the
+        # tree (a tenth of a second for a thousand-node graph) on the first paint;
+        # a linear pass over the items in C++ costs far less than that per frame.
+        self.scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.view = GraphView(self.scene, self)
+        self.boxes: dict[BoxId, BoxItem] = {}
+        self.links: list[LinkItem] = []
+        #: Items draw the graph (True) or, zoomed far out, the one overview item does.
+        self.detail = True
+        self.pill_layer: PillLayer
+        self.overview: Overview
+        self._message: QGraphicsSimpleTextItem | None = None
+        self._clear()  # the scene's two shared items: gradient labels, overview
+        self.model = GraphModel()  # the graph at the current position
+        self._union = GraphModel()  # the graph laid out: every step's, together
+        self._built: tuple[Evaluation | None, bool, bool] | None = None
+        self._model_key: tuple[int, int, bool] | None = None
+        self.selected_key: int | None = None
+        self.current_key: int | None = None
+        self.executed_keys: tuple[int, ...] = ()
+        self._memo: Memo = {}
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(6, 4, 6, 2)
+        bar.setSpacing(2)
+        self.fit_button = self._tool(
+            "Fit", "Fit the graph in view (or double-click the background)"
+        )
+        self.zoom_out_button = self._tool("−", "Zoom out (mouse wheel)")
+        self.zoom_in_button = self._tool("+", "Zoom in (mouse wheel)")
+        self.orientation_button = self._tool(
+            "⇅",
+            "Top-to-bottom like torchviz, or left-to-right "
+            "(chosen to fit the panel until you pick one)",
+        )
+        self.orientation_button.setCheckable(True)
+        self.orientation_button.setChecked(True)
+        self.saved_button = self._tool("saved", "Show the tensors each grad_fn saved (orange)")
+        self.saved_button.setCheckable(True)
+        self.saved_button.setChecked(True)
+        for b in (
+            self.fit_button,
+            self.zoom_out_button,
+            self.zoom_in_button,
+            self.orientation_button,
+            self.saved_button,
+        ):
+            bar.addWidget(b)
+        bar.addSpacing(8)
+        self.status = WrapLabel(parent=self)
+        self.status.setObjectName("backwardStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        bar.addWidget(self.status, 1)
+        legend = QHBoxLayout()
+        legend.setContentsMargins(8, 0, 6, 2)
+        chips = (
+            (LEAF_FILL, "leaf"),
+            (FN_FILL, "grad_fn"),
+            (SAVED_FILL, "saved"),
+            (OUTPUT_FILL, "output"),
+            (FLOW, "gradient"),
+            (CURRENT, "executing"),
+        )
+        self.legend = WrapLabel(" &nbsp; ".join(_legend_chip(c, t) for c, t in chips), self)
+        self.legend.setObjectName("backwardLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        legend.addWidget(self.legend, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(bar)
+        lay.addLayout(legend)
+        lay.addWidget(self.view, 1)
+
+        self.fit_button.clicked.connect(self.view.fit)
+        self.zoom_in_button.clicked.connect(lambda: self.view.zoom(1.25))
+        self.zoom_out_button.clicked.connect(lambda: self.view.zoom(0.8))
+        self.orientation_button.toggled.connect(self.set_vertical)
+        self.saved_button.toggled.connect(self.set_show_saved)
+        self.view.boxClicked.connect(self._box_clicked)
+        self.view.scaleChanged.connect(self._scale_changed)
+        self.view.box_near = self.box_near
+        self.view.backgroundClicked.connect(self._background_clicked)
+        state.evaluationChanged.connect(self.refresh)
+        state.positionChanged.connect(self.refresh)
+        state.documentReplaced.connect(self.refresh)
+        state.selectionChanged.connect(self._selection_changed)
+        state.gradFnSelected.connect(self._grad_fn_selected)
+        self.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.boxes:
+            self._built = None  # edge ink and messages follow the theme
+            self.refresh()
+
+    def _tool(self, text: str, tip: str) -> QToolButton:
+        b = QToolButton(self)
+        b.setText(text)
+        b.setToolTip(tip)
+        b.setAutoRaise(True)
+        return b
+
+    # -- options -----------------------------------------------------------
+    def set_vertical(self, vertical: bool) -> None:
+        """Top-to-bottom (torchviz) or left-to-right, as the user chose: it sticks."""
+        self.orientation_auto = False
+        self._orient(vertical)
+
+    def _orient(self, vertical: bool) -> None:
+        self._show_orientation(vertical)
+        self.refresh()
+        self.view.fit()
+
+    def _show_orientation(self, vertical: bool) -> None:
+        self.vertical = vertical
+        with QSignalBlocker(self.orientation_button):
+            self.orientation_button.setChecked(vertical)
+        self.orientation_button.setText("⇅" if vertical else "⇄")
+
+    def best_orientation(self) -> bool:
+        """The orientation that shows the graph larger in this view (True: top-to-bottom).
+
+        torchviz's top-to-bottom unless left-to-right is clearly larger, as in a
+        wide, short dock or for a long chain of grad_fns.
+        """
+        if not self._extents:
+            return self.vertical
+        vw, vh = max(self.view.viewport().width(), 1), max(self.view.viewport().height(), 1)
+
+        def scale(vertical: bool) -> float:
+            w, h = self._extents[vertical]
+            return min(vw / (w + 2 * SCENE_PAD[0]), vh / (h + 2 * SCENE_PAD[1]), MAX_FIT_SCALE)
+
+        return not scale(False) > scale(True) * ORIENTATION_MARGIN
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.orientation_auto and self._extents:
+            self._reorient_timer.start()
+
+    def _reorient(self) -> None:
+        if self.orientation_auto and self.best_orientation() != self.vertical:
+            self._orient(not self.vertical)
+
+    def set_show_saved(self, show: bool) -> None:
+        self.show_saved = show
+        with QSignalBlocker(self.saved_button):
+            self.saved_button.setChecked(show)
+        self.refresh()
+
+    # -- queries (for tests and the other panels) -----------------------------
+    def visible_boxes(self, kind: str | None = None) -> list[BoxItem]:
+        return [b for b in self.boxes.values() if b.shown and (kind is None or b.box.kind == kind)]
+
+    def fn_item(self, key: int) -> BoxItem | None:
+        item = self.boxes.get(("fn", key))
+        return item if item is not None and item.shown else None
+
+    def leaf_item(self, key: int) -> BoxItem | None:
+        item = self.boxes.get(("leaf", key))
+        return item if item is not None and item.shown else None
+
+    def link_flow(self, flow: tuple) -> GradValue | None:
+        """The gradient shown on the link named ``flow`` (see ``Link.flow``)."""
+        return next((li.flow for li in self.links if li.link.flow == flow and li.shown), None)
+
+    # -- building ----------------------------------------------------------
+    def refresh(self) -> None:
+        """Bring the scene to the state's evaluation, position and replay."""
+        ev = self.state.evaluation
+        snap = self.state.snapshot()
+        if ev is None or snap is None:
+            self._show_message("Run the graph to see the grad_fn graph autograd records.")
+            return
+        index = index_for(ev)
+        built = (ev, self.vertical, self.show_saved)
+        if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
+            union = union_model(ev, index, self.show_saved, self._memo)
+            same_options = self._built is not None and self._built[1:] == built[1:]
+            if not (
+                same_options
+                and union.boxes == self._union.boxes
+                and union.links == self._union.links
+            ):
+                self._rebuild(union)
+            # else: the same graph again (a re-run after editing values, undo, redo):
+            # its items, layout and zoom stay; only gradients and facts are new
+            self._union = union
+            self._built = (ev, self.vertical, self.show_saved)  # the orientation may be new
+            self._model_key = None
+        key = (id(ev), snap.step, self.show_saved)
+        if key != self._model_key:
+            self.model = model_at(ev, snap, index, self.show_saved, self._memo)
+            self._model_key = key
+            self._apply_model(self.model)
+        if not self.model.boxes:
+            self._set_message(
+                "No backward graph at this step: no tensor that requires grad\n"
+                "has been used by an operation yet."
+            )
+        else:
+            self._set_message(None)
+        self._apply_flow(trace_at(self.state))
+        self._apply_selection()
+        self._update_status()
+
+    def _set_message(self, text: str | None) -> None:
+        if text is None:
+            if self._message is not None:
+                self._message.setVisible(False)
+            return
+        if self._message is None:
+            self._message = self.scene.addSimpleText(text)
+        self._message.setText(text)
+        self._message.setBrush(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        self._message.setVisible(True)
+        visible = [b for b in self.boxes.values() if b.shown]
+        if not visible:
+            rect = self._message.boundingRect()
+            self._message.setPos(self.scene.sceneRect().center() - rect.center())
+
+    def _clear(self) -> None:
+        """An empty scene with its two shared items (gradient labels, overview)."""
+        self.scene.clear()
+        self.boxes, self.links, self._message = {}, [], None
+        self._extents = {}
+        self.pill_layer = PillLayer(Fonts(self.font()))
+        self.pill_layer.setVisible(self.detail)
+        self.scene.addItem(self.pill_layer)
+        self.overview = Overview()
+        self.overview.setVisible(not self.detail)
+        self.scene.addItem(self.overview)
+
+    def _show_message(self, text: str) -> None:
+        self._clear()
+        self._built, self._model_key = None, None
+        self.model = GraphModel()
+        self.scene.setSceneRect(QRectF(-200, -60, 400, 120))
+        self._set_message(text)
+        self.view.resetTransform()
+        self._scale_changed(1.0)
+        self.view.centerOn(0, 0)
+        self.status.setText("")
+
+    def _rebuild(self, model: GraphModel) -> None:
+        self._clear()
+        fonts = self.pill_layer.fonts
+        boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
+        sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
+        layering = layers_of(model)
+        if self.orientation_auto:  # only then does a resize look at the extents
+            self._extents = extents(model, sizes, layering)
+            self._show_orientation(self.best_orientation())
+        positions = layout(model, sizes, self.vertical, layering)
+        if positions:
+            xs = [x for x, _ in positions.values()]
+            ys = [y for _, y in positions.values()]
+            px, py = SCENE_PAD
+            rect = QRectF(
+                min(xs) - px, min(ys) - py, max(xs) - min(xs) + 2 * px, max(ys) - min(ys) + 2 * py
+            )
+        else:
+            rect = QRectF(-200, -60, 400, 120)
+        self.scene.setSceneRect(rect)
+        if self.view.auto_fit:
+            self.view.fit()  # first: it decides whether the items or the overview draw
+        for box_id, item in boxes.items():
+            item.place(*positions[box_id])
+            item.set_shown(True, self.detail)
+            self.scene.addItem(item)
+        ink = self.palette().color(QPalette.ColorRole.Text)
+        ink.setAlpha(150)
+        ports = self._ports(model, positions, sizes)
+        # parallel links (x * x uses x twice) carry their gradient labels at different heights
+        parallel: dict[tuple, list[Link]] = {}
+        for link in model.links:
+            parallel.setdefault((link.tail, link.head), []).append(link)
+        links = []
+        for link in model.links:
+            if link.tail not in boxes or link.head not in boxes:
+                continue
+            group = parallel[(link.tail, link.head)]
+            pill_at = 0.5 if len(group) == 1 else 0.3 + 0.4 * group.index(link) / (len(group) - 1)
+            tail = positions[link.tail] + sizes[link.tail]
+            head = positions[link.head] + sizes[link.head]
+            item = LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at)
+            item.set_shown(True, self.detail)
+            self.scene.addItem(item)
+            links.append(item)
+        self.boxes, self.links = boxes, links
+        self.overview.set_items(boxes.values(), links, rect)
+
+    def _ports(
+        self,
+        model: GraphModel,
+        positions: dict[BoxId, tuple[float, float]],
+        sizes: dict[BoxId, tuple[float, float]],
+    ) -> dict[Link, tuple[float, float]]:
+        """Spread the ends of the links along a box's side, ordered by where the other
+        end is, so that the arrows into a function with several inputs stay apart."""
+        axis = 0 if self.vertical else 1
+
+        def spread(box_id: BoxId, others: list[tuple[Link, BoxId]]) -> dict[Link, float]:
+            n = len(others)
+            if n == 1:
+                return {others[0][0]: 0.0}
+            span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
+            ordered = sorted(others, key=lambda lo: positions[lo[1]][axis])
+            return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
+
+        into: dict[BoxId, list[tuple[Link, BoxId]]] = {}
+        out_of: dict[BoxId, list[tuple[Link, BoxId]]] = {}
+        for link in model.links:
+            if link.tail in positions and link.head in positions:
+                into.setdefault(link.head, []).append((link, link.tail))
+                out_of.setdefault(link.tail, []).append((link, link.head))
+        head_at: dict[Link, float] = {}
+        tail_at: dict[Link, float] = {}
+        for box_id, others in into.items():
+            head_at.update(spread(box_id, others))
+        for box_id, others in out_of.items():
+            tail_at.update(spread(box_id, others))
+        return {link: (tail_at.get(link, 0.0), head_at.get(link, 0.0)) for link in model.links}
+
+    # -- state -> view -------------------------------------------------------
+    def _apply_model(self, model: GraphModel) -> None:
+        """Show the part of the union graph that exists at this position."""
+        detail = self.detail
+        for box_id, item in self.boxes.items():
+            box = model.boxes.get(box_id)
+            item.set_shown(box is not None, detail)
+            if box is None:
+                continue
+            if item.box.kind != "fn":
+                item.set_box(box)
+            else:
+                key = box_id[1]
+                item.set_state(output=key in model.roots and ("out", key) not in self.boxes)
+        present = {link.flow for link in model.links}
+        for link in self.links:
+            link.set_shown(link.link.flow in present, detail)
+        self._update_pills()
+        self.overview.invalidate()
+
+    def _update_pills(self) -> None:
+        """The gradient labels of the links shown now that a gradient has flowed along."""
+        pills = [
+            (link.pill_pos, link.flow_text, link.strong)
+            for link in self.links
+            if link.shown and link.flow is not None and self.detail
+        ]
+        self.pill_layer.set_pills(pills, self.scene.sceneRect())
+
+    def _apply_flow(self, at: TraceAt | None) -> None:
+        executed = at.executed if at is not None else ()
+        current = at.current if at is not None else None
+        flows: dict[tuple, GradValue | None] = {}
+        for ex in executed:
+            for slot, (nxt, grad) in enumerate(ex.outgoing):
+                if nxt is not None:
+                    flows[("next", ex.key, slot)] = grad
+            if ex.incoming:
+                flows[("acc", ex.key)] = ex.incoming[0]
+                flows[("out", ex.key)] = ex.incoming[0]
+        strong: set[tuple] = set()
+        if current is not None:
+            strong = {("next", current.key, s) for s in range(len(current.outgoing))}
+            strong |= {("acc", current.key), ("out", current.key)}
+        for link in self.links:
+            link.set_flow(flows.get(link.link.flow), link.link.flow in strong)
+        self._update_pills()
+        self.executed_keys = tuple(ex.key for ex in executed)
+        self.current_key = current.key if current is not None else None
+        live = at is not None and at.live
+        done = set(self.executed_keys) if live else set()
+        for box_id, item in self.boxes.items():
+            if box_id[0] == "fn":
+                item.set_state(executed=box_id[1] in done, current=box_id[1] == self.current_key)
+        self.overview.invalidate()
+
+    def _apply_selection(self) -> None:
+        key = self.selected_key
+        for box_id, item in self.boxes.items():
+            on = key is not None and item.box.key == key and box_id[0] in ("fn", "leaf", "out")
+            item.set_state(selected=on)
+        self.overview.invalidate()
+
+    # -- level of detail -----------------------------------------------------
+    def _scale_changed(self, scale: float) -> None:
+        """Far out, hand the drawing to the overview item (and back when zoomed in)."""
+        detail = scale >= OVERVIEW_LOD
+        if detail == self.detail:
+            return
+        self.detail = detail
+        for item in self.boxes.values():
+            item.set_shown(item.shown, detail)
+        for link in self.links:
+            link.set_shown(link.shown, detail)
+        self.pill_layer.setVisible(detail)
+        self._update_pills()
+        self.overview.setVisible(not detail)
+        self.overview.invalidate()
+
+    def box_near(self, point: QPointF, tolerance: float) -> BoxItem | None:
+        """The shown box at a scene point (within ``tolerance``), for clicks on the overview."""
+        for item in self.boxes.values():
+            if (
+                item.shown
+                and abs(point.x() - item.cx) <= item.w / 2 + tolerance
+                and abs(point.y() - item.cy) <= item.h / 2 + tolerance
+            ):
+                return item
+        return None
+
+    def _update_status(self) -> None:
+        ev = self.state.evaluation
+        n = self.model.fn_count
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        parts = [f"<b>{n}</b> grad_fn node{'s' if n != 1 else ''}"]
+        at = trace_at(self.state)
+        if at is not None and ev is not None:
+            label = ev.plan.labels.get(at.trace.node_id, "backward")
+            total = len(at.trace.executions)
+            if at.live and self.state.replay is not None:
+                parts.append(f"replaying <b>{label}</b>: {len(at.executed)} / {total}")
+            elif at.live:
+                parts.append(f"gradients of <b>{label}</b> (step {at.trace.step + 1})")
+            else:
+                parts.append(
+                    f"<span style='color:{muted}'>gradients of the last backward, "
+                    f"{label} (step {at.trace.step + 1})</span>"
+                )
+        self.status.setText(" · ".join(parts))
+
+    def _ensure_visible(self, key: int) -> None:
+        item = self.fn_item(key)
+        if item is not None:
+            self.view.ensureVisible(item, 40, 40)
+
+    # -- selection sync ------------------------------------------------------
+    def select_key(self, key: int | None) -> None:
+        """Highlight a grad_fn here, and select its counterpart node via the state."""
+        self.selected_key = key
+        self._apply_selection()
+        ev = self.state.evaluation
+        self.state.select_grad_fn("" if key is None else str(key))
+        if ev is None or key is None:
+            self.state.select(())
+            return
+        node = index_for(ev).node_for(key)
+        self.state.select((node,) if node is not None else ())
+        self._ensure_visible(key)
+
+    def click_box(self, box_id: BoxId) -> None:
+        """What a click on a box does (the mouse path calls this too)."""
+        item = self.boxes.get(box_id)
+        if item is not None:
+            self._box_clicked(item)
+
+    def _box_clicked(self, item: BoxItem) -> None:
+        box = item.box
+        if box.kind in ("leaf", "out") and box.node_id is not None:
+            self.selected_key = box.key
+            self._apply_selection()
+            self.state.select_grad_fn("" if box.key is None else str(box.key))
+            self.state.select((box.node_id,))
+            return
+        self.select_key(box.key)
+
+    def _background_clicked(self) -> None:
+        if self.selected_key is not None:
+            self.select_key(None)
+
+    def _selection_changed(self) -> None:
+        ev, snap = self.state.evaluation, self.state.snapshot()
+        if ev is None or snap is None:
+            return
+        index = index_for(ev)
+        selection = self.state.selection
+        if self.selected_key is not None and index.node_for(self.selected_key) in selection:
+            return  # the selection came from here (or agrees with it)
+        key = index.key_for(snap, selection[0]) if selection else None
+        self.selected_key = key
+        self._apply_selection()
+        self.state.select_grad_fn("" if key is None else str(key))
+        if key is not None:
+            self._ensure_visible(key)
+
+    def _grad_fn_selected(self, text: str) -> None:
+        key = parse_key(text)
+        if key != self.selected_key:
+            self.selected_key = key
+            self._apply_selection()
+            if key is not None:
+                self._ensure_visible(key)

@@ -1,0 +1,1 @@
+"""The inspector panel: the selected node's facts, parameters, values and code."""

@@ -1,0 +1,1 @@
+"""The palette of node types and the quick type search."""

@@ -1,0 +1,478 @@
+"""The timeline: scrub through the execution steps, and replay a backward step.
+
+A learner understands autograd by watching it happen: ``.grad`` appearing after
+``backward``, doubling after a second one, a ``grad_fn`` changing after an
+in-place op.  The timeline sets ``state.set_position(step, replay)`` and every
+panel redraws what was true *then*.  Inside a backward step, ``replay`` counts
+the ``grad_fn`` executions already run, in the order PyTorch's engine ran them.
+
+The position semantics live here too (``facts_at``, ``trace_at``) so that the
+inspector and the backward-graph view agree on what "at this position" means.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QSignalBlocker, Qt, QTimer
+from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSlider,
+    QStyle,
+    QStyleOptionSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gradstudio.evaluation.evaluate import BackwardTrace, Snapshot, TensorFacts, TraceExecution
+from ui.backward.model import index_for
+from ui.state import StudioState
+
+PLAY_INTERVAL_MS = 700
+BACKWARD = "#a23cc8"  # the backward view's "gradient that flowed"
+ERROR = "#e5484d"
+
+
+# ------------------------------------------------------------------ position semantics
+
+
+@dataclass(frozen=True)
+class TraceAt:
+    """The backward trace to show at a position, and how far it has run."""
+
+    trace: BackwardTrace
+    executed: tuple[TraceExecution, ...]  # run so far (all of them unless replaying)
+    current: TraceExecution | None  # the one being executed (only while replaying)
+    live: bool  # the trace belongs to the current step (else: the last backward before it)
+
+
+def trace_at(state: StudioState) -> TraceAt | None:
+    """The trace of the current step, or of the last backward before it."""
+    ev = state.evaluation
+    step = state.effective_step
+    if ev is None or step < 0:
+        return None
+    for s in range(step, -1, -1):
+        trace = ev.steps[s].trace
+        if trace is None:
+            continue
+        live = s == step
+        if live and state.replay is not None:
+            n = max(0, min(state.replay, len(trace.executions)))
+            executed = trace.executions[:n]
+            return TraceAt(trace, executed, executed[-1] if executed else None, True)
+        return TraceAt(trace, trace.executions, None, live)
+    return None
+
+
+def replay_length(state: StudioState) -> int:
+    """How many grad_fn executions the current step's backward trace has (0: none)."""
+    ev = state.evaluation
+    step = state.effective_step
+    if ev is None or step < 0:
+        return 0
+    trace = ev.steps[step].trace
+    return 0 if trace is None else len(trace.executions)
+
+
+def facts_at(
+    state: StudioState, node_id: str, port: str = "out", index: int | None = None
+) -> TensorFacts | None:
+    """A tensor's facts at the timeline position, replay included.
+
+    Snapshots exist per step; while a backward step is being replayed, a ``.grad``
+    is shown as it was before the step until the ``grad_fn`` that writes it has
+    run: ``AccumulateGrad`` for a leaf, the tensor's own ``grad_fn`` for a
+    non-leaf that retains grad (its hook fires as the gradient reaches it).
+    """
+    snap = state.snapshot()
+    if snap is None:
+        return None
+    facts = snap.facts(node_id, port, index)
+    ev = state.evaluation
+    step = state.effective_step
+    if facts is None or ev is None or state.replay is None or step < 0:
+        return facts
+    trace = ev.steps[step].trace
+    if trace is None or state.replay >= len(trace.executions):
+        return facts
+    done = {ex.key for ex in trace.executions[: max(state.replay, 0)]}
+    if _grad_writer(snap, facts) in done:
+        return facts
+    before = ev.snapshot(step - 1).facts(node_id, port, index) if step > 0 else None
+    return dataclasses.replace(facts, grad=None if before is None else before.grad)
+
+
+def _grad_writer(snap: Snapshot, facts: TensorFacts) -> int | None:
+    """The key of the grad_fn whose execution sets this tensor's ``.grad``."""
+    if not facts.is_leaf:
+        return facts.grad_fn.key if facts.grad_fn is not None and facts.retains_grad else None
+    for key, fn in snap.grad_fns().items():
+        if fn.name == "AccumulateGrad" and fn.variable is not None:
+            owner = snap.facts(fn.variable.node_id, fn.variable.port, fn.variable.index)
+            if owner is not None and owner.tensor_id == facts.tensor_id:
+                return key
+    return None
+
+
+def step_caption(state: StudioState, step: int) -> tuple[str, str]:
+    """(label, type) of the node run at ``step``, from the evaluated plan."""
+    ev = state.evaluation
+    if ev is None or not 0 <= step < len(ev.steps):
+        return "", ""
+    plan_step = ev.plan.steps[step]
+    return plan_step.label, plan_step.type.id
+
+
+# ------------------------------------------------------------------------- the widget
+
+
+class StepSlider(QSlider):
+    """A slider that marks special steps under its groove: backward steps, errors.
+
+    A learner looking for "where did the gradient appear" finds the backward steps
+    at a glance instead of scrubbing through every forward op.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.markers: dict[int, QColor] = {}
+
+    def set_markers(self, markers: dict[int, QColor]) -> None:
+        if markers != self.markers:
+            self.markers = markers
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+        super().paintEvent(event)
+        if not self.markers:
+            return
+        opt = QStyleOptionSlider()
+        self.initStyleOption(opt)
+        style = self.style()
+        groove = style.subControlRect(
+            QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderGroove, self
+        )
+        handle = style.subControlRect(
+            QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderHandle, self
+        )
+        span = groove.width() - handle.width()
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setPen(Qt.PenStyle.NoPen)
+        for value, colour in self.markers.items():
+            x = (
+                groove.left()
+                + handle.width() / 2
+                + QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), value, span)
+            )
+            p.setBrush(colour)
+            p.drawEllipse(QPointF(x, self.height() - 4.0), 3.2, 3.2)
+        p.end()
+
+
+def _button(icon: QStyle.StandardPixmap, tip: str, parent: QWidget) -> QToolButton:
+    b = QToolButton(parent)
+    b.setIcon(parent.style().standardIcon(icon))
+    b.setToolTip(tip)
+    b.setAutoRaise(True)
+    b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    return b
+
+
+class Timeline(QWidget):
+    """A step slider with buttons, and below it a replay slider for backward steps.
+
+    Keys: ←/→ previous/next step, Home/End first/last step, ,/. (or Shift+←/→)
+    previous/next grad_fn execution inside a backward step, Space plays the replay.
+    """
+
+    def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("timeline")
+        self.state = state
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        SP = QStyle.StandardPixmap
+
+        self.first_button = _button(SP.SP_MediaSkipBackward, "First step (Home)", self)
+        self.prev_button = _button(SP.SP_MediaSeekBackward, "Previous step (←)", self)
+        self.next_button = _button(SP.SP_MediaSeekForward, "Next step (→)", self)
+        self.last_button = _button(SP.SP_MediaSkipForward, "Last step: the final state (End)", self)
+        self.slider = StepSlider(self)
+        self.slider.setObjectName("timelineSlider")
+        self.slider.setMinimumHeight(30)
+        self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.slider.setPageStep(1)
+        self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.step_label = QLabel(self)
+        self.step_label.setObjectName("timelineStep")
+        self.step_label.setMinimumWidth(90)
+        self.caption = QLabel(self)
+        self.caption.setObjectName("timelineCaption")
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+
+        self.replay_row = QWidget(self)
+        self.replay_prev = _button(SP.SP_ArrowLeft, "Previous grad_fn execution (,)", self)
+        self.play_button = _button(
+            SP.SP_MediaPlay, "Replay backward one grad_fn at a time (Space)", self
+        )
+        self.play_button.setCheckable(True)
+        self.replay_next = _button(SP.SP_ArrowRight, "Next grad_fn execution (.)", self)
+        self.replay_slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.replay_slider.setObjectName("replaySlider")
+        self.replay_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.replay_slider.setPageStep(1)
+        self.replay_slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.replay_label = QLabel(self)
+        self.replay_label.setObjectName("replayCaption")
+        self.replay_label.setTextFormat(Qt.TextFormat.RichText)
+
+        top = QHBoxLayout()
+        top.setSpacing(2)
+        for w in (self.first_button, self.prev_button, self.next_button, self.last_button):
+            top.addWidget(w)
+        top.addSpacing(6)
+        top.addWidget(self.slider, 1)
+        top.addSpacing(6)
+        top.addWidget(self.step_label)
+        replay = QHBoxLayout(self.replay_row)
+        replay.setContentsMargins(0, 0, 0, 0)
+        replay.setSpacing(2)
+        for w in (self.replay_prev, self.play_button, self.replay_next):
+            replay.addWidget(w)
+        replay.addSpacing(6)
+        replay.addWidget(self.replay_slider, 1)
+        replay.addSpacing(6)
+        replay.addWidget(self.replay_label, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 4, 6, 4)
+        lay.setSpacing(2)
+        lay.addLayout(top)
+        lay.addWidget(self.caption)
+        lay.addWidget(self.replay_row)
+
+        self._timer = QTimer(self)
+        self.play_interval_ms = PLAY_INTERVAL_MS
+        self._timer.timeout.connect(self._play_tick)
+
+        self.first_button.clicked.connect(self.first_step)
+        self.prev_button.clicked.connect(self.previous_step)
+        self.next_button.clicked.connect(self.next_step)
+        self.last_button.clicked.connect(self.last_step)
+        self.replay_prev.clicked.connect(self.previous_execution)
+        self.replay_next.clicked.connect(self.next_execution)
+        self.play_button.toggled.connect(self.set_playing)
+        self.slider.valueChanged.connect(self.go_to_step)
+        self.replay_slider.valueChanged.connect(self.go_to_replay)
+        state.evaluationChanged.connect(self._sync)
+        state.positionChanged.connect(self._sync)
+        state.documentReplaced.connect(self._sync)
+        self._sync()
+
+    # -- the model ---------------------------------------------------------
+    def step_count(self) -> int:
+        ev = self.state.evaluation
+        return 0 if ev is None else len(ev.steps)
+
+    def go_to_step(self, step: int) -> None:
+        """Show the state after ``step``; the last step means "the end" (follows edits)."""
+        n = self.step_count()
+        if n == 0:
+            return
+        step = max(0, min(step, n - 1))
+        self.state.set_position(-1 if step == n - 1 else step, None)
+
+    def go_to_replay(self, replay: int) -> None:
+        """Inside the current backward step: show it after ``replay`` grad_fn executions."""
+        n = replay_length(self.state)
+        if n == 0:
+            return
+        replay = max(0, min(replay, n))
+        step = self.state.step  # keep -1 ("the end") if the backward step is the last one
+        self.state.set_position(step, replay)
+
+    def first_step(self) -> None:
+        self.go_to_step(0)
+
+    def last_step(self) -> None:
+        self.go_to_step(self.step_count() - 1)
+
+    def next_step(self) -> None:
+        self.go_to_step(self.state.effective_step + 1)
+
+    def previous_step(self) -> None:
+        self.go_to_step(self.state.effective_step - 1)
+
+    def current_replay(self) -> int:
+        """Executions shown in the current backward step (all of them when not replaying)."""
+        n = replay_length(self.state)
+        return n if self.state.replay is None else min(self.state.replay, n)
+
+    def next_execution(self) -> bool:
+        """One more grad_fn execution; from a fully shown step, restart its replay at 0.
+
+        Returns False when there is nothing more to replay (the play timer stops).
+        """
+        n = replay_length(self.state)
+        if n == 0:
+            return False
+        r = self.current_replay()
+        if self.state.replay is None:
+            self.go_to_replay(0)
+            return True
+        if r >= n:
+            return False
+        self.go_to_replay(r + 1)
+        return True
+
+    def previous_execution(self) -> None:
+        if replay_length(self.state) == 0:
+            return
+        self.go_to_replay(max(self.current_replay() - 1, 0))
+
+    def set_playing(self, playing: bool) -> None:
+        """Animate the replay of the current backward step, one grad_fn per tick."""
+        if playing and replay_length(self.state):
+            if self.state.replay is None or self.current_replay() >= replay_length(self.state):
+                self.go_to_replay(0)
+            self._timer.start(self.play_interval_ms)
+        else:
+            self._timer.stop()
+        if self.play_button.isChecked() != self._timer.isActive():
+            with QSignalBlocker(self.play_button):
+                self.play_button.setChecked(self._timer.isActive())
+        self.play_button.setIcon(
+            self.style().standardIcon(
+                QStyle.StandardPixmap.SP_MediaPause
+                if self._timer.isActive()
+                else QStyle.StandardPixmap.SP_MediaPlay
+            )
+        )
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    def _play_tick(self) -> None:
+        if not self.next_execution() or self.current_replay() >= replay_length(self.state):
+            self.set_playing(False)
+
+    # -- keyboard ----------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
+        key, shift = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        K = Qt.Key
+        actions = {
+            K.Key_Home: self.first_step,
+            K.Key_End: self.last_step,
+            K.Key_Period: self.next_execution,
+            K.Key_Comma: self.previous_execution,
+            K.Key_Space: lambda: self.set_playing(not self.playing),
+            K.Key_Right: self.next_execution if shift else self.next_step,
+            K.Key_Left: self.previous_execution if shift else self.previous_step,
+        }
+        action = actions.get(K(key))
+        if action is None:
+            super().keyPressEvent(event)
+            return
+        action()
+        event.accept()
+
+    # -- view --------------------------------------------------------------
+    def _sync(self) -> None:
+        n = self.step_count()
+        step = self.state.effective_step
+        enabled = n > 0
+        for w in (
+            self.slider,
+            self.first_button,
+            self.prev_button,
+            self.next_button,
+            self.last_button,
+        ):
+            w.setEnabled(enabled)
+        with QSignalBlocker(self.slider):
+            self.slider.setRange(0, max(n - 1, 0))
+            self.slider.setValue(max(step, 0))
+        self.slider.setTickInterval(1 if n <= 60 else max(n // 30, 1))
+        self.slider.set_markers(self._markers())
+        self.prev_button.setEnabled(enabled and step > 0)
+        self.first_button.setEnabled(enabled and step > 0)
+        self.next_button.setEnabled(enabled and step < n - 1)
+        self.last_button.setEnabled(enabled and step < n - 1)
+        if not enabled:
+            self.step_label.setText("no steps")
+            self.caption.setText(self._muted("Run the graph to scrub through its steps."))
+        else:
+            self.step_label.setText(
+                f"step {step + 1} / {n}" + ("  (end)" if self.state.step < 0 else "")
+            )
+            self.caption.setText(self._step_html(step))
+        self._sync_replay()
+
+    def _markers(self) -> dict[int, QColor]:
+        """Backward steps in the gradient colour, failed steps in red."""
+        ev = self.state.evaluation
+        if ev is None:
+            return {}
+        marks: dict[int, QColor] = {}
+        for result in ev.steps:
+            if result.status == "error":
+                marks[result.step] = QColor(ERROR)
+            elif result.trace is not None:
+                marks[result.step] = QColor(BACKWARD)
+        return marks
+
+    def _step_html(self, step: int) -> str:
+        ev = self.state.evaluation
+        assert ev is not None
+        label, type_id = step_caption(self.state, step)
+        result = ev.steps[step]
+        status = ""
+        if result.status == "error" and result.error is not None:
+            status = f" <span style='color:{ERROR}'>✖ {result.error.exc_type}</span>"
+        elif result.status == "not run":
+            status = " " + self._muted("(not run: an earlier step failed)")
+        elif result.warnings:
+            status = f" <span style='color:#d9822b'>⚠ {len(result.warnings)} warning(s)</span>"
+        return f"<b>{_esc(label)}</b> &nbsp;{self._muted(_esc(type_id))}{status}"
+
+    def _sync_replay(self) -> None:
+        n = replay_length(self.state)
+        self.replay_row.setVisible(n > 0)
+        if n == 0:
+            if self.playing:
+                self.set_playing(False)
+            return
+        r = self.current_replay()
+        with QSignalBlocker(self.replay_slider):
+            self.replay_slider.setRange(0, n)
+            self.replay_slider.setValue(r)
+        self.replay_slider.setTickInterval(1 if n <= 60 else max(n // 30, 1))
+        self.replay_prev.setEnabled(r > 0)
+        self.replay_next.setEnabled(self.state.replay is None or r < n)
+        at = trace_at(self.state)
+        if self.state.replay is None:
+            text = f"backward ran {n} grad_fn node{'s' if n != 1 else ''} " + self._muted(
+                "— press ▶ or . to replay them one by one"
+            )
+        elif at is not None and at.current is not None and self.state.evaluation is not None:
+            owner = index_for(self.state.evaluation).node_for(at.current.key)
+            where = f" → {_esc(index_for(self.state.evaluation).label(owner))}" if owner else ""
+            text = f"grad_fn {r} / {n}: <b>{_esc(at.current.name)}</b>{where}"
+        else:
+            text = f"grad_fn 0 / {n}: " + self._muted("backward about to start")
+        self.replay_label.setText(text)
+
+    def _muted(self, text: str) -> str:
+        colour = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        return f"<span style='color:{colour}'>{text}</span>"
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,1 @@
+"""The main window: menus, files, recovery, settings and the dialogs it opens."""

@@ -1,0 +1,625 @@
+"""The studio window: canvas in the middle, palette left, inspector and backward graph right,
+timeline below; menus, toolbar and status bar around them.
+
+The window wires the pieces together and owns the file life cycle (new, open,
+save, examples, recent files, unsaved-changes prompts, autosave recovery).  Every
+question it asks the user goes through one ``ask_*`` method, so tests can answer
+for the user without modal dialogs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gradstudio.document.events import (
+    DocumentEvent,
+    NodeAdded,
+    NodeRemoved,
+    SettingChanged,
+    TrustChanged,
+)
+from gradstudio.interchange.trust import TrustStore
+from ui.actions import connect_action, connect_toggle
+from ui.canvas.view import GraphView
+from ui.icons import icon
+from ui.palette.panel import Palette
+from ui.run.runner import EvaluationRunner
+from ui.state import StudioState
+from ui.themes import Theme, apply_theme, theme
+from ui.window import panels
+from ui.window.device_selector import DeviceSelector
+from ui.window.files import APP_NAME, FileCommands
+from ui.window.recovery import Recovery
+from ui.window.run import RunCommands
+from ui.window.settings import StudioSettings
+from ui.window.undo_bridge import UndoBridge
+
+PROGRESS_DELAY_MS = 250
+PANEL_RETRY_MS = 4000
+
+
+class MainWindow(FileCommands, RunCommands, QMainWindow):
+    """The studio window for one ``StudioState``."""
+
+    def __init__(
+        self,
+        state: StudioState | None = None,
+        settings: StudioSettings | None = None,
+        parent: QWidget | None = None,
+        load_panels: bool = True,
+    ) -> None:
+        super().__init__(parent)
+        self.load_panels = load_panels
+        self.setObjectName("mainWindow")
+        self.state = state or StudioState()
+        self.settings = settings or StudioSettings()
+        self.trust_store = TrustStore()  # the one store, shared with `main.py trust`
+        self.file_path: str | None = None
+        self.example_name: str | None = None
+        self.theme: Theme = theme(self.settings.theme)
+        self.bridge = UndoBridge(self.state, self)
+        self.runner = EvaluationRunner(self.state, self)
+        self.recovery = Recovery(
+            self.state, self.settings.directory, lambda: self.file_path, parent=self
+        )
+        self.canvas = GraphView(self.state, self.bridge, self.theme, self)
+        self._unsubscribe = self.state.document.subscribe(self._on_document_event)
+        self._build_central()
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self._build_status()
+        self._connect()
+        self.setDockNestingEnabled(True)
+        self.resize(1440, 900)
+        self._restore_layout()
+        self.runner.set_live(self.settings.live)
+        self._apply_theme_to_widgets()
+        self._sync_document_ui()
+        self._panel_timer = QTimer(self)
+        self._panel_timer.setInterval(PANEL_RETRY_MS)
+        self._panel_timer.timeout.connect(self.retry_panels)
+        if self.load_panels and self._placeholders():
+            self._panel_timer.start()
+        self.recovery.start()
+
+    # ================================================================== building
+    def _build_central(self) -> None:
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.trust_banner = QWidget(central)
+        self.trust_banner.setObjectName("trustBanner")
+        row = QHBoxLayout(self.trust_banner)
+        row.setContentsMargins(12, 6, 12, 6)
+        self.trust_label = QLabel(
+            "This document contains custom Python code (autograd.Function). "
+            "It does not run until you trust the file."
+        )
+        self.trust_label.setWordWrap(True)
+        self.trust_button = QPushButton("Trust and run")
+        self.trust_button.setObjectName("trustButton")
+        self.trust_button.clicked.connect(self.trust_document)
+        row.addWidget(self.trust_label, 1)
+        row.addWidget(self.trust_button)
+        self.trust_banner.hide()
+        layout.addWidget(self.trust_banner)
+        layout.addWidget(self.canvas, 1)
+        footer = QWidget(central)
+        footer.setObjectName("canvasFooter")
+        row = QHBoxLayout(footer)
+        row.setContentsMargins(10, 3, 10, 3)
+        row.addWidget(self.canvas.legend)
+        row.addStretch(1)
+        self.canvas_hint = QLabel(
+            "Tab: add node · drag a port: connect · middle drag / Space: pan · wheel: zoom"
+        )
+        self.canvas_hint.setObjectName("canvasKeys")
+        row.addWidget(self.canvas_hint)
+        layout.addWidget(footer)
+        self.setCentralWidget(central)
+
+    def _dock(
+        self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea, scroll: bool = False
+    ) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"{key}Dock")
+        if scroll:
+            # a panel with a wide minimum size must not squeeze the canvas: let it scroll
+            area_widget = QScrollArea(dock)
+            area_widget.setObjectName(f"{key}Scroll")
+            area_widget.setWidgetResizable(True)
+            area_widget.setFrameShape(QScrollArea.Shape.NoFrame)
+            area_widget.setWidget(widget)
+            dock.setWidget(area_widget)
+        else:
+            dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        self.palette_widget = Palette(self)
+        self.palette_dock = self._dock(
+            "palette", "Nodes", self.palette_widget, Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        self.docks: dict[str, QDockWidget] = {}
+        areas = {
+            "inspector": Qt.DockWidgetArea.RightDockWidgetArea,
+            "backwardGraph": Qt.DockWidgetArea.RightDockWidgetArea,
+            "timeline": Qt.DockWidgetArea.BottomDockWidgetArea,
+        }
+        for spec in panels.PANELS:
+            widget = (
+                panels.load_panel(spec.key, self.state, self) if self.load_panels else None
+            ) or panels.placeholder(spec, "Loading… this panel is still being built.")
+            self.docks[spec.key] = self._dock(
+                spec.key, spec.title, widget, areas[spec.key], scroll=True
+            )
+        self.splitDockWidget(
+            self.docks["inspector"], self.docks["backwardGraph"], Qt.Orientation.Vertical
+        )
+        self._default_sizes_pending = True
+
+    def _default_dock_sizes(self) -> None:
+        """Give the canvas most of the room (only when no saved layout was restored)."""
+        self._default_sizes_pending = False
+        width = max(self.width(), 800)
+        self.resizeDocks(
+            [self.palette_dock, self.docks["inspector"]],
+            [max(200, width // 7), max(320, width * 27 // 100)],
+            Qt.Orientation.Horizontal,
+        )
+        self.resizeDocks(
+            [self.docks["inspector"], self.docks["backwardGraph"]],
+            [self.height() * 9 // 20, self.height() * 11 // 20],
+            Qt.Orientation.Vertical,
+        )
+        self.resizeDocks([self.docks["timeline"]], [130], Qt.Orientation.Vertical)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._default_sizes_pending:
+            self._default_dock_sizes()
+            QTimer.singleShot(0, self.canvas, self.canvas.fit_all)
+
+    def _placeholders(self) -> list[str]:
+        return [k for k in self.docks if self.panel(k).objectName() == "panelPlaceholder"]
+
+    def retry_panels(self) -> list[str]:
+        """Swap placeholders for panels whose modules have appeared; returns those loaded."""
+        loaded = []
+        for key in self._placeholders():
+            widget = panels.load_panel(key, self.state, self)
+            if widget is not None:
+                scroll = self.docks[key].widget()
+                assert isinstance(scroll, QScrollArea)
+                old = scroll.takeWidget()
+                scroll.setWidget(widget)
+                if old is not None:
+                    old.deleteLater()
+                loaded.append(key)
+        if not self._placeholders():
+            self._panel_timer.stop()
+        return loaded
+
+    def panel(self, key: str) -> QWidget:
+        """The widget in the dock for ``key`` (the real panel, or its placeholder)."""
+        scroll = self.docks[key].widget()
+        assert isinstance(scroll, QScrollArea)
+        inner = scroll.widget()
+        assert inner is not None
+        return inner
+
+    def _action(
+        self,
+        text: str,
+        slot: object,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+        icon_name: str | None = None,
+        tip: str = "",
+        checkable: bool = False,
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            if isinstance(shortcut, QKeySequence.StandardKey):
+                action.setShortcuts(shortcut)
+            else:
+                action.setShortcut(QKeySequence(shortcut))
+        if icon_name:
+            action.setData(icon_name)
+        if tip:
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+        action.setCheckable(checkable)
+        if checkable:
+            connect_toggle(action, slot)  # type: ignore[arg-type]
+        else:
+            connect_action(action, slot)  # type: ignore[arg-type]
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        SK = QKeySequence.StandardKey
+        c = self.canvas
+        self.act_new = self._action("&New", self.new_document, SK.New, "new", "A new, empty graph")
+        self.act_open = self._action(
+            "&Open…", self.open_dialog, SK.Open, "open", "Open a graph file"
+        )
+        self.act_save = self._action("&Save", self.save, SK.Save, "save", "Save the graph")
+        self.act_save_as = self._action("Save &As…", self.save_as, SK.SaveAs)
+        self.act_import = self._action(
+            "&Import PyTorch Snippet…",
+            self.import_snippet,
+            "Ctrl+I",
+            "python",
+            "Build a graph from PyTorch code",
+        )
+        self.act_export_py = self._action(
+            "&Export PyTorch Script…",
+            self.export_script,
+            "Ctrl+E",
+            None,
+            "Write the graph as PyTorch code",
+        )
+        self.act_export_png = self._action(
+            "Export Image as &PNG…", lambda: self.export_image("png")
+        )
+        self.act_export_svg = self._action(
+            "Export Image as S&VG…", lambda: self.export_image("svg")
+        )
+        self.act_quit = self._action("&Quit", self.close, SK.Quit)
+        self.act_undo = self.bridge.undo_action
+        self.act_undo.setData("undo")
+        self.act_redo = self.bridge.redo_action
+        self.act_redo.setData("redo")
+        self.addAction(self.act_undo)
+        self.addAction(self.act_redo)
+        self.act_cut = self._action("Cu&t", c.cut_selection, SK.Cut)
+        self.act_copy = self._action("&Copy", c.copy_selection, SK.Copy)
+        self.act_paste = self._action("&Paste", lambda: c.paste(), SK.Paste)
+        self.act_duplicate = self._action("D&uplicate", c.duplicate, "Ctrl+D")
+        self.act_delete = self._action("&Delete", c.delete_selection, SK.Delete)
+        self.act_delete.setShortcuts(
+            [QKeySequence(QKeySequence.StandardKey.Delete), QKeySequence("Backspace")]
+        )
+        self.act_select_all = self._action("Select &All", c.select_all, SK.SelectAll)
+        # Editing keys act on the canvas only while it has focus, so Delete in a panel's
+        # list, or Ctrl+A in the backward-graph view, never removes or selects nodes.
+        for a in (
+            self.act_cut,
+            self.act_copy,
+            self.act_paste,
+            self.act_duplicate,
+            self.act_delete,
+            self.act_select_all,
+        ):
+            self.removeAction(a)
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            c.addAction(a)
+        self.act_zoom_in = self._action("Zoom &In", c.zoom_in, SK.ZoomIn, "zoom_in")
+        self.act_zoom_out = self._action("Zoom &Out", c.zoom_out, SK.ZoomOut, "zoom_out")
+        self.act_zoom_fit = self._action(
+            "Zoom to &Fit", c.fit_all, "Ctrl+0", "fit", "Show the whole graph (Home)"
+        )
+        self.act_zoom_fit.setShortcuts([QKeySequence("Ctrl+0"), QKeySequence("Home")])
+        self.act_zoom_reset = self._action("&Actual Size", c.zoom_reset, "Ctrl+1")
+        self.act_layout = self._action(
+            "Auto-&Layout", c.auto_layout, "Ctrl+L", "layout", "Arrange left to right by data flow"
+        )
+        self.act_run = self._action(
+            "&Run", self.run_graph, "Ctrl+Return", "run", "Run the graph (Ctrl+Enter)"
+        )
+        self.act_run.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        self.act_cancel = self._action(
+            "&Cancel Run", self.runner.cancel, "Ctrl+.", "stop", "Stop the running evaluation"
+        )
+        self.act_cancel.setEnabled(False)
+        self.act_backward = self._action(
+            "&Backward from Selection",
+            self.backward_from_selection,
+            "Ctrl+B",
+            "backward",
+            "Call .backward() on the selected scalar tensor, then run",
+        )
+        self.act_zero = self._action(
+            "&Zero Grads",
+            self.zero_grads,
+            "Ctrl+Shift+Z",
+            "zero",
+            "Reset .grad of every leaf that requires grad",
+        )
+        self.act_zero.setShortcut(QKeySequence("Ctrl+Alt+Z"))
+        self.act_live = self._action(
+            "&Live Mode",
+            self._set_live,
+            "Ctrl+Shift+L",
+            "live",
+            "Re-run after every edit",
+            checkable=True,
+        )
+        self.act_live.setChecked(self.settings.live)
+        self.act_budgets = self._build_budget_actions()
+        group = QActionGroup(self)
+        self.act_theme_dark = QAction("&Dark", self, checkable=True)
+        self.act_theme_light = QAction("&Light", self, checkable=True)
+        for a, name in ((self.act_theme_dark, "dark"), (self.act_theme_light, "light")):
+            group.addAction(a)
+            connect_action(a, lambda n=name: self.set_theme(n))
+        (self.act_theme_dark if self.theme.name == "dark" else self.act_theme_light).setChecked(
+            True
+        )
+        self.act_toggle_theme = self._action(
+            "Toggle &Theme", self.toggle_theme, "Ctrl+Shift+T", "theme", "Switch light/dark theme"
+        )
+        self.act_about = self._action("&About GradStudio", self.about)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        m = bar.addMenu("&File")
+        m.addActions([self.act_new, self.act_open])
+        self.recent_menu = m.addMenu("Open &Recent")
+        self.examples_menu = m.addMenu("E&xamples")
+        m.addSeparator()
+        m.addActions([self.act_save, self.act_save_as])
+        m.addSeparator()
+        m.addActions([self.act_import, self.act_export_py])
+        export = m.addMenu("Export &Image")
+        export.addActions([self.act_export_png, self.act_export_svg])
+        m.addSeparator()
+        m.addAction(self.act_quit)
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._fill_recent_menu()
+        self._fill_examples_menu()
+
+        m = bar.addMenu("&Edit")
+        m.addActions([self.act_undo, self.act_redo])
+        m.addSeparator()
+        m.addActions(
+            [self.act_cut, self.act_copy, self.act_paste, self.act_duplicate, self.act_delete]
+        )
+        m.addSeparator()
+        m.addAction(self.act_select_all)
+
+        m = bar.addMenu("&View")
+        m.addActions([self.act_zoom_in, self.act_zoom_out, self.act_zoom_fit, self.act_zoom_reset])
+        m.addSeparator()
+        m.addAction(self.act_layout)
+        m.addSeparator()
+        themes = m.addMenu("&Theme")
+        themes.addActions([self.act_theme_dark, self.act_theme_light])
+        panels_menu = m.addMenu("&Panels")
+        panels_menu.addAction(self.palette_dock.toggleViewAction())
+        for dock in self.docks.values():
+            panels_menu.addAction(dock.toggleViewAction())
+
+        m = bar.addMenu("&Run")
+        m.addActions([self.act_run, self.act_cancel])
+        m.addSeparator()
+        m.addActions([self.act_backward, self.act_zero])
+        m.addSeparator()
+        m.addAction(self.act_live)
+        self.budget_menu = m.addMenu("&Memory Budget")
+        self.budget_menu.addActions(list(self.act_budgets.values()))
+
+        m = bar.addMenu("&Help")
+        m.addAction(self.act_about)
+
+    def _build_toolbar(self) -> None:
+        tb = QToolBar("Main", self)
+        tb.setObjectName("mainToolBar")
+        tb.setMovable(False)
+        tb.setIconSize(QSize(18, 18))
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+        for a in (self.act_new, self.act_open, self.act_save):
+            tb.addAction(a)
+            tb.widgetForAction(a).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        tb.addSeparator()
+        for a in (self.act_undo, self.act_redo):
+            tb.addAction(a)
+            tb.widgetForAction(a).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        tb.addSeparator()
+        tb.addAction(self.act_run)
+        run_button = tb.widgetForAction(self.act_run)
+        run_button.setObjectName("runButton")
+        tb.addAction(self.act_cancel)
+        tb.widgetForAction(self.act_cancel).setToolButtonStyle(
+            Qt.ToolButtonStyle.ToolButtonIconOnly
+        )
+        tb.addAction(self.act_backward)
+        tb.addAction(self.act_zero)
+        tb.addAction(self.act_live)
+        tb.addSeparator()
+        self.device_label = QLabel(" Device ")
+        tb.addWidget(self.device_label)
+        self.device_selector = DeviceSelector(self)
+        tb.addWidget(self.device_selector)
+        tb.addSeparator()
+        for a in (self.act_layout, self.act_zoom_fit):
+            tb.addAction(a)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        tb.addWidget(spacer)
+        tb.addAction(self.act_toggle_theme)
+        tb.widgetForAction(self.act_toggle_theme).setToolButtonStyle(
+            Qt.ToolButtonStyle.ToolButtonIconOnly
+        )
+        self.toolbar = tb
+
+    def _build_status(self) -> None:
+        sb = self.statusBar()
+        self.stale_label = QLabel("")
+        self.stale_label.setObjectName("staleLabel")
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("errorLabel")
+        self.result_label = QLabel("")
+        self.result_label.setObjectName("resultLabel")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("runProgress")
+        self.progress.setFixedWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.cancel_button = QToolButton()
+        self.cancel_button.setDefaultAction(self.act_cancel)
+        self.cancel_button.hide()
+        self.zoom_label = QLabel("100%")
+        self.zoom_label.setObjectName("zoomLabel")
+        sb.addWidget(self.error_label)
+        sb.addWidget(self.stale_label)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.cancel_button)
+        sb.addPermanentWidget(self.result_label)
+        sb.addPermanentWidget(self.zoom_label)
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.setInterval(PROGRESS_DELAY_MS)
+        self._progress_timer.timeout.connect(self._show_progress)
+
+    def _connect(self) -> None:
+        s = self.state
+        self.bridge.changed.connect(self._update_title)
+        self.bridge.refused.connect(lambda text: self.show_message(f"Not done: {text}", 6000))
+        self.canvas.message.connect(lambda text: self.show_message(text, 6000))
+        self.canvas.zoomChanged.connect(lambda z: self.zoom_label.setText(f"{round(z * 100)}%"))
+        self.palette_widget.addRequested.connect(
+            lambda type_id: self.canvas.add_node(type_id, self.canvas.view_center_scene())
+        )
+        self.runner.busyChanged.connect(self._busy_changed)
+        self.runner.progress.connect(self._progress)
+        self.runner.finished.connect(self._finished)
+        self.runner.failed.connect(self._failed)
+        self.runner.staleChanged.connect(self._stale_changed)
+        self.device_selector.deviceChosen.connect(self._device_chosen)
+        s.documentReplaced.connect(self._document_replaced)
+        s.selectionChanged.connect(self._update_actions)
+        s.evaluationChanged.connect(self._update_actions)
+
+    # ================================================================== look
+    def set_theme(self, name: str) -> None:
+        self.theme = theme(name)
+        self.settings.theme = self.theme.name
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, self.theme.name)
+        self._apply_theme_to_widgets()
+        (self.act_theme_dark if self.theme.name == "dark" else self.act_theme_light).setChecked(
+            True
+        )
+
+    def toggle_theme(self) -> None:
+        self.set_theme("light" if self.theme.name == "dark" else "dark")
+
+    def _apply_theme_to_widgets(self) -> None:
+        self.canvas.set_theme(self.theme)
+        color = self.theme.text
+        for a in self.findChildren(QAction):
+            name = a.data()
+            if isinstance(name, str) and name:
+                a.setIcon(icon(name, "#ffffff" if name == "run" else color))
+        self.setWindowIcon(icon("gradstudio", self.theme.accent))
+
+    # ================================================================== layout persistence
+    def _restore_layout(self) -> None:
+        geometry = self.settings.geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.settings.window_state()
+        if state is not None and self.restoreState(state):
+            self._default_sizes_pending = False
+
+    def save_layout(self) -> None:
+        self.settings.save_layout(self.saveGeometry(), self.saveState())
+        self.settings.sync()
+
+    # ================================================================== document events
+    def _on_document_event(self, event: DocumentEvent) -> None:
+        if isinstance(event, SettingChanged) and event.name == "device":
+            self.device_selector.set_device(event.new)
+        elif isinstance(event, TrustChanged | NodeAdded | NodeRemoved):
+            # pasted code makes the document untrusted before its nodes land
+            self._update_trust_banner()
+
+    def _document_replaced(self) -> None:
+        self._unsubscribe()
+        self._unsubscribe = self.state.document.subscribe(self._on_document_event)
+        self._sync_document_ui()
+
+    def _sync_document_ui(self) -> None:
+        self.device_selector.set_device(self.state.document.settings["device"])
+        self._update_trust_banner()
+        self._update_title()
+        self._update_actions()
+
+    def _update_trust_banner(self) -> None:
+        doc = self.state.document
+        self.trust_banner.setVisible(doc.has_code() and not doc.trusted)
+
+    def _update_title(self) -> None:
+        if self.file_path:
+            name = Path(self.file_path).name
+        elif self.example_name:
+            name = f"{self.example_name} (example)"
+        else:
+            name = "Untitled"
+        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
+        self.setWindowModified(not self.bridge.is_clean)
+
+    def _update_actions(self) -> None:
+        ids = self.state.selection
+        single = len(ids) == 1 and ids[0] in self.state.document
+        has_tensor = single and bool(self.state.document.node(ids[0]).type.outputs)
+        self.act_backward.setEnabled(has_tensor)
+        has_nodes = bool(ids)
+        for a in (self.act_cut, self.act_copy, self.act_duplicate, self.act_delete):
+            a.setEnabled(has_nodes or bool(self.canvas.graph_scene.selected_edges()))
+
+    # ================================================================== misc
+    def show_message(self, text: str, msecs: int = 0) -> None:
+        self.statusBar().showMessage(text, msecs)
+
+    def about(self) -> None:
+        QMessageBox.about(
+            self,
+            f"About {APP_NAME}",
+            f"<h3>{APP_NAME}</h3><p>A studio for PyTorch's autograd: build a graph of tensors "
+            "and operations, run it forward and backward, and see what PyTorch would report "
+            "for every tensor.</p>",
+        )
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.save_layout()
+        self._panel_timer.stop()
+        self.recovery.stop()
+        self.recovery.discard()
+        self.runner.shutdown()
+        self.canvas.graph_scene.detach()
+        event.accept()

@@ -1,0 +1,120 @@
+"""What the studio remembers between sessions (``QSettings``): layout, theme, recent files.
+
+One small typed wrapper so keys are spelled once and tests can point the store at
+a temporary file instead of the user's real configuration.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+ORGANIZATION = "GradStudio"
+APPLICATION = "GradStudio"
+MAX_RECENT = 10
+
+
+class StudioSettings:
+    """Typed access to the persistent settings."""
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        self.qsettings = settings or QSettings(
+            QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION
+        )
+
+    @classmethod
+    def at(cls, path: str | Path) -> StudioSettings:
+        """Settings kept in one INI file (tests, portable installs)."""
+        return cls(QSettings(str(path), QSettings.Format.IniFormat))
+
+    @property
+    def directory(self) -> Path:
+        """The folder beside the settings file (the recovery file goes here)."""
+        return Path(self.qsettings.fileName()).resolve().parent
+
+    def sync(self) -> None:
+        self.qsettings.sync()
+
+    # ------------------------------------------------------------------ theme
+    @property
+    def theme(self) -> str:
+        value = self.qsettings.value("ui/theme", "dark")
+        return value if value in ("dark", "light") else "dark"
+
+    @theme.setter
+    def theme(self, name: str) -> None:
+        self.qsettings.setValue("ui/theme", name)
+
+    # ------------------------------------------------------------------ live mode
+    @property
+    def live(self) -> bool:
+        return _as_bool(self.qsettings.value("run/live", True))
+
+    @live.setter
+    def live(self, value: bool) -> None:
+        self.qsettings.setValue("run/live", bool(value))
+
+    # ------------------------------------------------------------------ memory budget
+    @property
+    def memory_budget(self) -> int:
+        """Bytes of tensor data one run may hold (Run > Memory Budget)."""
+        from gradstudio.evaluation.budget import DEFAULT_BUDGET
+
+        try:
+            value = int(self.qsettings.value("run/memory_budget", DEFAULT_BUDGET))
+        except (TypeError, ValueError):
+            return DEFAULT_BUDGET
+        return value if value > 0 else DEFAULT_BUDGET
+
+    @memory_budget.setter
+    def memory_budget(self, nbytes: int) -> None:
+        self.qsettings.setValue("run/memory_budget", int(nbytes))
+
+    # ------------------------------------------------------------------ window layout
+    def geometry(self) -> QByteArray | None:
+        value = self.qsettings.value("window/geometry")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def window_state(self) -> QByteArray | None:
+        value = self.qsettings.value("window/state")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def save_layout(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.qsettings.setValue("window/geometry", geometry)
+        self.qsettings.setValue("window/state", state)
+
+    # ------------------------------------------------------------------ recent files
+    def recent_files(self) -> list[str]:
+        value = self.qsettings.value("files/recent", [])
+        if isinstance(value, str):
+            value = [value] if value else []
+        return [str(v) for v in (value or []) if v][:MAX_RECENT]
+
+    def add_recent(self, path: str | Path) -> list[str]:
+        text = str(Path(path).resolve())
+        files = [f for f in self.recent_files() if f != text]
+        files.insert(0, text)
+        files = files[:MAX_RECENT]
+        self.qsettings.setValue("files/recent", files)
+        return files
+
+    def remove_recent(self, path: str) -> None:
+        self.qsettings.setValue("files/recent", [f for f in self.recent_files() if f != path])
+
+    def clear_recent(self) -> None:
+        self.qsettings.setValue("files/recent", [])
+
+    @property
+    def last_directory(self) -> str:
+        return str(self.qsettings.value("files/last_directory", "") or "")
+
+    @last_directory.setter
+    def last_directory(self, path: str) -> None:
+        self.qsettings.setValue("files/last_directory", path)
+
+
+def _as_bool(value: object) -> bool:
+    if isinstance(value, str):
+        return value.lower() in ("1", "true", "yes")
+    return bool(value)
