@@ -187,6 +187,7 @@ def _random(kind: str) -> Any:
             size = (keywords.pop("size"),)
         if keywords:
             raise TypeError(f"{kind}() got an unexpected keyword argument '{next(iter(keywords))}'")
+
         def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
             gen = generator_of(generator, xp is not np)
             dt = np.dtype(d)
@@ -285,7 +286,9 @@ def randperm(
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
     _check_requires_grad(dt, requires_grad)
-    arr = sampling.randperm(generator_of(generator, to_device(device).type == "cuda"), int(n)).astype(dt.np)
+    arr = sampling.randperm(
+        generator_of(generator, to_device(device).type == "cuda"), int(n)
+    ).astype(dt.np)
     return _finish(arr, to_device(device), requires_grad)
 
 

@@ -338,7 +338,15 @@ def _ufunc(uf: np.ufunc) -> Callable[..., Any]:
             return target
         return _wrap(_quiet(uf, *arrays, **kwargs))
 
+    def at(a: Any, indices: Any, b: Any = None) -> None:
+        """``ufunc.at`` (CuPy 13): unbuffered in place, repeated indices accumulate."""
+        if not isinstance(a, ndarray):
+            raise _unsupported(a)
+        args = () if b is None else (_operand(b),)
+        _quiet(uf.at, a._a, _index(indices), *args)
+
     call.__name__ = uf.__name__
+    call.at = at  # type: ignore[attr-defined]
     return call
 
 
@@ -391,6 +399,7 @@ def get_array_module(*args: Any) -> types.ModuleType:
 # exist in both CuPy and NumPy); any other attribute is missing, as in CuPy.
 _UFUNCS = [
     "add",
+    "fmod",
     "subtract",
     "multiply",
     "divide",
@@ -511,6 +520,7 @@ _FUNCS = [
     "split",
     "array_split",
     "take",
+    "indices",
     "take_along_axis",
     "put_along_axis",
     "repeat",
