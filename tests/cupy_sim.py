@@ -19,9 +19,11 @@ when ``GRADSTUDIO_CUPY_SIM=1`` (or ``--cupy-sim``) before the engine is imported
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -653,6 +655,10 @@ cuda = cupy.cuda
 
 
 def install() -> None:
-    """Make ``import cupy`` / ``import cupyx`` give the simulator."""
+    """Make ``import cupy`` / ``import cupyx`` give the simulator, here and in child
+    processes (the evaluation worker): ``tests/cupy_path`` goes on ``PYTHONPATH``."""
     sys.modules["cupy"] = cupy
     sys.modules["cupyx"] = cupyx
+    root = Path(__file__).resolve().parent.parent
+    paths = [str(root / "tests" / "cupy_path"), str(root), os.environ.get("PYTHONPATH", "")]
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
