@@ -125,3 +125,22 @@ def test_torch_cuda_surface() -> None:
     a = engine.rand(4, device="cuda").tolist()
     engine.cuda.manual_seed_all(5)
     assert engine.rand(4, device="cuda").tolist() == a
+
+
+def test_a_function_returning_a_gradient_on_the_wrong_device_is_refused() -> None:
+    class ToHost(engine.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):  # noqa: ANN001, ANN205
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):  # noqa: ANN001, ANN205
+            return g.cpu()
+
+    w = engine.ones(3, device="cuda", requires_grad=True)
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Function ToHostBackward returned an invalid gradient at index 0 - "
+        r"expected device cuda:0 but got cpu$",
+    ):
+        ToHost.apply(w).sum().backward()

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from gradstudio.evaluation.evaluate import evaluate
-from tests.gradstudio.snippets import SEED_001
 from gradstudio.interchange.pytorch_import import import_snippet
+from tests.gradstudio.snippets import SEED_001
 from tests.ui.uitools import node_id
 from ui.inspector.panel import Inspector
 from ui.state import StudioState
