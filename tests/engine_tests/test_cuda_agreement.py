@@ -47,8 +47,6 @@ def test_op_sample_agrees_between_cpu_and_cuda(op: OpDef, sample: Sample) -> Non
         )
         assert (g.grad_fn and g.grad_fn.name()) == (c.grad_fn and c.grad_fn.name())
         np.testing.assert_allclose(_host(g), _host(c), rtol=1e-12, atol=1e-12)
-    if moved is not None:
-        return  # the sample's ``src_device`` is the CPU: its backward returns to the CPU
     for c, g in zip(cpu_in, gpu_in, strict=True):
         assert (g.grad is None) == (c.grad is None)
         if c.grad is not None:
