@@ -549,7 +549,6 @@ _FUNCS = [
     "around",
     "round",
     "nan_to_num",
-    "logsumexp",
     "unique",
     "pad",
     "atleast_1d",
