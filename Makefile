@@ -22,6 +22,9 @@ run: deps
 
 # Lint and tests all run; the target fails if any of them failed.
 # pytest's own exit status wins (so 5, "no tests collected", stays visible to callers).
+# The `cuda` tests run twice: in the whole suite (skipped without a GPU), then again on
+# the CuPy simulator (tests/cupy_sim.py), so the CUDA path is exercised on every machine (exit 5 there only means that
+# PYTEST_ARGS selected no cuda test).
 test: deps
 	@status=0; \
 	echo "== ruff check"; $(BIN)/ruff check . || status=1; \
@@ -29,6 +32,9 @@ test: deps
 	echo "== lint-imports"; $(BIN)/lint-imports --no-logo || status=1; \
 	echo "== pytest"; \
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	echo "== pytest -m cuda on the CuPy simulator"; \
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --cupy-sim -m cuda $(PYTEST_ARGS) || \
+	  { rc=$$?; if [ $$rc -ne 5 ] && [ $$status -eq 0 ]; then status=$$rc; fi; }; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: treated as a failure" >&2; fi; \
 	exit $$status
 

@@ -136,6 +136,32 @@ def device_of(arr: Any) -> device:
     return CPU if isinstance(arr, np.ndarray | np.generic) else CUDA0
 
 
+def transfer(arr: Any, dev: device) -> Any:
+    """``arr`` on ``dev``: the one place arrays cross between host and GPU.
+
+    ``numpy.asarray`` of a CuPy array raises (CuPy forbids implicit copies) and
+    ``cupy.asarray`` of a host array silently uploads it, so neither may be used
+    to "normalise" an array whose device is not known.
+    """
+    if dev.type == "cpu":
+        return to_numpy(arr)
+    if isinstance(arr, np.ndarray | np.generic | int | float | bool):
+        return cupy_module().asarray(arr)
+    return arr
+
+
+def is_writeable(arr: Any) -> bool:
+    """Whether an array may be written in place.
+
+    NumPy marks broadcast views read-only; CuPy's ``flags`` has no ``writeable``
+    (only ``c_contiguous``, ``f_contiguous``, ``owndata``) and every CuPy array is
+    writeable, so for it ownership (``base is None``) is the caller's test.
+    """
+    if isinstance(arr, np.ndarray | np.generic):  # NumPy scalars are never writeable
+        return bool(arr.flags.writeable)
+    return True
+
+
 def to_numpy(arr: Any) -> np.ndarray:
     """A host copy (or the array itself on CPU)."""
     if isinstance(arr, np.ndarray):

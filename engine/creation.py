@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
-from engine.backend import device, to_device, to_numpy, xp_for
+from engine.backend import device, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Param, public
 from engine.ops.random import generator_of
 from engine.random import sampling
@@ -45,9 +45,7 @@ def _check_requires_grad(dt: dtypes.dtype, requires_grad: bool) -> None:
 
 
 def _finish(arr: Any, dev: device, requires_grad: bool) -> Tensor:
-    if dev.type != "cpu":
-        arr = xp_for(dev).asarray(arr)
-    t = Tensor._wrap(arr)
+    t = Tensor._wrap(transfer(arr, dev))
     t._requires_grad = bool(requires_grad)
     return t
 
@@ -189,9 +187,9 @@ def _random(kind: str) -> Any:
             size = (keywords.pop("size"),)
         if keywords:
             raise TypeError(f"{kind}() got an unexpected keyword argument '{next(iter(keywords))}'")
-        gen = generator_of(generator)
 
         def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
+            gen = generator_of(generator, xp is not np)
             dt = np.dtype(d)
             if dt.kind != "f":
                 kernel = "check_uniform_bounds" if kind == "rand" else "normal_kernel_cpu"
@@ -260,7 +258,7 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    gen = generator_of(generator)
+    gen = generator_of(generator, to_device(device).type == "cuda")
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
     _check_requires_grad(dt, requires_grad)
     shape = _size(tuple(size))
@@ -288,7 +286,9 @@ def randperm(
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
     _check_requires_grad(dt, requires_grad)
-    arr = sampling.randperm(generator_of(generator), int(n)).astype(dt.np)
+    arr = sampling.randperm(
+        generator_of(generator, to_device(device).type == "cuda"), int(n)
+    ).astype(dt.np)
     return _finish(arr, to_device(device), requires_grad)
 
 

@@ -357,7 +357,7 @@ class Tensor:
 
         return to(self, *args, **kwargs)
 
-    def cuda(self, device: Any = None) -> Tensor:
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> Tensor:
         return self.to(to_device("cuda" if device is None else device))
 
     def cpu(self) -> Tensor:

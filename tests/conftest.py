@@ -14,6 +14,23 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--cupy-sim",
+        action="store_true",
+        help="run the `cuda` tests on the CuPy simulator (tests/cupy_sim.py); "
+        "same as GRADSTUDIO_CUPY_SIM=1",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Install the CuPy simulator before anything imports the engine, when asked to."""
+    if config.getoption("--cupy-sim") or os.environ.get("GRADSTUDIO_CUPY_SIM") == "1":
+        from tests import cupy_sim
+
+        cupy_sim.install()
+
+
 def _cuda_usable() -> tuple[bool, str]:
     try:
         import engine

@@ -19,7 +19,7 @@ import numpy as np
 
 from engine import grad_mode
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
-from engine.backend import array_module
+from engine.backend import array_module, device_of, is_writeable
 from engine.messages import CREATE_GRAPH_CYCLE
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _expandable(gshape: tuple[int, ...], shape: tuple[int, ...]) -> bool:
 
 def validate_grad(node: Node, index: int, g: Any, meta: tuple[Any, Any, Any], tm: bool) -> Any:
     """Check one gradient against its input's metadata, un-broadcast and cast it."""
-    shape, np_dtype, _device = meta
+    shape, np_dtype, want_device = meta
     gshape = tuple(g.shape)
     if gshape != shape:
         if not _expandable(gshape, shape):
@@ -88,6 +88,13 @@ def validate_grad(node: Node, index: int, g: Any, meta: tuple[Any, Any, Any], tm
             g = g.to(FROM_NP[np_dtype])
     elif g.dtype != np_dtype:
         g = g.astype(np_dtype)
+    if want_device is not None:
+        got = device_of(g._data if tm else g)
+        if got != want_device:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - "
+                f"expected device {want_device} but got {got}"
+            )
     return g
 
 
@@ -119,7 +126,7 @@ def accumulate_into(
     if old is None:
         if isinstance(g, np.generic):
             g, steal = np.asarray(g), False
-        if steal and g.flags.c_contiguous and g.flags.writeable and _owns(g):
+        if steal and g.flags.c_contiguous and is_writeable(g) and _owns(g):
             new = Tensor._wrap(g)
             if version:
                 new._vc = [version]
@@ -355,7 +362,11 @@ def _validate_outputs(node: Node, outs: list[Any], tm: bool) -> None:
         if g is None or nxt is None:
             continue
         meta = nxt._out_meta[nr]
-        if g.shape != meta[0] or (g._data.dtype if tm else g.dtype) != meta[1]:
+        if (
+            g.shape != meta[0]
+            or (g._data.dtype if tm else g.dtype) != meta[1]
+            or (meta[2] is not None and device_of(g._data if tm else g) != meta[2])
+        ):
             outs[i] = validate_grad(node, i, g, meta, tm)
 
 
@@ -384,7 +395,7 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         and sys.getrefcount(old) <= 3
         and type(old) is not np.generic
         and getattr(old, "base", 0) is None
-        and old.flags.writeable
+        and is_writeable(old)
         and (old.shape == g.shape or old.shape == np.broadcast_shapes(old.shape, g.shape))
         and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):

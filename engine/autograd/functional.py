@@ -49,6 +49,10 @@ def _make_grads(outputs: list[Any], grads: list[Any]) -> list[Any]:
                     f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
                     f"output[{i}] has a dtype of {t.dtype}."
                 )
+            if g.device != t.device:
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {t.device} but got {g.device}"
+                )
             out.append(g)
     return out
 

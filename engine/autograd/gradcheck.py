@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.backend import to_numpy
+from engine.backend import to_numpy, transfer
 
 
 class GradcheckError(RuntimeError):
@@ -85,7 +85,7 @@ def gradcheck(
                 pert = host.copy().reshape(-1)
                 pert[j] = orig + sign * eps
                 arr = pert.reshape(host.shape)
-                t = Tensor._wrap(arr if type(x._data) is np.ndarray else x._data.__class__(arr))
+                t = Tensor._wrap(transfer(arr, x.device))
                 t._requires_grad = True
                 vals[i] = t
                 if store == "p":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import dtypes
-from engine.backend import device, to_device, to_numpy, xp_for
+from engine.backend import device, to_device, transfer
 from engine.ops import pointwise
 from engine.ops.core import OPS, Sample, apply_inplace, apply_op, declare
 
@@ -13,8 +13,7 @@ from engine.ops.core import OPS, Sample, apply_inplace, apply_op, declare
 def _to_copy_fwd(
     xp: Any, a: Any, dtype: Any, device: Any, src_dtype: Any = None, src_device: Any = None
 ) -> Any:
-    target = xp_for(device)
-    arr = a if target is xp else (target.asarray(a) if target.__name__ == "cupy" else to_numpy(a))
+    arr = transfer(a, device)
     return arr.astype(dtype.np, copy=arr is a)
 
 

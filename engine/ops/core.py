@@ -301,8 +301,10 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         first = outs[0]
     else:
         first = out
-    if type(first) is not arr_type:
-        first = xp.asarray(first)
+    if type(first) is not arr_type and (
+        isinstance(first, np.generic) or not hasattr(first, "shape")
+    ):
+        first = xp.asarray(first)  # a scalar; an array keeps its own device (``_to_copy``)
     if first.dtype != np_dtype:
         first = first.astype(np_dtype)
     r = _new(tensor_cls)
@@ -341,7 +343,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         if op.save:
             node._saved = _save(op, inputs, r, out, needs)
     if op.outputs > 1:
-        rest = [tensor_cls._wrap(o if type(o) is arr_type else xp.asarray(o)) for o in outs[1:]]
+        rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
         return (r, *rest)
     return r
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.backend import device, transfer
 from engine.catalog import Param, public
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
@@ -215,19 +216,27 @@ def _unsqueeze() -> Any:
     return UNSQUEEZE
 
 
-def _as_index_array(k: Any, xp: Any) -> Any:
+def _as_index_array(k: Any, dev: device) -> Any:
+    """An index on the indexed tensor's device; CPU indices of a CUDA tensor are
+    moved over, CUDA indices of a CPU tensor are refused as PyTorch does."""
     from engine.tensor import Tensor
 
     if isinstance(k, Tensor):
-        return k._data
-    if isinstance(k, list):
-        return xp.asarray(k)
+        if k.device == dev:
+            return k._data
+        if k.device.type != "cpu":
+            raise RuntimeError(
+                "indices should be either on cpu or on the same device as the indexed tensor "
+                f"({dev})"
+            )
+        return transfer(k._data, dev)
+    if isinstance(k, list | np.ndarray):
+        return transfer(np.asarray(k), dev)
     return k
 
 
 def _advanced(x: Any, keys: tuple[Any, ...]) -> Any:
-    xp = np if type(x._data) is np.ndarray else __import__("cupy")
-    key = tuple(_as_index_array(k, xp) for k in keys)
+    key = tuple(_as_index_array(k, x.device) for k in keys)
     for k in key:
         if hasattr(k, "dtype") and k.dtype.kind == "f":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -303,8 +312,7 @@ def setitem(x: Any, key: Any, value: Any) -> None:
     v = value if isinstance(value, Tensor) else tensor(value, dtype=x.dtype, device=x.device)
     keys = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, Tensor | list | np.ndarray | bool) for k in keys):
-        xp = np if type(x._data) is np.ndarray else __import__("cupy")
-        k = tuple(_as_index_array(kk, xp) for kk in keys)
+        k = tuple(_as_index_array(kk, x.device) for kk in keys)
         if v.dtype is not x.dtype:
             v = v.to(x.dtype)
         apply_inplace(INDEX_PUT, (x, v), {"key": k if len(k) > 1 else k[0]})

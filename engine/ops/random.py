@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.ops.core import apply_inplace, check_inplace, declare
-from engine.random import default_generator, sampling
+from engine.random import cuda_generator, default_generator, sampling
 from engine.random.generator import Generator
 
 
@@ -40,8 +40,11 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def generator_of(generator: Generator | None) -> Generator:
-    return default_generator if generator is None else generator
+def generator_of(generator: Generator | None, cuda: bool = False) -> Generator:
+    """The generator a draw uses: the caller's, else the default one of its device."""
+    if generator is not None:
+        return generator
+    return cuda_generator if cuda else default_generator
 
 
 def _memory_order(strides: tuple[int, ...]) -> list[int]:
@@ -79,7 +82,7 @@ def uniform_(t: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any = No
             f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
             f"to={_num(to)}"
         )
-    gen = generator_of(generator)
+    gen = generator_of(generator, t.is_cuda)
     return _fill(UNIFORM, t, lambda n: sampling.uniform(gen, n, t.dtype.np, from_, to))
 
 
@@ -89,7 +92,7 @@ def normal_(t: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = Non
         raise _not_implemented("normal_kernel_cpu", t)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-    gen = generator_of(generator)
+    gen = generator_of(generator, t.is_cuda)
     contiguous = t.is_contiguous()
     return _fill(NORMAL, t, lambda n: sampling.normal(gen, n, t.dtype.np, mean, std, contiguous))
 
@@ -100,7 +103,7 @@ def bernoulli_(t: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
     probabilities compare with a 53-bit uniform, others with a 24-bit float one)."""
     from engine.tensor import Tensor
 
-    gen = generator_of(generator)
+    gen = generator_of(generator, t.is_cuda)
     if not isinstance(p, Tensor):
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
@@ -121,7 +124,7 @@ def bernoulli_(t: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
 def random_(t: Any, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Any:
     """``Tensor.random_([from,] to)`` draws from ``[from, to)``; ``random_()`` from
     ``[0, 2**mantissa]`` for floats and ``[0, max]`` for integers."""
-    gen = generator_of(generator)
+    gen = generator_of(generator, t.is_cuda)
     if to is None and from_ == 0:
         return _fill(RANDOM, t, lambda n: sampling.random_full(gen, n, t.dtype.np))
     if to is None:

@@ -8,6 +8,7 @@ multiply-adds and the AVX2 polynomials those kernels are compiled to.
 
 from engine.random.generator import (
     Generator,
+    cuda_generator,
     default_generator,
     get_rng_state,
     initial_seed,
@@ -18,6 +19,7 @@ from engine.random.generator import (
 
 __all__ = [
     "Generator",
+    "cuda_generator",
     "default_generator",
     "get_rng_state",
     "initial_seed",

@@ -165,8 +165,16 @@ default_generator = Generator()
 default_generator.manual_seed(int.from_bytes(os.urandom(8), "little"))
 
 
+#: CUDA's generator.  PyTorch draws CUDA values with Philox, which is not reproduced
+#: here (CUDA values come from this twister); what is kept is that CUDA has a stream of
+#: its own: ``manual_seed`` seeds both, ``cuda.manual_seed_all`` only this one.
+cuda_generator = Generator("cuda")
+cuda_generator.manual_seed(int.from_bytes(os.urandom(8), "little"))
+
+
 def manual_seed(seed: Any) -> Generator:
-    """``torch.manual_seed``: reseed the default CPU generator and return it."""
+    """``torch.manual_seed``: reseed every device's generator; return the CPU one."""
+    cuda_generator.manual_seed(seed)
     return default_generator.manual_seed(seed)
 
 

@@ -41,6 +41,8 @@ def build(
         for s in sample.inputs
     ]
     params = dict(sample.params)
+    if "src_device" in params:  # ``_to_copy`` returns its gradient to where its input is
+        params["src_device"] = engine.device(device)
     shape = tuple(sample.inputs[0])
     if params.get("condition") == "mask":
         params["condition"] = engine.tensor(rng.random(shape) > 0.5, device=device)._data
