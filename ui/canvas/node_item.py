@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsSceneHoverEvent,
@@ -41,7 +41,9 @@ if TYPE_CHECKING:
     from ui.canvas.scene import GraphScene
 
 NODE_TYPE = QGraphicsItem.UserType + 1
-LOD_TEXT = 0.45  # below this zoom, no text (unreadable anyway)
+LOD_TEXT = 0.45  # below this zoom, the card's details give way to its label and mark
+FAR_LABEL_PX = 13.0  # on-screen size of a far card's label
+FAR_MARK_PX = 11.0  # ... and of its leaf / grad_fn mark
 GRAD_BADGE_CHARS = 9  # a .grad value this short is written in its badge
 NODE_FLAGS = (
     QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -260,7 +262,42 @@ class NodeItem(QGraphicsItem):
             self._paint_header(painter, s)
             self._paint_ports_text(painter, s)
             self._paint_facts(painter, s)
+        else:
+            self._paint_far(painter, s, lod)
         self._paint_ports(painter, s)
+
+    def _paint_far(self, painter: QPainter, s: CanvasStyle, lod: float) -> None:
+        """Semantic zoom: too far out for the card's details, its label and its autograd
+        mark (leaf, or the grad_fn's name) are drawn at a size that stays readable on
+        screen, as maps keep place names legible when zoomed out."""
+        rect = self._rect.adjusted(6.0, 4.0, -6.0, -4.0)
+        label_font = QFont(s.title_font)
+        label_font.setPixelSize(max(8, min(int(FAR_LABEL_PX / lod), int(rect.height() * 0.45))))
+        label_font.setBold(True)
+        metrics = QFontMetricsF(label_font)
+        painter.setFont(label_font)
+        painter.setPen(s.c("text"))
+        top = QRectF(rect.left(), rect.top() + HEADER_HEIGHT * 0.2, rect.width(), rect.height() / 2)
+        painter.drawText(
+            top,
+            Qt.AlignmentFlag.AlignCenter,
+            metrics.elidedText(self.node.label, Qt.TextElideMode.ElideRight, rect.width()),
+        )
+        f = self.facts
+        if f.is_leaf is None:
+            return
+        mark = "leaf" if f.is_leaf else (f.grad_fn or "")
+        mark_font = QFont(s.small_font)
+        mark_font.setPixelSize(max(7, min(int(FAR_MARK_PX / lod), int(rect.height() * 0.3))))
+        mark_metrics = QFontMetricsF(mark_font)
+        painter.setFont(mark_font)
+        painter.setPen(s.c("requires_grad") if f.requires_grad else s.c("text_dim"))
+        bottom = QRectF(rect.left(), rect.center().y(), rect.width(), rect.height() / 2)
+        painter.drawText(
+            bottom,
+            Qt.AlignmentFlag.AlignCenter,
+            mark_metrics.elidedText(mark, Qt.TextElideMode.ElideRight, rect.width()),
+        )
 
     def _paint_header(self, painter: QPainter, s: CanvasStyle) -> None:
         # step number in a small dark disc
