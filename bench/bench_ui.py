@@ -236,10 +236,10 @@ def bench_graph(
     }
 
     t = time.perf_counter()
-    window.state.set_position(len(ev.steps) // 2)
+    window.state.playhead.set_position(len(ev.steps) // 2)
     settle(app)
     result["timeline_scrub_s"] = round(time.perf_counter() - t, 3)
-    window.state.set_position(-1)
+    window.state.playhead.set_position(-1)
     settle(app)
     result["edit_and_rerun_s"] = round(statistics.median(edit_and_rerun(window, app)), 3)
     result["ok"] = ev.ok

@@ -47,11 +47,10 @@ from gradstudio.document.commands import (
 from gradstudio.document.events import DocumentEvent, NodeRemoved, Unsubscribe
 from gradstudio.document.model import EditError, Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
-from ui.backward.model import index_for, parse_key
+from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
 from ui.inspector.value_view import ValueGradView, WrapLabel, tensor_text
 from ui.state import StudioState
-from ui.timeline.panel import facts_at, trace_at
 
 if TYPE_CHECKING:
     from ui.inspector.code_editor import CodeEditor
@@ -383,10 +382,17 @@ class Inspector(QWidget):
             self._build_many(selected)
             return
         key = parse_key(self.state.grad_fn_key)
-        ev, snap = self.state.evaluation, self.state.snapshot()
-        if key is not None and ev is not None and snap is not None and key in snap.grad_fns():
+        playhead = self.state.playhead
+        ev, snap, index = playhead.evaluation, playhead.snapshot(), playhead.index
+        if (
+            key is not None
+            and ev is not None
+            and index is not None
+            and snap is not None
+            and key in snap.grad_fns()
+        ):
             fn = snap.grad_fn(key)
-            owner = index_for(ev).node_for(key)
+            owner = index.node_for(key)
             self.title.setText(fn.name)
             self.subtitle.setText(
                 self._muted(
@@ -708,7 +714,7 @@ class Inspector(QWidget):
 
     # -- facts ---------------------------------------------------------------
     def _refs(self) -> list[OutputRef]:
-        snap = self.state.snapshot()
+        snap = self.state.playhead.snapshot()
         node = self.node
         ev = self.state.evaluation
         if node is None or snap is None or ev is None:
@@ -736,7 +742,7 @@ class Inspector(QWidget):
         ref = self.port_ref
         if ref is None or self.node is None:
             return None
-        return facts_at(self.state, ref.node_id, ref.port, ref.index)
+        return self.state.playhead.facts(ref.node_id, ref.port, ref.index)
 
     def refresh_facts(self) -> None:
         """Show the facts at the timeline position (called on evaluation/position changes)."""
@@ -754,7 +760,7 @@ class Inspector(QWidget):
             return
         node_step = ev.plan.step_of[node.id]
         result = ev.steps[node_step]
-        position = self.state.effective_step
+        position = self.state.playhead.effective_step
         error = ev.error_for(node.id)
         self._show_problem(error, position >= node_step)
         self._show_warnings(result.warnings if position >= node_step else [])
@@ -926,8 +932,7 @@ class Inspector(QWidget):
     def _next_links(
         self, fn: GradFnFacts
     ) -> list[tuple[str, str, Callable[[], None] | None, bool]]:
-        ev = self.state.evaluation
-        index = index_for(ev) if ev is not None else None
+        index = self.state.playhead.index
         links: list[tuple[str, str, Callable[[], None] | None, bool]] = []
         for i, nxt in enumerate(fn.next_functions):
             if nxt is None:
@@ -950,8 +955,8 @@ class Inspector(QWidget):
 
     def open_grad_fn(self, key: int) -> None:
         """Select a grad_fn and the node that owns it (what a next_functions click does)."""
-        ev = self.state.evaluation
-        owner = index_for(ev).node_for(key) if ev is not None else None
+        index = self.state.playhead.index
+        owner = index.node_for(key) if index is not None else None
         self.state.select_grad_fn(str(key))
         self.state.select((owner,) if owner is not None else ())
 
@@ -995,12 +1000,12 @@ class Inspector(QWidget):
         self.trace_section.setVisible(trace is not None)
         if trace is None or ev is None:
             return
-        at = trace_at(self.state)
+        playhead = self.state.playhead
+        at = playhead.trace_at()
         live = at is not None and at.trace is trace and at.live
-        done = (
-            len(at.executed) if live and at is not None and self.state.replay is not None else None
-        )
-        index = index_for(ev)
+        done = len(at.executed) if live and at is not None and playhead.replay is not None else None
+        index = playhead.index
+        assert index is not None
         links: list[tuple[str, str, Callable[[], None] | None, bool]] = []
         for i, ex in enumerate(trace.executions):
             owner = index.node_for(ex.key)

@@ -131,7 +131,7 @@ class RunCommands:
         if not outputs:
             self.show_message(f"{node.label} has no tensor output", 4000)
             return None
-        snap = self.state.snapshot()
+        snap = self.state.playhead.snapshot()
         facts = snap.facts(node.id, outputs[0].name) if snap is not None else None
         if facts is not None and facts.array.size != 1:
             self.show_message(
@@ -154,7 +154,7 @@ class RunCommands:
     def zero_grads(self) -> str | None:
         """Add a "zero grads" step on every leaf that requires grad (one undo step)."""
         doc = self.state.document
-        snap = self.state.snapshot()
+        snap = self.state.playhead.snapshot()
         leaves: list[tuple[str, str]] = []
         for node in doc.nodes():
             for port in node.type.outputs:
