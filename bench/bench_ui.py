@@ -134,7 +134,10 @@ def open_window(app: QApplication, folder: Path, tag: str, panels: bool):  # noq
 
     settings = StudioSettings.at(folder / f"settings_{tag}_{panels}.ini")
     settings.live = False
-    window = MainWindow(StudioState(), settings, load_panels=panels)
+    window = MainWindow(StudioState(), settings)
+    if not panels:  # the canvas alone: the side panels go, and stop following the state
+        for dock in window.docks.values():
+            dock.widget().deleteLater()
     window.resize(1600, 1000)
     window.show()
     settle(app)

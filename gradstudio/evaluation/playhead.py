@@ -149,7 +149,7 @@ class Playhead(Observable[PlayheadEvent]):
         for i, result in enumerate(ev.steps):
             step = -1 if i == n - 1 else i
             out.append((step, None))
-            if result.trace is not None:
+            if result.trace is not None and result.trace.executions:
                 out.extend((step, r) for r in range(len(result.trace.executions) + 1))
         return out
 
