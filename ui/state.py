@@ -10,9 +10,12 @@ panels never talk to each other directly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PySide6.QtCore import QObject, Signal
 
-from gradstudio.document.model import Document
+from gradstudio.document.model import Document, EditError
 from gradstudio.document.undo import UndoStack
 from gradstudio.evaluation.evaluate import Evaluation
 from gradstudio.evaluation.playhead import EvaluationShown, Playhead, PlayheadEvent
@@ -24,6 +27,7 @@ class StudioState(QObject):
     selectionChanged = Signal()  # self.selection (node ids) changed
     gradFnSelected = Signal(str)  # a grad_fn key picked in the backward-graph view ("" = none)
     positionChanged = Signal()  # the playhead's step / replay changed
+    editRefused = Signal(str)  # an edit pushed through ``push`` was refused: the reason
 
     def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -65,6 +69,26 @@ class StudioState(QObject):
         self.evaluationChanged.emit()
         self.selectionChanged.emit()
         self.positionChanged.emit()
+
+    # -- edits ------------------------------------------------------------
+    def push(self, command: Any, refused: Callable[[str], None] | None = None) -> Any | None:
+        """Do and record one edit: the one path every widget's edit takes.
+
+        ``command`` is a gradstudio command or a zero-argument factory building one
+        (so a refusal while building is caught too).  A refused edit (``EditError``)
+        records nothing; its reason goes to ``refused`` when given (a panel showing
+        it in place), else to ``editRefused``.  Returns the command, or None.
+        """
+        try:
+            cmd = command() if callable(command) and not hasattr(command, "redo") else command
+            self.undo_stack.push(cmd)
+        except EditError as exc:
+            if refused is not None:
+                refused(exc.message)
+            else:
+                self.editRefused.emit(exc.message)
+            return None
+        return cmd
 
     # -- evaluation -------------------------------------------------------
     def set_evaluation(self, evaluation: Evaluation | None) -> None:

@@ -7,7 +7,7 @@ raise ``EditError`` so a refused edit never lands on the stack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gradstudio.document.clipboard import ClipboardContent, parse_clipboard
@@ -320,3 +320,44 @@ class AutoLayoutCommand(MoveNodesCommand):
 
     def merge_with(self, other: object) -> bool:
         return False
+
+
+class SequenceCommand(_Base):
+    """Several edits as one command, each built right before it runs.
+
+    A later edit often needs an earlier one done (connect a node once it is added,
+    then move its step), so the parts are factories: the first ``redo`` builds and
+    runs them in order, undoing what it did if one is refused (``EditError``), and
+    later redos replay the same commands.
+    """
+
+    def __init__(self, text: str, parts: list[Callable[[], Any]]) -> None:
+        self.text = text
+        self._parts = parts
+        self._commands: list[Any] | None = None
+
+    def redo(self) -> None:
+        if self._commands is not None:
+            for command in self._commands:
+                command.redo()
+            return
+        done: list[Any] = []
+        try:
+            for make in self._parts:
+                command = make()
+                command.redo()
+                done.append(command)
+        except Exception:
+            for command in reversed(done):
+                command.undo()
+            raise
+        self._commands = done
+
+    def undo(self) -> None:
+        for command in reversed(self._commands or ()):
+            command.undo()
+
+    @property
+    def added(self) -> list[str]:
+        """The ids of the nodes this edit added (once done), in order."""
+        return [c.node_id for c in self._commands or () if isinstance(c, AddNodeCommand)]

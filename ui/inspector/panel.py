@@ -36,16 +36,14 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.catalogue import NodeKind, PortType
+from gradstudio.document.autograd_edits import retain_grad, retain_grad_nodes
 from gradstudio.document.commands import (
-    AddNodeCommand,
-    ConnectCommand,
-    RemoveNodesCommand,
     ReorderStepCommand,
     SetLabelCommand,
     SetParamCommand,
 )
 from gradstudio.document.events import DocumentEvent, NodeRemoved, Unsubscribe
-from gradstudio.document.model import EditError, Node
+from gradstudio.document.model import Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
 from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
@@ -57,7 +55,6 @@ if TYPE_CHECKING:
 
 ERROR = "#e5484d"
 WARNING = "#d9822b"
-RETAIN_GRAD = "Tensor.retain_grad"
 MANY_LISTED = 12  # nodes named on the page of a multi-selection
 
 #: PyTorch's warning when ``.grad`` of a non-leaf is read (engine/tensor.py has the full text).
@@ -638,11 +635,8 @@ class Inspector(QWidget):
 
     # -- edits: widgets -> commands --------------------------------------------
     def _push(self, make: Callable[[], Any]) -> bool:
-        """Build a command and push it; an EditError is shown, not raised."""
-        try:
-            self.state.undo_stack.push(make())
-        except EditError as exc:
-            self._show_edit_error(exc.message)
+        """Build a command and push it; a refusal is shown here, not raised."""
+        if self.state.push(make, refused=self._show_edit_error) is None:
             self.refresh_edits()
             return False
         self._show_edit_error(None)
@@ -682,33 +676,16 @@ class Inspector(QWidget):
         return self.node is not None and self.node.params.get(name) == value
 
     def _retain_nodes(self) -> list[str]:
-        doc, node_id = self.state.document, self.node_id
-        if node_id is None:
-            return []
-        return [
-            e.dst
-            for e in doc.edges_of(node_id)
-            if e.src == node_id and doc.node(e.dst).type_id == RETAIN_GRAD
-        ]
+        node_id = self.node_id
+        return [] if node_id is None else retain_grad_nodes(self.state.document, node_id)
 
     def _retain_toggled(self, on: bool) -> None:
         """Add a ``retain_grad()`` step right after this node (or remove it)."""
         node = self.node
-        if node is None:
+        if node is None or on == bool(self._retain_nodes()):
             return
-        doc, stack = self.state.document, self.state.undo_stack
-        existing = self._retain_nodes()
-        try:
-            if on and not existing:
-                with stack.macro(f"retain_grad on {node.label}"):
-                    add = AddNodeCommand(doc, RETAIN_GRAD, (node.x + 30, node.y + 110))
-                    stack.push(add)
-                    stack.push(ConnectCommand(doc, node.id, "out", add.node_id, "input"))
-                    stack.push(ReorderStepCommand(doc, add.node_id, doc.step_of(node.id) + 1))
-            elif not on and existing:
-                stack.push(RemoveNodesCommand(doc, existing))
-        except EditError as exc:
-            self._show_edit_error(exc.message)
+        doc = self.state.document
+        self._push(lambda: retain_grad(doc, node.id, on))
         self.flush()
         self.refresh_edits()
 
