@@ -132,7 +132,7 @@ def test_replay_grads_are_pytorchs_after_every_execution() -> None:
 
 
 def test_positions_and_events() -> None:
-    doc, ev, playhead = played(SEED_001)
+    _, ev, playhead = played(SEED_001)
     events: list[PlayheadEvent] = []
     playhead.subscribe(events.append)
     positions = playhead.positions()
