@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare
+from gradstudio.evaluation.plan_key import plan_key
 
 if TYPE_CHECKING:
     from gradstudio.document.events import DocumentEvent
@@ -28,20 +29,6 @@ if TYPE_CHECKING:
 CACHE_SIZE = 24
 LIVE_DELAY_MS = 120
 YIELD_EVERY_S = 0.012
-
-
-def plan_key(plan: Plan) -> tuple:
-    """What an evaluation's results depend on (labels and positions are not part of it)."""
-    steps = tuple(
-        (
-            s.node_id,
-            s.type.id,
-            repr(sorted(s.params.items())),
-            tuple(sorted(s.inputs.items())),
-        )
-        for s in plan.steps
-    )
-    return (steps, plan.device, plan.seed, plan.trusted)
 
 
 class _JobSignals(QObject):
