@@ -1,8 +1,8 @@
 """The inspector: the selected node's settings, and what PyTorch would report about it.
 
 Top: what the learner can change (label, parameters, step, ``retain_grad()``,
-the code of a custom Function), each edit one undoable command on
-``state.undo_stack``.  Below: the facts at the timeline position (value,
+the code of a custom Function), each edit one undoable command pushed through
+``state.push``.  Below: the facts at the playhead's position (value,
 ``requires_grad``, ``is_leaf``, ``grad_fn`` and its ``next_functions``,
 ``.grad``, ``retains_grad``, ``_version``, saved tensors), PyTorch's error
 message with a plain explanation, and the value next to its gradient as
