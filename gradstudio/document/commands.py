@@ -13,6 +13,7 @@ from typing import Any
 from gradstudio.document.clipboard import ClipboardContent, parse_clipboard
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, Edge, EditError, Node
+from gradstudio.document.undo import MacroCommand
 
 
 class _Base:
@@ -322,42 +323,35 @@ class AutoLayoutCommand(MoveNodesCommand):
         return False
 
 
-class SequenceCommand(_Base):
+class SequenceCommand(MacroCommand):
     """Several edits as one command, each built right before it runs.
 
     A later edit often needs an earlier one done (connect a node once it is added,
     then move its step), so the parts are factories: the first ``redo`` builds and
     runs them in order, undoing what it did if one is refused (``EditError``), and
-    later redos replay the same commands.
+    later redos replay the same commands, as a macro does.
     """
 
     def __init__(self, text: str, parts: list[Callable[[], Any]]) -> None:
-        self.text = text
-        self._parts = parts
-        self._commands: list[Any] | None = None
+        super().__init__(text)
+        self._parts: list[Callable[[], Any]] | None = parts
 
     def redo(self) -> None:
-        if self._commands is not None:
-            for command in self._commands:
-                command.redo()
+        if self._parts is None:
+            super().redo()
             return
-        done: list[Any] = []
         try:
             for make in self._parts:
                 command = make()
                 command.redo()
-                done.append(command)
+                self.commands.append(command)
         except Exception:
-            for command in reversed(done):
-                command.undo()
+            self.undo()
+            self.commands.clear()
             raise
-        self._commands = done
-
-    def undo(self) -> None:
-        for command in reversed(self._commands or ()):
-            command.undo()
+        self._parts = None
 
     @property
     def added(self) -> list[str]:
         """The ids of the nodes this edit added (once done), in order."""
-        return [c.node_id for c in self._commands or () if isinstance(c, AddNodeCommand)]
+        return [c.node_id for c in self.commands if isinstance(c, AddNodeCommand)]
