@@ -84,51 +84,45 @@ def test_grad_grows_inside_a_replay_as_pytorch_reports() -> None:
 
 
 @pytest.mark.torch
-def test_replay_grads_are_pytorchs_after_every_execution() -> None:
+def test_replay_grads_are_pytorchs_after_every_execution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Runs the snippet under PyTorch with a post-hook on every grad_fn (installed as
+    each ``backward()`` starts) that reads every tensor's ``.grad``."""
     import torch
 
-    a = torch.tensor([1.0, 2.0], requires_grad=True)
-    b = torch.tensor([3.0, 4.0], requires_grad=True)
-    c = torch.mul(a, b)
-    c.retain_grad()
-    d = torch.add(c, a)
-    e = torch.sum(d)
-    tensors = {"a": a, "b": b, "c": c}
-    rows: list[tuple] = []
+    namespace: dict[str, object] = {}
+    backwards: list[list[tuple]] = []
+    hooked: set = set()  # a node is hooked once, though both backwards run it
 
     def read(name: str):  # noqa: ANN202
         def hook(grad_inputs, grad_outputs) -> None:  # noqa: ANN001
-            rows.append(
-                (
-                    name,
-                    {k: None if t.grad is None else t.grad.tolist() for k, t in tensors.items()},
-                )
+            grads = {k: namespace[k].grad for k in LABELS}  # type: ignore[attr-defined]
+            backwards[-1].append(
+                (name, {k: None if g is None else g.tolist() for k, g in grads.items()})
             )
 
         return hook
 
-    seen: set = set()  # a node is hooked once, though both backwards run it
+    original = torch.Tensor.backward
 
-    def hook_all(root) -> None:  # noqa: ANN001
-        stack = [root]
+    def backward(self, *args, **kwargs) -> None:  # noqa: ANN001, ANN002, ANN003
+        stack = [self.grad_fn]
         while stack:
             fn = stack.pop()
-            if fn is None or fn in seen:
+            if fn is None or fn in hooked:
                 continue
-            seen.add(fn)
+            hooked.add(fn)
             fn.register_hook(read(fn.name().removeprefix("torch::autograd::")))
             stack.extend(n for n, _ in fn.next_functions)
+        backwards.append([])
+        original(self, *args, **kwargs)
 
-    hook_all(e.grad_fn)
-    e.backward(retain_graph=True)
-    first, rows = rows, []
-    f = torch.mul(c, 2)
-    g = torch.sum(f)
-    hook_all(g.grad_fn)
-    g.backward()
-    assert [first, rows] == PYTORCH_REPLAY
+    monkeypatch.setattr(torch.Tensor, "backward", backward)
+    exec(RETAIN, namespace)  # the test's own snippet, run by PyTorch
+    assert backwards == PYTORCH_REPLAY
     doc, ev, playhead = played(RETAIN)
-    assert replay_grads(doc, ev, playhead) == [first, rows]
+    assert replay_grads(doc, ev, playhead) == backwards
 
 
 def test_positions_and_events() -> None:
