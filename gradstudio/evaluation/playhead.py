@@ -113,8 +113,9 @@ class Playhead(Observable[PlayheadEvent]):
         self._memo_key = None
         if self.step >= self.step_count:
             self.step, self.replay = -1, None
-        if self.replay is not None and self.replay > self.replay_length:
-            self.replay = None
+        n = self.replay_length
+        if self.replay is not None and (n == 0 or self.replay > n):
+            self.replay = None  # the step has no replay of that length now
         self.emit(EvaluationShown())
         self.emit(PositionChanged(self.step, self.replay))
 
