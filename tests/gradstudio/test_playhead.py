@@ -188,3 +188,14 @@ def test_no_evaluation_answers_nothing() -> None:
     playhead.go_to_step(3)
     playhead.go_to_replay(2)
     assert (playhead.step, playhead.replay) == (-1, None)
+
+
+def test_a_rerun_keeps_the_replay_position_only_where_it_still_exists() -> None:
+    doc, ev, playhead = played(SEED_001)
+    playhead.go_to_step(ev.traces[0].step)
+    playhead.go_to_replay(2)
+    playhead.set_evaluation(evaluate(doc))  # the same graph again (live mode after an edit)
+    assert (playhead.step, playhead.replay) == (-1, 2)
+    assert playhead.current.name == "AddBackward0"
+    playhead.set_evaluation(evaluate(import_snippet(SEED_001.replace("y.backward()\n", ""))))
+    assert (playhead.step, playhead.replay) == (-1, None)
