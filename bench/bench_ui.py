@@ -134,7 +134,10 @@ def open_window(app: QApplication, folder: Path, tag: str, panels: bool):  # noq
 
     settings = StudioSettings.at(folder / f"settings_{tag}_{panels}.ini")
     settings.live = False
-    window = MainWindow(StudioState(), settings, load_panels=panels)
+    window = MainWindow(StudioState(), settings)
+    if not panels:  # the canvas alone: the side panels go, and stop following the state
+        for dock in window.docks.values():
+            dock.widget().deleteLater()
     window.resize(1600, 1000)
     window.show()
     settle(app)
@@ -236,10 +239,10 @@ def bench_graph(
     }
 
     t = time.perf_counter()
-    window.state.set_position(len(ev.steps) // 2)
+    window.state.playhead.set_position(len(ev.steps) // 2)
     settle(app)
     result["timeline_scrub_s"] = round(time.perf_counter() - t, 3)
-    window.state.set_position(-1)
+    window.state.playhead.set_position(-1)
     settle(app)
     result["edit_and_rerun_s"] = round(statistics.median(edit_and_rerun(window, app)), 3)
     result["ok"] = ev.ok

@@ -61,7 +61,6 @@ def create_window(
     argv: list[str] | None = None,
     settings: StudioSettings | None = None,
     offer_recovery: bool = True,
-    load_panels: bool = True,
     open_document: bool = True,
 ) -> MainWindow:
     """The main window; with ``open_document``, on the file in ``argv`` or the start example."""
@@ -69,7 +68,7 @@ def create_window(
     app = QApplication.instance()
     if isinstance(app, QApplication):
         apply_theme(app, settings.theme)
-    window = MainWindow(StudioState(), settings, load_panels=load_panels)
+    window = MainWindow(StudioState(), settings)
     if open_document:
         open_initial(window, argv or [], offer_recovery)
     return window

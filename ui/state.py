@@ -1,18 +1,24 @@
 """The studio's shared view state: one object every panel reads and signals on.
 
 The document and the undo stack are the truth for *edits*; this object holds
-what the panels show about them: the current evaluation, the selection, and the
-timeline position (a step, and within a backward step, how many ``grad_fn``
-executions have been replayed).  Panels never talk to each other directly.
+what the panels show about them: the selection, and the one ``Playhead`` (the
+evaluation shown and the timeline position: a step, and within a backward step,
+how many ``grad_fn`` executions have been replayed), whose events it relays as
+Qt signals.  Every panel reads the facts at the position from the playhead only;
+panels never talk to each other directly.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PySide6.QtCore import QObject, Signal
 
-from gradstudio.document.model import Document
+from gradstudio.document.model import Document, EditError
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import Evaluation, Snapshot
+from gradstudio.evaluation.evaluate import Evaluation
+from gradstudio.evaluation.playhead import EvaluationShown, Playhead, PlayheadEvent
 
 
 class StudioState(QObject):
@@ -20,18 +26,33 @@ class StudioState(QObject):
     evaluationChanged = Signal()  # self.evaluation changed (or became None / stale)
     selectionChanged = Signal()  # self.selection (node ids) changed
     gradFnSelected = Signal(str)  # a grad_fn key picked in the backward-graph view ("" = none)
-    positionChanged = Signal()  # self.step / self.replay changed
+    positionChanged = Signal()  # the playhead's step / replay changed
+    editRefused = Signal(str)  # an edit pushed through ``push`` was refused: the reason
 
     def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         # the empty document the user starts with: code they type into it is theirs
         self.document = document if document is not None else Document(trusted=True)
         self.undo_stack = UndoStack()
-        self.evaluation: Evaluation | None = None
         self.selection: tuple[str, ...] = ()
         self.grad_fn_key: str = ""
-        self.step: int = -1  # -1: the final state
-        self.replay: int | None = None  # executions of the step's backward trace shown (None: all)
+        self.playhead = Playhead()
+        self._quiet = False
+        self.playhead.subscribe(self._relay)
+
+    def _relay(self, event: PlayheadEvent) -> None:
+        """The playhead's events as Qt signals, for the widgets."""
+        if self._quiet:
+            return
+        if isinstance(event, EvaluationShown):
+            self.evaluationChanged.emit()
+        else:
+            self.positionChanged.emit()
+
+    @property
+    def evaluation(self) -> Evaluation | None:
+        """The evaluation the playhead plays (read the facts from the playhead)."""
+        return self.playhead.evaluation
 
     # -- document -------------------------------------------------------
     def replace_document(self, document: Document) -> None:
@@ -39,35 +60,41 @@ class StudioState(QObject):
         self.undo_stack = UndoStack()
         self.selection = ()
         self.grad_fn_key = ""
-        self.evaluation = None
-        self.step, self.replay = -1, None
+        self._quiet = True  # the document's signal comes first, with everything reset
+        try:
+            self.playhead.set_position(-1, None)
+            self.playhead.set_evaluation(None)
+        finally:
+            self._quiet = False
         self.documentReplaced.emit()
         self.evaluationChanged.emit()
         self.selectionChanged.emit()
         self.positionChanged.emit()
 
+    # -- edits ------------------------------------------------------------
+    def push(self, command: Any, refused: Callable[[str], None] | None = None) -> Any | None:
+        """Do and record one edit: the one path every widget's edit takes.
+
+        ``command`` is a gradstudio command or a zero-argument factory building one
+        (so a refusal while building is caught too).  A refused edit (``EditError``)
+        records nothing; its reason goes to ``refused`` when given (a panel showing
+        it in place), else to ``editRefused``.  Returns the command, or None.
+        """
+        try:
+            cmd = command() if callable(command) and not hasattr(command, "redo") else command
+            self.undo_stack.push(cmd)
+        except EditError as exc:
+            if refused is not None:
+                refused(exc.message)
+            else:
+                self.editRefused.emit(exc.message)
+            return None
+        return cmd
+
     # -- evaluation -------------------------------------------------------
     def set_evaluation(self, evaluation: Evaluation | None) -> None:
-        self.evaluation = evaluation
-        n = len(evaluation.steps) if evaluation is not None else 0
-        if self.step >= n:
-            self.step, self.replay = -1, None
-        self.evaluationChanged.emit()
-        self.positionChanged.emit()
-
-    def snapshot(self) -> Snapshot | None:
-        """The snapshot at the timeline position (the final one when at the end)."""
-        ev = self.evaluation
-        if ev is None or not ev.steps:
-            return None
-        return ev.final if self.step < 0 else ev.snapshot(self.step)
-
-    @property
-    def effective_step(self) -> int:
-        ev = self.evaluation
-        if ev is None or not ev.steps:
-            return -1
-        return len(ev.steps) - 1 if self.step < 0 else self.step
+        """A new run's result (or none): the playhead plays it from now on."""
+        self.playhead.set_evaluation(evaluation)
 
     # -- selection and timeline ------------------------------------------
     def select(self, node_ids: tuple[str, ...] | list[str]) -> None:
@@ -80,8 +107,3 @@ class StudioState(QObject):
         if key != self.grad_fn_key:
             self.grad_fn_key = key
             self.gradFnSelected.emit(key)
-
-    def set_position(self, step: int, replay: int | None = None) -> None:
-        if (step, replay) != (self.step, self.replay):
-            self.step, self.replay = step, replay
-            self.positionChanged.emit()

@@ -7,13 +7,14 @@ raise ``EditError`` so a refused edit never lands on the stack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gradstudio.catalogue import NodeKind
 from gradstudio.document.clipboard import ClipboardContent, parse_clipboard
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, Edge, EditError, Node
+from gradstudio.document.undo import MacroCommand
 
 
 class _Base:
@@ -337,3 +338,37 @@ class AutoLayoutCommand(MoveNodesCommand):
 
     def merge_with(self, other: object) -> bool:
         return False
+
+
+class SequenceCommand(MacroCommand):
+    """Several edits as one command, each built right before it runs.
+
+    A later edit often needs an earlier one done (connect a node once it is added,
+    then move its step), so the parts are factories: the first ``redo`` builds and
+    runs them in order, undoing what it did if one is refused (``EditError``), and
+    later redos replay the same commands, as a macro does.
+    """
+
+    def __init__(self, text: str, parts: list[Callable[[], Any]]) -> None:
+        super().__init__(text)
+        self._parts: list[Callable[[], Any]] | None = parts
+
+    def redo(self) -> None:
+        if self._parts is None:
+            super().redo()
+            return
+        try:
+            for make in self._parts:
+                command = make()
+                command.redo()
+                self.commands.append(command)
+        except Exception:
+            self.undo()
+            self.commands.clear()
+            raise
+        self._parts = None
+
+    @property
+    def added(self) -> list[str]:
+        """The ids of the nodes this edit added (once done), in order."""
+        return [c.node_id for c in self.commands if isinstance(c, AddNodeCommand)]

@@ -202,12 +202,20 @@ class TensorFacts:
 
 @dataclass(frozen=True)
 class TraceExecution:
-    """One grad_fn run by backward: gradients arriving (per output) and leaving (per edge)."""
+    """One grad_fn run by backward: gradients arriving (per output) and leaving (per edge).
+
+    ``wrote`` holds the ``.grad`` this execution left on graph outputs: an
+    ``AccumulateGrad`` on its leaf (every output holding that tensor), a grad_fn on
+    the non-leaf outputs it made that retain grad (PyTorch's retain-grad hook fires
+    as the gradient reaches the tensor, i.e. when its grad_fn runs).  A grad_fn runs
+    once per backward, so the value is the one read when the step ended.
+    """
 
     key: int
     name: str
     incoming: tuple[GradValue | None, ...]
     outgoing: tuple[tuple[NextFunction | None, GradValue | None], ...]
+    wrote: tuple[tuple[OutputRef, GradValue | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -222,6 +230,10 @@ class BackwardTrace:
     step: int
     keys: tuple[int, ...]
     _convert: Callable[[], tuple[TraceExecution, ...]] = field(repr=False, compare=False)
+    #: grad_fn key -> the ``.grad`` it wrote (see ``TraceExecution.wrote``), read at once.
+    wrote: dict[int, tuple[tuple[OutputRef, GradValue | None], ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @functools.cached_property
     def executions(self) -> tuple[TraceExecution, ...]:
@@ -849,6 +861,8 @@ class _Runner:
             else:
                 executed = None if node_type.kind is NodeKind.ACTION else set()
             self.refresh_grads(result, executed)
+        if result.trace is not None:
+            result.trace.wrote.update(self.grad_writes(result.trace.keys))
         result.status = "ok"
         return True
 
@@ -909,10 +923,43 @@ class _Runner:
                     for i, g in enumerate(ex.outgoing)
                 )
                 incoming = tuple(self.grad_value(g) for g in ex.incoming)
-                executions.append(TraceExecution(key, self.fn_name(ex.node), incoming, outgoing))
+                wrote = written.get(key, ())
+                executions.append(
+                    TraceExecution(key, self.fn_name(ex.node), incoming, outgoing, wrote)
+                )
             return tuple(executions)
 
-        return BackwardTrace(step.node_id, index, keys, convert)
+        written: dict[int, tuple[tuple[OutputRef, GradValue | None], ...]] = {}
+        return BackwardTrace(step.node_id, index, keys, convert, written)
+
+    def grad_writes(
+        self, keys: tuple[int, ...]
+    ) -> dict[int, tuple[tuple[OutputRef, GradValue | None], ...]]:
+        """Per executed grad_fn, the outputs whose ``.grad`` it writes, with the value.
+
+        Called right after the backward step and its refresh, so ``self.last`` holds
+        the ``.grad`` each execution left (no copy: the facts' own values).
+        """
+        holders: dict[int, list[OutputRef]] = {}  # id(tensor) -> outputs holding it
+        retaining: dict[int, list[OutputRef]] = {}  # id(grad_fn) -> outputs retaining grad
+        for ref, value in self.live.items():
+            if value is None:
+                continue
+            holders.setdefault(id(value), []).append(ref)
+            if value.grad_fn is not None and value.retains_grad:
+                retaining.setdefault(id(value.grad_fn), []).append(ref)
+        writes: dict[int, tuple[tuple[OutputRef, GradValue | None], ...]] = {}
+        for key in set(keys):
+            fn = self.fn_objects[key]
+            variable = getattr(fn, "variable", None)
+            refs = holders.get(id(variable), []) if variable is not None else []
+            refs = refs + retaining.get(id(fn), [])
+            if refs:
+                writes[key] = tuple(
+                    (ref, facts.grad if (facts := self.last.get(ref)) is not None else None)
+                    for ref in refs
+                )
+        return writes
 
     def grad_value(self, g: Any) -> GradValue | None:
         """A gradient the backward observer recorded (already a private copy)."""

@@ -11,9 +11,8 @@ from tests.ui.uitools import make_window, wait_evaluated
 from ui import app as studio_app
 from ui.none_refcount import make_none_immortal
 from ui.themes import DARK, LIGHT, apply_theme, style_sheet
-from ui.window import panels
 from ui.window.examples import start_example
-from ui.window.main_window import MainWindow
+from ui.window.main_window import PANELS, MainWindow
 from ui.window.settings import StudioSettings
 
 pytestmark = pytest.mark.gui
@@ -46,8 +45,6 @@ def test_main_opens_the_window_on_the_start_example_and_returns(qtbot, monkeypat
 
     monkeypatch.setattr(studio_app, "create_application", lambda argv: App())
     monkeypatch.setattr(studio_app.MainWindow, "offer_recovery", lambda self: False)
-    # the panels have their own tests; here they are placeholders
-    monkeypatch.setattr(panels, "load_panel", lambda key, state, parent=None: None)
     # an unexpected error would open a modal dialog; record it instead
     reported: list[str] = []
     monkeypatch.setattr(
@@ -70,7 +67,6 @@ def test_create_window_opens_a_file_from_the_command_line(qtbot, tmp_path, examp
         ["gradstudio", str(example_paths["003_linear_addmm"])],
         settings,
         offer_recovery=False,
-        load_panels=False,
     )
     qtbot.addWidget(window)
     wait_evaluated(qtbot, window)
@@ -88,12 +84,12 @@ def test_widgets_carry_object_names(window) -> None:  # noqa: ANN001
 
 
 def test_real_panels_are_wired_in(qtbot, settings, answers, example_paths) -> None:  # noqa: ANN001
-    window = make_window(qtbot, settings, answers, load_panels=True)
-    for spec in panels.PANELS:
-        if panels.available(spec):
-            panel = window.panel(spec.key)
-            assert panel.objectName() == spec.key, spec.key
-            assert window.findChild(QWidget, spec.key) is panel
+    window = make_window(qtbot, settings, answers)
+    for key, _, panel_class, _ in PANELS:
+        panel = window.panel(key)
+        assert isinstance(panel, panel_class)
+        assert panel.objectName() == key
+        assert window.findChild(QWidget, key) is panel
     with qtbot.waitSignal(window.runner.finished, timeout=20000):
         window.open_example(example_paths["001_leaf_grad"])
     a = window.state.document.node_by_label("a")
@@ -102,15 +98,6 @@ def test_real_panels_are_wired_in(qtbot, settings, answers, example_paths) -> No
     window.runner.shutdown()
     window.bridge.set_clean()
     window.close()
-
-
-def test_missing_panel_gets_a_placeholder(monkeypatch, window) -> None:  # noqa: ANN001
-    spec = panels.PanelSpec("inspector", "ui.no_such_module", ("Nope",), "Inspector")
-    monkeypatch.setitem(panels.BY_KEY, "inspector", spec)
-    assert panels.load_panel("inspector", window.state) is None
-    label = panels.placeholder(spec)
-    assert label.objectName() == "panelPlaceholder"
-    assert "Inspector" in label.text()
 
 
 def test_themes_switch_and_fill_the_style_sheet(window, qtbot) -> None:  # noqa: ANN001

@@ -7,10 +7,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradstudio.document.model import Document
+from gradstudio.evaluation.grad_fn_index import index_for
 from tests.gradstudio.snippets import SEED_001
 from tests.ui.uitools import make_state, node_id
 from ui.backward.items import FLOW
-from ui.backward.model import index_for, layout, model_at
+from ui.backward.model import layout, model_at
 from ui.backward.view import FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL, BackwardView
 from ui.state import StudioState
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.gui
 
 
 def grad_fn_key(state: StudioState, label: str) -> int:
-    return state.snapshot().facts(node_id(state.document, label)).grad_fn.key
+    return state.playhead.snapshot().facts(node_id(state.document, label)).grad_fn.key
 
 
 @pytest.fixture
@@ -64,11 +65,11 @@ def test_torchviz_colours(seed) -> None:  # noqa: ANN001
     assert colours["fn"] == "#d3d3d3"
     assert colours["out"] == "#caff70"
     # before backward, MulBackward0 holds its saved tensors (orange); after, they are freed
-    state.set_position(state.document.step_of(node_id(state.document, "y")))
+    state.playhead.set_position(state.document.step_of(node_id(state.document, "y")))
     saved = view.visible_boxes("saved")
     assert sorted(s.box.title for s in saved) == ["other", "self"]
     assert all(s.fill.name() == "#ffa500" and not s.box.faded for s in saved)
-    state.set_position(-1)
+    state.playhead.set_position(-1)
     assert all(s.box.faded and s.box.subtitle == "freed" for s in view.visible_boxes("saved"))
 
 
@@ -83,7 +84,7 @@ def test_gradients_flow_along_edges(seed) -> None:  # noqa: ANN001
     np.testing.assert_array_equal(view.link_flow(("next", y_key, 0)).array, [2.0])
     np.testing.assert_array_equal(view.link_flow(("next", y_key, 1)).array, [3.0])
     # before backward nothing has flowed
-    state.set_position(state.document.step_of(node_id(state.document, "y")))
+    state.playhead.set_position(state.document.step_of(node_id(state.document, "y")))
     assert view.link_flow(("next", y_key, 0)) is None
 
 
@@ -136,10 +137,10 @@ def test_grad_fn_selected_elsewhere_is_highlighted(seed) -> None:  # noqa: ANN00
 def test_replay_highlights_the_executing_grad_fn(seed) -> None:  # noqa: ANN001
     state, view = seed
     trace = state.evaluation.traces[0]
-    state.set_position(-1, 0)
+    state.playhead.set_position(-1, 0)
     assert view.current_key is None and view.executed_keys == ()
     assert view.link_flow(("out", grad_fn_key(state, "y"))) is None
-    state.set_position(-1, 2)
+    state.playhead.set_position(-1, 2)
     assert view.current_key == trace.executions[1].key
     assert view.executed_keys == (trace.executions[0].key, trace.executions[1].key)
     assert view.fn_item(view.current_key).current
@@ -150,16 +151,16 @@ def test_replay_highlights_the_executing_grad_fn(seed) -> None:  # noqa: ANN001
 def test_the_graph_grows_along_the_timeline_without_relayout(seed) -> None:  # noqa: ANN001
     state, view = seed
     items = dict(view.boxes)
-    state.set_position(node_id_step(state, "a"))
+    state.playhead.set_position(node_id_step(state, "a"))
     assert [i.box.title for i in view.visible_boxes("fn")].count("AccumulateGrad") == 2
     assert view.fn_item(grad_fn_key(state, "a")) is not None
     a_out = view.visible_boxes("out")
     assert a_out == [] and view.fn_item(grad_fn_key(state, "a")).output  # a is an output now
     assert view.fn_item(grad_fn_key_final(state, "y")) is None
-    state.set_position(0)  # only w exists: no graph yet
+    state.playhead.set_position(0)  # only w exists: no graph yet
     assert view.visible_boxes() == []
     assert view._message is not None and view._message.isVisible()
-    state.set_position(-1)
+    state.playhead.set_position(-1)
     assert view.boxes == items  # same items: scrubbing never rebuilds the scene
 
 
@@ -206,15 +207,15 @@ def test_hundreds_of_grad_fns_lay_out_and_scrub(qtbot) -> None:  # noqa: ANN001
     view.show()
     assert len(view.visible_boxes("fn")) > 300
     positions = layout(
-        model_at(state.evaluation, state.snapshot(), index_for(state.evaluation)),
+        model_at(state.evaluation, state.playhead.snapshot(), index_for(state.evaluation)),
         {box_id: (item.w, item.h) for box_id, item in view.boxes.items()},
     )
     assert len(positions) >= len(view.visible_boxes())
     items = dict(view.boxes)
     for step in range(len(state.evaluation.steps) - 1, len(state.evaluation.steps) - 20, -1):
-        state.set_position(step)
+        state.playhead.set_position(step)
     for replay in range(0, 30):
-        state.set_position(-1, replay)
+        state.playhead.set_position(-1, replay)
     assert view.boxes == items
     assert view.current_key == state.evaluation.traces[0].executions[28].key  # 29 run so far
 
@@ -247,8 +248,8 @@ def test_zoomed_far_out_the_overview_draws_and_clicks_still_select(qtbot, seed) 
 def test_scrubbing_in_overview_keeps_items_hidden(seed) -> None:  # noqa: ANN001
     state, view = seed
     view.view.zoom(0.05)
-    state.set_position(node_id_step(state, "a"))
-    state.set_position(-1)
+    state.playhead.set_position(node_id_step(state, "a"))
+    state.playhead.set_position(-1)
     assert not any(b.isVisible() for b in view.boxes.values())
     assert {b.box.title for b in view.visible_boxes("leaf")} == {"w", "x"}  # shown, by overview
     view.view.zoom(40.0)

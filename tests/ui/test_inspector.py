@@ -71,11 +71,11 @@ def test_saved_tensors_before_and_after_backward(seed: tuple[StudioState, Inspec
     state, inspector = seed
     y = node_id(state.document, "y")
     state.select([y])
-    state.set_position(state.document.step_of(y))  # right after y = a * b
+    state.playhead.set_position(state.document.step_of(y))  # right after y = a * b
     saved = inspector.fact_labels["saved"].text()
     assert "_saved_self" in saved and "tensor([3.])" in saved
     assert "_saved_other" in saved and "tensor([2.])" in saved
-    state.set_position(-1)  # after backward: the saved tensors were freed
+    state.playhead.set_position(-1)  # after backward: the saved tensors were freed
     assert "freed" in inspector.fact_labels["saved"].text()
 
 
@@ -90,7 +90,7 @@ def test_clicking_a_next_function_selects_its_node(qtbot, seed) -> None:  # noqa
     b = node_id(doc, "b")
     assert state.selection == (b,)
     assert inspector.node_id == b
-    key = state.snapshot().facts(b).grad_fn.key
+    key = state.playhead.snapshot().facts(b).grad_fn.key
     assert state.grad_fn_key == str(key)
     # and on to a leaf: AccumulateGrad selects the leaf's node
     with qtbot.waitSignal(state.selectionChanged):
@@ -226,10 +226,10 @@ def test_node_not_run_yet_at_the_timeline_position(seed) -> None:  # noqa: ANN00
     state, inspector = seed
     y = node_id(state.document, "y")
     state.select([y])
-    state.set_position(1)
+    state.playhead.set_position(1)
     assert "has not run yet" in inspector.facts_note.text()
     assert inspector.values_section.isHidden()
-    state.set_position(-1)
+    state.playhead.set_position(-1)
     assert not inspector.values_section.isHidden()
 
 
@@ -253,14 +253,14 @@ def test_backward_node_lists_its_trace(seed) -> None:  # noqa: ANN001
     names = [b.text() for b in inspector.trace_links.buttons]
     assert names[0] == "1. MulBackward0 → y"
     assert len(names) == 5
-    state.set_position(-1, 1)
+    state.playhead.set_position(-1, 1)
     assert "not yet" in inspector.trace_links.buttons[1].text()
     assert inspector.trace_links.buttons[0].font().bold()
 
 
 def test_grad_fn_without_a_node_shows_its_page(seed) -> None:  # noqa: ANN001
     state, inspector = seed
-    key = state.snapshot().facts(node_id(state.document, "y")).grad_fn.key
+    key = state.playhead.snapshot().facts(node_id(state.document, "y")).grad_fn.key
     state.select(())
     state.select_grad_fn(str(key))
     assert inspector.title.text() == "MulBackward0"
@@ -282,7 +282,7 @@ def test_heat_map_for_a_matrix(qtbot) -> None:  # noqa: ANN001
 
 def test_an_owned_grad_fn_names_its_node(seed) -> None:  # noqa: ANN001
     state, inspector = seed
-    key = state.snapshot().facts(node_id(state.document, "y")).grad_fn.key
+    key = state.playhead.snapshot().facts(node_id(state.document, "y")).grad_fn.key
     state.select(())
     state.select_grad_fn(str(key))
     assert "the grad_fn of y" in inspector.subtitle.text()

@@ -108,9 +108,9 @@ def test_zero_grads_resets_leaf_grads(window, qtbot) -> None:  # noqa: ANN001
     assert not facts(ids["w"]).has_grad and not facts(ids["x"]).has_grad
     # the timeline can still show the step before: w.grad was 5 then
     ev = window.state.evaluation
-    window.state.set_position(ev.plan.step_of[zero[0].id] - 1)
+    window.state.playhead.set_position(ev.plan.step_of[zero[0].id] - 1)
     assert facts(ids["w"]).grad == "[5.]"
-    window.state.set_position(-1)
+    window.state.playhead.set_position(-1)
     assert not facts(ids["w"]).has_grad
 
 
@@ -118,11 +118,11 @@ def test_timeline_position_dims_later_steps(window, qtbot) -> None:  # noqa: ANN
     ids = build_seed_001(window)
     run_and_wait(qtbot, window)
     scene = window.canvas.graph_scene
-    window.state.set_position(1)  # after w and x
+    window.state.playhead.set_position(1)  # after w and x
     assert scene.facts_of(ids["y"]).status == "pending"
     assert scene.node_item(ids["y"]).dimmed
     assert scene.facts_of(ids["w"]).status == "ok"
-    window.state.set_position(-1)
+    window.state.playhead.set_position(-1)
     assert not scene.node_item(ids["y"]).dimmed
 
 

@@ -8,11 +8,10 @@ from PySide6.QtCore import Qt
 from gradstudio.document.model import Document
 from tests.gradstudio.snippets import SEED_001
 from tests.ui.uitools import make_state, node_id
-from ui.backward.model import index_for
 from ui.backward.view import BackwardView
 from ui.inspector.panel import Inspector
 from ui.state import StudioState
-from ui.timeline.panel import Timeline, facts_at, trace_at
+from ui.timeline.panel import Timeline
 
 pytestmark = pytest.mark.gui
 
@@ -59,30 +58,30 @@ def test_grad_is_none_before_backward_and_5_after(panels) -> None:  # noqa: ANN0
     state.select([node_id(state.document, "w")])
     bw = backward_steps(state)[0]
     timeline.go_to_step(bw - 1)
-    assert state.step == bw - 1
+    assert state.playhead.step == bw - 1
     assert inspector.fact_labels["grad"].text() == "<code>None</code>"
     assert inspector.values.grad.picture.mode == "none"
     assert "y" in timeline.caption.text() and "torch.mul" in timeline.caption.text()
     timeline.next_step()
-    assert state.effective_step == bw
+    assert state.playhead.effective_step == bw
     assert "tensor([5.])" in inspector.fact_labels["grad"].text()
-    assert state.step == -1  # the last step is "the end": it follows later edits
+    assert state.playhead.step == -1  # the last step is "the end": it follows later edits
 
 
 def test_slider_buttons_and_keys_move_the_position(qtbot, panels) -> None:  # noqa: ANN001
     state, timeline, _, _ = panels
     with qtbot.waitSignal(state.positionChanged):
         timeline.slider.setValue(2)
-    assert state.step == 2
+    assert state.playhead.step == 2
     qtbot.mouseClick(timeline.prev_button, Qt.MouseButton.LeftButton)
-    assert state.step == 1
+    assert state.playhead.step == 1
     timeline.setFocus()
     qtbot.keyClick(timeline, Qt.Key.Key_Right)
-    assert state.step == 2
+    assert state.playhead.step == 2
     qtbot.keyClick(timeline, Qt.Key.Key_Home)
-    assert state.step == 0 and not timeline.prev_button.isEnabled()
+    assert state.playhead.step == 0 and not timeline.prev_button.isEnabled()
     qtbot.keyClick(timeline, Qt.Key.Key_End)
-    assert state.step == -1 and not timeline.next_button.isEnabled()
+    assert state.playhead.step == -1 and not timeline.next_button.isEnabled()
     assert timeline.slider.value() == 5
 
 
@@ -93,15 +92,15 @@ def test_replay_advances_one_execution_at_a_time_in_pytorch_order(qtbot, panels)
     seen_names, seen_keys = [], []
     timeline.setFocus()
     qtbot.keyClick(timeline, Qt.Key.Key_Period)  # start the replay: nothing executed yet
-    assert state.replay == 0 and view.current_key is None
+    assert state.playhead.replay == 0 and view.current_key is None
     for i in range(len(trace.executions)):
         timeline.next_execution()
-        assert state.replay == i + 1
+        assert state.playhead.replay == i + 1
         assert timeline.replay_slider.value() == i + 1
         seen_keys.append(view.current_key)
         seen_names.append(view.fn_item(view.current_key).box.title)
         assert view.executed_keys == tuple(seen_keys)
-        assert trace_at(state).current.key == view.current_key
+        assert state.playhead.current.key == view.current_key
     assert seen_keys == [e.key for e in trace.executions]
     assert seen_names == [
         "MulBackward0",
@@ -110,7 +109,7 @@ def test_replay_advances_one_execution_at_a_time_in_pytorch_order(qtbot, panels)
         "AccumulateGrad",
         "AccumulateGrad",
     ]
-    index = index_for(state.evaluation)
+    index = state.playhead.index
     owners = [index.label(index.node_for(k)) for k in seen_keys]
     # PyTorch runs b's AddBackward0 (created later) before a's, then w's and x's AccumulateGrad
     assert owners == ["y", "b", "a", "w", "x"]
@@ -123,26 +122,26 @@ def test_replay_shows_grad_only_once_accumulate_grad_ran(panels) -> None:  # noq
     w = node_id(state.document, "w")
     state.select([w])
     timeline.go_to_replay(3)  # MulBackward0, both AddBackward0 ran; AccumulateGrad(w) not yet
-    assert facts_at(state, w).grad is None
+    assert state.playhead.facts(w).grad is None
     assert inspector.fact_labels["grad"].text() == "<code>None</code>"
     timeline.go_to_replay(4)
-    assert facts_at(state, w).grad.value == [5.0]
+    assert state.playhead.facts(w).grad.value == [5.0]
     assert "tensor([5.])" in inspector.fact_labels["grad"].text()
     timeline.previous_execution()
-    assert state.replay == 3
+    assert state.playhead.replay == 3
     timeline.next_step()  # from a replay, stepping keeps the end; a previous step drops replay
     timeline.previous_step()
-    assert state.replay is None
+    assert state.playhead.replay is None
 
 
 def test_play_runs_through_the_replay(qtbot, panels) -> None:  # noqa: ANN001
     state, timeline, _, view = panels
     timeline.play_interval_ms = 5
     timeline.set_playing(True)
-    assert timeline.playing and state.replay == 0
+    assert timeline.playing and state.playhead.replay == 0
     n = len(state.evaluation.traces[0].executions)
     qtbot.waitUntil(lambda: not timeline.playing, timeout=5000)
-    assert state.replay == n
+    assert state.playhead.replay == n
     assert view.current_key == state.evaluation.traces[0].executions[-1].key
 
 
@@ -178,7 +177,7 @@ def test_no_evaluation_disables_everything(qtbot) -> None:  # noqa: ANN001
     assert timeline.replay_row.isHidden()
     timeline.next_step()
     timeline.next_execution()
-    assert state.step == -1 and state.replay is None
+    assert state.playhead.step == -1 and state.playhead.replay is None
 
 
 @pytest.mark.torch
@@ -199,7 +198,7 @@ def test_replay_order_matches_pytorch_itself(panels) -> None:  # noqa: ANN001
     y.backward()
 
     state, timeline, _, view = panels
-    index = index_for(state.evaluation)
+    index = state.playhead.index
     timeline.go_to_replay(0)
     replayed = []
     while timeline.next_execution():

@@ -30,14 +30,9 @@ def make_window(
     qtbot,  # noqa: ANN001
     settings: StudioSettings,
     answers: Answers,
-    load_panels: bool = False,
 ) -> MainWindow:
-    """A shown window whose questions ``answers`` answers.
-
-    The side panels are placeholders unless ``load_panels``: the canvas tests do not
-    depend on the panels' own state (they have their own tests).
-    """
-    window = MainWindow(StudioState(), settings, load_panels=load_panels)
+    """A shown window, side panels included, whose questions ``answers`` answers."""
+    window = MainWindow(StudioState(), settings)
 
     def ask_save_changes() -> QMessageBox.StandardButton:
         answers.asked_save += 1

@@ -64,7 +64,6 @@ from ui.backward.model import (
     Link,
     Memo,
     extents,
-    index_for,
     layers_of,
     layout,
     model_at,
@@ -73,7 +72,6 @@ from ui.backward.model import (
 )
 from ui.inspector.value_view import WrapLabel
 from ui.state import StudioState
-from ui.timeline.panel import TraceAt, trace_at
 
 __all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", "GraphView"]
 
@@ -380,12 +378,11 @@ class BackwardView(QWidget):
     # -- building ----------------------------------------------------------
     def refresh(self) -> None:
         """Bring the scene to the state's evaluation, position and replay."""
-        ev = self.state.evaluation
-        snap = self.state.snapshot()
-        if ev is None or snap is None:
+        playhead = self.state.playhead
+        ev, snap, index = playhead.evaluation, playhead.snapshot(), playhead.index
+        if ev is None or snap is None or index is None:
             self._show_message("Run the graph to see the grad_fn graph autograd records.")
             return
-        index = index_for(ev)
         built = (ev, self.vertical, self.show_saved)
         if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
             union = union_model(ev, index, self.show_saved, self._memo)
@@ -413,7 +410,7 @@ class BackwardView(QWidget):
             )
         else:
             self._set_message(None)
-        self._apply_flow(trace_at(self.state))
+        self._apply_flow()
         self._apply_selection()
         self._update_status()
 
@@ -564,21 +561,14 @@ class BackwardView(QWidget):
         ]
         self.pill_layer.set_pills(pills, self.scene.sceneRect())
 
-    def _apply_flow(self, at: TraceAt | None) -> None:
+    def _apply_flow(self) -> None:
+        """The gradients that have flowed by the playhead's position, on the links."""
+        playhead = self.state.playhead
+        at = playhead.trace_at()
         executed = at.executed if at is not None else ()
-        current = at.current if at is not None else None
-        flows: dict[tuple, GradValue | None] = {}
-        for ex in executed:
-            for slot, (nxt, grad) in enumerate(ex.outgoing):
-                if nxt is not None:
-                    flows[("next", ex.key, slot)] = grad
-            if ex.incoming:
-                flows[("acc", ex.key)] = ex.incoming[0]
-                flows[("out", ex.key)] = ex.incoming[0]
-        strong: set[tuple] = set()
-        if current is not None:
-            strong = {("next", current.key, s) for s in range(len(current.outgoing))}
-            strong |= {("acc", current.key), ("out", current.key)}
+        current = playhead.current
+        flows = playhead.edge_gradients()
+        strong = playhead.current_flows()
         for link in self.links:
             link.set_flow(flows.get(link.link.flow), link.link.flow in strong)
         self._update_pills()
@@ -630,11 +620,11 @@ class BackwardView(QWidget):
         n = self.model.fn_count
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
         parts = [f"<b>{n}</b> grad_fn node{'s' if n != 1 else ''}"]
-        at = trace_at(self.state)
+        at = self.state.playhead.trace_at()
         if at is not None and ev is not None:
             label = ev.plan.labels.get(at.trace.node_id, "backward")
             total = len(at.trace.executions)
-            if at.live and self.state.replay is not None:
+            if at.live and self.state.playhead.replay is not None:
                 parts.append(f"replaying <b>{label}</b>: {len(at.executed)} / {total}")
             elif at.live:
                 parts.append(f"gradients of <b>{label}</b> (step {at.trace.step + 1})")
@@ -660,7 +650,8 @@ class BackwardView(QWidget):
         if ev is None or key is None:
             self.state.select(())
             return
-        node = index_for(ev).node_for(key)
+        index = self.state.playhead.index
+        node = index.node_for(key) if index is not None else None
         self.state.select((node,) if node is not None else ())
         self._ensure_visible(key)
 
@@ -685,10 +676,9 @@ class BackwardView(QWidget):
             self.select_key(None)
 
     def _selection_changed(self) -> None:
-        ev, snap = self.state.evaluation, self.state.snapshot()
-        if ev is None or snap is None:
+        index, snap = self.state.playhead.index, self.state.playhead.snapshot()
+        if index is None or snap is None:
             return
-        index = index_for(ev)
         selection = self.state.selection
         if self.selected_key is not None and index.node_for(self.selected_key) in selection:
             return  # the selection came from here (or agrees with it)

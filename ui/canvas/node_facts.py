@@ -13,7 +13,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType
-    from gradstudio.evaluation.evaluate import Evaluation, Snapshot, StepError, TensorFacts
+    from gradstudio.evaluation.evaluate import Snapshot, StepError, TensorFacts
+    from gradstudio.evaluation.playhead import Playhead
 
 MAX_INLINE_ELEMENTS = 6
 
@@ -34,6 +35,7 @@ class NodeFacts:
         "_value_text",
         "error",
         "list_length",
+        "replay_role",
         "status",
         "tensor",
         "warnings",
@@ -46,8 +48,10 @@ class NodeFacts:
         error: StepError | None = None,
         warnings: tuple[str, ...] = (),
         list_length: int | None = None,
+        replay_role: str = "",
     ) -> None:
         self.status = status
+        self.replay_role = replay_role
         self.tensor = tensor
         self.error = error
         self.warnings = warnings
@@ -56,7 +60,14 @@ class NodeFacts:
         self._grad_text: str | None = None
 
     def _key(self) -> tuple:
-        return (self.status, id(self.tensor), self.error, self.warnings, self.list_length)
+        return (
+            self.status,
+            id(self.tensor),
+            self.error,
+            self.warnings,
+            self.list_length,
+            self.replay_role,
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NodeFacts) and (
@@ -199,20 +210,15 @@ def _has_ref(snapshot: Snapshot, node_id: str, port: str, index: int) -> bool:
     return snapshot.has(OutputRef(node_id, port, index))
 
 
-def node_facts(
-    node_id: str,
-    node_type: NodeType,
-    evaluation: Evaluation | None,
-    snapshot: Snapshot | None,
-    position: int,
-) -> NodeFacts:
-    """The facts for a node at timeline step ``position`` (the effective step)."""
+def node_facts(node_id: str, node_type: NodeType, playhead: Playhead) -> NodeFacts:
+    """The facts for a node at the playhead's position (a replayed backward included)."""
+    evaluation, snapshot = playhead.evaluation, playhead.snapshot()
     if evaluation is None or snapshot is None:
         return NO_FACTS
     step = evaluation.plan.step_of.get(node_id)
     if step is None:
         return NO_FACTS  # added after this evaluation ran
-    if step > position:
+    if step > playhead.effective_step:
         return PENDING
     result = evaluation.steps[step]
     warnings = tuple(w.message for w in result.warnings) if result.warnings else ()
@@ -220,14 +226,18 @@ def node_facts(
         return NodeFacts("error", error=result.error, warnings=warnings)
     if result.status != "ok":
         return SKIPPED  # an earlier step failed (or the run was cancelled) before this one
+    if node_id == playhead.executing_node:
+        role = "executing"
+    else:
+        role = "touched" if node_id in playhead.touched_nodes() else ""
     outputs = node_type.outputs
     if not outputs:
-        return NodeFacts("ok", warnings=warnings)
+        return NodeFacts("ok", warnings=warnings, replay_role=role)
     port = outputs[0]
     if port.type.value == "tensors":
         n = 0
         while _has_ref(snapshot, node_id, port.name, n):
             n += 1
         tensor = snapshot.facts(node_id, port.name, 0) if n else None
-        return NodeFacts("ok", tensor, warnings=warnings, list_length=n)
-    return NodeFacts("ok", snapshot.facts(node_id, port.name), warnings=warnings)
+        return NodeFacts("ok", tensor, warnings=warnings, list_length=n, replay_role=role)
+    return NodeFacts("ok", snapshot.facts(node_id, port.name), warnings=warnings, replay_role=role)

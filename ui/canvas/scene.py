@@ -2,7 +2,7 @@
 
 The scene never edits the document; it redraws only what an event names (a moved
 node moves one card and its wires), and repaints node facts from
-``state.snapshot()`` when the evaluation or the timeline position changes.
+the playhead (``state.playhead``) when the evaluation or its position changes.
 """
 
 from __future__ import annotations
@@ -318,17 +318,16 @@ class GraphScene(QGraphicsScene):
         ``set_evaluation`` announces both a new evaluation and a new position; the
         second call finds nothing new and returns at once.
         """
-        state = self.state
-        ev = state.evaluation
-        key = (ev, state.step, state.effective_step, len(self._nodes), len(self._edges))
+        playhead = self.state.playhead
+        ev = playhead.evaluation
+        key = (ev, playhead.step, playhead.replay, len(self._nodes), len(self._edges))
         if key == self._facts_key:
             return
         self._facts_key = key
-        snap = state.snapshot()
-        position = state.effective_step
-        at_end = state.step < 0 or ev is None or position >= len(ev.steps) - 1
+        snap = playhead.snapshot()
+        at_end = ev is None or playhead.at_end
         for _node_id, item in self._nodes.items():
-            facts = node_facts(item.node_id, item.node_type, ev, snap, position)
+            facts = node_facts(item.node_id, item.node_type, playhead)
             dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
             item.set_facts(facts, dimmed=dimmed)
         for edge, edge_item in self._edges.items():
@@ -343,10 +342,7 @@ class GraphScene(QGraphicsScene):
         item = self._nodes.get(node_id)
         if item is None:
             return
-        state = self.state
-        facts = node_facts(
-            item.node_id, item.node_type, state.evaluation, state.snapshot(), state.effective_step
-        )
+        facts = node_facts(item.node_id, item.node_type, self.state.playhead)
         item.set_facts(facts, dimmed=False)
 
     def facts_of(self, node_id: str) -> NodeFacts:

@@ -1,8 +1,8 @@
 """The inspector: the selected node's settings, and what PyTorch would report about it.
 
 Top: what the learner can change (label, parameters, step, ``retain_grad()``,
-the code of a custom Function), each edit one undoable command on
-``state.undo_stack``.  Below: the facts at the timeline position (value,
+the code of a custom Function), each edit one undoable command pushed through
+``state.push``.  Below: the facts at the playhead's position (value,
 ``requires_grad``, ``is_leaf``, ``grad_fn`` and its ``next_functions``,
 ``.grad``, ``retains_grad``, ``_version``, saved tensors), PyTorch's error
 message with a plain explanation, and the value next to its gradient as
@@ -36,29 +36,25 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.catalogue import NodeKind, PortType
+from gradstudio.document.autograd_edits import retain_grad, retain_grad_nodes
 from gradstudio.document.commands import (
-    AddNodeCommand,
-    ConnectCommand,
-    RemoveNodesCommand,
     ReorderStepCommand,
     SetLabelCommand,
     SetParamCommand,
 )
 from gradstudio.document.events import DocumentEvent, NodeRemoved, Unsubscribe
-from gradstudio.document.model import EditError, Node
+from gradstudio.document.model import Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
-from ui.backward.model import index_for, parse_key
+from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
 from ui.inspector.value_view import ValueGradView, WrapLabel, tensor_text
 from ui.state import StudioState
-from ui.timeline.panel import facts_at, trace_at
 
 if TYPE_CHECKING:
     from ui.inspector.code_editor import CodeEditor
 
 ERROR = "#e5484d"
 WARNING = "#d9822b"
-RETAIN_GRAD = "Tensor.retain_grad"
 MANY_LISTED = 12  # nodes named on the page of a multi-selection
 
 #: PyTorch's warning when ``.grad`` of a non-leaf is read (engine/tensor.py has the full text).
@@ -383,10 +379,17 @@ class Inspector(QWidget):
             self._build_many(selected)
             return
         key = parse_key(self.state.grad_fn_key)
-        ev, snap = self.state.evaluation, self.state.snapshot()
-        if key is not None and ev is not None and snap is not None and key in snap.grad_fns():
+        playhead = self.state.playhead
+        ev, snap, index = playhead.evaluation, playhead.snapshot(), playhead.index
+        if (
+            key is not None
+            and ev is not None
+            and index is not None
+            and snap is not None
+            and key in snap.grad_fns()
+        ):
             fn = snap.grad_fn(key)
-            owner = index_for(ev).node_for(key)
+            owner = index.node_for(key)
             self.title.setText(fn.name)
             self.subtitle.setText(
                 self._muted(
@@ -632,11 +635,8 @@ class Inspector(QWidget):
 
     # -- edits: widgets -> commands --------------------------------------------
     def _push(self, make: Callable[[], Any]) -> bool:
-        """Build a command and push it; an EditError is shown, not raised."""
-        try:
-            self.state.undo_stack.push(make())
-        except EditError as exc:
-            self._show_edit_error(exc.message)
+        """Build a command and push it; a refusal is shown here, not raised."""
+        if self.state.push(make, refused=self._show_edit_error) is None:
             self.refresh_edits()
             return False
         self._show_edit_error(None)
@@ -676,39 +676,22 @@ class Inspector(QWidget):
         return self.node is not None and self.node.params.get(name) == value
 
     def _retain_nodes(self) -> list[str]:
-        doc, node_id = self.state.document, self.node_id
-        if node_id is None:
-            return []
-        return [
-            e.dst
-            for e in doc.edges_of(node_id)
-            if e.src == node_id and doc.node(e.dst).type_id == RETAIN_GRAD
-        ]
+        node_id = self.node_id
+        return [] if node_id is None else retain_grad_nodes(self.state.document, node_id)
 
     def _retain_toggled(self, on: bool) -> None:
         """Add a ``retain_grad()`` step right after this node (or remove it)."""
         node = self.node
-        if node is None:
+        if node is None or on == bool(self._retain_nodes()):
             return
-        doc, stack = self.state.document, self.state.undo_stack
-        existing = self._retain_nodes()
-        try:
-            if on and not existing:
-                with stack.macro(f"retain_grad on {node.label}"):
-                    add = AddNodeCommand(doc, RETAIN_GRAD, (node.x + 30, node.y + 110))
-                    stack.push(add)
-                    stack.push(ConnectCommand(doc, node.id, "out", add.node_id, "input"))
-                    stack.push(ReorderStepCommand(doc, add.node_id, doc.step_of(node.id) + 1))
-            elif not on and existing:
-                stack.push(RemoveNodesCommand(doc, existing))
-        except EditError as exc:
-            self._show_edit_error(exc.message)
+        doc = self.state.document
+        self._push(lambda: retain_grad(doc, node.id, on))
         self.flush()
         self.refresh_edits()
 
     # -- facts ---------------------------------------------------------------
     def _refs(self) -> list[OutputRef]:
-        snap = self.state.snapshot()
+        snap = self.state.playhead.snapshot()
         node = self.node
         ev = self.state.evaluation
         if node is None or snap is None or ev is None:
@@ -736,7 +719,7 @@ class Inspector(QWidget):
         ref = self.port_ref
         if ref is None or self.node is None:
             return None
-        return facts_at(self.state, ref.node_id, ref.port, ref.index)
+        return self.state.playhead.facts(ref.node_id, ref.port, ref.index)
 
     def refresh_facts(self) -> None:
         """Show the facts at the timeline position (called on evaluation/position changes)."""
@@ -754,7 +737,7 @@ class Inspector(QWidget):
             return
         node_step = ev.plan.step_of[node.id]
         result = ev.steps[node_step]
-        position = self.state.effective_step
+        position = self.state.playhead.effective_step
         error = ev.error_for(node.id)
         self._show_problem(error, position >= node_step)
         self._show_warnings(result.warnings if position >= node_step else [])
@@ -926,8 +909,7 @@ class Inspector(QWidget):
     def _next_links(
         self, fn: GradFnFacts
     ) -> list[tuple[str, str, Callable[[], None] | None, bool]]:
-        ev = self.state.evaluation
-        index = index_for(ev) if ev is not None else None
+        index = self.state.playhead.index
         links: list[tuple[str, str, Callable[[], None] | None, bool]] = []
         for i, nxt in enumerate(fn.next_functions):
             if nxt is None:
@@ -950,8 +932,8 @@ class Inspector(QWidget):
 
     def open_grad_fn(self, key: int) -> None:
         """Select a grad_fn and the node that owns it (what a next_functions click does)."""
-        ev = self.state.evaluation
-        owner = index_for(ev).node_for(key) if ev is not None else None
+        index = self.state.playhead.index
+        owner = index.node_for(key) if index is not None else None
         self.state.select_grad_fn(str(key))
         self.state.select((owner,) if owner is not None else ())
 
@@ -995,12 +977,12 @@ class Inspector(QWidget):
         self.trace_section.setVisible(trace is not None)
         if trace is None or ev is None:
             return
-        at = trace_at(self.state)
+        playhead = self.state.playhead
+        at = playhead.trace_at()
         live = at is not None and at.trace is trace and at.live
-        done = (
-            len(at.executed) if live and at is not None and self.state.replay is not None else None
-        )
-        index = index_for(ev)
+        done = len(at.executed) if live and at is not None and playhead.replay is not None else None
+        index = playhead.index
+        assert index is not None
         links: list[tuple[str, str, Callable[[], None] | None, bool]] = []
         for i, ex in enumerate(trace.executions):
             owner = index.node_for(ex.key)

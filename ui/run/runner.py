@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from gradstudio.evaluation import worker
 from gradstudio.evaluation.budget import DEFAULT_BUDGET
 from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare
+from gradstudio.evaluation.plan_key import plan_key
 
 if TYPE_CHECKING:
     from gradstudio.document.events import DocumentEvent
@@ -30,20 +31,6 @@ if TYPE_CHECKING:
 
 CACHE_SIZE = 24
 LIVE_DELAY_MS = 120
-
-
-def plan_key(plan: Plan) -> tuple:
-    """What an evaluation's results depend on (labels and positions are not part of it)."""
-    steps = tuple(
-        (
-            s.node_id,
-            s.type.id,
-            repr(sorted(s.params.items())),
-            tuple(sorted(s.inputs.items())),
-        )
-        for s in plan.steps
-    )
-    return (steps, plan.device, plan.seed, plan.trusted)
 
 
 class _JobSignals(QObject):

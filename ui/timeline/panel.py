@@ -2,18 +2,14 @@
 
 A learner understands autograd by watching it happen: ``.grad`` appearing after
 ``backward``, doubling after a second one, a ``grad_fn`` changing after an
-in-place op.  The timeline sets ``state.set_position(step, replay)`` and every
-panel redraws what was true *then*.  Inside a backward step, ``replay`` counts
-the ``grad_fn`` executions already run, in the order PyTorch's engine ran them.
-
-The position semantics live here too (``facts_at``, ``trace_at``) so that the
-inspector and the backward-graph view agree on what "at this position" means.
+in-place op.  The timeline moves the studio's one playhead
+(``gradstudio.evaluation.playhead``) and every panel redraws what was true
+*then*.  Inside a backward step, ``replay`` counts the ``grad_fn`` executions
+already run, in the order PyTorch's engine ran them.  The labels here are the
+playhead's caption: what "at this position" means is decided there, not here.
 """
 
 from __future__ import annotations
-
-import dataclasses
-from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPaintEvent, QPalette
@@ -29,104 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradstudio.evaluation.evaluate import BackwardTrace, Snapshot, TensorFacts, TraceExecution
-from ui.backward.model import index_for
 from ui.state import StudioState
 
 PLAY_INTERVAL_MS = 700
 BACKWARD = "#a23cc8"  # the backward view's "gradient that flowed"
 ERROR = "#e5484d"
-
-
-# ------------------------------------------------------------------ position semantics
-
-
-@dataclass(frozen=True)
-class TraceAt:
-    """The backward trace to show at a position, and how far it has run."""
-
-    trace: BackwardTrace
-    executed: tuple[TraceExecution, ...]  # run so far (all of them unless replaying)
-    current: TraceExecution | None  # the one being executed (only while replaying)
-    live: bool  # the trace belongs to the current step (else: the last backward before it)
-
-
-def trace_at(state: StudioState) -> TraceAt | None:
-    """The trace of the current step, or of the last backward before it."""
-    ev = state.evaluation
-    step = state.effective_step
-    if ev is None or step < 0:
-        return None
-    for s in range(step, -1, -1):
-        trace = ev.steps[s].trace
-        if trace is None:
-            continue
-        live = s == step
-        if live and state.replay is not None:
-            n = max(0, min(state.replay, len(trace.executions)))
-            executed = trace.executions[:n]
-            return TraceAt(trace, executed, executed[-1] if executed else None, True)
-        return TraceAt(trace, trace.executions, None, live)
-    return None
-
-
-def replay_length(state: StudioState) -> int:
-    """How many grad_fn executions the current step's backward trace has (0: none)."""
-    ev = state.evaluation
-    step = state.effective_step
-    if ev is None or step < 0:
-        return 0
-    trace = ev.steps[step].trace
-    return 0 if trace is None else len(trace.executions)
-
-
-def facts_at(
-    state: StudioState, node_id: str, port: str = "out", index: int | None = None
-) -> TensorFacts | None:
-    """A tensor's facts at the timeline position, replay included.
-
-    Snapshots exist per step; while a backward step is being replayed, a ``.grad``
-    is shown as it was before the step until the ``grad_fn`` that writes it has
-    run: ``AccumulateGrad`` for a leaf, the tensor's own ``grad_fn`` for a
-    non-leaf that retains grad (its hook fires as the gradient reaches it).
-    """
-    snap = state.snapshot()
-    if snap is None:
-        return None
-    facts = snap.facts(node_id, port, index)
-    ev = state.evaluation
-    step = state.effective_step
-    if facts is None or ev is None or state.replay is None or step < 0:
-        return facts
-    trace = ev.steps[step].trace
-    if trace is None or state.replay >= len(trace.executions):
-        return facts
-    done = {ex.key for ex in trace.executions[: max(state.replay, 0)]}
-    if _grad_writer(snap, facts) in done:
-        return facts
-    before = ev.snapshot(step - 1).facts(node_id, port, index) if step > 0 else None
-    return dataclasses.replace(facts, grad=None if before is None else before.grad)
-
-
-def _grad_writer(snap: Snapshot, facts: TensorFacts) -> int | None:
-    """The key of the grad_fn whose execution sets this tensor's ``.grad``."""
-    if not facts.is_leaf:
-        return facts.grad_fn.key if facts.grad_fn is not None and facts.retains_grad else None
-    for key, fn in snap.grad_fns().items():
-        if fn.name == "AccumulateGrad" and fn.variable is not None:
-            owner = snap.facts(fn.variable.node_id, fn.variable.port, fn.variable.index)
-            if owner is not None and owner.tensor_id == facts.tensor_id:
-                return key
-    return None
-
-
-def step_caption(state: StudioState, step: int) -> tuple[str, str]:
-    """(label, type) of the node run at ``step``, from the evaluated plan."""
-    ev = state.evaluation
-    if ev is None or not 0 <= step < len(ev.steps):
-        return "", ""
-    plan_step = ev.plan.steps[step]
-    return plan_step.label, plan_step.type.id
 
 
 # ------------------------------------------------------------------------- the widget
@@ -277,25 +180,15 @@ class Timeline(QWidget):
 
     # -- the model ---------------------------------------------------------
     def step_count(self) -> int:
-        ev = self.state.evaluation
-        return 0 if ev is None else len(ev.steps)
+        return self.state.playhead.step_count
 
     def go_to_step(self, step: int) -> None:
         """Show the state after ``step``; the last step means "the end" (follows edits)."""
-        n = self.step_count()
-        if n == 0:
-            return
-        step = max(0, min(step, n - 1))
-        self.state.set_position(-1 if step == n - 1 else step, None)
+        self.state.playhead.go_to_step(step)
 
     def go_to_replay(self, replay: int) -> None:
         """Inside the current backward step: show it after ``replay`` grad_fn executions."""
-        n = replay_length(self.state)
-        if n == 0:
-            return
-        replay = max(0, min(replay, n))
-        step = self.state.step  # keep -1 ("the end") if the backward step is the last one
-        self.state.set_position(step, replay)
+        self.state.playhead.go_to_replay(replay)
 
     def first_step(self) -> None:
         self.go_to_step(0)
@@ -304,26 +197,25 @@ class Timeline(QWidget):
         self.go_to_step(self.step_count() - 1)
 
     def next_step(self) -> None:
-        self.go_to_step(self.state.effective_step + 1)
+        self.go_to_step(self.state.playhead.effective_step + 1)
 
     def previous_step(self) -> None:
-        self.go_to_step(self.state.effective_step - 1)
+        self.go_to_step(self.state.playhead.effective_step - 1)
 
     def current_replay(self) -> int:
         """Executions shown in the current backward step (all of them when not replaying)."""
-        n = replay_length(self.state)
-        return n if self.state.replay is None else min(self.state.replay, n)
+        return self.state.playhead.replayed
 
     def next_execution(self) -> bool:
         """One more grad_fn execution; from a fully shown step, restart its replay at 0.
 
         Returns False when there is nothing more to replay (the play timer stops).
         """
-        n = replay_length(self.state)
+        n = self.state.playhead.replay_length
         if n == 0:
             return False
         r = self.current_replay()
-        if self.state.replay is None:
+        if self.state.playhead.replay is None:
             self.go_to_replay(0)
             return True
         if r >= n:
@@ -332,14 +224,17 @@ class Timeline(QWidget):
         return True
 
     def previous_execution(self) -> None:
-        if replay_length(self.state) == 0:
+        if self.state.playhead.replay_length == 0:
             return
         self.go_to_replay(max(self.current_replay() - 1, 0))
 
     def set_playing(self, playing: bool) -> None:
         """Animate the replay of the current backward step, one grad_fn per tick."""
-        if playing and replay_length(self.state):
-            if self.state.replay is None or self.current_replay() >= replay_length(self.state):
+        if playing and self.state.playhead.replay_length:
+            if (
+                self.state.playhead.replay is None
+                or self.current_replay() >= self.state.playhead.replay_length
+            ):
                 self.go_to_replay(0)
             self._timer.start(self.play_interval_ms)
         else:
@@ -360,7 +255,7 @@ class Timeline(QWidget):
         return self._timer.isActive()
 
     def _play_tick(self) -> None:
-        if not self.next_execution() or self.current_replay() >= replay_length(self.state):
+        if not self.next_execution() or self.current_replay() >= self.state.playhead.replay_length:
             self.set_playing(False)
 
     # -- keyboard ----------------------------------------------------------
@@ -386,7 +281,7 @@ class Timeline(QWidget):
     # -- view --------------------------------------------------------------
     def _sync(self) -> None:
         n = self.step_count()
-        step = self.state.effective_step
+        step = self.state.playhead.effective_step
         enabled = n > 0
         for w in (
             self.slider,
@@ -405,13 +300,11 @@ class Timeline(QWidget):
         self.first_button.setEnabled(enabled and step > 0)
         self.next_button.setEnabled(enabled and step < n - 1)
         self.last_button.setEnabled(enabled and step < n - 1)
+        caption = self.state.playhead.caption()
+        self.step_label.setText(caption.step)
         if not enabled:
-            self.step_label.setText("no steps")
             self.caption.setText(self._muted("Run the graph to scrub through its steps."))
         else:
-            self.step_label.setText(
-                f"step {step + 1} / {n}" + ("  (end)" if self.state.step < 0 else "")
-            )
             self.caption.setText(self._step_html(step))
         self._sync_replay()
 
@@ -431,7 +324,8 @@ class Timeline(QWidget):
     def _step_html(self, step: int) -> str:
         ev = self.state.evaluation
         assert ev is not None
-        label, type_id = step_caption(self.state, step)
+        caption = self.state.playhead.caption()
+        label, type_id = caption.node, caption.node_type
         result = ev.steps[step]
         status = ""
         if result.status == "error" and result.error is not None:
@@ -443,7 +337,7 @@ class Timeline(QWidget):
         return f"<b>{_esc(label)}</b> &nbsp;{self._muted(_esc(type_id))}{status}"
 
     def _sync_replay(self) -> None:
-        n = replay_length(self.state)
+        n = self.state.playhead.replay_length
         self.replay_row.setVisible(n > 0)
         if n == 0:
             if self.playing:
@@ -455,18 +349,18 @@ class Timeline(QWidget):
             self.replay_slider.setValue(r)
         self.replay_slider.setTickInterval(1 if n <= 60 else max(n // 30, 1))
         self.replay_prev.setEnabled(r > 0)
-        self.replay_next.setEnabled(self.state.replay is None or r < n)
-        at = trace_at(self.state)
-        if self.state.replay is None:
-            text = f"backward ran {n} grad_fn node{'s' if n != 1 else ''} " + self._muted(
-                "— press ▶ or . to replay them one by one"
-            )
-        elif at is not None and at.current is not None and self.state.evaluation is not None:
-            owner = index_for(self.state.evaluation).node_for(at.current.key)
-            where = f" → {_esc(index_for(self.state.evaluation).label(owner))}" if owner else ""
-            text = f"grad_fn {r} / {n}: <b>{_esc(at.current.name)}</b>{where}"
+        self.replay_next.setEnabled(self.state.playhead.replay is None or r < n)
+        playhead = self.state.playhead
+        caption = _esc(playhead.caption().replay)
+        current = playhead.current
+        if playhead.replay is None:
+            text = caption + " " + self._muted("— press ▶ or . to replay them one by one")
+        elif current is not None:
+            name = _esc(current.name)
+            text = caption.replace(name, f"<b>{name}</b>", 1)
         else:
-            text = f"grad_fn 0 / {n}: " + self._muted("backward about to start")
+            head, _, rest = caption.partition(": ")
+            text = f"{head}: " + self._muted(rest)
         self.replay_label.setText(text)
 
     def _muted(self, text: str) -> str:

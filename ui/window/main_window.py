@@ -9,6 +9,7 @@ for the user without modal dialogs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -39,13 +40,15 @@ from gradstudio.document.events import (
 )
 from gradstudio.interchange.trust import TrustStore
 from ui.actions import connect_action, connect_toggle
+from ui.backward.view import BackwardView
 from ui.canvas.view import GraphView
 from ui.icons import icon
+from ui.inspector.panel import Inspector
 from ui.palette.panel import Palette
 from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
 from ui.themes import Theme, apply_theme, theme
-from ui.window import panels
+from ui.timeline.panel import Timeline
 from ui.window.device_selector import DeviceSelector
 from ui.window.files import APP_NAME, FileCommands
 from ui.window.recovery import Recovery
@@ -54,7 +57,15 @@ from ui.window.settings import StudioSettings
 from ui.window.undo_bridge import UndoBridge
 
 PROGRESS_DELAY_MS = 250
-PANEL_RETRY_MS = 4000
+
+#: The side panels: (object name, dock title, class, where it docks).
+PANELS: tuple[
+    tuple[str, str, Callable[[StudioState, QWidget], QWidget], Qt.DockWidgetArea], ...
+] = (
+    ("inspector", "Inspector", Inspector, Qt.DockWidgetArea.RightDockWidgetArea),
+    ("backwardGraph", "Backward graph", BackwardView, Qt.DockWidgetArea.RightDockWidgetArea),
+    ("timeline", "Timeline", Timeline, Qt.DockWidgetArea.BottomDockWidgetArea),
+)
 
 
 class MainWindow(FileCommands, RunCommands, QMainWindow):
@@ -65,10 +76,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         state: StudioState | None = None,
         settings: StudioSettings | None = None,
         parent: QWidget | None = None,
-        load_panels: bool = True,
     ) -> None:
         super().__init__(parent)
-        self.load_panels = load_panels
         self.setObjectName("mainWindow")
         self.state = state or StudioState()
         self.settings = settings or StudioSettings()
@@ -96,11 +105,6 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.runner.set_live(self.settings.live)
         self._apply_theme_to_widgets()
         self._sync_document_ui()
-        self._panel_timer = QTimer(self)
-        self._panel_timer.setInterval(PANEL_RETRY_MS)
-        self._panel_timer.timeout.connect(self.retry_panels)
-        if self.load_panels and self._placeholders():
-            self._panel_timer.start()
         self.recovery.start()
 
     # ================================================================== building
@@ -169,18 +173,9 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "palette", "Nodes", self.palette_widget, Qt.DockWidgetArea.LeftDockWidgetArea
         )
         self.docks: dict[str, QDockWidget] = {}
-        areas = {
-            "inspector": Qt.DockWidgetArea.RightDockWidgetArea,
-            "backwardGraph": Qt.DockWidgetArea.RightDockWidgetArea,
-            "timeline": Qt.DockWidgetArea.BottomDockWidgetArea,
-        }
-        for spec in panels.PANELS:
-            widget = (
-                panels.load_panel(spec.key, self.state, self) if self.load_panels else None
-            ) or panels.placeholder(spec, "Loading… this panel is still being built.")
-            self.docks[spec.key] = self._dock(
-                spec.key, spec.title, widget, areas[spec.key], scroll=True
-            )
+        for key, title, panel_class, area in PANELS:
+            widget = panel_class(self.state, self)
+            self.docks[key] = self._dock(key, title, widget, area, scroll=True)
         self.splitDockWidget(
             self.docks["inspector"], self.docks["backwardGraph"], Qt.Orientation.Vertical
         )
@@ -208,28 +203,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             self._default_dock_sizes()
             QTimer.singleShot(0, self.canvas, self.canvas.fit_all)
 
-    def _placeholders(self) -> list[str]:
-        return [k for k in self.docks if self.panel(k).objectName() == "panelPlaceholder"]
-
-    def retry_panels(self) -> list[str]:
-        """Swap placeholders for panels whose modules have appeared; returns those loaded."""
-        loaded = []
-        for key in self._placeholders():
-            widget = panels.load_panel(key, self.state, self)
-            if widget is not None:
-                scroll = self.docks[key].widget()
-                assert isinstance(scroll, QScrollArea)
-                old = scroll.takeWidget()
-                scroll.setWidget(widget)
-                if old is not None:
-                    old.deleteLater()
-                loaded.append(key)
-        if not self._placeholders():
-            self._panel_timer.stop()
-        return loaded
-
     def panel(self, key: str) -> QWidget:
-        """The widget in the dock for ``key`` (the real panel, or its placeholder)."""
+        """The panel in the dock for ``key``."""
         scroll = self.docks[key].widget()
         assert isinstance(scroll, QScrollArea)
         inner = scroll.widget()
@@ -480,6 +455,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.error_label.setObjectName("errorLabel")
         self.result_label = QLabel("")
         self.result_label.setObjectName("resultLabel")
+        self.position_label = QLabel("")
+        self.position_label.setObjectName("positionLabel")
         self.progress = QProgressBar()
         self.progress.setObjectName("runProgress")
         self.progress.setFixedWidth(160)
@@ -494,6 +471,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         sb.addWidget(self.stale_label)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
+        sb.addPermanentWidget(self.position_label)
         sb.addPermanentWidget(self.result_label)
         sb.addPermanentWidget(self.zoom_label)
         self._progress_timer = QTimer(self)
@@ -501,8 +479,15 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self._progress_timer.setInterval(PROGRESS_DELAY_MS)
         self._progress_timer.timeout.connect(self._show_progress)
 
+    def _show_position(self) -> None:
+        """The playhead's position in words (the timeline's caption, on one line)."""
+        caption = self.state.playhead.caption()
+        self.position_label.setText(caption.text if self.state.evaluation is not None else "")
+
     def _connect(self) -> None:
         s = self.state
+        s.positionChanged.connect(self._show_position)
+        s.evaluationChanged.connect(self._show_position)
         self.bridge.changed.connect(self._update_title)
         self.bridge.refused.connect(lambda text: self.show_message(f"Not done: {text}", 6000))
         self.canvas.message.connect(lambda text: self.show_message(text, 6000))
@@ -617,7 +602,6 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self._panel_timer.stop()
         self.recovery.stop()
         self.recovery.discard()
         self.runner.shutdown()

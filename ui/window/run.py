@@ -12,16 +12,19 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QActionGroup
 
-from gradstudio.document.commands import AddNodeCommand, ConnectCommand, SetSettingCommand
+from gradstudio.document.autograd_edits import backward_from, grad_leaves, zero_grads
+from gradstudio.document.commands import SequenceCommand, SetSettingCommand
 from gradstudio.evaluation.budget import GIB, format_size
 from gradstudio.interchange.trust import TrustStore, trust_document
 from ui.actions import connect_action
-from ui.canvas.style import NODE_WIDTH
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QLabel, QProgressBar, QToolButton, QWidget
 
+    from gradstudio.evaluation.evaluate import TensorFacts
     from ui.canvas.view import GraphView
     from ui.run.runner import EvaluationRunner
     from ui.state import StudioState
@@ -161,62 +164,26 @@ class RunCommands:
         if len(ids) != 1 or ids[0] not in doc:
             self.show_message("Select one tensor node to run backward from", 4000)
             return None
-        node = doc.node(ids[0])
-        outputs = [p for p in node.type.outputs if p.type.value == "tensor"]
-        if not outputs:
-            self.show_message(f"{node.label} has no tensor output", 4000)
-            return None
-        snap = self.state.snapshot()
-        facts = snap.facts(node.id, outputs[0].name) if snap is not None else None
-        if facts is not None and facts.array.size != 1:
-            self.show_message(
-                f"backward() needs a scalar, but {node.label} has shape {tuple(facts.shape)}: "
-                "add a sum or mean first, or pass a gradient",
-                8000,
-            )
-            return None
-        add = AddNodeCommand(doc, "Tensor.backward", (node.x + NODE_WIDTH + 70.0, node.y))
-        ok = self.bridge.push_group(
-            f"Backward from {node.label}",
-            [add, lambda: ConnectCommand(doc, node.id, outputs[0].name, add.node_id, "input")],
-        )
-        if not ok:
-            return None
-        if not self.runner.live:
-            self.run_graph()
-        return add.node_id
+        return self._edit_and_run(lambda: backward_from(doc, ids[0], self._facts_of))
 
     def zero_grads(self) -> str | None:
         """Add a "zero grads" step on every leaf that requires grad (one undo step)."""
         doc = self.state.document
-        snap = self.state.snapshot()
-        leaves: list[tuple[str, str]] = []
-        for node in doc.nodes():
-            for port in node.type.outputs:
-                if port.type.value != "tensor":
-                    continue
-                facts = snap.facts(node.id, port.name) if snap is not None else None
-                if facts is not None:
-                    if facts.is_leaf and facts.requires_grad:
-                        leaves.append((node.id, port.name))
-                elif node.params.get("requires_grad") is True:
-                    leaves.append((node.id, port.name))
-        if not leaves:
-            self.show_message("No leaf tensor requires grad: nothing to zero", 4000)
-            return None
-        right = max(n.x for n in doc.nodes()) + NODE_WIDTH + 70.0
-        top = min(n.y for n in doc.nodes())
-        add = AddNodeCommand(doc, "gradstudio.zero_grad", (right, top))
-        commands: list[object] = [add]
-        for node_id, port in leaves:
-            commands.append(
-                lambda n=node_id, p=port: ConnectCommand(doc, n, p, add.node_id, "tensors")
-            )
-        if not self.bridge.push_group("Zero grads", commands):
+        return self._edit_and_run(lambda: zero_grads(doc, grad_leaves(doc, self._facts_of)))
+
+    def _facts_of(self, node_id: str, port: str) -> TensorFacts | None:
+        """A tensor's facts at the playhead (what the window shows), for the edits' checks."""
+        return self.state.playhead.facts(node_id, port)
+
+    def _edit_and_run(self, make: Callable[[], SequenceCommand]) -> str | None:
+        """Push an edit that adds a node (a refusal goes to the status bar), then run;
+        returns the added node's id."""
+        command = self.state.push(make, refused=lambda text: self.show_message(text, 8000))
+        if command is None:
             return None
         if not self.runner.live:
             self.run_graph()
-        return add.node_id
+        return command.added[0]
 
     def trust_document(self) -> None:
         trust_document(self.state.document, self.trust_store)

@@ -2,21 +2,20 @@
 
 The stack lives in ``StudioState`` (so headless code and every panel share one
 history); this bridge turns it into ``QAction``s whose texts name the command
-("Undo Add tensor"), pushes commands while turning refused edits (``EditError``)
-into a message instead of an exception, and follows the stack when a document is
+("Undo Add tensor"), hands edits to ``StudioState.push`` (which turns refused edits
+into a message instead of an exception), and follows the stack when a document is
 replaced.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
-from gradstudio.document.model import EditError
+from gradstudio.document.commands import SequenceCommand
 from gradstudio.document.undo import UndoStack
 from ui.actions import connect_action
 from ui.state import StudioState
@@ -41,6 +40,7 @@ class UndoBridge(QObject):
         connect_action(self.redo_action, self.redo)
         self._unsubscribe: Callable[[], None] | None = None
         state.documentReplaced.connect(self._follow_stack)
+        state.editRefused.connect(self.refused)
         self._follow_stack()
 
     @property
@@ -63,34 +63,14 @@ class UndoBridge(QObject):
 
     # ------------------------------------------------------------------ editing
     def push(self, command: CommandOrFactory) -> Any:
-        """Do and record an edit; returns the command, or None when it was refused."""
-        try:
-            cmd = command() if callable(command) and not hasattr(command, "redo") else command
-            self.stack.push(cmd)
-        except EditError as exc:
-            self.refused.emit(exc.message)
-            return None
-        return cmd
-
-    @contextmanager
-    def macro(self, text: str) -> Iterator[None]:
-        """Group the edits inside into one undo step (an error undoes them all)."""
-        with self.stack.macro(text):
-            yield
+        """Do and record an edit (through ``StudioState.push``, the one path);
+        returns the command, or None when it was refused."""
+        return self.state.push(command)
 
     def push_group(self, text: str, commands: list[CommandOrFactory]) -> bool:
         """Several edits as one undo step; all or nothing."""
-        try:
-            with self.stack.macro(text):
-                for command in commands:
-                    cmd = (
-                        command() if callable(command) and not hasattr(command, "redo") else command
-                    )
-                    self.stack.push(cmd)
-        except EditError as exc:
-            self.refused.emit(exc.message)
-            return False
-        return True
+        parts = [c if callable(c) and not hasattr(c, "redo") else (lambda c=c: c) for c in commands]
+        return self.state.push(SequenceCommand(text, parts)) is not None
 
     def undo(self) -> None:
         self.stack.undo()

@@ -1,0 +1,330 @@
+"""The playhead: one position on the timeline, and what is true there.
+
+A learner scrubs through the steps of an evaluation and, inside a backward step,
+replays its ``grad_fn`` executions one at a time.  Every view (canvas badges,
+inspector, backward-graph view, timeline, status bar) shows that one position,
+so the position and the answers to "what is true here" live in this one headless
+object: views subscribe to its events and read it, and never derive their own
+picture.  The facts inside a replay come from what the evaluation recorded per
+execution (``TraceExecution.wrote``), not from a reconstruction.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from gradstudio.document.events import Observable
+from gradstudio.evaluation.evaluate import (
+    BackwardTrace,
+    Evaluation,
+    GradValue,
+    OutputRef,
+    Snapshot,
+    TensorFacts,
+    TraceExecution,
+)
+from gradstudio.evaluation.grad_fn_index import GradFnIndex, index_for
+
+#: A gradient on the backward graph: ``("next", fn key, slot)`` leaves a grad_fn along
+#: its slot-th ``next_functions`` edge; ``("acc", key)`` reaches an AccumulateGrad's
+#: leaf; ``("out", key)`` arrives at a grad_fn from the tensor it made.
+Flow = tuple
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PlayheadEvent:
+    """Base of the playhead's events."""
+
+
+@dataclass(frozen=True)
+class EvaluationShown(PlayheadEvent):
+    """The playhead now plays another evaluation (or none)."""
+
+
+@dataclass(frozen=True)
+class PositionChanged(PlayheadEvent):
+    step: int
+    replay: int | None
+
+
+@dataclass(frozen=True)
+class TraceAt:
+    """The backward trace to show at a position, and how far it has run."""
+
+    trace: BackwardTrace
+    executed: tuple[TraceExecution, ...]  # run so far (all of them unless replaying)
+    current: TraceExecution | None  # the one being executed (only while replaying)
+    live: bool  # the trace belongs to the current step (else: the last backward before it)
+
+
+@dataclass(frozen=True)
+class Caption:
+    """The position in words, for the timeline and the status bar."""
+
+    step: str  # "step 3 / 7  (end)" or "no steps"
+    node: str  # the label of the node run at the step
+    node_type: str  # its type id
+    replay: str  # "grad_fn 2 / 3: MulBackward0 → b" ("" outside a backward step)
+
+    @property
+    def text(self) -> str:
+        """One line: the status bar's."""
+        parts = [self.step]
+        if self.node:
+            parts.append(f"{self.node} ({self.node_type})")
+        if self.replay:
+            parts.append(self.replay)
+        return " · ".join(parts)
+
+
+class Playhead(Observable[PlayheadEvent]):
+    """The timeline position of one studio, and the facts at it.
+
+    ``step`` is -1 for "the end" (the last step; it follows re-runs after edits),
+    ``replay`` counts the executions of the step's backward trace already run
+    (``None``: all of them, the step as a whole).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.evaluation: Evaluation | None = None
+        self.step = -1
+        self.replay: int | None = None
+        self._memo: dict[str, Any] = {}  # answers at the current position
+        self._memo_key: tuple[int, int, int | None] | None = None
+
+    def _memoised(self, name: str, compute: Callable[[], T]) -> T:
+        """An answer computed once per position (views ask once per node)."""
+        key = (id(self.evaluation), self.step, self.replay)
+        if key != self._memo_key:
+            self._memo, self._memo_key = {}, key
+        if name not in self._memo:
+            self._memo[name] = compute()
+        return cast(T, self._memo[name])
+
+    # -- changing it -----------------------------------------------------------
+    def set_evaluation(self, evaluation: Evaluation | None) -> None:
+        """Play another evaluation; the position stays where it still exists."""
+        self.evaluation = evaluation
+        self._memo_key = None
+        if self.step >= self.step_count:
+            self.step, self.replay = -1, None
+        n = self.replay_length
+        if self.replay is not None and (n == 0 or self.replay > n):
+            self.replay = None  # the step has no replay of that length now
+        self.emit(EvaluationShown())
+        self.emit(PositionChanged(self.step, self.replay))
+
+    def set_position(self, step: int, replay: int | None = None) -> None:
+        if (step, replay) != (self.step, self.replay):
+            self.step, self.replay = step, replay
+            self.emit(PositionChanged(step, replay))
+
+    def go_to_step(self, step: int) -> None:
+        """Show the state after ``step``; the last step means "the end"."""
+        n = self.step_count
+        if n == 0:
+            return
+        step = max(0, min(step, n - 1))
+        self.set_position(-1 if step == n - 1 else step, None)
+
+    def go_to_replay(self, replay: int) -> None:
+        """Inside the current backward step: show it after ``replay`` executions."""
+        n = self.replay_length
+        if n == 0:
+            return
+        self.set_position(self.step, max(0, min(replay, n)))
+
+    def positions(self) -> list[tuple[int, int | None]]:
+        """Every position, in timeline order: each step, and inside a backward step
+        each replay count from 0 to all (what a walk through the timeline visits)."""
+        ev = self.evaluation
+        if ev is None:
+            return []
+        out: list[tuple[int, int | None]] = []
+        n = len(ev.steps)
+        for i, result in enumerate(ev.steps):
+            step = -1 if i == n - 1 else i
+            out.append((step, None))
+            if result.trace is not None and result.trace.executions:
+                out.extend((step, r) for r in range(len(result.trace.executions) + 1))
+        return out
+
+    # -- where it is -------------------------------------------------------------
+    @property
+    def step_count(self) -> int:
+        return 0 if self.evaluation is None else len(self.evaluation.steps)
+
+    @property
+    def effective_step(self) -> int:
+        """The step shown (-1: no evaluation, or one without steps)."""
+        n = self.step_count
+        if n == 0:
+            return -1
+        return n - 1 if self.step < 0 else min(self.step, n - 1)
+
+    @property
+    def at_end(self) -> bool:
+        return self.step < 0 or self.effective_step >= self.step_count - 1
+
+    @property
+    def index(self) -> GradFnIndex | None:
+        return None if self.evaluation is None else index_for(self.evaluation)
+
+    @property
+    def replay_length(self) -> int:
+        """How many grad_fn executions the current step's backward trace has (0: none)."""
+        trace = self._live_trace()
+        return 0 if trace is None else len(trace.executions)
+
+    @property
+    def replayed(self) -> int:
+        """Executions shown in the current backward step (all of them when not replaying)."""
+        n = self.replay_length
+        return n if self.replay is None else min(self.replay, n)
+
+    def _live_trace(self) -> BackwardTrace | None:
+        step = self.effective_step
+        if self.evaluation is None or step < 0:
+            return None
+        return self.evaluation.steps[step].trace
+
+    # -- what is true there --------------------------------------------------------
+    def snapshot(self) -> Snapshot | None:
+        """Every tensor's facts at the position, a partly replayed backward included."""
+        return self._memoised("snapshot", self._snapshot_now)
+
+    def _snapshot_now(self) -> Snapshot | None:
+        ev = self.evaluation
+        step = self.effective_step
+        if ev is None or step < 0:
+            return None
+        after = ev.snapshot(step)
+        trace = ev.steps[step].trace
+        if trace is not None and self.replay is not None and self.replay < len(trace.executions):
+            return self._replayed(ev, step, after, trace, self.replay)
+        return after
+
+    @staticmethod
+    def _replayed(
+        ev: Evaluation, step: int, after: Snapshot, trace: BackwardTrace, replay: int
+    ) -> Snapshot:
+        """The step's snapshot with each ``.grad`` as the first ``replay`` executions left it."""
+        grads: dict[OutputRef, GradValue | None] = {}
+        for ex in trace.executions[:replay]:
+            grads.update(ex.wrote)
+        pending = {ref for ex in trace.executions[replay:] for ref, _ in ex.wrote}
+        before = ev.snapshot(step - 1) if step > 0 else None
+        facts = dict(after.items())
+        for ref in pending - grads.keys():
+            earlier = before.facts(ref.node_id, ref.port, ref.index) if before else None
+            grads[ref] = None if earlier is None else earlier.grad
+        for ref, grad in grads.items():
+            now = facts.get(ref)
+            if now is not None and now.grad is not grad:
+                facts[ref] = dataclasses.replace(now, grad=grad)
+        return Snapshot(step, facts, dict(after.grad_fns()))
+
+    def facts(
+        self, node_id: str, port: str = "out", index: int | None = None
+    ) -> TensorFacts | None:
+        """One tensor's facts at the position (None: None, or not run yet)."""
+        snap = self.snapshot()
+        return None if snap is None else snap.facts(node_id, port, index)
+
+    def trace_at(self) -> TraceAt | None:
+        """The trace of the current step, or of the last backward before it."""
+        return self._memoised("trace_at", self._trace_at_now)
+
+    def _trace_at_now(self) -> TraceAt | None:
+        ev = self.evaluation
+        step = self.effective_step
+        if ev is None or step < 0:
+            return None
+        for s in range(step, -1, -1):
+            trace = ev.steps[s].trace
+            if trace is None:
+                continue
+            live = s == step
+            if live and self.replay is not None:
+                executed = trace.executions[: self.replayed]
+                return TraceAt(trace, executed, executed[-1] if executed else None, True)
+            return TraceAt(trace, trace.executions, None, live)
+        return None
+
+    @property
+    def current(self) -> TraceExecution | None:
+        """The grad_fn execution the replay stands on (None outside a replay)."""
+        at = self.trace_at()
+        return None if at is None else at.current
+
+    @property
+    def executing_node(self) -> str | None:
+        """The document node whose grad_fn is executing now (None: none, or op-internal)."""
+        current = self.current
+        index = self.index
+        return None if current is None or index is None else index.node_for(current.key)
+
+    def touched_nodes(self) -> frozenset[str]:
+        """The nodes the executing grad_fn touches: its own node, the nodes whose
+        ``.grad`` it writes, and the nodes of the grad_fns it sends gradients to."""
+        return self._memoised("touched", self._touched_now)
+
+    def _touched_now(self) -> frozenset[str]:
+        current = self.current
+        index = self.index
+        if current is None or index is None:
+            return frozenset()
+        nodes = {ref.node_id for ref, _ in current.wrote}
+        keys = [current.key] + [nxt.key for nxt, _ in current.outgoing if nxt is not None]
+        nodes.update(n for k in keys if (n := index.node_for(k)) is not None)
+        return frozenset(nodes)
+
+    def edge_gradients(self) -> dict[Flow, GradValue | None]:
+        """The gradient that has flowed along every backward-graph edge by now."""
+        at = self.trace_at()
+        flows: dict[Flow, GradValue | None] = {}
+        for ex in at.executed if at is not None else ():
+            for slot, (nxt, grad) in enumerate(ex.outgoing):
+                if nxt is not None:
+                    flows[("next", ex.key, slot)] = grad
+            if ex.incoming:
+                flows[("acc", ex.key)] = ex.incoming[0]
+                flows[("out", ex.key)] = ex.incoming[0]
+        return flows
+
+    def current_flows(self) -> frozenset[Flow]:
+        """The edges the executing grad_fn reads and writes (drawn strong)."""
+        current = self.current
+        if current is None:
+            return frozenset()
+        flows: set[Flow] = {("next", current.key, s) for s in range(len(current.outgoing))}
+        return frozenset(flows | {("acc", current.key), ("out", current.key)})
+
+    def caption(self) -> Caption:
+        ev = self.evaluation
+        n = self.step_count
+        if ev is None or n == 0:
+            return Caption("no steps", "", "", "")
+        step = self.effective_step
+        plan_step = ev.plan.steps[step]
+        step_text = f"step {step + 1} / {n}" + ("  (end)" if self.step < 0 else "")
+        return Caption(step_text, plan_step.label, plan_step.type.id, self._replay_text())
+
+    def _replay_text(self) -> str:
+        n = self.replay_length
+        if n == 0:
+            return ""
+        if self.replay is None:
+            return f"backward ran {n} grad_fn node{'s' if n != 1 else ''}"
+        current = self.current
+        if current is None:
+            return f"grad_fn 0 / {n}: backward about to start"
+        owner = self.executing_node
+        index = self.index
+        where = f" → {index.label(owner)}" if owner is not None and index is not None else ""
+        return f"grad_fn {self.replayed} / {n}: {current.name}{where}"
