@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from gradstudio.document.events import DocumentEvent, LabelChanged
 from gradstudio.document.model import Document, EditError
 from gradstudio.document.undo import UndoStack
 from gradstudio.evaluation.evaluate import Evaluation
@@ -39,6 +40,12 @@ class StudioState(QObject):
         self.playhead = Playhead()
         self._quiet = False
         self.playhead.subscribe(self._relay)
+        self._unsubscribe = self.document.subscribe(self._on_document_event)
+
+    def _on_document_event(self, event: DocumentEvent) -> None:
+        """Renames reach the playhead, so every view shows the new name without a re-run."""
+        if isinstance(event, LabelChanged):
+            self.playhead.relabel(event.node_id, event.new)
 
     def _relay(self, event: PlayheadEvent) -> None:
         """The playhead's events as Qt signals, for the widgets."""
@@ -56,7 +63,9 @@ class StudioState(QObject):
 
     # -- document -------------------------------------------------------
     def replace_document(self, document: Document) -> None:
+        self._unsubscribe()
         self.document = document
+        self._unsubscribe = document.subscribe(self._on_document_event)
         self.undo_stack = UndoStack()
         self.selection = ()
         self.grad_fn_key = ""

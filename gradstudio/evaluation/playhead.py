@@ -119,6 +119,24 @@ class Playhead(Observable[PlayheadEvent]):
         self.emit(EvaluationShown())
         self.emit(PositionChanged(self.step, self.replay))
 
+    def relabel(self, node_id: str, label: str) -> None:
+        """A node was renamed: the evaluation shown names it anew at once (a label
+        changes nothing the engine computed, so there is nothing to re-run)."""
+        ev = self.evaluation
+        if ev is None or ev.plan.labels.get(node_id) in (None, label):
+            return
+        plan = ev.plan
+        ev.plan = dataclasses.replace(
+            plan,
+            labels={**plan.labels, node_id: label},
+            steps=tuple(
+                dataclasses.replace(s, label=label) if s.node_id == node_id else s
+                for s in plan.steps
+            ),
+        )
+        self._memo_key = None
+        self.emit(EvaluationShown())
+
     def set_position(self, step: int, replay: int | None = None) -> None:
         if (step, replay) != (self.step, self.replay):
             self.step, self.replay = step, replay
