@@ -8,6 +8,8 @@ called with no arguments; a toggle's slot is given the new state, on purpose.
 
 from __future__ import annotations
 
+import inspect
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -15,15 +17,32 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 
+def _weak(slot: Callable[..., Any]) -> Callable[..., Any]:
+    """``slot``, or for a bound method a caller that does not keep its object alive: the
+    connection lives as long as the action, a child of the window, and a strong reference
+    to a window's method would keep every closed window alive."""
+    if not inspect.ismethod(slot):
+        return slot
+    method = weakref.WeakMethod(slot)
+
+    def call(*args: Any) -> Any:
+        bound = method()
+        return None if bound is None else bound(*args)
+
+    return call
+
+
 def connect_action(action: QAction, slot: Callable[[], Any]) -> QAction:
     """Run ``slot()`` when the action is triggered (checkable or not)."""
-    action.triggered.connect(lambda _checked=False: slot())
+    call = _weak(slot)
+    action.triggered.connect(lambda _checked=False: call())
     return action
 
 
 def connect_toggle(action: QAction, slot: Callable[[bool], Any]) -> QAction:
     """Run ``slot(checked)`` whenever a checkable action's state changes."""
-    action.toggled.connect(lambda checked: slot(bool(checked)))
+    call = _weak(slot)
+    action.toggled.connect(lambda checked: call(bool(checked)))
     return action
 
 

@@ -121,3 +121,27 @@ def test_import_snippet_from_its_action_opens_an_empty_editor(
         window.act_import.trigger()
     assert not raised
     assert "QDialog.exec" in dialogs_answered
+
+
+def test_ctrl_i_on_the_focused_canvas_opens_the_snippet_editor(
+    window,
+    qtbot,
+    dialogs_answered,  # noqa: ANN001
+) -> None:
+    """The shortcut, as a key press on the focused widget (not a call to the slot)."""
+    from PySide6.QtCore import Qt
+
+    window.canvas.setFocus()
+    qtbot.waitUntil(window.canvas.hasFocus)
+    with qtbot.capture_exceptions() as raised:
+        qtbot.keyClick(window.canvas, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    assert not raised
+    assert "QDialog.exec" in dialogs_answered
+
+
+def test_quit_closes_the_window(window, qtbot) -> None:  # noqa: ANN001
+    window.bridge.set_clean()
+    with qtbot.capture_exceptions() as raised:
+        window.act_quit.trigger()
+    assert not raised
+    qtbot.waitUntil(lambda: not window.isVisible())
