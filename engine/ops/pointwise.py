@@ -59,15 +59,21 @@ RSUB = declare(
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.0}),),
 )
+
+
+def _mul_grads(c: Any, g: Any) -> tuple[Any, Any]:
+    """Other's gradient first: PyTorch's generated MulBackward0 computes it first, which
+    orders the nodes a ``create_graph`` backward builds."""
+    grad_other = g * c.s["self"] if c.needs[1] else None
+    return (g * c.s["other"] if c.needs[0] else None, grad_other)
+
+
 MUL = declare(
     "mul",
     "MulBackward0",
     ("self", "other"),
     lambda xp, a, b: a * b,
-    lambda c, g: (
-        g * c.s["other"] if c.needs[0] else None,
-        g * c.s["self"] if c.needs[1] else None,
-    ),
+    lambda c, g: _mul_grads(c, g),
     save={"other": ("self",), "self": ("other",)},  # PyTorch saves (and packs) other first
     samples=(S23, BCAST, BCAST2),
     ufunc="multiply",

@@ -102,6 +102,35 @@ x = torch.tensor([1.5, -0.5], requires_grad=True)
 (g,) = torch.autograd.grad((x ** 3).sum(), [x], create_graph=True)
 roots = [(g * x).sum()]
 """,
+    "addmm_bias": """
+w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+b = torch.tensor([0.1, -0.2], requires_grad=True)
+x = torch.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [2.0, 1.0]])
+roots = [torch.nn.functional.linear(x, w, b).tanh().sum()]
+""",
+    "double_backward_mul": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, -1.0], requires_grad=True)
+(g,) = torch.autograd.grad((x * w * x).sum(), [x], create_graph=True)
+roots = [(g * g).sum()]
+""",
+    "accumulate_grad_hook": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+y.grad_fn.next_functions[0][0].register_prehook(lambda gs: (gs[0] * 3,))
+roots = [(y * y).sum()]
+""",
+    "grad_outputs_vector": """
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([2.0], requires_grad=True)
+roots = [(x * w).sum() + (x.exp() * 0).sum()]
+kind = "grad"; inputs = [x, w]
+""",
+    "view_and_expand": """
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+v = x.t().reshape(4).unsqueeze(0).expand(3, 4)
+roots = [(v * torch.arange(12.0).reshape(3, 4)).sum()]
+""",
 }
 
 
