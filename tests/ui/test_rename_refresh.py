@@ -25,3 +25,19 @@ def test_renaming_a_node_renames_it_in_every_panel(window, qtbot, example_paths)
     assert not any("b_clone.backward()" in t for t in texts), texts
     assert state.playhead.caption().node == "copy_backward"
     assert runs == []  # nothing was re-run to get there
+
+
+def test_an_examples_story_is_shown_when_nothing_is_selected(
+    window,
+    qtbot,
+    example_paths,  # noqa: ANN001
+) -> None:
+    """``meta.description`` (what the example teaches) is on the inspector's empty page."""
+    assert window.open_example(example_paths["001_leaf_grad"], ask=False)
+    wait_evaluated(qtbot, window)
+    window.state.select(())
+    story = window.state.document.meta["description"]
+    assert story
+    qtbot.waitUntil(
+        lambda: any(story[:40] in label.text() for label in window.findChildren(QLabel))
+    )

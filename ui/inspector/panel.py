@@ -12,6 +12,7 @@ pictures.  The facts follow the timeline: moving it before ``backward`` shows
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -42,7 +43,7 @@ from gradstudio.document.commands import (
     SetLabelCommand,
     SetParamCommand,
 )
-from gradstudio.document.events import DocumentEvent, NodeRemoved, Unsubscribe
+from gradstudio.document.events import DocumentEvent, MetaChanged, NodeRemoved, Unsubscribe
 from gradstudio.document.model import Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
 from ui.backward.model import parse_key
@@ -299,6 +300,8 @@ class Inspector(QWidget):
 
     def _document_event(self, event: DocumentEvent) -> None:
         if self.node_id is None:
+            if isinstance(event, MetaChanged):
+                self.rebuild()  # the empty page shows the document's title and story
             return
         if isinstance(event, NodeRemoved) and event.node_id == self.node_id:
             self.node_id = None
@@ -413,6 +416,17 @@ class Inspector(QWidget):
         self.title.setText("Inspector")
         self.subtitle.setText(self._muted("Select a node on the canvas to see and edit it."))
         self.status.setText("")
+        meta = self.state.document.meta
+        story = meta.get("description", "")
+        if story:  # what the example (or the user's document) is about
+            about = WrapLabel(
+                f"<b>{html.escape(meta.get('title', ''))}</b><br>{html.escape(story)}"
+                if meta.get("title")
+                else html.escape(story)
+            )
+            about.setObjectName("documentDescription")
+            about.setWordWrap(True)
+            self.body_layout.addWidget(about)
         hint = WrapLabel(
             self._muted(
                 "Each node shows what PyTorch would report about its tensor: value, "
