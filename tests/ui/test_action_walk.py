@@ -145,3 +145,20 @@ def test_quit_closes_the_window(window, qtbot) -> None:  # noqa: ANN001
         window.act_quit.trigger()
     assert not raised
     qtbot.waitUntil(lambda: not window.isVisible())
+
+
+def test_f_frames_the_selection_on_the_focused_canvas(window, qtbot, example_paths) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    assert window.open_example(example_paths["005_mlp_training_step"], ask=False)
+    wait_evaluated(qtbot, window)
+    view = window.canvas
+    item = view.graph_scene.node_items()[0]
+    view.graph_scene.clearSelection()
+    item.setSelected(True)
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key.Key_F)
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert shown.contains(item.sceneBoundingRect())
+    assert shown.width() < 4 * item.sceneBoundingRect().width() + 200  # framed, not fitted

@@ -219,9 +219,14 @@ class GraphView(CanvasEditing, QGraphicsView):
     def zoom_reset(self) -> None:
         self.set_zoom(1.0, self.mapToScene(self.viewport().rect().center()))
 
-    def fit_all(self) -> None:
+    def frame_selection(self) -> None:
+        """Show the selected nodes (node editors' F and Home), or every node if none."""
+        selected = [i for i in self.graph_scene.node_items() if i.isSelected()]
+        self.fit_all(selected or None)
+
+    def fit_all(self, only: list | None = None) -> None:
         """Show every node (enlarging a small graph at most a little), or the origin."""
-        items = self.graph_scene.node_items()
+        items = only or self.graph_scene.node_items()
         if not items:
             self.resetTransform()
             self.centerOn(0.0, 0.0)

@@ -300,9 +300,20 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.act_zoom_in = self._action("Zoom &In", c.zoom_in, SK.ZoomIn, "zoom_in")
         self.act_zoom_out = self._action("Zoom &Out", c.zoom_out, SK.ZoomOut, "zoom_out")
         self.act_zoom_fit = self._action(
-            "Zoom to &Fit", c.fit_all, "Ctrl+0", "fit", "Show the whole graph (Home)"
+            "Zoom to &Fit", c.fit_all, "Ctrl+0", "fit", "Show the whole graph (Ctrl+0)"
         )
-        self.act_zoom_fit.setShortcuts([QKeySequence("Ctrl+0"), QKeySequence("Home")])
+        self.act_zoom_fit.setShortcuts([QKeySequence("Ctrl+0")])
+        self.act_frame = self._action(
+            "&Frame Selection",
+            c.frame_selection,
+            "F",
+            None,
+            "Show the selected nodes, or the whole graph (F, Home)",
+        )
+        self.act_frame.setShortcuts([QKeySequence("F"), QKeySequence("Home")])
+        self.removeAction(self.act_frame)  # a canvas key: typing F in a panel stays typing
+        self.act_frame.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        c.addAction(self.act_frame)
         self.act_zoom_reset = self._action("&Actual Size", c.zoom_reset, "Ctrl+1")
         self.act_layout = self._action(
             "Auto-&Layout", c.auto_layout, "Ctrl+L", "layout", "Arrange left to right by data flow"
@@ -382,7 +393,15 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addAction(self.act_select_all)
 
         m = bar.addMenu("&View")
-        m.addActions([self.act_zoom_in, self.act_zoom_out, self.act_zoom_fit, self.act_zoom_reset])
+        m.addActions(
+            [
+                self.act_zoom_in,
+                self.act_zoom_out,
+                self.act_zoom_fit,
+                self.act_frame,
+                self.act_zoom_reset,
+            ]
+        )
         m.addSeparator()
         m.addAction(self.act_layout)
         m.addSeparator()
