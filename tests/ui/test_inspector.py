@@ -302,3 +302,32 @@ def test_several_selected_nodes_are_listed_and_each_selects_itself(seed) -> None
     links[1].click()
     assert state.selection == (b,)
     assert inspector.node_id == b
+
+
+def test_a_wired_input_is_not_also_a_parameter(qtbot) -> None:  # noqa: ANN001
+    """``add``'s ``other`` takes a number or a wire; wired, it is no longer offered as a
+    parameter (and it comes back when the wire goes)."""
+    from gradstudio.document.commands import ConnectCommand, DisconnectCommand
+    from gradstudio.document.model import Document
+
+    doc = Document(trusted=True)
+    a = doc.new_node("torch.ones", (0, 0), {"size": [2]}, "a")
+    doc.add_node(a)
+    b = doc.new_node("torch.ones", (0, 200), {"size": [2]}, "b")
+    doc.add_node(b)
+    s = doc.new_node("torch.add", (300, 0), {}, "s")
+    doc.add_node(s)
+    doc.connect(a.id, "out", s.id, "input")
+    state = StudioState(doc)
+    inspector = Inspector(state)
+    qtbot.addWidget(inspector)
+    state.select((s.id,))
+    inspector.flush()
+    assert "other" in inspector.param_editors
+    state.push(lambda: ConnectCommand(doc, b.id, "out", s.id, "other"))
+    inspector.flush()
+    assert "other" not in inspector.param_editors
+    (edge,) = doc.inputs_of(s.id, "other")
+    state.push(lambda: DisconnectCommand(doc, edge))
+    inspector.flush()
+    assert "other" in inspector.param_editors

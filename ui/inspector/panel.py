@@ -43,7 +43,14 @@ from gradstudio.document.commands import (
     SetLabelCommand,
     SetParamCommand,
 )
-from gradstudio.document.events import DocumentEvent, MetaChanged, NodeRemoved, Unsubscribe
+from gradstudio.document.events import (
+    DocumentEvent,
+    EdgeAdded,
+    EdgeRemoved,
+    MetaChanged,
+    NodeRemoved,
+    Unsubscribe,
+)
 from gradstudio.document.model import Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
 from ui.backward.model import parse_key
@@ -238,6 +245,7 @@ class Inspector(QWidget):
         self.code_editor: CodeEditor | None = None
         self.fact_labels: dict[str, QLabel] = {}
         self._unsubscribe: Unsubscribe | None = None
+        self._rebuild_later = False
         self._unsub_box: list[Unsubscribe | None] = [None]
         self._pending = False
         self.retain_box: QPushButton | None = None
@@ -307,6 +315,8 @@ class Inspector(QWidget):
             self.node_id = None
             self.rebuild()
             return
+        if isinstance(event, EdgeAdded | EdgeRemoved) and event.edge.dst == self.node_id:
+            self._rebuild_later = True  # a wired port leaves the parameters, or comes back
         # several events arrive per command (a macro): refresh once, after them
         if not self._pending:
             self._pending = True
@@ -314,8 +324,11 @@ class Inspector(QWidget):
 
     def _flush(self) -> None:
         self._pending = False
+        rebuild, self._rebuild_later = self._rebuild_later, False
         if self.node_id is not None and self.node_id not in self.state.document:
             self.node_id = None
+            self.rebuild()
+        elif rebuild:
             self.rebuild()
         else:
             self.refresh_edits()
@@ -484,7 +497,9 @@ class Inspector(QWidget):
         section.add(w)
         self.body_layout.addWidget(section)
 
-        params = [p for p in ntype.params if p.kind != "code"]
+        # a port that can take a number is also a parameter; once wired, the wire is its value
+        wired = {i.name for i in ntype.inputs if self.state.document.inputs_of(node.id, i.name)}
+        params = [p for p in ntype.params if p.kind != "code" and p.name not in wired]
         show_retain = ntype.kind not in (NodeKind.ACTION,) and any(
             o.type is PortType.TENSOR for o in ntype.outputs
         )
