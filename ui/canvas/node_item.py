@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 NODE_TYPE = QGraphicsItem.UserType + 1
 LOD_TEXT = 0.45  # below this zoom, the card's details give way to its label and mark
+EXECUTING = "#e5484d"  # the backward graph's colour for the grad_fn running now
+TOUCHED = "#b57bff"  # ... and its gradient purple, for the nodes it just reached
 FAR_LABEL_PX = 13.0  # on-screen size of a far card's label
 FAR_MARK_PX = 11.0  # ... and of its leaf / grad_fn mark
 GRAD_BADGE_CHARS = 9  # a .grad value this short is written in its badge
@@ -255,6 +257,13 @@ class NodeItem(QGraphicsItem):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(QPen(border, width))
         painter.drawRoundedRect(rect, CORNER, CORNER)
+        role = self.facts.replay_role
+        if role:
+            # the backward replay: this node's grad_fn runs now (the backward graph's red),
+            # or it just received a gradient from the one that runs
+            ring = QColor(EXECUTING if role == "executing" else TOUCHED)
+            painter.setPen(QPen(ring, 3.0 if role == "executing" else 2.0, Qt.PenStyle.SolidLine))
+            painter.drawRoundedRect(rect.adjusted(-6.5, -6.5, 6.5, 6.5), CORNER + 6, CORNER + 6)
         if selected:
             painter.setPen(QPen(s.c("node_selected"), 1.5, Qt.PenStyle.SolidLine))
             painter.drawRoundedRect(rect.adjusted(-3.5, -3.5, 3.5, 3.5), CORNER + 3, CORNER + 3)
