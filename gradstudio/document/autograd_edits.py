@@ -19,7 +19,7 @@ from gradstudio.document.commands import (
     ReorderStepCommand,
     SequenceCommand,
 )
-from gradstudio.document.layout import default_card_size
+from gradstudio.document.layout import default_card_size, free_spot
 from gradstudio.document.model import Document, EditError, Node
 
 if TYPE_CHECKING:
@@ -65,7 +65,8 @@ def retain_grad(doc: Document, node_id: str, on: bool) -> SequenceCommand | Remo
     port = _tensor_port(node)
     if port is None:
         raise EditError(f"{node.label} has no tensor output to retain the gradient of")
-    add = AddNodeCommand(doc, RETAIN_GRAD, (node.x + 30.0, node.y + 110.0))
+    spot = free_spot(doc, doc.catalogue.get(RETAIN_GRAD), node.x + 30.0, node.y + 110.0)
+    add = AddNodeCommand(doc, RETAIN_GRAD, spot)
     return SequenceCommand(
         f"retain_grad on {node.label}",
         [
@@ -93,7 +94,8 @@ def backward_from(doc: Document, node_id: str, facts_of: FactsOf | None = None) 
             "add a sum or mean first, or pass a gradient"
         )
     width, _ = default_card_size(node.type)
-    add = AddNodeCommand(doc, BACKWARD, (node.x + width + GAP, node.y))
+    spot = free_spot(doc, doc.catalogue.get(BACKWARD), node.x + width + GAP, node.y)
+    add = AddNodeCommand(doc, BACKWARD, spot)
     return SequenceCommand(
         f"Backward from {node.label}",
         [lambda: add, lambda: ConnectCommand(doc, node_id, port, add.node_id, "input")],
@@ -125,7 +127,7 @@ def zero_grads(doc: Document, leaves: Iterable[tuple[str, str]]) -> SequenceComm
     nodes = doc.nodes()
     right = max(n.x + default_card_size(n.type)[0] for n in nodes) + GAP
     top = min(n.y for n in nodes)
-    add = AddNodeCommand(doc, ZERO_GRAD, (right, top))
+    add = AddNodeCommand(doc, ZERO_GRAD, free_spot(doc, doc.catalogue.get(ZERO_GRAD), right, top))
     connects: list[Callable[[], object]] = [
         lambda n=node_id, p=port: ConnectCommand(doc, n, p, add.node_id, "tensors")
         for node_id, port in leaves

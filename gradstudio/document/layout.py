@@ -138,3 +138,53 @@ def auto_layout(
     docstring for why the core estimates instead of knowing).
     """
     return layered_positions(doc, sizes)
+
+
+FREE_MARGIN = 16.0  # space kept between a placed node and its neighbours
+FREE_STEP = 24.0  # candidate positions are this far apart
+FREE_RINGS = 60  # how far out the search goes before giving up (about 1,400 px)
+
+
+def free_offset(
+    doc: Document,
+    boxes: list[tuple[float, float, float, float]],
+    ignore: frozenset[str] = frozenset(),
+) -> tuple[float, float]:
+    """The smallest shift (nearest first, right and down preferred on ties) that puts
+    every box ``(x, y, w, h)`` clear of the document's nodes, so a new node (or a pasted
+    group) never lands on top of another; ``(0, 0)`` if the boxes are already clear."""
+    taken = [(n.x, n.y, *default_card_size(n.type)) for n in doc.nodes() if n.id not in ignore]
+    if not taken:
+        return (0.0, 0.0)
+
+    def clear(dx: float, dy: float) -> bool:
+        m = FREE_MARGIN
+        for x, y, w, h in boxes:
+            x0, y0, x1, y1 = x + dx - m, y + dy - m, x + dx + w + m, y + dy + h + m
+            for tx, ty, tw, th in taken:
+                if x0 < tx + tw and tx < x1 and y0 < ty + th and ty < y1:
+                    return False
+        return True
+
+    if clear(0.0, 0.0):
+        return (0.0, 0.0)
+    for ring in range(1, FREE_RINGS + 1):
+        candidates = [
+            (i * FREE_STEP, j * FREE_STEP)
+            for i in range(-ring, ring + 1)
+            for j in range(-ring, ring + 1)
+            if max(abs(i), abs(j)) == ring
+        ]
+        candidates.sort(key=lambda d: (d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
+        for dx, dy in candidates:
+            if clear(dx, dy):
+                return (dx, dy)
+    return (0.0, 0.0)
+
+
+def free_spot(doc: Document, node_type: NodeType, x: float, y: float) -> tuple[float, float]:
+    """Where a new node of ``node_type`` wanted at ``(x, y)`` goes: there, or the nearest
+    spot where it overlaps no other node."""
+    w, h = default_card_size(node_type)
+    dx, dy = free_offset(doc, [(x, y, w, h)])
+    return (x + dx, y + dy)

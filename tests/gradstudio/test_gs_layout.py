@@ -106,3 +106,24 @@ def test_auto_layout_command_passes_sizes_and_records_only_moves() -> None:
     assert not AutoLayoutCommand(doc).moves_nothing  # default heights differ
     stack.undo()
     assert {n.id: n.position for n in doc.nodes()} == before
+
+
+def test_new_nodes_land_in_the_nearest_free_spot() -> None:
+    """Backward from the same node twice does not stack the second on the first, and a
+    spot already free is kept."""
+    from gradstudio.document.autograd_edits import backward_from
+    from gradstudio.document.layout import default_card_size, free_spot
+    from gradstudio.document.model import Document
+
+    doc = Document(trusted=True)
+    x = doc.new_node("torch.ones", (0, 0), {"size": []}, "x")
+    doc.add_node(x)
+    first = backward_from(doc, x.id)
+    first.redo()
+    second = backward_from(doc, x.id)
+    second.redo()
+    a, b = [n for n in doc.nodes() if n.type_id == "Tensor.backward"]
+    w, h = default_card_size(a.type)
+    assert abs(a.x - b.x) >= w or abs(a.y - b.y) >= h  # side by side, not on top
+    ones = doc.catalogue.get("torch.ones")
+    assert free_spot(doc, ones, 5000.0, 5000.0) == (5000.0, 5000.0)

@@ -24,6 +24,7 @@ from gradstudio.document.commands import (
     SetLabelCommand,
     SetParamCommand,
 )
+from gradstudio.document.layout import default_card_size, free_offset, free_spot
 from gradstudio.document.model import EditError
 from ui.canvas.inline_editor import InlineEditor, literal_text, parse_literal
 from ui.canvas.style import HEADER_HEIGHT, NODE_WIDTH, PORT_ROW
@@ -75,6 +76,7 @@ class CanvasEditing:
             )
             y = round(scene_pos.y() - HEADER_HEIGHT - PORT_ROW / 2)
         doc = self.document
+        x, y = free_spot(doc, node_type, x, y)  # never on top of another node
         try:
             add = AddNodeCommand(doc, type_id, (x, y))
         except EditError as exc:
@@ -218,6 +220,9 @@ class CanvasEditing:
             top = min(n.y for n in content.nodes)
             offset = (round(scene_pos.x() - left), round(scene_pos.y() - top))
         doc = self.document
+        boxes = [(n.x + offset[0], n.y + offset[1], *_card_size(n.type_id)) for n in content.nodes]
+        dx, dy = free_offset(doc, boxes)  # the copy lands clear of every node, as a group
+        offset = (offset[0] + dx, offset[1] + dy)
         cmd = self.bridge.push(lambda: _retitled(PasteCommand(doc, text, offset), title))
         if cmd is None:
             return []
@@ -314,3 +319,8 @@ class CanvasEditing:
 def _retitled(command: object, text: str) -> object:
     command.text = text  # type: ignore[attr-defined]
     return command
+
+
+def _card_size(type_id: str) -> tuple[float, float]:
+    node_type = catalogue().get(type_id)
+    return default_card_size(node_type) if node_type is not None else (NODE_WIDTH, 100.0)
