@@ -162,3 +162,24 @@ def test_f_frames_the_selection_on_the_focused_canvas(window, qtbot, example_pat
     shown = view.mapToScene(view.viewport().rect()).boundingRect()
     assert shown.contains(item.sceneBoundingRect())
     assert shown.width() < 4 * item.sceneBoundingRect().width() + 200  # framed, not fitted
+
+
+def test_timeline_keys_work_while_the_canvas_has_focus(window, qtbot, example_paths) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    assert window.open_example(example_paths["002_clone_accumulates"], ask=False)
+    wait_evaluated(qtbot, window)
+    playhead = window.state.playhead
+    playhead.go_to_step(1)
+    window.canvas.setFocus()
+    qtbot.waitUntil(window.canvas.hasFocus)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+    assert playhead.effective_step == 2
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Left)
+    assert playhead.effective_step == 1
+    playhead.go_to_step(playhead.step_count - 1)  # a backward step: its grad_fns replay
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Period)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Period)
+    assert playhead.replay == 1
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Comma)
+    assert playhead.replay == 0

@@ -364,6 +364,13 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "Toggle &Theme", self.toggle_theme, "Ctrl+Shift+T", "theme", "Switch light/dark theme"
         )
         self.act_about = self._action("&About GradStudio", self.about)
+        # The timeline's keys, wherever the focus is in the window (a text field keeps
+        # its own arrow keys and commas: Qt lets a focused editor override shortcuts).
+        timeline = self.panel("timeline")
+        self.act_step_back = self._action("Previous &Step", timeline.previous_step, "Left")
+        self.act_step_next = self._action("Next S&tep", timeline.next_step, "Right")
+        self.act_fn_back = self._action("Previous &grad_fn", timeline.previous_execution, ",")
+        self.act_fn_next = self._action("Next g&rad_fn", timeline.next_execution, ".")
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -418,6 +425,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addActions([self.act_backward, self.act_zero])
         m.addSeparator()
         m.addAction(self.act_live)
+        m.addSeparator()
+        m.addActions([self.act_step_back, self.act_step_next, self.act_fn_back, self.act_fn_next])
         self.budget_menu = m.addMenu("&Memory Budget")
         self.budget_menu.addActions(list(self.act_budgets.values()))
 
