@@ -1,0 +1,68 @@
+"""Import by running: programs come in as documents that agree with what they computed."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradstudio.cli import main
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.interchange.program_import import runner
+from gradstudio.interchange.program_import.runner import import_program
+from gradstudio.interchange.pytorch_import import ImportProblem
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def _facts(program: str) -> dict[str, object]:
+    result = evaluate(import_program(PROGRAMS / program))
+    assert not result.errors
+    return {label: facts for label, _, facts in result.rows() if facts is not None}
+
+
+def test_labels_are_the_programs_variable_names() -> None:
+    facts = _facts("autograd_tutorial.py")
+    assert {"x", "y", "w", "b", "z", "loss"} <= set(facts)
+    assert facts["w"].grad is not None and facts["w"].grad.shape == (5, 3)
+    assert facts["loss"].grad_fn.name == "BinaryCrossEntropyWithLogitsBackward0"
+
+
+@pytest.mark.torch
+def test_helpers_loops_numpy_and_math_agree_with_torch() -> None:
+    pytest.importorskip("torch")
+    scope = runpy.run_path(str(PROGRAMS / "helpers_and_loop.py"))
+    facts = _facts("helpers_and_loop.py")
+    for name in ("x", "w"):
+        np.testing.assert_allclose(facts[name].grad.array, scope[name].grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(facts["total"].array, scope["total"].detach().numpy(), rtol=1e-6)
+    assert facts["total"].grad_fn.name == type(scope["total"].grad_fn).__name__
+
+
+def test_helpers_loops_numpy_and_math_agree_with_golden() -> None:
+    facts = _facts("helpers_and_loop.py")
+    # recorded from PyTorch 2.13 running the program
+    np.testing.assert_allclose(float(facts["total"].array), 17.010055541992188, rtol=1e-6)
+
+
+def test_a_failing_program_names_its_line() -> None:
+    with pytest.raises(ImportProblem) as info:
+        import_program(PROGRAMS / "fails.py")
+    assert info.value.lineno == 4
+    assert "RuntimeError" in str(info.value)
+
+
+def test_a_program_that_loops_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "CPU_SECONDS", 2)
+    with pytest.raises(ImportProblem, match="stopped"):
+        import_program(PROGRAMS / "loops_forever.py")
+
+
+def test_cli_import_run_writes_a_document(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "doc.gstudio"
+    assert main(["import", "--run", str(PROGRAMS / "autograd_tutorial.py"), "-o", str(out)]) == 0
+    assert out.exists()
+    assert main(["import", "--run", str(PROGRAMS / "fails.py"), "-o", str(out)]) == 2
+    assert "line 4" in capsys.readouterr().err
