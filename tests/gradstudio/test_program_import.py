@@ -66,3 +66,26 @@ def test_cli_import_run_writes_a_document(tmp_path: Path, capsys: pytest.Capture
     assert out.exists()
     assert main(["import", "--run", str(PROGRAMS / "fails.py"), "-o", str(out)]) == 2
     assert "line 4" in capsys.readouterr().err
+
+
+@pytest.mark.torch
+def test_polynomial_tutorial_in_place_updates_agree_with_torch() -> None:
+    pytest.importorskip("torch")
+    scope = runpy.run_path(str(PROGRAMS / "polynomial.py"))
+    facts = _facts("polynomial.py")
+    for name in "abcd":
+        np.testing.assert_allclose(
+            facts[name].array, scope[name].detach().numpy(), rtol=1e-5, atol=1e-9
+        )
+        assert facts[name].version == scope[name]._version
+        assert facts[name].grad is None and scope[name].grad is None
+    np.testing.assert_allclose(facts["loss"].array, scope["loss"].detach().numpy(), rtol=1e-5)
+
+
+def test_polynomial_tutorial_agrees_with_golden() -> None:
+    facts = _facts("polynomial.py")
+    # recorded from PyTorch 2.13 running the program
+    golden = [4.3213371249406496e-13, 0.006198460701853037, -2.0503999539900342e-11]
+    for name, value in zip("abc", golden, strict=True):
+        np.testing.assert_allclose(float(facts[name].array), value, rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(float(facts["loss"].array), 79.52086639404297, rtol=1e-5)

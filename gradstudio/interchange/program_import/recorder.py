@@ -16,18 +16,30 @@ import traceback
 from types import FrameType, ModuleType
 from typing import Any
 
+#: Operators and the catalogue function each records (reflected: arguments swapped).
+#: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
+#: Operators and the catalogue function each records (reflected: arguments swapped).
+#: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
 OPERATORS = {
     "__add__": ("torch.add", False),
-    "__radd__": ("torch.add", True),
+    "__radd__": ("torch.add", False),
     "__sub__": ("torch.sub", False),
-    "__rsub__": ("torch.sub", True),
+    "__rsub__": ("torch.rsub", False),
     "__mul__": ("torch.mul", False),
-    "__rmul__": ("torch.mul", True),
+    "__rmul__": ("torch.mul", False),
     "__truediv__": ("torch.div", False),
     "__rtruediv__": ("torch.div", True),
     "__matmul__": ("torch.matmul", False),
     "__pow__": ("torch.pow", False),
     "__neg__": ("torch.neg", False),
+}
+
+#: Augmented assignments run the in-place method of the same name.
+INPLACE_OPERATORS = {
+    "__iadd__": "add_",
+    "__isub__": "sub_",
+    "__imul__": "mul_",
+    "__itruediv__": "div_",
 }
 
 
@@ -40,6 +52,15 @@ class Recorder:
         self.keys: dict[int, str] = {}
         self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
         self.depth = 0
+        self.count = 0
+
+    def fresh(self, tensor: Any) -> str:
+        """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
+        key = f"t{self.count}"
+        self.count += 1
+        self.keys[id(tensor)] = key
+        self.alive.append(tensor)
+        return key
 
     def line(self) -> int | None:
         frame: FrameType | None = sys._getframe(1)
@@ -53,9 +74,7 @@ class Recorder:
         found = self.keys.get(id(tensor))
         if found is not None:
             return found
-        key = f"t{len(self.keys)}"
-        self.keys[id(tensor)] = key
-        self.alive.append(tensor)
+        key = self.fresh(tensor)
         self.events.append(
             {
                 "kind": "literal",
@@ -84,10 +103,7 @@ class Recorder:
         keys: list[str | None] = []
         for out in outs:
             if isinstance(out, tensor_type):
-                key = f"t{len(self.keys)}"
-                self.keys[id(out)] = key
-                self.alive.append(out)
-                keys.append(key)
+                keys.append(self.fresh(out))
             else:
                 keys.append(None)
         return keys
@@ -110,10 +126,16 @@ class Recorder:
             "args": [self.value(a, tensor_type) for a in args],
             "kwargs": {k: self.value(v, tensor_type) for k, v in kwargs.items()},
             "line": self.line(),
+            "no_grad": not self.grad_enabled(),
         }
         event["out"] = self.result(result, tensor_type)
         self.events.append(event)
         return result
+
+    def grad_enabled(self) -> bool:
+        import engine
+
+        return bool(engine.is_grad_enabled())
 
     def names(self, scope: dict[str, Any], tensor_type: type) -> dict[str, str]:
         """The variable each tensor was last bound to at the program's top level."""
@@ -169,6 +191,35 @@ def install(recorder: Recorder) -> None:
             return recorder.call(_q, lambda *a: _m(self, *other), args, {}, tensor_type)
 
         setattr(tensor_type, dunder, operator)
+    from gradstudio.catalogue import catalogue
+
+    kinds = catalogue()
+    for name in dir(tensor_type):
+        node_type = kinds.by_method(name)
+        if node_type is None or not name.endswith("_") or name.startswith("_"):
+            continue
+        setattr(
+            tensor_type,
+            name,
+            _wrap(recorder, f"Tensor.{name}", getattr(tensor_type, name), tensor_type),
+        )
+    for dunder, name in INPLACE_OPERATORS.items():
+        method = getattr(tensor_type, name)
+
+        def inplace(self: Any, other: Any, _m: Any = method, _n: str = name) -> Any:
+            return recorder.call(f"Tensor.{_n}", _m, (self, other), {}, tensor_type)
+
+        setattr(tensor_type, dunder, inplace)
+    grad_property = tensor_type.grad
+
+    def set_grad(self: Any, value: Any) -> None:
+        if value is None and grad_property.fget(self) is not None:
+            recorder.events.append(
+                {"kind": "clear_grad", "target": recorder.key(self), "line": recorder.line()}
+            )
+        grad_property.fset(self, value)
+
+    tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
     backward = tensor_type.backward
 
     def record_backward(

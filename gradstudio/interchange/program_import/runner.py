@@ -104,7 +104,12 @@ def build(report: dict[str, Any]) -> Document:
             )
             refs[event["key"]] = TensorRef(node)
         elif event["kind"] == "call":
-            node_type = importer.doc.catalogue.by_function(event["function"])
+            namespace, _, name = event["function"].rpartition(".")
+            if namespace == "Tensor":
+                node_type = importer.doc.catalogue.by_method(name)
+            else:
+                node_type = importer.doc.catalogue.by_function(event["function"])
+            importer.no_grad = event.get("no_grad", False)
             if node_type is None:
                 raise ImportProblem(f"{event['function']}() is not in GradStudio's catalogue", line)
             args = [_value(a, refs) for a in event["args"]]
@@ -114,6 +119,7 @@ def build(report: dict[str, Any]) -> Document:
                 event["function"].rsplit(".", 1)[1],
             )
             result = importer.op_node(node_type.id, args, kwargs, label, line)
+            importer.no_grad = False
             for index, key in enumerate(event["out"]):
                 if key is None:
                     continue
@@ -124,6 +130,9 @@ def build(report: dict[str, Any]) -> Document:
                         else result.port
                     )
                     refs[key] = TensorRef(result.node_id, port)
+        elif event["kind"] == "clear_grad":
+            node = importer.add("gradstudio.zero_grad", {"set_to_none": True}, "grad = None", line)
+            importer.connect(refs[event["target"]], node, "tensors", line)
         elif event["kind"] == "backward":
             gradient = event["gradient"]
             kwargs: dict[str, Any] = {"create_graph": Const(event["create_graph"])}
