@@ -14,6 +14,8 @@ learning_rate = 1e-6
 for t in range(20):
     y_pred = a + b * x + c * x**2 + d * x**3
     loss = (y_pred - y).pow(2).sum()
+    if t % 10 == 9:
+        print(t, loss.item())
     loss.backward()
     with torch.no_grad():
         a -= learning_rate * a.grad
