@@ -89,3 +89,22 @@ def test_polynomial_tutorial_agrees_with_golden() -> None:
     for name, value in zip("abc", golden, strict=True):
         np.testing.assert_allclose(float(facts[name].array), value, rtol=1e-5, atol=1e-9)
     np.testing.assert_allclose(float(facts["loss"].array), 79.52086639404297, rtol=1e-5)
+
+
+@pytest.mark.torch
+def test_module_trained_with_sgd_agrees_with_torch() -> None:
+    pytest.importorskip("torch")
+    scope = runpy.run_path(str(PROGRAMS / "module_sgd.py"))
+    facts = _facts("module_sgd.py")
+    np.testing.assert_allclose(facts["weight"].array, scope["weight"].detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(facts["weight"].grad.array, scope["weight"].grad.numpy(), atol=1e-7)
+    np.testing.assert_allclose(facts["loss"].array, scope["loss"].detach().numpy(), rtol=1e-5)
+    assert facts["loss"].grad_fn.name == type(scope["loss"].grad_fn).__name__
+
+
+def test_module_trained_with_sgd_agrees_with_golden() -> None:
+    facts = _facts("module_sgd.py")
+    # recorded from PyTorch 2.13 running the program
+    golden = [-0.004322517663240433, 0.3097158372402191, -0.4751853346824646]
+    np.testing.assert_allclose(facts["weight"].array[0], golden, rtol=1e-5)
+    np.testing.assert_allclose(float(facts["loss"].array), 0.8460661172866821, rtol=1e-5)

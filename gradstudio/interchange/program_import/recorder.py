@@ -155,6 +155,62 @@ def _wrap(recorder: Recorder, qualname: str, fn: Any, tensor_type: type) -> Any:
     return wrapped
 
 
+def _quiet(recorder: Recorder, fn: Any) -> Any:
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        recorder.depth += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            recorder.depth -= 1
+
+    return quiet
+
+
+def _quiet_module_init(recorder: Recorder) -> None:
+    """Building a module (initialising its parameters) is not recorded: its parameters
+    enter the document as literals holding the values the program drew."""
+    import engine.nn
+
+    for value in vars(engine.nn).values():
+        if (
+            isinstance(value, type)
+            and issubclass(value, engine.nn.Module)
+            and "__init__" in vars(value)
+        ):
+            value.__init__ = _quiet(recorder, value.__init__)  # type: ignore[misc]
+
+
+def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
+    """An optimizer step becomes, per updated parameter, a copy of its new value
+    (under ``no_grad``, one version bump, as the update rule's in-place op)."""
+    from engine.optim.optimizer import Optimizer
+
+    step = Optimizer.step
+
+    def recorded_step(self: Any, closure: Any = None) -> Any:
+        params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
+        recorder.depth += 1
+        try:
+            loss = step(self, closure)
+        finally:
+            recorder.depth -= 1
+        line = recorder.line()
+        for p in params:
+            target = recorder.key(p)
+            recorder.events.append(
+                {
+                    "kind": "set_value",
+                    "target": target,
+                    "data": p.detach().tolist(),
+                    "out": recorder.fresh(p),
+                    "line": line,
+                }
+            )
+        return loss
+
+    Optimizer.step = recorded_step  # type: ignore[method-assign]
+
+
 def install(recorder: Recorder) -> None:
     """Map ``torch`` to the engine and wrap its dispatch points."""
     import engine
@@ -220,6 +276,8 @@ def install(recorder: Recorder) -> None:
         grad_property.fset(self, value)
 
     tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
+    _quiet_module_init(recorder)
+    _record_optimizer_steps(recorder, tensor_type)
     backward = tensor_type.backward
 
     def record_backward(

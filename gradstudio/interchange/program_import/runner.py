@@ -130,6 +130,14 @@ def build(report: dict[str, Any]) -> Document:
                         else result.port
                     )
                     refs[key] = TensorRef(result.node_id, port)
+        elif event["kind"] == "set_value":
+            value = importer.add("torch.tensor", {"data": event["data"]}, "step", line)
+            importer.no_grad = True
+            node = importer.add("Tensor.copy_", {}, labels.get(event["out"], "step"), line)
+            importer.no_grad = False
+            importer.connect(refs[event["target"]], node, "input", line)
+            importer.connect(TensorRef(value), node, "src", line)
+            refs[event["out"]] = TensorRef(node)
         elif event["kind"] == "clear_grad":
             node = importer.add("gradstudio.zero_grad", {"set_to_none": True}, "grad = None", line)
             importer.connect(refs[event["target"]], node, "tensors", line)
