@@ -108,3 +108,9 @@ def test_module_trained_with_sgd_agrees_with_golden() -> None:
     golden = [-0.004322517663240433, 0.3097158372402191, -0.4751853346824646]
     np.testing.assert_allclose(facts["weight"].array[0], golden, rtol=1e-5)
     np.testing.assert_allclose(float(facts["loss"].array), 0.8460661172866821, rtol=1e-5)
+
+
+def test_a_program_that_exhausts_memory_names_its_line() -> None:
+    with pytest.raises(ImportProblem, match="MemoryError") as info:
+        import_program(PROGRAMS / "memory_bomb.py")
+    assert info.value.lineno == 4
