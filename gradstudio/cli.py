@@ -17,6 +17,7 @@ from typing import Any, NoReturn, TextIO
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
 from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
+from gradstudio.interchange.program_import.runner import import_program
 from gradstudio.interchange.pytorch_export import ExportError, export_script
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
 from gradstudio.interchange.quoting import printable, shorten
@@ -71,6 +72,11 @@ def _parser() -> argparse.ArgumentParser:
         "import", help="turn a PyTorch snippet into a document (without running it)"
     )
     imp.add_argument("snippet", help="a .py file")
+    imp.add_argument(
+        "--run",
+        action="store_true",
+        help="run the program (torch mapped to the engine) and record what it does",
+    )
     imp.add_argument("-o", "--output", required=True, help="the .gstudio file to write")
 
     exp = sub.add_parser("export", help="write a document as a runnable PyTorch script")
@@ -198,7 +204,10 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
         source = Path(args.snippet).read_text("utf-8")
     except UnicodeDecodeError:
         raise ImportProblem("the file is not UTF-8 text") from None
-    doc = import_snippet(source, args.snippet)
+    if args.run:
+        doc = import_program(args.snippet)
+    else:
+        doc = import_snippet(source, args.snippet)
     doc.set_meta("title", Path(args.snippet).stem)
     save_document(doc, args.output, TrustStore())
     print(f"wrote {args.output}: {len(doc)} nodes", file=out)

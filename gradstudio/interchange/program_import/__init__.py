@@ -1,0 +1,1 @@
+"""Import a PyTorch program by running it: the child records, the parent builds the document."""

@@ -1,0 +1,340 @@
+"""Runs a program in this (child) process with ``torch`` mapped to the engine, recording it.
+
+The recorder wraps the engine's public functions (``engine.catalog.FUNCTIONS``), the tensor
+methods and operators that reach them, and ``backward``: every call that involves a tensor
+becomes one event naming the catalogue function, its arguments (tensors by key, everything
+else as literal values) and the program line it came from. Tensors the recorder did not see
+being made (data a program built another way) become literal ``torch.tensor`` nodes.
+Only plain JSON leaves this process.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from types import FrameType, ModuleType
+from typing import Any
+
+#: Operators and the catalogue function each records (reflected: arguments swapped).
+#: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
+#: Operators and the catalogue function each records (reflected: arguments swapped).
+#: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
+OPERATORS = {
+    "__add__": ("torch.add", False),
+    "__radd__": ("torch.add", False),
+    "__sub__": ("torch.sub", False),
+    "__rsub__": ("torch.rsub", False),
+    "__mul__": ("torch.mul", False),
+    "__rmul__": ("torch.mul", False),
+    "__truediv__": ("torch.div", False),
+    "__rtruediv__": ("torch.div", True),
+    "__matmul__": ("torch.matmul", False),
+    "__pow__": ("torch.pow", False),
+    "__neg__": ("torch.neg", False),
+}
+
+#: Augmented assignments run the in-place method of the same name.
+INPLACE_OPERATORS = {
+    "__iadd__": "add_",
+    "__isub__": "sub_",
+    "__imul__": "mul_",
+    "__itruediv__": "div_",
+}
+
+
+class Recorder:
+    """Events in program order; tensors are known by ``id`` while they live."""
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+        self.events: list[dict[str, Any]] = []
+        self.keys: dict[int, str] = {}
+        self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
+        self.depth = 0
+        self.count = 0
+
+    def fresh(self, tensor: Any) -> str:
+        """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
+        key = f"t{self.count}"
+        self.count += 1
+        self.keys[id(tensor)] = key
+        self.alive.append(tensor)
+        return key
+
+    def line(self) -> int | None:
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.program:
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    def key(self, tensor: Any) -> str:
+        found = self.keys.get(id(tensor))
+        if found is not None:
+            return found
+        key = self.fresh(tensor)
+        self.events.append(
+            {
+                "kind": "literal",
+                "key": key,
+                "data": tensor.detach().tolist(),
+                "requires_grad": bool(tensor.requires_grad),
+                "line": self.line(),
+            }
+        )
+        return key
+
+    def value(self, value: Any, tensor_type: type) -> Any:
+        if isinstance(value, tensor_type):
+            return {"tensor": self.key(value)}
+        if isinstance(value, list | tuple):
+            return [self.value(v, tensor_type) for v in value]
+        if isinstance(value, bool | int | float | str) or value is None:
+            return value
+        item = getattr(value, "item", None)  # NumPy scalars become literal numbers
+        if callable(item):
+            return item()
+        return repr(value)
+
+    def result(self, result: Any, tensor_type: type) -> list[str | None]:
+        outs = result if isinstance(result, tuple | list) else (result,)
+        keys: list[str | None] = []
+        for out in outs:
+            if isinstance(out, tensor_type):
+                keys.append(self.fresh(out))
+            else:
+                keys.append(None)
+        return keys
+
+    def call(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
+        if self.depth:
+            return fn(*args, **kwargs)
+        self.depth += 1
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+        if not any(isinstance(a, tensor_type) for a in (*args, *kwargs.values())) and not (
+            isinstance(result, tensor_type)
+        ):
+            return result
+        event = {
+            "kind": "call",
+            "function": qualname,
+            "args": [self.value(a, tensor_type) for a in args],
+            "kwargs": {k: self.value(v, tensor_type) for k, v in kwargs.items()},
+            "line": self.line(),
+            "no_grad": not self.grad_enabled(),
+        }
+        event["out"] = self.result(result, tensor_type)
+        self.events.append(event)
+        return result
+
+    def grad_enabled(self) -> bool:
+        import engine
+
+        return bool(engine.is_grad_enabled())
+
+    def names(self, scope: dict[str, Any], tensor_type: type) -> dict[str, str]:
+        """The variable each tensor was last bound to at the program's top level."""
+        labels: dict[str, str] = {}
+        for name, value in scope.items():
+            if isinstance(value, tensor_type) and id(value) in self.keys:
+                labels[self.keys[id(value)]] = name
+        return labels
+
+
+def _wrap(recorder: Recorder, qualname: str, fn: Any, tensor_type: type) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        return recorder.call(qualname, fn, args, kwargs, tensor_type)
+
+    wrapped.__name__ = getattr(fn, "__name__", qualname)
+    wrapped.__doc__ = getattr(fn, "__doc__", None)
+    return wrapped
+
+
+def _quiet(recorder: Recorder, fn: Any) -> Any:
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        recorder.depth += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            recorder.depth -= 1
+
+    return quiet
+
+
+def _quiet_module_init(recorder: Recorder) -> None:
+    """Building a module (initialising its parameters) is not recorded: its parameters
+    enter the document as literals holding the values the program drew."""
+    import engine.nn
+
+    for value in vars(engine.nn).values():
+        if (
+            isinstance(value, type)
+            and issubclass(value, engine.nn.Module)
+            and "__init__" in vars(value)
+        ):
+            value.__init__ = _quiet(recorder, value.__init__)  # type: ignore[misc]
+
+
+def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
+    """An optimizer step becomes, per updated parameter, a copy of its new value
+    (under ``no_grad``, one version bump, as the update rule's in-place op)."""
+    from engine.optim.optimizer import Optimizer
+
+    step = Optimizer.step
+
+    def recorded_step(self: Any, closure: Any = None) -> Any:
+        params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
+        recorder.depth += 1
+        try:
+            loss = step(self, closure)
+        finally:
+            recorder.depth -= 1
+        line = recorder.line()
+        for p in params:
+            target = recorder.key(p)
+            recorder.events.append(
+                {
+                    "kind": "set_value",
+                    "target": target,
+                    "data": p.detach().tolist(),
+                    "out": recorder.fresh(p),
+                    "line": line,
+                }
+            )
+        return loss
+
+    Optimizer.step = recorded_step  # type: ignore[method-assign]
+
+
+def install(recorder: Recorder) -> None:
+    """Map ``torch`` to the engine and wrap its dispatch points."""
+    import engine
+    import engine.autograd
+    import engine.nn
+    import engine.nn.functional
+    import engine.optim
+    import engine.utils.data
+    from engine.catalog import functions
+
+    tensor_type = engine.Tensor
+    namespaces: dict[str, ModuleType] = {
+        "torch": engine,
+        "torch.nn.functional": engine.nn.functional,
+    }
+    for sig in functions():
+        module = namespaces.get(sig.namespace)
+        if module is not None and callable(getattr(module, sig.name, None)):
+            setattr(
+                module,
+                sig.name,
+                _wrap(recorder, sig.qualname, getattr(module, sig.name), tensor_type),
+            )
+        method = getattr(tensor_type, sig.name, None)
+        if sig.method and callable(method) and sig.namespace == "torch":
+            setattr(tensor_type, sig.name, _wrap(recorder, sig.qualname, method, tensor_type))
+    for dunder, (qualname, reflected) in OPERATORS.items():
+        method = getattr(tensor_type, dunder)
+
+        def operator(
+            self: Any, *other: Any, _m: Any = method, _q: str = qualname, _r: bool = reflected
+        ) -> Any:
+            args = (other[0], self) if _r else (self, *other)
+            return recorder.call(_q, lambda *a: _m(self, *other), args, {}, tensor_type)
+
+        setattr(tensor_type, dunder, operator)
+    from gradstudio.catalogue import catalogue
+
+    kinds = catalogue()
+    for name in dir(tensor_type):
+        node_type = kinds.by_method(name)
+        if node_type is None or not name.endswith("_") or name.startswith("_"):
+            continue
+        setattr(
+            tensor_type,
+            name,
+            _wrap(recorder, f"Tensor.{name}", getattr(tensor_type, name), tensor_type),
+        )
+    for dunder, name in INPLACE_OPERATORS.items():
+        method = getattr(tensor_type, name)
+
+        def inplace(self: Any, other: Any, _m: Any = method, _n: str = name) -> Any:
+            return recorder.call(f"Tensor.{_n}", _m, (self, other), {}, tensor_type)
+
+        setattr(tensor_type, dunder, inplace)
+    grad_property = tensor_type.grad
+
+    def set_grad(self: Any, value: Any) -> None:
+        if value is None and grad_property.fget(self) is not None:
+            recorder.events.append(
+                {"kind": "clear_grad", "target": recorder.key(self), "line": recorder.line()}
+            )
+        grad_property.fset(self, value)
+
+    tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
+    _quiet_module_init(recorder)
+    _record_optimizer_steps(recorder, tensor_type)
+    backward = tensor_type.backward
+
+    def record_backward(
+        self: Any,
+        gradient: Any = None,
+        retain_graph: Any = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        recorder.events.append(
+            {
+                "kind": "backward",
+                "target": recorder.key(self),
+                "gradient": recorder.value(gradient, tensor_type),
+                "retain_graph": retain_graph,
+                "create_graph": create_graph,
+                "line": recorder.line(),
+            }
+        )
+        recorder.depth += 1
+        try:
+            backward(self, gradient, retain_graph, create_graph, inputs)
+        finally:
+            recorder.depth -= 1
+
+    tensor_type.backward = record_backward
+    for name in list(sys.modules):
+        if name == "engine" or name.startswith("engine."):
+            sys.modules["torch" + name[len("engine") :]] = sys.modules[name]
+
+
+def main(program: str, output: str) -> int:
+    """Run ``program`` recording it; write the events (or the error) as JSON to ``output``."""
+    recorder = Recorder(program)
+    install(recorder)
+    import engine
+
+    scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
+    report: dict[str, Any]
+    try:
+        with open(program, encoding="utf-8") as f:
+            code = compile(f.read(), program, "exec")
+        exec(code, scope)
+    except BaseException as exc:  # the program's failure is data for the user
+        line = None
+        for frame, lineno in traceback.walk_tb(exc.__traceback__):
+            if frame.f_code.co_filename == program:
+                line = lineno
+        if isinstance(exc, SyntaxError):
+            line = exc.lineno
+        report = {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line}
+    else:
+        report = {"events": recorder.events, "labels": recorder.names(scope, engine.Tensor)}
+    with open(output, "w", encoding="utf-8") as f:
+        json.dump(report, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

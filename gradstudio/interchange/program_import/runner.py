@@ -1,0 +1,166 @@
+"""Run a program in a child process under time and memory limits, then build its document."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gradstudio.document.layout import auto_layout
+from gradstudio.document.model import Document
+from gradstudio.interchange.pytorch_import import (
+    Const,
+    ImportProblem,
+    TensorList,
+    TensorRef,
+    _Importer,
+)
+from gradstudio.interchange.trust import admit
+
+#: Seconds of CPU the program may use, and bytes of address space.
+CPU_SECONDS = 60
+MEMORY_BYTES = 4 * 1024**3
+WALL_SECONDS = 120
+
+
+def _limits() -> None:  # pragma: no cover - runs in the child before exec
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+
+
+def record(program: str | Path) -> dict[str, Any]:
+    """The recorder's report for ``program``: events and labels, or an error with its line."""
+    program = str(Path(program).resolve())
+    root = str(Path(__file__).resolve().parents[3])
+    with tempfile.TemporaryDirectory() as tmp:
+        output = os.path.join(tmp, "events.json")
+        env = {**os.environ, "PYTHONPATH": root}
+        try:
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "gradstudio.interchange.program_import.recorder",
+                    program,
+                    output,
+                ],
+                cwd=str(Path(program).parent),
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=WALL_SECONDS,
+                preexec_fn=_limits if os.name == "posix" else None,
+            )
+        except subprocess.TimeoutExpired:
+            raise ImportProblem(f"the program ran longer than {WALL_SECONDS} s; stopped") from None
+        if not os.path.exists(output):
+            if proc.returncode < 0:
+                raise ImportProblem(
+                    f"the program was stopped (signal {-proc.returncode}): "
+                    f"it used more than {CPU_SECONDS} s of CPU or {MEMORY_BYTES // 1024**3} GiB"
+                )
+            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            if "MemoryError" in last:
+                raise ImportProblem(
+                    f"the program used more than {MEMORY_BYTES // 1024**3} GiB of memory"
+                )
+            raise ImportProblem(f"the program could not be recorded: {last}")
+        with open(output, encoding="utf-8") as f:
+            return json.load(f)
+
+
+def _value(value: Any, refs: dict[str, TensorRef]) -> Any:
+    if isinstance(value, dict) and "tensor" in value:
+        return refs[value["tensor"]]
+    if isinstance(value, list):
+        items = [_value(v, refs) for v in value]
+        if items and all(isinstance(v, TensorRef) for v in items):
+            return TensorList(tuple(items))
+        return Const([v.value if isinstance(v, Const) else v for v in items])
+    return Const(value)
+
+
+def build(report: dict[str, Any]) -> Document:
+    """A document from the recorder's events, labelled with the program's variable names."""
+    if "error" in report:
+        raise ImportProblem(report["error"], report.get("line"))
+    importer = _Importer("")
+    refs: dict[str, TensorRef] = {}
+    labels: dict[str, str] = report.get("labels", {})
+    for event in report["events"]:
+        line = event.get("line")
+        if event["kind"] == "literal":
+            node = importer.add(
+                "torch.tensor",
+                {"data": event["data"], "requires_grad": event["requires_grad"]},
+                labels.get(event["key"], event["key"]),
+                line,
+            )
+            refs[event["key"]] = TensorRef(node)
+        elif event["kind"] == "call":
+            namespace, _, name = event["function"].rpartition(".")
+            if namespace == "Tensor":
+                node_type = importer.doc.catalogue.by_method(name)
+            else:
+                node_type = importer.doc.catalogue.by_function(event["function"])
+            importer.no_grad = event.get("no_grad", False)
+            if node_type is None:
+                raise ImportProblem(f"{event['function']}() is not in GradStudio's catalogue", line)
+            args = [_value(a, refs) for a in event["args"]]
+            kwargs = {k: _value(v, refs) for k, v in event["kwargs"].items()}
+            label = next(
+                (labels[k] for k in event["out"] if k in labels),
+                event["function"].rsplit(".", 1)[1],
+            )
+            result = importer.op_node(node_type.id, args, kwargs, label, line)
+            importer.no_grad = False
+            for index, key in enumerate(event["out"]):
+                if key is None:
+                    continue
+                if isinstance(result, TensorRef):
+                    port = (
+                        node_type.outputs[index].name
+                        if index < len(node_type.outputs)
+                        else result.port
+                    )
+                    refs[key] = TensorRef(result.node_id, port)
+        elif event["kind"] == "set_value":
+            value = importer.add("torch.tensor", {"data": event["data"]}, "step", line)
+            importer.no_grad = True
+            node = importer.add("Tensor.copy_", {}, labels.get(event["out"], "step"), line)
+            importer.no_grad = False
+            importer.connect(refs[event["target"]], node, "input", line)
+            importer.connect(TensorRef(value), node, "src", line)
+            refs[event["out"]] = TensorRef(node)
+        elif event["kind"] == "clear_grad":
+            node = importer.add("gradstudio.zero_grad", {"set_to_none": True}, "grad = None", line)
+            importer.connect(refs[event["target"]], node, "tensors", line)
+        elif event["kind"] == "backward":
+            gradient = event["gradient"]
+            kwargs: dict[str, Any] = {"create_graph": Const(event["create_graph"])}
+            if event["retain_graph"] is not None:
+                kwargs["retain_graph"] = Const(event["retain_graph"])
+            if gradient is not None:
+                kwargs["gradient"] = _value(gradient, refs)
+            importer.backward(refs[event["target"]], [], kwargs, "backward", line)
+    doc = importer.doc
+    for node_id, (x, y) in auto_layout(doc).items():
+        doc.move_node(node_id, x, y)
+    return doc
+
+
+def import_program(program: str | Path, consented: bool = True) -> Document:
+    """Run ``program`` (the user asked to) and record it as a document.
+
+    The document holds no code of its own beyond custom Function and hook nodes; it is
+    admitted as trusted because the user consented to running the program it came from.
+    """
+    doc = build(record(program))
+    doc.set_meta("title", Path(program).stem)
+    return admit(doc, consented)

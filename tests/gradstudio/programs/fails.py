@@ -1,0 +1,4 @@
+import torch
+
+a = torch.ones(2)
+b = a.reshape(3)
