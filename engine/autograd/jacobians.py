@@ -143,6 +143,20 @@ def _check_v(v: Tensors, other: Tensors, other_is_tuple: bool) -> None:
             )
 
 
+def _vector(
+    v: Any, fn: str, against: Tensors, is_tuple: bool, create_graph: bool, *, of_input: bool
+) -> Tensors | None:
+    """The user's ``v`` checked against the outputs (or inputs) it multiplies; ``None``
+    only where they are one single-element tensor."""
+    if v is not None:
+        vs = _prepare(_as_tuple(v, "v", fn)[1], create_graph, False)
+        _check_v(vs, against, is_tuple)
+        return vs
+    if len(against) != 1 or against[0].nelement() != 1:
+        raise _single_element_v(fn, of_input=of_input)
+    return None
+
+
 def _single_element_v(fn: str, of_input: bool) -> RuntimeError:
     if of_input:
         return RuntimeError(
@@ -167,13 +181,7 @@ def vjp(
         ins = _prepare(ins, create_graph, True)
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "vjp")
         _check_outputs(outs, strict)
-        if v is not None:
-            vs = _prepare(_as_tuple(v, "v", "vjp")[1], create_graph, False)
-            _check_v(vs, outs, out_tuple)
-        elif len(outs) != 1 or outs[0].nelement() != 1:
-            raise _single_element_v("vjp", of_input=False)
-        else:
-            vs = None
+        vs = _vector(v, "vjp", outs, out_tuple, create_graph, of_input=False)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         res = _zeros_for_missing(
             _grad(outs, ins, vs, create_graph), ins, strict, create_graph, "back"
@@ -195,13 +203,7 @@ def jvp(
     with enable_grad():
         in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _prepare(ins, create_graph, True)
-        if v is not None:
-            vs = _prepare(_as_tuple(v, "v", "jvp")[1], create_graph, False)
-            _check_v(vs, ins, in_tuple)
-        elif len(ins) != 1 or ins[0].nelement() != 1:
-            raise _single_element_v("jvp", of_input=True)
-        else:
-            vs = None
+        vs = _vector(v, "jvp", ins, in_tuple, create_graph, of_input=True)
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jvp")
         _check_outputs(outs, strict)
         dummies = tuple(zeros_like(o, requires_grad=True) for o in outs)
@@ -323,13 +325,7 @@ def _second_order(
     with enable_grad():
         in_tuple, ins = _as_tuple(inputs, "inputs", name)
         ins = _prepare(ins, create_graph, True)
-        if v is not None:
-            vs = _prepare(_as_tuple(v, "v", name)[1], create_graph, False)
-            _check_v(vs, ins, in_tuple)
-        elif len(ins) != 1 or ins[0].nelement() != 1:
-            raise _single_element_v(name, of_input=True)
-        else:
-            vs = None
+        vs = _vector(v, name, ins, in_tuple, create_graph, of_input=True)
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", name)
         _check_outputs(outs, strict)
         if out_tuple:
