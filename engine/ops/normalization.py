@@ -23,6 +23,16 @@ def _first_order(c: Any, name: str) -> None:
         raise NotImplementedError(f"double backward through {name} is not supported")
 
 
+def _normalised_grad(xp: Any, dxhat: Any, xhat: Any, rstd: Any, axes: Any) -> Any:
+    """The gradient through ``(x - mean) * rstd`` when mean and rstd are the statistics
+    of ``x`` over ``axes`` (shared by layer and batch normalisation)."""
+    return rstd * (
+        dxhat
+        - xp.mean(dxhat, axis=axes, keepdims=True)
+        - xhat * xp.mean(dxhat * xhat, axis=axes, keepdims=True)
+    )
+
+
 # -- layer_norm ---------------------------------------------------------------------------
 def _ln_stats(xp: Any, a: Any, dims: tuple[int, ...], eps: float) -> tuple[Any, Any]:
     mean = xp.mean(a, axis=dims, keepdims=True)
@@ -53,13 +63,7 @@ def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
     xhat = (a - mean) * rstd
     batch = tuple(range(a.ndim - len(dims)))
     dxhat = g * w if w is not None else g
-    gi = None
-    if c.needs[0]:
-        gi = rstd * (
-            dxhat
-            - xp.mean(dxhat, axis=dims, keepdims=True)
-            - xhat * xp.mean(dxhat * xhat, axis=dims, keepdims=True)
-        )
+    gi = _normalised_grad(xp, dxhat, xhat, rstd, dims) if c.needs[0] else None
     gw = xp.sum(g * xhat, axis=batch) if len(c.needs) > 1 and c.needs[1] else None
     gb = xp.sum(g, axis=batch) if len(c.needs) > 2 and c.needs[2] else None
     return gi, gw, gb
@@ -159,14 +163,8 @@ def _bn_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
     dxhat = g * w.reshape(_bn_shape(a)) if w is not None else g
     gi = None
     if c.needs[0]:
-        if c.p["training"]:
-            gi = rstd * (
-                dxhat
-                - xp.mean(dxhat, axis=axes, keepdims=True)
-                - xhat * xp.mean(dxhat * xhat, axis=axes, keepdims=True)
-            )
-        else:
-            gi = dxhat * rstd
+        # in training the statistics depend on the input too; in eval they are constants
+        gi = _normalised_grad(xp, dxhat, xhat, rstd, axes) if c.p["training"] else dxhat * rstd
     gw = xp.sum(g * xhat, axis=axes) if len(c.needs) > 1 and c.needs[1] else None
     gb = xp.sum(g, axis=axes) if len(c.needs) > 2 and c.needs[2] else None
     return gi, gw, gb
