@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QWidget
 
 from gradstudio.document.events import (
@@ -42,8 +42,11 @@ class Minimap(QWidget):
         self.enabled = False
         self.setFixedSize(*SIZE)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
+        # opaque: a repaint draws the minimap alone, never the canvas under it
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         self.setToolTip("Drag the rectangle to pan; click to centre the view there")
         self._pixmap: QPixmap | None = None
+        self._cards: list[QRectF] | None = None  # None: to measure again
         self._world = QRectF()
         self._drag: QPointF | None = None  # the press point's offset from the view's centre
         self.redraws = 0  # how often the cards were drawn (the cache's test)
@@ -70,12 +73,13 @@ class Minimap(QWidget):
 
     def world(self) -> QRectF:
         """The scene area the minimap shows: every card."""
-        if self._pixmap is None:
+        if self._cards is None:
             self._measure()
         return self._world
 
     def invalidate(self) -> None:
         self._pixmap = None
+        self._cards = None
         self._view_moved()
 
     def _on_event(self, event: DocumentEvent) -> None:
@@ -134,23 +138,24 @@ class Minimap(QWidget):
         return QPointF((p.x() - dx) / s, (p.y() - dy) / s)
 
     def _draw_cards(self) -> QPixmap:
-        self._measure()
+        if self._cards is None:
+            self._measure()
         self.redraws += 1
         ratio = self.devicePixelRatioF()
         pixmap = QPixmap(int(self.width() * ratio), int(self.height() * ratio))
         pixmap.setDevicePixelRatio(ratio)
-        pixmap.fill(Qt.GlobalColor.transparent)
         style = self.view.graph_scene.style
+        pixmap.fill(QColor(style.c("canvas")).darker(115))
         p = QPainter(pixmap)
-        background = QColor(style.c("canvas"))
-        background.setAlpha(225)
         p.setPen(QPen(style.c("node_border"), 1.0))
-        p.setBrush(background)
-        p.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6.0, 6.0)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5))
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(style.c("text"))
         p.setOpacity(0.55)
-        p.drawRects([self.to_map(r) for r in self._cards])
+        scale, dx, dy = self._transform()
+        p.setTransform(QTransform(scale, 0.0, 0.0, scale, dx, dy))
+        p.drawRects(self._cards or [])  # one call for all the cards
         p.end()
         return pixmap
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 NEGATIVE = np.array([33, 102, 172], dtype=np.float64)  # RdBu ends
 ZERO = np.array([247, 247, 247], dtype=np.float64)
 POSITIVE = np.array([178, 24, 43], dtype=np.float64)
-MISMATCH = QColor("#111111")
+MISMATCH = QColor("#ffb000")  # amber: visible on red, blue, white and both themes
 MAX_OUTLINED = 2000
 
 
@@ -54,7 +54,7 @@ def diverging(values: np.ndarray, scale: float) -> np.ndarray:
 def _where(e: Entry) -> str:
     out = printable(e.output) + (str(list(e.output_index)) if e.output_index else "")
     inp = printable(e.input) + (str(list(e.input_index)) if e.input_index else "")
-    return f"d {out} / d {inp}"
+    return f"∂({out})/∂({inp})"
 
 
 class HeatMap(QWidget):
@@ -83,10 +83,11 @@ class HeatMap(QWidget):
     def cells(self) -> QRectF:
         """Where the cells are drawn: square cells, centred, under the title."""
         rows, cols = self.values.shape
-        area = QRectF(self.rect()).adjusted(4, 20, -4, -4)
+        area = QRectF(self.rect()).adjusted(4, 20, -4, -20)
         size = min(area.width() / max(cols, 1), area.height() / max(rows, 1))
         w, h = size * cols, size * rows
-        return QRectF(area.left() + (area.width() - w) / 2, area.top(), w, h)
+        top = area.top() + (area.height() - h) / 2
+        return QRectF(area.left() + (area.width() - w) / 2, top, w, h)
 
     def entry_at(self, pos: QPointF) -> tuple[int, int] | None:
         r = self.cells()
@@ -124,7 +125,7 @@ class HeatMap(QWidget):
         if rows and cols:
             cw, ch = r.width() / cols, r.height() / rows
             p.setBrush(Qt.BrushStyle.NoBrush)
-            pen = QPen(MISMATCH, 2.0 if cw >= 6 else 1.0)
+            pen = QPen(MISMATCH, 3.0 if cw >= 8 else 1.0)
             p.setPen(pen)
             for row, col in self.bad:
                 p.drawRect(
@@ -132,6 +133,11 @@ class HeatMap(QWidget):
                 )
         p.setPen(QPen(self.palette().mid().color(), 1.0))
         p.drawRect(r)
+        p.setPen(self.palette().windowText().color())
+        for axis in self.result.columns:  # which input each block of columns is
+            x0 = r.left() + axis.offset * r.width() / max(cols, 1)
+            span = QRectF(x0, r.bottom() + 2, axis.size * r.width() / max(cols, 1), 16)
+            p.drawText(span, Qt.AlignmentFlag.AlignCenter, f"∂{printable(axis.name)}")
         p.end()
 
 

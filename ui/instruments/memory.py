@@ -36,10 +36,10 @@ def step_text(steps: list[MemoryStep], index: int) -> str:
     shared = saved - m.saved_private_bytes
     lines = [
         f"step {index + 1}: {format_size(m.total_bytes)} held",
-        f"values {format_size(values)}",
-        f"saved tensors {format_size(saved)}"
+        f"values (blue) {format_size(values)}",
+        f"saved tensors (orange) {format_size(saved)}"
         + (f" ({format_size(shared)} of it shared with values)" if shared else ""),
-        f".grad {format_size(grads)}",
+        f".grad (purple) {format_size(grads)}",
     ]
     freed = freed_by(steps, index)
     if freed:
@@ -55,7 +55,7 @@ class MemoryStrip(QWidget):
         self.setObjectName("memoryStrip")
         self.state = state
         self.setMouseTracking(True)
-        self.setFixedHeight(34)
+        self.setFixedHeight(28)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         state.evaluationChanged.connect(self._changed)
         state.positionChanged.connect(self.update)
@@ -63,7 +63,7 @@ class MemoryStrip(QWidget):
         self._changed()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        return QSize(400, 34)
+        return QSize(400, 28)
 
     def _changed(self) -> None:
         steps = self.state.playhead.memory_steps()
@@ -102,7 +102,7 @@ class MemoryStrip(QWidget):
             return
         p = QPainter(self)
         top = max(max(sum(bands(m)) for m in steps), 1)
-        height = self.height() - 12
+        height = self.height() - 10
         for i, m in enumerate(steps):
             r = self.bar_rect(i).adjusted(1, 0, -1, 0)
             y = r.bottom()
@@ -113,7 +113,7 @@ class MemoryStrip(QWidget):
                     y -= h
             if freed_by(steps, i):
                 p.setPen(QColor(FREED))
-                p.drawText(QRectF(r.left(), 0, r.width(), 11), Qt.AlignmentFlag.AlignCenter, "▼")
+                p.drawText(QRectF(r.left(), 0, r.width(), 10), Qt.AlignmentFlag.AlignCenter, "▼")
         current = self.state.playhead.effective_step
         if current >= 0:
             p.setPen(QPen(self.palette().highlight().color(), 2.0))

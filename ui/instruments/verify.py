@@ -177,6 +177,7 @@ class VerifyPanel(QWidget):
         lay.setContentsMargins(6, 4, 6, 4)
         lay.addLayout(top)
         lay.addWidget(self.table, 1)
+        lay.addStretch(0)
         controller.changed.connect(self.refresh)
         self.refresh()
 
@@ -207,6 +208,8 @@ class VerifyPanel(QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, node_id)
                 self.table.setItem(r, col, item)
         self.table.setVisible(bool(rows))
+        layout = self.layout()
+        layout.setStretch(layout.count() - 1, 0 if rows else 1)  # the verdict stays on top
 
     def _clicked(self, row: int, _col: int) -> None:
         item = self.table.item(row, 0)

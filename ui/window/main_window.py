@@ -197,7 +197,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             [self.height() * 9 // 20, self.height() * 11 // 20],
             Qt.Orientation.Vertical,
         )
-        self.resizeDocks([self.docks["timeline"]], [130], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["timeline"]], [165], Qt.Orientation.Vertical)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
