@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 
 from gradstudio.document.commands import SetParamCommand
@@ -149,6 +149,9 @@ def test_check_gradient_flags_seed_004s_wrong_gy(window, qtbot) -> None:  # noqa
     cells = analytic.cells()
     centre = QPointF(cells.left() + cells.width() * 0.75, cells.top() + cells.height() / 2)
     assert analytic.entry_at(centre) == (0, 1)
+    with qtbot.waitSignal(analytic.hovered) as hovered:
+        send_mouse(analytic, QMouseEvent.Type.MouseMove, centre.toPoint(), Qt.MouseButton.NoButton)
+    assert hovered.args == [0, 1]
     tip = analytic.tooltip(0, 1)
     assert "entry (0, 1)" in tip and "analytic 5" in tip and "numerical 9" in tip
     assert "DIFFERS" in tip and "agrees" in analytic.tooltip(0, 0)
@@ -320,3 +323,46 @@ def test_minimap_stays_hidden_when_the_graph_fits(window, qtbot) -> None:  # noq
     window.instruments.act_minimap.trigger()
     assert not window.instruments.minimap.isVisible()
     assert window.instruments.act_minimap.shortcut().toString() == "Ctrl+M"
+
+
+def test_retain_graph_keeps_saved_tensors_in_the_breakdown(window, qtbot) -> None:  # noqa: ANN001
+    window.set_document(
+        import_snippet(SNIPPET.replace("z.backward()", "z.backward(retain_graph=True)"))
+    )
+    wait_evaluated(qtbot, window)
+    html = breakdown_html(window.state)
+    assert "retain_graph=True keeps them" in html and "freed" not in html
+    strip = window.panel("timeline").memory_strip
+    steps = window.state.playhead.memory_steps()
+    assert "backward freed" not in step_text(steps, len(steps) - 1)
+    assert strip.isVisible()
+
+
+# -------------------------------------------------------------------------- keys
+
+
+def test_instrument_keys_on_the_focused_canvas(window, qtbot) -> None:  # noqa: ANN001
+    doc = _open(window, qtbot, "004_custom_function.gstudio")
+    window.state.select([_node(doc, "d")])
+    canvas = window.canvas
+    canvas.setFocus()
+    qtbot.waitUntil(canvas.hasFocus)
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    shift = Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(canvas, Qt.Key.Key_M, ctrl)
+    assert window.instruments.act_minimap.isChecked()
+    before = len(window.instruments.dialogs)
+    qtbot.keyClick(canvas, Qt.Key.Key_G, ctrl | shift)
+    assert len(window.instruments.dialogs) == before + 1
+    dialog = window.instruments.dialogs[-1]
+    qtbot.waitUntil(lambda: dialog.result is not None or bool(dialog.error), timeout=SLOW)
+    assert dialog.result is not None and dialog.result.passed
+    dialog.close()
+    window.activateWindow()
+    canvas.setFocus()
+    qtbot.waitUntil(canvas.hasFocus)
+    with qtbot.waitSignal(window.instruments.verifier.job.busyChanged, timeout=SLOW):
+        qtbot.keyClick(canvas, Qt.Key.Key_V, ctrl | shift)
+    assert window.instruments.verifier.busy
+    window.instruments.act_cancel_verify.trigger()
+    assert not window.instruments.verifier.busy
