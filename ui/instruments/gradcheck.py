@@ -133,6 +133,13 @@ class HeatMap(QWidget):
                 )
         p.setPen(QPen(self.palette().mid().color(), 1.0))
         p.drawRect(r)
+        # where one input's columns (one output's rows) end and the next begin
+        for axis in self.result.columns[1:]:
+            x = r.left() + axis.offset * r.width() / max(cols, 1)
+            p.drawLine(QPointF(x, r.top() - 4), QPointF(x, r.bottom() + 4))
+        for axis in self.result.rows[1:]:
+            y = r.top() + axis.offset * r.height() / max(rows, 1)
+            p.drawLine(QPointF(r.left() - 4, y), QPointF(r.right() + 4, y))
         p.setPen(self.palette().windowText().color())
         for axis in self.result.columns:  # which input each block of columns is
             x0 = r.left() + axis.offset * r.width() / max(cols, 1)
