@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QWidget
 
@@ -103,6 +103,12 @@ class Minimap(QWidget):
         vp = self.view.viewport().geometry()
         self.move(vp.right() - self.width() - MARGIN, vp.bottom() - self.height() - MARGIN)
         self.raise_()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            # a new theme: redraw the cards once the canvas has its new style
+            QTimer.singleShot(0, self, self.invalidate)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self.view and event.type() == QEvent.Type.Resize:

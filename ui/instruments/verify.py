@@ -190,7 +190,8 @@ class VerifyPanel(QWidget):
         if report is not None:
             for m in report.marks:
                 for d in m.differences:
-                    node = printable(m.label) + (f" · {printable(d.tensor)}" if d.tensor else "")
+                    same = not d.tensor or d.tensor == m.label
+                    node = printable(m.label if same else f"{m.label} · {d.tensor}")
                     rows.append((m.node_id, node, d.fact, d.engine, d.torch))
             self.summary.setText(verdict(report))
         elif c.notice:
