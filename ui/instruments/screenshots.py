@@ -103,7 +103,7 @@ def memory(app: QApplication, window_of: Callable[..., MainWindow]) -> QWidget:
     doc = import_snippet(MEMORY_SNIPPET)
     window = window_of("memory", doc)
     window.resizeDocks([window.docks["timeline"]], [190], Qt.Orientation.Vertical)
-    window.state.select([_node(doc, "h")])
+    window.state.select([])  # the inspector's first page: the breakdown near the top
     _settle(app, 10)
     return window
 
