@@ -10,6 +10,7 @@ node, rubber-band to select.  Every edit is a gradstudio command pushed through 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
@@ -108,6 +109,8 @@ class GraphView(CanvasEditing, QGraphicsView):
         self._pan_from: QPoint | None = None
         self._space = False
         self._editor: InlineEditor | None = None
+        #: Adders of more node context-menu actions (the instruments'): (menu, node id).
+        self.node_menu_extras: list[Callable[[QMenu, str], None]] = []
         self.hint = QLabel(self)
         self.hint.setObjectName("canvasHint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -385,6 +388,8 @@ class GraphView(CanvasEditing, QGraphicsView):
             add_action(menu, "Rename…", lambda: self.edit_label(node_id))
             add_action(menu, "Duplicate", self.duplicate)
             add_action(menu, "Copy", self.copy_selection)
+            for extra in self.node_menu_extras:
+                extra(menu, node_id)
             menu.addSeparator()
             add_action(menu, "Delete", self.delete_selection)
         else:

@@ -44,6 +44,7 @@ from ui.backward.view import BackwardView
 from ui.canvas.view import GraphView
 from ui.icons import icon
 from ui.inspector.panel import Inspector
+from ui.instruments.commands import Instruments
 from ui.palette.panel import Palette
 from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
@@ -96,6 +97,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self._build_docks()
         self._build_actions()
         self._build_menus()
+        self.instruments = Instruments(self)
         self._build_toolbar()
         self._build_status()
         self._connect()
@@ -195,7 +197,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             [self.height() * 9 // 20, self.height() * 11 // 20],
             Qt.Orientation.Vertical,
         )
-        self.resizeDocks([self.docks["timeline"]], [130], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["timeline"]], [165], Qt.Orientation.Vertical)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -633,5 +635,6 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.recovery.stop()
         self.recovery.discard()
         self.runner.shutdown()
+        self.instruments.shutdown()
         self.canvas.graph_scene.detach()
         event.accept()
