@@ -9,6 +9,7 @@ graph as a few batched paths when it is zoomed out too far to read.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,9 @@ SUB_INK = QColor("#3c3c3c")
 
 KIND_FILL = {"leaf": LEAF_FILL, "fn": FN_FILL, "saved": SAVED_FILL, "out": OUTPUT_FILL}
 HALO = 5.0  # room around a box for the selection halo
+
+Point = tuple[float, float]
+Segment = tuple[Point, Point, Point, Point]
 
 
 class Fonts:
@@ -300,27 +304,34 @@ class LinkItem(Shown, QGraphicsPathItem):
         ink: QColor,
         ports: tuple[float, float] = (0.0, 0.0),
         pill_at: float = 0.5,
+        via: list[tuple[float, float]] | None = None,
     ) -> None:
-        """``tail`` and ``head``: the boxes' centres and sizes, ``(x, y, w, h)``."""
+        """``tail`` and ``head``: the boxes' centres and sizes, ``(x, y, w, h)``; ``via``:
+        the points a long edge passes on its way (the layout keeps them free)."""
         super().__init__()
         self.link = link
         self.ink = ink  # the colour of an edge nothing has flowed along yet
         self.shown = True
         self._visible = True
         (ax, ay, aw, ah), (bx, by, bw, bh) = tail, head
+        main = 1 if vertical else 0
         if vertical:
             ax, bx = ax + ports[0], bx + ports[1]
             sign = 1.0 if by >= ay else -1.0
             x0, y0, x1, y1 = ax, ay + sign * ah / 2, bx, by - sign * bh / 2
-            bend = max(abs(y1 - y0) * 0.45, 12.0) * sign
-            c0, c1 = (x0, y0 + bend), (x1, y1 - bend)
         else:
             ay, by = ay + ports[0], by + ports[1]
             sign = 1.0 if bx >= ax else -1.0
             x0, y0, x1, y1 = ax + sign * aw / 2, ay, bx - sign * bw / 2, by
-            bend = max(abs(x1 - x0) * 0.45, 12.0) * sign
-            c0, c1 = (x0 + bend, y0), (x1 - bend, y1)
-        self.curve = ((x0, y0), c0, c1, (x1, y1))
+        points = [(x0, y0), *(via or []), (x1, y1)]
+        #: Cubic pieces ``(start, control, control, end)``, leaving and entering every
+        #: point along the main axis, so an edge through its dummies runs straight.
+        self.segments: list[Segment] = []
+        for (px, py), (qx, qy) in itertools.pairwise(points):
+            bend = max(abs((qy - py) if vertical else (qx - px)) * 0.45, 12.0) * sign
+            c0 = (px, py + bend) if main else (px + bend, py)
+            c1 = (qx, qy - bend) if main else (qx - bend, qy)
+            self.segments.append(((px, py), c0, c1, (qx, qy)))
         self.pill_at = pill_at
         self._pill_pos: QPointF | None = None
         self.flow: GradValue | None = None
@@ -331,22 +342,37 @@ class LinkItem(Shown, QGraphicsPathItem):
     def _realize(self) -> None:
         """Give the item its path and pen (deferred: far out the overview draws edges)."""
         self._realized = True
-        (x0, y0), c0, c1, (x1, y1) = self.curve
-        path = QPainterPath()
-        path.moveTo(x0, y0)
-        path.cubicTo(*c0, *c1, x1, y1)
-        if self.link.arrow:
-            path.cubicTo(*c1, *c0, x0, y0)
-            _add_arrow_head(path, c1, (x1, y1))
-        self.setPath(path)
+        self.setPath(self.outline())
         self._apply_style()
+
+    def outline(self) -> QPainterPath:
+        """The edge's path: the curve, then (for an arrow) back along it and the head."""
+        path = QPainterPath()
+        path.moveTo(*self.segments[0][0])
+        for _, c0, c1, end in self.segments:
+            path.cubicTo(*c0, *c1, *end)
+        if self.link.arrow:
+            for start, c0, c1, _ in reversed(self.segments):
+                path.cubicTo(*c1, *c0, *start)
+            _, _, c1, end = self.segments[-1]
+            _add_arrow_head(path, c1, end)
+        return path
+
+    def bounds(self) -> QRectF:
+        """The scene rectangle the edge and its arrowhead stay inside (the control hull)."""
+        xs = [p[0] for seg in self.segments for p in seg]
+        ys = [p[1] for seg in self.segments for p in seg]
+        return QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)).adjusted(-8, -8, 8, 8)
 
     @property
     def pill_pos(self) -> QPointF:
         """Where the gradient label sits: a point along the curve (computed once)."""
         if self._pill_pos is None:
-            t, u = self.pill_at, 1.0 - self.pill_at
-            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.curve
+            n = len(self.segments)
+            piece = min(int(self.pill_at * n), n - 1)
+            t = self.pill_at * n - piece
+            u = 1.0 - t
+            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.segments[piece]
             a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
             self._pill_pos = QPointF(
                 a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3
@@ -486,13 +512,13 @@ class Overview(QGraphicsItem):
                 colour, width = link.ink, 0.0
             else:
                 colour, width = (CURRENT, 2.0) if link.strong else (FLOW, 0.0)
-            (x0, y0), c0, c1, (x1, y1) = link.curve
             key = ("edge", colour.rgba(), width)
             edge = groups.get(key)
             if edge is None:
                 edge = groups[key] = QPainterPath()
-            edge.moveTo(x0, y0)
-            edge.cubicTo(*c0, *c1, x1, y1)
+            edge.moveTo(*link.segments[0][0])
+            for _, c0, c1, end in link.segments:
+                edge.cubicTo(*c0, *c1, *end)
         for box in self._boxes:
             if not box.shown:
                 continue

@@ -63,9 +63,9 @@ from ui.backward.model import (
     GraphModel,
     Link,
     Memo,
+    arrange,
     extents,
     layers_of,
-    layout,
     model_at,
     parse_key,
     union_model,
@@ -76,7 +76,8 @@ from ui.state import StudioState
 __all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", "GraphView"]
 
 MAX_FIT_SCALE = 1.4
-SCENE_PAD = (120.0, 50.0)  # around the boxes' centres, on each side
+SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
+SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient labels
 ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 
 
@@ -434,6 +435,7 @@ class BackwardView(QWidget):
         self.scene.clear()
         self.boxes, self.links, self._message = {}, [], None
         self._extents = {}
+        self._graph_rect = QRectF()
         self.pill_layer = PillLayer(Fonts(self.font()))
         self.pill_layer.setVisible(self.detail)
         self.scene.addItem(self.pill_layer)
@@ -461,23 +463,10 @@ class BackwardView(QWidget):
         if self.orientation_auto:  # only then does a resize look at the extents
             self._extents = extents(model, sizes, layering)
             self._show_orientation(self.best_orientation())
-        positions = layout(model, sizes, self.vertical, layering)
-        if positions:
-            xs = [x for x, _ in positions.values()]
-            ys = [y for _, y in positions.values()]
-            px, py = SCENE_PAD
-            rect = QRectF(
-                min(xs) - px, min(ys) - py, max(xs) - min(xs) + 2 * px, max(ys) - min(ys) + 2 * py
-            )
-        else:
-            rect = QRectF(-200, -60, 400, 120)
-        self.scene.setSceneRect(rect)
-        if self.view.auto_fit:
-            self.view.fit()  # first: it decides whether the items or the overview draw
+        placement = arrange(model, sizes, self.vertical, layering)
+        positions = placement.positions
         for box_id, item in boxes.items():
             item.place(*positions[box_id])
-            item.set_shown(True, self.detail)
-            self.scene.addItem(item)
         ink = self.palette().color(QPalette.ColorRole.Text)
         ink.setAlpha(150)
         ports = self._ports(model, positions, sizes)
@@ -493,12 +482,29 @@ class BackwardView(QWidget):
             pill_at = 0.5 if len(group) == 1 else 0.3 + 0.4 * group.index(link) / (len(group) - 1)
             tail = positions[link.tail] + sizes[link.tail]
             head = positions[link.head] + sizes[link.head]
-            item = LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at)
+            via = placement.routes.get((link.tail, link.head))
+            if via is None:
+                via = placement.routes.get((link.head, link.tail), [])[::-1]
+            links.append(LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at, via))
+        rect = QRectF()
+        for item in boxes.values():
+            rect = rect.united(item.rect().translated(item.cx, item.cy))
+        for link_item in links:
+            rect = rect.united(link_item.bounds())
+        if rect.isEmpty():
+            rect = QRectF(-200, -60, 400, 120)
+        self._graph_rect = rect.adjusted(-SCENE_MARGIN, -SCENE_MARGIN, SCENE_MARGIN, SCENE_MARGIN)
+        self.scene.setSceneRect(self._graph_rect)
+        if self.view.auto_fit:
+            self.view.fit()  # first: it decides whether the items or the overview draw
+        for item in boxes.values():
             item.set_shown(True, self.detail)
             self.scene.addItem(item)
-            links.append(item)
+        for link_item in links:
+            link_item.set_shown(True, self.detail)
+            self.scene.addItem(link_item)
         self.boxes, self.links = boxes, links
-        self.overview.set_items(boxes.values(), links, rect)
+        self.overview.set_items(boxes.values(), links, self._graph_rect)
 
     def _ports(
         self,
@@ -559,7 +565,17 @@ class BackwardView(QWidget):
             for link in self.links
             if link.shown and link.flow is not None and self.detail
         ]
-        self.pill_layer.set_pills(pills, self.scene.sceneRect())
+        rect = QRectF(self._graph_rect)
+        for centre, text, _ in pills:
+            rect = rect.united(self.pill_layer.pill_rect(centre, text).adjusted(-4, -4, 4, 4))
+        if rect != self._graph_rect:
+            # a wide gradient label near the edge of the graph: the scene (and Fit) take
+            # it in, and keep it for this graph so scrubbing does not make the view jump
+            self._graph_rect = rect
+            self.scene.setSceneRect(rect)
+            if self.view.auto_fit:
+                self.view.fit()
+        self.pill_layer.set_pills(pills, rect)
 
     def _apply_flow(self) -> None:
         """The gradients that have flowed by the playhead's position, on the links."""
