@@ -42,6 +42,7 @@ SUB_INK = QColor("#3c3c3c")
 
 KIND_FILL = {"leaf": LEAF_FILL, "fn": FN_FILL, "saved": SAVED_FILL, "out": OUTPUT_FILL}
 HALO = 5.0  # room around a box for the selection halo
+TEXT_LOD = 0.35  # below this zoom the boxes draw no names (their tooltips still tell)
 
 Point = tuple[float, float]
 Segment = tuple[Point, Point, Point, Point]
@@ -203,7 +204,7 @@ class BoxItem(Shown, QGraphicsRectItem):
         p.setBrush(fill)
         radius = 3.0 if kind == "fn" else 8.0
         p.drawRoundedRect(r, radius, radius)
-        if lod < 0.35:
+        if lod < TEXT_LOD:
             return
         fonts = self.fonts
         title_font = fonts.bold if kind == "fn" else fonts.title

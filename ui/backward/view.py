@@ -19,6 +19,7 @@ until the user picks one.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer, Signal
@@ -52,6 +53,7 @@ from ui.backward.items import (
     OUTPUT_FILL,
     OVERVIEW_LOD,
     SAVED_FILL,
+    TEXT_LOD,
     BoxItem,
     Fonts,
     LinkItem,
@@ -208,6 +210,10 @@ class BackwardView(QWidget):
         self._reorient_timer.setInterval(150)  # after a dock is dragged, not during
         self._reorient_timer.timeout.connect(self._reorient)
         self.show_saved = True
+        #: Said in the header when the graph is too small to name its boxes (the window
+        #: tells how to see it big); and whether that is so at the current zoom.
+        self.enlarge_hint = ""
+        self._names_hidden = False
         self.scene = QGraphicsScene(self)
         # No BSP index: the scene is rebuilt per evaluation and Qt would build the
         # tree (a tenth of a second for a thousand-node graph) on the first paint;
@@ -257,11 +263,14 @@ class BackwardView(QWidget):
             self.saved_button,
         ):
             bar.addWidget(b)
-        bar.addSpacing(8)
+        bar.addStretch(1)
+        # its own row, the panel's full width: beside the buttons a narrow dock cut it
+        status_row = QHBoxLayout()
+        status_row.setContentsMargins(8, 0, 6, 2)
         self.status = WrapLabel(parent=self)
         self.status.setObjectName("backwardStatus")
         self.status.setTextFormat(Qt.TextFormat.RichText)
-        bar.addWidget(self.status, 1)
+        status_row.addWidget(self.status, 1)
         legend = QHBoxLayout()
         legend.setContentsMargins(8, 0, 6, 2)
         chips = (
@@ -280,6 +289,7 @@ class BackwardView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(bar)
+        lay.addLayout(status_row)
         lay.addLayout(legend)
         lay.addWidget(self.view, 1)
 
@@ -607,6 +617,10 @@ class BackwardView(QWidget):
     # -- level of detail -----------------------------------------------------
     def _scale_changed(self, scale: float) -> None:
         """Far out, hand the drawing to the overview item (and back when zoomed in)."""
+        if (scale < TEXT_LOD) != self._names_hidden:
+            self._names_hidden = scale < TEXT_LOD
+            if self.boxes:
+                self._update_status()
         detail = scale >= OVERVIEW_LOD
         if detail == self.detail:
             return
@@ -638,7 +652,7 @@ class BackwardView(QWidget):
         parts = [f"<b>{n}</b> grad_fn node{'s' if n != 1 else ''}"]
         at = self.state.playhead.trace_at()
         if at is not None and ev is not None:
-            label = ev.plan.labels.get(at.trace.node_id, "backward")
+            label = html.escape(ev.plan.labels.get(at.trace.node_id, "backward"))
             total = len(at.trace.executions)
             if at.live and self.state.playhead.replay is not None:
                 parts.append(f"replaying <b>{label}</b>: {len(at.executed)} / {total}")
@@ -649,6 +663,9 @@ class BackwardView(QWidget):
                     f"<span style='color:{muted}'>gradients of the last backward, "
                     f"{label} (step {at.trace.step + 1})</span>"
                 )
+        if self._names_hidden and self.boxes:
+            hint = f" or {self.enlarge_hint}" if self.enlarge_hint else ""
+            parts.append(f"<span style='color:{muted}'>too small for names: zoom in{hint}</span>")
         self.status.setText(" · ".join(parts))
 
     def _ensure_visible(self, key: int) -> None:
