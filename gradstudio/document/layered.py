@@ -32,7 +32,7 @@ PATIENCE = 6
 """Sweeps without a better order before the ordering step stops."""
 WORK = 400_000
 """About how many neighbour visits the ordering step may spend in all."""
-TRANSPOSE_LIMIT = 3_000
+TRANSPOSE_LIMIT = 1_500
 """Graphs with more nodes than this (dummies included) skip the transpose pass."""
 DUMMY_BUDGET = 8_000
 """At most this many dummy nodes; the longest edges beyond it are drawn without them."""
@@ -152,15 +152,33 @@ def _bilayer_crossings(
 def order_layers(proper: Proper, iterations: int = ITERATIONS, work: int = WORK) -> Proper:
     """Reorder ``proper.layers`` in place to reduce crossings; returns it.
 
-    The order given is the starting point and is kept where nothing argues against
-    it, so callers pass a meaningful one (the program's order, the graph's).
+    Two starts, as ``dot`` tries several: the order given (kept where nothing argues
+    against it, so callers pass a meaningful one: the program's, the graph's) and a
+    depth-first walk from the first layer; the fewest crossings win, and of equals the
+    order given.
     """
-    layers = proper.layers
-    if len(layers) < 2:
+    if len(proper.layers) < 2:
         return proper
     edges = sum(map(len, proper.down.values()))
     per_sweep = max(edges + proper.size, 1)
-    iterations = max(2, min(iterations, work // per_sweep))
+    iterations = max(2, min(iterations, work // (3 * per_sweep)))
+    best, best_count = _sweeps(proper, [list(layer) for layer in proper.layers], iterations)
+    for start in (_depth_first_order(proper, proper.down), _depth_first_order(proper, proper.up)):
+        if not best_count:
+            break
+        other, count = _sweeps(proper, start, iterations)
+        if count < best_count:
+            best, best_count = other, count
+    proper.layers[:] = best
+    return proper
+
+
+def _sweeps(
+    proper: Proper, start: list[list[Node]], iterations: int
+) -> tuple[list[list[Node]], int]:
+    """Median sweeps with transposes from ``start``: the best order seen and its crossings."""
+    layers = proper.layers
+    layers[:] = start
     transpose = proper.size <= TRANSPOSE_LIMIT
     pos = _positions(layers)
     best = [list(layer) for layer in layers]
@@ -178,7 +196,7 @@ def order_layers(proper: Proper, iterations: int = ITERATIONS, work: int = WORK)
             for li in range(len(layers) - 2, -1, -1):
                 _median_sort(layers[li], proper.down, pos, flip)
         if transpose:
-            _transpose(layers, proper, pos)
+            _transpose(layers, proper, pos, flip)
         count = count_crossings(proper)
         if count < best_count:
             best, best_count, stale = [list(layer) for layer in layers], count, 0
@@ -186,8 +204,29 @@ def order_layers(proper: Proper, iterations: int = ITERATIONS, work: int = WORK)
             stale += 1
             if stale >= PATIENCE:
                 break
-    proper.layers[:] = best
-    return proper
+    return best, best_count
+
+
+def _depth_first_order(proper: Proper, near: Mapping[Node, list[Node]]) -> list[list[Node]]:
+    """Each layer in the order a depth-first walk meets it: down from the first layer
+    (``near`` is ``proper.down``) or up from the last (``proper.up``)."""
+    layer_of = {v: li for li, layer in enumerate(proper.layers) for v in layer}
+    out: list[list[Node]] = [[] for _ in proper.layers]
+    seen: set[Node] = set()
+    for layer in proper.layers if near is proper.down else reversed(proper.layers):
+        for root in layer:
+            if root in seen:
+                continue
+            seen.add(root)
+            stack = [root]
+            while stack:
+                v = stack.pop()
+                out[layer_of[v]].append(v)
+                for w in reversed(near[v]):
+                    if w not in seen:
+                        seen.add(w)
+                        stack.append(w)
+    return out
 
 
 def _positions(layers: Sequence[Sequence[Node]]) -> dict[Node, int]:
@@ -243,17 +282,22 @@ def _pair_crossings(v: Node, w: Node, proper: Proper, pos: Mapping[Node, int]) -
     return count
 
 
-def _transpose(layers: list[list[Node]], proper: Proper, pos: dict[Node, int]) -> None:
-    """Swap neighbours in a layer while a swap removes crossings (a few passes at most)."""
+def _transpose(
+    layers: list[list[Node]], proper: Proper, pos: dict[Node, int], ties: bool = False
+) -> None:
+    """Swap neighbours in a layer while a swap removes crossings (a few passes at most);
+    with ``ties``, also where it changes nothing, to leave a plateau (as ``dot`` does)."""
     for _ in range(4):
         improved = False
         for layer in layers:
             for i in range(len(layer) - 1):
                 v, w = layer[i], layer[i + 1]
-                if _pair_crossings(w, v, proper, pos) < _pair_crossings(v, w, proper, pos):
+                now = _pair_crossings(v, w, proper, pos)
+                swapped = _pair_crossings(w, v, proper, pos)
+                if swapped < now or (ties and swapped == now and now > 0):
                     layer[i], layer[i + 1] = w, v
                     pos[v], pos[w] = i + 1, i
-                    improved = True
+                    improved = improved or swapped < now
         if not improved:
             return
 

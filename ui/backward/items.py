@@ -206,28 +206,31 @@ class BoxItem(Shown, QGraphicsRectItem):
         p.drawRoundedRect(r, radius, radius)
         if lod < TEXT_LOD:
             return
-        fonts = self.fonts
-        title_font = fonts.bold if kind == "fn" else fonts.title
-        if not self.box.subtitle:
-            p.setFont(title_font)
-            p.setPen(INK)
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter, self.box.title)
-            return
-        tm = fonts.m_bold if kind == "fn" else fonts.m_title
-        top = QRectF(r.left(), r.top() + 6, r.width(), tm.height())
-        bottom = QRectF(r.left(), top.bottom(), r.width(), r.bottom() - top.bottom() - 6)
-        p.setFont(title_font)
-        p.setPen(INK)
-        p.drawText(top, Qt.AlignmentFlag.AlignCenter, self.box.title)
-        p.setFont(fonts.sub)
-        if self.output:  # this grad_fn's tensor is an output right now: a green tag
+        lines = self.text_lines()
+        if self.output and len(lines) == 2:  # its tensor is an output right now: a green tag
+            fonts = self.fonts
             tw = fonts.width(fonts.m_sub, self.box.subtitle) + 10
-            tag = QRectF(-tw / 2, bottom.top() + 1, tw, fonts.m_sub.height())
+            tag = QRectF(-tw / 2, lines[1][2].top() + 1, tw, fonts.m_sub.height())
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(OUTPUT_FILL)
             p.drawRoundedRect(tag, 4, 4)
-        p.setPen(SUB_INK)
-        p.drawText(bottom, Qt.AlignmentFlag.AlignCenter, self.box.subtitle)
+        for (font, text, rect), ink in zip(lines, (INK, SUB_INK), strict=False):
+            p.setFont(font)
+            p.setPen(ink)
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def text_lines(self) -> list[tuple[QFont, str, QRectF]]:
+        """What ``paint`` writes, in which font and rectangle: the title, then the
+        subtitle if any (each whole: the box is sized to hold both)."""
+        fonts = self.fonts
+        r = QRectF(-self.w / 2, -self.h / 2, self.w, self.h)
+        title_font = fonts.bold if self.box.kind == "fn" else fonts.title
+        if not self.box.subtitle:
+            return [(title_font, self.box.title, r)]
+        tm = fonts.m_bold if self.box.kind == "fn" else fonts.m_title
+        top = QRectF(r.left(), r.top() + 6, r.width(), tm.height())
+        bottom = QRectF(r.left(), top.bottom(), r.width(), r.bottom() - top.bottom() - 6)
+        return [(title_font, self.box.title, top), (fonts.sub, self.box.subtitle, bottom)]
 
 
 class PillLayer(QGraphicsItem):

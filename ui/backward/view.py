@@ -35,9 +35,9 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsScene,
-    QGraphicsSimpleTextItem,
     QGraphicsView,
     QHBoxLayout,
+    QLabel,
     QToolButton,
     QToolTip,
     QVBoxLayout,
@@ -108,6 +108,8 @@ class GraphView(QGraphicsView):
         self.auto_fit = True
         #: Finds a box by scene position when no item is there (the overview draws it).
         self.box_near: Callable[[QPointF, float], BoxItem | None] | None = None
+        #: A note kept over the viewport's middle (see ``BackwardView._set_message``).
+        self.overlay: QWidget | None = None
 
     def zoom(self, factor: float) -> None:
         self.auto_fit = False
@@ -138,6 +140,8 @@ class GraphView(QGraphicsView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
+        if self.overlay is not None:
+            self.overlay.setGeometry(self.viewport().rect().adjusted(12, 12, -12, -12))
         if self.auto_fit:
             self.fit()
 
@@ -226,7 +230,13 @@ class BackwardView(QWidget):
         self.detail = True
         self.pill_layer: PillLayer
         self.overview: Overview
-        self._message: QGraphicsSimpleTextItem | None = None
+        self._message = QLabel(self.view.viewport())
+        self._message.setObjectName("backwardMessage")
+        self._message.setWordWrap(True)
+        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._message.hide()
+        self.view.overlay = self._message
         self._clear()  # the scene's two shared items: gradient labels, overview
         self.model = GraphModel()  # the graph at the current position
         self._union = GraphModel()  # the graph laid out: every step's, together
@@ -416,7 +426,7 @@ class BackwardView(QWidget):
             self._apply_model(self.model)
         if not self.model.boxes:
             self._set_message(
-                "No backward graph at this step: no tensor that requires grad\n"
+                "No backward graph at this step: no tensor that requires grad "
                 "has been used by an operation yet."
             )
         else:
@@ -426,24 +436,22 @@ class BackwardView(QWidget):
         self._update_status()
 
     def _set_message(self, text: str | None) -> None:
-        if text is None:
-            if self._message is not None:
-                self._message.setVisible(False)
-            return
-        if self._message is None:
-            self._message = self.scene.addSimpleText(text)
-        self._message.setText(text)
-        self._message.setBrush(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        self._message.setVisible(True)
-        visible = [b for b in self.boxes.values() if b.shown]
-        if not visible:
-            rect = self._message.boundingRect()
-            self._message.setPos(self.scene.sceneRect().center() - rect.center())
+        """A word-wrapped note over the middle of the view (a widget, so any zoom and any
+        panel width show it whole), or none."""
+        self._message.setVisible(text is not None)
+        if text is not None:
+            self._message.setText(text)
+            palette = self._message.palette()
+            palette.setColor(
+                QPalette.ColorRole.WindowText,
+                self.palette().color(QPalette.ColorRole.PlaceholderText),
+            )
+            self._message.setPalette(palette)
 
     def _clear(self) -> None:
         """An empty scene with its two shared items (gradient labels, overview)."""
         self.scene.clear()
-        self.boxes, self.links, self._message = {}, [], None
+        self.boxes, self.links = {}, []
         self._extents = {}
         self._graph_rect = QRectF()
         self.pill_layer = PillLayer(Fonts(self.font()))
