@@ -487,7 +487,13 @@ class BackwardView(QWidget):
             item.place(*positions[box_id])
         ink = self.palette().color(QPalette.ColorRole.Text)
         ink.setAlpha(150)
-        ports = self._ports(model, positions, sizes)
+        vias: dict[Link, list[tuple[float, float]]] = {}
+        for link in model.links:
+            via = placement.routes.get((link.tail, link.head))
+            if via is None:
+                via = placement.routes.get((link.head, link.tail), [])[::-1]
+            vias[link] = via
+        ports = self._ports(model, positions, sizes, vias)
         # parallel links (x * x uses x twice) carry their gradient labels at different heights
         parallel: dict[tuple, list[Link]] = {}
         for link in model.links:
@@ -500,10 +506,9 @@ class BackwardView(QWidget):
             pill_at = 0.5 if len(group) == 1 else 0.3 + 0.4 * group.index(link) / (len(group) - 1)
             tail = positions[link.tail] + sizes[link.tail]
             head = positions[link.head] + sizes[link.head]
-            via = placement.routes.get((link.tail, link.head))
-            if via is None:
-                via = placement.routes.get((link.head, link.tail), [])[::-1]
-            links.append(LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at, via))
+            links.append(
+                LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at, vias[link])
+            )
         rect = QRectF()
         for item in boxes.values():
             rect = rect.united(item.rect().translated(item.cx, item.cy))
@@ -529,25 +534,34 @@ class BackwardView(QWidget):
         model: GraphModel,
         positions: dict[BoxId, tuple[float, float]],
         sizes: dict[BoxId, tuple[float, float]],
+        vias: dict[Link, list[tuple[float, float]]],
     ) -> dict[Link, tuple[float, float]]:
-        """Spread the ends of the links along a box's side, ordered by where the other
-        end is, so that the arrows into a function with several inputs stay apart."""
+        """Spread the ends of the links along a box's side, ordered by where each link
+        goes next (its first waypoint, or the other box), so that the arrows into a
+        function with several inputs stay apart and uncrossed."""
         axis = 0 if self.vertical else 1
 
-        def spread(box_id: BoxId, others: list[tuple[Link, BoxId]]) -> dict[Link, float]:
+        def spread(
+            box_id: BoxId, others: list[tuple[Link, tuple[float, float]]]
+        ) -> dict[Link, float]:
             n = len(others)
             if n == 1:
                 return {others[0][0]: 0.0}
             span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
-            ordered = sorted(others, key=lambda lo: positions[lo[1]][axis])
+            ordered = sorted(others, key=lambda lo: lo[1][axis])
             return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
 
-        into: dict[BoxId, list[tuple[Link, BoxId]]] = {}
-        out_of: dict[BoxId, list[tuple[Link, BoxId]]] = {}
+        into: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
+        out_of: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
         for link in model.links:
             if link.tail in positions and link.head in positions:
-                into.setdefault(link.head, []).append((link, link.tail))
-                out_of.setdefault(link.tail, []).append((link, link.head))
+                via = vias.get(link) or []
+                into.setdefault(link.head, []).append(
+                    (link, via[-1] if via else positions[link.tail])
+                )
+                out_of.setdefault(link.tail, []).append(
+                    (link, via[0] if via else positions[link.head])
+                )
         head_at: dict[Link, float] = {}
         tail_at: dict[Link, float] = {}
         for box_id, others in into.items():
