@@ -30,7 +30,7 @@ ITERATIONS = 24
 """Sweeps of the ordering step at most (``dot``'s default)."""
 PATIENCE = 6
 """Sweeps without a better order before the ordering step stops."""
-WORK = 400_000
+WORK = 150_000
 """About how many neighbour visits the ordering step may spend in all."""
 TRANSPOSE_LIMIT = 1_500
 """Graphs with more nodes than this (dummies included) skip the transpose pass."""

@@ -234,3 +234,24 @@ def test_no_text_is_cut_at_the_default_window_size(qtbot, window, name: str) -> 
     message = view._message
     assert message.isVisible() and "No backward graph at this step" in message.text()
     wait_whole(qtbot, message, f"{name}: the note")
+
+
+# ============================================================================ labels
+
+
+@pytest.mark.parametrize("name", [e.name for e in EXAMPLES])
+def test_gradient_labels_cover_no_box_and_no_other_label(qtbot, window, name: str) -> None:  # noqa: ANN001
+    """Just after each example's last backward, in the tab: every edge's gradient label
+    is readable, clear of the boxes and of the other labels."""
+    view = open_example(qtbot, window, name)
+    window.act_backward_big.trigger()
+    settle(qtbot, view)
+    ran = [t for t in window.state.evaluation.traces if t.executions]
+    if ran:  # 000 calls no backward: no gradient, no label
+        window.state.playhead.set_position(ran[-1].step)
+    pills = [view.pill_layer.pill_rect(c, t) for c, t, _ in view.pill_layer.pills]
+    assert len(pills) == sum(1 for link in view.links if link.shown and link.flow is not None)
+    boxes = [item.rect().translated(item.cx, item.cy) for item in view.visible_boxes()]
+    for i, a in enumerate(pills):
+        assert not any(a.intersects(b) for b in pills[i + 1 :]), (name, a)
+        assert not any(a.intersects(b) for b in boxes), (name, a)

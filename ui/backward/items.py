@@ -338,6 +338,7 @@ class LinkItem(Shown, QGraphicsPathItem):
             self.segments.append(((px, py), c0, c1, (qx, qy)))
         self.pill_at = pill_at
         self._pill_pos: QPointF | None = None
+        self._spots: list[Point] | None = None
         self.flow: GradValue | None = None
         self.strong = False
         self._flow_text: str | None = ""
@@ -370,18 +371,28 @@ class LinkItem(Shown, QGraphicsPathItem):
 
     @property
     def pill_pos(self) -> QPointF:
-        """Where the gradient label sits: a point along the curve (computed once)."""
+        """Where the gradient label sits best: a point along the curve (computed once)."""
         if self._pill_pos is None:
-            n = len(self.segments)
-            piece = min(int(self.pill_at * n), n - 1)
-            t = self.pill_at * n - piece
-            u = 1.0 - t
-            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.segments[piece]
-            a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
-            self._pill_pos = QPointF(
-                a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3
-            )
+            self._pill_pos = QPointF(*self.point_at(self.pill_at))
         return self._pill_pos
+
+    def point_at(self, at: float) -> Point:
+        """The point a fraction ``at`` along the edge (by pieces, then Bézier parameter)."""
+        n = len(self.segments)
+        piece = min(int(at * n), n - 1)
+        t = at * n - piece
+        u = 1.0 - t
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.segments[piece]
+        a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+        return (a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3)
+
+    def label_spots(self) -> list[Point]:
+        """Where the gradient label may sit, best first: the middle, then further out."""
+        if self._spots is None:
+            p = self.pill_at
+            ats = [p, p - 0.15, p + 0.15, p - 0.28, p + 0.28, p - 0.07, p + 0.07, p + 0.36]
+            self._spots = [self.point_at(min(max(at, 0.08), 0.92)) for at in ats]
+        return self._spots
 
     @property
     def flow_text(self) -> str:

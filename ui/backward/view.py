@@ -60,6 +60,7 @@ from ui.backward.items import (
     Overview,
     PillLayer,
 )
+from ui.backward.labels import place_labels
 from ui.backward.model import (
     BoxId,
     GraphModel,
@@ -454,6 +455,8 @@ class BackwardView(QWidget):
         self.boxes, self.links = {}, []
         self._extents = {}
         self._graph_rect = QRectF()
+        self._pill_key: tuple = ()
+        self._pill_spots: list[QPointF] = []
         self.pill_layer = PillLayer(Fonts(self.font()))
         self.pill_layer.setVisible(self.detail)
         self.scene.addItem(self.pill_layer)
@@ -591,11 +594,35 @@ class BackwardView(QWidget):
         self.overview.invalidate()
 
     def _update_pills(self) -> None:
-        """The gradient labels of the links shown now that a gradient has flowed along."""
-        pills = [
-            (link.pill_pos, link.flow_text, link.strong)
-            for link in self.links
+        """The gradient labels of the links shown now that a gradient has flowed along,
+        each on its edge where it covers no box and no other label (``labels``)."""
+        flowing = [
+            (i, link)
+            for i, link in enumerate(self.links)
             if link.shown and link.flow is not None and self.detail
+        ]
+        flowing.sort(key=lambda il: not il[1].strong)  # the edge being replayed first
+        key = (self._model_key, *((i, link.flow_text) for i, link in flowing))
+        if key != self._pill_key:
+            layer = self.pill_layer
+            sizes = [layer.pill_rect(QPointF(), link.flow_text) for _, link in flowing]
+            boxes = [
+                (b.cx - b.w / 2, b.cy - b.h / 2, b.cx + b.w / 2, b.cy + b.h / 2)
+                for b in self.boxes.values()
+                if b.shown
+            ]
+            spots = place_labels(
+                [
+                    (link.label_spots(), r.width(), r.height())
+                    for (_, link), r in zip(flowing, sizes, strict=True)
+                ],
+                boxes,
+            )
+            self._pill_spots = [QPointF(x, y) for x, y in spots]
+            self._pill_key = key
+        pills = [
+            (spot, link.flow_text, link.strong)
+            for spot, (_, link) in zip(self._pill_spots, flowing, strict=True)
         ]
         rect = QRectF(self._graph_rect)
         for centre, text, _ in pills:
