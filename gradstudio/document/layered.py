@@ -312,10 +312,13 @@ def place(
     priority: Callable[[Node], float] | None = None,
     dummy_width: float = 10.0,
     sweeps: int = 6,
+    dummy_gap: float | None = None,
 ) -> dict[Node, float]:
     """The centre of every node along its layer (dummies included), smallest at 0.
 
-    Neighbours in a layer are at least their half-widths plus ``gap`` apart.  Sweeps
+    Neighbours in a layer are at least their half-widths plus ``gap`` apart, or plus
+    ``dummy_gap`` (default ``gap``) where one of them is a dummy: edges passing
+    between nodes need less room than nodes do from each other.  Sweeps
     alternate down and up; in each, a layer's nodes move (highest ``priority`` first,
     dummies above all) towards the median of their neighbours in the layer before,
     pushing lower-priority nodes aside but never one already placed.
@@ -325,12 +328,18 @@ def place(
     def width(v: Node) -> float:
         return dummy_width if isinstance(v, Dummy) else widths[v]
 
+    thin = gap if dummy_gap is None else dummy_gap
+
+    def apart(u: Node, v: Node) -> float:
+        space = thin if isinstance(u, Dummy) or isinstance(v, Dummy) else gap
+        return (width(u) + width(v)) / 2 + space
+
     x: dict[Node, float] = {}
     for layer in proper.layers:
         at = 0.0
         for i, v in enumerate(layer):
             if i:
-                at += (width(layer[i - 1]) + width(v)) / 2 + gap
+                at += apart(layer[i - 1], v)
             x[v] = at
         shift = at / 2  # centred on 0, so the first sweep starts from a balanced picture
         for v in layer:
@@ -344,7 +353,7 @@ def place(
         indices = range(1, len(layers)) if down else range(len(layers) - 2, -1, -1)
         near = proper.up if down else proper.down
         for li in indices:
-            _place_layer(layers[li], near, x, rank, width, gap)
+            _place_layer(layers[li], near, x, rank, apart)
     low = min(x.values(), default=0.0)
     return {v: c - low for v, c in x.items()}
 
@@ -354,12 +363,11 @@ def _place_layer(
     near: Mapping[Node, list[Node]],
     x: dict[Node, float],
     rank: Mapping[Node, float],
-    width: Callable[[Node], float],
-    gap: float,
+    apart: Callable[[Node, Node], float],
 ) -> None:
     n = len(layer)
     xs = [x[v] for v in layer]
-    sep = [(width(layer[i]) + width(layer[i + 1])) / 2 + gap for i in range(n - 1)]
+    sep = [apart(layer[i], layer[i + 1]) for i in range(n - 1)]
     weight = [
         (rank[v] * (1 + len(near[v])) if rank[v] != float("inf") else rank[v], -i)
         for i, v in enumerate(layer)
