@@ -255,3 +255,17 @@ def test_gradient_labels_cover_no_box_and_no_other_label(qtbot, window, name: st
     for i, a in enumerate(pills):
         assert not any(a.intersects(b) for b in pills[i + 1 :]), (name, a)
         assert not any(a.intersects(b) for b in boxes), (name, a)
+
+
+def test_ctrl_shift_b_on_the_canvas_moves_it_and_back(qtbot, window) -> None:  # noqa: ANN001
+    open_example(qtbot, window, "001_leaf_grad")
+    window.activateWindow()
+    window.canvas.setFocus()
+    qtbot.waitUntil(window.canvas.hasFocus)
+    mods = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window.canvas, Qt.Key.Key_B, mods)
+    assert in_tab(window) and window.settings.backward_big
+    window.backward_view.view.setFocus()  # the same keys, from the view in its tab
+    qtbot.waitUntil(window.backward_view.view.hasFocus)
+    qtbot.keyClick(window.backward_view.view, Qt.Key.Key_B, mods)
+    assert not in_tab(window) and not window.settings.backward_big
