@@ -152,10 +152,10 @@ def _bilayer_crossings(
 def order_layers(proper: Proper, iterations: int = ITERATIONS, work: int = WORK) -> Proper:
     """Reorder ``proper.layers`` in place to reduce crossings; returns it.
 
-    Two starts, as ``dot`` tries several: the order given (kept where nothing argues
-    against it, so callers pass a meaningful one: the program's, the graph's) and a
-    depth-first walk from the first layer; the fewest crossings win, and of equals the
-    order given.
+    Three starts, as ``dot`` tries several: the order given (kept where nothing argues
+    against it, so callers pass a meaningful one: the program's, the graph's) and
+    depth-first walks down from the first layer and up from the last; the fewest
+    crossings win, and of equals the order given.
     """
     if len(proper.layers) < 2:
         return proper
