@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QKeySequence, QTextDocument
-from PySide6.QtWidgets import QLabel, QScrollArea, QToolButton
+from PySide6.QtGui import QFont, QFontMetricsF, QImage, QKeySequence, QPainter, QTextDocument
+from PySide6.QtWidgets import QLabel, QScrollArea, QStyleOptionGraphicsItem, QToolButton
 
 from tests.ui.uitools import Answers, make_window, wait_evaluated
 from ui.backward.items import TEXT_LOD
@@ -176,15 +176,38 @@ def label_is_whole(label: QLabel) -> bool:
     return doc.idealWidth() <= room.width() + 0.5 and doc.size().height() <= room.height() + 1
 
 
-def box_text_is_whole(item, scale: float) -> bool:  # noqa: ANN001
+def drawn_texts(item, scale: float, monkeypatch) -> list[tuple[str, QRectF, QFont]]:  # noqa: ANN001
+    """What the box writes when painted at the view's zoom: every ``drawText`` call."""
+    calls: list[tuple[str, QRectF, QFont]] = []
+    real = QPainter.drawText
+
+    def record(painter: QPainter, *args: object) -> None:
+        rect, _flags, text = args[:3]
+        calls.append((str(text), QRectF(rect), QFont(painter.font())))
+        real(painter, *args)
+
+    image = QImage(64, 64, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    painter.scale(scale, scale)
+    option = QStyleOptionGraphicsItem()
+    with monkeypatch.context() as patch:
+        patch.setattr(QPainter, "drawText", record)
+        item.paint(painter, option, None)
+    painter.end()
+    return calls
+
+
+def box_text_is_whole(item, scale: float, monkeypatch) -> bool:  # noqa: ANN001
     """Each line the box writes is its full text and fits the box at the view's zoom
     (drawn on screen by a font of that scale, whose hinting widens small text)."""
     box = item.box
-    lines = item.text_lines()
+    calls = drawn_texts(item, scale, monkeypatch)
+    if scale < TEXT_LOD:
+        return calls == []  # too small to write: nothing written, nothing cut
     expected = [box.title] + ([box.subtitle] if box.subtitle else [])
-    if [text for _, text, _ in lines] != expected:
+    if [text for text, _, _ in calls] != expected:
         return False
-    for font, text, rect in lines:
+    for text, rect, font in calls:
         if QFontMetricsF(font).horizontalAdvance(text) > rect.width():
             return False
         scaled = QFont(font)
@@ -202,11 +225,11 @@ def wait_whole(qtbot, label: QLabel, where: str) -> None:  # noqa: ANN001
         raise AssertionError(f"{where}: {label.objectName()} cut: {label.text()!r}") from None
 
 
-def assert_no_cut_text(qtbot, window: MainWindow, view: BackwardView, where: str) -> None:  # noqa: ANN001
+def assert_no_cut_text(qtbot, window: MainWindow, view: BackwardView, where: str, patch) -> None:  # noqa: ANN001
     scale = view.view.transform().m11()
     names_drawn = scale >= TEXT_LOD
     for item in view.visible_boxes():
-        assert box_text_is_whole(item, scale), (where, item.box.title)
+        assert box_text_is_whole(item, scale, patch), (where, item.box.title)
     if not names_drawn:  # too small to name: the header says so, and how to see them
         assert "too small for names" in view.status.text(), where
     for label in (view.status, view.legend):
@@ -220,16 +243,16 @@ def assert_no_cut_text(qtbot, window: MainWindow, view: BackwardView, where: str
 
 
 @pytest.mark.parametrize("name", [e.name for e in EXAMPLES])
-def test_no_text_is_cut_at_the_default_window_size(qtbot, window, name: str) -> None:  # noqa: ANN001
+def test_no_text_is_cut_at_the_default_window_size(qtbot, window, name: str, monkeypatch) -> None:  # noqa: ANN001
     """Docked, every example's header and drawn names are whole; in the tab, every box
     is named in full (the MLP step too)."""
     view = open_example(qtbot, window, name)
-    assert_no_cut_text(qtbot, window, view, f"{name} docked")
+    assert_no_cut_text(qtbot, window, view, f"{name} docked", monkeypatch)
     window.act_backward_big.trigger()
     qtbot.waitUntil(lambda: view.view.viewport().width() > 800)
     settle(qtbot, view)
     assert view.view.transform().m11() >= TEXT_LOD  # big: every name is drawn
-    assert_no_cut_text(qtbot, window, view, f"{name} in a tab")
+    assert_no_cut_text(qtbot, window, view, f"{name} in a tab", monkeypatch)
     window.state.playhead.set_position(0)  # before any graph: the note is whole too
     message = view._message
     assert message.isVisible() and "No backward graph at this step" in message.text()
