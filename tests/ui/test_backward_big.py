@@ -262,13 +262,21 @@ def test_no_text_is_cut_at_the_default_window_size(qtbot, window, name: str, mon
 # ============================================================================ labels
 
 
+@pytest.mark.parametrize("vertical", [True, False], ids=["top-down", "left-right"])
 @pytest.mark.parametrize("name", [e.name for e in EXAMPLES])
-def test_gradient_labels_cover_no_box_and_no_other_label(qtbot, window, name: str) -> None:  # noqa: ANN001
+def test_gradient_labels_cover_no_box_and_no_other_label(
+    qtbot,  # noqa: ANN001
+    window,  # noqa: ANN001
+    name: str,
+    vertical: bool,
+) -> None:
     """Just after each example's last backward, in the tab: every edge's gradient label
-    is readable, clear of the boxes and of the other labels."""
+    is readable, clear of the boxes and of the other labels, in either orientation."""
     view = open_example(qtbot, window, name)
     window.act_backward_big.trigger()
     settle(qtbot, view)
+    view.set_vertical(vertical)
+    assert view.detail  # the labels are laid out (the overview draws none)
     ran = [t for t in window.state.evaluation.traces if t.executions]
     if ran:  # 000 calls no backward: no gradient, no label
         window.state.playhead.set_position(ran[-1].step)

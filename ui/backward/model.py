@@ -301,6 +301,7 @@ def arrange(
     sizes: Mapping[BoxId, tuple[float, float]],
     vertical: bool = True,
     layering: Layering | None = None,
+    layer_gap: float = LAYER_GAP,
 ) -> Placement:
     """Layers by topological generation, outputs last; order and places by ``dot``'s method.
 
@@ -309,7 +310,8 @@ def arrange(
     crossings and the coordinates straighten long edges
     (``gradstudio.document.layered``); grad_fns keep their place before saved
     tensors do.  ``layering``: ``layers_of(model)``, when the caller has it already
-    (``extents`` needs it too).
+    (``extents`` needs it too).  ``layer_gap``: room between layers, where the edges
+    and their gradient labels go (left-to-right, labels are wide).
     """
     layers, succ, _pred = layering or layers_of(model)
     first = {box_id: i for i, box_id in enumerate(model.boxes)}
@@ -328,7 +330,7 @@ def arrange(
     for li in range(len(layers) - 1, -1, -1):
         extent = max((sizes[v][1 - axis] for v in layers[li]), default=0.0)
         offsets[li] = running + extent / 2
-        running += extent + LAYER_GAP
+        running += extent + layer_gap
 
     def point(c: float, li: int) -> tuple[float, float]:
         return (c, offsets[li]) if vertical else (offsets[li], c)
@@ -363,12 +365,13 @@ def extents(
     model: GraphModel,
     sizes: Mapping[BoxId, tuple[float, float]],
     layering: Layering | None = None,
+    across_gap: float = LAYER_GAP,
 ) -> dict[bool, tuple[float, float]]:
     """About how wide and tall the layout is, top-to-bottom (True) and left-to-right.
 
     Without placing anything: layers stack along the main axis and the widest
     layer sets the other, so a view can choose the orientation that fits it best
-    before paying for one layout.
+    before paying for one layout.  ``across_gap``: the layer gap left-to-right.
     """
     layers = (layering or layers_of(model))[0]
     out: dict[bool, tuple[float, float]] = {}
@@ -379,7 +382,7 @@ def extents(
             default=0.0,
         )
         depth = sum(max(sizes[v][along] for v in layer) for layer in layers)
-        depth += LAYER_GAP * max(len(layers) - 1, 0)
+        depth += (LAYER_GAP if vertical else across_gap) * max(len(layers) - 1, 0)
         out[vertical] = (span, depth) if vertical else (depth, span)
     return out
 

@@ -62,6 +62,7 @@ from ui.backward.items import (
 )
 from ui.backward.labels import place_labels
 from ui.backward.model import (
+    LAYER_GAP,
     BoxId,
     GraphModel,
     Link,
@@ -81,6 +82,7 @@ __all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", 
 MAX_FIT_SCALE = 1.4
 SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
 SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient labels
+TYPICAL_LABEL = "(4, 3) -0.183…0.201"  # a gradient label's usual width
 ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 
 
@@ -481,10 +483,13 @@ class BackwardView(QWidget):
         boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
         sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
         layering = layers_of(model)
+        # left to right, gradient labels sit between the layers: leave room for one
+        across = LAYER_GAP + fonts.width(fonts.m_pill, TYPICAL_LABEL) + 16
         if self.orientation_auto:  # only then does a resize look at the extents
-            self._extents = extents(model, sizes, layering)
+            self._extents = extents(model, sizes, layering, across)
             self._show_orientation(self.best_orientation())
-        placement = arrange(model, sizes, self.vertical, layering)
+        gap = LAYER_GAP if self.vertical else across
+        placement = arrange(model, sizes, self.vertical, layering, gap)
         positions = placement.positions
         for box_id, item in boxes.items():
             item.place(*positions[box_id])
