@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QTabBar,
     QTabWidget,
     QToolBar,
     QToolButton,
@@ -151,11 +152,15 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.central_tabs.setTabBarAutoHide(True)
         self.central_tabs.addTab(central, "Canvas")
         self.central_tabs.setTabsClosable(True)
-        self.central_tabs.tabBar().setTabButton(
-            0, self.central_tabs.tabBar().ButtonPosition.RightSide, None
-        )
-        self.central_tabs.tabCloseRequested.connect(lambda _index: self.set_backward_big(False))
+        for side in (QTabBar.ButtonPosition.LeftSide, QTabBar.ButtonPosition.RightSide):
+            self.central_tabs.tabBar().setTabButton(0, side, None)  # the canvas stays
+        self.central_tabs.tabCloseRequested.connect(self._close_tab)
         self.setCentralWidget(self.central_tabs)
+
+    def _close_tab(self, index: int) -> None:
+        """Closing the backward graph's tab puts it back in its dock."""
+        if self.central_tabs.widget(index) is self.backward_view:
+            self.set_backward_big(False)
 
     def _dock(
         self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea, scroll: bool = False
