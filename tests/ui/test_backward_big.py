@@ -300,3 +300,11 @@ def test_ctrl_shift_b_on_the_canvas_moves_it_and_back(qtbot, window) -> None:  #
     qtbot.waitUntil(window.backward_view.view.hasFocus)
     qtbot.keyClick(window.backward_view.view, Qt.Key.Key_B, mods)
     assert not in_tab(window) and not window.settings.backward_big
+
+
+def test_the_run_the_graph_note_is_whole_in_the_default_dock(qtbot, window) -> None:  # noqa: ANN001
+    window.resize(*DEFAULT_SIZE)
+    message = window.backward_view._message
+    assert window.state.evaluation is None and message.isVisible()
+    assert message.text().startswith("Run the graph")
+    wait_whole(qtbot, message, "before any run")
