@@ -53,7 +53,7 @@ def _finish(arr: Any, dev: device, requires_grad: bool) -> Tensor:
 @public(
     "tensor",
     (),
-    (Param("data", "data"), Param("dtype", "dtype", None), Param("requires_grad", "bool", False)),
+    (Param("data", "data"), Param("dtype", "dtype"), Param("requires_grad", "bool")),
     category="creation",
     doc="a tensor from literal data",
     method=False,
@@ -131,8 +131,8 @@ def _filled(
 
 
 SIZE = Param("size", "shape", (2, 3))
-DTYPE = Param("dtype", "dtype", None)
-RG = Param("requires_grad", "bool", False)
+DTYPE = Param("dtype", "dtype")
+RG = Param("requires_grad", "bool")
 
 
 @public("zeros", (), (SIZE, DTYPE, RG), category="creation", doc="a tensor of zeros", method=False)
@@ -295,7 +295,7 @@ def randperm(
 @public(
     "arange",
     (),
-    (Param("start", "number", 0), Param("end", "number", 5), Param("step", "number", 1), DTYPE, RG),
+    (Param("start", "number", 0), Param("end", "number", 5), Param("step", "number"), DTYPE, RG),
     category="creation",
     doc="evenly spaced values in [start, end)",
     method=False,

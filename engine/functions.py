@@ -4,21 +4,6 @@
 ``engine/ops`` needs no second mention anywhere.
 """
 
-from engine.ops.convert import (
-    add_,
-    clamp_,
-    copy_,
-    div_,
-    exp_,
-    fill_,
-    mul_,
-    neg_,
-    relu_,
-    sigmoid_,
-    sub_,
-    tanh_,
-    zero_,
-)
 from engine.ops.index import narrow, select
 from engine.ops.linalg import addmm, bmm, dot, matmul, mm, mv
 from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
@@ -77,27 +62,21 @@ from engine.ops.shape import (
 __all__ = [
     "abs",
     "add",
-    "add_",
     "addmm",
     "alias",
     "argmax",
     "bmm",
     "cat",
     "clamp",
-    "clamp_",
     "clone",
     "contiguous",
-    "copy_",
     "cos",
     "cross_entropy",
     "div",
-    "div_",
     "dot",
     "eq",
     "exp",
-    "exp_",
     "expand",
-    "fill_",
     "flatten",
     "ge",
     "gt",
@@ -118,23 +97,19 @@ __all__ = [
     "mm",
     "mse_loss",
     "mul",
-    "mul_",
     "mv",
     "narrow",
     "ne",
     "neg",
-    "neg_",
     "nll_loss",
     "permute",
     "pow",
     "reciprocal",
     "relu",
-    "relu_",
     "reshape",
     "rsub",
     "select",
     "sigmoid",
-    "sigmoid_",
     "sign",
     "sin",
     "softmax",
@@ -142,21 +117,21 @@ __all__ = [
     "squeeze",
     "stack",
     "sub",
-    "sub_",
     "sum",
     "t",
     "tanh",
-    "tanh_",
     "transpose",
     "unsafe_view",
     "unsqueeze",
     "view",
     "where",
-    "zero_",
 ]
+
+from dataclasses import replace as _replace
 
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
+from engine.catalog import resolved as _resolved
 from engine.ops.logic import allclose, equal
 from engine.ops.norms import vector_norm  # noqa: F401
 from engine.ops.select import argsort
@@ -165,10 +140,16 @@ __all__ += ["allclose", "argsort", "equal"]
 
 
 def _declared_elsewhere() -> list[str]:
-    """Public ``torch.*`` functions of op modules not imported by name above."""
+    """Public ``torch.*`` functions of op modules not imported by name above, and every
+    in-place method (``add_``, ``zero_``): ``Tensor`` finds its methods here."""
     added = []
-    for sig in _FUNCTIONS.values():
-        if sig.namespace == "torch" and sig.name not in globals():
+    for key, sig in _FUNCTIONS.items():
+        if sig.mutates:
+            fn = _resolved(sig.fn)
+            _FUNCTIONS[key] = _replace(sig, fn=fn)
+            globals()[sig.name] = fn
+            added.append(sig.name)
+        elif sig.namespace == "torch" and sig.name not in globals():
             globals()[sig.name] = sig.fn
             added.append(sig.name)
     return added

@@ -215,7 +215,7 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
 @public(
     "addmm",
     (Port("input"), "mat1", "mat2"),
-    (Param("beta", "number", 1), Param("alpha", "number", 1)),
+    (Param("beta", "number"), Param("alpha", "number")),
     category="linear algebra",
     doc="beta * input + alpha * (mat1 @ mat2)",
 )

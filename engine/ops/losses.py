@@ -15,7 +15,7 @@ from engine.catalog import Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
 NS = "torch.nn.functional"
-REDUCTION = Param("reduction", "str", "mean", choices=("mean", "sum", "none"))
+REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
 _EPSILON = 1e-12
 
 
@@ -283,7 +283,7 @@ def l1_loss(
     return sum(loss) if reduction == "sum" else loss
 
 
-@_loss("smooth_l1_loss", (REDUCTION, Param("beta", "float", 1.0)), "smooth L1 (Huber / beta)")
+@_loss("smooth_l1_loss", (REDUCTION, Param("beta", "float")), "smooth L1 (Huber / beta)")
 def smooth_l1_loss(
     input: Any,  # noqa: A002
     target: Any,
@@ -296,7 +296,7 @@ def smooth_l1_loss(
     return apply_op(SMOOTH_L1, (input, target), {"reduction": reduction, "beta": beta})
 
 
-@_loss("huber_loss", (REDUCTION, Param("delta", "float", 1.0)), "Huber loss")
+@_loss("huber_loss", (REDUCTION, Param("delta", "float")), "Huber loss")
 def huber_loss(
     input: Any,  # noqa: A002
     target: Any,

@@ -9,7 +9,7 @@ from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
 
 NS = "torch.nn.functional"
-REDUCTION = Param("reduction", "str", "mean", choices=("mean", "sum", "none"))
+REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
 
 
 def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
@@ -173,7 +173,7 @@ NLL = declare(
 @public(
     "softmax",
     ("input",),
-    (Param("dim", "dim"),),
+    (Param("dim", "dim", always=True),),  # PyTorch's implicit dim is deprecated
     namespace=NS,
     category="activation",
     doc="exp(x) / sum(exp(x)) along dim",
@@ -187,7 +187,7 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 @public(
     "log_softmax",
     ("input",),
-    (Param("dim", "dim"),),
+    (Param("dim", "dim", always=True),),
     namespace=NS,
     category="activation",
     doc="log of softmax, computed stably",
@@ -266,7 +266,7 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
 @public(
     "nll_loss",
     ("input", "target"),
-    (REDUCTION, Param("ignore_index", "int", -100)),
+    (REDUCTION, Param("ignore_index", "int")),
     namespace=NS,
     category="loss",
     doc="negative log likelihood of log-probabilities",
@@ -296,7 +296,7 @@ def nll_loss(
 @public(
     "cross_entropy",
     ("input", "target"),
-    (REDUCTION, Param("ignore_index", "int", -100)),
+    (REDUCTION, Param("ignore_index", "int")),
     namespace=NS,
     category="loss",
     doc="log_softmax followed by nll_loss",

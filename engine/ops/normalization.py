@@ -86,7 +86,7 @@ LAYER_NORM = declare(
 @public(
     "layer_norm",
     ("input", Port("weight", optional=True), Port("bias", optional=True)),
-    (Param("normalized_shape", "shape", (4,)), Param("eps", "float", 1e-5)),
+    (Param("normalized_shape", "shape", (4,)), Param("eps", "float")),
     namespace=NS,
     category="layer",
     doc="normalise over the last dimensions",
@@ -188,9 +188,9 @@ BATCH_NORM = declare(
     "batch_norm",
     ("input", Port("weight", optional=True), Port("bias", optional=True)),
     (
-        Param("training", "bool", False),
-        Param("momentum", "float", 0.1),
-        Param("eps", "float", 1e-5),
+        Param("training", "bool"),
+        Param("momentum", "float"),
+        Param("eps", "float"),
     ),
     namespace=NS,
     category="layer",
@@ -268,7 +268,7 @@ EMBEDDING = declare(
 @public(
     "embedding",
     ("weight",),
-    (Param("padding_idx", "int", None),),
+    (Param("padding_idx", "int"),),
     namespace=NS,
     category="layer",
     doc="rows of weight picked by integer indices",

@@ -20,7 +20,7 @@ UNARY = (Sample(((2, 3),)), Sample(((),)))
 POS = (Sample(((2, 3),), positive=True), Sample(((),), positive=True))
 
 SCALAR_PORT = Port("other", scalar_ok=True)
-ALPHA = Param("alpha", "number", 1)
+ALPHA = Param("alpha", "number")
 
 
 # -- binary arithmetic ---------------------------------------------------------
@@ -471,14 +471,28 @@ def _need_tensor(name: str, x: Any, pos: str = "input") -> None:
         )
 
 
-@public("add", ("input", SCALAR_PORT), (ALPHA,), category="arithmetic", doc="input + alpha * other")
+@public(
+    "add",
+    ("input", SCALAR_PORT),
+    (ALPHA,),
+    category="arithmetic",
+    doc="input + alpha * other",
+    inplace=True,
+)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     if not _is_tensor(input):
         input, other = other, input
     return apply_op(ADD, (input, other), {"alpha": alpha} if alpha != 1 else None)
 
 
-@public("sub", ("input", SCALAR_PORT), (ALPHA,), category="arithmetic", doc="input - alpha * other")
+@public(
+    "sub",
+    ("input", SCALAR_PORT),
+    (ALPHA,),
+    category="arithmetic",
+    doc="input - alpha * other",
+    inplace=True,
+)
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     if not _is_tensor(input):
         return rsub(other, input, alpha=alpha)
@@ -495,14 +509,16 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     return apply_op(RSUB, (input,), {"other": other, "alpha": alpha})
 
 
-@public("mul", ("input", SCALAR_PORT), category="arithmetic", doc="elementwise product")
+@public(
+    "mul", ("input", SCALAR_PORT), category="arithmetic", doc="elementwise product", inplace=True
+)
 def mul(input: Any, other: Any) -> Any:  # noqa: A002
     if not _is_tensor(input):
         input, other = other, input
     return apply_op(MUL, (input, other))
 
 
-@public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division")
+@public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division", inplace=True)
 def div(input: Any, other: Any) -> Any:  # noqa: A002
     if not _is_tensor(input):
         return reciprocal(other) * input
@@ -514,7 +530,7 @@ def reciprocal(input: Any) -> Any:  # noqa: A002
     return apply_op(RECIPROCAL, (input,))
 
 
-@public("neg", ("input",), category="arithmetic", doc="-input")
+@public("neg", ("input",), category="arithmetic", doc="-input", inplace=True)
 def neg(input: Any) -> Any:  # noqa: A002
     if input._data.dtype == bool:
         raise RuntimeError(
@@ -541,33 +557,34 @@ def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
     return apply_op(POW0, (input,), {"exponent": exponent})
 
 
-def _unary_public(name: str, op: Any, category: str, doc: str) -> Any:
+def _unary_public(name: str, op: Any, category: str, doc: str, inplace: bool = False) -> Any:
     def fn(input: Any) -> Any:  # noqa: A002
         return apply_op(op, (input,))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
-    return public(name, ("input",), category=category, doc=doc)(fn)
+    return public(name, ("input",), category=category, doc=doc, inplace=inplace)(fn)
 
 
-exp = _unary_public("exp", EXP, "math", "e ** input")
+exp = _unary_public("exp", EXP, "math", "e ** input", inplace=True)
 log = _unary_public("log", LOG, "math", "natural logarithm")
 sqrt = _unary_public("sqrt", SQRT, "math", "square root")
 abs = _unary_public("abs", ABS, "math", "absolute value")  # noqa: A001
 sin = _unary_public("sin", SIN, "math", "sine")
 cos = _unary_public("cos", COS, "math", "cosine")
-tanh = _unary_public("tanh", TANH, "activation", "hyperbolic tangent")
-sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid")
-relu = _unary_public("relu", RELU, "activation", "max(input, 0)")
+tanh = _unary_public("tanh", TANH, "activation", "hyperbolic tangent", inplace=True)
+sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid", inplace=True)
+relu = _unary_public("relu", RELU, "activation", "max(input, 0)", inplace=True)
 sign = _unary_public("sign", SIGN, "math", "sign of input")
 
 
 @public(
     "clamp",
     ("input",),
-    (Param("min", "optional_number", None), Param("max", "optional_number", None)),
+    (Param("min", "optional_number"), Param("max", "optional_number")),
     category="math",
     doc="limit values to [min, max]",
+    inplace=True,
 )
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
     if min is None and max is None:

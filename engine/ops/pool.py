@@ -224,7 +224,7 @@ def _check_dims(name: str, x: Any) -> None:
 @public(
     "max_pool2d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int", None), Param("padding", "int", 0)),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
     namespace=NS,
     category="layer",
     doc="largest value of each window",
@@ -249,7 +249,7 @@ def max_pool2d(
 @public(
     "avg_pool2d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int", None), Param("padding", "int", 0)),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
     namespace=NS,
     category="layer",
     doc="mean of each window",

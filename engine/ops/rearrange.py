@@ -42,8 +42,9 @@ REPEAT = declare(
     doc="tile the tensor along each dimension",
     method=True,
 )
-def repeat(input: Any, *sizes: Any) -> Any:  # noqa: A002
-    repeats = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+def repeat(input: Any, *repeats: Any) -> Any:  # noqa: A002
+    if len(repeats) == 1 and not isinstance(repeats[0], int):
+        repeats = tuple(repeats[0])
     if len(repeats) < input.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -73,7 +74,7 @@ def _tri(name: str, grad_fn: str, fn: str) -> Any:
     return public(
         name,
         ("input",),
-        (Param("diagonal", "int", 0),),
+        (Param("diagonal", "int"),),
         category="shape",
         doc=f"the {doc} triangle (other entries zero)",
     )(call)

@@ -273,7 +273,7 @@ TOPK = declare(
 @public(
     "sort",
     ("input",),
-    (Param("dim", "dim", -1), Param("descending", "bool", False)),
+    (Param("dim", "dim"), Param("descending", "bool")),
     outputs=("values", "indices"),
     category="indexing",
     doc="values in order, with indices",
@@ -291,7 +291,7 @@ def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = 
 @public(
     "topk",
     ("input",),
-    (Param("k", "int", 1), Param("dim", "dim", -1), Param("largest", "bool", True)),
+    (Param("k", "int", 1), Param("dim", "dim"), Param("largest", "bool")),
     outputs=("values", "indices"),
     category="indexing",
     doc="the k largest values",

@@ -345,7 +345,7 @@ def unsafe_view(input: Any, size: tuple[int, ...]) -> Any:  # noqa: A002
 @public(
     "flatten",
     ("input",),
-    (Param("start_dim", "dim", 0), Param("end_dim", "dim", -1)),
+    (Param("start_dim", "dim"), Param("end_dim", "dim")),
     category="shape",
     doc="flatten a range of dimensions into one",
 )
@@ -364,7 +364,7 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:  # noqa: 
 @public(
     "squeeze",
     ("input",),
-    (Param("dim", "dims", None),),
+    (Param("dim", "dims"),),
     category="shape",
     doc="remove dimensions of size 1",
 )
@@ -458,7 +458,7 @@ def _check_cat(tensors: Any, name: str) -> list[Any]:
 @public(
     "cat",
     (Port("tensors", variadic=True),),
-    (Param("dim", "dim", 0),),
+    (Param("dim", "dim"),),
     category="shape",
     doc="concatenate along an existing dimension",
     method=False,
@@ -484,7 +484,7 @@ def cat(tensors: Any, dim: int = 0) -> Any:
 @public(
     "stack",
     (Port("tensors", variadic=True),),
-    (Param("dim", "dim", 0),),
+    (Param("dim", "dim"),),
     category="shape",
     doc="join along a new dimension",
     method=False,
