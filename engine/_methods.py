@@ -33,7 +33,7 @@ def _attach(name: str, fn: Any) -> None:
 
 for _sig in FUNCTIONS.values():
     if _sig.method:
-        _attach(_sig.name, getattr(functions, _sig.name))
+        _attach(_sig.name, getattr(functions, _sig.name, _sig.fn))
 for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
 for _name in ("uniform_", "normal_", "bernoulli_", "random_"):

@@ -44,6 +44,7 @@ class Port:
     #: keyword-only).
     position: int | None = None
     varargs: bool = False  # ``*operands``: the tensors are spread as positional arguments
+    default: Any = None  # REQUIRED where Python requires it (None is then passed explicitly)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,28 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Example:
+    """Sample inputs of a public function, for the test that proves its declaration
+    serves every tool: a shape per tensor input (a list of shapes for a variadic one;
+    ``(2, 3)`` where not given), what an input holds where it is not a float tensor
+    requiring grad (``values``: "index" small ints, "mask" bools, "probability" in
+    (0, 1), "constant" floats and "positive" floats > 0 without grad), and parameter
+    values as a document stores them (lists for shapes, dtype names).
+    ``deterministic=False``: the values are not reproducible (``empty_like``)."""
+
+    inputs: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
+    deterministic: bool = True
+
+    def shapes(self, port: str, variadic: bool) -> list[tuple[int, ...]]:
+        given = self.inputs.get(port)
+        if variadic:
+            return [tuple(s) for s in (given or [(2, 3), (2, 3)])]
+        return [tuple((2, 3) if given is None else given)]
+
+
+@dataclass(frozen=True)
 class Signature:
     """How one public function is called, and what it returns."""
 
@@ -90,6 +113,7 @@ class Signature:
     inplace: str | None = None
     #: Takes an undeclared ``device=`` keyword (creation functions).
     takes_device: bool = False
+    example: Example = field(default_factory=Example, compare=False, repr=False)
     fn: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -125,7 +149,8 @@ def _bind(
         p = where(port.name)
         varargs = p.kind is inspect.Parameter.VAR_POSITIONAL
         position = order.index(port.name) if p.kind in positional or varargs else None
-        bound_ports.append(replace(port, position=position, varargs=varargs))
+        default = REQUIRED if varargs or p.default is inspect.Parameter.empty else p.default
+        bound_ports.append(replace(port, position=position, varargs=varargs, default=default))
     bound_params = []
     for param in params:
         p = where(param.name)
@@ -156,6 +181,7 @@ def public(
     differentiable: bool = True,
     inplace: bool = False,
     mutates: bool = False,
+    example: Example | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated callable as the public function ``namespace.name``.
 
@@ -183,6 +209,7 @@ def public(
             mutates,
             f"{name}_" if inplace else None,
             takes_device,
+            example or Example(),
             fn,
         )
         FUNCTIONS[sig.qualname] = sig

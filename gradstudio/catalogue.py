@@ -233,6 +233,8 @@ def _initial(p: Any) -> Any:
 
 def _derived(sig: Any) -> NodeType:
     """One node type for one engine ``Signature``."""
+    from engine.catalog import REQUIRED
+
     qualname = sig.qualname
     ports = tuple(
         PortSpec(
@@ -286,9 +288,11 @@ def _derived(sig: Any) -> NodeType:
                 if value is None and port.scalar_ok:
                     value = params_.get(port.name)
                 if value is None or (isinstance(value, list) and not value and port.optional):
-                    if port.optional:
+                    if not port.optional:
+                        raise NodeInputError(f"input {port.name!r} is not connected")
+                    if p.default is not REQUIRED:
                         continue
-                    raise NodeInputError(f"input {port.name!r} is not connected")
+                    value = None  # Python needs it: pass None (``batch_norm``'s running_mean)
                 put(port.name, value)
                 continue
             value = params_.get(p.name)
@@ -1094,6 +1098,7 @@ TYPE_ALIASES: dict[str, str] = {
     "tensor.detach": "Tensor.detach",
     "tensor.clone": "torch.clone",
     "Tensor.clone": "torch.clone",
+    "torch.repeat": "torch.Tensor.repeat",  # PyTorch has only the method
 }
 
 

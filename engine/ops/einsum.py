@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 
 _ELLIPSIS = 52
 
@@ -82,6 +82,7 @@ def _operands(operands: tuple[Any, ...]) -> tuple[Any, ...]:
     category="linalg",
     doc="sum of products over the labels the equation names",
     method=False,
+    example=Example(inputs={"operands": [(2, 3), (3, 4)]}),
 )
 def einsum(equation: str, *operands: Any) -> Any:
     """``einsum(equation, *operands)`` (or a list of operands), as ATen computes it."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
 
@@ -271,6 +271,7 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
     category="loss",
     doc="negative log likelihood of log-probabilities",
     method=False,
+    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
 )
 def nll_loss(
     input: Any,
@@ -301,6 +302,7 @@ def nll_loss(
     category="loss",
     doc="log_softmax followed by nll_loss",
     method=False,
+    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
 )
 def cross_entropy(
     input: Any,
@@ -337,6 +339,7 @@ def cross_entropy(
     category="linear algebra",
     doc="input @ weight.T + bias",
     method=False,
+    example=Example(inputs={"weight": (4, 3), "bias": (4,)}),
 )
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
     from engine.ops import linalg, shape

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import dtypes
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
@@ -49,6 +49,14 @@ SUB = declare(
     lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",
+)
+RSUB_T = declare(
+    "rsub_tensor",
+    "RsubBackward0",
+    ("self", "other"),
+    lambda xp, a, b, alpha=1: b - a if alpha == 1 else _axpy(xp, b, a, -alpha),
+    lambda c, g: (-g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"], g),
+    samples=(S23, BCAST, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
 )
 RSUB = declare(
     "rsub",
@@ -505,7 +513,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     """``other - alpha * input``, PyTorch's ``rsub`` (what ``2 - x`` calls)."""
     if _is_tensor(other):
-        return sub(other, input, alpha=alpha)
+        return apply_op(RSUB_T, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return apply_op(RSUB, (input,), {"other": other, "alpha": alpha})
 
 
@@ -585,6 +593,7 @@ sign = _unary_public("sign", SIGN, "math", "sign of input")
     category="math",
     doc="limit values to [min, max]",
     inplace=True,
+    example=Example(params={"min": -0.5, "max": 0.5}),
 )
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
     if min is None and max is None:
@@ -610,6 +619,7 @@ def minimum(input: Any, other: Any) -> Any:  # noqa: A002
     category="math",
     doc="input where condition else other",
     method=False,
+    example=Example(values={"condition": "mask"}),
 )
 def where(condition: Any, input: Any, other: Any) -> Any:  # noqa: A002
     cond = condition._data if _is_tensor(condition) else condition

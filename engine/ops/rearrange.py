@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -38,9 +38,9 @@ REPEAT = declare(
     "repeat",
     ("input",),
     (Param("repeats", "shape", (2, 1)),),
+    namespace="torch.Tensor",  # PyTorch has no torch.repeat
     category="shape",
     doc="tile the tensor along each dimension",
-    method=True,
 )
 def repeat(input: Any, *repeats: Any) -> Any:  # noqa: A002
     if len(repeats) == 1 and not isinstance(repeats[0], int):
@@ -84,7 +84,13 @@ tril = _tri("tril", "TrilBackward0", "tril")
 triu = _tri("triu", "TriuBackward0", "triu")
 
 
-@public("outer", ("input", "vec2"), category="linalg", doc="outer product of two vectors")
+@public(
+    "outer",
+    ("input", "vec2"),
+    category="linalg",
+    doc="outer product of two vectors",
+    example=Example(inputs={"input": (2,), "vec2": (3,)}),
+)
 def outer(input: Any, vec2: Any) -> Any:  # noqa: A002
     from engine.ops.pointwise import mul
     from engine.ops.shape import reshape

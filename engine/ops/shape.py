@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -250,7 +250,12 @@ def transpose(input: Any, dim0: int, dim1: int) -> Any:  # noqa: A002
 
 
 @public(
-    "permute", ("input",), (Param("dims", "shape"),), category="shape", doc="reorder dimensions"
+    "permute",
+    ("input",),
+    (Param("dims", "shape"),),
+    category="shape",
+    doc="reorder dimensions",
+    example=Example(params={"dims": [1, 0]}),
 )
 def permute(input: Any, *dims: Any) -> Any:  # noqa: A002
     if len(dims) == 1 and not isinstance(dims[0], int):
