@@ -1103,23 +1103,10 @@ TYPE_ALIASES: dict[str, str] = {
 
 
 def build_catalogue(signatures: Iterable[Any]) -> Catalogue:
-    """Derive one op type per engine signature, then add the hand-declared types."""
-    derived = [_derived(sig) for sig in signatures]
-    names = {t.id for t in derived}
-    methods = {m for t in derived for m in t.methods}
-    hand = []
-    for t in _hand_types():
-        if t.id in names:
-            continue
-        if t.kind is NodeKind.TENSOR_ACTION and t.methods and set(t.methods) <= methods:
-            continue  # the engine declares it (e.g. torch.clone): use that one
-        hand.append(t)
-    first = [t for t in derived if t.kind is NodeKind.SOURCE] + [
-        t for t in hand if t.kind is NodeKind.SOURCE
-    ]
-    rest = [t for t in derived if t.kind is not NodeKind.SOURCE]
-    rest += [t for t in hand if t.kind is not NodeKind.SOURCE]
-    return Catalogue([*first, *rest], TYPE_ALIASES)
+    """One op type per engine signature, then the hand-declared types; sources first."""
+    types = [*(_derived(sig) for sig in signatures), *_hand_types()]
+    first = [t for t in types if t.kind is NodeKind.SOURCE]
+    return Catalogue(first + [t for t in types if t.kind is not NodeKind.SOURCE], TYPE_ALIASES)
 
 
 @functools.cache

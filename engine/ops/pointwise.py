@@ -533,7 +533,7 @@ def div(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(DIV, (input, other))
 
 
-@public("reciprocal", ("input",), category="arithmetic", doc="1 / input")
+@public("reciprocal", ("input",), category="arithmetic", doc="1 / input", inplace=True)
 def reciprocal(input: Any) -> Any:  # noqa: A002
     return apply_op(RECIPROCAL, (input,))
 
@@ -553,6 +553,7 @@ def neg(input: Any) -> Any:  # noqa: A002
     ("input", Port("exponent", scalar_ok=True)),
     category="arithmetic",
     doc="input ** exponent",
+    inplace=True,
 )
 def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
     if not _is_tensor(input):
@@ -575,15 +576,15 @@ def _unary_public(name: str, op: Any, category: str, doc: str, inplace: bool = F
 
 
 exp = _unary_public("exp", EXP, "math", "e ** input", inplace=True)
-log = _unary_public("log", LOG, "math", "natural logarithm")
-sqrt = _unary_public("sqrt", SQRT, "math", "square root")
-abs = _unary_public("abs", ABS, "math", "absolute value")  # noqa: A001
-sin = _unary_public("sin", SIN, "math", "sine")
-cos = _unary_public("cos", COS, "math", "cosine")
+log = _unary_public("log", LOG, "math", "natural logarithm", inplace=True)
+sqrt = _unary_public("sqrt", SQRT, "math", "square root", inplace=True)
+abs = _unary_public("abs", ABS, "math", "absolute value", inplace=True)  # noqa: A001
+sin = _unary_public("sin", SIN, "math", "sine", inplace=True)
+cos = _unary_public("cos", COS, "math", "cosine", inplace=True)
 tanh = _unary_public("tanh", TANH, "activation", "hyperbolic tangent", inplace=True)
 sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid", inplace=True)
 relu = _unary_public("relu", RELU, "activation", "max(input, 0)", inplace=True)
-sign = _unary_public("sign", SIGN, "math", "sign of input")
+sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
 
 
 @public(
