@@ -1,131 +1,12 @@
-"""The ``engine.<name>`` functions, gathered from the op modules.
+"""The ``engine.<name>`` functions, filled from the engine's table of declarations.
 
 ``Tensor`` resolves its operators and methods here, so an op declared in
-``engine/ops`` needs no second mention anywhere.
+``engine/ops`` needs no second mention anywhere: every public ``torch.*``
+function and every in-place method (``add_``, ``zero_``) comes from
+``engine.catalog.FUNCTIONS``.  Imported by name below are only the helpers the
+engine itself calls this way that PyTorch keeps elsewhere (``F.softmax``,
+``Tensor.view``) or that have no node of their own.
 """
-
-from engine.ops.index import narrow, select
-from engine.ops.linalg import addmm, bmm, dot, matmul, mm, mv
-from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
-from engine.ops.pointwise import (
-    abs,
-    add,
-    clamp,
-    cos,
-    div,
-    eq,
-    exp,
-    ge,
-    gt,
-    le,
-    log,
-    logical_and,
-    logical_not,
-    logical_or,
-    lt,
-    maximum,
-    minimum,
-    mul,
-    ne,
-    neg,
-    pow,
-    reciprocal,
-    relu,
-    rsub,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    sub,
-    tanh,
-    where,
-)
-from engine.ops.reduce import argmax, max, mean, min, sum
-from engine.ops.shape import (
-    alias,
-    cat,
-    clone,
-    contiguous,
-    expand,
-    flatten,
-    permute,
-    reshape,
-    squeeze,
-    stack,
-    t,
-    transpose,
-    unsafe_view,
-    unsqueeze,
-    view,
-)
-
-__all__ = [
-    "abs",
-    "add",
-    "addmm",
-    "alias",
-    "argmax",
-    "bmm",
-    "cat",
-    "clamp",
-    "clone",
-    "contiguous",
-    "cos",
-    "cross_entropy",
-    "div",
-    "dot",
-    "eq",
-    "exp",
-    "expand",
-    "flatten",
-    "ge",
-    "gt",
-    "le",
-    "linear",
-    "log",
-    "log_softmax",
-    "logical_and",
-    "logical_not",
-    "logical_or",
-    "lt",
-    "matmul",
-    "max",
-    "maximum",
-    "mean",
-    "min",
-    "minimum",
-    "mm",
-    "mse_loss",
-    "mul",
-    "mv",
-    "narrow",
-    "ne",
-    "neg",
-    "nll_loss",
-    "permute",
-    "pow",
-    "reciprocal",
-    "relu",
-    "reshape",
-    "rsub",
-    "select",
-    "sigmoid",
-    "sign",
-    "sin",
-    "softmax",
-    "sqrt",
-    "squeeze",
-    "stack",
-    "sub",
-    "sum",
-    "t",
-    "tanh",
-    "transpose",
-    "unsafe_view",
-    "unsqueeze",
-    "view",
-    "where",
-]
 
 from dataclasses import replace as _replace
 
@@ -133,15 +14,37 @@ from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
 from engine.ops.logic import allclose, equal
+from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
 from engine.ops.norms import vector_norm  # noqa: F401
+from engine.ops.pointwise import logical_and, logical_not, logical_or
+from engine.ops.reduce import argmax
 from engine.ops.select import argsort
+from engine.ops.shape import alias, contiguous, expand, unsafe_view, view
 
-__all__ += ["allclose", "argsort", "equal"]
+__all__ = [
+    "alias",
+    "allclose",
+    "argmax",
+    "argsort",
+    "contiguous",
+    "cross_entropy",
+    "equal",
+    "expand",
+    "linear",
+    "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "mse_loss",
+    "nll_loss",
+    "softmax",
+    "unsafe_view",
+    "view",
+]
 
 
-def _declared_elsewhere() -> list[str]:
-    """Public ``torch.*`` functions of op modules not imported by name above, and every
-    in-place method (``add_``, ``zero_``): ``Tensor`` finds its methods here."""
+def _from_the_table() -> list[str]:
+    """Every public ``torch.*`` function and every in-place method, by name."""
     added = []
     for key, sig in _FUNCTIONS.items():
         if sig.mutates:
@@ -149,11 +52,11 @@ def _declared_elsewhere() -> list[str]:
             _FUNCTIONS[key] = _replace(sig, fn=fn)
             globals()[sig.name] = fn
             added.append(sig.name)
-        elif sig.namespace == "torch" and sig.name not in globals():
+        elif sig.namespace == "torch":
             globals()[sig.name] = sig.fn
             added.append(sig.name)
     return added
 
 
-__all__ += _declared_elsewhere()
+__all__ += _from_the_table()
 del _ops
