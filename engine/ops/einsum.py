@@ -1,12 +1,12 @@
 """``torch.einsum``, decomposed exactly as ATen decomposes it.
 
-PyTorch has no einsum node: ``einsum`` permutes and unsqueezes every operand
-into one label order, sums labels that only one operand still has, and contracts
-pairs left to right with ``sumproduct_pair`` (``bmm`` between ``permute`` and
-``reshape``, or ``mul`` when nothing is summed).  Running the same public ops in
-the same order gives PyTorch's graph: ``ViewBackward0 -> PermuteBackward0 ->
-ViewBackward0 -> BmmBackward0`` for ``ij,jk->ik``, ``SumBackward1`` for
-``ij->j``, and the same values.
+PyTorch has no einsum node: ``einsum`` takes diagonals for repeated labels
+(``DiagonalBackward0``), permutes and unsqueezes every operand into one label
+order, sums labels that only one operand still has, and contracts pairs left to
+right with ``sumproduct_pair`` (``bmm`` between ``permute`` and ``reshape``, or
+``mul`` when nothing is summed).  Running the same ops in the same order gives
+PyTorch's graph (``ViewBackward0 -> PermuteBackward0 -> ViewBackward0 ->
+BmmBackward0`` for ``ij,jk->ik``, ``SumBackward1`` for ``ij->j``) and values.
 """
 
 from __future__ import annotations
@@ -14,9 +14,58 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from engine.catalog import Example, Param, Port, public
+from engine.ops.core import Sample, apply_op, declare
 
 _ELLIPSIS = 52
+
+
+def _diagonal(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """``a.diagonal(offset, dim1, dim2)`` as a view that can be written through (NumPy's
+    own is read-only; PyTorch's is an ordinary view)."""
+    d = xp.diagonal(a, offset, dim1, dim2)
+    if getattr(d.flags, "writeable", True):
+        return d
+    start = [slice(None)] * a.ndim
+    start[dim2 if offset >= 0 else dim1] = slice(abs(offset), None)
+    return np.lib.stride_tricks.as_strided(a[tuple(start)], d.shape, d.strides)
+
+
+def _diagonal_backward(
+    xp: Any, g: Any, shape: tuple[int, ...], offset: int, dim1: int, dim2: int
+) -> Any:
+    out = xp.zeros(shape, dtype=g.dtype)
+    _diagonal(xp, out, offset, dim1, dim2)[...] = g
+    return out
+
+
+DIAGONAL = declare(
+    "diagonal",
+    "DiagonalBackward0",
+    ("self",),
+    _diagonal,
+    lambda c, g: c.m.diagonal_backward(
+        g, shape=tuple(c.shapes[0]), offset=c.p["offset"], dim1=c.p["dim1"], dim2=c.p["dim2"]
+    ),
+    dtype="same",
+    view=True,
+    samples=(
+        Sample(((3, 3),), {"offset": 0, "dim1": 0, "dim2": 1}),
+        Sample(((2, 3, 3),), {"offset": 0, "dim1": 1, "dim2": 2}),
+        Sample(((3, 4),), {"offset": 1, "dim1": 0, "dim2": 1}),
+    ),
+)
+declare(
+    "diagonal_backward",
+    "DiagonalBackwardBackward0",
+    ("grad_output",),
+    _diagonal_backward,
+    lambda c, gg: c.m.diagonal(gg, offset=c.p["offset"], dim1=c.p["dim1"], dim2=c.p["dim2"]),
+    dtype="same",
+    samples=(Sample(((3,),), {"shape": (3, 3), "offset": 0, "dim1": 0, "dim2": 1}),),
+)
 
 
 def _subscript(label: str) -> int:
@@ -209,11 +258,17 @@ def einsum(equation: str, *operands: Any) -> Any:
                     dim_counts[perm_index_of[s]] += 1
                 permutation[perm_index_of[s]] = dim
                 dim += 1
-            else:
-                raise NotImplementedError(
-                    f"einsum(): subscript {_letter(s)} is repeated for operand {i}: taking a "
-                    "diagonal is not supported by this engine yet"
-                )
+            else:  # a repeated label: take the diagonal, moved to the first one's place
+                prev = permutation[perm_index_of[s]]
+                if op.shape[dim] != op.shape[prev]:
+                    raise RuntimeError(
+                        f"einsum(): subscript {_letter(s)} is repeated for operand {i} but the "
+                        f"sizes don't match, {op.shape[dim]} != {op.shape[prev]}"
+                    )
+                op = apply_op(DIAGONAL, (op,), {"offset": 0, "dim1": prev, "dim2": dim})
+                order = list(range(op.ndim - 1))
+                order.insert(prev, op.ndim - 1)
+                op = permute(op, order)
         for k, val in enumerate(permutation):
             if val == -1:
                 op = unsqueeze(op, dim)

@@ -459,7 +459,11 @@ _add(
     bmm = torch.einsum("bij,bjk->bik", a.unsqueeze(0), b.unsqueeze(0))
     ell = torch.einsum("...j,jk->...k", a, b)
     chain = torch.einsum("ij,jk,kl->il", a, b, b.t())
-    outs = [mm, tr, total, cols, had, outer, mv, dot, bmm, ell, chain]
+    sq = torch.tensor([[1.0, 2.0, -1.0], [0.5, -3.0, 2.0], [4.0, 1.5, 0.25]], requires_grad=True)
+    diag = torch.einsum("ii->i", sq)
+    trace = torch.einsum("ii", sq)
+    diag_base = [diag._base is sq]
+    outs = [mm, tr, total, cols, had, outer, mv, dot, bmm, ell, chain, diag, trace]
     sum(o.sum() for o in outs).backward()
     names = [o.grad_fn.name() for o in outs]
     mm_edges = [fn.name() for fn, _ in mm.grad_fn.next_functions]

@@ -116,6 +116,8 @@ SECOND_ORDER = [
     "view",
     "sqrt",
     "reciprocal",
+    "cumprod",
+    "diagonal",
 ]
 
 
