@@ -212,7 +212,7 @@ def public(
             example or Example(),
             fn,
         )
-        FUNCTIONS[sig.qualname] = sig
+        variant = None
         if inplace:
             variant = replace(
                 sig,
@@ -225,6 +225,8 @@ def public(
                 inplace=None,
                 fn=inplace_variant(fn, f"{name}_"),
             )
+        FUNCTIONS[sig.qualname] = sig
+        if variant is not None:
             FUNCTIONS[variant.qualname] = variant
         return fn
 
@@ -238,6 +240,8 @@ def inplace_variant(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     names defined after it in its module resolve as in the original."""
     from engine.ops.core import apply_inplace
 
+    if "apply_op" not in fn.__code__.co_names:
+        raise ValueError(f"{name}: {fn.__name__}() must call apply_op to have an in-place variant")
     real: list[Callable[..., Any]] = []
 
     def build() -> Callable[..., Any]:

@@ -65,3 +65,12 @@ def test_ports_read_optional_python_arguments() -> None:
     running_mean = next(p for p in bn.inputs if p.name == "running_mean")
     assert running_mean.optional and running_mean.default is REQUIRED  # passed as None
     assert isinstance(bn.inputs[0], Port)
+
+
+def test_an_inplace_flag_needs_a_function_that_calls_apply_op() -> None:
+    def twice(input: Any) -> Any:  # noqa: A002
+        return input * 2
+
+    with pytest.raises(ValueError, match="twice_: twice\\(\\) must call apply_op"):
+        public("twice", ("input",), namespace="test", inplace=True)(twice)
+    assert "test.twice" not in FUNCTIONS
