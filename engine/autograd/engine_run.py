@@ -178,6 +178,23 @@ def _leaf_hooks(node: AccumulateGrad, grads: list[Any], tensor_mode: bool) -> No
     grads[0] = g if tensor_mode else g._data
 
 
+def _post_accumulate_hooks(t: Tensor) -> None:
+    """PyTorch's ``_call_hooks`` for post-accumulate hooks: each hook gets the leaf
+    (or what the previous hook returned); returning another tensor is an error at the end."""
+    from engine.tensor import Tensor
+
+    arg, returned = t, False
+    for fn in list((t._post_accumulate_grad_hooks or {}).values()):
+        out = fn(arg)
+        if out is None or out is arg:
+            continue
+        if not isinstance(out, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+        arg, returned = out, True
+    if returned:
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
 def _add(a: Any, b: Any) -> Any:
     return b if a is None else a + b
 
@@ -308,6 +325,8 @@ def run_backward(
                     # it, so PyTorch would steal it rather than copy.
                     unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= 3
                     accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
+                    if node.variable._post_accumulate_grad_hooks:
+                        _post_accumulate_hooks(node.variable)
                 if node._post_hooks:
                     _run_post_hooks(node, grads, (), tm)
             elif run and (grads[0] is not None or any(g is not None for g in grads)):

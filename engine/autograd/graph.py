@@ -142,9 +142,12 @@ class AccumulateGrad(Node):
         self._out_meta = [(variable.shape, variable._data.dtype, variable.device)]
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
-        from engine.autograd.engine_run import accumulate_into
+        from engine.autograd.engine_run import _post_accumulate_hooks, accumulate_into
 
-        accumulate_into(self.variable, grads[0], tensor_mode)
+        if grads[0] is not None:
+            accumulate_into(self.variable, grads[0], tensor_mode)
+            if self.variable._post_accumulate_grad_hooks:
+                _post_accumulate_hooks(self.variable)
         return ()
 
 

@@ -748,3 +748,86 @@ _add(
     out.sum().backward()
     """,
 )
+
+
+# ===========================================================================
+# post-accumulate-grad hooks
+
+_add(
+    "hook_post_accumulate_grad_sgd_step",
+    """
+    v = torch.tensor([0., 0., 0.], requires_grad=True)
+    lr = 0.01
+    h = v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-lr))
+    v.backward(torch.tensor([1., 2., 3.]))
+    after_one = v.detach().clone()
+    h.remove()
+    h.remove()
+    (v * 2).sum().backward()
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_order",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    log = []
+    x.register_post_accumulate_grad_hook(lambda p: log.append(["post", p.grad.tolist()]))
+    x.register_hook(lambda g: log.append(["tensor", g.tolist()]))
+    y = x * 3
+    acc = y.grad_fn.next_functions[0][0]
+    acc.register_hook(lambda gi, go: log.append(["node_post", go[0].tolist()]))
+    acc.register_prehook(lambda go: log.append(["node_pre", go[0].tolist()]))
+    x.register_post_accumulate_grad_hook(lambda p: log.append(["post2", p is x]))
+    (y * y).sum().backward()
+    g = torch.autograd.grad((x * 5).sum(), [x])
+    log.append(["after grad", len(log)])
+    (x * 0).sum().backward(inputs=[x])
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_create_graph",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    modes = []
+    x.register_post_accumulate_grad_hook(lambda p: modes.append(torch.is_grad_enabled()))
+    (x ** 2).sum().backward(create_graph=True)
+    gfn = x.grad.grad_fn.name()
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_nonleaf_error",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    y.register_post_accumulate_grad_hook(lambda p: None)
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_no_grad_error",
+    """
+    x = torch.tensor([1., 2.])
+    x.register_post_accumulate_grad_hook(lambda p: None)
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_returns_tensor_error",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda p: p * 2)
+    (x * 3).sum().backward()
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_returns_other_error",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda p: "done")
+    (x * 3).sum().backward()
+    """,
+)
