@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine import grad_mode
+from engine.autograd import anomaly_mode
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import array_module, device_of, is_writeable
 from engine.messages import CREATE_GRAPH_CYCLE
@@ -284,12 +285,18 @@ def run_backward(
     warned = False
     prev_mode = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = create_graph
+    anomaly = anomaly_mode.ANOMALY.enabled
+    nan_check = anomaly and anomaly_mode.ANOMALY.check_nan
+    prev_evaluating = anomaly_mode.EVALUATING.node
+    node: Node | None = None
     quiet = np.errstate(all="ignore")  # PyTorch gives inf/nan silently, so must we
     quiet.__enter__()
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
         while ready:
             node = heappop(ready)[2]
+            if anomaly:
+                anomaly_mode.EVALUATING.node = node
             grads = buffers.pop(node, None) or [None]
             is_acc = type(node) is AccumulateGrad
             if is_acc:
@@ -336,6 +343,8 @@ def run_backward(
                     node.release_variables()
                 if node._post_hooks:
                     _run_post_hooks(node, grads, outs, tm)
+                if nan_check:
+                    anomaly_mode.check_nan(node, outs, tm)
             if observers and run:  # PyTorch never runs a node off the path to the inputs
                 _observe(observers, node, grads, outs, tm)
             n_outs = len(outs)
@@ -360,9 +369,15 @@ def run_backward(
                     heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
             g = None  # drop the last handed-over gradient: PyTorch holds no extra reference
+    except Exception:
+        if anomaly and node is not None:
+            anomaly_mode.print_stack(node)
+        raise
     finally:
         quiet.__exit__(None, None, None)
         grad_mode.STATE.enabled = prev_mode
+        if anomaly:
+            anomaly_mode.EVALUATING.node = prev_evaluating
 
     if inputs is None or accumulate:
         return None
