@@ -152,6 +152,10 @@ PROGRAMS: dict[str, str] = {
 NOT_PROGRAMS: dict[str, str] = {
     "tanh_backward": "internal: the node of tanh's gradient, covered inside tanh's tree",
     "sigmoid_backward": "internal: the node of sigmoid's gradient, covered inside sigmoid's tree",
+    "threshold_backward": "internal: the node of relu's gradient, covered inside relu's tree",
+    "add_scalar": "internal: ATen's Tensor + Scalar (AddBackward1), inside tan's tree and others",
+    "sgn": "internal: inside abs's tree",
+    "div_mode": "internal: div with a rounding mode, inside remainder's and fmod's trees",
 }
 
 
