@@ -131,6 +131,11 @@ SECOND_ORDER = [
     "addmm",
     "add_scalar",
     "threshold_backward",
+    "prod",
+    "prod_dim",
+    "var",
+    "std",
+    "linalg_vector_norm",
 ]
 
 

@@ -50,11 +50,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "nll_loss": _COMPOSITE,
     "silu": "PyTorch builds 1 - sigmoid from a tensor constant and 1 + … as AddBackward1",
     "pow_tensor": "PyTorch masks the exponent-0 and base-0 cases with where",
-    "linalg_vector_norm": "PyTorch's norm_backward builds its own chain of nodes",
-    "prod": "PyTorch's prod_backward builds its own chain of nodes",
-    "prod_dim": "PyTorch's prod_backward builds its own chain of nodes",
-    "var": "PyTorch's var_backward builds its own chain of nodes",
-    "std": "PyTorch's std_backward builds its own chain of nodes",
 }
 
 
