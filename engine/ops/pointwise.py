@@ -69,6 +69,30 @@ ADD_SCALAR = declare(
     samples=(Sample(((2, 3),), {"other": 1.0}),),
 )
 
+SUB_SCALAR = declare(
+    "sub_scalar",
+    "SubBackward1",
+    ("self",),
+    lambda xp, a, other: a - other,
+    lambda c, g: g,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 1.0}),),
+)
+
+
+def data_of(c: Any, t: Any) -> Any:
+    """The array behind a formula's operand (a tensor under ``create_graph``)."""
+    return t if c.m is ARRAY_MATH else t._data
+
+
+def zero_scalar(c: Any, like: Any) -> Any:
+    """``at::zeros({}, grad.options())``: a 0-d constant zero for ``where``."""
+    from engine.backend import array_module
+
+    data = data_of(c, like)
+    zero = array_module(data).zeros((), dtype=data.dtype)
+    return zero if c.m is ARRAY_MATH else _TENSOR[0]._wrap(zero)
+
 
 def scalar_minus(c: Any, k: float, t: Any) -> Any:
     """ATen's ``Scalar - Tensor`` inside a formula: ``empty_like(t).fill_(k).sub_(t)``,
@@ -159,15 +183,28 @@ POW0 = declare(
     ),
     quiet=True,
 )
+
+
+def _pow_tensor_grads(c: Any, g: Any) -> tuple[Any, Any]:
+    """``pow_backward_self`` / ``pow_backward_exponent``: zero where the exponent is 0,
+    and for the exponent where the base is 0 with a non-negative exponent."""
+    s, e = c.s["self"], c.s["exponent"]
+    grad_self = grad_exp = None
+    if c.needs[0]:
+        value = g * (e * c.m.pow_tensor(s, c.m.sub_scalar(e, other=1)))
+        grad_self = c.m.where(zero_scalar(c, g), value, condition=data_of(c, e) == 0)
+    if c.needs[1]:
+        cond = (data_of(c, s) == 0) & (data_of(c, e) >= 0)
+        grad_exp = g * c.m.where(zero_scalar(c, g), c.s["result"] * c.m.log(s), condition=cond)
+    return grad_self, grad_exp
+
+
 POW1 = declare(
     "pow_tensor",
     "PowBackward1",
     ("self", "exponent"),
     lambda xp, a, b: a**b,
-    lambda c, g: (
-        g * c.s["exponent"] * c.s["self"] ** (c.s["exponent"] - 1) if c.needs[0] else None,
-        g * c.s["result"] * c.m.log(c.s["self"]) if c.needs[1] else None,
-    ),
+    lambda c, g: _pow_tensor_grads(c, g),
     save={"self": None, "exponent": None, "result": ("exponent",)},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
     quiet=True,

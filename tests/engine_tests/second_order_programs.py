@@ -156,6 +156,12 @@ NOT_PROGRAMS: dict[str, str] = {
     "add_scalar": "internal: ATen's Tensor + Scalar (AddBackward1), inside tan's tree and others",
     "sgn": "internal: inside abs's tree",
     "div_mode": "internal: div with a rounding mode, inside remainder's and fmod's trees",
+    "sub_scalar": "internal: ATen's Tensor - Scalar (SubBackward1), inside pow's tree",
+    "leaky_relu_backward": "internal: the node of leaky_relu's gradient, inside its tree",
+    "elu_backward": "internal: the node of elu's gradient, inside its tree",
+    "softplus_backward": "internal: the node of softplus's gradient, inside its tree",
+    "hardtanh_backward": "internal: the node of hardtanh's gradient, inside its tree",
+    "log_sigmoid_backward": "internal: the node of logsigmoid's gradient, inside its tree",
 }
 
 

@@ -136,6 +136,18 @@ SECOND_ORDER = [
     "var",
     "std",
     "linalg_vector_norm",
+    "pow_tensor",
+    "silu",
+    "leaky_relu",
+    "elu",
+    "softplus",
+    "hardtanh",
+    "log_sigmoid",
+    "leaky_relu_backward",
+    "elu_backward",
+    "softplus_backward",
+    "hardtanh_backward",
+    "log_sigmoid_backward",
 ]
 
 

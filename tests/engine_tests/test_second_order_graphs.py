@@ -35,11 +35,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "embedding": _DOUBLE_BACKWARD,
     "max_pool2d": _DOUBLE_BACKWARD,
     "avg_pool2d": _DOUBLE_BACKWARD,
-    "leaky_relu": _COMPOSITE,
-    "elu": _COMPOSITE,
-    "softplus": _COMPOSITE,
-    "hardtanh": _COMPOSITE,
-    "log_sigmoid": _COMPOSITE,
     "softmax": _COMPOSITE,
     "log_softmax": _COMPOSITE,
     "mse_loss": _COMPOSITE,
@@ -48,8 +43,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "smooth_l1_loss": _COMPOSITE,
     "huber_loss": _COMPOSITE,
     "nll_loss": _COMPOSITE,
-    "silu": "PyTorch builds 1 - sigmoid from a tensor constant and 1 + … as AddBackward1",
-    "pow_tensor": "PyTorch masks the exponent-0 and base-0 cases with where",
 }
 
 
