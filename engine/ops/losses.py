@@ -12,7 +12,8 @@ import warnings
 from typing import Any
 
 from engine.catalog import Param, Port, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.pointwise import zero_scalar
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", "mean", choices=("mean", "sum", "none"))
@@ -38,6 +39,87 @@ def _scale(c: Any, g: Any, shape: tuple[int, ...]) -> Any:
 def _weight(c: Any) -> Any:
     w = c.p.get("weight")
     return 1 if w is None else w
+
+
+# -- the fused backward kernels of the pointwise losses -------------------------------------
+def _norm(reduction: str, n: int, base: float = 1.0) -> float:
+    return base / n if reduction == "mean" else base
+
+
+def pointwise_loss_backward(
+    name: str, grad_fn: str, kernel: Any, curvature: Any, params: dict[str, Any]
+) -> None:
+    """PyTorch's ``<loss>_backward(grad_output, self, target)`` as an op of its own, so a
+    ``create_graph`` backward records its ``…BackwardBackward0`` node.  The target's
+    gradient is the same kernel with self and target swapped, as in ``derivatives.yaml``;
+    ``curvature(c, gg * grad_output, self - target)`` is the gradient for ``self``."""
+
+    def grads(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+        s, t = c.s["self"], c.s["target"]
+        first = getattr(c.m, name)(gg, s, t, **c.p) if c.needs[0] else None
+        second = curvature(c, gg * c.s["grad_output"], s - t) if c.needs[1] or c.needs[2] else None
+        return (first, second if c.needs[1] else None, -second if c.needs[2] else None)
+
+    declare(
+        name,
+        grad_fn,
+        ("grad_output", "self", "target"),
+        kernel,
+        grads,
+        save={"grad_output": ("self", "target"), "self": None, "target": None},
+        samples=(Sample(((), (2, 3), (2, 3)), {"reduction": "mean", **params}, distinct=True),),
+    )
+
+
+def _inside(c: Any, x: Any, bound: float) -> Any:
+    data = x if c.m is ARRAY_MATH else x._data
+    return abs(data) < bound
+
+
+def _smooth_l1_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str, beta: float) -> Any:
+    norm = a.dtype.type(_norm(reduction, a.size))
+    x = a - t
+    inner = norm * x * g / beta if beta else x * 0
+    return xp.where(x < -beta, -norm * g, xp.where(x > beta, norm * g, inner))
+
+
+def _smooth_l1_curvature(c: Any, gg_go: Any, x: Any) -> Any:
+    beta = c.p["beta"]
+    norm = _norm(c.p["reduction"], math.prod(x.shape))
+    inner = c.m.mul_scalar(gg_go, other=norm / beta) if beta else gg_go * 0
+    return c.m.where(inner, zero_scalar(c, gg_go), condition=_inside(c, x, beta))
+
+
+pointwise_loss_backward(
+    "smooth_l1_loss_backward",
+    "SmoothL1LossBackwardBackward0",
+    _smooth_l1_kernel,
+    _smooth_l1_curvature,
+    {"beta": 1.0},
+)
+
+
+def _huber_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str, delta: float) -> Any:
+    norm = a.dtype.type(_norm(reduction, a.size))
+    x = a - t
+    return xp.where(
+        x < -delta, -norm * g * delta, xp.where(x > delta, norm * g * delta, norm * x * g)
+    )
+
+
+def _huber_curvature(c: Any, gg_go: Any, x: Any) -> Any:
+    norm = _norm(c.p["reduction"], math.prod(x.shape))
+    inner = c.m.mul_scalar(gg_go, other=norm)
+    return c.m.where(inner, zero_scalar(c, gg_go), condition=_inside(c, x, c.p["delta"]))
+
+
+pointwise_loss_backward(
+    "huber_loss_backward",
+    "HuberLossBackwardBackward0",
+    _huber_kernel,
+    _huber_curvature,
+    {"delta": 1.0},
+)
 
 
 # -- binary cross-entropy on probabilities -----------------------------------------------
@@ -126,12 +208,12 @@ def _smooth_l1_fwd(xp: Any, a: Any, t: Any, beta: float = 1.0, reduction: str = 
 
 
 def _smooth_l1_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    d = c.s["self"] - c.s["target"]
-    beta = c.p.get("beta", 1.0)
-    inner = d / beta if beta else d * 0
-    grad = c.m.where(inner, c.m.sign(d), condition=c.m.lt(c.m.abs(d), beta))
-    grad = grad * _scale(c, g, tuple(d.shape))
-    return (grad if c.needs[0] else None, -grad if c.needs[1] else None)
+    s, t = c.s["self"], c.s["target"]
+    p = {"reduction": c.p.get("reduction", "mean"), "beta": c.p.get("beta", 1.0)}
+    return (
+        c.m.smooth_l1_loss_backward(g, s, t, **p) if c.needs[0] else None,
+        c.m.smooth_l1_loss_backward(g, t, s, **p) if c.needs[1] else None,
+    )
 
 
 SMOOTH_L1 = declare(
@@ -154,11 +236,12 @@ def _huber_fwd(xp: Any, a: Any, t: Any, delta: float = 1.0, reduction: str = "me
 
 
 def _huber_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    d = c.s["self"] - c.s["target"]
-    delta = c.p.get("delta", 1.0)
-    grad = c.m.where(d, c.m.sign(d) * delta, condition=c.m.lt(c.m.abs(d), delta))
-    grad = grad * _scale(c, g, tuple(d.shape))
-    return (grad if c.needs[0] else None, -grad if c.needs[1] else None)
+    s, t = c.s["self"], c.s["target"]
+    p = {"reduction": c.p.get("reduction", "mean"), "delta": c.p.get("delta", 1.0)}
+    return (
+        c.m.huber_loss_backward(g, s, t, **p) if c.needs[0] else None,
+        c.m.huber_loss_backward(g, t, s, **p) if c.needs[1] else None,
+    )
 
 
 HUBER = declare(

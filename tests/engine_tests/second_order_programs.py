@@ -162,6 +162,11 @@ NOT_PROGRAMS: dict[str, str] = {
     "softplus_backward": "internal: the node of softplus's gradient, inside its tree",
     "hardtanh_backward": "internal: the node of hardtanh's gradient, inside its tree",
     "log_sigmoid_backward": "internal: the node of logsigmoid's gradient, inside its tree",
+    "softmax_backward_data": "internal: the node of softmax's gradient, inside its tree",
+    "log_softmax_backward_data": "internal: the node of log_softmax's gradient, inside its tree",
+    "mse_loss_backward": "internal: the node of mse_loss's gradient, inside its tree",
+    "smooth_l1_loss_backward": "internal: the node of smooth_l1_loss's gradient, inside its tree",
+    "huber_loss_backward": "internal: the node of huber_loss's gradient, inside its tree",
 }
 
 

@@ -148,6 +148,14 @@ SECOND_ORDER = [
     "softplus_backward",
     "hardtanh_backward",
     "log_sigmoid_backward",
+    "mse_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "mse_loss_backward",
+    "smooth_l1_loss_backward",
+    "huber_loss_backward",
+    "softmax_backward_data",
+    "log_softmax_backward_data",
 ]
 
 

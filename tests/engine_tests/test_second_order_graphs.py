@@ -35,13 +35,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "embedding": _DOUBLE_BACKWARD,
     "max_pool2d": _DOUBLE_BACKWARD,
     "avg_pool2d": _DOUBLE_BACKWARD,
-    "softmax": _COMPOSITE,
-    "log_softmax": _COMPOSITE,
-    "mse_loss": _COMPOSITE,
     "binary_cross_entropy": _COMPOSITE,
     "binary_cross_entropy_with_logits": _COMPOSITE,
-    "smooth_l1_loss": _COMPOSITE,
-    "huber_loss": _COMPOSITE,
     "nll_loss": _COMPOSITE,
 }
 
