@@ -185,12 +185,13 @@ def _nll_fwd(
 def _nll_grad_fwd(
     xp: Any,
     g: Any,
-    shape: tuple[int, ...],
+    a: Any,
     target: Any,
     weight: Any,
     reduction: str,
     ignore_index: int,
 ) -> Any:
+    shape = a.shape
     dummy = xp.zeros(shape, dtype=g.dtype)
     rows, t, w = _nll_parts(xp, dummy, target, weight, ignore_index)
     out = xp.zeros(rows.shape, dtype=g.dtype)
@@ -204,12 +205,25 @@ def _nll_grad_fwd(
     return out.reshape(shape)
 
 
+def _nll_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+    """``nll_loss_backward`` is linear in its gradient: ``nll_loss(gg, target)`` for it,
+    zero for ``self`` (which gives only the shape)."""
+    from engine.backend import array_module
+
+    p = {k: c.p.get(k) for k in ("target", "weight", "reduction", "ignore_index")}
+    data = gg if c.m is pointwise.ARRAY_MATH else gg._data
+    zeros = array_module(data).zeros(tuple(c.shapes[1]), dtype=data.dtype)
+    if c.m is not pointwise.ARRAY_MATH:
+        zeros = pointwise._TENSOR[0]._wrap(zeros)
+    return (c.m.nll_loss(gg, **p) if c.needs[0] else None, zeros if c.needs[1] else None)
+
+
 NLL_GRAD = declare(
     "nll_loss_backward",
     "NllLossBackwardBackward0",
-    ("grad",),
+    ("grad", "self"),
     _nll_grad_fwd,
-    lambda c, gg: None,
+    _nll_double_backward,
     dtype="same",
 )
 NLL = declare(
@@ -219,12 +233,13 @@ NLL = declare(
     _nll_fwd,
     lambda c, g: c.m.nll_loss_backward(
         g,
-        shape=tuple(c.shapes[0]),
+        c.s["self"],
         target=c.p["target"],
         weight=c.p.get("weight"),
         reduction=c.p.get("reduction", "mean"),
         ignore_index=c.p.get("ignore_index", -100),
     ),
+    save={"self": None},
     saved_params=("target", "weight"),
     dtype="same",
     samples=(Sample(((3, 4),), {"target": "classes"}),),

@@ -156,6 +156,7 @@ SECOND_ORDER = [
     "huber_loss_backward",
     "softmax_backward_data",
     "log_softmax_backward_data",
+    "nll_loss",
 ]
 
 

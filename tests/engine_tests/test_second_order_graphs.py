@@ -37,7 +37,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "avg_pool2d": _DOUBLE_BACKWARD,
     "binary_cross_entropy": _COMPOSITE,
     "binary_cross_entropy_with_logits": _COMPOSITE,
-    "nll_loss": _COMPOSITE,
 }
 
 
