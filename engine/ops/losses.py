@@ -171,17 +171,38 @@ def _bcel_fwd(
     return _reduce(xp, loss, reduction)
 
 
+def _constant(c: Any, arr: Any) -> Any:
+    """A parameter array as a formula operand: a tensor (without grad) under create_graph."""
+    if arr is None or c.m is ARRAY_MATH:
+        return arr
+    from engine.ops.pointwise import _TENSOR
+
+    return _TENSOR[0]._wrap(arr)
+
+
 def _bcel_grad(c: Any, g: Any) -> tuple[Any, Any]:
+    """``binary_cross_entropy_with_logits_backward`` and its target twin: the gradient
+    times ``grad``, then ``*= weight`` and ``/= numel`` for mean (``DivBackward1``)."""
     x, t = c.s["self"], c.s["target"]
-    pw = c.p.get("pos_weight")
-    s = c.m.sigmoid(x)
-    scale = _scale(c, g, tuple(x.shape)) * _weight(c)
-    gx = scale * (s - t) if pw is None else scale * ((pw * t + 1 - t) * s - pw * t)
-    gt = None
+    pw, w = (_constant(c, c.p.get(k)) for k in ("pos_weight", "weight"))
+    mean = c.p.get("reduction", "mean") == "mean"
+
+    def finish(v: Any) -> Any:
+        if w is not None:
+            v = v * w
+        return c.m.div_scalar(v, other=math.prod(x.shape)) if mean else v
+
+    gx = gt = None
+    if c.needs[0]:
+        s = c.m.sigmoid(x)
+        gx = finish(((s - t) if pw is None else (pw * t + 1 - t) * s - pw * t) * g)
     if c.needs[1]:
-        log_sig = -(c.m.clamp(-x, min=0) + c.m.log1p(c.m.exp(-c.m.abs(x))))
-        gt = scale * (-x if pw is None else -x - (pw - 1) * log_sig)
-    return (gx if c.needs[0] else None, gt)
+        if pw is None:
+            gt = finish(-x * g)
+        else:
+            log_sig = -(c.m.clamp(-x, min=0) + c.m.log1p(c.m.exp(-c.m.abs(x))))
+            gt = finish((-x - (pw - 1) * log_sig) * g)
+    return (gx, gt)
 
 
 BCE_LOGITS = declare(

@@ -79,6 +79,17 @@ SUB_SCALAR = declare(
     samples=(Sample(((2, 3),), {"other": 1.0}),),
 )
 
+DIV_SCALAR = declare(
+    "div_scalar",
+    "DivBackward1",
+    ("self",),
+    lambda xp, a, other: a / other,
+    lambda c, g: c.m.div_scalar(g, other=c.p["other"]),
+    dtype="float",
+    samples=(Sample(((2, 3),), {"other": 4.0}),),
+    quiet=True,
+)
+
 
 def data_of(c: Any, t: Any) -> Any:
     """The array behind a formula's operand (a tensor under ``create_graph``)."""

@@ -157,6 +157,8 @@ SECOND_ORDER = [
     "softmax_backward_data",
     "log_softmax_backward_data",
     "nll_loss",
+    "binary_cross_entropy_with_logits",
+    "div_scalar",
 ]
 
 

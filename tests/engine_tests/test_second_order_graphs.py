@@ -36,7 +36,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "max_pool2d": _DOUBLE_BACKWARD,
     "avg_pool2d": _DOUBLE_BACKWARD,
     "binary_cross_entropy": _COMPOSITE,
-    "binary_cross_entropy_with_logits": _COMPOSITE,
 }
 
 
