@@ -239,19 +239,43 @@ def _update_running(x: Any, mean: Tensor, var: Tensor, momentum: float, n: int) 
 
 
 # -- embedding ----------------------------------------------------------------------------
-def _embedding_grad(c: Any, g: Any) -> Any:
-    _first_order(c, "embedding")
-    from engine.backend import array_module
-
-    xp = array_module(g)
-    idx = c.p["indices"].reshape(-1)
+def _embedding_dense_backward(
+    xp: Any, g: Any, indices: Any, shape: tuple[int, ...], padding_idx: Any = None
+) -> Any:
+    idx = indices.reshape(-1)
     rows = g.reshape(idx.size, -1)
-    pad = c.p.get("padding_idx")
-    if pad is not None:
-        rows = rows * (idx != pad).reshape(-1, 1)
-    grad = xp.zeros(tuple(c.shapes[0]), dtype=g.dtype)
+    if padding_idx is not None:
+        rows = rows * (idx != padding_idx).reshape(-1, 1)
+    grad = xp.zeros(shape, dtype=g.dtype)
     xp.add.at(grad, idx, rows)
     return grad
+
+
+def _embedding_double_backward(c: Any, gg: Any) -> Any:
+    """``embedding_dense_double_backward``: the rows of ``gg`` the indices pick, zero at
+    ``padding_idx``."""
+    indices, pad = c.p["indices"], c.p.get("padding_idx")
+    picked = c.m.embedding(gg, indices=indices)
+    if pad is not None:
+        picked = c.m.masked_fill(picked, mask=(indices == pad)[..., None], value=0)
+    return picked
+
+
+declare(
+    "embedding_dense_backward",
+    "EmbeddingDenseBackwardBackward0",
+    ("grad_output",),
+    _embedding_dense_backward,
+    _embedding_double_backward,
+    dtype="same",
+    samples=(Sample(((2, 3, 3),), {"indices": "embedding_indices", "shape": (5, 3)}),),
+)
+
+
+def _embedding_grad(c: Any, g: Any) -> Any:
+    return c.m.embedding_dense_backward(
+        g, indices=c.p["indices"], shape=tuple(c.shapes[0]), padding_idx=c.p.get("padding_idx")
+    )
 
 
 EMBEDDING = declare(

@@ -168,6 +168,7 @@ NOT_PROGRAMS: dict[str, str] = {
     "smooth_l1_loss_backward": "internal: the node of smooth_l1_loss's gradient, inside its tree",
     "huber_loss_backward": "internal: the node of huber_loss's gradient, inside its tree",
     "div_scalar": "internal: ATen's Tensor / Scalar (DivBackward1), inside losses' trees",
+    "embedding_dense_backward": "internal: the node of embedding's gradient",
 }
 
 

@@ -32,9 +32,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "convolution": _DOUBLE_BACKWARD,
     "layer_norm": _DOUBLE_BACKWARD,
     "batch_norm": _DOUBLE_BACKWARD,
-    "embedding": _DOUBLE_BACKWARD,
-    "max_pool2d": _DOUBLE_BACKWARD,
-    "avg_pool2d": _DOUBLE_BACKWARD,
     "binary_cross_entropy": _COMPOSITE,
 }
 
