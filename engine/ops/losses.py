@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.catalog import Param, Port, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
-from engine.ops.pointwise import zero_scalar
+from engine.ops.pointwise import scalar_minus, zero_scalar
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", "mean", choices=("mean", "sum", "none"))
@@ -134,14 +134,81 @@ def _bce_fwd(xp: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean
     return _reduce(xp, loss, reduction)
 
 
-def _bce_grad(c: Any, g: Any) -> tuple[Any, Any]:
+declare(
+    "logit",
+    "LogitBackward0",
+    ("self",),
+    lambda xp, a: xp.log(a / (1 - a)),
+    lambda c, g: g / (c.s["self"] * scalar_minus(c, 1.0, c.s["self"])),
+    dtype="float",
+    save={"self": None},
+    samples=(Sample(((2, 3),), unit=True),),
+    quiet=True,
+)
+
+
+def _bce_backward(
+    xp: Any, g: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean"
+) -> Any:
+    """``binary_cross_entropy_backward``: ``grad * (x - t) / max(x * (1 - x), eps)``."""
+    out = g * (a - t) / xp.maximum((1 - a) * a, a.dtype.type(_EPSILON))
+    if weight is not None:
+        out = out * weight
+    return out / a.size if reduction == "mean" else out
+
+
+def _bce_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+    """``binary_cross_entropy_double_backward`` and its ``_grad_output``/``_target`` twins."""
     x, t = c.s["self"], c.s["target"]
-    gx = _scale(c, g, tuple(x.shape)) * (x - t) / c.m.clamp(x * (1 - x), min=_EPSILON)
-    gx = gx * _weight(c)
-    gt = None
+    w = _constant(c, c.p.get("weight"))
+    mean = c.p.get("reduction", "mean") == "mean"
+    n = math.prod(x.shape)
+
+    def finish(v: Any) -> Any:
+        if w is not None:
+            v = v * w
+        return v / n if mean else v
+
+    first = c.m.binary_cross_entropy_backward(gg, x, t, **c.p) if c.needs[0] else None
+    gi = gt = None
     if c.needs[1]:
-        gt = _scale(c, g, tuple(x.shape)) * (c.m.log(1 - x) - c.m.log(x)) * _weight(c)
-    return (gx if c.needs[0] else None, gt)
+        num = x * x - 2 * x * t + t
+        den = c.m.pow(x + _EPSILON, exponent=2) * c.m.pow(1 - x + _EPSILON, exponent=2)
+        gi = finish(num / den * (gg * c.s["grad_output"]))
+    if c.needs[2]:
+        gt = finish(-gg * c.s["grad_output"] / c.m.clamp(x * (1 - x), min=_EPSILON))
+    return (first, gi, gt)
+
+
+declare(
+    "binary_cross_entropy_backward",
+    "BinaryCrossEntropyBackwardBackward0",
+    ("grad_output", "self", "target"),
+    _bce_backward,
+    _bce_double_backward,
+    dtype="float",
+    save={"grad_output": ("self", "target"), "self": None, "target": None},
+    samples=(Sample(((), (2, 3), (2, 3)), {"reduction": "mean"}, unit=True),),
+    quiet=True,
+)
+
+
+def _bce_grad(c: Any, g: Any) -> tuple[Any, Any]:
+    """``binary_cross_entropy_backward`` for self; for the target PyTorch's
+    ``-logit(self) * grad`` (``*= weight``, ``/= numel`` for mean)."""
+    x, t = c.s["self"], c.s["target"]
+    gx = gt = None
+    if c.needs[0]:
+        p = {"weight": c.p.get("weight"), "reduction": c.p.get("reduction", "mean")}
+        gx = c.m.binary_cross_entropy_backward(g, x, t, **p)
+    if c.needs[1]:
+        gt = -c.m.logit(x) * g
+        w = _constant(c, c.p.get("weight"))
+        if w is not None:
+            gt = gt * w
+        if c.p.get("reduction", "mean") == "mean":
+            gt = c.m.div_scalar(gt, other=math.prod(x.shape))
+    return (gx, gt)
 
 
 BCE = declare(

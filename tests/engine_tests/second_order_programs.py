@@ -169,6 +169,8 @@ NOT_PROGRAMS: dict[str, str] = {
     "huber_loss_backward": "internal: the node of huber_loss's gradient, inside its tree",
     "div_scalar": "internal: ATen's Tensor / Scalar (DivBackward1), inside losses' trees",
     "embedding_dense_backward": "internal: the node of embedding's gradient",
+    "logit": "internal: inside binary_cross_entropy's tree (the engine has no torch.logit)",
+    "binary_cross_entropy_backward": "internal: the node of binary_cross_entropy's gradient",
 }
 
 

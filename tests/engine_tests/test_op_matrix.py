@@ -162,6 +162,9 @@ SECOND_ORDER = [
     "avg_pool2d",
     "embedding",
     "embedding_dense_backward",
+    "binary_cross_entropy",
+    "binary_cross_entropy_backward",
+    "logit",
 ]
 
 

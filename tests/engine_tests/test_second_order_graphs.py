@@ -22,17 +22,12 @@ from tests.engine_tests.second_order_programs import NOT_PROGRAMS, PROGRAMS, rec
 GOLDEN = Path(__file__).parent / "golden" / "second_order_graphs.json"
 
 _DOUBLE_BACKWARD = "double backward through it is not supported yet (one clear error)"
-_COMPOSITE = (
-    "PyTorch's backward is one fused kernel with its own differentiable node "
-    "(…BackwardBackward0); the engine composes it from elementary ops"
-)
 
 #: op -> why the engine's second-order graph is not PyTorch's yet.
 KNOWN_DIFFERENCES: dict[str, str] = {
     "convolution": _DOUBLE_BACKWARD,
     "layer_norm": _DOUBLE_BACKWARD,
     "batch_norm": _DOUBLE_BACKWARD,
-    "binary_cross_entropy": _COMPOSITE,
 }
 
 
