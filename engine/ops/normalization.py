@@ -18,9 +18,39 @@ from engine.tensor import Tensor
 NS = "torch.nn.functional"
 
 
-def _first_order(c: Any, name: str) -> None:
-    if c.m is TENSOR_MATH:
-        raise NotImplementedError(f"double backward through {name} is not supported")
+def _composed_grads(
+    c: Any, g: Any, a: Any, w: Any, axes: tuple[int, ...], stats: Any, param_axes: Any
+) -> tuple[Any, Any, Any]:
+    """Under ``create_graph``: the normalisation's gradients built from elementary ops,
+    so they can be differentiated again (PyTorch has one fused node for them instead).
+    ``stats`` is None when mean and variance come from ``a`` itself, else the constant
+    ``(mean, rstd)`` arrays of evaluation mode."""
+    m = c.m
+    if stats is None:
+        mean = m.mean_dim(a, dims=axes, keepdim=True)
+        centred = a - mean
+        var = m.mean_dim(centred * centred, dims=axes, keepdim=True)
+        rstd = m.rsqrt(m.add_scalar(var, other=c.p["eps"]))
+    else:
+        mean, rstd = (Tensor._wrap(s) for s in stats)
+        centred = a - mean
+    xhat = centred * rstd
+    dxhat = g * w if w is not None else g
+    gi = gw = gb = None
+    if c.needs[0]:
+        if stats is None:
+            gi = rstd * (
+                dxhat
+                - m.mean_dim(dxhat, dims=axes, keepdim=True)
+                - xhat * m.mean_dim(dxhat * xhat, dims=axes, keepdim=True)
+            )
+        else:
+            gi = dxhat * rstd
+    if len(c.needs) > 1 and c.needs[1]:
+        gw = m.sum_dim(g * xhat, dims=param_axes, keepdim=False) if param_axes else g * xhat
+    if len(c.needs) > 2 and c.needs[2]:
+        gb = m.sum_dim(g, dims=param_axes, keepdim=False) if param_axes else g
+    return gi, gw, gb
 
 
 def _normalised_grad(xp: Any, dxhat: Any, xhat: Any, rstd: Any, axes: Any) -> Any:
@@ -51,7 +81,10 @@ def _ln_fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, dims: Any, eps: fl
 
 
 def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    _first_order(c, "layer_norm")
+    if c.m is TENSOR_MATH:
+        a, dims = c.s["input"], c.p["dims"]
+        batch = tuple(range(a.ndim - len(dims)))
+        return _composed_grads(c, g, a, c.s.get("weight"), dims, None, batch)
     from engine.backend import array_module
 
     xp = array_module(g)
@@ -144,7 +177,16 @@ def _bn_fwd(
 
 
 def _bn_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    _first_order(c, "batch_norm")
+    if c.m is TENSOR_MATH:
+        a, w = c.s["input"], c.s.get("weight")
+        shape, axes = _bn_shape(a), _bn_axes(a)
+        if w is not None:
+            w = c.m.view(w, size=shape)
+        stats = None
+        if not c.p["training"]:
+            var = c.p["var"].reshape(shape)
+            stats = (c.p["mean"].reshape(shape), 1 / (var + var.dtype.type(c.p["eps"])) ** 0.5)
+        return _composed_grads(c, g, a, w, axes, stats, axes)
     from engine.backend import array_module
 
     xp = array_module(g)

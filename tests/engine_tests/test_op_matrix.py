@@ -165,6 +165,8 @@ SECOND_ORDER = [
     "binary_cross_entropy",
     "binary_cross_entropy_backward",
     "logit",
+    "layer_norm",
+    "batch_norm",
 ]
 
 
