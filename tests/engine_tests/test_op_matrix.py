@@ -167,6 +167,7 @@ SECOND_ORDER = [
     "logit",
     "layer_norm",
     "batch_norm",
+    "convolution",
 ]
 
 
@@ -211,6 +212,7 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "random_",
         "max_pool2d_backward",
         "avg_pool2d_backward",
+        "convolution_backward",
     }
     missing = [n for n, op in OPS.items() if op.grad_fn and not op.samples and n not in internal]
     assert missing == []

@@ -28,7 +28,6 @@ _ONE_NODE = (
 
 #: op -> why the engine's second-order graph is not PyTorch's yet.
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "convolution": "double backward is not supported yet (one clear error): " + _ONE_NODE,
     "layer_norm": "the gradients are composed from elementary ops: " + _ONE_NODE,
     "batch_norm": "the gradients are composed from elementary ops: " + _ONE_NODE,
 }
