@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from engine.catalog import Param, Port, public
-from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, TENSOR_MATH, Sample, apply_op, declare
 from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
@@ -63,6 +63,75 @@ def _normalised_grad(xp: Any, dxhat: Any, xhat: Any, rstd: Any, axes: Any) -> An
     )
 
 
+# -- the fused backward nodes -----------------------------------------------------------
+_WHICH = ("input", "weight", "bias")
+
+
+class _Formula:
+    """What a formula reads from its node (``c``), for running one outside a node."""
+
+    def __init__(self, s: dict[str, Any], p: dict[str, Any], needs: Any, m: Any) -> None:
+        self.s, self.p, self.needs, self.m = s, p, needs, m
+
+
+def _fused_grads(c: Any, name: str, ins: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """Under ``create_graph``: each gradient is PyTorch's fused node (``Native…Backward
+    Backward0`` on its inputs); PyTorch's one node has an output per gradient."""
+    op = getattr(c.m, name)
+    return tuple(  # type: ignore[return-value]
+        op(*ins, which=which, **c.p) if i < len(c.needs) and c.needs[i] else None
+        for i, which in enumerate(_WHICH)
+    )
+
+
+def _fused_kernel(grad: Any, positions: tuple[int, int, int]) -> Any:
+    """The array kernel of one gradient: the first-order formula, one output picked."""
+
+    def kernel(xp: Any, *args: Any, which: str, **p: Any) -> Any:
+        g, a, w = (args[i] for i in positions)
+        needs = tuple(k == which for k in _WHICH)
+        c = _Formula({"input": a, "weight": w}, p, needs, ARRAY_MATH)
+        return grad(c, g)[_WHICH.index(which)]
+
+    return kernel
+
+
+def _fused_double_backward(grad: Any, positions: tuple[int, int, int]) -> Any:
+    """The derivatives of one fused gradient: the same formula built from elementary ops
+    on (grad_output, input, weight), differentiated with ``autograd.grad``."""
+
+    def backward(c: Any, gg: Any) -> tuple[Any, ...]:
+        from engine import autograd
+        from engine.grad_mode import enable_grad
+
+        tm = c.m is TENSOR_MATH
+        names = [c._op.inputs[i] for i in positions]
+        vals = [c.s.get(n) for n in names]
+        wanted = [k for k, i in enumerate(positions) if c.needs[i]]
+        if not tm:
+            vals = [None if v is None else Tensor._wrap(v) for v in vals]
+            for k in wanted:
+                vals[k].requires_grad_(True)
+            gg = Tensor._wrap(gg)
+        which = c.p["which"]
+        p = {**{k: v for k, v in c.p.items() if k != "which"}, "composed": True}
+        needs = tuple(k == which for k in _WHICH)
+        f = _Formula({"input": vals[1], "weight": vals[2]}, p, needs, TENSOR_MATH)
+        grads: list[Any] = [None] * len(c.needs)
+        with enable_grad():
+            out = grad(f, vals[0])[_WHICH.index(which)]
+            if not out.requires_grad:  # e.g. the bias's gradient, when only input needs one
+                return tuple(grads)
+            res = autograd.grad(
+                out, [vals[k] for k in wanted], gg, create_graph=tm, allow_unused=True
+            )
+        for k, r in zip(wanted, res, strict=True):
+            grads[positions[k]] = r if tm or r is None else r._data
+        return tuple(grads)
+
+    return backward
+
+
 # -- layer_norm ---------------------------------------------------------------------------
 def _ln_stats(xp: Any, a: Any, dims: tuple[int, ...], eps: float) -> tuple[Any, Any]:
     mean = xp.mean(a, axis=dims, keepdims=True)
@@ -82,9 +151,12 @@ def _ln_fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, dims: Any, eps: fl
 
 def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
     if c.m is TENSOR_MATH:
-        a, dims = c.s["input"], c.p["dims"]
-        batch = tuple(range(a.ndim - len(dims)))
-        return _composed_grads(c, g, a, c.s.get("weight"), dims, None, batch)
+        if c.p.get("composed"):
+            a, dims = c.s["input"], c.p["dims"]
+            batch = tuple(range(a.ndim - len(dims)))
+            return _composed_grads(c, g, a, c.s.get("weight"), dims, None, batch)
+        ins = (g, c.s["input"], None, None, c.s.get("weight"), c.s.get("bias"))
+        return _fused_grads(c, "layer_norm_backward", ins)
     from engine.backend import array_module
 
     xp = array_module(g)
@@ -108,11 +180,22 @@ LAYER_NORM = declare(
     ("input", "weight", "bias"),
     _ln_fwd,
     _ln_grad,
-    save={"input": None, "weight": None},
+    save={"input": None, "weight": None, "bias": None},
     samples=(
         Sample(((2, 3, 4), (4,), (4,)), {"dims": (2,), "eps": 1e-5}),
         Sample(((2, 3, 4), (3, 4), (3, 4)), {"dims": (1, 2), "eps": 1e-5}),
     ),
+)
+
+
+declare(
+    "layer_norm_backward",
+    "NativeLayerNormBackwardBackward0",
+    ("grad_out", "input", "mean", "rstd", "weight", "bias"),
+    _fused_kernel(_ln_grad, (0, 1, 4)),
+    _fused_double_backward(_ln_grad, (0, 1, 4)),
+    dtype="same",
+    save={"grad_out": None, "input": None, "weight": None},
 )
 
 
@@ -177,6 +260,10 @@ def _bn_fwd(
 
 
 def _bn_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
+    if c.m is TENSOR_MATH and not c.p.get("composed"):
+        return _fused_grads(
+            c, "batch_norm_backward", (g, c.s["input"], c.s.get("weight"), None, None)
+        )
     if c.m is TENSOR_MATH:
         a, w = c.s["input"], c.s.get("weight")
         shape, axes = _bn_shape(a), _bn_axes(a)
@@ -223,6 +310,17 @@ BATCH_NORM = declare(
         Sample(((4, 3), (3,), (3,)), {"training": True, "eps": 1e-5}),
         Sample(((2, 3, 2, 2), (3,), (3,)), {"training": True, "eps": 1e-5}),
     ),
+)
+
+
+declare(
+    "batch_norm_backward",
+    "NativeBatchNormBackwardBackward0",
+    ("grad_out", "input", "weight", "save_mean", "save_invstd"),
+    _fused_kernel(_bn_grad, (0, 1, 2)),
+    _fused_double_backward(_bn_grad, (0, 1, 2)),
+    dtype="same",
+    save={"grad_out": None, "input": None, "weight": None},
 )
 
 

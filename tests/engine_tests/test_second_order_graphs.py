@@ -2,9 +2,11 @@
 same nodes, with the same names and edges, under each first-order gradient.
 
 Checked against a golden copy recorded from PyTorch (always) and against PyTorch
-itself (live, when it is installed).  Where the engine's graph is still its own,
-the op is listed in ``KNOWN_DIFFERENCES`` with the reason; those cases are strict
-xfails, so a fix shows up as a failure until the entry is removed.
+itself (live, when it is installed).  Where the engine's graph is its own, the op
+goes in ``KNOWN_DIFFERENCES`` with the reason; those cases are strict xfails, so a
+fix shows up as a failure until the entry is removed.  The trees compare names and
+edges per gradient: where PyTorch's node has one output per gradient (convolution,
+layer and batch norm), the engine's gradients are separate nodes of that name.
 """
 
 from __future__ import annotations
@@ -21,16 +23,8 @@ from tests.engine_tests.second_order_programs import NOT_PROGRAMS, PROGRAMS, rec
 
 GOLDEN = Path(__file__).parent / "golden" / "second_order_graphs.json"
 
-_ONE_NODE = (
-    "PyTorch's …BackwardBackward0 node has one output per gradient, and an engine op gives "
-    "a node to its first output only"
-)
-
-#: op -> why the engine's second-order graph is not PyTorch's yet.
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "layer_norm": "the gradients are composed from elementary ops: " + _ONE_NODE,
-    "batch_norm": "the gradients are composed from elementary ops: " + _ONE_NODE,
-}
+#: op -> why the engine's second-order graph is not PyTorch's yet (none today).
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _golden() -> dict[str, Any]:
