@@ -189,6 +189,43 @@ def test_second_derivative_matches_finite_differences(name: str) -> None:
     assert engine.autograd.gradcheck(first_grad, inputs)
 
 
+THIRD_ORDER = [
+    "convolution",
+    "layer_norm",
+    "batch_norm",
+    "softmax",
+    "log_softmax",
+    "mse_loss",
+    "binary_cross_entropy",
+    "elu",
+    "softplus",
+    "log_sigmoid",
+    "var",
+    "linalg_vector_norm",
+]
+
+
+@pytest.mark.parametrize("name", THIRD_ORDER)
+def test_third_derivative_matches_finite_differences(name: str) -> None:
+    """The backward of a fused backward node (``…BackwardBackward0``) is itself
+    differentiable: d/dx of the gradient of ``|first-order gradient|²``, by gradcheck."""
+    op = OPS[name]
+    sample = op.samples[0]
+    inputs, params = build(op, sample, "cpu")
+    v = engine.tensor(
+        np.random.default_rng(5).standard_normal(tuple(apply_op(op, tuple(inputs), params).shape))
+    )
+
+    def second_grad(*xs: Any) -> Any:
+        out = apply_op(op, xs, params)
+        gs = engine.autograd.grad(out, xs, v, create_graph=True, allow_unused=True)
+        total = sum((g * g).sum() for g in gs if g is not None)
+        hs = engine.autograd.grad(total, xs, create_graph=True, allow_unused=True)
+        return tuple(h for h in hs if h is not None)
+
+    assert engine.autograd.gradcheck(second_grad, inputs)
+
+
 def test_every_op_with_a_grad_fn_has_samples() -> None:
     internal = {
         "scatter_backward",
