@@ -148,6 +148,54 @@ PROGRAMS: dict[str, str] = {
     "flip": "a.flip((0, 1))",
 }
 
+#: Further op-matrix samples (``op#k`` is sample ``k``) where a formula branches on them.
+PROGRAMS.update(
+    {
+        "softplus#1": "F.softplus(a, beta=2.0, threshold=1.0)",
+        "convolution#1": "F.conv1d(a, b, c, stride=2, dilation=2, groups=2)",
+        "add#1": "a + b",
+        "add#2": "a + b",
+        "add#3": "torch.add(a, b, alpha=2.0)",
+        "sub#1": "a - b",
+        "mul#1": "a * b",
+        "mul#2": "a * b",
+        "div#1": "a / b",
+        "reciprocal#1": "a.reciprocal()",
+        "pow#1": "a ** 0.5",
+        "exp#1": "a.exp()",
+        "log#1": "a.log()",
+        "sqrt#1": "a.sqrt()",
+        "sin#1": "a.sin()",
+        "cos#1": "a.cos()",
+        "tanh#1": "a.tanh()",
+        "sigmoid#1": "a.sigmoid()",
+        "clamp#1": "a.clamp(min=0.0)",
+        "maximum#1": "torch.maximum(a, b)",
+        "addmm#1": "torch.addmm(a, b, c)",
+        "sum_dim#1": "a.sum((0, 2), keepdim=True)",
+        "tan#1": "a.tan()",
+        "atan#1": "a.atan()",
+        "log2#1": "a.log2()",
+        "log1p#1": "a.log1p()",
+        "expm1#1": "a.expm1()",
+        "rsqrt#1": "a.rsqrt()",
+        "mse_loss#1": "F.mse_loss(a, b, reduction='sum')",
+        "layer_norm#1": "F.layer_norm(a, (3, 4), b, c)",
+        "batch_norm#1": "F.batch_norm(a, None, None, b, c, training=True)",
+        "linalg_vector_norm#1": "torch.linalg.vector_norm(a, 1)",
+        "linalg_vector_norm#2": "torch.linalg.vector_norm(a, 3, dim=1)",
+        "linalg_vector_norm#3": "torch.linalg.vector_norm(a, float('inf'))",
+        "linalg_vector_norm#4": "torch.linalg.vector_norm(a, dim=0, keepdim=True)",
+        "max_pool2d#1": "F.max_pool2d(a, 3, (2, 1), padding=1)",
+        "avg_pool2d#1": "F.avg_pool2d(a, 3, 2, padding=1)",
+        "repeat#1": "a.repeat(2, 2)",
+        "tril#1": "a.tril(1)",
+        "expand#1": "a.expand(2, 3)",
+        "var#1": "a.var(1, correction=0)",
+        "std#1": "a.std(1)",
+    }
+)
+
 #: Differentiable ops with no program of their own, and why.
 NOT_PROGRAMS: dict[str, str] = {
     "tanh_backward": "internal: the node of tanh's gradient, covered inside tanh's tree",
@@ -201,7 +249,8 @@ def _describe(node: Any, leaves: list[Any], depth: int) -> Any:
 
 def record(torch: Any, name: str) -> list[Any]:
     """The ``grad_fn`` tree of each first-order gradient of op ``name``'s program."""
-    sample = OPS[name].samples[0]
+    op_name, _, index = name.partition("#")
+    sample = OPS[op_name].samples[int(index or 0)]
     rng = np.random.default_rng(11)
     shapes = [tuple(s) for s in sample.inputs]
     inputs = [
