@@ -22,8 +22,8 @@ from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -52,7 +52,13 @@ from gradstudio.document.events import (
     Unsubscribe,
 )
 from gradstudio.document.model import Node
-from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
+from gradstudio.evaluation.evaluate import (
+    GradFnFacts,
+    OutputRef,
+    StepError,
+    TensorFacts,
+    waiting_text,
+)
 from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
 from ui.inspector.value_view import ValueGradView, WrapLabel, tensor_text
@@ -176,14 +182,28 @@ class FlowHolder(QWidget):
         return QSize(width, self.minimumHeight())
 
 
-def _form() -> tuple[QWidget, QFormLayout]:
+class FormGrid(QGridLayout):
+    """Rows of a title and a field, like ``QFormLayout``, on a grid.
+
+    ``QFormLayout`` lays a word-wrapped field out at a wider width than the one it gives
+    it, so a fact whose text wraps to two lines got the height of one and was cut in
+    half; a grid asks each field's height at the width it really gets.
+    """
+
+    def addRow(self, title: str | QWidget, field: QWidget) -> None:  # noqa: N802 - Qt's name
+        label = QLabel(title) if isinstance(title, str) else title
+        row = self.rowCount()
+        self.addWidget(label, row, 0, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.addWidget(field, row, 1)
+
+
+def _form() -> tuple[QWidget, FormGrid]:
     w = QWidget()
-    form = QFormLayout(w)
+    form = FormGrid(w)
     form.setContentsMargins(0, 0, 0, 0)
     form.setHorizontalSpacing(10)
     form.setVerticalSpacing(4)
-    form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setColumnStretch(1, 1)
     return w, form
 
 
@@ -771,8 +791,13 @@ class Inspector(QWidget):
         self._show_problem(error, position >= node_step)
         self._show_warnings(result.warnings if position >= node_step else [])
         self._show_trace(node.id)
+        waiting = waiting_text(result.missing, result.waits_for)
         if result.status == "not run":
             self._show_status("not run", WARNING)
+        elif result.status == "waiting":
+            self._show_status("waiting for input", None)
+            self._hide_facts(waiting[:1].upper() + waiting[1:] + " to run this node.")
+            return
         elif result.status == "error":
             self._show_status(f"✖ {error.exc_type if error else 'error'}", ERROR)
         else:

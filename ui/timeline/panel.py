@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gradstudio.evaluation.evaluate import waiting_text
 from ui.state import StudioState
 
 PLAY_INTERVAL_MS = 700
@@ -332,6 +333,8 @@ class Timeline(QWidget):
             status = f" <span style='color:{ERROR}'>✖ {result.error.exc_type}</span>"
         elif result.status == "not run":
             status = " " + self._muted("(not run: an earlier step failed)")
+        elif result.status == "waiting":
+            status = " " + self._muted(_esc(waiting_text(result.missing, result.waits_for)))
         elif result.warnings:
             status = f" <span style='color:#d9822b'>⚠ {len(result.warnings)} warning(s)</span>"
         return f"<b>{_esc(label)}</b> &nbsp;{self._muted(_esc(type_id))}{status}"
