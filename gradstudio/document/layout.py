@@ -31,7 +31,7 @@ Size = tuple[float, float]
 COLUMN_GAP = 90.0
 ROW_GAP = 36.0
 
-DEFAULT_CARD_WIDTH = 216.0
+DEFAULT_CARD_WIDTH = 220.0
 """The narrowest card; a card with a long label, type title or port caption is wider."""
 DEFAULT_CARD_BASE = 90.0
 """Height of a card's header and facts: a little more than the studio's (at most 82)."""

@@ -163,6 +163,8 @@ def button_problems(root: QWidget, where: str) -> list[str]:
         if not _shown(button) or _inside_backward_view(button) or not button.text():
             continue
         need = button.sizeHint().width()
+        if button.sizeHint().height() > button.height() + 1:
+            problems.append(f"{where}: button {button.text()!r} is too short for its lines")
         if need > button.width() + 1:
             problems.append(
                 f"{where}: button {button.text()!r} needs {need} px, has {button.width()}"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer
-from PySide6.QtGui import QPalette, QResizeEvent
+from PySide6.QtGui import QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -216,8 +216,35 @@ def _value_label(object_name: str) -> QLabel:
     return label
 
 
+def _break(text: str, metrics: QFontMetrics, room: float) -> list[str]:
+    """``text`` in lines no wider than ``room``: at spaces, or inside a word too long."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if metrics.horizontalAdvance(candidate) <= room:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = word
+        while metrics.horizontalAdvance(line) > room and len(line) > 1:
+            cut = len(line) - 1
+            while cut > 1 and metrics.horizontalAdvance(line[:cut]) > room:
+                cut -= 1
+            lines.append(line[:cut])
+            line = line[cut:]
+    if line:
+        lines.append(line)
+    return lines
+
+
 class LinkList(QWidget):
-    """A column of link-like buttons (``next_functions``, backward executions)."""
+    """A column of link-like buttons (``next_functions``, backward executions).
+
+    A link wider than the panel breaks before its ``→ node`` part rather than widen
+    the inspector past its dock (``(AccumulateGrad, 0) → torch.rand(10, …)`` labels).
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -225,12 +252,31 @@ class LinkList(QWidget):
         self._lay.setContentsMargins(0, 0, 0, 0)
         self._lay.setSpacing(0)
         self.buttons: list[QToolButton] = []
+        self._texts: list[str] = []
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        for button, text in zip(self.buttons, self._texts, strict=True):
+            metrics = button.fontMetrics()
+            shown = max(metrics.horizontalAdvance(line) for line in button.text().split("\n"))
+            room = self.width() - (button.sizeHint().width() - shown)  # less the padding
+            wanted = text
+            if metrics.horizontalAdvance(text) > room > 0:
+                head, arrow, tail = text.partition(" → ")
+                parts = [head, "→ " + tail] if arrow else [text]
+                wanted = "\n".join(ln for part in parts for ln in _break(part, metrics, room))
+            if button.text() != wanted:
+                button.setText(wanted)
 
     def set_links(self, links: list[tuple[str, str, Callable[[], None] | None, bool]]) -> None:
         """``(text, tooltip, on_click or None, bold)`` per row."""
         for b in self.buttons:
             b.deleteLater()
         self.buttons = []
+        self._texts = [link[0] for link in links]
         for text, tip, on_click, bold in links:
             b = QToolButton(self)
             b.setObjectName("inspectorLink")
@@ -248,8 +294,10 @@ class LinkList(QWidget):
                 b.setCursor(Qt.CursorShape.PointingHandCursor)
                 b.clicked.connect(on_click)
                 b.setStyleSheet("QToolButton { color: palette(link); text-align: left; }")
+            b.setMinimumWidth(1)  # may break in two lines (``_fit``) instead of widening
             self._lay.addWidget(b, 0, Qt.AlignmentFlag.AlignLeft)
             self.buttons.append(b)
+        self._fit()
 
 
 class Inspector(QWidget):
