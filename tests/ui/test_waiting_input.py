@@ -56,6 +56,7 @@ def test_a_fresh_op_says_which_input_to_connect(window, qtbot) -> None:  # noqa:
         "error"
     )
     assert "connect inputs" in window.error_label.text() and "⚠" not in window.error_label.text()
+    assert window.error_label.property("hint")  # the hint colour, not the error red
     window.canvas.select_nodes([mul])
     QApplication.processEvents()
     inspector = window.panel("inspector")

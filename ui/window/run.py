@@ -147,10 +147,19 @@ class RunCommands:
         else:
             self.error_label.setText("")
             self.error_label.setToolTip("")
+        self._hint_style(not ev.cancelled and not ev.errors and bool(ev.waiting))
+
+    def _hint_style(self, hint: bool) -> None:
+        """The status line in the hint colour (a node waits for an input), not in red."""
+        if bool(self.error_label.property("hint")) != hint:
+            self.error_label.setProperty("hint", hint)
+            self.error_label.style().unpolish(self.error_label)
+            self.error_label.style().polish(self.error_label)
 
     def _failed(self, details: str) -> None:
         from ui.errors import show_error
 
+        self._hint_style(False)
         self.error_label.setText("Evaluation failed (see details)")
         show_error(
             self,
