@@ -409,14 +409,22 @@ class Evaluation:
         return rows
 
     def to_json(self) -> dict[str, Any]:
-        """``{"nodes": [...], "errors": [...]}``: the shape of ``main.py run --json``."""
+        """``{"nodes": [...], "errors": [...], "waiting": [...]}``: ``main.py run --json``."""
         nodes = []
         for label, ref, facts in self.rows():
             row: dict[str, Any] = {"label": label, "node": ref.node_id}
             row.update(facts.to_json() if facts is not None else {"value": None})
             nodes.append(row)
         errors = [e.to_json(self.plan.labels[e.node_id]) for e in self.errors]
-        return {"device": self.device, "nodes": nodes, "errors": errors}
+        waiting = [
+            {
+                "label": self.plan.labels[s.node_id],
+                "step": s.step,
+                "message": waiting_text(s.missing, s.waits_for),
+            }
+            for s in self.waiting
+        ]
+        return {"device": self.device, "nodes": nodes, "errors": errors, "waiting": waiting}
 
 
 def _refs_of(step: PlanStep, snap: Snapshot) -> Iterator[tuple[OutputRef, TensorFacts | None]]:
