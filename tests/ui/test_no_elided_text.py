@@ -196,6 +196,14 @@ def test_no_text_is_cut_at_the_default_size(default_window, qtbot, example_paths
     settle()
     assert window.state.evaluation is not None and window.state.evaluation.ok
     problems += card_problems(window, name) + dock_problems(window)
+    playhead = window.state.playhead
+    for step, replay in playhead.positions():  # every timeline position: cards and labels
+        playhead.set_position(step, replay)
+        settle()
+        where = f"{name} at {step}/{replay}"
+        problems += card_problems(window, where)
+        problems += label_problems(window.panel("timeline"), where + " timeline")
+    playhead.set_position(-1, None)
     for node in window.state.document.nodes():
         window.canvas.select_nodes([node.id])
         settle()
