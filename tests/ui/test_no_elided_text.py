@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -231,3 +231,22 @@ def test_every_type_card_shows_its_label_title_and_ports(default_window) -> None
             if full != drawn and part != "facts"
         ]
     assert not problems, "\n".join(problems)
+
+
+def test_a_longer_label_widens_the_card_and_its_wires_follow(window) -> None:  # noqa: ANN001
+    from gradstudio.document.commands import ConnectCommand, SetLabelCommand
+
+    doc = window.state.document
+    scene = window.canvas.graph_scene
+    a = window.canvas.add_node("torch.ones", QPointF(0, 0))
+    e = window.canvas.add_node("torch.exp", QPointF(500, 0))
+    window.bridge.push(lambda: ConnectCommand(doc, a, "out", e, "input"))
+    card = scene.node_item(a)
+    narrow = card.width
+    window.bridge.push(lambda: SetLabelCommand(doc, a, "a_label_long_enough_to_widen_it"))
+    assert card.width > narrow
+    assert all(full == drawn for _part, full, drawn in card.drawn_texts())
+    (edge,) = scene.edge_items()
+    assert edge.start == card.port_scene_pos("out", False)
+    window.act_undo.trigger()
+    assert card.width == narrow and edge.start == card.port_scene_pos("out", False)
