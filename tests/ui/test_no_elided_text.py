@@ -173,7 +173,9 @@ def button_problems(root: QWidget, where: str) -> list[str]:
 
 
 def panel_problems(window: MainWindow, where: str) -> list[str]:
-    problems = []
+    """The inspector and timeline, the canvas's hint and footer, and the status bar."""
+    problems = label_problems(window.centralWidget(), f"{where} canvas")
+    problems += label_problems(window.statusBar(), f"{where} status bar")
     for key in ("inspector", "timeline"):
         panel = window.panel(key)
         problems += label_problems(panel, f"{where} {key}")

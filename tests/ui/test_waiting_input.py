@@ -37,7 +37,9 @@ def _run(window, qtbot) -> None:  # noqa: ANN001
 def _card_text(window, node_id: str) -> str:  # noqa: ANN001
     item = window.canvas.graph_scene.node_item(node_id)
     assert isinstance(item, NodeItem)
-    return " ".join(drawn for part, _full, drawn in item.drawn_texts() if part == "facts")
+    texts = item.drawn_texts()
+    assert all(full == drawn for _part, full, drawn in texts)  # nothing cut
+    return " ".join(drawn for part, _full, drawn in texts if part == "facts")
 
 
 def test_a_fresh_op_says_which_input_to_connect(window, qtbot) -> None:  # noqa: ANN001
