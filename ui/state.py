@@ -50,7 +50,11 @@ class StudioState(QObject):
         if isinstance(event, LabelChanged):
             self.playhead.relabel(event.node_id, event.new)
 
-    def _selection_changed(self, _ids: tuple[str, ...]) -> None:
+    def _selection_changed(self, ids: tuple[str, ...]) -> None:
+        present = tuple(n for n in ids if n in self.document)
+        if present != ids:  # a restored selection names a node that is gone
+            self._selection.set(present)
+            return
         if not self._quiet:
             self.selectionChanged.emit()
 

@@ -53,3 +53,9 @@ def test_undo_and_redo_actions_restore_each_steps_selection(window, qtbot) -> No
     window.act_undo.trigger()
     window.act_redo.trigger()
     assert window.state.selection == (added,) and _canvas_selection(window) == {added}
+
+
+def test_the_selection_never_names_a_node_that_is_gone(window) -> None:  # noqa: ANN001
+    a = add_source(window, "a", [1.0], True)
+    window.state.select([a, "gone"])
+    assert window.state.selection == (a,)
