@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from gradstudio.document.commands import ConnectCommand
 from tests.ui.uitools import add_source
 from ui.canvas.node_item import NodeItem
+from ui.timeline.panel import WAITING
 
 
 def _add_from_palette(window, qtbot, query: str, type_id: str) -> str:  # noqa: ANN001
@@ -84,3 +85,10 @@ def test_steps_that_read_a_waiting_node_wait_for_it(window, qtbot) -> None:  # n
     label = doc.node(mul).label
     assert facts.status == "waiting" and facts.waiting_text == f"waits for `{label}`"
     assert f"waits for `{label}`" in _card_text(window, exp)
+    timeline = window.panel("timeline")
+    markers = timeline.slider.markers
+    steps = window.state.document.order
+    assert {markers[steps.index(mul)].name(), markers[steps.index(exp)].name()} == {WAITING}
+    window.state.playhead.go_to_step(steps.index(exp))
+    QApplication.processEvents()
+    assert f"waits for `{label}`" in timeline.caption.text()

@@ -31,6 +31,7 @@ from ui.state import StudioState
 PLAY_INTERVAL_MS = 700
 BACKWARD = "#a23cc8"  # the backward view's "gradient that flowed"
 ERROR = "#e5484d"
+WAITING = "#4c8dff"  # a step waiting for an input: a hint, in the accent blue
 
 
 # ------------------------------------------------------------------------- the widget
@@ -310,7 +311,7 @@ class Timeline(QWidget):
         self._sync_replay()
 
     def _markers(self) -> dict[int, QColor]:
-        """Backward steps in the gradient colour, failed steps in red."""
+        """Backward steps in the gradient colour, failed steps in red, waiting ones in blue."""
         ev = self.state.evaluation
         if ev is None:
             return {}
@@ -318,6 +319,8 @@ class Timeline(QWidget):
         for result in ev.steps:
             if result.status == "error":
                 marks[result.step] = QColor(ERROR)
+            elif result.status == "waiting":
+                marks[result.step] = QColor(WAITING)
             elif result.trace is not None:
                 marks[result.step] = QColor(BACKWARD)
         return marks
