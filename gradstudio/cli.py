@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
-from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare
+from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare, waiting_text
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
 from gradstudio.interchange.program_import.runner import import_program
 from gradstudio.interchange.pytorch_export import ExportError, export_script
@@ -196,6 +196,10 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"error in step {error.step + 1} '{label}': {error.exc_type}: {message}", file=err)
         print(f"  {printable(error.title)}. {printable(error.explanation)}", file=err)
         print(f"  Fix: {printable(error.fix)}", file=err)
+    for step in result.waiting:  # a graph still being built: said, but no failure
+        label = printable(result.plan.labels[step.node_id])
+        message = printable(waiting_text(step.missing, step.waits_for))
+        print(f"step {step.step + 1} '{label}' did not run: {message}", file=err)
     return 1 if result.errors else 0
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, QPointF, QTimer
 from PySide6.QtWidgets import QApplication
 
 from ui.app import create_application
@@ -62,6 +62,26 @@ def _pick_node(window: MainWindow) -> str | None:
     return best
 
 
+def _clamped_centre(window: MainWindow, centre: QPointF) -> QPointF:
+    """``centre``, moved so that the view shows cards up to its edges rather than empty
+    canvas beside the graph (a pick near the graph's start would leave half blank)."""
+    view = window.canvas
+    cards = [i.sceneBoundingRect() for i in view.graph_scene.node_items()]
+    graph = cards[0]
+    for rect in cards[1:]:
+        graph = graph.united(rect)
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+
+    def clamp(want: float, low: float, high: float, half: float) -> float:
+        if high - low <= 2 * half:
+            return (low + high) / 2  # the graph fits this way: centre it
+        return min(max(want, low + half), high - half)
+
+    x = clamp(centre.x(), graph.left(), graph.right(), shown.width() / 2)
+    y = clamp(centre.y(), graph.top(), graph.bottom(), shown.height() / 2)
+    return QPointF(x, y)
+
+
 def shoot(
     example: ExampleFile,
     theme_name: str,
@@ -91,7 +111,7 @@ def shoot(
         # a wide graph fitted whole is too small to read: show the part around the pick
         item = window.canvas.graph_scene.node_item(node_id)
         window.canvas.set_zoom(READABLE_ZOOM)
-        window.canvas.centerOn(item.sceneBoundingRect().center())
+        window.canvas.centerOn(_clamped_centre(window, item.sceneBoundingRect().center()))
     _settle(app, 10)
     paths = []
     if "window" in shots:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from gradstudio.document.events import DocumentEvent, LabelChanged
 from gradstudio.document.model import Document, EditError
+from gradstudio.document.selection import Selection
 from gradstudio.document.undo import UndoStack
 from gradstudio.evaluation.evaluate import Evaluation
 from gradstudio.evaluation.playhead import EvaluationShown, Playhead, PlayheadEvent
@@ -34,8 +35,10 @@ class StudioState(QObject):
         super().__init__(parent)
         # the empty document the user starts with: code they type into it is theirs
         self.document = document if document is not None else Document(trusted=True)
-        self.undo_stack = UndoStack()
-        self.selection: tuple[str, ...] = ()
+        # the selection is core state: the undo stack puts it back around each step
+        self._selection = Selection()
+        self._selection.subscribe(self._selection_changed)
+        self.undo_stack = UndoStack(self._selection)
         self.grad_fn_key: str = ""
         self.playhead = Playhead()
         self._quiet = False
@@ -46,6 +49,14 @@ class StudioState(QObject):
         """Renames reach the playhead, so every view shows the new name without a re-run."""
         if isinstance(event, LabelChanged):
             self.playhead.relabel(event.node_id, event.new)
+
+    def _selection_changed(self, ids: tuple[str, ...]) -> None:
+        present = tuple(n for n in ids if n in self.document)
+        if present != ids:  # a restored selection names a node that is gone
+            self._selection.set(present)
+            return
+        if not self._quiet:
+            self.selectionChanged.emit()
 
     def _relay(self, event: PlayheadEvent) -> None:
         """The playhead's events as Qt signals, for the widgets."""
@@ -66,8 +77,12 @@ class StudioState(QObject):
         self._unsubscribe()
         self.document = document
         self._unsubscribe = document.subscribe(self._on_document_event)
-        self.undo_stack = UndoStack()
-        self.selection = ()
+        self.undo_stack = UndoStack(self._selection)
+        self._quiet = True  # selectionChanged is emitted below, with the others
+        try:
+            self._selection.set(())
+        finally:
+            self._quiet = False
         self.grad_fn_key = ""
         self._quiet = True  # the document's signal comes first, with everything reset
         try:
@@ -106,11 +121,13 @@ class StudioState(QObject):
         self.playhead.set_evaluation(evaluation)
 
     # -- selection and timeline ------------------------------------------
+    @property
+    def selection(self) -> tuple[str, ...]:
+        """The selected node ids (``Selection``, shared with the undo stack)."""
+        return self._selection.ids
+
     def select(self, node_ids: tuple[str, ...] | list[str]) -> None:
-        ids = tuple(node_ids)
-        if ids != self.selection:
-            self.selection = ids
-            self.selectionChanged.emit()
+        self._selection.set(node_ids)
 
     def select_grad_fn(self, key: str) -> None:
         if key != self.grad_fn_key:

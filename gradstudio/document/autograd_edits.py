@@ -19,7 +19,7 @@ from gradstudio.document.commands import (
     ReorderStepCommand,
     SequenceCommand,
 )
-from gradstudio.document.layout import default_card_size, free_spot
+from gradstudio.document.layout import free_spot, node_card_size
 from gradstudio.document.model import Document, EditError, Node
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def backward_from(doc: Document, node_id: str, facts_of: FactsOf | None = None) 
             f"backward() needs a scalar, but {node.label} has shape {tuple(facts.shape)}: "
             "add a sum or mean first, or pass a gradient"
         )
-    width, _ = default_card_size(node.type)
+    width, _ = node_card_size(node)
     spot = free_spot(doc, doc.catalogue.get(BACKWARD), node.x + width + GAP, node.y)
     add = AddNodeCommand(doc, BACKWARD, spot)
     return SequenceCommand(
@@ -125,7 +125,7 @@ def zero_grads(doc: Document, leaves: Iterable[tuple[str, str]]) -> SequenceComm
     if not leaves:
         raise EditError("No leaf tensor requires grad: nothing to zero")
     nodes = doc.nodes()
-    right = max(n.x + default_card_size(n.type)[0] for n in nodes) + GAP
+    right = max(n.x + node_card_size(n)[0] for n in nodes) + GAP
     top = min(n.y for n in nodes)
     add = AddNodeCommand(doc, ZERO_GRAD, free_spot(doc, doc.catalogue.get(ZERO_GRAD), right, top))
     connects: list[Callable[[], object]] = [

@@ -16,8 +16,9 @@ opens without overlapping cards.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -25,8 +26,8 @@ from gradstudio.catalogue import NodeKind
 from gradstudio.document.layered import make_proper, order_layers, place
 
 if TYPE_CHECKING:
-    from gradstudio.catalogue import NodeType
-    from gradstudio.document.model import Document
+    from gradstudio.catalogue import NodeType, PortSpec
+    from gradstudio.document.model import Document, Node
 
 Size = tuple[float, float]
 
@@ -36,15 +37,53 @@ WIRE_ROOM = 8.0
 WIRE_GAP = 8.0
 """Room a wire that skips a column keeps between that column's cards, and around it."""
 
-DEFAULT_CARD_WIDTH = 196.0
-"""The studio's card width (cards do not grow sideways, so this is exact)."""
+DEFAULT_CARD_WIDTH = 220.0
+"""The narrowest card; a card with a long label, type title or port caption is wider."""
 DEFAULT_CARD_BASE = 90.0
 """Height of a card's header and facts: a little more than the studio's (at most 82)."""
 DEFAULT_CARD_ROW = 20.0
 """Height added per port row (a card has one row per input or output, side by side)."""
+TITLE_CHAR = 9.5
+"""Room per character of a card's label (the studio's bold title font averages 8.4 px)."""
+SMALL_CHAR = 7.5
+"""Room per character of the type title and port captions (the small font averages 6.5)."""
+HEADER_FIXED = 62.0
+"""A header's room besides its two texts: step disc, gaps and margins."""
+PORT_FIXED = 52.0
+"""A port row's room besides its captions: dots, margins and the gap between them."""
+WIDTH_GRID = 4.0
 
 
-def default_card_size(node_type: NodeType) -> Size:
+def port_caption(spec: PortSpec, params: Mapping[str, Any], count: int | None = None) -> str:
+    """The text beside an input port: its name, the number of wires of a variadic port,
+    and the number it is set to when it takes a scalar (``other = 1``)."""
+    text = spec.name
+    if spec.variadic:
+        text = f"{text} ({count})" if count else f"{text} …"
+    if spec.scalar_ok and params.get(spec.name) is not None:
+        text = f"{text} = {params[spec.name]}"
+    return text
+
+
+def card_width(node_type: NodeType, label: str, params: Mapping[str, Any] | None = None) -> float:
+    """A card's width, from the characters it shows, so that no label, type title or
+    port caption is cut: the studio draws its cards this wide (one formula for the core's
+    layout and the canvas, so the two never disagree), with room per character rounded up
+    from its fonts; the no-elided-text test holds the fonts to that."""
+    params = params or {}
+    header = HEADER_FIXED + TITLE_CHAR * len(label) + SMALL_CHAR * len(node_type.title)
+    rows = max(len(node_type.inputs), len(node_type.outputs))
+    widest = header
+    for i in range(rows):
+        left = port_caption(node_type.inputs[i], params, 99) if i < len(node_type.inputs) else ""
+        right = node_type.outputs[i].name if i < len(node_type.outputs) else ""
+        widest = max(widest, PORT_FIXED + SMALL_CHAR * (len(left) + len(right)))
+    return max(DEFAULT_CARD_WIDTH, math.ceil(widest / WIDTH_GRID) * WIDTH_GRID)
+
+
+def default_card_size(
+    node_type: NodeType, label: str | None = None, params: Mapping[str, Any] | None = None
+) -> Size:
     """The space a node of this type gets when the caller knows no real card sizes.
 
     Cards grow with their ports, so one height for all would either overlap the tall
@@ -52,10 +91,17 @@ def default_card_size(node_type: NodeType) -> Size:
     three-row one about 140).  Counting the catalogue's port rows keeps imported graphs
     compact; the per-row height and the base are rounded up from the studio's cards, so
     the estimate is never smaller than the card it stands for (a UI test holds the two
-    to that) and a file laid out here needs no tidying when it is opened.
+    to that) and a file laid out here needs no tidying when it is opened.  The width is
+    the studio's own (``card_width``); without a label, the type's title stands for it.
     """
     rows = max(len(node_type.inputs), len(node_type.outputs), 1)
-    return (DEFAULT_CARD_WIDTH, DEFAULT_CARD_BASE + DEFAULT_CARD_ROW * rows)
+    width = card_width(node_type, node_type.title if label is None else label, params)
+    return (width, DEFAULT_CARD_BASE + DEFAULT_CARD_ROW * rows)
+
+
+def node_card_size(node: Node) -> Size:
+    """``default_card_size`` for a document node: its own label and parameters."""
+    return default_card_size(node.type, node.label, node.params)
 
 
 def columns_by_flow_and_time(doc: Document, graph: nx.MultiDiGraph) -> dict[str, int]:
@@ -98,7 +144,7 @@ def layered_positions(
     as wide as a default card), so cards of a column never reach into the next one.
     """
     sizes = sizes or {}
-    size = {n.id: sizes.get(n.id) or default_card_size(n.type) for n in doc.nodes()}
+    size = {n.id: sizes.get(n.id) or node_card_size(n) for n in doc.nodes()}
     graph = doc.graph
     step = {n: i for i, n in enumerate(doc.order)}  # the program's order: where ordering starts
     column = columns_by_flow_and_time(doc, graph)
@@ -147,7 +193,7 @@ def free_offset(
     """The smallest shift (nearest first, right and down preferred on ties) that puts
     every box ``(x, y, w, h)`` clear of the document's nodes, so a new node (or a pasted
     group) never lands on top of another; ``(0, 0)`` if the boxes are already clear."""
-    taken = [(n.x, n.y, *default_card_size(n.type)) for n in doc.nodes() if n.id not in ignore]
+    taken = [(n.x, n.y, *node_card_size(n)) for n in doc.nodes() if n.id not in ignore]
     if not taken:
         return (0.0, 0.0)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Protocol
 
 from gradstudio.document.events import Observable, Unsubscribe
+from gradstudio.document.selection import Selection
 
 
 class Command(Protocol):
@@ -45,10 +47,27 @@ class MacroCommand:
         return False
 
 
-class UndoStack:
-    """Commands done so far, an index into them, and the index saved last (clean state)."""
+@dataclass
+class Selections:
+    """The selection around one undo step: before the command, and after it (known once
+    the step is undone: the selection the user had then, new nodes selected included)."""
 
-    def __init__(self) -> None:
+    before: tuple[str, ...]
+    after: tuple[str, ...] | None = None
+
+
+class UndoStack:
+    """Commands done so far, an index into them, and the index saved last (clean state).
+
+    Every step also records the ``selection`` around it: Undo selects what was selected
+    before the command, Redo what was selected after it (ids of nodes that no longer
+    exist are left to the views to skip).
+    """
+
+    def __init__(self, selection: Selection | None = None) -> None:
+        self.selection = selection if selection is not None else Selection()
+        self._selections: list[Selections] = []
+        self._macro_before: tuple[str, ...] = ()
         self._commands: list[Command] = []
         self._index = 0
         self._clean: int | None = 0
@@ -62,11 +81,13 @@ class UndoStack:
 
     def push(self, command: Command) -> None:
         """Do ``command`` and record it; a failing command records nothing and re-raises."""
+        before = self.selection.ids  # doing it may drop removed nodes from the selection
         command.redo()
         if self._macros:
             self._macros[-1].commands.append(command)
             return
         del self._commands[self._index :]
+        del self._selections[self._index :]
         if self._clean is not None and self._clean > self._index:
             self._clean = None
         top = self._commands[-1] if self._commands and not self._merge_barrier else None
@@ -74,6 +95,7 @@ class UndoStack:
             pass
         else:
             self._commands.append(command)
+            self._selections.append(Selections(before))
             self._index += 1
         self._merge_barrier = False
         self._changed.emit(None)
@@ -82,19 +104,27 @@ class UndoStack:
         if not self.can_undo:
             return
         self._index -= 1
+        selections = self._selections[self._index]
+        selections.after = self.selection.ids
         self._commands[self._index].undo()
         self._merge_barrier = True
+        self.selection.set(selections.before)
         self._changed.emit(None)
 
     def redo(self) -> None:
         if not self.can_redo:
             return
         self._commands[self._index].redo()
+        after = self._selections[self._index].after
         self._index += 1
         self._merge_barrier = True
+        if after is not None:
+            self.selection.set(after)
         self._changed.emit(None)
 
     def begin_macro(self, text: str) -> None:
+        if not self._macros:
+            self._macro_before = self.selection.ids
         self._macros.append(MacroCommand(text))
 
     def end_macro(self) -> None:
@@ -121,9 +151,11 @@ class UndoStack:
 
     def _record(self, command: Command) -> None:
         del self._commands[self._index :]
+        del self._selections[self._index :]
         if self._clean is not None and self._clean > self._index:
             self._clean = None
         self._commands.append(command)
+        self._selections.append(Selections(self._macro_before))
         self._index += 1
         self._changed.emit(None)
 
@@ -140,6 +172,7 @@ class UndoStack:
 
     def clear(self) -> None:
         self._commands.clear()
+        self._selections.clear()
         self._index = 0
         self._clean = 0
         self._changed.emit(None)

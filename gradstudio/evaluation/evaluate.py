@@ -292,13 +292,25 @@ class StepError:
 class StepResult:
     step: int
     node_id: str
-    status: str = "not run"  # "ok" | "error" | "not run"
+    status: str = "not run"  # "ok" | "error" | "waiting" | "not run"
     error: StepError | None = None
+    #: A waiting step's unconnected required inputs (it waits for the user to wire them).
+    missing: tuple[str, ...] = ()
+    #: ... or the label of the waiting step it needs a value from.
+    waits_for: str = ""
     warnings: list[StepWarning] = field(default_factory=list)
     changed: dict[OutputRef, TensorFacts | None] = field(default_factory=dict)
     grad_fns: dict[int, GradFnFacts] = field(default_factory=dict)
     trace: BackwardTrace | None = None
     seconds: float = 0.0
+
+
+def waiting_text(missing: tuple[str, ...], waits_for: str) -> str:
+    """What a waiting step asks of the learner, in every view's words."""
+    if missing:
+        noun = "input" if len(missing) == 1 else "inputs"
+        return f"connect {noun} " + ", ".join(f"`{name}`" for name in missing)
+    return f"waits for `{waits_for}`" if waits_for else ""
 
 
 class Snapshot:
@@ -350,7 +362,14 @@ class Evaluation:
 
     @property
     def ok(self) -> bool:
-        return not self.cancelled and all(s.status == "ok" for s in self.steps)
+        """No step failed and the run was not stopped (a step waiting for an input the
+        user has not wired yet is no failure: the graph is still being built)."""
+        return not self.cancelled and all(s.status in ("ok", "waiting") for s in self.steps)
+
+    @property
+    def waiting(self) -> list[StepResult]:
+        """The steps that wait for an input, in order (``missing`` or ``waits_for``)."""
+        return [s for s in self.steps if s.status == "waiting"]
 
     @property
     def traces(self) -> list[BackwardTrace]:
@@ -390,14 +409,22 @@ class Evaluation:
         return rows
 
     def to_json(self) -> dict[str, Any]:
-        """``{"nodes": [...], "errors": [...]}``: the shape of ``main.py run --json``."""
+        """``{"nodes": [...], "errors": [...], "waiting": [...]}``: ``main.py run --json``."""
         nodes = []
         for label, ref, facts in self.rows():
             row: dict[str, Any] = {"label": label, "node": ref.node_id}
             row.update(facts.to_json() if facts is not None else {"value": None})
             nodes.append(row)
         errors = [e.to_json(self.plan.labels[e.node_id]) for e in self.errors]
-        return {"device": self.device, "nodes": nodes, "errors": errors}
+        waiting = [
+            {
+                "label": self.plan.labels[s.node_id],
+                "step": s.step,
+                "message": waiting_text(s.missing, s.waits_for),
+            }
+            for s in self.waiting
+        ]
+        return {"device": self.device, "nodes": nodes, "errors": errors, "waiting": waiting}
 
 
 def _refs_of(step: PlanStep, snap: Snapshot) -> Iterator[tuple[OutputRef, TensorFacts | None]]:
@@ -509,6 +536,20 @@ def evaluate(
 
 
 # ----------------------------------------------------------------------- the runner
+
+
+def missing_inputs(step: PlanStep) -> tuple[str, ...]:
+    """The required inputs of a step that nothing feeds: no wire, and no number set for
+    a port that takes one.  Such a step waits rather than fails: a node just added from
+    the palette is not an error, it is a question of which input to connect."""
+    missing = []
+    for port in step.type.inputs:
+        if port.optional or step.inputs.get(port.name):
+            continue
+        if port.scalar_ok and step.params.get(port.name) is not None:
+            continue
+        missing.append(port.name)
+    return tuple(missing)
 
 
 def _display_name(fn: Any) -> str:
@@ -781,6 +822,28 @@ class _Runner:
                 inputs[port.name] = values[0] if values else None
         return inputs
 
+    def wait(self, step: PlanStep, result: StepResult, waiting: dict[str, str]) -> bool:
+        """Mark ``step`` waiting when a required input is not wired, or when it reads an
+        output of a waiting step; ``waiting`` maps waiting node ids to the label of the
+        step they wait for (their own, when the missing input is theirs)."""
+        missing = missing_inputs(step)
+        upstream = next(
+            (
+                waiting[src]
+                for sources in step.inputs.values()
+                for src, _ in sources
+                if src in waiting
+            ),
+            "",
+        )
+        if not missing and not upstream:
+            return False
+        result.status = "waiting"
+        result.missing = missing
+        result.waits_for = "" if missing else upstream
+        waiting[step.node_id] = step.label if missing else upstream
+        return True
+
     def run(
         self,
         cancel: CancelCheck | None,
@@ -788,6 +851,7 @@ class _Runner:
         on_step: Callable[[StepResult], None] | None = None,
     ) -> Evaluation:
         ev = Evaluation(self.plan)
+        waiting: dict[str, str] = {}
         total = len(self.plan.steps)
         started = time.perf_counter()
         if hasattr(self.backend, "manual_seed"):
@@ -799,6 +863,10 @@ class _Runner:
             if progress is not None:
                 progress(index, total)
             result = ev.steps[index]
+            if self.wait(step, result, waiting):
+                if on_step is not None:
+                    on_step(result)
+                continue
             t0 = time.perf_counter()
             ok = self.run_step(index, step, result)
             result.seconds = time.perf_counter() - t0

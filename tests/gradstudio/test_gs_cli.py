@@ -62,6 +62,22 @@ def test_errors_on_nodes_set_exit_code(tmp_path: Path) -> None:
     assert code == 1 and json.loads(out)["errors"][0]["label"] == "y.backward()_2"
 
 
+def test_a_node_waiting_for_an_input_is_said_but_is_no_failure(tmp_path: Path) -> None:
+    doc = build(EXAMPLES[1])
+    mul = doc.new_node("torch.mul", label="m")
+    doc.add_node(mul)
+    path = tmp_path / "waiting.gstudio"
+    save_document(doc, path, TrustStore(tmp_path / "t.json"))
+    code, _out, err = _main("run", str(path))
+    assert code == 0 and "step 7 'm' did not run: connect inputs `input`, `other`" in err
+    code, out, _ = _main("run", str(path), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["errors"] == []
+    assert data["waiting"] == [
+        {"label": "m", "step": 6, "message": "connect inputs `input`, `other`"}
+    ]
+
+
 def test_import_and_export(tmp_path: Path) -> None:
     snippet = tmp_path / "s.py"
     snippet.write_text(SNIPPET)

@@ -198,3 +198,42 @@ def test_set_dirty_marks_modified_until_the_next_save() -> None:
     assert not stack.is_clean  # no step leads back to a saved state
     stack.set_clean()
     assert stack.is_clean
+
+
+def test_undo_selects_what_was_selected_before_and_redo_what_after() -> None:
+    doc, stack = _doc(), UndoStack()
+    sel = stack.selection
+    w, x = _ids(doc, "w", "x")
+    sel.set([w])
+    add = AddNodeCommand(doc, "torch.exp", (5.0, 6.0))
+    stack.push(add)
+    sel.set([add.node_id])  # the view selects the node it added
+    stack.push(MoveNodesCommand(doc, {add.node_id: (50.0, 60.0)}))
+    sel.set([x])  # a click elsewhere, then undo: the move's own selection comes back
+    stack.undo()
+    assert sel.ids == (add.node_id,)
+    stack.undo()
+    assert sel.ids == (w,)
+    stack.redo()
+    assert sel.ids == (add.node_id,)
+    stack.redo()
+    assert sel.ids == (x,)
+
+
+def test_undo_of_a_delete_selects_the_restored_nodes_and_macros_record_once() -> None:
+    doc, stack = _doc(), UndoStack()
+    sel = stack.selection
+    w, b = _ids(doc, "w", "b")
+    sel.set([w, b])
+    stack.push(RemoveNodesCommand(doc, [w, b]))
+    sel.set([])
+    stack.undo()
+    assert sel.ids == (w, b) and w in doc and b in doc
+    with stack.macro("two labels"):
+        stack.push(SetLabelCommand(doc, w, "w2"))
+        sel.set([b])
+        stack.push(SetLabelCommand(doc, b, "b2"))
+    stack.undo()
+    assert sel.ids == (w, b)  # the selection from before the whole step
+    stack.redo()
+    assert sel.ids == (b,)

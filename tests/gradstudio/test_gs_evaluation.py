@@ -10,7 +10,7 @@ import engine
 from gradstudio.document.commands import SetParamCommand
 from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate, prepare
+from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate, prepare, waiting_text
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import SEED_001
 
@@ -141,13 +141,49 @@ def test_custom_function_error_shows_its_line() -> None:
     assert error.exc_type == "NameError" and error.traceback and "line 4" in error.traceback
 
 
-def test_unconnected_input_is_an_error_on_that_node() -> None:
+def test_unconnected_input_waits_instead_of_failing() -> None:
     doc = Document()
     node = doc.new_node("torch.mul", label="m")
     doc.add_node(node)
-    (error,) = evaluate(doc).errors
-    assert error.node_id == node.id and "not connected" in error.message
-    assert "inspector" in error.fix
+    ev = evaluate(doc)
+    assert not ev.errors and ev.ok
+    (result,) = ev.waiting
+    assert result.node_id == node.id and result.missing == ("input", "other")
+    assert waiting_text(result.missing, result.waits_for) == "connect inputs `input`, `other`"
+
+
+def test_a_number_on_a_scalar_port_is_no_missing_input() -> None:
+    doc = import_snippet("import torch\nx = torch.ones(2)\ny = x * 2\n")
+    ev = evaluate(doc)
+    assert not ev.waiting and ev.ok
+    y = doc.node_by_label("y")
+    assert y is not None
+    doc.disconnect(doc.inputs_of(y.id, "input")[0])
+    (result,) = evaluate(doc).waiting
+    assert result.missing == ("input",)
+
+
+def test_steps_downstream_of_a_waiting_node_wait_for_it_and_others_still_run() -> None:
+    doc = import_snippet(
+        "import torch\nx = torch.ones(2, requires_grad=True)\nw = torch.ones(2) * 3\n"
+        "y = x.exp()\nz = y.sum()\nz.backward()\n"
+    )
+    m = doc.new_node("torch.mul", label="mul")
+    doc.add_node(m, step=0)
+    y = doc.node_by_label("y")
+    assert y is not None
+    doc.disconnect(doc.inputs_of(y.id, "input")[0])
+    doc.connect(m.id, "out", y.id, "input")
+    ev = evaluate(doc)
+    assert ev.ok and not ev.errors
+    waits = {doc.node(r.node_id).label: (r.missing, r.waits_for) for r in ev.waiting}
+    assert waits["mul"] == (("input", "other"), "")
+    assert waits["y"] == ((), "mul") and waits["z"] == ((), "mul")
+    backward = [r for r in ev.waiting if doc.node(r.node_id).type.id not in ("torch.mul",)]
+    assert all(r.waits_for == "mul" for r in backward)
+    w = doc.node_by_label("w")
+    assert w is not None and ev.result_for(w.id).status == "ok"  # independent: it ran
+    assert ev.final.facts(w.id) is not None
 
 
 def test_no_grad_steps_record_nothing() -> None:

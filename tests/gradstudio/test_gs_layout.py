@@ -13,6 +13,7 @@ from gradstudio.document.layout import (
     auto_layout,
     columns_by_flow_and_time,
     default_card_size,
+    node_card_size,
 )
 from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
@@ -37,7 +38,7 @@ def _stack_of(n: int, type_id: str = "torch.add") -> Document:
 def _boxes_overlap(doc: Document, positions: dict[str, tuple[float, float]]) -> bool:
     boxes = []
     for node in doc.nodes():
-        w, h = default_card_size(node.type)
+        w, h = node_card_size(node)
         x, y = positions[node.id]
         boxes.append((x, y, x + w, y + h))
     return any(
@@ -137,7 +138,7 @@ def _wire_crossings(doc: Document, positions: dict[str, tuple[float, float]]) ->
 
     wires = []
     for u, v, *_ in doc.graph.edges:
-        (wu, hu), (_, hv) = default_card_size(doc.node(u).type), default_card_size(doc.node(v).type)
+        (wu, hu), (_, hv) = node_card_size(doc.node(u)), node_card_size(doc.node(v))
         wires.append(
             (
                 (positions[u][0] + wu, positions[u][1] + hu / 2),

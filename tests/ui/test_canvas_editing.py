@@ -16,6 +16,7 @@ from tests.ui.uitools import (
     port_view_pos,
     run_and_wait,
 )
+from ui.canvas.style import NODE_WIDTH
 from ui.canvas.view import NODE_MIME
 
 pytestmark = pytest.mark.gui
@@ -52,7 +53,7 @@ def test_drop_from_palette_adds_node_at_drop_point(window) -> None:  # noqa: ANN
     node = doc.nodes()[0]
     assert node.type_id == "torch.add"
     scene_at = window.canvas.mapToScene(at)
-    assert abs(node.x + 98 - scene_at.x()) < 2  # centred under the cursor
+    assert abs(node.x + NODE_WIDTH / 2 - scene_at.x()) < 2  # centred under the cursor
     assert window.state.selection == (node.id,)
     assert window.act_undo.text() == "&Undo Add add"
 

@@ -80,13 +80,13 @@ def test_tidy_lays_out_overlapping_cards_with_their_real_heights() -> None:
     doc = Document()
     for i in range(4):
         doc.add_node(doc.new_node("torch.add", (0, i * 10.0)))
-    assert overlaps(doc, NODE_WIDTH)
-    assert tidy(doc, NODE_WIDTH)
-    assert not overlaps(doc, NODE_WIDTH)
+    assert overlaps(doc)
+    assert tidy(doc)
+    assert not overlaps(doc)
     height = card_height(catalogue().get("torch.add"))
     ys = sorted(n.y for n in doc.nodes())
     assert all(b - a == height + ROW_GAP for a, b in itertools.pairwise(ys))
-    assert not tidy(doc, NODE_WIDTH)  # already tidy: left alone
+    assert not tidy(doc)  # already tidy: left alone
 
 
 def test_the_core_default_card_size_holds_every_studio_card() -> None:
@@ -98,7 +98,7 @@ def test_the_core_default_card_size_holds_every_studio_card() -> None:
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.stem)
 def test_shipped_examples_open_without_tidying(path: Path) -> None:
     """The importer's default card size leaves room for the studio's real cards."""
-    assert not overlaps(loads(path.read_text("utf-8")), NODE_WIDTH)
+    assert not overlaps(loads(path.read_text("utf-8")))
 
 
 def test_port_tooltips_explain_types(window) -> None:  # noqa: ANN001

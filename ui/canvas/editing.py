@@ -235,7 +235,7 @@ class CanvasEditing:
         doc = self.document
         if not len(doc):
             return
-        sizes = {i.node_id: (NODE_WIDTH, i.height) for i in self.graph_scene.node_items()}
+        sizes = {i.node_id: (i.width, i.height) for i in self.graph_scene.node_items()}
         command = AutoLayoutCommand(doc, sizes)
         if not command.moves_nothing:  # an already tidy graph: no undo step, not modified
             self.bridge.push(command)
@@ -262,7 +262,7 @@ class CanvasEditing:
 
     def _editor_rect(self, node: NodeItem, top: float, height: float) -> QRect:
         a = self.mapFromScene(node.mapToScene(QPointF(6.0, top)))
-        b = self.mapFromScene(node.mapToScene(QPointF(NODE_WIDTH - 6.0, top + height)))
+        b = self.mapFromScene(node.mapToScene(QPointF(node.width - 6.0, top + height)))
         return QRect(a, b).adjusted(0, 0, 0, 4)
 
     def edit_label(self, node_id: str) -> InlineEditor | None:

@@ -10,26 +10,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gradstudio.document.layout import auto_layout
+from gradstudio.document.layout import auto_layout, card_width
 from ui.canvas.style import card_height
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document
 
 
-def card_heights(doc: Document) -> dict[str, float]:
-    return {n.id: card_height(n.type) for n in doc.nodes()}
-
-
-def card_sizes(doc: Document, width: float) -> dict[str, tuple[float, float]]:
+def card_sizes(doc: Document) -> dict[str, tuple[float, float]]:
     """Every card's ``(width, height)`` as the canvas draws it, for the core's layout."""
-    return {node_id: (width, h) for node_id, h in card_heights(doc).items()}
+    return {n.id: (card_width(n.type, n.label, n.params), card_height(n.type)) for n in doc.nodes()}
 
 
-def overlaps(doc: Document, width: float, gap: float = 30.0) -> bool:
+def overlaps(doc: Document, gap: float = 30.0) -> bool:
     """Whether any two cards overlap or nearly touch (a file laid out for smaller cards)."""
-    heights = card_heights(doc)
-    boxes = sorted((n.x, n.y, n.x + width, n.y + heights[n.id]) for n in doc.nodes())
+    sizes = card_sizes(doc)
+    boxes = sorted((n.x, n.y, n.x + sizes[n.id][0], n.y + sizes[n.id][1]) for n in doc.nodes())
     for i, (_x0, y0, x1, y1) in enumerate(boxes):
         for ax0, ay0, _ax1, ay1 in boxes[i + 1 :]:
             if ax0 >= x1 + gap:
@@ -39,14 +35,14 @@ def overlaps(doc: Document, width: float, gap: float = 30.0) -> bool:
     return False
 
 
-def tidy(doc: Document, width: float) -> bool:
+def tidy(doc: Document) -> bool:
     """Lay out a freshly opened document whose cards overlap (not an undoable edit).
 
     Files written by older versions or by other tools may place nodes on a grid that is
     tighter than the studio's cards; the layout is fixed before the user sees it.
     """
-    if len(doc) < 2 or not overlaps(doc, width):
+    if len(doc) < 2 or not overlaps(doc):
         return False
-    for node_id, (x, y) in auto_layout(doc, card_sizes(doc, width)).items():
+    for node_id, (x, y) in auto_layout(doc, card_sizes(doc)).items():
         doc.move_node(node_id, x, y)
     return True

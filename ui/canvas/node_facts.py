@@ -20,11 +20,12 @@ MAX_INLINE_ELEMENTS = 6
 
 
 class NodeFacts:
-    """The facts drawn on one node; ``status``: ok, error, pending, skipped or none.
+    """The facts drawn on one node; ``status``: ok, error, waiting, pending, skipped or none.
 
-    ``pending``: the timeline is before this node's step; ``skipped``: the run stopped
-    before this step (an earlier step raised, or it was cancelled); ``none``: no
-    evaluation yet.
+    ``waiting``: a required input is not wired yet, or an input comes from a node that
+    waits (``waiting_text`` says which: a hint, not an error); ``pending``: the timeline
+    is before this node's step; ``skipped``: the run stopped before this step (an earlier
+    step raised, or it was cancelled); ``none``: no evaluation yet.
     Cheap fields are set at once; value texts are formatted on first use, since a big
     graph repaints only the cards on screen.  Two facts are equal when they show the
     same tensor facts object (snapshots share unchanged ones), status and error.
@@ -38,6 +39,7 @@ class NodeFacts:
         "replay_role",
         "status",
         "tensor",
+        "waiting_text",
         "warnings",
     )
 
@@ -49,8 +51,10 @@ class NodeFacts:
         warnings: tuple[str, ...] = (),
         list_length: int | None = None,
         replay_role: str = "",
+        waiting_text: str = "",
     ) -> None:
         self.status = status
+        self.waiting_text = waiting_text
         self.replay_role = replay_role
         self.tensor = tensor
         self.error = error
@@ -67,6 +71,7 @@ class NodeFacts:
             self.warnings,
             self.list_length,
             self.replay_role,
+            self.waiting_text,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -224,6 +229,10 @@ def node_facts(node_id: str, node_type: NodeType, playhead: Playhead) -> NodeFac
     warnings = tuple(w.message for w in result.warnings) if result.warnings else ()
     if result.status == "error" and result.error is not None:
         return NodeFacts("error", error=result.error, warnings=warnings)
+    if result.status == "waiting":
+        from gradstudio.evaluation.evaluate import waiting_text
+
+        return NodeFacts("waiting", waiting_text=waiting_text(result.missing, result.waits_for))
     if result.status != "ok":
         return SKIPPED  # an earlier step failed (or the run was cancelled) before this one
     if node_id == playhead.executing_node:

@@ -12,7 +12,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QPainterPath,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsSceneHoverEvent,
@@ -21,14 +30,14 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.catalogue import NodeKind, NodeType, PortSpec
-from ui.canvas.node_facts import NodeFacts, format_shape
+from gradstudio.document.layout import card_width, port_caption
+from ui.canvas.node_facts import MAX_INLINE_ELEMENTS, NodeFacts, format_array, format_shape
 from ui.canvas.port_item import PortItem
 from ui.canvas.style import (
     CORNER,
     FACTS_LINE,
     FACTS_PAD,
     HEADER_HEIGHT,
-    NODE_WIDTH,
     PORT_ROW,
     PORT_TOP_PAD,
     CanvasStyle,
@@ -52,26 +61,28 @@ NODE_FLAGS = (
 )
 PortPlaces = list[tuple[PortSpec, bool, QPointF]]
 PortCentres = dict[tuple[str, bool], tuple[float, float]]
-_PORT_LAYOUTS: dict[str, tuple[PortPlaces, float, float, PortCentres]] = {}
+_PORT_LAYOUTS: dict[tuple[str, float], tuple[PortPlaces, float, float, PortCentres]] = {}
+DrawnText = tuple[str, str, str]
+"""What a card drew: ``(where, full text, drawn text)``; the two differ when it was cut."""
 
 
-def _port_layout(node_type: NodeType) -> tuple[PortPlaces, float, float, PortCentres]:
+def _port_layout(node_type: NodeType, width: float) -> tuple[PortPlaces, float, float, PortCentres]:
     """Port places, facts top, height and port centres by ``(name, is_input)`` for a
-    type (the same for every node of it; wires look the centres up by name)."""
-    cached = _PORT_LAYOUTS.get(node_type.id)
+    type at a width (the same for every such card; wires look the centres up by name)."""
+    cached = _PORT_LAYOUTS.get((node_type.id, width))
     if cached is None:
         top = HEADER_HEIGHT + PORT_TOP_PAD
         ports = [
             (spec, True, QPointF(0.0, top + PORT_ROW * i + PORT_ROW / 2))
             for i, spec in enumerate(node_type.inputs)
         ] + [
-            (spec, False, QPointF(NODE_WIDTH, top + PORT_ROW * i + PORT_ROW / 2))
+            (spec, False, QPointF(width, top + PORT_ROW * i + PORT_ROW / 2))
             for i, spec in enumerate(node_type.outputs)
         ]
         facts_top = top + PORT_ROW * card_rows(node_type) + 2.0
         centres = {(spec.name, is_input): (c.x(), c.y()) for spec, is_input, c in ports}
         cached = (ports, facts_top, card_height(node_type), centres)
-        _PORT_LAYOUTS[node_type.id] = cached
+        _PORT_LAYOUTS[(node_type.id, width)] = cached
     return cached
 
 
@@ -87,7 +98,8 @@ def _param_summary(node: Node) -> str:
 
 
 def _wrap(text: str, metrics: QFontMetricsF, width: float, lines: int) -> list[str]:
-    """Word-wrap ``text`` into at most ``lines`` lines, eliding the last one."""
+    """Word-wrap ``text`` into at most ``lines`` lines; the last one holds the rest
+    (the painter elides it if it is still too long, and records that it did)."""
     words = text.split()
     out: list[str] = []
     while words and len(out) < lines - 1:
@@ -96,8 +108,21 @@ def _wrap(text: str, metrics: QFontMetricsF, width: float, lines: int) -> list[s
             line += " " + words.pop(0)
         out.append(line)
     if words:
-        out.append(metrics.elidedText(" ".join(words), Qt.TextElideMode.ElideRight, width))
+        out.append(" ".join(words))
     return out
+
+
+def _fitting_value(facts: NodeFacts, metrics: QFontMetricsF, width: float) -> str:
+    """The tensor's value with as many elements as fit in ``width`` (``[0.4963, …]``):
+    fewer elements rather than a cut number; empty when not even one fits."""
+    text = facts.value
+    if facts.tensor is None or metrics.horizontalAdvance(text) <= width:
+        return text
+    for budget in range(MAX_INLINE_ELEMENTS - 1, 0, -1):
+        text = format_array(facts.tensor.array, budget)
+        if metrics.horizontalAdvance(text) <= width:
+            return text
+    return ""
 
 
 class NodeItem(QGraphicsItem):
@@ -113,6 +138,7 @@ class NodeItem(QGraphicsItem):
         self.facts = NodeFacts()
         self.dimmed = False
         self._hover_port: PortItem | None = None
+        self._drawn: list[DrawnText] = []
         # no ItemSendsGeometryChanges / itemChange: the scene re-routes wires itself,
         # which keeps building a 5,000-node scene free of Python callbacks per change
         self.setFlags(NODE_FLAGS)
@@ -127,11 +153,15 @@ class NodeItem(QGraphicsItem):
         return NODE_TYPE
 
     def _layout(self) -> None:
-        places, self.facts_top, self.height, self._centres = _port_layout(self.node_type)
+        """Size the card for its text (``card_width``: long labels make wide cards)."""
+        self.width = card_width(self.node_type, self.node.label, self.node.params)
+        places, self.facts_top, self.height, self._centres = _port_layout(
+            self.node_type, self.width
+        )
         self.ports: list[PortItem] = [
             PortItem(self.node_id, spec, is_input, center) for spec, is_input, center in places
         ]
-        self._rect = QRectF(0.0, 0.0, NODE_WIDTH, self.height)
+        self._rect = QRectF(0.0, 0.0, self.width, self.height)
         self._bounds = self._rect.adjusted(-8.0, -12.0, 8.0, 8.0)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
@@ -163,8 +193,13 @@ class NodeItem(QGraphicsItem):
 
     # ------------------------------------------------------------------ state
     def set_node(self, node: Node) -> None:
-        """The document replaced this node's value (label or params changed)."""
+        """The document replaced this node's value (label or params changed); a longer
+        label or caption widens the card, and its wires follow the moved ports."""
         self.node = node
+        if card_width(self.node_type, node.label, node.params) != self.width:
+            self.prepareGeometryChange()
+            self._layout()
+            self.host.node_item_moved(self)
         self.refresh()
 
     def set_facts(self, facts: NodeFacts, dimmed: bool) -> None:
@@ -268,12 +303,40 @@ class NodeItem(QGraphicsItem):
             painter.setPen(QPen(s.c("node_selected"), 1.5, Qt.PenStyle.SolidLine))
             painter.drawRoundedRect(rect.adjusted(-3.5, -3.5, 3.5, 3.5), CORNER + 3, CORNER + 3)
         if lod >= LOD_TEXT:
+            self._drawn = []
             self._paint_header(painter, s)
             self._paint_ports_text(painter, s)
             self._paint_facts(painter, s)
         else:
             self._paint_far(painter, s, lod)
         self._paint_ports(painter, s)
+
+    def _text(
+        self,
+        painter: QPainter,
+        where: str,
+        rect: QRectF,
+        flags: Qt.AlignmentFlag,
+        text: str,
+        metrics: QFontMetricsF,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+    ) -> None:
+        """Draw ``text`` in ``rect``, eliding it only if it cannot fit, and remember what
+        was drawn beside the full text (``drawn_texts``)."""
+        drawn = metrics.elidedText(text, mode, rect.width())
+        self._drawn.append((where, text, drawn))
+        painter.drawText(rect, flags, drawn)
+
+    def drawn_texts(self) -> list[DrawnText]:
+        """Every text the card draws at full detail, as ``(where, full, drawn)``: the
+        card paints itself once offscreen at 100 % and reports what it wrote."""
+        image = QImage(1, 1, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        try:
+            self.paint(painter, QStyleOptionGraphicsItem(), None)
+        finally:
+            painter.end()
+        return list(self._drawn)
 
     def _paint_far(self, painter: QPainter, s: CanvasStyle, lod: float) -> None:
         """Semantic zoom: too far out for the card's details, its label and its autograd
@@ -322,24 +385,26 @@ class NodeItem(QGraphicsItem):
         # label, then the type title on the right
         title = self.node_type.title
         painter.setFont(s.small_font)
-        tw = min(s.small_metrics.horizontalAdvance(title) + 2.0, 78.0)
-        type_rect = QRectF(NODE_WIDTH - 8.0 - tw, 0.0, tw, HEADER_HEIGHT)
+        tw = s.small_metrics.horizontalAdvance(title) + 2.0
+        type_rect = QRectF(self.width - 8.0 - tw, 0.0, tw, HEADER_HEIGHT)
         dim = QColor(s.c("header_text"))
         dim.setAlpha(170)
         painter.setPen(dim)
-        painter.drawText(
-            type_rect,
-            Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
-            s.small_metrics.elidedText(title, Qt.TextElideMode.ElideRight, tw),
+        middle = Qt.AlignmentFlag.AlignVCenter
+        self._text(
+            painter, "type", type_rect, middle | Qt.AlignmentFlag.AlignRight, title, s.small_metrics
         )
         painter.setFont(s.title_font)
         painter.setPen(s.c("header_text"))
         left = disc.right() + 6.0
         avail = type_rect.left() - left - 6.0
-        painter.drawText(
+        self._text(
+            painter,
+            "label",
             QRectF(left, 0.0, avail, HEADER_HEIGHT),
-            Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-            s.title_metrics.elidedText(self.node.label, Qt.TextElideMode.ElideRight, avail),
+            middle | Qt.AlignmentFlag.AlignLeft,
+            self.node.label,
+            s.title_metrics,
         )
 
     def _port_color(self, s: CanvasStyle, port: PortItem) -> QColor:
@@ -359,31 +424,37 @@ class NodeItem(QGraphicsItem):
     def _paint_ports_text(self, painter: QPainter, s: CanvasStyle) -> None:
         painter.setFont(s.small_font)
         connected = self.host.connected_ports(self.node_id)
-        half = NODE_WIDTH / 2 - 10.0
+        metrics = s.small_metrics
+        outputs = {p.center.y(): p.name for p in self.ports if not p.is_input}
+        middle = Qt.AlignmentFlag.AlignVCenter
         for port in self.ports:
             y = port.center.y() - PORT_ROW / 2
-            text = port.name
             if port.is_input:
-                if port.spec.variadic:
-                    n = self.host.input_count(self.node_id, port.name)
-                    text = f"{text} ({n})" if n else f"{text} …"
-                if port.spec.scalar_ok and (port.name, True) not in connected:
-                    value = self.node.params.get(port.name)
-                    if value is not None:
-                        text = f"{text} = {value}"
-                color = s.c("text") if not port.spec.optional else s.c("text_dim")
-                painter.setPen(color)
-                painter.drawText(
-                    QRectF(12.0, y, half + 18.0, PORT_ROW),
-                    Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                    s.small_metrics.elidedText(text, Qt.TextElideMode.ElideRight, half + 18.0),
+                params = {} if (port.name, True) in connected else self.node.params
+                variadic = port.spec.variadic
+                count = self.host.input_count(self.node_id, port.name) if variadic else None
+                text = port_caption(port.spec, params, count)
+                beside = outputs.get(port.center.y())
+                right = self.width - 12.0
+                if beside is not None:
+                    right -= metrics.horizontalAdvance(beside) + 10.0
+                painter.setPen(s.c("text") if not port.spec.optional else s.c("text_dim"))
+                rect = QRectF(12.0, y, right - 12.0, PORT_ROW)
+                self._text(
+                    painter, "port", rect, middle | Qt.AlignmentFlag.AlignLeft, text, metrics
                 )
             else:
                 painter.setPen(s.c("text"))
-                painter.drawText(
-                    QRectF(NODE_WIDTH - 12.0 - half, y, half, PORT_ROW),
-                    Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
-                    s.small_metrics.elidedText(text, Qt.TextElideMode.ElideLeft, half),
+                w = metrics.horizontalAdvance(port.name) + 1.0
+                rect = QRectF(self.width - 12.0 - w, y, w, PORT_ROW)
+                self._text(
+                    painter,
+                    "port",
+                    rect,
+                    middle | Qt.AlignmentFlag.AlignRight,
+                    port.name,
+                    metrics,
+                    Qt.TextElideMode.ElideLeft,
                 )
 
     def _pill(
@@ -411,36 +482,24 @@ class NodeItem(QGraphicsItem):
 
     def _paint_facts(self, painter: QPainter, s: CanvasStyle) -> None:
         f = self.facts
-        x0, width = 10.0, NODE_WIDTH - 20.0
+        x0, width = 10.0, self.width - 20.0
         y = self.facts_top + FACTS_PAD
         painter.setPen(QPen(s.c("node_border"), 1.0))
-        painter.drawLine(QPointF(1.0, self.facts_top), QPointF(NODE_WIDTH - 1.0, self.facts_top))
+        painter.drawLine(QPointF(1.0, self.facts_top), QPointF(self.width - 1.0, self.facts_top))
         if self.host.stale and f.status != "none":
             painter.setOpacity(painter.opacity() * 0.55)
         line = QRectF(x0, y, width, FACTS_LINE)
         left_mid = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
         right_mid = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight
-        if f.status == "error":
+        lines = 2 if self.node_type.outputs else 1
+        message = self._message(f)
+        if message is not None:
+            text, role = message
             painter.setFont(s.small_font)
-            painter.setPen(s.c("error"))
-            lines = 2 if self.node_type.outputs else 1
-            for i, text in enumerate(_wrap("⚠ " + f.error_title, s.small_metrics, width, lines)):
-                painter.drawText(QRectF(x0, y + FACTS_LINE * i, width, FACTS_LINE), left_mid, text)
-            return
-        if f.status in ("none", "pending", "skipped"):
-            painter.setFont(s.small_font)
-            painter.setPen(s.c("text_dim"))
-            if f.status == "pending":
-                msg = "not run yet at this step"
-            elif f.status == "skipped":
-                msg = "not run: an earlier step failed"
-            elif self.node_type.kind is NodeKind.SOURCE:
-                msg = _param_summary(self.node)
-            else:
-                msg = "run to see its facts"
-            painter.drawText(
-                line, left_mid, s.small_metrics.elidedText(msg, Qt.TextElideMode.ElideRight, width)
-            )
+            painter.setPen(s.c(role))
+            for i, part in enumerate(_wrap(text, s.small_metrics, width, lines)):
+                rect = QRectF(x0, y + FACTS_LINE * i, width, FACTS_LINE)
+                self._text(painter, "facts", rect, left_mid, part, s.small_metrics)
             return
         if not f.has_tensor:
             painter.setFont(s.small_font)
@@ -453,39 +512,35 @@ class NodeItem(QGraphicsItem):
             if f.warnings:
                 text += f"   ⚠ {len(f.warnings)} warning" + ("s" if len(f.warnings) > 1 else "")
                 painter.setPen(s.c("warning"))
-            painter.drawText(line, left_mid, text)
+            self._text(painter, "facts", line, left_mid, text, s.small_metrics)
             return
-        # line 1: value (mono) and shape/dtype (dim)
+        # line 1: value (mono, as many elements as fit) and shape/dtype (dim)
         painter.setFont(s.small_font)
         meta = f"{f.shape} {f.dtype}"
         if f.list_length is not None:
             meta = f"list[{f.list_length}] · " + meta
         mw = s.small_metrics.horizontalAdvance(meta)
         painter.setPen(s.c("text_dim"))
-        painter.drawText(line, right_mid, meta)
+        self._text(painter, "facts", line, right_mid, meta, s.small_metrics)
         painter.setFont(s.mono_font)
         painter.setPen(s.c("text"))
-        vw = max(20.0, width - mw - 8.0)
-        painter.drawText(
-            QRectF(x0, y, vw, FACTS_LINE),
-            left_mid,
-            s.mono_metrics.elidedText(f.value, Qt.TextElideMode.ElideRight, vw),
-        )
+        vw = max(0.0, width - mw - 8.0)
+        value = _fitting_value(f, s.mono_metrics, vw)
+        if value:
+            rect = QRectF(x0, y, vw, FACTS_LINE)
+            self._text(painter, "value", rect, left_mid, value, s.mono_metrics)
         # line 2: leaf mark, grad_fn (or requires_grad), .grad badge, warnings
         y += FACTS_LINE
+        pill, mark, badge = self._second_line(f, s, width)
         x = x0
-        if f.is_leaf:
-            x += self._pill(painter, s, x, y, "LEAF", s.c("leaf"), False) + 5.0
-        else:
-            x += self._pill(painter, s, x, y, "NON-LEAF", s.c("non_leaf"), False) + 5.0
+        if pill:
+            color = s.c("leaf") if f.is_leaf else s.c("non_leaf")
+            x += self._pill(painter, s, x, y, pill, color, False) + 5.0
         right = x0 + width
-        if f.has_grad:
-            grad = f.grad or ""
-            # the value itself when it is short (w.grad = 5.), else just the mark
-            text = f".grad {grad}" if len(grad) <= GRAD_BADGE_CHARS else ".grad"
-            w = s.badge_metrics.horizontalAdvance(text) + 10.0
+        if badge:
+            w = s.badge_metrics.horizontalAdvance(badge) + 10.0
             right -= w
-            self._pill(painter, s, right, y, text, s.c("grad"), True)
+            self._pill(painter, s, right, y, badge, s.c("grad"), True)
             right -= 5.0
         if f.warnings:
             painter.setFont(s.small_font)
@@ -493,19 +548,52 @@ class NodeItem(QGraphicsItem):
             right -= 14.0
             painter.drawText(QRectF(right, y, 14.0, FACTS_LINE), Qt.AlignmentFlag.AlignCenter, "⚠")
         painter.setFont(s.mono_font)
-        if f.grad_fn:
-            painter.setPen(s.c("non_leaf"))
-            text = f.grad_fn
-        elif f.requires_grad:
-            painter.setPen(s.c("requires_grad"))
-            text = "requires_grad"
-        else:
-            painter.setPen(s.c("text_dim"))
-            text = "no grad"
-        avail = max(0.0, right - x - 2.0)
-        painter.drawText(
-            QRectF(x, y, avail, FACTS_LINE),
-            left_mid,
-            s.mono_metrics.elidedText(text, Qt.TextElideMode.ElideRight, avail),
+        painter.setPen(
+            s.c("non_leaf" if f.grad_fn else "requires_grad" if f.requires_grad else "text_dim")
         )
+        rect = QRectF(x, y, max(0.0, right - x - 2.0), FACTS_LINE)
+        self._text(painter, "facts", rect, left_mid, mark, s.mono_metrics)
         painter.setBrush(QBrush())
+
+    def _message(self, f: NodeFacts) -> tuple[str, str] | None:
+        """The sentence a card shows instead of tensor facts, and its colour role."""
+        if f.status == "error":
+            return "⚠ " + f.error_title, "error"
+        if f.status == "waiting":
+            return f.waiting_text, "accent"
+        if f.status == "pending":
+            return "not run yet at this step", "text_dim"
+        if f.status == "skipped":
+            return "not run: an earlier step failed", "text_dim"
+        if f.status == "none":
+            if self.node_type.kind is NodeKind.SOURCE:
+                return _param_summary(self.node), "text_dim"
+            return "run to see its facts", "text_dim"
+        return None
+
+    def _second_line(self, f: NodeFacts, s: CanvasStyle, width: float) -> tuple[str, str, str]:
+        """The leaf pill, the autograd mark and the ``.grad`` badge, shortened until they
+        fit: first the badge drops its value (the inspector shows it), then a non-leaf
+        drops its pill (its grad_fn already says it is not a leaf)."""
+        mark = f.grad_fn or ("requires_grad" if f.requires_grad else "no grad")
+        pill = "LEAF" if f.is_leaf else "NON-LEAF"
+        grad = f.grad or ""
+        badges = [f".grad {grad}", ".grad"] if len(grad) <= GRAD_BADGE_CHARS else [".grad"]
+        if not f.has_grad:
+            badges = [""]
+        pills = [pill, ""] if f.grad_fn else [pill]
+
+        def need(pill: str, badge: str) -> float:
+            w = s.mono_metrics.horizontalAdvance(mark) + 2.0
+            if pill:
+                w += s.badge_metrics.horizontalAdvance(pill) + 15.0
+            if badge:
+                w += s.badge_metrics.horizontalAdvance(badge) + 15.0
+            return w + (14.0 if f.warnings else 0.0)
+
+        choices = [(p, b) for p in pills for b in badges]
+        for p, b in choices:
+            if need(p, b) <= width:
+                return p, mark, b
+        p, b = choices[-1]
+        return p, mark, b

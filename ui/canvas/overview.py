@@ -18,7 +18,7 @@ from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from ui.canvas.style import HEADER_HEIGHT, NODE_WIDTH
+from ui.canvas.style import HEADER_HEIGHT
 
 if TYPE_CHECKING:
     from ui.canvas.edge_item import EdgeItem
@@ -74,9 +74,9 @@ class Overview(QGraphicsItem):
         for card in self.host.node_items():
             pos = card.pos()
             x, y = pos.x(), pos.y()
-            rect = QRectF(x, y, NODE_WIDTH, card.height)
-            cards.append((card, rect, QRectF(x, y, NODE_WIDTH, HEADER_HEIGHT)))
-            xs += (x, x + NODE_WIDTH)
+            rect = QRectF(x, y, card.width, card.height)
+            cards.append((card, rect, QRectF(x, y, card.width, HEADER_HEIGHT)))
+            xs += (x, x + card.width)
             ys += (y, y + card.height)
         wires = []
         for edge in self.host.edge_items():

@@ -31,7 +31,7 @@ from ui.canvas.edge_item import EdgeItem
 from ui.canvas.node_facts import NodeFacts, node_facts
 from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import OVERVIEW_LOD, Overview
-from ui.canvas.style import NODE_WIDTH, CanvasStyle, canvas_style
+from ui.canvas.style import CanvasStyle, canvas_style
 from ui.themes import DARK, Theme
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ class GraphScene(QGraphicsScene):
             ys: list[float] = []
             for card in self._nodes.values():
                 pos = card.pos()
-                xs += (pos.x(), pos.x() + NODE_WIDTH)
+                xs += (pos.x(), pos.x() + card.width)
                 ys += (pos.y(), pos.y() + card.height)
             bounds = QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
         else:

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from gradstudio.catalogue import NodeType
+from gradstudio.document.layout import DEFAULT_CARD_WIDTH
 from ui.themes import Theme, mono_font, ui_font
 
-NODE_WIDTH = 196.0
+NODE_WIDTH = DEFAULT_CARD_WIDTH  # the narrowest card (``card_width`` widens it for its text)
 HEADER_HEIGHT = 26.0
 PORT_ROW = 20.0
 PORT_TOP_PAD = 6.0

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer
-from PySide6.QtGui import QPalette, QResizeEvent
+from PySide6.QtGui import QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -52,7 +52,13 @@ from gradstudio.document.events import (
     Unsubscribe,
 )
 from gradstudio.document.model import Node
-from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
+from gradstudio.evaluation.evaluate import (
+    GradFnFacts,
+    OutputRef,
+    StepError,
+    TensorFacts,
+    waiting_text,
+)
 from gradstudio.params import param_kind
 from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
@@ -177,14 +183,28 @@ class FlowHolder(QWidget):
         return QSize(width, self.minimumHeight())
 
 
-def _form() -> tuple[QWidget, QFormLayout]:
+class FormGrid(QGridLayout):
+    """Rows of a title and a field, like ``QFormLayout``, on a grid.
+
+    ``QFormLayout`` lays a word-wrapped field out at a wider width than the one it gives
+    it, so a fact whose text wraps to two lines got the height of one and was cut in
+    half; a grid asks each field's height at the width it really gets.
+    """
+
+    def addRow(self, title: str | QWidget, field: QWidget) -> None:  # noqa: N802 - Qt's name
+        label = QLabel(title) if isinstance(title, str) else title
+        row = self.rowCount()
+        self.addWidget(label, row, 0, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.addWidget(field, row, 1)
+
+
+def _form() -> tuple[QWidget, FormGrid]:
     w = QWidget()
-    form = QFormLayout(w)
+    form = FormGrid(w)
     form.setContentsMargins(0, 0, 0, 0)
     form.setHorizontalSpacing(10)
     form.setVerticalSpacing(4)
-    form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setColumnStretch(1, 1)
     return w, form
 
 
@@ -197,8 +217,35 @@ def _value_label(object_name: str) -> QLabel:
     return label
 
 
+def _break(text: str, metrics: QFontMetrics, room: float) -> list[str]:
+    """``text`` in lines no wider than ``room``: at spaces, or inside a word too long."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if metrics.horizontalAdvance(candidate) <= room:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = word
+        while metrics.horizontalAdvance(line) > room and len(line) > 1:
+            cut = len(line) - 1
+            while cut > 1 and metrics.horizontalAdvance(line[:cut]) > room:
+                cut -= 1
+            lines.append(line[:cut])
+            line = line[cut:]
+    if line:
+        lines.append(line)
+    return lines
+
+
 class LinkList(QWidget):
-    """A column of link-like buttons (``next_functions``, backward executions)."""
+    """A column of link-like buttons (``next_functions``, backward executions).
+
+    A link wider than the panel breaks before its ``→ node`` part rather than widen
+    the inspector past its dock (``(AccumulateGrad, 0) → torch.rand(10, …)`` labels).
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -206,12 +253,31 @@ class LinkList(QWidget):
         self._lay.setContentsMargins(0, 0, 0, 0)
         self._lay.setSpacing(0)
         self.buttons: list[QToolButton] = []
+        self._texts: list[str] = []
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        for button, text in zip(self.buttons, self._texts, strict=True):
+            metrics = button.fontMetrics()
+            shown = max(metrics.horizontalAdvance(line) for line in button.text().split("\n"))
+            room = self.width() - (button.sizeHint().width() - shown)  # less the padding
+            wanted = text
+            if metrics.horizontalAdvance(text) > room > 0:
+                head, arrow, tail = text.partition(" → ")
+                parts = [head, "→ " + tail] if arrow else [text]
+                wanted = "\n".join(ln for part in parts for ln in _break(part, metrics, room))
+            if button.text() != wanted:
+                button.setText(wanted)
 
     def set_links(self, links: list[tuple[str, str, Callable[[], None] | None, bool]]) -> None:
         """``(text, tooltip, on_click or None, bold)`` per row."""
         for b in self.buttons:
             b.deleteLater()
         self.buttons = []
+        self._texts = [link[0] for link in links]
         for text, tip, on_click, bold in links:
             b = QToolButton(self)
             b.setObjectName("inspectorLink")
@@ -229,8 +295,10 @@ class LinkList(QWidget):
                 b.setCursor(Qt.CursorShape.PointingHandCursor)
                 b.clicked.connect(on_click)
                 b.setStyleSheet("QToolButton { color: palette(link); text-align: left; }")
+            b.setMinimumWidth(1)  # may break in two lines (``_fit``) instead of widening
             self._lay.addWidget(b, 0, Qt.AlignmentFlag.AlignLeft)
             self.buttons.append(b)
+        self._fit()
 
 
 class Inspector(QWidget):
@@ -777,8 +845,13 @@ class Inspector(QWidget):
         self._show_problem(error, position >= node_step)
         self._show_warnings(result.warnings if position >= node_step else [])
         self._show_trace(node.id)
+        waiting = waiting_text(result.missing, result.waits_for)
         if result.status == "not run":
             self._show_status("not run", WARNING)
+        elif result.status == "waiting":
+            self._show_status("waiting for input", None)
+            self._hide_facts(waiting[:1].upper() + waiting[1:] + " to run this node.")
+            return
         elif result.status == "error":
             self._show_status(f"✖ {error.exc_type if error else 'error'}", ERROR)
         else:

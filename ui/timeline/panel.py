@@ -25,12 +25,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gradstudio.evaluation.evaluate import waiting_text
 from ui.instruments.memory import MemoryStrip
 from ui.state import StudioState
 
 PLAY_INTERVAL_MS = 700
 BACKWARD = "#a23cc8"  # the backward view's "gradient that flowed"
 ERROR = "#e5484d"
+WAITING = "#4c8dff"  # a step waiting for an input: a hint, in the accent blue
 
 
 # ------------------------------------------------------------------------- the widget
@@ -312,7 +314,7 @@ class Timeline(QWidget):
         self._sync_replay()
 
     def _markers(self) -> dict[int, QColor]:
-        """Backward steps in the gradient colour, failed steps in red."""
+        """Backward steps in the gradient colour, failed steps in red, waiting ones in blue."""
         ev = self.state.evaluation
         if ev is None:
             return {}
@@ -320,6 +322,8 @@ class Timeline(QWidget):
         for result in ev.steps:
             if result.status == "error":
                 marks[result.step] = QColor(ERROR)
+            elif result.status == "waiting":
+                marks[result.step] = QColor(WAITING)
             elif result.trace is not None:
                 marks[result.step] = QColor(BACKWARD)
         return marks
@@ -335,6 +339,8 @@ class Timeline(QWidget):
             status = f" <span style='color:{ERROR}'>✖ {result.error.exc_type}</span>"
         elif result.status == "not run":
             status = " " + self._muted("(not run: an earlier step failed)")
+        elif result.status == "waiting":
+            status = " " + self._muted(_esc(waiting_text(result.missing, result.waits_for)))
         elif result.warnings:
             status = f" <span style='color:#d9822b'>⚠ {len(result.warnings)} warning(s)</span>"
         return f"<b>{_esc(label)}</b> &nbsp;{self._muted(_esc(type_id))}{status}"

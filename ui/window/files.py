@@ -17,7 +17,6 @@ from gradstudio.document.model import Document
 from gradstudio.interchange.fileformat import EXTENSION, DocumentError, load_document, save_document
 from ui.actions import add_action, connect_action
 from ui.canvas.layout import tidy
-from ui.canvas.style import NODE_WIDTH
 from ui.window.examples import ExampleFile, example_files
 
 if TYPE_CHECKING:
@@ -116,7 +115,7 @@ class FileCommands:
         run: bool = True,
     ) -> None:
         """Show ``doc`` (already loaded) in the window, with a fresh undo history."""
-        tidy(doc, NODE_WIDTH)
+        tidy(doc)
         self.runner.cancel()
         self.file_path = path
         self.example_name = example

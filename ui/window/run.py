@@ -124,7 +124,7 @@ class RunCommands:
         self.progress.setValue(step)
 
     def _finished(self, ev: object) -> None:
-        from gradstudio.evaluation.evaluate import Evaluation
+        from gradstudio.evaluation.evaluate import Evaluation, waiting_text
 
         assert isinstance(ev, Evaluation)
         ms = ev.seconds * 1000.0
@@ -138,13 +138,28 @@ class RunCommands:
             label = ev.plan.labels.get(err.node_id, err.node_id)
             self.error_label.setText(f"⚠ {label}: {err.title or err.exc_type}")
             self.error_label.setToolTip(f"{err.exc_type}: {err.message}")
+        elif ev.waiting:
+            # not a failure: the graph is being built, and says what it needs next
+            first = ev.waiting[0]
+            label = ev.plan.labels.get(first.node_id, first.node_id)
+            self.error_label.setText(f"{label}: {waiting_text(first.missing, first.waits_for)}")
+            self.error_label.setToolTip("")
         else:
             self.error_label.setText("")
             self.error_label.setToolTip("")
+        self._hint_style(not ev.cancelled and not ev.errors and bool(ev.waiting))
+
+    def _hint_style(self, hint: bool) -> None:
+        """The status line in the hint colour (a node waits for an input), not in red."""
+        if bool(self.error_label.property("hint")) != hint:
+            self.error_label.setProperty("hint", hint)
+            self.error_label.style().unpolish(self.error_label)
+            self.error_label.style().polish(self.error_label)
 
     def _failed(self, details: str) -> None:
         from ui.errors import show_error
 
+        self._hint_style(False)
         self.error_label.setText("Evaluation failed (see details)")
         show_error(
             self,

@@ -33,10 +33,10 @@ class UndoBridge(QObject):
         super().__init__(parent)
         self.state = state
         self.undo_action = QAction("&Undo", self)
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
         connect_action(self.undo_action, self.undo)
         self.redo_action = QAction("&Redo", self)
-        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
+        self.redo_action.setShortcuts(QKeySequence.StandardKey.Redo)  # Ctrl+Y and Ctrl+Shift+Z
         connect_action(self.redo_action, self.redo)
         self._unsubscribe: Callable[[], None] | None = None
         state.documentReplaced.connect(self._follow_stack)
