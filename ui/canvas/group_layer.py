@@ -51,6 +51,8 @@ class GroupLayer:
         self._deep: dict[str, frozenset[str]] = {}
         self._order: list[str] = []  # group ids, innermost first
         self._dirty = False
+        self._pending: set[str] = set()  # groups to re-measure after their cards moved
+        self._syncing = False
         self._timer = QTimer(scene)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -114,6 +116,7 @@ class GroupLayer:
         self.cards.clear()
         self._rep = {}
         self._dirty = False
+        self._pending.clear()
 
     def rebuild(self) -> None:
         """Draw every group of the document (its cards and wires are in the scene)."""
@@ -138,10 +141,16 @@ class GroupLayer:
         """Apply the pending group changes now."""
         if self._dirty:
             self._dirty = False
+            self._pending.clear()
             self._sync()
+        elif self._pending:
+            pending, self._pending = self._pending, set()
+            self._place_all(pending)
 
     def node_moved(self, node_id: str) -> None:
-        """A card moved: the frames around it (or the card showing it) follow."""
+        """A card moved: the frames around it (or the card showing it) follow, once the
+        moves of one edit are over (undoing the move of a 5,000-node group measures the
+        group once, not once per node)."""
         if self._dirty:
             return
         doc = self.document
@@ -155,8 +164,8 @@ class GroupLayer:
         groups = doc.groups
         while groups[chain[-1]].parent is not None and len(chain) <= len(groups):
             chain.append(groups[chain[-1]].parent)  # type: ignore[arg-type]
-        for g in chain:
-            self._place(g)
+        self._pending.update(chain)
+        self._timer.start()
 
     def shift_group(self, group_id: str, dx: float, dy: float) -> None:
         """Move a group's cards (and so its frame or card) while it is dragged."""
@@ -169,7 +178,7 @@ class GroupLayer:
             if item is not None:
                 item.moveBy(dx, dy)
             touched |= scene.edges_at(node_id)
-        self.layout()
+        self._place_all(self._family(group_id))
         for edge in touched:
             item = scene.edge_item(edge)
             if item is not None:
@@ -227,7 +236,11 @@ class GroupLayer:
                 if node_id in rep and item.isSelected():
                     item.setSelected(False)
         self._set_card_ports()
-        self.layout()
+        self._syncing = True
+        try:
+            self.layout()
+        finally:
+            self._syncing = False
         changed = {n for n in old_rep.keys() | rep.keys() if old_rep.get(n) != rep.get(n)}
         changed |= rep.keys()
         for node_id in changed:
@@ -278,12 +291,34 @@ class GroupLayer:
         for gid in self._order:
             self._place(gid)
 
+    def _place_all(self, groups: set[str]) -> None:
+        for gid in self._order:  # innermost first
+            if gid in groups:
+                self._place(gid)
+
+    def _family(self, group_id: str) -> set[str]:
+        """A group, the groups inside it and the groups around it: what its move reshapes."""
+        family = {group_id}
+        stack = [group_id]
+        while stack:
+            for child in self._children.get(stack.pop(), ()):
+                family.add(child)
+                stack.append(child)
+        groups = self.document.groups
+        parent = groups[group_id].parent if group_id in groups else None
+        while parent is not None and parent not in family:
+            family.add(parent)
+            parent = groups[parent].parent
+        return family
+
     def _place(self, gid: str) -> None:
         card = self.cards.get(gid)
         if card is not None:
             spot = self._members_corner(gid)
             if spot is not None and card.pos() != spot:
                 card.setPos(spot)
+                if self._syncing:
+                    return  # the sync re-routes every wire it changes afterwards
                 for node_id in self._deep[gid]:
                     for edge in self.scene.edges_at(node_id):
                         item = self.scene.edge_item(edge)
