@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
 
+from gradstudio.document.groups import Group
 from gradstudio.interchange.fileformat import load_document
 from tests.ui.uitools import add_source, drag, node_id, node_view_pos
 from ui.canvas.group_item import GroupCardItem, GroupFrameItem
@@ -263,3 +265,28 @@ def test_a_frame_follows_a_card_dragged_inside_it(window, qtbot) -> None:  # noq
     card = canvas.graph_scene.node_item(e).sceneBoundingRect().adjusted(8, 12, -8, -8)
     assert window.state.document.node(e).position[1] > 100
     assert canvas.graph_scene.groups.frame(gid).scene_rect().contains(card)
+
+
+def test_inspector_describes_a_selected_group(window, qtbot) -> None:  # noqa: ANN001
+    w, e, _ = three_nodes(window)
+    doc = window.state.document
+    doc.add_group(Group("m", "model.fc1 (Linear)", {w, e}, kind="module", meta={"class": "Linear"}))
+    window.canvas.select_group("m")
+    inspector = window.panel("inspector")
+    assert inspector.title.text() == "model.fc1 (Linear)"
+    assert "module Linear · 2 nodes" in inspector.subtitle.text()
+    labels = {lab.objectName(): lab.text() for lab in inspector.findChildren(QLabel)}
+    assert labels["group_kind"] == "module" and labels["group_class"] == "Linear"
+
+
+def test_select_all_and_delete_takes_collapsed_groups_too(window, qtbot) -> None:  # noqa: ANN001
+    w, e, _ = three_nodes(window)
+    window.canvas.select_nodes([w, e])
+    window.act_group.trigger()
+    window.act_collapse.trigger()
+    window.act_select_all.trigger()
+    window.act_delete.trigger()
+    doc = window.state.document
+    assert len(doc) == 0 and not doc.groups
+    window.act_undo.trigger()
+    assert len(doc) == 3 and next(iter(doc.groups.values())).collapsed
