@@ -17,6 +17,7 @@ the clipboard alike:
   children are inside it too (``deep_members``);
 - a group holds something: at least one member or one child group (a group that
   loses its last node, and then its last child, disappears);
+- groups nest at most ``MAX_DEPTH`` deep;
 - the title is one line of 1..200 printable characters, the colour ``None`` or
   ``#rrggbb`` (stored lower-case), ``meta`` a small text-to-text mapping.
 
@@ -45,6 +46,9 @@ MAX_TITLE = 200
 MAX_META_ITEMS = 32
 MAX_META_KEY = 64
 MAX_META_VALUE = 1000
+#: Groups nest at most this deep (a module in a module in a loop needs a handful): the
+#: editor walks nesting chains, and a hostile file must not make that quadratic.
+MAX_DEPTH = 64
 
 
 class GroupError(ValueError):
@@ -193,6 +197,10 @@ def check_groups(groups: Mapping[str, Group], nodes: Container[str]) -> None:
         if not group.members and group_id not in has_child:
             raise GroupError(f"{_name(group)} holds no node")
     _check_acyclic(groups)
+    level = depths(groups)
+    deepest = max(level, key=level.__getitem__, default=None)
+    if deepest is not None and level[deepest] >= MAX_DEPTH:
+        raise GroupError(f"{_name(groups[deepest])} is nested more than {MAX_DEPTH} groups deep")
 
 
 def _check_acyclic(groups: Mapping[str, Group]) -> None:

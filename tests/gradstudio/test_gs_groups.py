@@ -25,7 +25,7 @@ from gradstudio.document.group_commands import (
     RenameGroupCommand,
     UngroupCommand,
 )
-from gradstudio.document.groups import Group
+from gradstudio.document.groups import MAX_DEPTH, Group
 from gradstudio.document.model import Document, EditError
 from gradstudio.document.undo import UndoStack
 from gradstudio.interchange.fileformat import (
@@ -433,19 +433,38 @@ def test_a_huge_group_list_is_refused_quickly_in_one_line(doc: Document) -> None
     assert "\n" not in str(caught.value) and len(str(caught.value)) < 400
 
 
-def test_many_groups_load(doc: Document) -> None:
+def _chain_document(count: int, depth: int) -> Document:
+    """``count`` one-node groups, nested in chains ``depth`` deep."""
     big = Document()
-    nodes = [big.new_node("torch.ones", label=f"t{i}", node_id=f"n{i}") for i in range(3000)]
-    for node in nodes:
-        big.add_node(node)
+    for i in range(count):
+        big.add_node(big.new_node("torch.ones", label=f"t{i}", node_id=f"n{i}"))
     big.add_groups(
         [
-            Group(f"g{i}", f"step {i}", {f"n{i}"}, parent=f"g{i - 1}" if i else None)
-            for i in range(3000)
+            Group(f"g{i}", f"step {i}", {f"n{i}"}, parent=f"g{i - 1}" if i % depth else None)
+            for i in range(count)
         ]
     )
+    return big
+
+
+def test_many_groups_load() -> None:
+    big = _chain_document(3000, 60)
     again = loads(dumps(big))
     assert len(again.groups) == 3000 and again.group_of("n2999").parent == "g2998"  # type: ignore[union-attr]
+
+
+def test_nesting_deeper_than_the_limit_is_refused() -> None:
+    ok = _chain_document(MAX_DEPTH, MAX_DEPTH)
+    data = to_json(ok)
+    data["nodes"].append(
+        {"id": "x", "type": "torch.ones", "label": "x", "position": [0, 0], "params": {}}
+    )
+    data["order"].append("x")
+    data["groups"].append(
+        {"id": "gx", "title": "t", "members": ["x"], "parent": f"g{MAX_DEPTH - 1}"}
+    )
+    with pytest.raises(DocumentError, match=f"nested more than {MAX_DEPTH} groups deep"):
+        loads(json.dumps(data), "deep.gstudio")
 
 
 # -------------------------------------------------------------------------- export
