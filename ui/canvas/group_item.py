@@ -36,7 +36,7 @@ TITLE_HEIGHT = 28.0  # the frame's title bar, above its members
 FRAME_PAD = 14.0  # room between the members and the frame's border
 SUBTITLE_ROW = 18.0
 CHEVRON = 22.0  # the collapse/expand mark at the title's left
-FRAME_Z = 0.1  # frames sit under the cards (z 1) and nested ones over outer ones
+FRAME_Z = -0.9  # frames sit under the wires (z 0) and cards (z 1), nested ones over outer ones
 DEFAULT_ALPHA = (34, 170, 90)  # body, border and title-bar opacity of the frame colour
 
 

@@ -24,7 +24,7 @@ from gradstudio.document.events import (
     GroupRemoved,
     LabelChanged,
 )
-from gradstudio.document.groups import depths
+from gradstudio.document.groups import MAX_DEPTH, depths
 from ui.canvas.group_item import (
     FRAME_PAD,
     FRAME_Z,
@@ -223,7 +223,7 @@ class GroupLayer:
                 elif item.group != groups[gid]:
                     item.set_group(groups[gid])
         for gid, frame in self.frames.items():
-            frame.setZValue(FRAME_Z + min(level[gid], 800) * 0.001)
+            frame.setZValue(FRAME_Z + min(level[gid], MAX_DEPTH) * 0.001)
         rep: dict[str, str] = {}
         for gid in self.cards:
             for node_id in self._deep[gid]:
