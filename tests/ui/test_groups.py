@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel
 
@@ -217,16 +218,30 @@ def test_grouping_a_frame_with_a_node_nests_it(window, qtbot) -> None:  # noqa: 
     layer = canvas.graph_scene.groups
     assert layer.frame(outer).scene_rect().contains(layer.frame(inner).scene_rect())
     assert layer.frame(inner).zValue() > layer.frame(outer).zValue()
-    # collapsing the outer group hides the inner frame and every card inside
+    # collapsing the outer group (Alt+C) hides the inner frame and every card inside
     canvas.select_group(outer)
-    window.act_collapse.trigger()
+    canvas.setFocus()
+    qtbot.waitUntil(canvas.hasFocus)
+    qtbot.keyClick(canvas, Qt.Key.Key_C, Qt.KeyboardModifier.AltModifier)
+    assert doc.group(outer).collapsed
     assert layer.frame(inner) is None and layer.card(inner) is None
     assert not any(canvas.graph_scene.node_item(n).isVisible() for n in (w, e, s))
-    # ungroup the outer one (Ctrl+Shift+G): the inner frame comes back at top level
-    window.act_collapse.trigger()
+    # expand, then ungroup the outer one (Ctrl+Alt+G): the inner frame is at top level again
+    qtbot.keyClick(canvas, Qt.Key.Key_C, Qt.KeyboardModifier.AltModifier)
+    assert not doc.group(outer).collapsed
     canvas.select_group(outer)
-    window.act_ungroup.trigger()
+    ctrl_alt = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+    qtbot.keyClick(canvas, Qt.Key.Key_G, ctrl_alt)
     assert set(doc.groups) == {inner} and doc.group(inner).parent is None
+
+
+def test_the_group_shortcuts_belong_to_no_other_action(window) -> None:  # noqa: ANN001
+    ours = {window.act_group, window.act_ungroup, window.act_collapse}
+    keys = {k.toString() for a in ours for k in a.shortcuts()}
+    assert keys == {"Ctrl+G", "Ctrl+Alt+G", "Alt+C"}
+    others = [a for a in window.findChildren(QAction) if a not in ours]
+    taken = {k.toString(): a.text() for a in others for k in a.shortcuts()}
+    assert not keys & set(taken), {k: taken[k] for k in keys & set(taken)}
 
 
 def test_removing_the_last_member_removes_the_frame(window, qtbot) -> None:  # noqa: ANN001

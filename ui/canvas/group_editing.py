@@ -100,7 +100,7 @@ class CanvasGroups:
         return cmd.group_id
 
     def ungroup_selection(self) -> None:
-        """Drop the frames of the selected groups (Ctrl+Shift+G); their nodes stay."""
+        """Drop the frames of the selected groups (Ctrl+Alt+G, as Blender); their nodes stay."""
         targets = self.target_groups()
         if not targets:
             self.message.emit("Select a group (its title) to ungroup")

@@ -260,6 +260,8 @@ class Inspector(QWidget):
         self.retain_box: QPushButton | None = None
         self.edit_error: QLabel | None = None
         self.facts_section: Section | None = None
+        #: Makers of more sections (the instruments'), given the node shown (or None).
+        self.extra_sections: list[Callable[[str | None], list[QWidget]]] = []
 
         self.title = QLabel(self)
         self.title.setObjectName("inspectorTitle")
@@ -387,6 +389,9 @@ class Inspector(QWidget):
         else:
             self._build_edits(node)
             self._build_facts(node)
+        for make in self.extra_sections:
+            for section in make(None if node is None else node.id):
+                self.body_layout.addWidget(section)
         self.body_layout.addStretch(1)
         self.holder = FlowHolder(body)
         self.scroll.setWidget(self.holder)

@@ -44,6 +44,7 @@ from ui.backward.view import BackwardView
 from ui.canvas.view import GraphView
 from ui.icons import icon
 from ui.inspector.panel import Inspector
+from ui.instruments.commands import Instruments
 from ui.palette.panel import Palette
 from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
@@ -96,6 +97,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self._build_docks()
         self._build_actions()
         self._build_menus()
+        self.instruments = Instruments(self)
         self._build_toolbar()
         self._build_status()
         self._connect()
@@ -195,7 +197,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             [self.height() * 9 // 20, self.height() * 11 // 20],
             Qt.Orientation.Vertical,
         )
-        self.resizeDocks([self.docks["timeline"]], [130], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["timeline"]], [165], Qt.Orientation.Vertical)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -288,12 +290,12 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "&Group", c.group_selection, "Ctrl+G", None, "Frame the selected nodes in a group"
         )
         self.act_ungroup = self._action(
-            "U&ngroup", c.ungroup_selection, "Ctrl+Shift+G", None, "Drop the selected group's frame"
+            "U&ngroup", c.ungroup_selection, "Ctrl+Alt+G", None, "Drop the selected group's frame"
         )
         self.act_collapse = self._action(
             "Collapse/E&xpand Group",
             c.toggle_collapse_selection,
-            "Ctrl+Alt+G",
+            "Alt+C",
             None,
             "Show the selected group as one card, or open it again",
         )
@@ -651,5 +653,6 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.recovery.stop()
         self.recovery.discard()
         self.runner.shutdown()
+        self.instruments.shutdown()
         self.canvas.graph_scene.detach()
         event.accept()
