@@ -305,3 +305,41 @@ def test_select_all_and_delete_takes_collapsed_groups_too(window, qtbot) -> None
     assert len(doc) == 0 and not doc.groups
     window.act_undo.trigger()
     assert len(doc) == 3 and next(iter(doc.groups.values())).collapsed
+
+
+def test_a_rubber_band_takes_a_frame_only_when_it_encloses_it(window, qtbot) -> None:  # noqa: ANN001
+    w, e, _ = three_nodes(window)
+    canvas = window.canvas
+    canvas.select_nodes([w, e])
+    window.act_group.trigger()
+    (gid,) = window.state.document.groups
+    frame = canvas.graph_scene.groups.frame(gid)
+    canvas.graph_scene.clearSelection()
+    # a band across the title bar and the first card only: the card, not the group
+    r = frame.scene_rect()
+    drag(
+        canvas.viewport(),
+        canvas.mapFromScene(QPointF(r.left() - 30, r.top() - 30)),
+        canvas.mapFromScene(QPointF(r.left() + 120, r.top() + 90)),
+    )
+    assert window.state.selection == (w,)
+    assert not frame.isSelected()
+    # a band around the whole frame: the group and its nodes
+    drag(
+        canvas.viewport(),
+        canvas.mapFromScene(r.topLeft() - QPointF(20, 20)),
+        canvas.mapFromScene(r.bottomRight() + QPointF(20, 20)),
+    )
+    assert frame.isSelected() and set(window.state.selection) == {w, e}
+    assert frame.flags() & frame.GraphicsItemFlag.ItemIsSelectable  # restored after the band
+
+
+def test_a_node_chosen_elsewhere_inside_a_collapsed_group_selects_its_card(window) -> None:  # noqa: ANN001
+    w, e, _ = three_nodes(window)
+    window.canvas.select_nodes([w, e])
+    window.act_group.trigger()
+    (gid,) = window.state.document.groups
+    window.act_collapse.trigger()
+    window.canvas.graph_scene.clearSelection()
+    window.state.select((e,))  # as the timeline or the backward graph does
+    assert window.canvas.graph_scene.groups.card(gid).isSelected()

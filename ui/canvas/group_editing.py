@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, QPointF, QRect, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QColorDialog, QMenu
+from PySide6.QtWidgets import QColorDialog, QGraphicsItem, QMenu
 
 from gradstudio.document.group_commands import (
     CollapseGroupCommand,
@@ -173,6 +173,16 @@ class CanvasGroups:
     def select_group_members(self, group_id: str) -> None:
         if group_id in self.document.groups:
             self.select_nodes(sorted(self.document.group_members(group_id)))  # type: ignore[attr-defined]
+
+    def _rubber_band(self, rect: QRect, _from: QPointF, _to: QPointF) -> None:
+        """A rubber band selects a frame only when it encloses the whole frame: one drawn
+        across a title bar to catch a few cards must not take the whole group.  Qt
+        selects right after announcing the band, so frames it does not enclose are made
+        unselectable until the band is let go (a null rect)."""
+        band = None if rect.isNull() else self.mapToScene(rect).boundingRect()  # type: ignore[attr-defined]
+        flag = QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+        for frame in self.graph_scene.groups.frames.values():
+            frame.setFlag(flag, band is None or band.contains(frame.scene_rect()))
 
     # ------------------------------------------------------------------ inline rename
     def edit_group_title(self, group_id: str) -> InlineEditor | None:

@@ -105,6 +105,15 @@ class GroupLayer:
             out |= self._deep.get(gid, frozenset())
         return out
 
+    def show_selected(self, node_ids: Iterable[str]) -> None:
+        """Select the cards of collapsed groups hiding any of ``node_ids`` (a node chosen
+        in another panel stays findable on the canvas)."""
+        self.ensure()
+        shown = {self._rep[n] for n in node_ids if n in self._rep}
+        for gid, card in self.cards.items():
+            if card.isSelected() != (gid in shown):
+                card.setSelected(gid in shown)
+
     def items(self) -> Iterable[GroupFrameItem | GroupCardItem]:
         self.ensure()
         return [*self.frames.values(), *self.cards.values()]

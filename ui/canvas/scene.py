@@ -406,6 +406,7 @@ class GraphScene(QGraphicsScene):
                 sel = node_id in wanted
                 if item.isSelected() != sel:
                     item.setSelected(sel)
+            self.groups.show_selected(wanted)
         finally:
             self._syncing_selection = False
 

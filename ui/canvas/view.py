@@ -88,6 +88,7 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self.setScene(self.graph_scene)
         self.graph_scene.nodesDragged.connect(self._push_drag)
         self.graph_scene.groupDragged.connect(self._push_group_drag)
+        self.rubberBandChanged.connect(self._rubber_band)
         self.zoomChanged.connect(self.graph_scene.set_zoom_level)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
