@@ -343,3 +343,48 @@ def test_a_node_chosen_elsewhere_inside_a_collapsed_group_selects_its_card(windo
     window.canvas.graph_scene.clearSelection()
     window.state.select((e,))  # as the timeline or the backward graph does
     assert window.canvas.graph_scene.groups.card(gid).isSelected()
+
+
+def _walk(menu) -> list:  # noqa: ANN001
+    found = []
+    for action in menu.actions():
+        if action.menu() is not None:
+            found += _walk(action.menu())
+        elif not action.isSeparator():
+            found.append(action)
+    return found
+
+
+@pytest.mark.parametrize("collapsed", [False, True])
+def test_every_action_of_a_group_menu_runs(window, qtbot, monkeypatch, collapsed) -> None:  # noqa: ANN001
+    """Each entry of the frame's (and the collapsed card's) menu, on a fresh group;
+    the colour dialog is cancelled."""
+    from PySide6.QtWidgets import QColorDialog
+
+    monkeypatch.setattr(QColorDialog, "exec", lambda self: 0)
+    w, e, _ = three_nodes(window)
+    canvas = window.canvas
+    doc = window.state.document
+    layer = canvas.graph_scene.groups
+
+    def fresh_group_menu():  # noqa: ANN202
+        if not doc.groups:
+            canvas.select_nodes([w, e])
+            window.act_group.trigger()
+        gid = next(iter(doc.groups))
+        canvas.set_collapsed(gid, collapsed)
+        item = layer.card(gid) if collapsed else layer.frame(gid)
+        at = canvas.mapFromScene(item.mapToScene(QPointF(90, 10)))
+        return canvas.context_menu(at)
+
+    texts = [a.text() for a in _walk(fresh_group_menu())]
+    assert {"Rename…", "Green", "Custom…", "Ungroup", "Delete Group and Nodes"} <= set(texts)
+    assert ("Expand" if collapsed else "Collapse") in texts
+    for text in texts:
+        action = next(a for a in _walk(fresh_group_menu()) if a.text() == text)
+        action.trigger()
+        if canvas._editor is not None:
+            canvas._editor.cancel()
+            canvas._editor = None
+        while window.act_undo.isEnabled() and len(doc) != 3:
+            window.act_undo.trigger()

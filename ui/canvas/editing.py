@@ -162,6 +162,7 @@ class CanvasEditing:
             card.setSelected(True)
 
     def select_nodes(self, ids: list[str]) -> None:
+        self.graph_scene.groups.ensure()  # a card a collapsed group hid a moment ago shows
         self.graph_scene.clearSelection()
         for node_id in ids:
             item = self.graph_scene.node_item(node_id)

@@ -402,6 +402,7 @@ class GraphScene(QGraphicsScene):
         self._syncing_selection = True
         try:
             wanted = set(self.state.selection)
+            self.groups.ensure()
             for node_id, item in self._nodes.items():
                 sel = node_id in wanted
                 if item.isSelected() != sel:
