@@ -11,7 +11,15 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gradstudio.document.groups import Group, GroupError, check_fields, check_groups, whole_groups
+from gradstudio.document.groups import (
+    Group,
+    GroupError,
+    check_fields,
+    check_groups,
+    group_from_json,
+    group_json,
+    whole_groups,
+)
 from gradstudio.document.model import Edge, EditError
 
 if TYPE_CHECKING:
@@ -65,40 +73,6 @@ def copy_nodes(doc: Document, node_ids: list[str]) -> str:
                 group_json(g, g.parent if g.parent in whole else None) for g in whole.values()
             ],
         }
-    )
-
-
-def group_json(group: Group, parent: str | None) -> dict[str, Any]:
-    """A group in the shape the file format and the clipboard share."""
-    out: dict[str, Any] = {
-        "id": group.id,
-        "title": group.title,
-        "members": sorted(group.members),
-        "kind": group.kind,
-        "collapsed": group.collapsed,
-    }
-    if group.color is not None:
-        out["color"] = group.color
-    if parent is not None:
-        out["parent"] = parent
-    if group.meta:
-        out["meta"] = dict(group.meta)
-    return out
-
-
-def group_from_json(g: dict[str, Any]) -> Group:
-    """A group from its JSON shape (``TypeError``/``KeyError`` when it has none)."""
-    if not isinstance(g, dict) or not isinstance(g["members"], list):
-        raise TypeError("a group is an object with a members list")
-    return Group(
-        id=g["id"],
-        title=g["title"],
-        members=frozenset(g["members"]),
-        color=g.get("color"),
-        collapsed=g.get("collapsed", False),
-        kind=g.get("kind", "user"),
-        parent=g.get("parent"),
-        meta=g.get("meta", {}),
     )
 
 

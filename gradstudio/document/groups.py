@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 GROUP_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$")
 COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -101,6 +102,40 @@ def _iterable(value: object, group_id: str) -> Iterable[str]:
 
 def _name(group: Group) -> str:
     return f"group {group.title!r}" if isinstance(group.title, str) else f"group {group.id!r}"
+
+
+def group_json(group: Group, parent: str | None) -> dict[str, Any]:
+    """A group in the shape the file format and the clipboard share."""
+    out: dict[str, Any] = {
+        "id": group.id,
+        "title": group.title,
+        "members": sorted(group.members),
+        "kind": group.kind,
+        "collapsed": group.collapsed,
+    }
+    if group.color is not None:
+        out["color"] = group.color
+    if parent is not None:
+        out["parent"] = parent
+    if group.meta:
+        out["meta"] = dict(group.meta)
+    return out
+
+
+def group_from_json(g: dict[str, Any]) -> Group:
+    """A group from its JSON shape (``TypeError``/``KeyError`` when it has none)."""
+    if not isinstance(g, dict) or not isinstance(g["members"], list):
+        raise TypeError("a group is an object with a members list")
+    return Group(
+        id=g["id"],
+        title=g["title"],
+        members=frozenset(g["members"]),
+        color=g.get("color"),
+        collapsed=g.get("collapsed", False),
+        kind=g.get("kind", "user"),
+        parent=g.get("parent"),
+        meta=g.get("meta", {}),
+    )
 
 
 def check_title(title: object, group_id: str = "") -> str:

@@ -417,11 +417,11 @@ class Document:
         old = self._groups
         self._groups = new
         self._group_of = {m: gid for gid, g in new.items() for m in g.members}
-        for gid in old.keys() - new.keys():
+        for gid in [g for g in old if g not in new]:
             self._emit(GroupRemoved(gid))
         level = depths(new)
-        for gid in sorted(new.keys() - old.keys(), key=level.__getitem__):
-            self._emit(GroupAdded(gid))
+        for gid in sorted((g for g in new if g not in old), key=level.__getitem__):
+            self._emit(GroupAdded(gid))  # parents first, then in the order given
         for gid, group in new.items():
             before = old.get(gid)
             if before is not None and before is not group and before != group:

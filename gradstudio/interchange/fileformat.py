@@ -17,8 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gradstudio.document.clipboard import group_from_json, group_json
-from gradstudio.document.groups import Group, GroupError, check_fields
+from gradstudio.document.groups import Group, GroupError, check_fields, group_from_json, group_json
 from gradstudio.document.model import Document, EditError, check_setting
 from gradstudio.interchange.atomic import atomic_write
 from gradstudio.interchange.quoting import printable, shorten
