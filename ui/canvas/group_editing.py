@@ -63,7 +63,7 @@ class CanvasGroups:
     def group_item_at(self, view_pos: QPoint) -> GroupFrameItem | GroupCardItem | None:
         """The frame title bar or collapsed card under ``view_pos`` (view coordinates)."""
         self.graph_scene.groups.ensure()
-        for item in self.items(view_pos):  # type: ignore[attr-defined]
+        for item in self.items(view_pos):
             if isinstance(item, GroupFrameItem | GroupCardItem):
                 return item
         return None
@@ -141,7 +141,7 @@ class CanvasGroups:
         doc = self.document
         if group_id not in doc.groups:
             return
-        dialog = QColorDialog(self)  # type: ignore[arg-type]
+        dialog = QColorDialog(self)
         dialog.setCurrentColor(QColor(doc.group(group_id).color or GROUP_COLORS[5][1]))
         if dialog.exec():
             self.set_group_color(group_id, dialog.currentColor().name())
@@ -172,14 +172,14 @@ class CanvasGroups:
 
     def select_group_members(self, group_id: str) -> None:
         if group_id in self.document.groups:
-            self.select_nodes(sorted(self.document.group_members(group_id)))  # type: ignore[attr-defined]
+            self.select_nodes(sorted(self.document.group_members(group_id)))
 
     def _rubber_band(self, rect: QRect, _from: QPointF, _to: QPointF) -> None:
         """A rubber band selects a frame only when it encloses the whole frame: one drawn
         across a title bar to catch a few cards must not take the whole group.  Qt
         selects right after announcing the band, so frames it does not enclose are made
         unselectable until the band is let go (a null rect)."""
-        band = None if rect.isNull() else self.mapToScene(rect).boundingRect()  # type: ignore[attr-defined]
+        band = None if rect.isNull() else self.mapToScene(rect).boundingRect()
         flag = QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
         for frame in self.graph_scene.groups.frames.values():
             frame.setFlag(flag, band is None or band.contains(frame.scene_rect()))
@@ -199,16 +199,16 @@ class CanvasGroups:
                 QPointF(rect.right(), rect.top() + TITLE_HEIGHT),
             )
         else:
-            rect = card.scene_rect()  # type: ignore[union-attr]
+            rect = card.scene_rect()
             top_left, bottom_right = (
                 rect.topLeft(),
                 QPointF(rect.right(), rect.top() + HEADER_HEIGHT),
             )
-        a = self.mapFromScene(top_left + QPointF(24.0, 2.0))  # type: ignore[attr-defined]
-        b = self.mapFromScene(bottom_right - QPointF(6.0, 2.0))  # type: ignore[attr-defined]
+        a = self.mapFromScene(top_left + QPointF(24.0, 2.0))
+        b = self.mapFromScene(bottom_right - QPointF(6.0, 2.0))
         doc = self.document
         editor = InlineEditor(
-            self.viewport(),  # type: ignore[attr-defined]
+            self.viewport(),
             QRect(a, b).adjusted(0, 0, 0, 4),
             doc.group(group_id).title,
         )
@@ -217,10 +217,10 @@ class CanvasGroups:
             text = text.strip()
             if text and group_id in doc.groups and text != doc.group(group_id).title:
                 self.bridge.push(lambda: RenameGroupCommand(doc, group_id, text))
-            self.setFocus()  # type: ignore[attr-defined]
+            self.setFocus()
 
         editor.committed.connect(commit)
-        editor.cancelled.connect(self.setFocus)  # type: ignore[attr-defined]
+        editor.cancelled.connect(self.setFocus)
         self._editor = editor
         return editor
 

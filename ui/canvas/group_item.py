@@ -140,7 +140,7 @@ class GroupFrameItem(QGraphicsItem):
         painter.setPen(s.c("text"))
         painter.setFont(s.small_font)
         painter.drawText(QRectF(6.0, 0.0, CHEVRON, TITLE_HEIGHT), Qt.AlignmentFlag.AlignCenter, "▾")
-        subtitle = _subtitle(self.group)
+        subtitle = self.group.subtitle
         sw = min(s.small_metrics.horizontalAdvance(subtitle) + 4.0, self._rect.width() / 3)
         right = QRectF(self._rect.width() - 10.0 - sw, 0.0, sw, TITLE_HEIGHT)
         dim = QColor(s.c("text"))
@@ -296,7 +296,7 @@ class GroupCardItem(QGraphicsItem):
         painter.drawText(
             QRectF(10.0, HEADER_HEIGHT, rect.width() - 20.0, SUBTITLE_ROW),
             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-            f"{_subtitle(self.group)} · {nodes}",
+            f"{self.group.subtitle} · {nodes}",
         )
         half = rect.width() / 2 - 14.0
         for port in self.ports:
@@ -329,10 +329,6 @@ class GroupCardItem(QGraphicsItem):
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         super().mouseReleaseEvent(event)
         self._drag.release(self.host, self.group_id)
-
-
-def _subtitle(group: Group) -> str:
-    return group.subtitle
 
 
 def _rect_path(rect: QRectF) -> QPainterPath:
