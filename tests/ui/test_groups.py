@@ -332,6 +332,15 @@ def test_a_rubber_band_takes_a_frame_only_when_it_encloses_it(window, qtbot) -> 
     )
     assert frame.isSelected() and set(window.state.selection) == {w, e}
     assert frame.flags() & frame.GraphicsItemFlag.ItemIsSelectable  # restored after the band
+    # dragging the title with the frame and its cards selected: still one step
+    doc = window.state.document
+    x0 = doc.node(w).x
+    start = title_pos(window, gid)
+    drag(canvas.viewport(), start, start + QPoint(50, 0))
+    assert doc.node(w).x > x0 + 20
+    assert window.act_undo.text() == "&Undo Move group Group"
+    window.act_undo.trigger()
+    assert doc.node(w).x == x0
 
 
 def test_a_node_chosen_elsewhere_inside_a_collapsed_group_selects_its_card(window) -> None:  # noqa: ANN001

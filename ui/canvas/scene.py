@@ -28,6 +28,7 @@ from gradstudio.document.events import (
     ParamChanged,
 )
 from ui.canvas.edge_item import EdgeItem
+from ui.canvas.group_item import GroupCardItem, GroupFrameItem
 from ui.canvas.group_layer import GroupLayer
 from ui.canvas.node_facts import NodeFacts, node_facts
 from ui.canvas.node_item import NodeItem
@@ -414,6 +415,9 @@ class GraphScene(QGraphicsScene):
     # ------------------------------------------------------------------ dragging cards
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         super().mousePressEvent(event)
+        if isinstance(self.mouseGrabberItem(), GroupFrameItem | GroupCardItem):
+            self._press_positions = {}  # the group drags its nodes itself (groupDragged)
+            return
         self._press_positions = {
             i.node_id: i.pos() for i in self.selectedItems() if isinstance(i, NodeItem)
         }
