@@ -480,3 +480,80 @@ def test_export_names_each_group_in_a_comment(doc: Document) -> None:
     assert lines[outer + 2].startswith("w = ")
     assert script.count("# ── group:") == 2  # a, in the outer frame, enters nothing new
     compile(script, "<export>", "exec")
+
+
+# -------------------------------------------------------------------------- layout
+
+MLP = """\
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[0., 1.], [1., 0.]])
+w1 = torch.tensor([[0.5, -0.4], [0.3, 0.8]], requires_grad=True)
+b1 = torch.tensor([0.1, -0.1], requires_grad=True)
+w2 = torch.tensor([[0.7, -0.5], [-0.3, 0.6]], requires_grad=True)
+b2 = torch.tensor([0.0, 0.1], requires_grad=True)
+h = F.relu(F.linear(x, w1, b1))
+logits = F.linear(h, w2, b2)
+loss = logits.sum()
+loss.backward()
+with torch.no_grad():
+    w1 -= 0.1 * w1.grad
+    w2 -= 0.1 * w2.grad
+"""
+
+
+def _box(doc: Document, node_ids: frozenset[str], positions: dict) -> tuple:
+    from gradstudio.document.layout import default_card_size
+
+    xs, ys, xe, ye = [], [], [], []
+    for n in node_ids:
+        x, y = positions[n]
+        w, h = default_card_size(doc.node(n).type)
+        xs.append(x)
+        ys.append(y)
+        xe.append(x + w)
+        ye.append(y + h)
+    return min(xs), min(ys), max(xe), max(ye)
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_auto_layout_keeps_each_group_a_block_of_its_own() -> None:
+    from gradstudio.document.layout import GROUP_PAD, GROUP_TITLE, auto_layout
+
+    doc = import_snippet(MLP)
+    lab = {n.label: n.id for n in doc.nodes()}
+    linear1 = [lab[k] for k in lab if "w1, b1" in k]
+    doc.add_groups(
+        [
+            Group("l1", "layer 1", {lab["w1"], lab["b1"], *linear1}, kind="module"),
+            Group("inner", "relu", {lab["h"]}, parent="l1"),
+            Group("l2", "layer 2", {lab["w2"], lab["b2"], lab["logits"]}, kind="module"),
+            Group("sgd", "SGD", {lab[k] for k in lab if "-=" in k or "0.1 *" in k}),
+        ]
+    )
+    positions = auto_layout(doc)
+    assert set(positions) == set(doc.order)
+    frames = {}
+    for gid in doc.groups:
+        x0, y0, x1, y1 = _box(doc, doc.group_members(gid), positions)
+        frames[gid] = (x0 - GROUP_PAD / 2, y0 - GROUP_TITLE, x1 + GROUP_PAD / 2, y1 + GROUP_PAD / 2)
+    for gid, frame in frames.items():
+        inside = doc.group_members(gid)
+        for n in doc.order:
+            if n not in inside:
+                assert not _overlap(frame, _box(doc, frozenset({n}), positions)), (gid, n)
+    assert not _overlap(frames["l1"], frames["l2"]) and not _overlap(frames["l2"], frames["sgd"])
+    assert auto_layout(doc) == positions  # the same every time
+
+
+def test_auto_layout_survives_a_wire_back_into_an_earlier_group() -> None:
+    from gradstudio.document.layout import auto_layout
+
+    doc = import_snippet(SNIPPET)
+    w, x, a, b = ids(doc, "w", "x", "a", "b")
+    doc.add_groups([Group("g", "first", {w, b}), Group("h", "second", {x, a})])  # a -> ... -> b
+    positions = auto_layout(doc)
+    assert set(positions) == set(doc.order)
