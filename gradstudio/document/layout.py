@@ -214,6 +214,7 @@ def grouped_positions(
     sizes = sizes or {}
     size = {n.id: sizes.get(n.id) or default_card_size(n.type) for n in doc.nodes()}
     groups = doc.groups
+    graph = doc.graph
     step = {n: i for i, n in enumerate(doc.order)}
     inner_groups: dict[str | None, list[str]] = {}
     for g in groups.values():
@@ -247,10 +248,11 @@ def grouped_positions(
             for node_id in inside.get(unit, {unit: (0.0, 0.0)}):
                 unit_of[node_id] = unit
         preds: dict[str, set[str]] = {u: set() for u in units}
-        for edge in doc.edges():
-            u, v = unit_of.get(edge.src), unit_of.get(edge.dst)
-            if u is not None and v is not None and u != v and first[u] < first[v]:
-                preds[v].add(u)
+        for node_id, v in unit_of.items():  # each node's wires once per nesting level
+            for src in graph.predecessors(node_id):
+                u = unit_of.get(src)
+                if u is not None and u != v and first[u] < first[v]:
+                    preds[v].add(u)
         places = _layered(doc, order, preds, unit_size, groups)
         out: dict[str, tuple[float, float]] = {}
         for unit, (x, y) in places.items():
