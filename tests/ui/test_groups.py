@@ -397,3 +397,21 @@ def test_every_action_of_a_group_menu_runs(window, qtbot, monkeypatch, collapsed
             canvas._editor = None
         while window.act_undo.isEnabled() and len(doc) != 3:
             window.act_undo.trigger()
+
+
+def test_auto_layout_keeps_a_frame_clear_of_other_cards(window, qtbot, example_paths) -> None:  # noqa: ANN001
+    assert window.open_example(example_paths["005_mlp_training_step"], ask=False)
+    doc = window.state.document
+    chosen = [node_id(doc, k) for k in ("w1", "b1", "w2", "b2")]  # scattered by the layout
+    window.canvas.select_nodes(chosen)
+    window.act_group.trigger()
+    (gid,) = doc.groups
+    window.act_layout.trigger()
+    scene = window.canvas.graph_scene
+    frame = scene.groups.frame(gid).scene_rect()
+    for node in doc.nodes():
+        card = scene.node_item(node.id).sceneBoundingRect().adjusted(8, 12, -8, -8)
+        if node.id in chosen:
+            assert frame.contains(card), node.label
+        else:
+            assert not frame.intersects(card), node.label
