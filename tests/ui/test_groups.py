@@ -415,3 +415,20 @@ def test_auto_layout_keeps_a_frame_clear_of_other_cards(window, qtbot, example_p
             assert frame.contains(card), node.label
         else:
             assert not frame.intersects(card), node.label
+
+
+def test_duplicating_a_collapsed_group_selects_the_copy(window, qtbot) -> None:  # noqa: ANN001
+    w, e, _ = three_nodes(window)
+    canvas = window.canvas
+    canvas.select_nodes([w, e])
+    window.act_group.trigger()
+    (gid,) = window.state.document.groups
+    window.act_collapse.trigger()
+    canvas.select_group(gid)
+    window.act_duplicate.trigger()
+    doc = window.state.document
+    (copy,) = (g for g in doc.groups if g != gid)
+    assert doc.group(copy).collapsed
+    assert canvas.graph_scene.groups.card(copy).isSelected()
+    assert not canvas.graph_scene.groups.card(gid).isSelected()
+    assert set(window.state.selection) == doc.group_members(copy)

@@ -168,6 +168,7 @@ class CanvasEditing:
             item = self.graph_scene.node_item(node_id)
             if item is not None:
                 item.setSelected(True)
+        self.graph_scene.groups.show_selected(ids)  # nodes inside a collapsed group: its card
 
     # ------------------------------------------------------------------ clipboard
     def copy_selection(self) -> bool:
