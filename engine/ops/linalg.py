@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -46,15 +46,18 @@ def _layout(a: Any, b: Any) -> dict[str, bool] | None:
 
 
 def _mm_self_grad(c: Any, g: Any, mat2: Any) -> Any:
+    """``mm_mat1_backward``: matrices are transposed with ``t()`` (``TBackward0``)."""
+    t = c.m.t
     if c.p.get("cm1"):
-        return _t(c.m, c.m.mm(mat2, _t(c.m, g)))
-    return c.m.mm(g, _t(c.m, mat2))
+        return t(c.m.mm(mat2, t(g)))
+    return c.m.mm(g, t(mat2))
 
 
 def _mm_mat2_grad(c: Any, g: Any, mat1: Any) -> Any:
+    t = c.m.t
     if c.p.get("cm2"):
-        return _t(c.m, c.m.mm(_t(c.m, g), mat1))
-    return c.m.mm(_t(c.m, mat1), g)
+        return t(c.m.mm(t(g), mat1))
+    return c.m.mm(t(mat1), g)
 
 
 MM = declare(
@@ -88,8 +91,8 @@ MV = declare(
     ("self", "vec"),
     _check_mv,
     lambda c, g: (
-        c.m.mm(c.m.unsqueeze(g, dim=1), c.m.unsqueeze(c.s["vec"], dim=0)) if c.needs[0] else None,
-        c.m.mv(_t(c.m, c.s["self"]), g) if c.needs[1] else None,
+        c.m.view(g, size=(g.shape[0], 1)) * c.s["vec"] if c.needs[0] else None,  # grad.outer(vec)
+        c.m.mv(c.m.t(c.s["self"]), g) if c.needs[1] else None,
     ),
     save={"self": ("vec",), "vec": ("self",)},
     samples=(Sample(((2, 3), (3,))),),
@@ -169,7 +172,13 @@ def _scale(x: Any, a: Any) -> Any:
     return x if a == 1 else x * a
 
 
-@public("mm", ("input", "mat2"), category="linear algebra", doc="matrix product of two 2-D tensors")
+@public(
+    "mm",
+    ("input", "mat2"),
+    category="linear algebra",
+    doc="matrix product of two 2-D tensors",
+    example=Example(inputs={"mat2": (3, 2)}),
+)
 def mm(input: Any, mat2: Any) -> Any:  # noqa: A002
     if input.dtype is not mat2.dtype:
         raise RuntimeError(
@@ -179,7 +188,13 @@ def mm(input: Any, mat2: Any) -> Any:  # noqa: A002
     return apply_op(MM, (input, mat2), _layout(input._data, mat2._data))
 
 
-@public("mv", ("input", "vec"), category="linear algebra", doc="matrix-vector product")
+@public(
+    "mv",
+    ("input", "vec"),
+    category="linear algebra",
+    doc="matrix-vector product",
+    example=Example(inputs={"vec": (3,)}),
+)
 def mv(input: Any, vec: Any) -> Any:  # noqa: A002
     if input.dtype is not vec.dtype:
         v, m = vec.dtype.scalar_name, input.dtype.scalar_name
@@ -189,7 +204,13 @@ def mv(input: Any, vec: Any) -> Any:  # noqa: A002
     return apply_op(MV, (input, vec))
 
 
-@public("dot", ("input", "tensor"), category="linear algebra", doc="dot product of 1-D tensors")
+@public(
+    "dot",
+    ("input", "tensor"),
+    category="linear algebra",
+    doc="dot product of 1-D tensors",
+    example=Example(inputs={"input": (3,), "tensor": (3,)}),
+)
 def dot(input: Any, tensor: Any) -> Any:  # noqa: A002
     if input.dtype is not tensor.dtype:
         raise RuntimeError(
@@ -199,7 +220,13 @@ def dot(input: Any, tensor: Any) -> Any:  # noqa: A002
     return apply_op(DOT, (input, tensor))
 
 
-@public("bmm", ("input", "mat2"), category="linear algebra", doc="batched matrix product (3-D)")
+@public(
+    "bmm",
+    ("input", "mat2"),
+    category="linear algebra",
+    doc="batched matrix product (3-D)",
+    example=Example(inputs={"input": (2, 2, 3), "mat2": (2, 3, 2)}),
+)
 def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -215,9 +242,10 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
 @public(
     "addmm",
     (Port("input"), "mat1", "mat2"),
-    (Param("beta", "number", 1), Param("alpha", "number", 1)),
+    (Param("beta", "number"), Param("alpha", "number")),
     category="linear algebra",
     doc="beta * input + alpha * (mat1 @ mat2)",
+    example=Example(inputs={"input": (2, 2), "mat1": (2, 3), "mat2": (3, 2)}),
 )
 def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:  # noqa: A002
     if mat1.dtype is not mat2.dtype:
@@ -231,7 +259,11 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
 
 
 @public(
-    "matmul", ("input", "other"), category="linear algebra", doc="matrix product with broadcasting"
+    "matmul",
+    ("input", "other"),
+    category="linear algebra",
+    doc="matrix product with broadcasting",
+    example=Example(inputs={"other": (3, 2)}),
 )
 def matmul(input: Any, other: Any) -> Any:  # noqa: A002
     """ATen's ``matmul`` decomposition, so every intermediate ``grad_fn`` matches."""

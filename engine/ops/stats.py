@@ -1,5 +1,5 @@
 """Reductions beyond sum and mean: ``prod``, ``amax``/``amin``, ``logsumexp``,
-``var``/``std`` and the running sum ``cumsum``.
+``var``/``std``, the running sum ``cumsum`` and the running product ``cumprod``.
 
 Each derivative is PyTorch's: ties share the gradient of ``amax``, ``prod`` gives a
 single zero the product of the others, ``std``'s gradient is zero where it is zero.
@@ -11,12 +11,15 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from engine import dtypes
+from engine.backend import array_module
 from engine.catalog import Param, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
-KEEPDIM = Param("keepdim", "bool", False)
+KEEPDIM = Param("keepdim", "bool")
 _DOF_WARNING = (
     "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
     "reduction factor (input numel divided by output numel). (Triggered internally at "
@@ -40,10 +43,15 @@ def _int_to_long(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtyp
 
 # -- prod ---------------------------------------------------------------------------------
 def _prod_grad(c: Any, g: Any) -> Any:
+    """``prod_backward``: ``grad * (result / input)`` when no input is zero (PyTorch's
+    graph), otherwise the product of the others, computed without dividing by zero."""
     x, m = c.s["self"], c.m
     dims = c.p.get("dims")
     all_dims = tuple(range(x.ndim)) if dims is None else dims
     g, result = _restore(c, g), _restore(c, c.s["result"])
+    data = x if m is ARRAY_MATH else x._data
+    if x.ndim and not bool((data == 0).any()):
+        return g * (result / x)
     is_zero = m.eq(x, 0)
     others = (
         m.prod_dim(m.where(x * 0 + 1, x, condition=is_zero), dims=all_dims, keepdim=True)
@@ -85,7 +93,7 @@ PROD1 = declare(
 @public(
     "prod",
     ("input",),
-    (Param("dim", "dim", None), KEEPDIM),
+    (Param("dim", "dim"), KEEPDIM),
     category="reduction",
     doc="product of all elements, or along dim",
 )
@@ -193,24 +201,38 @@ def _two_over(n: int, correction: float) -> float:
     return math.inf if n == correction else 2.0 / (n - correction)
 
 
-def _var_grad(c: Any, g: Any) -> Any:
+def _whole(c: Any, x: Any) -> bool:
+    """A reduction over every dimension without keepdim: what ``x.var()`` (``dim=None``)
+    records, so the gradient broadcasts from 0-d as PyTorch's does."""
+    dims = c.p["dims"]
+    return bool(dims) and len(dims) == x.ndim and not c.p.get("keepdim", False)
+
+
+def _var_backward(c: Any, g: Any) -> Any:
+    """``var_backward``: ``(2 / dof) * grad * (self - self.mean(dim, keepdim=True))``."""
     x = c.s["self"]
     dims = c.p["dims"]
     n = math.prod(x.shape[d] for d in dims) if dims else 1
-    mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
-    return _restore(c, g) * (x - mean) * _two_over(n, c.p.get("correction", 1))
+    if _whole(c, x):
+        mean = c.m.mean(x)
+    else:
+        g = _restore(c, g)
+        mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
+    return c.m.mul_scalar(g, other=_two_over(n, c.p.get("correction", 1))) * (x - mean)
+
+
+def _var_grad(c: Any, g: Any) -> Any:
+    return _var_backward(c, g)
 
 
 def _std_grad(c: Any, g: Any) -> Any:
-    result = _restore(c, c.s["result"])
-    is_zero = c.m.eq(result, 0)
-    safe = c.m.where(result * 0 + 1, result, condition=is_zero)
-    half = c.m.where(result * 0, _restore(c, g) / (safe * 2), condition=is_zero)
-    x = c.s["self"]
-    dims = c.p["dims"]
-    n = math.prod(x.shape[d] for d in dims) if dims else 1
-    mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
-    return half * (x - mean) * _two_over(n, c.p.get("correction", 1))
+    """``std_backward``: ``(grad / (result * 2)).masked_fill_(result == 0, 0)`` into
+    ``var_backward``."""
+    result = c.s["result"]
+    data = result if c.m is ARRAY_MATH else result._data
+    half = g / c.m.mul_scalar(result, other=2)
+    half = c.m.masked_fill(half, mask=data == 0, value=0)
+    return _var_backward(c, half)
 
 
 VAR = declare(
@@ -270,7 +292,7 @@ def _spread(
 @public(
     "var",
     ("input",),
-    (Param("dim", "dims", None), KEEPDIM),
+    (Param("dim", "dims"), KEEPDIM),
     category="reduction",
     doc="variance (Bessel-corrected by default)",
 )
@@ -288,7 +310,7 @@ def var(
 @public(
     "std",
     ("input",),
-    (Param("dim", "dims", None), KEEPDIM),
+    (Param("dim", "dims"), KEEPDIM),
     category="reduction",
     doc="standard deviation (Bessel-corrected by default)",
 )
@@ -346,6 +368,79 @@ def cumsum(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
     return apply_op(CUMSUM, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
+
+
+# -- cumprod ---------------------------------------------------------------------------------
+def _cumprod_grad(c: Any, g: Any) -> Any:
+    """ATen's ``cumprod_backward``: without zeros, the reversed cumsum of ``result * grad``
+    over the input; where a slice holds zeros (the division would be 0/0), its first zero
+    gets the product of the others and what follows it nothing (ATen's O(n) path)."""
+    x, out, dim = c.s["self"], c.s["result"], c.p["dim"]
+    raw = getattr(x, "_data", x)
+    if raw.ndim == 0 or raw.size <= 1 or raw.shape[dim] == 1:
+        return g
+    if not (raw == 0).any():
+        w = out * g
+        return c.m.flip(c.m.cumsum(c.m.flip(w, dims=(dim,)), dim=dim), dims=(dim,)) / x
+    grad = _cumprod_grad_zeros(raw, getattr(out, "_data", out), getattr(g, "_data", g), dim)
+    return type(g)._wrap(grad) if hasattr(g, "_data") else grad
+
+
+def _cumprod_grad_zeros(x: Any, out: Any, g: Any, dim: int) -> Any:
+    xp = array_module(x)
+
+    def reversed_cumsum(a: Any) -> Any:
+        return xp.flip(xp.cumsum(xp.flip(a, axis=dim), axis=dim), axis=dim)
+
+    is_zero = x == 0
+    zeros_so_far = xp.cumsum(is_zero, axis=dim)
+    before = zeros_so_far == 0  # [0, z1): the plain formula
+    with np.errstate(all="ignore"):
+        plain = reversed_cumsum(xp.where(before, out * g, 0)) / x
+    grad = xp.where(before, plain, 0).astype(g.dtype)
+    first = zeros_so_far == 1  # [z1, z2)
+    first_zero = first & is_zero
+    between = first & ~first_zero  # (z1, z2)
+    running = xp.cumprod(xp.where(between, x, 1), axis=dim)
+    total = xp.sum(running * xp.where(first, g, 0), axis=dim, keepdims=True)
+    ones = xp.ones_like(xp.take(out, [0], axis=dim))
+    upto = xp.concatenate([ones, xp.take(out, range(x.shape[dim] - 1), axis=dim)], axis=dim)
+    return xp.where(first_zero, total * upto, grad).astype(g.dtype)
+
+
+CUMPROD = declare(
+    "cumprod",
+    "CumprodBackward0",
+    ("self",),
+    lambda xp, a, dim: (
+        xp.cumprod(a, axis=dim, dtype=None if a.dtype.kind == "f" else "int64")
+        if a.ndim
+        else a.copy()
+    ),
+    _cumprod_grad,
+    dtype=_int_to_long,
+    save={"self": None, "result": None},
+    samples=(
+        Sample(((2, 3),), {"dim": 1}),
+        Sample(((3, 4),), {"dim": 1}, zeros=True),
+        Sample(((4, 3),), {"dim": 0}, zeros=True),
+    ),
+)
+
+
+@public(
+    "cumprod",
+    ("input",),
+    (Param("dim", "dim", 0),),
+    category="reduction",
+    doc="running product along dim",
+)
+def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
+    from engine.ops.shape import _wrap
+
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply_op(CUMPROD, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
 
 
 @public(

@@ -54,6 +54,7 @@ from gradstudio.document.events import (
 from gradstudio.document.groups import Group, whole_groups
 from gradstudio.document.model import Document, Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
+from gradstudio.params import param_kind
 from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
 from ui.inspector.value_view import ValueGradView, WrapLabel, tensor_text
@@ -559,7 +560,7 @@ class Inspector(QWidget):
             self.edit_error.setVisible(False)
             section.add(self.edit_error)
             self.body_layout.addWidget(section)
-        code_specs = [p for p in ntype.params if p.kind == "code"]
+        code_specs = [p for p in ntype.params if param_kind(p.kind).editor == "code"]
         for spec in code_specs:
             # imported here: only a custom Function node needs the editor, and not
             # loading it with the window shortens startup
@@ -675,7 +676,7 @@ class Inspector(QWidget):
             with QSignalBlocker(self.retain_box):
                 self.retain_box.setChecked(bool(self._retain_nodes()))
         if self.code_editor is not None:
-            spec = next(p for p in ntype.params if p.kind == "code")
+            spec = next(p for p in ntype.params if param_kind(p.kind).editor == "code")
             self.code_editor.set_code(node.params[spec.name])
             self.trust_label.setVisible(not doc.trusted)
             self.trust_label.setText(
