@@ -27,6 +27,7 @@ from gradstudio.document.layered import make_proper, order_layers, place
 
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType, PortSpec
+    from gradstudio.document.groups import Group
     from gradstudio.document.model import Document, Node
 
 Size = tuple[float, float]
@@ -171,12 +172,15 @@ def layered_positions(
 def auto_layout(
     doc: Document, sizes: Mapping[str, Size] | None = None
 ) -> dict[str, tuple[float, float]]:
-    """New positions for every node: ``layered_positions`` from the origin.
+    """New positions for every node: ``layered_positions`` from the origin
+    (``grouped_positions`` when the document has groups, so frames hold their nodes).
 
     ``sizes`` are the real ``(width, height)`` of the cards, by node id, when the caller
     draws them; without it every node gets ``default_card_size`` (see the module's
     docstring for why the core estimates instead of knowing).
     """
+    if doc.groups:
+        return grouped_positions(doc, sizes)
     return layered_positions(doc, sizes)
 
 
@@ -228,3 +232,160 @@ def free_spot(doc: Document, node_type: NodeType, x: float, y: float) -> tuple[f
     w, h = default_card_size(node_type)
     dx, dy = free_offset(doc, [(x, y, w, h)])
     return (x + dx, y + dy)
+
+
+GROUP_PAD = 24.0
+"""Room the layout keeps around a group's members (over-estimates the studio's frame)."""
+GROUP_TITLE = 36.0
+"""Room the layout keeps above a group's members for the frame's title bar."""
+
+
+def grouped_positions(
+    doc: Document, sizes: Mapping[str, Size] | None = None
+) -> dict[str, tuple[float, float]]:
+    """``layered_positions`` for a document with groups: each group is laid out as one
+    block (its own members and inner groups laid out inside it, recursively), so a
+    group's frame holds its nodes and no others.  A collapsed group's block is as big
+    as its card; its nodes are laid out from the card's corner, ready to expand.
+
+    Blocks are ordered by their first step; a wire from a later block back into an
+    earlier one (a loop's state flowing back into it) is left out of the columns.
+    """
+    sizes = sizes or {}
+    size = {n.id: sizes.get(n.id) or node_card_size(n) for n in doc.nodes()}
+    groups = doc.groups
+    graph = doc.graph
+    step = {n: i for i, n in enumerate(doc.order)}
+    inner_groups: dict[str | None, list[str]] = {}
+    for g in groups.values():
+        inner_groups.setdefault(g.parent, []).append(g.id)
+    loose: dict[str | None, list[str]] = {}
+    for node_id in doc.order:
+        holder = doc.group_of(node_id)
+        loose.setdefault(holder.id if holder else None, []).append(node_id)
+
+    def block(container: str | None) -> tuple[Size, dict[str, tuple[float, float]]]:
+        """The size of ``container``'s content and each deep node's place in it."""
+        units = [*loose.get(container, []), *inner_groups.get(container, [])]
+        inside: dict[str, dict[str, tuple[float, float]]] = {}
+        unit_size: dict[str, Size] = {}
+        first: dict[str, int] = {}
+        for unit in units:
+            if unit in groups:
+                (w, h), places = block(unit)
+                inside[unit] = places
+                if groups[unit].collapsed:
+                    unit_size[unit] = _collapsed_size(doc, unit)
+                else:
+                    unit_size[unit] = (w + 2 * GROUP_PAD, h + 2 * GROUP_PAD + GROUP_TITLE)
+                first[unit] = min((step[n] for n in places), default=len(step))
+            else:
+                unit_size[unit] = size[unit]
+                first[unit] = step[unit]
+        order = sorted(units, key=first.__getitem__)
+        unit_of: dict[str, str] = {}
+        for unit in units:
+            for node_id in inside.get(unit, {unit: (0.0, 0.0)}):
+                unit_of[node_id] = unit
+        preds: dict[str, set[str]] = {u: set() for u in units}
+        for node_id, v in unit_of.items():  # each node's wires once per nesting level
+            for src in graph.predecessors(node_id):
+                u = unit_of.get(src)
+                if u is not None and u != v and first[u] < first[v]:
+                    preds[v].add(u)
+        places = _layered(doc, order, preds, unit_size, groups)
+        out: dict[str, tuple[float, float]] = {}
+        for unit, (x, y) in places.items():
+            if unit not in groups:
+                out[unit] = (x, y)
+                continue
+            if groups[unit].collapsed:
+                dx, dy = x, y
+            else:
+                dx, dy = x + GROUP_PAD, y + GROUP_PAD + GROUP_TITLE
+            for node_id, (nx_, ny) in inside[unit].items():
+                out[node_id] = (nx_ + dx, ny + dy)
+        right = max((places[u][0] + unit_size[u][0] for u in units), default=0.0)
+        bottom = max((places[u][1] + unit_size[u][1] for u in units), default=0.0)
+        return (right, bottom), out
+
+    _, places = block(None)
+    return {n: (round(x, 1), round(y, 1)) for n, (x, y) in places.items()}
+
+
+def _collapsed_size(doc: Document, group_id: str) -> Size:
+    """A collapsed group's card: a row per wire end crossing its border, as the studio draws it."""
+    inside = doc.group_members(group_id)
+    ins = {
+        (e.dst, e.dst_port)
+        for n in inside
+        for e in doc.edges_of(n)
+        if e.dst == n and e.src not in inside
+    }
+    outs = {
+        (e.src, e.src_port)
+        for n in inside
+        for e in doc.edges_of(n)
+        if e.src == n and e.dst not in inside
+    }
+    return (
+        DEFAULT_CARD_WIDTH,
+        DEFAULT_CARD_BASE + 18.0 + DEFAULT_CARD_ROW * max(len(ins), len(outs), 1),
+    )
+
+
+def _layered(
+    doc: Document,
+    order: list[str],
+    preds: Mapping[str, set[str]],
+    size: Mapping[str, Size],
+    groups: Mapping[str, Group],
+) -> dict[str, tuple[float, float]]:
+    """``layered_positions``'s columns and barycentre rows over blocks and nodes."""
+    column: dict[str, int] = {}
+    barrier = pending = 0
+    max_plain = -1
+    run: int | None = None
+    for unit in order:
+        base = max((column[p] + 1 for p in preds[unit] if p in column), default=0)
+        action = unit not in groups and doc.node(unit).type.kind is NodeKind.ACTION
+        if action:
+            if run is None:
+                run = max(max_plain + 1, barrier)
+            column[unit] = max(base, run)
+            pending = max(pending, column[unit] + 1)
+        else:
+            if run is not None:
+                barrier, run = pending, None
+            column[unit] = max(base, barrier)
+            max_plain = max(max_plain, column[unit])
+    columns: dict[int, list[str]] = {}
+    for unit in order:
+        columns.setdefault(column[unit], []).append(unit)
+    lefts: dict[int, float] = {}
+    x = 0.0
+    for col in range(max(columns, default=-1) + 1):
+        lefts[col] = x
+        x += (
+            max((size[u][0] for u in columns.get(col, [])), default=DEFAULT_CARD_WIDTH) + COLUMN_GAP
+        )
+    rank = {u: i for i, u in enumerate(order)}
+    centre: dict[str, float] = {}
+    places: dict[str, tuple[float, float]] = {}
+    for col in sorted(columns):
+        ids = columns[col]
+        bary = {}
+        for u in ids:
+            ys = [centre[p] for p in preds[u] if p in centre]
+            bary[u] = sum(ys) / len(ys) if ys else float("inf")
+        if col > 0:
+            ids.sort(key=lambda u: (bary[u], rank[u]))
+        total = sum(size[u][1] for u in ids) + ROW_GAP * (len(ids) - 1)
+        anchors = [b for b in bary.values() if b != float("inf")]
+        top = (sum(anchors) / len(anchors) - total / 2) if anchors else 0.0
+        y = max(top, 0.0) if col > 0 else 0.0
+        for u in ids:
+            places[u] = (lefts[col], y)
+            centre[u] = y + size[u][1] / 2
+            y += size[u][1] + ROW_GAP
+    return places

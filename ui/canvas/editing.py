@@ -157,13 +157,18 @@ class CanvasEditing:
     def select_all(self) -> None:
         for item in self.graph_scene.node_items():
             item.setSelected(True)
+        self.graph_scene.groups.ensure()
+        for card in self.graph_scene.groups.cards.values():  # the nodes a collapsed group hides
+            card.setSelected(True)
 
     def select_nodes(self, ids: list[str]) -> None:
+        self.graph_scene.groups.ensure()  # a card a collapsed group hid a moment ago shows
         self.graph_scene.clearSelection()
         for node_id in ids:
             item = self.graph_scene.node_item(node_id)
             if item is not None:
                 item.setSelected(True)
+        self.graph_scene.groups.show_selected(ids)  # nodes inside a collapsed group: its card
 
     # ------------------------------------------------------------------ clipboard
     def copy_selection(self) -> bool:

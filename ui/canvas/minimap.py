@@ -117,7 +117,9 @@ class Minimap(QWidget):
 
     # -- geometry ------------------------------------------------------------
     def _measure(self) -> None:
-        cards = [item.sceneBoundingRect() for item in self.view.graph_scene.node_items()]
+        scene = self.view.graph_scene
+        cards = [item.sceneBoundingRect() for item in scene.node_items() if item.isVisible()]
+        cards += [card.sceneBoundingRect() for card in scene.groups.cards.values()]  # collapsed
         world = QRectF()
         for r in cards:
             world = world.united(r)
