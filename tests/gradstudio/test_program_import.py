@@ -114,3 +114,91 @@ def test_a_program_that_exhausts_memory_names_its_line() -> None:
     with pytest.raises(ImportProblem, match="MemoryError") as info:
         import_program(PROGRAMS / "memory_bomb.py")
     assert info.value.lineno == 4
+
+
+def _torch_scope(program: str) -> dict[str, object]:
+    pytest.importorskip("torch")
+    return runpy.run_path(str(PROGRAMS / program))
+
+
+def _agree(
+    facts: dict[str, object],
+    scope: dict[str, object],
+    names: tuple[str, ...],
+    unversioned: tuple[str, ...] = (),
+) -> None:
+    """Values, flags, grad_fn names, versions and ``.grad`` of each name agree with torch.
+
+    A module's parameters enter as literals holding their initialised values, so the
+    version bumps of their initialisation (``unversioned``) are not in the document."""
+    for name in names:
+        fact, tensor = facts[name], scope[name]
+        np.testing.assert_allclose(
+            fact.array, tensor.detach().numpy(), rtol=1e-5, atol=1e-7, err_msg=name
+        )
+        assert fact.requires_grad == tensor.requires_grad, name
+        expected = None if tensor.grad_fn is None else type(tensor.grad_fn).__name__
+        assert (None if fact.grad_fn is None else fact.grad_fn.name) == expected, name
+        if name not in unversioned:
+            assert fact.version == tensor._version, name
+        grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
+        assert (fact.grad is None) == (grad is None), name
+        if grad is not None:
+            np.testing.assert_allclose(fact.grad.array, grad.numpy(), rtol=1e-5, err_msg=name)
+
+
+TENSOR_ACTION_NAMES = ("x", "y", "frozen", "c", "e", "f", "h", "k", "m", "raw", "w", "q")
+
+
+@pytest.mark.torch
+def test_tensor_actions_agree_with_torch() -> None:
+    scope = _torch_scope("tensor_actions.py")
+    _agree(_facts("tensor_actions.py"), scope, TENSOR_ACTION_NAMES)
+
+
+def test_tensor_actions_agree_with_golden() -> None:
+    facts = _facts("tensor_actions.py")
+    # recorded from PyTorch 2.13 running the program
+    np.testing.assert_allclose(facts["x"].grad.array, [16.5, 2.0625, 1.8333334922790527], rtol=1e-6)
+    np.testing.assert_allclose(
+        facts["c"].grad.array, [8.25, 1.03125, 0.9166667461395264], rtol=1e-6
+    )
+    np.testing.assert_allclose(float(facts["q"].array), 141.875, rtol=1e-6)
+    assert facts["k"].version == 2 and facts["k"].grad_fn is None
+    assert facts["f"].grad_fn.name == "RsubBackward1"
+    assert facts["q"].grad_fn.name == "ToCopyBackward0"
+    np.testing.assert_allclose(facts["w"].array, [0.5, 0.5, 0.5])
+
+
+@pytest.mark.torch
+def test_custom_function_double_backward_agrees_with_torch() -> None:
+    scope = _torch_scope("custom_function.py")
+    _agree(_facts("custom_function.py"), scope, ("x", "y", "total", "dx", "second"))
+
+
+def test_custom_function_is_a_function_node_holding_its_class() -> None:
+    doc = import_program(PROGRAMS / "custom_function.py")
+    (node,) = [n for n in doc.nodes() if n.type_id == "torch.autograd.Function"]
+    assert node.params["class_name"] == "Cube"
+    assert node.params["source"].startswith("class Cube(torch.autograd.Function):")
+    facts = _facts("custom_function.py")
+    assert facts["y"].grad_fn.name == "CubeBackward"
+    # d/dx sum(3x²) = 6x: the double backward goes through Cube's own backward
+    np.testing.assert_allclose(facts["x"].grad.array, [3.0, -6.0, 12.0])
+
+
+@pytest.mark.torch
+def test_random_draws_are_what_the_program_drew() -> None:
+    scope = _torch_scope("random_draws.py")
+    names = ("x", "noise", "labels", "order", "hidden", "loss", "weight")
+    _agree(_facts("random_draws.py"), scope, names, unversioned=("weight",))
+
+
+def test_random_draws_do_not_draw_again_when_evaluated() -> None:
+    doc = import_program(PROGRAMS / "random_draws.py")
+    first = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    doc.set_setting("seed", 12345)
+    again = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    for name in ("x", "noise", "labels", "order", "hidden", "loss"):
+        np.testing.assert_array_equal(first[name].array, again[name].array)
+    assert not any("rand" in n.type_id for n in doc.nodes())

@@ -18,8 +18,6 @@ from typing import Any
 
 #: Operators and the catalogue function each records (reflected: arguments swapped).
 #: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
-#: Operators and the catalogue function each records (reflected: arguments swapped).
-#: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
 OPERATORS = {
     "__add__": ("torch.add", False),
     "__radd__": ("torch.add", False),
@@ -28,10 +26,18 @@ OPERATORS = {
     "__mul__": ("torch.mul", False),
     "__rmul__": ("torch.mul", False),
     "__truediv__": ("torch.div", False),
-    "__rtruediv__": ("torch.div", True),
     "__matmul__": ("torch.matmul", False),
+    "__rmatmul__": ("torch.matmul", True),
     "__pow__": ("torch.pow", False),
     "__neg__": ("torch.neg", False),
+    "__abs__": ("torch.abs", False),
+    "__mod__": ("torch.remainder", False),
+    "__eq__": ("torch.eq", False),
+    "__ne__": ("torch.ne", False),
+    "__lt__": ("torch.lt", False),
+    "__le__": ("torch.le", False),
+    "__gt__": ("torch.gt", False),
+    "__ge__": ("torch.ge", False),
 }
 
 #: Augmented assignments run the in-place method of the same name.
@@ -74,17 +80,58 @@ class Recorder:
         found = self.keys.get(id(tensor))
         if found is not None:
             return found
+        return self.literal(tensor)
+
+    def literal(self, tensor: Any) -> str:
+        """``tensor`` enters the document as a literal holding its values now."""
+        self.depth += 1
+        try:
+            data = tensor.detach().tolist()
+            dtype = str(tensor.dtype).removeprefix("torch.")
+        finally:
+            self.depth -= 1
         key = self.fresh(tensor)
         self.events.append(
             {
                 "kind": "literal",
                 "key": key,
-                "data": tensor.detach().tolist(),
+                "data": data,
+                "dtype": dtype,
                 "requires_grad": bool(tensor.requires_grad),
                 "line": self.line(),
             }
         )
         return key
+
+    def set_value(self, tensor: Any, line: int | None = None) -> None:
+        """``tensor`` changed without a recorded op: a no-grad copy of its new values."""
+        target = self.key(tensor)
+        self.depth += 1
+        try:
+            data = tensor.detach().tolist()
+        finally:
+            self.depth -= 1
+        self.events.append(
+            {
+                "kind": "set_value",
+                "target": target,
+                "data": data,
+                "out": self.fresh(tensor),
+                "line": self.line() if line is None else line,
+            }
+        )
+
+    def quiet(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` without recording what it calls."""
+        self.depth += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+
+    def refuse(self, message: str) -> None:
+        """Something the document cannot hold: the import fails at this line, saying why."""
+        self.events.append({"kind": "refused", "message": message, "line": self.line()})
 
     def value(self, value: Any, tensor_type: type) -> Any:
         if isinstance(value, tensor_type):
@@ -111,15 +158,18 @@ class Recorder:
     def call(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         if self.depth:
             return fn(*args, **kwargs)
-        self.depth += 1
-        try:
-            result = fn(*args, **kwargs)
-        finally:
-            self.depth -= 1
+        result = self.quiet(fn, *args, **kwargs)
+        self.record(qualname, args, kwargs, result, tensor_type)
+        return result
+
+    def record(
+        self, qualname: str, args: tuple, kwargs: dict, result: Any, tensor_type: type
+    ) -> None:
+        """One call event, if a tensor went in or came out."""
         if not any(isinstance(a, tensor_type) for a in (*args, *kwargs.values())) and not (
             isinstance(result, tensor_type)
         ):
-            return result
+            return
         event = {
             "kind": "call",
             "function": qualname,
@@ -130,7 +180,6 @@ class Recorder:
         }
         event["out"] = self.result(result, tensor_type)
         self.events.append(event)
-        return result
 
     def grad_enabled(self) -> bool:
         import engine
@@ -196,16 +245,7 @@ def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
             recorder.depth -= 1
         line = recorder.line()
         for p in params:
-            target = recorder.key(p)
-            recorder.events.append(
-                {
-                    "kind": "set_value",
-                    "target": target,
-                    "data": p.detach().tolist(),
-                    "out": recorder.fresh(p),
-                    "line": line,
-                }
-            )
+            recorder.set_value(p, line)
         return loss
 
     Optimizer.step = recorded_step  # type: ignore[method-assign]
@@ -304,6 +344,9 @@ def install(recorder: Recorder) -> None:
             recorder.depth -= 1
 
     tensor_type.backward = record_backward
+    from gradstudio.interchange.program_import.actions import install_actions
+
+    install_actions(recorder, tensor_type)
     for name in list(sys.modules):
         if name == "engine" or name.startswith("engine."):
             sys.modules["torch" + name[len("engine") :]] = sys.modules[name]

@@ -12,6 +12,7 @@ from typing import Any
 
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
+from gradstudio.interchange.program_import.building import ACTIONS
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
@@ -20,6 +21,7 @@ from gradstudio.interchange.pytorch_import import (
     _Importer,
 )
 from gradstudio.interchange.trust import admit
+from gradstudio.params import DTYPES
 
 #: Seconds of CPU the program may use, and bytes of address space.
 CPU_SECONDS = 60
@@ -96,17 +98,23 @@ def build(report: dict[str, Any]) -> Document:
     for event in report["events"]:
         line = event.get("line")
         if event["kind"] == "literal":
+            params = {"data": event["data"], "requires_grad": event["requires_grad"]}
+            if event.get("dtype") in DTYPES:
+                params["dtype"] = event["dtype"]
             node = importer.add(
-                "torch.tensor",
-                {"data": event["data"], "requires_grad": event["requires_grad"]},
-                labels.get(event["key"], event["key"]),
-                line,
+                "torch.tensor", params, labels.get(event["key"], event["key"]), line
             )
             refs[event["key"]] = TensorRef(node)
+        elif event["kind"] == "refused":
+            raise ImportProblem(event["message"], line)
+        elif event["kind"] in ACTIONS:
+            ACTIONS[event["kind"]](importer, event, refs, labels)
         elif event["kind"] == "call":
             namespace, _, name = event["function"].rpartition(".")
             if namespace == "Tensor":
-                node_type = importer.doc.catalogue.by_method(name)
+                node_type = importer.doc.catalogue.by_method(
+                    name
+                ) or importer.doc.catalogue.by_attribute(name)
             else:
                 node_type = importer.doc.catalogue.by_function(event["function"])
             importer.no_grad = event.get("no_grad", False)
