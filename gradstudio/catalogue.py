@@ -389,6 +389,7 @@ def _derived(sig: Any) -> NodeType:
                 binding.get(name, _Binding(None)).varargs
                 and is_source
                 and isinstance(converted, tuple)
+                and converted  # an empty size goes as one (): torch.zeros() has none
             ):
                 pos.extend(converted)
             else:
@@ -411,7 +412,7 @@ def _derived(sig: Any) -> NodeType:
                 return "[" + ", ".join(value) + "]"
             return value if isinstance(value, str) else repr(value)
         if binding.get(name, _Binding(None)).varargs and is_source and isinstance(value, list):
-            return ", ".join(map(str, value))
+            return ", ".join(map(str, value)) if value else "()"  # torch.zeros(()): 0-dim
         return py(kinds.get(name, ""), value)
 
     def code(c: CodeCall) -> str:

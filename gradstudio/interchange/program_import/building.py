@@ -63,15 +63,16 @@ def _getitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Lab
 def _setitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     line = event["line"]
     value = event["value"]
+    target = _ref(refs, event["target"], line)
     importer.no_grad = event.get("no_grad", False)
     node = importer.add(
         "Tensor.__setitem__",
         {"key": event["key"]},
-        _label(labels, event["out"], f"[{event['key']}] ="),
+        _label(labels, event["out"], importer.doc.node(target.node_id).label),
         line,
     )
     importer.no_grad = False
-    importer.connect(_ref(refs, event["target"], line), node, "input", line)
+    importer.connect(target, node, "input", line)
     if isinstance(value, dict) and "tensor" in value:
         importer.connect(_ref(refs, value["tensor"], line), node, "value", line)
     elif isinstance(value, int | float) and not isinstance(value, bool):
