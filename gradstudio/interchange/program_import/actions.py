@@ -117,6 +117,7 @@ def install_actions(recorder: Recorder, tensor_type: type) -> None:
     _autograd(recorder, tensor_type)
     _function_apply(recorder, tensor_type)
     _random(recorder, tensor_type)
+    _hooks(recorder, tensor_type)
 
 
 def _plain_methods(recorder: Recorder, tensor_type: type) -> None:
@@ -482,3 +483,55 @@ def _random(recorder: Recorder, tensor_type: type) -> None:
 
     engine.nn.dropout.dropout = recorded_dropout
     engine.nn.functional.dropout = recorded_dropout
+
+
+def _hooks(recorder: Recorder, tensor_type: type) -> None:
+    """Hooks that only look (print, collect gradients) leave the document as computed;
+    one that returns a replacement gradient changes what backward computes, which the
+    document cannot hold, so the import stops at the line that registered it."""
+    from engine.autograd.graph import Node
+    from engine.nn.modules.module import Module
+
+    def watching(register: Any, what: str) -> Any:
+        def registered(self: Any, hook: Any) -> Any:
+            line = recorder.line()
+            told: list[bool] = []
+
+            def watched(*args: Any, **kwargs: Any) -> Any:
+                result = hook(*args, **kwargs)
+                if result is not None and not told:
+                    told.append(True)
+                    recorder.events.append(
+                        {
+                            "kind": "refused",
+                            "message": f"the {what} registered here returns a new gradient; "
+                            "GradStudio records hooks that only look at gradients",
+                            "line": line,
+                        }
+                    )
+                return result
+
+            return register(self, watched)
+
+        return registered
+
+    tensor_type.register_hook = watching(tensor_type.register_hook, "tensor hook")
+    Node.register_hook = watching(Node.register_hook, "grad_fn hook")
+    Node.register_prehook = watching(Node.register_prehook, "grad_fn pre-hook")
+
+    def refusing(register: Any) -> Any:
+        def registered(self: Any, hook: Any) -> Any:
+            recorder.refuse(
+                "module backward hooks are not recorded: they add backward nodes "
+                "(BackwardHookFunctionBackward) the document cannot hold"
+            )
+            return register(self, hook)
+
+        return registered
+
+    for name in (
+        "register_full_backward_hook",
+        "register_full_backward_pre_hook",
+        "register_backward_hook",
+    ):
+        setattr(Module, name, refusing(getattr(Module, name)))
