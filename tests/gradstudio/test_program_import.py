@@ -292,3 +292,12 @@ def test_a_hook_that_changes_a_gradient_is_refused_at_its_line() -> None:
     with pytest.raises(ImportProblem, match="returns a new gradient") as info:
         import_program(PROGRAMS / "hook_changes_grad.py")
     assert info.value.lineno == 5
+
+
+def test_a_recording_stopped_by_the_user_ends_its_child() -> None:
+    recording = runner.Recording(PROGRAMS / "loops_forever.py")
+    assert not recording.done()
+    recording.stop()
+    assert recording.proc.poll() is not None
+    with pytest.raises(ImportProblem, match="stopped before it finished"):
+        recording.report()

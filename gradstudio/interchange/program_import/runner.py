@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,45 +37,103 @@ def _limits() -> None:  # pragma: no cover - runs in the child before exec
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
 
 
-def record(program: str | Path) -> dict[str, Any]:
-    """The recorder's report for ``program``: events and labels, or an error with its line."""
-    program = str(Path(program).resolve())
-    root = str(Path(__file__).resolve().parents[3])
-    with tempfile.TemporaryDirectory() as tmp:
-        output = os.path.join(tmp, "events.json")
-        env = {**os.environ, "PYTHONPATH": root}
+class Recording:
+    """A program running in its child process; ``done`` polls, ``report`` reads the result.
+
+    The studio polls it from a timer so the window never waits on the program, and
+    ``stop`` ends the child at once (the Cancel of the import dialog).
+    """
+
+    def __init__(self, program: str | Path) -> None:
+        self.program = str(Path(program).resolve())
+        root = str(Path(__file__).resolve().parents[3])
+        self._tmp = tempfile.TemporaryDirectory()
+        self.output = os.path.join(self._tmp.name, "events.json")
+        self._stderr = open(os.path.join(self._tmp.name, "stderr.txt"), "w+b")  # noqa: SIM115
+        self.started = time.monotonic()
+        self.stopped = False
+        self.timed_out = False
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gradstudio.interchange.program_import.recorder",
+                self.program,
+                self.output,
+            ],
+            cwd=str(Path(self.program).parent),
+            env={**os.environ, "PYTHONPATH": root},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+            preexec_fn=_limits if os.name == "posix" else None,
+        )
+
+    def done(self) -> bool:
+        """Whether the child has ended (one past its wall-clock limit is ended here)."""
+        if self.proc.poll() is not None:
+            return True
+        if time.monotonic() - self.started > WALL_SECONDS:
+            self.timed_out = True
+            self.stop()
+            return True
+        return False
+
+    def wait(self) -> dict[str, Any]:
+        """Block until the child ends; its report."""
         try:
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "gradstudio.interchange.program_import.recorder",
-                    program,
-                    output,
-                ],
-                cwd=str(Path(program).parent),
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=WALL_SECONDS,
-                preexec_fn=_limits if os.name == "posix" else None,
-            )
+            self.proc.wait(timeout=max(0.0, WALL_SECONDS - (time.monotonic() - self.started)))
         except subprocess.TimeoutExpired:
-            raise ImportProblem(f"the program ran longer than {WALL_SECONDS} s; stopped") from None
-        if not os.path.exists(output):
-            if proc.returncode < 0:
+            self.timed_out = True
+            self.stop()
+        return self.report()
+
+    def stop(self) -> None:
+        """End the child now (the user cancelled, or it ran out of time)."""
+        self.stopped = True
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def report(self) -> dict[str, Any]:
+        """The recorder's report, or ``ImportProblem`` saying in one line what went wrong."""
+        try:
+            return self._report()
+        finally:
+            self.close()
+
+    def _report(self) -> dict[str, Any]:
+        if self.timed_out:
+            raise ImportProblem(f"the program ran longer than {WALL_SECONDS} s; stopped")
+        if self.stopped:
+            raise ImportProblem("the program was stopped before it finished")
+        if not os.path.exists(self.output):
+            if self.proc.returncode < 0:
                 raise ImportProblem(
-                    f"the program was stopped (signal {-proc.returncode}): "
+                    f"the program was stopped (signal {-self.proc.returncode}): "
                     f"it used more than {CPU_SECONDS} s of CPU or {MEMORY_BYTES // 1024**3} GiB"
                 )
-            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            self._stderr.seek(0)
+            text = self._stderr.read().decode("utf-8", "replace")
+            last = (text.strip().splitlines() or ["no output"])[-1]
             if "MemoryError" in last:
                 raise ImportProblem(
                     f"the program used more than {MEMORY_BYTES // 1024**3} GiB of memory"
                 )
             raise ImportProblem(f"the program could not be recorded: {last}")
-        with open(output, encoding="utf-8") as f:
-            return json.load(f)
+        with open(self.output, encoding="utf-8") as f:
+            return json.load(f)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.stop()
+        self._stderr.close()
+        self._tmp.cleanup()
+
+
+def record(program: str | Path) -> dict[str, Any]:
+    """The recorder's report for ``program``: events and labels, or an error with its line."""
+    return Recording(program).wait()
 
 
 def _value(value: Any, refs: dict[str, TensorRef]) -> Any:
@@ -164,11 +223,16 @@ def build(report: dict[str, Any]) -> Document:
 
 
 def import_program(program: str | Path, consented: bool = True) -> Document:
-    """Run ``program`` (the user asked to) and record it as a document.
+    """Run ``program`` (the user asked to) and record it as a document."""
+    return document_of(program, record(program), consented)
 
-    The document holds no code of its own beyond custom Function and hook nodes; it is
-    admitted as trusted because the user consented to running the program it came from.
+
+def document_of(program: str | Path, report: dict[str, Any], consented: bool = True) -> Document:
+    """The document of a finished recording.
+
+    The document holds no code of its own beyond custom Function nodes; it is admitted
+    as trusted because the user consented to running the program it came from.
     """
-    doc = build(record(program))
+    doc = build(report)
     doc.set_meta("title", Path(program).stem)
     return admit(doc, consented)
