@@ -1,15 +1,17 @@
 """Copy/paste of a node group as JSON text (what goes on the system clipboard).
 
-The text uses the file format's node and edge shapes, so a group copied from one
-document pastes into another; only edges inside the group travel with it.
+The text uses the file format's node and edge shapes, so a selection copied from one
+document pastes into another; only edges inside the selection travel with it, and
+only the groups whose every node is copied (a group copied whole stays a group).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gradstudio.document.groups import Group, GroupError, check_fields, check_groups, whole_groups
 from gradstudio.document.model import Edge, EditError
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ class ClipboardNode:
 class ClipboardContent:
     nodes: list[ClipboardNode]  # in step order
     edges: list[Edge]
+    groups: list[Group] = field(default_factory=list)  # ids as copied; parents first
 
 
 def copy_nodes(doc: Document, node_ids: list[str]) -> str:
@@ -39,6 +42,8 @@ def copy_nodes(doc: Document, node_ids: list[str]) -> str:
     chosen = set(node_ids)
     nodes = [n for n in doc.nodes() if n.id in chosen]
     edges = [e for e in doc.edges() if e.src in chosen and e.dst in chosen]
+    inside = whole_groups(doc.groups, chosen)
+    whole = {gid: g for gid, g in doc.groups.items() if gid in inside}
     return json.dumps(
         {
             "format": CLIPBOARD_FORMAT,
@@ -56,7 +61,44 @@ def copy_nodes(doc: Document, node_ids: list[str]) -> str:
                 {"from": [e.src, e.src_port], "to": [e.dst, e.dst_port], "slot": e.slot}
                 for e in edges
             ],
+            "groups": [
+                group_json(g, g.parent if g.parent in whole else None) for g in whole.values()
+            ],
         }
+    )
+
+
+def group_json(group: Group, parent: str | None) -> dict[str, Any]:
+    """A group in the shape the file format and the clipboard share."""
+    out: dict[str, Any] = {
+        "id": group.id,
+        "title": group.title,
+        "members": sorted(group.members),
+        "kind": group.kind,
+        "collapsed": group.collapsed,
+    }
+    if group.color is not None:
+        out["color"] = group.color
+    if parent is not None:
+        out["parent"] = parent
+    if group.meta:
+        out["meta"] = dict(group.meta)
+    return out
+
+
+def group_from_json(g: dict[str, Any]) -> Group:
+    """A group from its JSON shape (``TypeError``/``KeyError`` when it has none)."""
+    if not isinstance(g, dict) or not isinstance(g["members"], list):
+        raise TypeError("a group is an object with a members list")
+    return Group(
+        id=g["id"],
+        title=g["title"],
+        members=frozenset(g["members"]),
+        color=g.get("color"),
+        collapsed=g.get("collapsed", False),
+        kind=g.get("kind", "user"),
+        parent=g.get("parent"),
+        meta=g.get("meta", {}),
     )
 
 
@@ -90,10 +132,18 @@ def parse_clipboard(text: str) -> ClipboardContent:
             )
             for e in data["edges"]
         ]
+        groups = [group_from_json(g) for g in data.get("groups", [])]
     except UnicodeEncodeError:
         raise EditError("the clipboard's text is not valid Unicode (a lone surrogate)") from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         raise EditError("the clipboard holds no GradStudio nodes") from None
     if any(e.src not in ids or e.dst not in ids for e in edges):
         raise EditError("the clipboard's connections refer to nodes it does not hold")
-    return ClipboardContent(nodes, edges)
+    try:
+        by_id = {g.id: check_fields(g) for g in groups}
+        if len(by_id) != len(groups):
+            raise GroupError("two groups have the same id")
+        check_groups(by_id, ids)
+    except (GroupError, TypeError) as exc:
+        raise EditError(f"the clipboard's groups are damaged: {exc}") from None
+    return ClipboardContent(nodes, edges, list(by_id.values()))

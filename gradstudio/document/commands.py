@@ -8,10 +8,12 @@ raise ``EditError`` so a refused edit never lands on the stack.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from gradstudio.catalogue import NodeKind
 from gradstudio.document.clipboard import ClipboardContent, parse_clipboard
+from gradstudio.document.groups import Group
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, Edge, EditError, Node
 from gradstudio.document.undo import MacroCommand
@@ -46,7 +48,7 @@ class AddNodeCommand(_Base):
 
 
 class RemoveNodesCommand(_Base):
-    """Remove nodes with their edges; undo puts back the same ids, steps, slots."""
+    """Remove nodes with their edges; undo puts back the same ids, steps, slots and groups."""
 
     def __init__(self, doc: Document, node_ids: list[str]) -> None:
         self.doc = doc
@@ -58,8 +60,10 @@ class RemoveNodesCommand(_Base):
         )
         self._nodes: list[tuple[int, Node]] = []
         self._edges: list[Edge] = []
+        self._groups: dict[str, Group] = {}
 
     def redo(self) -> None:
+        self._groups = dict(self.doc.groups)
         edges = {e for n in self.node_ids for e in self.doc.edges_of(n)}
         self._edges = sorted(edges, key=lambda e: (e.dst, e.dst_port, e.slot, e.src))
         self._nodes = sorted((self.doc.step_of(n), self.doc.node(n)) for n in self.node_ids)
@@ -73,6 +77,7 @@ class RemoveNodesCommand(_Base):
             self.doc.add_node(node, step)
         for edge in self._edges:
             self.doc.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, edge.slot)
+        self.doc.set_groups(self._groups)
 
 
 class ConnectCommand(_Base):
@@ -265,7 +270,8 @@ class SetSettingCommand(_Base):
 
 
 class PasteCommand(_Base):
-    """Add a clipboard group (nodes + internal edges) with fresh ids and unique labels.
+    """Add clipboard content (nodes, internal edges, whole groups) with fresh ids and
+    unique labels (group titles may repeat: they name no variable).
 
     The clipboard can hold anything any program put there, so pasted custom Function
     code makes the document untrusted (the studio shows its trust banner) unless the
@@ -291,6 +297,16 @@ class PasteCommand(_Base):
             Edge(ids[e.src], e.src_port, ids[e.dst], e.dst_port, e.slot) for e in content.edges
         ]
         self.node_ids = [n.id for n in self.nodes]
+        group_ids = {g.id: doc.new_group_id() for g in content.groups}
+        self.groups = [
+            replace(
+                g,
+                id=group_ids[g.id],
+                members=frozenset(ids[m] for m in g.members),
+                parent=None if g.parent is None else group_ids[g.parent],
+            )
+            for g in content.groups
+        ]
         self.text = "Paste" if len(self.nodes) != 1 else f"Paste {self.nodes[0].label}"
         self.code = {
             n.params["source"] for n in self.nodes if n.type.kind is NodeKind.CUSTOM_FUNCTION
@@ -306,8 +322,13 @@ class PasteCommand(_Base):
             self.doc.add_node(node)
         for e in self.edges:
             self.doc.connect(e.src, e.src_port, e.dst, e.dst_port, e.slot)
+        if self.groups:
+            self.doc.add_groups(self.groups)
 
     def undo(self) -> None:
+        for group in reversed(self.groups):
+            if group.id in self.doc.groups:
+                self.doc.remove_group(group.id)
         for e in self.edges:
             self.doc.disconnect(e)
         for node in reversed(self.nodes):

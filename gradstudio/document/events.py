@@ -113,3 +113,27 @@ class TrustChanged(DocumentEvent):
 @dataclass(frozen=True)
 class DocumentReset(DocumentEvent):
     pass
+
+
+@dataclass(frozen=True)
+class GroupAdded(DocumentEvent):
+    """A group appeared (see ``gradstudio.document.groups``); groups never change results."""
+
+    group_id: str
+    affects_evaluation = False
+
+
+@dataclass(frozen=True)
+class GroupRemoved(DocumentEvent):
+    group_id: str
+    affects_evaluation = False
+
+
+@dataclass(frozen=True)
+class GroupChanged(DocumentEvent):
+    """Any field of a group changed: ``old`` and ``new`` are the two ``Group`` values."""
+
+    group_id: str
+    old: Any
+    new: Any
+    affects_evaluation = False

@@ -17,6 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gradstudio.document.clipboard import group_from_json, group_json
+from gradstudio.document.groups import Group, GroupError, check_fields
 from gradstudio.document.model import Document, EditError, check_setting
 from gradstudio.interchange.atomic import atomic_write
 from gradstudio.interchange.quoting import printable, shorten
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 FORMAT = "gradstudio"
-VERSION = 2
+VERSION = 3
 EXTENSION = ".gstudio"
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -96,8 +98,15 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 adds the top-level ``groups`` list; a version-2 document has none."""
+    if "groups" in data:
+        raise ValueError("a version-2 document cannot hold groups (at groups)")
+    return {**data, "version": 3, "groups": []}
+
+
 #: ``MIGRATIONS[n]`` turns a version-n document into version n + 1.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
@@ -169,7 +178,16 @@ THOROUGH_MESSAGE_ITEMS = 5_000
 
 
 def _item_count(data: dict[str, Any]) -> int:
-    return sum(len(data.get(k) or ()) for k in ("nodes", "edges") if isinstance(data.get(k), list))
+    lists = [data.get(k) for k in ("nodes", "edges", "groups")]
+    count = sum(len(v) for v in lists if isinstance(v, list))
+    groups = data.get("groups")
+    if isinstance(groups, list):
+        count += sum(
+            len(g["members"])
+            for g in groups
+            if isinstance(g, dict) and isinstance(g.get("members"), list)
+        )
+    return count
 
 
 def _schema_message(data: Any) -> str | None:
@@ -240,6 +258,7 @@ def to_json(doc: Document) -> dict[str, Any]:
             for e in sorted(doc.edges(), key=lambda e: (doc.step_of(e.dst), e.dst_port, e.slot))
         ],
         "order": list(doc.order),
+        "groups": [group_json(g, g.parent) for g in doc.groups.values()],
     }
 
 
@@ -302,7 +321,50 @@ def _build(data: dict[str, Any]) -> Document:
         doc.set_setting(name, check_setting(name, value))
     for name, value in data.get("meta", {}).items():
         doc.set_meta(name, value)
+    groups = _groups(data.get("groups", []), nodes)
+    try:
+        doc.add_groups(groups)
+    except EditError as exc:
+        raise ValueError(f"{exc} (at groups)") from None
     return doc
+
+
+def _groups(items: list[dict[str, Any]], nodes: dict[str, Any]) -> list[Group]:
+    """The file's groups, each fault named with its JSON path; the document then checks
+    how they relate (nesting, a node in two groups)."""
+    ids = {g["id"] for g in items}
+    seen: set[str] = set()
+    owner: dict[str, int] = {}
+    out = []
+    for i, g in enumerate(items):
+        where = f"(at groups/{i})"
+        if g["id"] in seen:
+            raise ValueError(f"two groups have the id {g['id']!r} {where}")
+        seen.add(g["id"])
+        if g.get("parent") is not None and g["parent"] not in ids:
+            raise ValueError(
+                f"group {g['title']!r} is inside {g['parent']!r}, which is not a group "
+                f"(at groups/{i}/parent)"
+            )
+        if len(set(g["members"])) != len(g["members"]):
+            raise ValueError(f"group {g['title']!r} lists a node twice {where}")
+        for k, member in enumerate(g["members"]):
+            if member not in nodes:
+                raise ValueError(
+                    f"group {g['title']!r} holds {member!r}, which is not a node "
+                    f"(at groups/{i}/members/{k})"
+                )
+            first = owner.setdefault(member, i)
+            if first != i:
+                raise ValueError(
+                    f"node {member!r} is in two groups, {items[first]['title']!r} and "
+                    f"{g['title']!r} (at groups/{i}/members/{k})"
+                )
+        try:
+            out.append(check_fields(group_from_json(g)))
+        except GroupError as exc:
+            raise ValueError(f"{exc} {where}") from None
+    return out
 
 
 def _reject_constant(name: str) -> Any:

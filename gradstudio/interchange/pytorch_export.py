@@ -20,6 +20,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from gradstudio.catalogue import CodeCall, NodeInputError, NodeKind, PortType
+from gradstudio.document.groups import ancestors
 from gradstudio.interchange.quoting import printable, shorten
 
 if TYPE_CHECKING:
@@ -116,7 +117,9 @@ def export_script(doc: Document, facts: bool = True) -> str:
     for node in doc.nodes():
         if node.type.outputs:
             names[node.id] = identifier(node.label, taken)
+    chain: list[str] = []
     for node in doc.nodes():
+        lines.extend(_group_headers(doc, node.id, chain))
         lines.extend(_statement(doc, node, names))
 
     # a fixed first line: Python reads an encoding declaration on line 1 or 2, and
@@ -146,6 +149,16 @@ def export_script(doc: Document, facts: bool = True) -> str:
         out.append(FACTS_HELPER)
         out += _facts_footer(doc, names)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _group_headers(doc: Document, node_id: str, chain: list[str]) -> list[str]:
+    """A comment line for each group the program enters at this node (outermost first);
+    ``chain`` holds the groups around the previous node and is updated."""
+    group = doc.group_of(node_id)
+    now = [] if group is None else [group.id, *ancestors(doc.groups, group.id)][::-1]
+    entered = [g for i, g in enumerate(now) if i >= len(chain) or chain[i] != g]
+    chain[:] = now
+    return [f"# ── group: {printable(doc.group(g).title)}" for g in entered]
 
 
 def _comment(text: str) -> list[str]:

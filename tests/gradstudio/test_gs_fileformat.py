@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gradstudio.document.groups import Group
 from gradstudio.document.model import Document
 from gradstudio.interchange.fileformat import (
     VERSION,
@@ -231,7 +232,20 @@ def test_default_trust_store_lives_in_the_config_dir_private(
 
 # ------------------------------------------------------------------------------ fuzzing
 
-VALID = to_json(import_snippet(SNIPPET))
+
+def _grouped(doc: Document) -> Document:
+    """The snippet with nested groups, so the fuzzers also reach every group field."""
+    ids = [n.id for n in doc.nodes()]
+    doc.add_groups(
+        [
+            Group("g2", "inner", ids[2:3], parent="g1", collapsed=True),
+            Group("g1", "outer", ids[:2], "#336699", kind="module", meta={"class": "Linear"}),
+        ]
+    )
+    return doc
+
+
+VALID = to_json(_grouped(import_snippet(SNIPPET)))
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

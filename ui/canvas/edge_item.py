@@ -56,8 +56,13 @@ class EdgeItem(QGraphicsItem):
         dst = self.host.node_item(self.edge.dst)
         if src is None or dst is None:
             return
-        start = src.port_scene_pos(self.edge.src_port, False)
-        end = dst.port_scene_pos(self.edge.dst_port, True)
+        groups = self.host.groups  # an end inside a collapsed group is on the group's card
+        start = groups.anchor(self.edge.src, self.edge.src_port, False) or src.port_scene_pos(
+            self.edge.src_port, False
+        )
+        end = groups.anchor(self.edge.dst, self.edge.dst_port, True) or dst.port_scene_pos(
+            self.edge.dst_port, True
+        )
         self.prepareGeometryChange()
         self.start, self.end = start, end
         # the curve is built when first painted or hit (far out, the overview draws

@@ -157,6 +157,9 @@ class CanvasEditing:
     def select_all(self) -> None:
         for item in self.graph_scene.node_items():
             item.setSelected(True)
+        self.graph_scene.groups.ensure()
+        for card in self.graph_scene.groups.cards.values():  # the nodes a collapsed group hides
+            card.setSelected(True)
 
     def select_nodes(self, ids: list[str]) -> None:
         self.graph_scene.clearSelection()

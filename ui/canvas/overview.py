@@ -71,7 +71,10 @@ class Overview(QGraphicsItem):
         cards = []
         xs: list[float] = []
         ys: list[float] = []
+        groups = self.host.groups
         for card in self.host.node_items():
+            if not card.isVisible():  # inside a collapsed group
+                continue
             pos = card.pos()
             x, y = pos.x(), pos.y()
             rect = QRectF(x, y, NODE_WIDTH, card.height)
@@ -80,6 +83,8 @@ class Overview(QGraphicsItem):
             ys += (y, y + card.height)
         wires = []
         for edge in self.host.edge_items():
+            if groups.edge_hidden(edge.edge):
+                continue
             start, end = edge.start, edge.end
             wires.append((edge, QLineF(start, end)))
             xs += (start.x(), end.x())

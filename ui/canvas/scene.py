@@ -28,6 +28,7 @@ from gradstudio.document.events import (
     ParamChanged,
 )
 from ui.canvas.edge_item import EdgeItem
+from ui.canvas.group_layer import GroupLayer
 from ui.canvas.node_facts import NodeFacts, node_facts
 from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import OVERVIEW_LOD, Overview
@@ -45,6 +46,7 @@ class GraphScene(QGraphicsScene):
     """Cards and wires for ``state.document``; emits ``nodesDragged`` after a drag."""
 
     nodesDragged = Signal(dict)  # {node_id: (x, y)} after a mouse drag of cards
+    groupDragged = Signal(str, float, float)  # group id, dx, dy after a frame's drag
 
     def __init__(self, state: StudioState, theme: Theme = DARK, parent: object = None) -> None:
         super().__init__(parent)
@@ -64,6 +66,7 @@ class GraphScene(QGraphicsScene):
         self._facts_key: tuple | None = None
         self._overview_on = False
         self.overview: Overview | None = None
+        self.groups = GroupLayer(self)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), 96 * 1024))
         self.selectionChanged.connect(self._selection_to_state)
@@ -97,9 +100,21 @@ class GraphScene(QGraphicsScene):
         return self._input_counts.get((node_id, port), 0)
 
     def selected_node_ids(self) -> list[str]:
-        """Selected nodes, in step order."""
+        """Selected nodes, those inside a selected group's frame or card too, in step order."""
         ids = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)}
+        ids |= self.groups.selected_members()
         return [n for n in self.document.order if n in ids]
+
+    def edges_at(self, node_id: str) -> set[Edge]:
+        """The wires with an end at this node."""
+        return self._edges_by_node.get(node_id, set())
+
+    def edges(self) -> list[Edge]:
+        return list(self._edges)
+
+    @property
+    def overview_on(self) -> bool:
+        return self._overview_on
 
     def selected_edges(self) -> list[Edge]:
         return [i.edge for i in self.selectedItems() if isinstance(i, EdgeItem)]
@@ -148,6 +163,7 @@ class GraphScene(QGraphicsScene):
         self._edges_by_node.clear()
         self._connected.clear()
         self._input_counts.clear()
+        self.groups.reset()
         doc = self.document
         self.overview = Overview(self)
         self.overview.setVisible(self._overview_on)
@@ -156,6 +172,7 @@ class GraphScene(QGraphicsScene):
             self._add_node(node.id, step)
         for edge in doc.edges():
             self._add_edge(edge)
+        self.groups.rebuild()
         self.overview.invalidate()
         self._unsubscribe = doc.subscribe(self._on_event)
         self.refresh_facts()
@@ -264,6 +281,7 @@ class GraphScene(QGraphicsScene):
         elif isinstance(event, DocumentReset):
             self.rebuild()
             return
+        self.groups.on_event(event)
         self._overview_changed()
 
     def _overview_changed(self, geometry: bool = True) -> None:
@@ -278,6 +296,7 @@ class GraphScene(QGraphicsScene):
 
     def node_item_moved(self, item: NodeItem) -> None:
         """A card moved (dragged, or set from the document): re-route its wires."""
+        self.groups.node_moved(item.node_id)
         for edge in self._edges_by_node.get(item.node_id, ()):
             edge_item = self._edges.get(edge)
             if edge_item is not None:
@@ -294,6 +313,7 @@ class GraphScene(QGraphicsScene):
         self._overview_on = on
         for item in self._edges.values():
             item.setVisible(not on)
+        self.groups.apply_edge_visibility()
         for card in self._nodes.values():
             card.set_overview(on)
         if self.overview is not None:

@@ -32,6 +32,8 @@ from gradstudio.document.commands import (
 from ui.actions import add_action
 from ui.canvas.edge_item import WireItem
 from ui.canvas.editing import CanvasEditing
+from ui.canvas.group_editing import CanvasGroups
+from ui.canvas.group_item import CHEVRON, GroupCardItem, GroupFrameItem
 from ui.canvas.inline_editor import InlineEditor
 from ui.canvas.legend import Legend
 from ui.canvas.node_item import NodeItem
@@ -64,7 +66,7 @@ class _WireDrag:
         self.reason: str | None = None
 
 
-class GraphView(CanvasEditing, QGraphicsView):
+class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
     """The node canvas for ``state.document``; ``message`` carries status-bar text."""
 
     message = Signal(str)
@@ -84,6 +86,7 @@ class GraphView(CanvasEditing, QGraphicsView):
         self.graph_scene = GraphScene(state, theme, self)
         self.setScene(self.graph_scene)
         self.graph_scene.nodesDragged.connect(self._push_drag)
+        self.graph_scene.groupDragged.connect(self._push_group_drag)
         self.zoomChanged.connect(self.graph_scene.set_zoom_level)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
@@ -357,6 +360,19 @@ class GraphView(CanvasEditing, QGraphicsView):
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
         node, _port = self._node_port_at(pos)
+        group = self.group_item_at(pos) if node is None else None
+        if isinstance(group, GroupCardItem):
+            self.set_collapsed(group.group_id, False)  # a collapsed group opens again
+            event.accept()
+            return
+        if isinstance(group, GroupFrameItem):
+            local = group.mapFromScene(self.mapToScene(pos))
+            if local.x() < CHEVRON + 6.0:
+                self.set_collapsed(group.group_id, True)
+            else:
+                self.edit_group_title(group.group_id)
+            event.accept()
+            return
         if node is None:
             self.open_search(pos)
             event.accept()
@@ -374,10 +390,17 @@ class GraphView(CanvasEditing, QGraphicsView):
         self.context_menu(event.pos()).exec(event.globalPos())
 
     def context_menu(self, pos: QPoint) -> QMenu:
-        """The right-click menu at ``pos`` (view coordinates): a node's, or the canvas's."""
+        """The right-click menu at ``pos`` (view coordinates): a node's, a group's, or the
+        canvas's."""
         node, _ = self._node_port_at(pos)
         menu = QMenu(self)
-        if node is not None:
+        group = self.group_item_at(pos) if node is None else None
+        if group is not None:
+            if not group.isSelected():
+                self.graph_scene.clearSelection()
+                group.setSelected(True)
+            self.group_menu(menu, group.group_id)
+        elif node is not None:
             if not node.isSelected():
                 self.graph_scene.clearSelection()
                 node.setSelected(True)
@@ -385,6 +408,7 @@ class GraphView(CanvasEditing, QGraphicsView):
             add_action(menu, "Rename…", lambda: self.edit_label(node_id))
             add_action(menu, "Duplicate", self.duplicate)
             add_action(menu, "Copy", self.copy_selection)
+            add_action(menu, "Group", self.group_selection)
             menu.addSeparator()
             add_action(menu, "Delete", self.delete_selection)
         else:

@@ -51,7 +51,8 @@ from gradstudio.document.events import (
     NodeRemoved,
     Unsubscribe,
 )
-from gradstudio.document.model import Node
+from gradstudio.document.groups import Group, whole_groups
+from gradstudio.document.model import Document, Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
 from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
@@ -72,6 +73,14 @@ NONLEAF_WARNING = (
     "indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
     "on the non-leaf Tensor."
 )
+
+
+def selected_group(doc: Document, selected: list[str]) -> Group | None:
+    """The outermost group whose nodes are exactly ``selected`` (a selected frame), or None."""
+    chosen = set(selected)
+    exact = [gid for gid in whole_groups(doc.groups, chosen) if doc.group_members(gid) == chosen]
+    outer = [gid for gid in exact if doc.group(gid).parent not in exact]
+    return doc.group(outer[0]) if outer else None
 
 
 def _esc(text: str) -> str:
@@ -455,6 +464,18 @@ class Inspector(QWidget):
         self.title.setText(f"{len(selected)} nodes selected")
         self.subtitle.setText(self._muted("Select one node to see and edit it."))
         self.status.setText("")
+        group = selected_group(doc, selected)
+        if group is not None:  # a group's frame or card is selected: say what it is
+            self.title.setText(group.title)
+            self.subtitle.setText(self._muted(f"{group.subtitle} · {len(selected)} nodes"))
+            about = Section("Group", self)
+            w, form = _form()
+            for name, value in [("kind", group.kind), *sorted(group.meta.items())]:
+                label = _value_label(f"group_{name}")
+                label.setText(html.escape(value))
+                form.addRow(html.escape(name), label)
+            about.add(w)
+            self.body_layout.addWidget(about)
         section = Section("Selection", self)
         links = LinkList()
         shown = selected[:MANY_LISTED]

@@ -292,6 +292,19 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             [QKeySequence(QKeySequence.StandardKey.Delete), QKeySequence("Backspace")]
         )
         self.act_select_all = self._action("Select &All", c.select_all, SK.SelectAll)
+        self.act_group = self._action(
+            "&Group", c.group_selection, "Ctrl+G", None, "Frame the selected nodes in a group"
+        )
+        self.act_ungroup = self._action(
+            "U&ngroup", c.ungroup_selection, "Ctrl+Shift+G", None, "Drop the selected group's frame"
+        )
+        self.act_collapse = self._action(
+            "Collapse/E&xpand Group",
+            c.toggle_collapse_selection,
+            "Ctrl+Alt+G",
+            None,
+            "Show the selected group as one card, or open it again",
+        )
         # Editing keys act on the canvas only while it has focus, so Delete in a panel's
         # list, or Ctrl+A in the backward-graph view, never removes or selects nodes.
         for a in (
@@ -301,6 +314,9 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             self.act_duplicate,
             self.act_delete,
             self.act_select_all,
+            self.act_group,
+            self.act_ungroup,
+            self.act_collapse,
         ):
             self.removeAction(a)
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -404,6 +420,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addActions(
             [self.act_cut, self.act_copy, self.act_paste, self.act_duplicate, self.act_delete]
         )
+        m.addSeparator()
+        m.addActions([self.act_group, self.act_ungroup, self.act_collapse])
         m.addSeparator()
         m.addAction(self.act_select_all)
 
