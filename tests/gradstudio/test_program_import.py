@@ -301,3 +301,49 @@ def test_a_recording_stopped_by_the_user_ends_its_child() -> None:
     assert recording.proc.poll() is not None
     with pytest.raises(ImportProblem, match="stopped before it finished"):
         recording.report()
+
+
+def test_module_calls_become_nested_frames_titled_with_path_and_class() -> None:
+    doc = import_program(PROGRAMS / "module_sgd.py")
+    groups = list(doc.groups.values())
+    modules = [g for g in groups if g.kind == "module"]
+    assert [g.title for g in modules[:3]] == [
+        "model (TwoLayer)",
+        "model.fc1 (Linear)",
+        "model.fc2 (Linear)",
+    ]
+    top, fc1, fc2 = modules[:3]
+    assert fc1.parent == top.id and fc2.parent == top.id
+    assert fc1.meta["class"] == "Linear" and fc1.meta["path"] == "model.fc1"
+    inside = {doc.node(n).type_id for n in fc1.members}
+    assert inside == {"torch.tensor", "torch.nn.functional.linear"}  # weight, bias, linear
+    assert {doc.node(n).type_id for n in top.members} == {"torch.relu"}
+
+
+def test_each_loop_iteration_is_a_loop_frame_holding_its_module_calls() -> None:
+    doc = import_program(PROGRAMS / "module_sgd.py")
+    loops = [g for g in doc.groups.values() if g.kind == "loop"]
+    assert [g.meta["iteration"] for g in loops] == ["1", "2", "3", "4", "5"]
+    assert loops[0].title == "for _step in range(5) · iteration 1"
+    assert all(g.parent is None for g in loops)
+    modules = [g for g in doc.groups.values() if g.kind == "module" and g.parent == loops[1].id]
+    assert [g.title for g in modules] == ["model (TwoLayer)"]
+    inner = doc.group_members(loops[1].id)
+    assert {doc.node(n).type_id for n in inner} >= {
+        "gradstudio.zero_grad",
+        "torch.nn.functional.mse_loss",
+        "Tensor.backward",
+        "Tensor.copy_",
+    }
+
+
+def test_frames_survive_the_file_format(tmp_path: Path) -> None:
+    from gradstudio.interchange.fileformat import load_document
+
+    out = tmp_path / "doc.gstudio"
+    assert main(["import", "--run", str(PROGRAMS / "module_sgd.py"), "-o", str(out)]) == 0
+    loaded = load_document(out)
+    original = import_program(PROGRAMS / "module_sgd.py")
+    assert [(g.title, g.kind, g.parent) for g in loaded.groups.values()] == [
+        (g.title, g.kind, g.parent) for g in original.groups.values()
+    ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gradstudio.document.groups import MAX_TITLE, Group
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
@@ -161,3 +162,44 @@ ACTIONS: dict[str, Callable[[_Importer, dict[str, Any], Refs, Labels], None]] = 
     "autograd_backward": _autograd_backward,
     "function": _function,
 }
+
+
+class FrameGroups:
+    """The recorder's frames as document groups: each node joins the frame of the event
+    that made it; frames that hold no node (directly or inside) are left out."""
+
+    def __init__(self, importer: _Importer) -> None:
+        self.frames: dict[str, dict[str, Any]] = {}
+        self.members: dict[str, list[str]] = {}
+        self.current: str | None = None
+        add = importer.add
+
+        def add_in_frame(type_id: str, params: dict[str, Any], label: str, line: Any) -> str:
+            node = add(type_id, params, label, line)
+            if self.current is not None:
+                self.members.setdefault(self.current, []).append(node)
+            return node
+
+        importer.add = add_in_frame  # type: ignore[method-assign]
+
+    def declare(self, event: dict[str, Any]) -> None:
+        self.frames[event["id"]] = event
+
+    def groups(self) -> list[Group]:
+        alive: set[str] = set()
+        for frame_id in self.members:
+            while frame_id is not None and frame_id not in alive:
+                alive.add(frame_id)
+                frame_id = self.frames[frame_id]["parent"]
+        return [
+            Group(
+                id=frame_id,
+                title=frame["title"][:MAX_TITLE],
+                members=frozenset(self.members.get(frame_id, ())),
+                kind=frame["frame_kind"],
+                parent=frame["parent"],
+                meta={k: str(v) for k, v in frame["meta"].items()},
+            )
+            for frame_id, frame in self.frames.items()
+            if frame_id in alive
+        ]

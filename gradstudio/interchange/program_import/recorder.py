@@ -49,12 +49,24 @@ INPLACE_OPERATORS = {
 }
 
 
+class Events(list):
+    """Events in program order; each one names the frame (module call, loop iteration)
+    it happened in, declared by a ``frame`` event before its first use."""
+
+    frames: Any = None
+
+    def append(self, event: dict[str, Any]) -> None:
+        if self.frames is not None and event["kind"] != "frame":
+            event["frame"] = self.frames.current()
+        super().append(event)
+
+
 class Recorder:
     """Events in program order; tensors are known by ``id`` while they live."""
 
     def __init__(self, program: str) -> None:
         self.program = program
-        self.events: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = Events()
         self.keys: dict[int, str] = {}
         self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
         self.depth = 0
@@ -358,12 +370,23 @@ def main(program: str, output: str) -> int:
     install(recorder)
     import engine
 
+    from gradstudio.interchange.program_import.frames import Frames
+
     scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
+    frames = Frames(program, recorder.events)
+    frames.scope = scope
+    frames.install_modules(recorder)
+    recorder.events.frames = frames
     report: dict[str, Any]
     try:
         with open(program, encoding="utf-8") as f:
-            code = compile(f.read(), program, "exec")
-        exec(code, scope)
+            source = f.read()
+        code = compile(source, program, "exec")
+        frames.install_loops(source)
+        try:
+            exec(code, scope)
+        finally:
+            frames.stop()
     except BaseException as exc:  # the program's failure is data for the user
         line = None
         for frame, lineno in traceback.walk_tb(exc.__traceback__):

@@ -13,7 +13,7 @@ from typing import Any
 
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
-from gradstudio.interchange.program_import.building import ACTIONS
+from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
@@ -154,9 +154,13 @@ def build(report: dict[str, Any]) -> Document:
     importer = _Importer("")
     refs: dict[str, TensorRef] = {}
     labels: dict[str, str] = report.get("labels", {})
+    frames = FrameGroups(importer)
     for event in report["events"]:
         line = event.get("line")
-        if event["kind"] == "literal":
+        frames.current = event.get("frame")
+        if event["kind"] == "frame":
+            frames.declare(event)
+        elif event["kind"] == "literal":
             params = {"data": event["data"], "requires_grad": event["requires_grad"]}
             if event.get("dtype") in DTYPES:
                 params["dtype"] = event["dtype"]
@@ -217,6 +221,7 @@ def build(report: dict[str, Any]) -> Document:
                 kwargs["gradient"] = _value(gradient, refs)
             importer.backward(refs[event["target"]], [], kwargs, "backward", line)
     doc = importer.doc
+    doc.add_groups(frames.groups())
     for node_id, (x, y) in auto_layout(doc).items():
         doc.move_node(node_id, x, y)
     return doc
