@@ -369,7 +369,6 @@ def main(program: str, output: str) -> int:
     recorder = Recorder(program)
     install(recorder)
     import engine
-
     from gradstudio.interchange.program_import.frames import Frames
 
     scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
