@@ -197,6 +197,7 @@ class FrameGroups:
                 title=frame["title"][:MAX_TITLE],
                 members=frozenset(self.members.get(frame_id, ())),
                 kind=frame["frame_kind"],
+                collapsed=bool(frame.get("collapsed", False)),
                 parent=frame["parent"],
                 meta={k: str(v) for k, v in frame["meta"].items()},
             )

@@ -24,6 +24,9 @@ class Frame:
     parent: str | None
     meta: dict[str, str] = field(default_factory=dict)
     declared: bool = False
+    #: for a loop iteration: which run of the loop it belongs to, and its number
+    instance: str = ""
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -38,19 +41,29 @@ class Loop:
 def program_loops(source: str) -> dict[int, Loop]:
     """The program's loops by header line (those in functions and classes too)."""
     loops: dict[int, Loop] = {}
-    lines = source.splitlines()
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.For | ast.While | ast.AsyncFor):
-            header = lines[node.lineno - 1].strip().removesuffix(":") if lines else "loop"
-            loops[node.lineno] = Loop(node.lineno, node.end_lineno or node.lineno, header)
+        if isinstance(node, ast.For | ast.AsyncFor):
+            header = f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+        elif isinstance(node, ast.While):
+            header = f"while {ast.unparse(node.test)}"
+        else:
+            continue
+        if len(header) > 80:
+            header = header[:77] + "..."
+        loops[node.lineno] = Loop(node.lineno, node.end_lineno or node.lineno, header)
     return loops
 
 
 class Frames:
     """The stack of open frames; ``current()`` declares what an event needs and names it."""
 
-    def __init__(self, program: str, events: list[dict[str, Any]]) -> None:
+    def __init__(self, program: str, events: list[dict[str, Any]], keep: int = 3) -> None:
         self.program = program
+        #: iterations a loop keeps as nodes before the folded ones (the last is kept too)
+        self.keep = keep
+        #: how many open loop iterations are past ``keep``: values are snapshotted then
+        self.folding = 0
+        self.instances = 0
         self.events = events
         self.stack: list[Frame] = []
         self.count = 0
@@ -62,17 +75,25 @@ class Frames:
 
     # -- frames ----------------------------------------------------------------------
 
-    def push(self, kind: str, title: str, meta: dict[str, str]) -> Frame:
+    def push(
+        self, kind: str, title: str, meta: dict[str, str], instance: str = "", number: int = 0
+    ) -> Frame:
         self.count += 1
         parent = self.stack[-1].id if self.stack else None
-        frame = Frame(f"f{self.count}", kind, title, parent, meta)
+        frame = Frame(f"f{self.count}", kind, title, parent, meta, False, instance, number)
         self.stack.append(frame)
+        if kind == "loop" and number > self.keep:
+            self.folding += 1
         return frame
 
     def pop(self, frame: Frame) -> None:
         """Close ``frame`` and whatever was left open inside it."""
         if frame in self.stack:
-            del self.stack[self.stack.index(frame) :]
+            index = self.stack.index(frame)
+            self.folding -= sum(
+                1 for f in self.stack[index:] if f.kind == "loop" and f.number > self.keep
+            )
+            del self.stack[index:]
 
     def current(self) -> str | None:
         """The innermost frame's id, declaring it (and its parents) if not yet done."""
@@ -87,6 +108,7 @@ class Frames:
                         "title": frame.title,
                         "parent": frame.parent,
                         "meta": frame.meta,
+                        "instance": frame.instance,
                     }
                 )
         return self.stack[-1].id if self.stack else None
@@ -151,7 +173,7 @@ class Frames:
         if open_loops:
             # loops this line is outside of have ended
             while open_loops and not (open_loops[-1][0].line <= line <= open_loops[-1][0].end):
-                loop, iteration, _ = open_loops.pop()
+                iteration = open_loops.pop()[1]
                 if iteration is not None:
                     self.pop(iteration)
         loop = self.loops.get(line)
@@ -164,13 +186,16 @@ class Frames:
                 self.pop(entry[1])
             entry[2] += 1
         else:
-            entry = [loop, None, 1]
+            self.instances += 1
+            entry = [loop, None, 1, f"L{self.instances}"]
             open_loops.append(entry)
         number = entry[2]
         entry[1] = self.push(
             "loop",
             f"{loop.header} · iteration {number}",
             {"line": str(loop.line), "iteration": str(number)},
+            entry[3],
+            number,
         )
         return self.local_trace
 

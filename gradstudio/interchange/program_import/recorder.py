@@ -64,13 +64,16 @@ class Events(list):
 class Recorder:
     """Events in program order; tensors are known by ``id`` while they live."""
 
-    def __init__(self, program: str) -> None:
+    def __init__(self, program: str, keep: int = 3) -> None:
         self.program = program
         self.events: list[dict[str, Any]] = Events()
         self.keys: dict[int, str] = {}
         self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
         self.depth = 0
         self.count = 0
+        #: how many iterations of a loop stay nodes before the folded ones
+        self.keep = keep
+        self.snapshots: dict[str, dict[str, Any]] = {}
 
     def fresh(self, tensor: Any) -> str:
         """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
@@ -78,7 +81,34 @@ class Recorder:
         self.count += 1
         self.keys[id(tensor)] = key
         self.alive.append(tensor)
+        frames = self.events.frames
+        if frames is not None and frames.folding:
+            self.snapshot(key, tensor)
         return key
+
+    def snapshot(self, key: str, tensor: Any) -> None:
+        """What ``tensor`` holds now, in case its loop iteration is folded later."""
+        self.depth += 1
+        try:
+            data = tensor.detach().cpu().numpy(force=True).copy()
+        finally:
+            self.depth -= 1
+        self.snapshots[key] = {
+            "array": data,
+            "dtype": str(tensor.dtype).removeprefix("torch."),
+            "requires_grad": bool(tensor.requires_grad),
+            "history": tensor.grad_fn is not None,
+            "id": id(tensor),
+        }
+
+    def folded(self, events: list[dict[str, Any]], scope: dict[str, Any]) -> list[dict[str, Any]]:
+        """``events`` with long loops folded, the literals named after what they hold."""
+        from gradstudio.interchange.program_import.loop_folding import fold
+
+        names = _tensor_names(scope)
+        for state in self.snapshots.values():
+            state["name"] = names.get(state["id"])
+        return fold(events, _Lazy(self.snapshots), self.keep)
 
     def line(self) -> int | None:
         frame: FrameType | None = sys._getframe(1)
@@ -205,6 +235,34 @@ class Recorder:
             if isinstance(value, tensor_type) and id(value) in self.keys:
                 labels[self.keys[id(value)]] = name
         return labels
+
+
+def _tensor_names(scope: dict[str, Any]) -> dict[int, str]:
+    """Names for tensors: the program's variables, and ``model.fc1.weight`` for parameters."""
+    import engine
+    from engine.nn.modules.module import Module
+
+    names: dict[int, str] = {}
+    for name, value in scope.items():
+        if isinstance(value, Module):
+            for sub, param in value.named_parameters():
+                names.setdefault(id(param), f"{name}.{sub}")
+        elif isinstance(value, engine.Tensor):
+            names.setdefault(id(value), name)
+    return names
+
+
+class _Lazy(dict):
+    """Snapshots whose data becomes JSON lists only when a fold needs them."""
+
+    def __init__(self, states: dict[str, dict[str, Any]]) -> None:
+        super().__init__(states)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        state = super().get(key, default)
+        if state is not None and "data" not in state:
+            state["data"] = state["array"].tolist()
+        return state
 
 
 def _wrap(recorder: Recorder, qualname: str, fn: Any, tensor_type: type) -> Any:
@@ -364,15 +422,15 @@ def install(recorder: Recorder) -> None:
             sys.modules["torch" + name[len("engine") :]] = sys.modules[name]
 
 
-def main(program: str, output: str) -> int:
+def main(program: str, output: str, keep: int = 3) -> int:
     """Run ``program`` recording it; write the events (or the error) as JSON to ``output``."""
-    recorder = Recorder(program)
+    recorder = Recorder(program, keep)
     install(recorder)
     import engine
     from gradstudio.interchange.program_import.frames import Frames
 
     scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
-    frames = Frames(program, recorder.events)
+    frames = Frames(program, recorder.events, keep)
     frames.scope = scope
     frames.install_modules(recorder)
     recorder.events.frames = frames
@@ -395,11 +453,14 @@ def main(program: str, output: str) -> int:
             line = exc.lineno
         report = {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line}
     else:
-        report = {"events": recorder.events, "labels": recorder.names(scope, engine.Tensor)}
+        report = {
+            "events": recorder.folded(list(recorder.events), scope),
+            "labels": recorder.names(scope, engine.Tensor),
+        }
     with open(output, "w", encoding="utf-8") as f:
         json.dump(report, f)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:4])))

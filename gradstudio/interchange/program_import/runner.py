@@ -28,6 +28,8 @@ from gradstudio.params import DTYPES
 CPU_SECONDS = 60
 MEMORY_BYTES = 4 * 1024**3
 WALL_SECONDS = 120
+#: A loop keeps this many first iterations (and its last) as nodes; the rest fold into one.
+KEEP_ITERATIONS = 3
 
 
 def _limits() -> None:  # pragma: no cover - runs in the child before exec
@@ -44,7 +46,7 @@ class Recording:
     ``stop`` ends the child at once (the Cancel of the import dialog).
     """
 
-    def __init__(self, program: str | Path) -> None:
+    def __init__(self, program: str | Path, keep: int = KEEP_ITERATIONS) -> None:
         self.program = str(Path(program).resolve())
         root = str(Path(__file__).resolve().parents[3])
         self._tmp = tempfile.TemporaryDirectory()
@@ -60,6 +62,7 @@ class Recording:
                 "gradstudio.interchange.program_import.recorder",
                 self.program,
                 self.output,
+                str(max(0, int(keep))),
             ],
             cwd=str(Path(self.program).parent),
             env={**os.environ, "PYTHONPATH": root},
@@ -131,9 +134,9 @@ class Recording:
         self._tmp.cleanup()
 
 
-def record(program: str | Path) -> dict[str, Any]:
+def record(program: str | Path, keep: int = KEEP_ITERATIONS) -> dict[str, Any]:
     """The recorder's report for ``program``: events and labels, or an error with its line."""
-    return Recording(program).wait()
+    return Recording(program, keep).wait()
 
 
 def _value(value: Any, refs: dict[str, TensorRef]) -> Any:
@@ -164,9 +167,8 @@ def build(report: dict[str, Any]) -> Document:
             params = {"data": event["data"], "requires_grad": event["requires_grad"]}
             if event.get("dtype") in DTYPES:
                 params["dtype"] = event["dtype"]
-            node = importer.add(
-                "torch.tensor", params, labels.get(event["key"], event["key"]), line
-            )
+            label = labels.get(event["key"]) or event.get("label") or event["key"]
+            node = importer.add("torch.tensor", params, label, line)
             refs[event["key"]] = TensorRef(node)
         elif event["kind"] == "refused":
             raise ImportProblem(event["message"], line)
@@ -227,9 +229,12 @@ def build(report: dict[str, Any]) -> Document:
     return doc
 
 
-def import_program(program: str | Path, consented: bool = True) -> Document:
-    """Run ``program`` (the user asked to) and record it as a document."""
-    return document_of(program, record(program), consented)
+def import_program(
+    program: str | Path, consented: bool = True, keep: int = KEEP_ITERATIONS
+) -> Document:
+    """Run ``program`` (the user asked to) and record it as a document; each loop keeps
+    its first ``keep`` iterations and its last as nodes, the others folded into one."""
+    return document_of(program, record(program, keep), consented)
 
 
 def document_of(program: str | Path, report: dict[str, Any], consented: bool = True) -> Document:
