@@ -400,3 +400,13 @@ def test_a_loop_that_carries_history_is_not_folded(tmp_path: Path) -> None:
     assert len(loops) == 8 and not any("iterations" in g.meta for g in loops)
     facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
     np.testing.assert_allclose(facts["w"].grad.array, [28.0, 28.0])
+
+
+def test_cli_keep_iterations_sets_how_many_iterations_stay(tmp_path: Path) -> None:
+    from gradstudio.interchange.fileformat import load_document
+
+    out = tmp_path / "doc.gstudio"
+    program = str(PROGRAMS / "module_sgd.py")
+    assert main(["import", "--run", program, "--keep-iterations", "1", "-o", str(out)]) == 0
+    loops = [g for g in load_document(out).groups.values() if g.kind == "loop"]
+    assert [g.meta.get("iteration") or g.meta["iterations"] for g in loops] == ["1", "3", "5"]

@@ -91,3 +91,18 @@ def test_a_failing_program_shows_one_line_with_its_line_number(
 def test_no_program_chosen_runs_nothing(window, qtbot, program_chosen) -> None:  # noqa: ANN001
     window.act_import_program.trigger()
     assert window.program_dialog is None
+
+
+def test_the_keep_iterations_setting_reaches_the_recording(
+    window,
+    qtbot,
+    program_chosen,  # noqa: ANN001
+) -> None:
+    window.settings.keep_iterations = 1
+    program_chosen.append(str(PROGRAMS / "module_sgd.py"))
+    window.act_import_program.trigger()
+    dialog = _dialog(window, qtbot)
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.program_dialog is None, timeout=30000)
+    loops = [g for g in window.state.document.groups.values() if g.kind == "loop"]
+    assert [g.meta.get("iterations") for g in loops] == [None, "3", None]

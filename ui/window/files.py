@@ -279,7 +279,7 @@ class FileCommands:
         path = path or self.ask_program_path()
         if not path:
             return False
-        dialog = ProgramDialog(path, self)
+        dialog = ProgramDialog(path, self, self.settings.keep_iterations)
         dialog.accepted.connect(lambda: self.program_imported(dialog))
         dialog.finished.connect(lambda _result: self._program_dialog_closed(dialog))
         self.program_dialog = dialog

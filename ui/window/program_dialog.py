@@ -22,7 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.document.model import Document
-from gradstudio.interchange.program_import.runner import Recording, document_of
+from gradstudio.interchange.program_import.runner import (
+    KEEP_ITERATIONS,
+    Recording,
+    document_of,
+)
 from gradstudio.interchange.pytorch_import import ImportProblem
 
 #: How often the dialog looks whether the program has finished, in milliseconds.
@@ -32,8 +36,11 @@ POLL_MS = 50
 class ProgramDialog(QDialog):
     """``document`` holds the recorded graph once the dialog is accepted."""
 
-    def __init__(self, program: str | Path, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, program: str | Path, parent: QWidget | None = None, keep: int = KEEP_ITERATIONS
+    ) -> None:
         super().__init__(parent)
+        self.keep = keep
         self.setObjectName("programDialog")
         self.setWindowTitle("Run to import")
         self.program = Path(program)
@@ -76,7 +83,7 @@ class ProgramDialog(QDialog):
         """Run the program in its child process; the window stays responsive."""
         self.problem.hide()
         try:
-            self.recording = Recording(self.program)
+            self.recording = Recording(self.program, self.keep)
         except OSError as exc:
             self.fail(f"the program could not be started: {exc}")
             return
