@@ -8,6 +8,7 @@ with the program's line number, and the dialog stays open to try again.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
@@ -43,13 +44,15 @@ class ProgramDialog(QDialog):
         self.keep = keep
         self.setObjectName("programDialog")
         self.setWindowTitle("Run to import")
+        self.setMinimumWidth(480)
         self.program = Path(program)
         self.document: Document | None = None
         self.recording: Recording | None = None
         layout = QVBoxLayout(self)
         self.intro = QLabel(
-            f"<b>{self.program.name}</b> will run on this computer, with your permissions, "
-            "so that GradStudio can record what it computes. Run it only if you trust it."
+            f"<b>{html.escape(self.program.name)}</b> will run on this computer, with your "
+            "permissions, so that GradStudio can record what it computes. "
+            "Run it only if you trust it."
         )
         self.intro.setWordWrap(True)
         self.progress = QProgressBar()
