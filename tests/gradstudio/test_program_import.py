@@ -410,3 +410,22 @@ def test_cli_keep_iterations_sets_how_many_iterations_stay(tmp_path: Path) -> No
     assert main(["import", "--run", program, "--keep-iterations", "1", "-o", str(out)]) == 0
     loops = [g for g in load_document(out).groups.values() if g.kind == "loop"]
     assert [g.meta.get("iteration") or g.meta["iterations"] for g in loops] == ["1", "3", "5"]
+
+
+def test_a_gradient_changing_hook_inside_a_folded_iteration_is_still_refused(
+    tmp_path: Path,
+) -> None:
+    program = tmp_path / "hook_in_loop.py"
+    program.write_text(
+        "import torch\n"
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "for i in range(10):\n"
+        "    y = w * 3\n"
+        "    if i == 6:\n"
+        "        y.register_hook(lambda g: g * 2)\n"
+        "    y.sum().backward()\n",
+        "utf-8",
+    )
+    with pytest.raises(ImportProblem, match="returns a new gradient") as info:
+        import_program(program)
+    assert info.value.lineno == 6

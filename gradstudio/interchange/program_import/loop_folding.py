@@ -102,7 +102,7 @@ def _fold_run(
     made: set[str] = set()
     for index, event in enumerate(events):
         own = event["id"] if event["kind"] == "frame" else event.get("frame")
-        if in_folded(own):
+        if event["kind"] != "refused" and in_folded(own):  # a refusal always stops the import
             dropped.add(index)
             made.update(produced(event))
     needed: list[str] = []
