@@ -1,5 +1,5 @@
-"""Attach ``Tensor`` methods: every catalogue function marked ``method`` plus the
-in-place methods, so no method list is kept by hand."""
+"""Attach ``Tensor`` methods: every catalogue function marked ``method``, in-place
+variants included, so no method list is kept by hand."""
 
 from __future__ import annotations
 
@@ -10,21 +10,6 @@ from engine.catalog import FUNCTIONS
 from engine.ops import random as random_fills
 from engine.tensor import Tensor
 
-_INPLACE = (
-    "add_",
-    "sub_",
-    "mul_",
-    "div_",
-    "zero_",
-    "fill_",
-    "copy_",
-    "clamp_",
-    "exp_",
-    "neg_",
-    "relu_",
-    "sigmoid_",
-    "tanh_",
-)
 _EXTRA = (
     "allclose",
     "argmax",
@@ -48,8 +33,8 @@ def _attach(name: str, fn: Any) -> None:
 
 for _sig in FUNCTIONS.values():
     if _sig.method:
-        _attach(_sig.name, getattr(functions, _sig.name))
-for _name in (*_INPLACE, *_EXTRA):
+        _attach(_sig.name, getattr(functions, _sig.name, _sig.fn))
+for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
 for _name in ("uniform_", "normal_", "bernoulli_", "random_"):
     _attach(_name, getattr(random_fills, _name))

@@ -3,16 +3,23 @@
 Every public function (``engine.add``, ``engine.nn.functional.linear``, ...) is
 declared once, next to its implementation, with the ``public`` decorator.  The
 declaration says what a tool needs to offer the function without knowing it:
-its tensor inputs, its scalar parameters with kinds and defaults, its outputs,
-a category and a one-line doc.  GradStudio's palette, file format, evaluator
-and PyTorch exporter read this table instead of keeping lists of their own.
+its tensor inputs, the kinds of its scalar parameters, its outputs, a category,
+a one-line doc and whether PyTorch has an in-place variant (``add_``).  Defaults
+and how each argument is passed are read once, at registration, from the
+function's own Python signature, so ``alpha=1`` is written in one place.
+GradStudio's palette, file format, evaluator, importer and PyTorch exporter read
+this table instead of keeping lists of their own.
 """
 
 from __future__ import annotations
 
+import inspect
+import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from engine.param_kinds import PARAM_KINDS
 
 
 class _Required:
@@ -24,23 +31,6 @@ class _Required:
 
 REQUIRED: Any = _Required()
 
-#: Kinds a scalar parameter may have; a tool chooses an editor from the kind.
-PARAM_KINDS = frozenset(
-    {
-        "number",  # int or float
-        "int",
-        "float",
-        "bool",
-        "dim",  # one dimension index (int, may be negative)
-        "dims",  # None, an int, or a tuple of ints
-        "shape",  # tuple of ints (-1 allowed where PyTorch allows it)
-        "data",  # a number or nested lists of numbers (``tensor``'s literal)
-        "dtype",  # an engine dtype or None
-        "str",  # a fixed choice, see Param.choices
-        "optional_number",  # a number or None
-    }
-)
-
 
 @dataclass(frozen=True)
 class Port:
@@ -50,20 +40,58 @@ class Port:
     optional: bool = False  # may be left unconnected (``bias`` of ``linear``)
     scalar_ok: bool = False  # a Python number may stand in for the tensor
     variadic: bool = False  # a list of tensors (``cat``, ``stack``)
+    #: Read from the Python signature: the position when passed positionally (None:
+    #: keyword-only).
+    position: int | None = None
+    varargs: bool = False  # ``*operands``: the tensors are spread as positional arguments
+    default: Any = None  # REQUIRED where Python requires it (None is then passed explicitly)
 
 
 @dataclass(frozen=True)
 class Param:
-    """A non-tensor argument of a public function."""
+    """A non-tensor argument of a public function.
+
+    A declaration names it and gives its kind; ``initial`` is only for a value the
+    studio starts a new node with where the Python signature has no default (or a
+    different one, as ``softmax``'s ``dim``).  The rest is read from the signature.
+    """
 
     name: str
     kind: str
-    default: Any = REQUIRED
+    initial: Any = REQUIRED
     choices: tuple[str, ...] = ()
+    #: A tool always passes it, whatever the Python default (``softmax``'s ``dim``).
+    always: bool = False
+    #: Read from the Python signature at registration.
+    default: Any = REQUIRED
+    position: int | None = None  # None: keyword-only
+    varargs: bool = False  # ``*size``: the values are spread as positional arguments
 
     @property
     def required(self) -> bool:
-        return self.default is REQUIRED
+        return self.always or self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class Example:
+    """Sample inputs of a public function, for the test that proves its declaration
+    serves every tool: a shape per tensor input (a list of shapes for a variadic one;
+    ``(2, 3)`` where not given), what an input holds where it is not a float tensor
+    requiring grad (``values``: "index" small ints, "mask" bools, "probability" in
+    (0, 1), "constant" floats and "positive" floats > 0 without grad), and parameter
+    values as a document stores them (lists for shapes, dtype names).
+    ``deterministic=False``: the values are not reproducible (``empty_like``)."""
+
+    inputs: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
+    deterministic: bool = True
+
+    def shapes(self, port: str, variadic: bool) -> list[tuple[int, ...]]:
+        given = self.inputs.get(port)
+        if variadic:
+            return [tuple(s) for s in (given or [(2, 3), (2, 3)])]
+        return [tuple((2, 3) if given is None else given)]
 
 
 @dataclass(frozen=True)
@@ -71,7 +99,7 @@ class Signature:
     """How one public function is called, and what it returns."""
 
     name: str
-    namespace: str  # "torch" or "torch.nn.functional"
+    namespace: str  # "torch", "torch.nn.functional" or (method-only) "torch.Tensor"
     inputs: tuple[Port, ...]
     params: tuple[Param, ...] = ()
     outputs: tuple[str, ...] = ("out",)
@@ -79,6 +107,13 @@ class Signature:
     doc: str = ""
     method: bool = True  # also available as ``tensor.<name>(...)``
     differentiable: bool = True
+    #: Writes its result into its first input and returns it (``add_``, ``zero_``).
+    mutates: bool = False
+    #: The name of the generated in-place variant (``add_``), if PyTorch has one.
+    inplace: str | None = None
+    #: Takes an undeclared ``device=`` keyword (creation functions).
+    takes_device: bool = False
+    example: Example = field(default_factory=Example, compare=False, repr=False)
     fn: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -90,11 +125,47 @@ class Signature:
         return self.fn(*args, **kwargs)
 
 
-#: Namespaces: ``torch`` and ``torch.nn.functional`` are functions (``method``
-#: says whether ``tensor.<name>`` exists too); ``torch.Tensor`` is method-only.
-
-#: Every public function, keyed by qualified name (``torch.add``).
+#: Every public function, keyed by qualified name (``torch.add``, ``torch.Tensor.add_``).
 FUNCTIONS: dict[str, Signature] = {}
+
+
+def _bind(
+    name: str, fn: Callable[..., Any], ports: tuple[Port, ...], params: tuple[Param, ...]
+) -> tuple[tuple[Port, ...], tuple[Param, ...], bool]:
+    """Ports and params completed from ``fn``'s Python signature (read once, here)."""
+    parameters = inspect.signature(fn).parameters
+    order = list(parameters)
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+    def where(arg: str) -> inspect.Parameter:
+        if arg not in parameters:
+            raise ValueError(
+                f"{name}: {arg!r} is declared but {fn.__name__}() has no such argument"
+            )
+        return parameters[arg]
+
+    bound_ports = []
+    for port in ports:
+        p = where(port.name)
+        varargs = p.kind is inspect.Parameter.VAR_POSITIONAL
+        position = order.index(port.name) if p.kind in positional or varargs else None
+        default = REQUIRED if varargs or p.default is inspect.Parameter.empty else p.default
+        bound_ports.append(replace(port, position=position, varargs=varargs, default=default))
+    bound_params = []
+    for param in params:
+        p = where(param.name)
+        varargs = p.kind is inspect.Parameter.VAR_POSITIONAL
+        default = REQUIRED if varargs or p.default is inspect.Parameter.empty else p.default
+        if param.initial is not REQUIRED and default is not REQUIRED and param.initial == default:
+            raise ValueError(
+                f"{name}: {param.name}={default!r} is already the Python default; "
+                "drop it from the declaration"
+            )
+        position = order.index(param.name) if p.kind in positional or varargs else None
+        bound_params.append(replace(param, default=default, position=position, varargs=varargs))
+    declared = {p.name for p in ports} | {p.name for p in params}
+    takes_device = "device" in parameters and "device" not in declared
+    return tuple(bound_ports), tuple(bound_params), takes_device
 
 
 def public(
@@ -108,8 +179,15 @@ def public(
     doc: str = "",
     method: bool = True,
     differentiable: bool = True,
+    inplace: bool = False,
+    mutates: bool = False,
+    example: Example | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated callable as the public function ``namespace.name``."""
+    """Register the decorated callable as the public function ``namespace.name``.
+
+    ``inplace=True`` also registers ``torch.Tensor.<name>_``: the same function with
+    its one ``apply_op`` call turned into ``apply_inplace`` (see ``inplace_variant``).
+    """
 
     ports = tuple(p if isinstance(p, Port) else Port(p) for p in inputs)
     for p in params:
@@ -117,13 +195,77 @@ def public(
             raise ValueError(f"unknown parameter kind {p.kind!r} for {name}")
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        bound_ports, bound_params, takes_device = _bind(name, fn, ports, params)
         sig = Signature(
-            name, namespace, ports, params, outputs, category, doc, method, differentiable, fn
+            name,
+            namespace,
+            bound_ports,
+            bound_params,
+            outputs,
+            category,
+            doc,
+            method,
+            differentiable,
+            mutates,
+            f"{name}_" if inplace else None,
+            takes_device,
+            example or Example(),
+            fn,
         )
+        variant = None
+        if inplace:
+            variant = replace(
+                sig,
+                name=f"{name}_",
+                namespace="torch.Tensor",
+                category="in-place",
+                doc=f"{doc}, in place",
+                method=True,
+                mutates=True,
+                inplace=None,
+                fn=inplace_variant(fn, f"{name}_"),
+            )
         FUNCTIONS[sig.qualname] = sig
+        if variant is not None:
+            FUNCTIONS[variant.qualname] = variant
         return fn
 
     return register
+
+
+def inplace_variant(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``fn`` with ``apply_op`` meaning ``apply_inplace``: the same argument handling
+    (scalars, defaults, errors) writing into the first input, as PyTorch's ``add_``
+    shares ``add``'s.  The function's globals are looked up when it first runs, so
+    names defined after it in its module resolve as in the original."""
+    from engine.ops.core import apply_inplace
+
+    if "apply_op" not in fn.__code__.co_names:
+        raise ValueError(f"{name}: {fn.__name__}() must call apply_op to have an in-place variant")
+    real: list[Callable[..., Any]] = []
+
+    def build() -> Callable[..., Any]:
+        namespace = {**fn.__globals__, "apply_op": apply_inplace}
+        out = types.FunctionType(fn.__code__, namespace, name, fn.__defaults__, fn.__closure__)
+        out.__kwdefaults__ = fn.__kwdefaults__
+        out.__qualname__ = name
+        real.append(out)
+        return out
+
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        return (real[0] if real else build())(*args, **kwargs)
+
+    first_call.__name__ = first_call.__qualname__ = name
+    first_call.__doc__ = fn.__doc__
+    first_call.__wrapped__ = fn  # type: ignore[attr-defined]
+    first_call.build = build  # type: ignore[attr-defined]
+    return first_call
+
+
+def resolved(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An in-place variant's final function (built on demand), else ``fn`` itself."""
+    build = getattr(fn, "build", None)
+    return build() if build is not None else fn
 
 
 def functions(category: str | None = None) -> list[Signature]:

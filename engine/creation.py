@@ -11,7 +11,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import device, to_device, to_numpy, transfer, xp_for
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.ops.random import generator_of
 from engine.random import sampling
 from engine.tensor import Tensor
@@ -53,7 +53,7 @@ def _finish(arr: Any, dev: device, requires_grad: bool) -> Tensor:
 @public(
     "tensor",
     (),
-    (Param("data", "data"), Param("dtype", "dtype", None), Param("requires_grad", "bool", False)),
+    (Param("data", "data"), Param("dtype", "dtype"), Param("requires_grad", "bool")),
     category="creation",
     doc="a tensor from literal data",
     method=False,
@@ -131,8 +131,8 @@ def _filled(
 
 
 SIZE = Param("size", "shape", (2, 3))
-DTYPE = Param("dtype", "dtype", None)
-RG = Param("requires_grad", "bool", False)
+DTYPE = Param("dtype", "dtype")
+RG = Param("requires_grad", "bool")
 
 
 @public("zeros", (), (SIZE, DTYPE, RG), category="creation", doc="a tensor of zeros", method=False)
@@ -295,7 +295,7 @@ def randperm(
 @public(
     "arange",
     (),
-    (Param("start", "number", 0), Param("end", "number", 5), Param("step", "number", 1), DTYPE, RG),
+    (Param("start", "number", 0), Param("end", "number", 5), Param("step", "number"), DTYPE, RG),
     category="creation",
     doc="evenly spaced values in [start, end)",
     method=False,
@@ -321,7 +321,7 @@ def arange(
     return _finish(arr, to_device(device), requires_grad)
 
 
-def _like(fn: Any, doc: str) -> Any:
+def _like(fn: Any, doc: str, deterministic: bool = True) -> Any:
     def like(
         input: Tensor,  # noqa: A002  (PyTorch's name)
         *,
@@ -338,7 +338,13 @@ def _like(fn: Any, doc: str) -> Any:
 
     like.__name__ = f"{fn.__name__}_like"
     return public(
-        like.__name__, ("input",), (DTYPE, RG), category="creation", doc=doc, method=False
+        like.__name__,
+        ("input",),
+        (DTYPE, RG),
+        category="creation",
+        doc=doc,
+        method=False,
+        example=Example(deterministic=deterministic),
     )(like)
 
 
@@ -346,7 +352,7 @@ zeros_like = _like(zeros, "zeros shaped like input")
 ones_like = _like(ones, "ones shaped like input")
 rand_like = _like(rand, "uniform random values shaped like input")
 randn_like = _like(randn, "normal random values shaped like input")
-empty_like = _like(empty, "uninitialised, shaped like input")
+empty_like = _like(empty, "uninitialised, shaped like input", deterministic=False)
 
 
 def full_like(

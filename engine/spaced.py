@@ -79,7 +79,7 @@ def linspace(
         Param("start", "number", 0.0),
         Param("end", "number", 2.0),
         STEPS,
-        Param("base", "number", 10.0),
+        Param("base", "number"),
         DTYPE,
         RG,
     ),
@@ -108,7 +108,7 @@ def logspace(
 @public(
     "eye",
     (),
-    (Param("n", "int", 3), Param("m", "int", None), DTYPE, RG),
+    (Param("n", "int", 3), Param("m", "int"), DTYPE, RG),
     category="creation",
     doc="ones on the diagonal, zeros elsewhere",
     method=False,

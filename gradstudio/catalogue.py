@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradstudio.document.index_key import PLACEHOLDER, IndexKey, parse_key
-from gradstudio.params import checker, to_json_value
+from gradstudio.params import checker, param_kind, to_json_value
 
 
 class PortType(str, enum.Enum):
@@ -134,6 +134,9 @@ class NodeType:
     methods: tuple[str, ...] = ()
     #: Tensor attributes read as values (``x.T``, ``x.grad``).
     attributes: tuple[str, ...] = ()
+    #: Ports and params in the order a call passes them by position (empty: ports, then
+    #: params).
+    call_order: tuple[str, ...] = ()
 
     def input(self, name: str) -> PortSpec:
         for port in self.inputs:
@@ -176,32 +179,14 @@ def py(kind: str, value: Any) -> str:
     """A parameter value written as PyTorch source."""
     if value is None:
         return "None"
-    if kind == "dtype":
-        return f"torch.{value}"
-    if kind in ("shape", "optional_shape", "dims") and isinstance(value, list):
-        return "(" + ", ".join(map(str, value)) + ("," if len(value) == 1 else "") + ")"
-    if kind in ("data", "optional_data"):
-        return _py_data(value)
-    return repr(value)
-
-
-def _py_data(value: Any) -> str:
-    if isinstance(value, list):
-        return "[" + ", ".join(_py_data(v) for v in value) + "]"
-    if isinstance(value, float):
-        return repr(value).replace("inf", "float('inf')")
-    return repr(value)
+    return param_kind(kind).to_source(value) if kind else repr(value)
 
 
 def engine_value(call: RunCall, kind: str, value: Any) -> Any:
-    """A parameter value as the engine takes it."""
-    if value is None:
-        return None
-    if kind == "dtype":
-        return call.dtype(value)
-    if kind in ("shape", "optional_shape", "dims") and isinstance(value, list):
-        return tuple(value)
-    return value
+    """A parameter value as the engine (or torch) takes it."""
+    if value is None or not kind:
+        return value
+    return param_kind(kind).to_python(value, call.backend)
 
 
 def _kw(items: Iterable[tuple[str, str | None]]) -> str:
@@ -233,76 +218,17 @@ TENSOR_OUT = PortSpec("out")
 # ------------------------------------------------------------- engine-derived op types
 
 
-_MISSING: Any = object()
+def _initial(p: Any) -> Any:
+    """What a new node starts with: the declared initial value, else the Python
+    default, else its kind's (or its first choice)."""
+    from engine.catalog import REQUIRED
 
-#: Engine declarations this studio reads differently, until the engine's table says so
-#: itself: ``torch.tensor``'s ``data`` is literal data, not a shape.
-
-#: A value for a new node's required parameter (the engine declares none).
-INITIAL: dict[str, Any] = {
-    "number": 1.0,
-    "int": 0,
-    "float": 1.0,
-    "dim": 0,
-    "dims": 0,
-    "shape": [2, 3],
-    "data": [1.0, 2.0, 3.0],
-    "bool": False,
-    "dtype": "float32",
-}
-
-
-@dataclass(frozen=True)
-class _Binding:
-    """How one argument is passed to an engine function, read from its Python signature."""
-
-    index: int | None  # position when passed positionally (None: keyword only)
-    varargs: bool = False  # ``*size``
-    python_default: Any = _MISSING  # _MISSING: the function requires it
-
-
-def _bindings(sig: Any) -> dict[str, _Binding]:
-    import inspect
-
-    try:
-        parameters = list(inspect.signature(sig.fn).parameters.values())
-    except (TypeError, ValueError):
-        parameters = []
-    by_name = {p.name: (i, p) for i, p in enumerate(parameters)}
-    has_varargs = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
-    out: dict[str, _Binding] = {}
-    names = [p.name for p in sig.inputs] + [p.name for p in sig.params]
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    for position, name in enumerate(names):
-        if name not in by_name:
-            if has_varargs or not parameters:
-                out[name] = _Binding(position, python_default=_MISSING)
-            elif (
-                position < len(parameters)
-                and parameters[position].kind in positional
-                and parameters[position].name not in names
-            ):
-                # declared under PyTorch's name (``input``), spelt differently (``t``)
-                # in the engine's Python signature: pass it by position
-                p = parameters[position]
-                default = (
-                    _MISSING if p.default is inspect.Parameter.empty else to_json_value(p.default)
-                )
-                out[name] = _Binding(position, python_default=default)
-            else:
-                out[name] = _Binding(None)
-            continue
-        i, p = by_name[name]
-        default = _MISSING if p.default is inspect.Parameter.empty else to_json_value(p.default)
-        if p.kind is inspect.Parameter.KEYWORD_ONLY:
-            out[name] = _Binding(None, python_default=default)
-        elif p.kind is inspect.Parameter.VAR_POSITIONAL:
-            out[name] = _Binding(i, varargs=True)
-        else:
-            out[name] = _Binding(i, python_default=default)
-    if "device" in by_name and "device" not in names:
-        out["device"] = _Binding(None, python_default=None)
-    return out
+    if p.initial is not REQUIRED:
+        return to_json_value(p.initial)
+    if not p.required:
+        return to_json_value(p.default)
+    initial = param_kind(p.kind).initial
+    return p.choices[0] if initial is None and p.choices else initial
 
 
 def _derived(sig: Any) -> NodeType:
@@ -317,29 +243,27 @@ def _derived(sig: Any) -> NodeType:
         for p in sig.inputs
     )
     is_source = not ports
-    binding = _bindings(sig)
     params: list[ParamSpec] = [
         ParamSpec(p.name, "optional_number", None, doc="a number used when nothing is connected")
         for p in sig.inputs
         if p.scalar_ok
     ]
-    engine_params: list[ParamSpec] = []
-    for p in sig.params:
-        kind = p.kind
-        required = p.default is REQUIRED
-        default = (
-            INITIAL.get(kind, p.choices[0] if p.choices else None)
-            if required
-            else to_json_value(p.default)
-        )
-        spec = ParamSpec(p.name, kind, default, required, tuple(p.choices))
-        params.append(spec)
-        engine_params.append(spec)
-    device_param = "device" in binding and not any(p.name == "device" for p in sig.params)
-    if device_param:
+    engine_params = [
+        ParamSpec(p.name, p.kind, _initial(p), p.required, tuple(p.choices)) for p in sig.params
+    ]
+    params += engine_params
+    if sig.takes_device:
         params.append(DEVICE_PARAM)
     kinds = {p.name: p.kind for p in params}
     port_names = {p.name for p in ports}
+    ports_by_name = {p.name: p for p in ports}
+    declared = {p.name: p for p in (*sig.inputs, *sig.params)}
+    varargs = {p.name for p in (*sig.inputs, *sig.params) if p.varargs}
+    #: Written spread out (``torch.zeros(2, 3)``, ``torch.einsum(eq, a, b)``); ``torch.permute``
+    #: takes its dims as one tuple though the engine's Python signature spreads them.
+    spread = {p.name for p in sig.inputs if p.varargs} | (varargs if is_source else set())
+    #: Arguments in the order of the Python signature (keyword-only ones last).
+    order = sorted(declared.values(), key=lambda p: (p.position is None, p.position or 0))
 
     def args(
         values: Mapping[str, Any], params_: Mapping[str, Any]
@@ -350,33 +274,32 @@ def _derived(sig: Any) -> NodeType:
 
         def put(name: str, value: Any, required: bool = True) -> None:
             """Required arguments go by position (where the position fits), the rest by name."""
-            b = binding.get(name, _Binding(None))
-            fits = b.index is not None and b.index == len(positional) and not keywords
-            if b.varargs or (required and fits):
+            position = declared[name].position
+            fits = position is not None and position == len(positional) and not keywords
+            if name in varargs or (required and fits):
                 positional.append((name, value))
             else:
                 keywords.append((name, value))
 
-        for port in ports:
-            value = values.get(port.name)
-            if value is None and port.scalar_ok:
-                value = params_.get(port.name)
-            if value is None or (isinstance(value, list) and not value and port.optional):
-                if port.optional:
-                    continue
-                raise NodeInputError(f"input {port.name!r} is not connected")
-            put(port.name, value)
-        for spec in engine_params:
-            value = params_.get(spec.name)
-            if value is None and spec.required:
-                raise NodeInputError(f"parameter {spec.name!r} needs a value")
-            b = binding.get(spec.name, _Binding(None))
-            reference = spec.default if b.python_default is _MISSING else b.python_default
-            needed = spec.required or b.python_default is _MISSING or value != reference
-            if is_source and b.index is not None and b.python_default is _MISSING:
-                needed = True
-            if needed:
-                put(spec.name, value, spec.required or b.python_default is _MISSING)
+        for p in order:
+            if p.name in port_names:
+                port = ports_by_name[p.name]
+                value = values.get(port.name)
+                if value is None and port.scalar_ok:
+                    value = params_.get(port.name)
+                if value is None or (isinstance(value, list) and not value and port.optional):
+                    if not port.optional:
+                        raise NodeInputError(f"input {port.name!r} is not connected")
+                    if p.default is not REQUIRED:
+                        continue
+                    value = None  # Python needs it: pass None (``batch_norm``'s running_mean)
+                put(port.name, value)
+                continue
+            value = params_.get(p.name)
+            if value is None and p.required:
+                raise NodeInputError(f"parameter {p.name!r} needs a value")
+            if p.required or value != to_json_value(p.default):
+                put(p.name, value, p.required)
         return positional, keywords
 
     def run(call: RunCall) -> dict[str, Any]:
@@ -385,17 +308,14 @@ def _derived(sig: Any) -> NodeType:
         pos: list[Any] = []
         for name, value in positional:
             converted = engine_value(call, kinds.get(name, ""), value)
-            if (
-                binding.get(name, _Binding(None)).varargs
-                and is_source
-                and isinstance(converted, tuple)
-                and converted  # an empty size goes as one (): torch.zeros() has none
-            ):
+            # an empty size goes as one (): torch.zeros() has none
+            empty_size = name not in port_names and not converted
+            if name in spread and isinstance(converted, tuple | list) and not empty_size:
                 pos.extend(converted)
             else:
                 pos.append(converted)
         kw = {k: engine_value(call, kinds.get(k, ""), v) for k, v in keywords}
-        if device_param:
+        if sig.takes_device:
             device = call.device_of(call.params["device"])
             if device != "cpu":
                 kw["device"] = device
@@ -409,16 +329,16 @@ def _derived(sig: Any) -> NodeType:
     def text(name: str, value: Any) -> str:
         if name in port_names:
             if isinstance(value, list):
-                return "[" + ", ".join(value) + "]"
+                return ", ".join(value) if name in spread else "[" + ", ".join(value) + "]"
             return value if isinstance(value, str) else repr(value)
-        if binding.get(name, _Binding(None)).varargs and is_source and isinstance(value, list):
+        if name in spread and isinstance(value, list):
             return ", ".join(map(str, value)) if value else "()"  # torch.zeros(()): 0-dim
         return py(kinds.get(name, ""), value)
 
     def code(c: CodeCall) -> str:
         positional, keywords = args(c.inputs, c.params)
         parts = [text(k, v) for k, v in positional] + [f"{k}={text(k, v)}" for k, v in keywords]
-        if device_param:
+        if sig.takes_device:
             device = c.device_kw(c.params["device"])
             if device is not None:
                 parts.append(f"device={device}")
@@ -427,18 +347,21 @@ def _derived(sig: Any) -> NodeType:
         return f"{_pyname(qualname)}({', '.join(parts)})"
 
     return NodeType(
-        id=qualname,
+        id=f"Tensor.{sig.name}" if sig.mutates else qualname,
         title=sig.name,
         category=sig.category,
-        kind=NodeKind.SOURCE if is_source else NodeKind.OP,
+        kind=NodeKind.INPLACE if sig.mutates else NodeKind.SOURCE if is_source else NodeKind.OP,
         inputs=ports,
         outputs=tuple(PortSpec(o) for o in sig.outputs),
         params=(*params, NO_GRAD),
         run=run,
         code=code,
         doc=sig.doc,
+        effect=Effect.GLOBAL if sig.mutates else Effect.NEW,
+        aliases=(qualname,) if sig.mutates else (),  # ids stay ``Tensor.add_`` in files
         functions=(qualname,) if sig.namespace != "torch.Tensor" else (),
         methods=(sig.name,) if sig.method else (),
+        call_order=tuple(p.name for p in order if p.position is not None),
     )
 
 
@@ -948,32 +871,7 @@ def _hand_types() -> list[NodeType]:
             methods=("to", "cuda", "cpu", "double", "float", "half", "long", "int"),
         ),
     ]
-    inplace = [
-        ("zero_", "Fill with 0 in place.", (), ()),
-        ("fill_", "Fill with one value in place.", (), (ParamSpec("value", "number", 0.0),)),
-        (
-            "add_",
-            "self += other (in place).",
-            (PortSpec("other", scalar_ok=True),),
-            (ParamSpec("alpha", "number", 1),),
-        ),
-        (
-            "sub_",
-            "self -= other (in place).",
-            (PortSpec("other", scalar_ok=True),),
-            (ParamSpec("alpha", "number", 1),),
-        ),
-        ("mul_", "self *= other (in place).", (PortSpec("other", scalar_ok=True),), ()),
-        ("div_", "self /= other (in place).", (PortSpec("other", scalar_ok=True),), ()),
-        ("copy_", "Copy src into self (in place).", (PortSpec("src"),), ()),
-        (
-            "clamp_",
-            "Clamp into [min, max] in place.",
-            (),
-            (ParamSpec("min", "optional_number", None), ParamSpec("max", "optional_number", None)),
-        ),
-        ("detach_", "Detach this tensor itself from the graph.", (), ()),
-    ]
+    inplace = [("detach_", "Detach this tensor itself from the graph.", (), ())]
     for name, doc, extra, params in inplace:
         types.append(
             _method(
@@ -1202,27 +1100,15 @@ TYPE_ALIASES: dict[str, str] = {
     "tensor.detach": "Tensor.detach",
     "tensor.clone": "torch.clone",
     "Tensor.clone": "torch.clone",
+    "torch.repeat": "torch.Tensor.repeat",  # PyTorch has only the method
 }
 
 
 def build_catalogue(signatures: Iterable[Any]) -> Catalogue:
-    """Derive one op type per engine signature, then add the hand-declared types."""
-    derived = [_derived(sig) for sig in signatures]
-    names = {t.id for t in derived}
-    methods = {m for t in derived for m in t.methods}
-    hand = []
-    for t in _hand_types():
-        if t.id in names:
-            continue
-        if t.kind is NodeKind.TENSOR_ACTION and t.methods and set(t.methods) <= methods:
-            continue  # the engine declares it (e.g. torch.clone): use that one
-        hand.append(t)
-    first = [t for t in derived if t.kind is NodeKind.SOURCE] + [
-        t for t in hand if t.kind is NodeKind.SOURCE
-    ]
-    rest = [t for t in derived if t.kind is not NodeKind.SOURCE]
-    rest += [t for t in hand if t.kind is not NodeKind.SOURCE]
-    return Catalogue([*first, *rest], TYPE_ALIASES)
+    """One op type per engine signature, then the hand-declared types; sources first."""
+    types = [*(_derived(sig) for sig in signatures), *_hand_types()]
+    first = [t for t in types if t.kind is NodeKind.SOURCE]
+    return Catalogue(first + [t for t in types if t.kind is not NodeKind.SOURCE], TYPE_ALIASES)
 
 
 @functools.cache

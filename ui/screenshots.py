@@ -1,9 +1,12 @@
 """Screenshots of the studio on every example, in both themes (for the README).
 
-``python -m ui.screenshots [folder] [--theme dark|light|both] [--size 1600x1000]`` opens
-each example in a fresh window, waits for its evaluation, selects its most telling
-node (so the inspector has something to say) and saves ``window.grab()`` as
-``<folder>/<example>_<theme>.png``.  Runs offscreen unless a display is set.
+``python -m ui.screenshots [folder] [--theme dark|light|both] [--size 1600x1000]
+[--shots window,backward]`` opens each example in a fresh window, waits for its
+evaluation, selects its most telling node (so the inspector has something to say) and
+saves ``window.grab()`` as ``<folder>/<example>_<theme>.png``; then moves the backward
+graph into its tab beside the canvas (View > Backward Graph in a Tab), moves the
+timeline to the last backward (a gradient on every edge) and saves that tab as
+``<example>_backward_<theme>.png``.  Runs offscreen unless a display is set.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ui.window.main_window import MainWindow
 from ui.window.settings import StudioSettings
 
 READABLE_ZOOM = 0.62
+SHOTS = ("window", "backward")
 DEFAULT_FOLDER = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
 
@@ -64,7 +68,8 @@ def shoot(
     folder: Path,
     size: tuple[int, int],
     settings_dir: Path,
-) -> Path:
+    shots: tuple[str, ...] = SHOTS,
+) -> list[Path]:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     settings = StudioSettings.at(settings_dir / f"{example.name}_{theme_name}.ini")
@@ -88,12 +93,25 @@ def shoot(
         window.canvas.set_zoom(READABLE_ZOOM)
         window.canvas.centerOn(item.sceneBoundingRect().center())
     _settle(app, 10)
-    path = folder / f"{example.name}_{theme_name}.png"
-    window.grab().save(str(path))
+    paths = []
+    if "window" in shots:
+        paths.append(folder / f"{example.name}_{theme_name}.png")
+        window.grab().save(str(paths[-1]))
+    if "backward" in shots:
+        window.set_backward_big(True)
+        evaluation = window.state.evaluation
+        ran = [t for t in evaluation.traces if t.executions] if evaluation is not None else []
+        if ran:  # just after the last backward: a gradient on every edge
+            window.state.playhead.set_position(ran[-1].step)
+        _settle(app, 10)
+        window.backward_view.view.fit()
+        _settle(app, 10)
+        paths.append(folder / f"{example.name}_backward_{theme_name}.png")
+        window.central_tabs.grab().save(str(paths[-1]))
     window.bridge.set_clean()
     window.close()
     _settle(app)
-    return path
+    return paths
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--theme", default="both", choices=("dark", "light", "both"))
     parser.add_argument("--size", default="1600x1000")
     parser.add_argument("--only", default="", help="example name prefix")
+    parser.add_argument(
+        "--shots", default=",".join(SHOTS), help="which pictures: window, backward (comma list)"
+    )
     args = parser.parse_args(argv)
+    shots = tuple(part.strip() for part in args.shots.split(",") if part.strip())
+    unknown = set(shots) - set(SHOTS)
+    if unknown:
+        parser.error(f"unknown --shots {', '.join(sorted(unknown))}; known: {', '.join(SHOTS)}")
     width, height = (int(v) for v in args.size.split("x"))
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -113,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.only and not example.name.startswith(args.only):
                 continue
             for theme_name in themes:
-                path = shoot(example, theme_name, folder, (width, height), Path(tmp))
-                print(path)
+                for path in shoot(example, theme_name, folder, (width, height), Path(tmp), shots):
+                    print(path)
     return 0
 
 

@@ -130,13 +130,13 @@ def _inplace_unsupported(name: str, inplace: bool) -> None:
         raise NotImplementedError(f"{name}(inplace=True) is not supported; use inplace=False")
 
 
-@_f("leaky_relu", (Param("negative_slope", "float", 0.01),), "x if x > 0 else slope * x")
+@_f("leaky_relu", (Param("negative_slope", "float"),), "x if x > 0 else slope * x")
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:  # noqa: A002
     _inplace_unsupported("leaky_relu", inplace)
     return apply_op(LEAKY_RELU, (input,), {"negative_slope": negative_slope})
 
 
-@_f("elu", (Param("alpha", "float", 1.0),), "x if x > 0 else alpha * (exp(x) - 1)")
+@_f("elu", (Param("alpha", "float"),), "x if x > 0 else alpha * (exp(x) - 1)")
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002
     _inplace_unsupported("elu", inplace)
     return apply_op(ELU, (input,), {"alpha": alpha})
@@ -144,7 +144,7 @@ def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: 
 
 @_f(
     "softplus",
-    (Param("beta", "float", 1.0), Param("threshold", "float", 20.0)),
+    (Param("beta", "float"), Param("threshold", "float")),
     "log(1 + exp(beta * x)) / beta",
 )
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:  # noqa: A002
@@ -157,7 +157,7 @@ def silu(input: Any, inplace: bool = False) -> Any:  # noqa: A002
     return apply_op(SILU, (input,))
 
 
-@_f("hardtanh", (Param("min_val", "float", -1.0), Param("max_val", "float", 1.0)), "clip")
+@_f("hardtanh", (Param("min_val", "float"), Param("max_val", "float")), "clip")
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002
     _inplace_unsupported("hardtanh", inplace)
     return apply_op(HARDTANH, (input,), {"min_val": min_val, "max_val": max_val})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
 
 NS = "torch.nn.functional"
@@ -230,15 +230,22 @@ def _conv_public(spatial: int) -> Any:
         name,
         ("input", "weight", Port("bias", optional=True)),
         (
-            Param("stride", "int", 1),
-            Param("padding", "int", 0),
-            Param("dilation", "int", 1),
-            Param("groups", "int", 1),
+            Param("stride", "int"),
+            Param("padding", "int"),
+            Param("dilation", "int"),
+            Param("groups", "int"),
         ),
         namespace=NS,
         category="layer",
         doc=f"{spatial}-D convolution (cross-correlation)",
         method=False,
+        example=Example(
+            inputs={
+                "input": (1, 2, *(4,) * spatial),
+                "weight": (3, 2, *(2,) * spatial),
+                "bias": (3,),
+            }
+        ),
     )(conv)
 
 

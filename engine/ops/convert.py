@@ -1,4 +1,6 @@
-"""``to``/``cuda``/``cpu``/dtype casts (``ToCopyBackward0``) and in-place methods."""
+"""``to``/``cuda``/``cpu``/dtype casts (``ToCopyBackward0``) and the in-place methods that
+are not variants of a function (``zero_``, ``fill_``, ``copy_``; ``add_`` and the like are
+generated from their function's declaration)."""
 
 from __future__ import annotations
 
@@ -6,8 +8,8 @@ from typing import Any
 
 from engine import dtypes
 from engine.backend import device, to_device, transfer
-from engine.ops import pointwise
-from engine.ops.core import OPS, Sample, apply_inplace, apply_op, declare
+from engine.catalog import Param, public
+from engine.ops.core import Sample, apply_inplace, apply_op, declare
 
 
 def _to_copy_fwd(
@@ -144,58 +146,46 @@ COPY = declare(
 )
 
 
-def zero_(t: Any) -> Any:
-    return apply_inplace(ZERO, (t,))
+@public(
+    "zero_",
+    ("input",),
+    namespace="torch.Tensor",
+    category="in-place",
+    doc="Fill with 0 in place.",
+    mutates=True,
+)
+def zero_(input: Any) -> Any:  # noqa: A002
+    return apply_inplace(ZERO, (input,))
 
 
-def fill_(t: Any, value: Any) -> Any:
+@public(
+    "fill_",
+    ("input",),
+    (Param("value", "number", 0.0),),
+    namespace="torch.Tensor",
+    category="in-place",
+    doc="Fill with one value in place.",
+    mutates=True,
+)
+def fill_(input: Any, value: Any) -> Any:  # noqa: A002
     from engine.tensor import Tensor
 
     if isinstance(value, Tensor):
         value = value.item()
-    return apply_inplace(FILL, (t,), {"value": value})
+    return apply_inplace(FILL, (input,), {"value": value})
 
 
-def copy_(t: Any, src: Any, non_blocking: bool = False) -> Any:
+@public(
+    "copy_",
+    ("input", "src"),
+    namespace="torch.Tensor",
+    category="in-place",
+    doc="Copy src into self (in place).",
+    mutates=True,
+)
+def copy_(input: Any, src: Any, non_blocking: bool = False) -> Any:  # noqa: A002
     from engine.tensor import Tensor
 
-    if isinstance(src, Tensor) and src.device != t.device:
-        src = to(src, t.device)
-    return apply_inplace(COPY, (t, src))
-
-
-def add_(t: Any, other: Any, *, alpha: Any = 1) -> Any:
-    return apply_inplace(pointwise.ADD, (t, other), {"alpha": alpha} if alpha != 1 else None)
-
-
-def sub_(t: Any, other: Any, *, alpha: Any = 1) -> Any:
-    return apply_inplace(pointwise.SUB, (t, other), {"alpha": alpha} if alpha != 1 else None)
-
-
-def mul_(t: Any, other: Any) -> Any:
-    return apply_inplace(pointwise.MUL, (t, other))
-
-
-def div_(t: Any, other: Any) -> Any:
-    return apply_inplace(pointwise.DIV, (t, other))
-
-
-def clamp_(t: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
-    return apply_inplace(pointwise.CLAMP, (t,), {"min": min, "max": max})
-
-
-def _inplace_unary(name: str) -> Any:
-    op = OPS[name]
-
-    def fn(t: Any) -> Any:
-        return apply_inplace(op, (t,))
-
-    fn.__name__ = f"{name}_"
-    return fn
-
-
-exp_ = _inplace_unary("exp")
-neg_ = _inplace_unary("neg")
-relu_ = _inplace_unary("relu")
-sigmoid_ = _inplace_unary("sigmoid")
-tanh_ = _inplace_unary("tanh")
+    if isinstance(src, Tensor) and src.device != input.device:
+        src = to(src, input.device)
+    return apply_inplace(COPY, (input, src))

@@ -39,6 +39,7 @@ class Sample:
     positive: bool = False  # inputs must be > 0 (log, sqrt, pow)
     distinct: bool = False  # avoid ties (max, abs at 0, relu at 0)
     unit: bool = False  # inputs in (0, 1): probabilities, asin, acos
+    zeros: bool = False  # some inputs exactly 0 (cumprod's special case)
 
 
 @dataclass(eq=False)

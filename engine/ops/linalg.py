@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -169,7 +169,13 @@ def _scale(x: Any, a: Any) -> Any:
     return x if a == 1 else x * a
 
 
-@public("mm", ("input", "mat2"), category="linear algebra", doc="matrix product of two 2-D tensors")
+@public(
+    "mm",
+    ("input", "mat2"),
+    category="linear algebra",
+    doc="matrix product of two 2-D tensors",
+    example=Example(inputs={"mat2": (3, 2)}),
+)
 def mm(input: Any, mat2: Any) -> Any:  # noqa: A002
     if input.dtype is not mat2.dtype:
         raise RuntimeError(
@@ -179,7 +185,13 @@ def mm(input: Any, mat2: Any) -> Any:  # noqa: A002
     return apply_op(MM, (input, mat2), _layout(input._data, mat2._data))
 
 
-@public("mv", ("input", "vec"), category="linear algebra", doc="matrix-vector product")
+@public(
+    "mv",
+    ("input", "vec"),
+    category="linear algebra",
+    doc="matrix-vector product",
+    example=Example(inputs={"vec": (3,)}),
+)
 def mv(input: Any, vec: Any) -> Any:  # noqa: A002
     if input.dtype is not vec.dtype:
         v, m = vec.dtype.scalar_name, input.dtype.scalar_name
@@ -189,7 +201,13 @@ def mv(input: Any, vec: Any) -> Any:  # noqa: A002
     return apply_op(MV, (input, vec))
 
 
-@public("dot", ("input", "tensor"), category="linear algebra", doc="dot product of 1-D tensors")
+@public(
+    "dot",
+    ("input", "tensor"),
+    category="linear algebra",
+    doc="dot product of 1-D tensors",
+    example=Example(inputs={"input": (3,), "tensor": (3,)}),
+)
 def dot(input: Any, tensor: Any) -> Any:  # noqa: A002
     if input.dtype is not tensor.dtype:
         raise RuntimeError(
@@ -199,7 +217,13 @@ def dot(input: Any, tensor: Any) -> Any:  # noqa: A002
     return apply_op(DOT, (input, tensor))
 
 
-@public("bmm", ("input", "mat2"), category="linear algebra", doc="batched matrix product (3-D)")
+@public(
+    "bmm",
+    ("input", "mat2"),
+    category="linear algebra",
+    doc="batched matrix product (3-D)",
+    example=Example(inputs={"input": (2, 2, 3), "mat2": (2, 3, 2)}),
+)
 def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -215,9 +239,10 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
 @public(
     "addmm",
     (Port("input"), "mat1", "mat2"),
-    (Param("beta", "number", 1), Param("alpha", "number", 1)),
+    (Param("beta", "number"), Param("alpha", "number")),
     category="linear algebra",
     doc="beta * input + alpha * (mat1 @ mat2)",
+    example=Example(inputs={"input": (2, 2), "mat1": (2, 3), "mat2": (3, 2)}),
 )
 def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:  # noqa: A002
     if mat1.dtype is not mat2.dtype:
@@ -231,7 +256,11 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
 
 
 @public(
-    "matmul", ("input", "other"), category="linear algebra", doc="matrix product with broadcasting"
+    "matmul",
+    ("input", "other"),
+    category="linear algebra",
+    doc="matrix product with broadcasting",
+    example=Example(inputs={"other": (3, 2)}),
 )
 def matmul(input: Any, other: Any) -> Any:  # noqa: A002
     """ATen's ``matmul`` decomposition, so every intermediate ``grad_fn`` matches."""

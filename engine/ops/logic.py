@@ -55,9 +55,9 @@ def _check_same_dtype(name: str, a: Any, b: Any) -> None:
     "isclose",
     ("input", "other"),
     (
-        Param("rtol", "float", 1e-05),
-        Param("atol", "float", 1e-08),
-        Param("equal_nan", "bool", False),
+        Param("rtol", "float"),
+        Param("atol", "float"),
+        Param("equal_nan", "bool"),
     ),
     category="comparison",
     doc="|input - other| <= atol + rtol * |other|",
@@ -139,7 +139,7 @@ def _reduce_bool(name: str, reducer: str) -> Any:
     return public(
         name,
         ("input",),
-        (Param("dim", "dims", None), Param("keepdim", "bool", False)),
+        (Param("dim", "dims"), Param("keepdim", "bool")),
         category="comparison",
         doc=f"whether {'every' if name == 'all' else 'any'} element is non-zero",
         differentiable=False,

@@ -11,11 +11,11 @@ import math
 import warnings
 from typing import Any
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
 NS = "torch.nn.functional"
-REDUCTION = Param("reduction", "str", "mean", choices=("mean", "sum", "none"))
+REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
 _EPSILON = 1e-12
 
 
@@ -205,7 +205,13 @@ def _same_size(name: str, input: Any, target: Any) -> None:  # noqa: A002
         )
 
 
-def _loss(name: str, params: tuple[Param, ...], doc: str, inputs: tuple[Any, ...] = ()) -> Any:
+def _loss(
+    name: str,
+    params: tuple[Param, ...],
+    doc: str,
+    inputs: tuple[Any, ...] = (),
+    example: Example | None = None,
+) -> Any:
     return public(
         name,
         ("input", "target", *inputs),
@@ -214,6 +220,7 @@ def _loss(name: str, params: tuple[Param, ...], doc: str, inputs: tuple[Any, ...
         category="loss",
         doc=doc,
         method=False,
+        example=example,
     )
 
 
@@ -222,6 +229,7 @@ def _loss(name: str, params: tuple[Param, ...], doc: str, inputs: tuple[Any, ...
     (REDUCTION,),
     "binary cross-entropy of probabilities",
     (Port("weight", optional=True),),
+    example=Example(values={"input": "probability", "target": "probability", "weight": "constant"}),
 )
 def binary_cross_entropy(
     input: Any,  # noqa: A002
@@ -244,6 +252,9 @@ def binary_cross_entropy(
     (REDUCTION,),
     "binary cross-entropy of logits",
     (Port("weight", optional=True), Port("pos_weight", optional=True)),
+    example=Example(
+        values={"target": "probability", "weight": "constant", "pos_weight": "constant"}
+    ),
 )
 def binary_cross_entropy_with_logits(
     input: Any,  # noqa: A002
@@ -283,7 +294,7 @@ def l1_loss(
     return sum(loss) if reduction == "sum" else loss
 
 
-@_loss("smooth_l1_loss", (REDUCTION, Param("beta", "float", 1.0)), "smooth L1 (Huber / beta)")
+@_loss("smooth_l1_loss", (REDUCTION, Param("beta", "float")), "smooth L1 (Huber / beta)")
 def smooth_l1_loss(
     input: Any,  # noqa: A002
     target: Any,
@@ -296,7 +307,7 @@ def smooth_l1_loss(
     return apply_op(SMOOTH_L1, (input, target), {"reduction": reduction, "beta": beta})
 
 
-@_loss("huber_loss", (REDUCTION, Param("delta", "float", 1.0)), "Huber loss")
+@_loss("huber_loss", (REDUCTION, Param("delta", "float")), "Huber loss")
 def huber_loss(
     input: Any,  # noqa: A002
     target: Any,

@@ -41,7 +41,7 @@ def _unary(
         samples=samples,
         quiet=True,
     )
-    return _unary_public(name, op, category, doc)
+    return _unary_public(name, op, category, doc, inplace=True)
 
 
 tan = _unary(
@@ -142,7 +142,7 @@ def _rounding(name: str, grad_fn: str, fn: str, doc: str) -> Any:
         dtype="same",
         samples=DISTINCT,
     )
-    return _unary_public(name, op, "math", doc)
+    return _unary_public(name, op, "math", doc, inplace=True)
 
 
 floor = _rounding("floor", "FloorBackward0", "floor", "round down")
@@ -157,7 +157,7 @@ frac_op = declare(
     dtype="same",
     samples=DISTINCT,
 )
-frac = _unary_public("frac", frac_op, "math", "fractional part")
+frac = _unary_public("frac", frac_op, "math", "fractional part", inplace=True)
 
 ROUND = declare(
     "round",
@@ -179,7 +179,7 @@ ROUND_DECIMALS = declare(
 )
 
 
-@public("round", ("input",), category="math", doc="round half to even")
+@public("round", ("input",), category="math", doc="round half to even", inplace=True)
 def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001, A002
     if decimals:
         return apply_op(ROUND_DECIMALS, (input,), {"decimals": decimals})
@@ -214,7 +214,7 @@ ATAN2 = declare(
 )
 
 
-@public("atan2", ("input", "other"), category="math", doc="angle of (other, input)")
+@public("atan2", ("input", "other"), category="math", doc="angle of (other, input)", inplace=True)
 def atan2(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(ATAN2, (input, other))
 
@@ -286,9 +286,13 @@ def _modulo(name: str, scalar_op: Any, tensor_op: Any, doc: str) -> Any:
         return apply_op(scalar_op, (input,), {"other": other})
 
     call.__name__ = call.__qualname__ = name
-    return public(name, ("input", Port("other", scalar_ok=True)), category="arithmetic", doc=doc)(
-        call
-    )
+    return public(
+        name,
+        ("input", Port("other", scalar_ok=True)),
+        category="arithmetic",
+        doc=doc,
+        inplace=True,
+    )(call)
 
 
 remainder = _modulo("remainder", REMAINDER_SCALAR, REMAINDER, "modulo with the divisor's sign")

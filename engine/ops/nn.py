@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
 
 NS = "torch.nn.functional"
-REDUCTION = Param("reduction", "str", "mean", choices=("mean", "sum", "none"))
+REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
 
 
 def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
@@ -173,7 +173,7 @@ NLL = declare(
 @public(
     "softmax",
     ("input",),
-    (Param("dim", "dim"),),
+    (Param("dim", "dim", always=True),),  # PyTorch's implicit dim is deprecated
     namespace=NS,
     category="activation",
     doc="exp(x) / sum(exp(x)) along dim",
@@ -187,7 +187,7 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 @public(
     "log_softmax",
     ("input",),
-    (Param("dim", "dim"),),
+    (Param("dim", "dim", always=True),),
     namespace=NS,
     category="activation",
     doc="log of softmax, computed stably",
@@ -266,11 +266,12 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
 @public(
     "nll_loss",
     ("input", "target", Port("weight", optional=True)),
-    (REDUCTION, Param("ignore_index", "int", -100)),
+    (REDUCTION, Param("ignore_index", "int")),
     namespace=NS,
     category="loss",
     doc="negative log likelihood of log-probabilities",
     method=False,
+    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
 )
 def nll_loss(
     input: Any,
@@ -296,15 +297,12 @@ def nll_loss(
 @public(
     "cross_entropy",
     ("input", "target", Port("weight", optional=True)),
-    (
-        REDUCTION,
-        Param("ignore_index", "int", -100),
-        Param("label_smoothing", "number", 0.0),
-    ),
+    (REDUCTION, Param("ignore_index", "int"), Param("label_smoothing", "number")),
     namespace=NS,
     category="loss",
     doc="log_softmax followed by nll_loss",
     method=False,
+    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
 )
 def cross_entropy(
     input: Any,
@@ -384,6 +382,7 @@ def _label_smoothing(
     category="linear algebra",
     doc="input @ weight.T + bias",
     method=False,
+    example=Example(inputs={"weight": (4, 3), "bias": (4,)}),
 )
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
     from engine.ops import linalg, shape

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
 from engine.tensor import Tensor
 
@@ -86,11 +86,12 @@ LAYER_NORM = declare(
 @public(
     "layer_norm",
     ("input", Port("weight", optional=True), Port("bias", optional=True)),
-    (Param("normalized_shape", "shape", (4,)), Param("eps", "float", 1e-5)),
+    (Param("normalized_shape", "shape", (4,)), Param("eps", "float")),
     namespace=NS,
     category="layer",
     doc="normalise over the last dimensions",
     method=False,
+    example=Example(inputs={"weight": (3,), "bias": (3,)}, params={"normalized_shape": [3]}),
 )
 def layer_norm(
     input: Any,  # noqa: A002
@@ -186,16 +187,27 @@ BATCH_NORM = declare(
 
 @public(
     "batch_norm",
-    ("input", Port("weight", optional=True), Port("bias", optional=True)),
     (
-        Param("training", "bool", False),
-        Param("momentum", "float", 0.1),
-        Param("eps", "float", 1e-5),
+        "input",
+        Port("running_mean", optional=True),
+        Port("running_var", optional=True),
+        Port("weight", optional=True),
+        Port("bias", optional=True),
+    ),
+    (
+        Param("training", "bool"),
+        Param("momentum", "float"),
+        Param("eps", "float"),
     ),
     namespace=NS,
     category="layer",
     doc="normalise each channel over the batch",
     method=False,
+    example=Example(
+        inputs={"running_mean": (3,), "running_var": (3,), "weight": (3,), "bias": (3,)},
+        params={"training": True},
+        values={"running_mean": "constant", "running_var": "positive"},
+    ),
 )
 def batch_norm(
     input: Any,  # noqa: A002
@@ -267,12 +279,13 @@ EMBEDDING = declare(
 
 @public(
     "embedding",
-    ("weight",),
-    (Param("padding_idx", "int", None),),
+    ("input", "weight"),
+    (Param("padding_idx", "int"),),
     namespace=NS,
     category="layer",
     doc="rows of weight picked by integer indices",
     method=False,
+    example=Example(inputs={"input": (2, 2), "weight": (3, 2)}, values={"input": "index"}),
 )
 def embedding(
     input: Any,  # noqa: A002

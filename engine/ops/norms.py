@@ -118,8 +118,8 @@ def vector_norm(
     ("input",),
     (
         Param("p", "optional_number", 2.0),
-        Param("dim", "dims", None),
-        Param("keepdim", "bool", False),
+        Param("dim", "dims"),
+        Param("keepdim", "bool"),
     ),
     category="reduction",
     doc="vector norm (2-norm by default)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import dtypes
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
@@ -20,7 +20,7 @@ UNARY = (Sample(((2, 3),)), Sample(((),)))
 POS = (Sample(((2, 3),), positive=True), Sample(((),), positive=True))
 
 SCALAR_PORT = Port("other", scalar_ok=True)
-ALPHA = Param("alpha", "number", 1)
+ALPHA = Param("alpha", "number")
 
 
 # -- binary arithmetic ---------------------------------------------------------
@@ -49,6 +49,14 @@ SUB = declare(
     lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",
+)
+RSUB_T = declare(
+    "rsub_tensor",
+    "RsubBackward0",
+    ("self", "other"),
+    lambda xp, a, b, alpha=1: b - a if alpha == 1 else _axpy(xp, b, a, -alpha),
+    lambda c, g: (-g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"], g),
+    samples=(S23, BCAST, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
 )
 RSUB = declare(
     "rsub",
@@ -471,14 +479,28 @@ def _need_tensor(name: str, x: Any, pos: str = "input") -> None:
         )
 
 
-@public("add", ("input", SCALAR_PORT), (ALPHA,), category="arithmetic", doc="input + alpha * other")
+@public(
+    "add",
+    ("input", SCALAR_PORT),
+    (ALPHA,),
+    category="arithmetic",
+    doc="input + alpha * other",
+    inplace=True,
+)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     if not _is_tensor(input):
         input, other = other, input
     return apply_op(ADD, (input, other), {"alpha": alpha} if alpha != 1 else None)
 
 
-@public("sub", ("input", SCALAR_PORT), (ALPHA,), category="arithmetic", doc="input - alpha * other")
+@public(
+    "sub",
+    ("input", SCALAR_PORT),
+    (ALPHA,),
+    category="arithmetic",
+    doc="input - alpha * other",
+    inplace=True,
+)
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     if not _is_tensor(input):
         return rsub(other, input, alpha=alpha)
@@ -491,30 +513,32 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     """``other - alpha * input``, PyTorch's ``rsub`` (what ``2 - x`` calls)."""
     if _is_tensor(other):
-        return sub(other, input, alpha=alpha)
+        return apply_op(RSUB_T, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return apply_op(RSUB, (input,), {"other": other, "alpha": alpha})
 
 
-@public("mul", ("input", SCALAR_PORT), category="arithmetic", doc="elementwise product")
+@public(
+    "mul", ("input", SCALAR_PORT), category="arithmetic", doc="elementwise product", inplace=True
+)
 def mul(input: Any, other: Any) -> Any:  # noqa: A002
     if not _is_tensor(input):
         input, other = other, input
     return apply_op(MUL, (input, other))
 
 
-@public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division")
+@public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division", inplace=True)
 def div(input: Any, other: Any) -> Any:  # noqa: A002
     if not _is_tensor(input):
         return reciprocal(other) * input
     return apply_op(DIV, (input, other))
 
 
-@public("reciprocal", ("input",), category="arithmetic", doc="1 / input")
+@public("reciprocal", ("input",), category="arithmetic", doc="1 / input", inplace=True)
 def reciprocal(input: Any) -> Any:  # noqa: A002
     return apply_op(RECIPROCAL, (input,))
 
 
-@public("neg", ("input",), category="arithmetic", doc="-input")
+@public("neg", ("input",), category="arithmetic", doc="-input", inplace=True)
 def neg(input: Any) -> Any:  # noqa: A002
     if input._data.dtype == bool:
         raise RuntimeError(
@@ -529,6 +553,7 @@ def neg(input: Any) -> Any:  # noqa: A002
     ("input", Port("exponent", scalar_ok=True)),
     category="arithmetic",
     doc="input ** exponent",
+    inplace=True,
 )
 def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
     if not _is_tensor(input):
@@ -541,33 +566,35 @@ def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
     return apply_op(POW0, (input,), {"exponent": exponent})
 
 
-def _unary_public(name: str, op: Any, category: str, doc: str) -> Any:
+def _unary_public(name: str, op: Any, category: str, doc: str, inplace: bool = False) -> Any:
     def fn(input: Any) -> Any:  # noqa: A002
         return apply_op(op, (input,))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
-    return public(name, ("input",), category=category, doc=doc)(fn)
+    return public(name, ("input",), category=category, doc=doc, inplace=inplace)(fn)
 
 
-exp = _unary_public("exp", EXP, "math", "e ** input")
-log = _unary_public("log", LOG, "math", "natural logarithm")
-sqrt = _unary_public("sqrt", SQRT, "math", "square root")
-abs = _unary_public("abs", ABS, "math", "absolute value")  # noqa: A001
-sin = _unary_public("sin", SIN, "math", "sine")
-cos = _unary_public("cos", COS, "math", "cosine")
-tanh = _unary_public("tanh", TANH, "activation", "hyperbolic tangent")
-sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid")
-relu = _unary_public("relu", RELU, "activation", "max(input, 0)")
-sign = _unary_public("sign", SIGN, "math", "sign of input")
+exp = _unary_public("exp", EXP, "math", "e ** input", inplace=True)
+log = _unary_public("log", LOG, "math", "natural logarithm", inplace=True)
+sqrt = _unary_public("sqrt", SQRT, "math", "square root", inplace=True)
+abs = _unary_public("abs", ABS, "math", "absolute value", inplace=True)  # noqa: A001
+sin = _unary_public("sin", SIN, "math", "sine", inplace=True)
+cos = _unary_public("cos", COS, "math", "cosine", inplace=True)
+tanh = _unary_public("tanh", TANH, "activation", "hyperbolic tangent", inplace=True)
+sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid", inplace=True)
+relu = _unary_public("relu", RELU, "activation", "max(input, 0)", inplace=True)
+sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
 
 
 @public(
     "clamp",
     ("input",),
-    (Param("min", "optional_number", None), Param("max", "optional_number", None)),
+    (Param("min", "optional_number"), Param("max", "optional_number")),
     category="math",
     doc="limit values to [min, max]",
+    inplace=True,
+    example=Example(params={"min": -0.5, "max": 0.5}),
 )
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
     if min is None and max is None:
@@ -593,6 +620,7 @@ def minimum(input: Any, other: Any) -> Any:  # noqa: A002
     category="math",
     doc="input where condition else other",
     method=False,
+    example=Example(values={"condition": "mask"}),
 )
 def where(condition: Any, input: Any, other: Any) -> Any:  # noqa: A002
     cond = condition._data if _is_tensor(condition) else condition

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.ops.conv import _taps, _tuple, _window
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
 
@@ -224,11 +224,12 @@ def _check_dims(name: str, x: Any) -> None:
 @public(
     "max_pool2d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int", None), Param("padding", "int", 0)),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
     namespace=NS,
     category="layer",
     doc="largest value of each window",
     method=False,
+    example=Example(inputs={"input": (1, 1, 4, 4)}),
 )
 def max_pool2d(
     input: Any,  # noqa: A002
@@ -249,11 +250,12 @@ def max_pool2d(
 @public(
     "avg_pool2d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int", None), Param("padding", "int", 0)),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
     namespace=NS,
     category="layer",
     doc="mean of each window",
     method=False,
+    example=Example(inputs={"input": (1, 1, 4, 4)}),
 )
 def avg_pool2d(
     input: Any,  # noqa: A002

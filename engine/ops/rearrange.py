@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -38,12 +38,13 @@ REPEAT = declare(
     "repeat",
     ("input",),
     (Param("repeats", "shape", (2, 1)),),
+    namespace="torch.Tensor",  # PyTorch has no torch.repeat
     category="shape",
     doc="tile the tensor along each dimension",
-    method=True,
 )
-def repeat(input: Any, *sizes: Any) -> Any:  # noqa: A002
-    repeats = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+def repeat(input: Any, *repeats: Any) -> Any:  # noqa: A002
+    if len(repeats) == 1 and not isinstance(repeats[0], int):
+        repeats = tuple(repeats[0])
     if len(repeats) < input.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -73,7 +74,7 @@ def _tri(name: str, grad_fn: str, fn: str) -> Any:
     return public(
         name,
         ("input",),
-        (Param("diagonal", "int", 0),),
+        (Param("diagonal", "int"),),
         category="shape",
         doc=f"the {doc} triangle (other entries zero)",
     )(call)
@@ -83,7 +84,13 @@ tril = _tri("tril", "TrilBackward0", "tril")
 triu = _tri("triu", "TriuBackward0", "triu")
 
 
-@public("outer", ("input", "vec2"), category="linalg", doc="outer product of two vectors")
+@public(
+    "outer",
+    ("input", "vec2"),
+    category="linalg",
+    doc="outer product of two vectors",
+    example=Example(inputs={"input": (2,), "vec2": (3,)}),
+)
 def outer(input: Any, vec2: Any) -> Any:  # noqa: A002
     from engine.ops.pointwise import mul
     from engine.ops.shape import reshape

@@ -9,8 +9,8 @@ from engine import dtypes, return_types
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
 
-DIMS = Param("dim", "dims", None)
-KEEPDIM = Param("keepdim", "bool", False)
+DIMS = Param("dim", "dims")
+KEEPDIM = Param("keepdim", "bool")
 
 
 def _norm_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -248,7 +248,7 @@ declare(
 @public(
     "sum",
     ("input",),
-    (DIMS, KEEPDIM, Param("dtype", "dtype", None)),
+    (DIMS, KEEPDIM, Param("dtype", "dtype")),
     category="reduction",
     doc="sum of all elements, or along dim",
 )
@@ -310,7 +310,7 @@ def minimum_fn(a: Any, b: Any) -> Any:
 max = public(
     "max",
     ("input",),
-    (Param("dim", "dims", None), KEEPDIM),
+    (Param("dim", "dims"), KEEPDIM),
     outputs=("values", "indices"),  # noqa: A001
     category="reduction",
     doc="largest element, or (values, indices) along dim",
@@ -318,7 +318,7 @@ max = public(
 min = public(
     "min",
     ("input",),
-    (Param("dim", "dims", None), KEEPDIM),
+    (Param("dim", "dims"), KEEPDIM),
     outputs=("values", "indices"),  # noqa: A001
     category="reduction",
     doc="smallest element, or (values, indices) along dim",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import dtypes, return_types
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.shape import _wrap
 from engine.tensor import Tensor
@@ -61,10 +61,11 @@ MASKED_FILL_T = declare(
 
 @public(
     "masked_fill",
-    ("input",),
+    ("input", "mask"),
     (Param("value", "number", 0.0),),
     category="indexing",
     doc="value where mask is True",
+    example=Example(values={"mask": "mask"}),
 )
 def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
@@ -120,10 +121,11 @@ INDEX_SELECT = declare(
 
 @public(
     "index_select",
-    ("input",),
+    ("input", "index"),
     (Param("dim", "dim", 0),),
     category="indexing",
     doc="rows (or slices along dim) picked by index",
+    example=Example(inputs={"index": (4,)}, values={"index": "index"}),
 )
 def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
     _check_index("index_select", index)
@@ -134,10 +136,11 @@ def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
 
 @public(
     "gather",
-    ("input",),
+    ("input", "index"),
     (Param("dim", "dim", 0),),
     category="indexing",
     doc="values picked along dim by index",
+    example=Example(values={"index": "index"}),
 )
 def gather(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
@@ -198,10 +201,11 @@ SCATTER_ADD = declare(
 
 @public(
     "scatter",
-    ("input", Port("src", scalar_ok=True)),
+    ("input", "index", Port("src", scalar_ok=True)),
     (Param("dim", "dim", 0),),
     category="indexing",
     doc="a copy of input with src written at index along dim",
+    example=Example(inputs={"index": (1, 3)}, values={"index": "index"}),
 )
 def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:  # noqa: A002
     _check_index("scatter", index)
@@ -214,10 +218,11 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
 
 @public(
     "scatter_add",
-    ("input", "src"),
+    ("input", "index", "src"),
     (Param("dim", "dim", 0),),
     category="indexing",
     doc="a copy of input with src added at index along dim",
+    example=Example(values={"index": "index"}),
 )
 def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:  # noqa: A002
     _check_index("scatter_add", index)
@@ -273,7 +278,7 @@ TOPK = declare(
 @public(
     "sort",
     ("input",),
-    (Param("dim", "dim", -1), Param("descending", "bool", False)),
+    (Param("dim", "dim"), Param("descending", "bool")),
     outputs=("values", "indices"),
     category="indexing",
     doc="values in order, with indices",
@@ -291,7 +296,7 @@ def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = 
 @public(
     "topk",
     ("input",),
-    (Param("k", "int", 1), Param("dim", "dim", -1), Param("largest", "bool", True)),
+    (Param("k", "int", 1), Param("dim", "dim"), Param("largest", "bool")),
     outputs=("values", "indices"),
     category="indexing",
     doc="the k largest values",

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.catalog import Param, Port, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -250,7 +250,12 @@ def transpose(input: Any, dim0: int, dim1: int) -> Any:  # noqa: A002
 
 
 @public(
-    "permute", ("input",), (Param("dims", "shape"),), category="shape", doc="reorder dimensions"
+    "permute",
+    ("input",),
+    (Param("dims", "shape"),),
+    category="shape",
+    doc="reorder dimensions",
+    example=Example(params={"dims": [1, 0]}),
 )
 def permute(input: Any, *dims: Any) -> Any:  # noqa: A002
     if len(dims) == 1 and not isinstance(dims[0], int):
@@ -345,7 +350,7 @@ def unsafe_view(input: Any, size: tuple[int, ...]) -> Any:  # noqa: A002
 @public(
     "flatten",
     ("input",),
-    (Param("start_dim", "dim", 0), Param("end_dim", "dim", -1)),
+    (Param("start_dim", "dim"), Param("end_dim", "dim")),
     category="shape",
     doc="flatten a range of dimensions into one",
 )
@@ -364,7 +369,7 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:  # noqa: 
 @public(
     "squeeze",
     ("input",),
-    (Param("dim", "dims", None),),
+    (Param("dim", "dims"),),
     category="shape",
     doc="remove dimensions of size 1",
 )
@@ -458,7 +463,7 @@ def _check_cat(tensors: Any, name: str) -> list[Any]:
 @public(
     "cat",
     (Port("tensors", variadic=True),),
-    (Param("dim", "dim", 0),),
+    (Param("dim", "dim"),),
     category="shape",
     doc="concatenate along an existing dimension",
     method=False,
@@ -484,7 +489,7 @@ def cat(tensors: Any, dim: int = 0) -> Any:
 @public(
     "stack",
     (Port("tensors", variadic=True),),
-    (Param("dim", "dim", 0),),
+    (Param("dim", "dim"),),
     category="shape",
     doc="join along a new dimension",
     method=False,

@@ -93,7 +93,7 @@ UNBIND = declare(
 @public(
     "split",
     ("tensor",),
-    (Param("split_size_or_sections", "int", 1), Param("dim", "dim", 0)),
+    (Param("split_size_or_sections", "int", 1), Param("dim", "dim")),
     outputs=("parts",),
     category="shape",
     doc="views of consecutive pieces along dim",
@@ -125,7 +125,7 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple[Any, 
 @public(
     "chunk",
     ("input",),
-    (Param("chunks", "int", 2), Param("dim", "dim", 0)),
+    (Param("chunks", "int", 2), Param("dim", "dim")),
     outputs=("parts",),
     category="shape",
     doc="views of (nearly) equal pieces along dim",
@@ -142,7 +142,7 @@ def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Any, ...]:  # noqa: A0
 @public(
     "unbind",
     ("input",),
-    (Param("dim", "dim", 0),),
+    (Param("dim", "dim"),),
     outputs=("parts",),
     category="shape",
     doc="views of each slice along dim",

@@ -1,5 +1,5 @@
 """Reductions beyond sum and mean: ``prod``, ``amax``/``amin``, ``logsumexp``,
-``var``/``std`` and the running sum ``cumsum``.
+``var``/``std``, the running sum ``cumsum`` and the running product ``cumprod``.
 
 Each derivative is PyTorch's: ties share the gradient of ``amax``, ``prod`` gives a
 single zero the product of the others, ``std``'s gradient is zero where it is zero.
@@ -11,12 +11,15 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from engine import dtypes
+from engine.backend import array_module
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
-KEEPDIM = Param("keepdim", "bool", False)
+KEEPDIM = Param("keepdim", "bool")
 _DOF_WARNING = (
     "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
     "reduction factor (input numel divided by output numel). (Triggered internally at "
@@ -85,7 +88,7 @@ PROD1 = declare(
 @public(
     "prod",
     ("input",),
-    (Param("dim", "dim", None), KEEPDIM),
+    (Param("dim", "dim"), KEEPDIM),
     category="reduction",
     doc="product of all elements, or along dim",
 )
@@ -270,7 +273,7 @@ def _spread(
 @public(
     "var",
     ("input",),
-    (Param("dim", "dims", None), KEEPDIM),
+    (Param("dim", "dims"), KEEPDIM),
     category="reduction",
     doc="variance (Bessel-corrected by default)",
 )
@@ -288,7 +291,7 @@ def var(
 @public(
     "std",
     ("input",),
-    (Param("dim", "dims", None), KEEPDIM),
+    (Param("dim", "dims"), KEEPDIM),
     category="reduction",
     doc="standard deviation (Bessel-corrected by default)",
 )
@@ -346,6 +349,79 @@ def cumsum(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
     return apply_op(CUMSUM, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
+
+
+# -- cumprod ---------------------------------------------------------------------------------
+def _cumprod_grad(c: Any, g: Any) -> Any:
+    """ATen's ``cumprod_backward``: without zeros, the reversed cumsum of ``result * grad``
+    over the input; where a slice holds zeros (the division would be 0/0), its first zero
+    gets the product of the others and what follows it nothing (ATen's O(n) path)."""
+    x, out, dim = c.s["self"], c.s["result"], c.p["dim"]
+    raw = getattr(x, "_data", x)
+    if raw.ndim == 0 or raw.size <= 1 or raw.shape[dim] == 1:
+        return g
+    if not (raw == 0).any():
+        w = out * g
+        return c.m.flip(c.m.cumsum(c.m.flip(w, dims=(dim,)), dim=dim), dims=(dim,)) / x
+    grad = _cumprod_grad_zeros(raw, getattr(out, "_data", out), getattr(g, "_data", g), dim)
+    return type(g)._wrap(grad) if hasattr(g, "_data") else grad
+
+
+def _cumprod_grad_zeros(x: Any, out: Any, g: Any, dim: int) -> Any:
+    xp = array_module(x)
+
+    def reversed_cumsum(a: Any) -> Any:
+        return xp.flip(xp.cumsum(xp.flip(a, axis=dim), axis=dim), axis=dim)
+
+    is_zero = x == 0
+    zeros_so_far = xp.cumsum(is_zero, axis=dim)
+    before = zeros_so_far == 0  # [0, z1): the plain formula
+    with np.errstate(all="ignore"):
+        plain = reversed_cumsum(xp.where(before, out * g, 0)) / x
+    grad = xp.where(before, plain, 0).astype(g.dtype)
+    first = zeros_so_far == 1  # [z1, z2)
+    first_zero = first & is_zero
+    between = first & ~first_zero  # (z1, z2)
+    running = xp.cumprod(xp.where(between, x, 1), axis=dim)
+    total = xp.sum(running * xp.where(first, g, 0), axis=dim, keepdims=True)
+    ones = xp.ones_like(xp.take(out, [0], axis=dim))
+    upto = xp.concatenate([ones, xp.take(out, range(x.shape[dim] - 1), axis=dim)], axis=dim)
+    return xp.where(first_zero, total * upto, grad).astype(g.dtype)
+
+
+CUMPROD = declare(
+    "cumprod",
+    "CumprodBackward0",
+    ("self",),
+    lambda xp, a, dim: (
+        xp.cumprod(a, axis=dim, dtype=None if a.dtype.kind == "f" else "int64")
+        if a.ndim
+        else a.copy()
+    ),
+    _cumprod_grad,
+    dtype=_int_to_long,
+    save={"self": None, "result": None},
+    samples=(
+        Sample(((2, 3),), {"dim": 1}),
+        Sample(((3, 4),), {"dim": 1}, zeros=True),
+        Sample(((4, 3),), {"dim": 0}, zeros=True),
+    ),
+)
+
+
+@public(
+    "cumprod",
+    ("input",),
+    (Param("dim", "dim", 0),),
+    category="reduction",
+    doc="running product along dim",
+)
+def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
+    from engine.ops.shape import _wrap
+
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply_op(CUMPROD, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
 
 
 @public(

@@ -11,6 +11,9 @@ float16 draws the same words (a float32 value rounded to half) but its
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 
 from engine.random.avx_mathfun import log256, sincos256
@@ -22,6 +25,16 @@ _DIGITS = {np.dtype(np.float16): 24, np.dtype(np.float32): 24, np.dtype(np.float
 _TWO_PI = 2.0 * np.pi
 #: ``uniform_int_from_to_distribution`` switches to 64-bit words from this range.
 _RANGE_64 = 1 << 28
+
+
+def _libm(fn: Callable[[float], float], x: np.ndarray) -> np.ndarray:
+    """``fn`` applied by the C library, as ATen's scalar kernels call ``std::log``.
+
+    NumPy's float64 ``log`` and ``log1p`` are its own SIMD code on AVX-512
+    machines and differ from glibc in the last bit, so PyTorch's doubles would
+    not be reproduced there.
+    """
+    return np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
 
 
 def unit(gen: Generator, n: int, dt: np.dtype) -> np.ndarray:
@@ -56,11 +69,11 @@ def _box_muller_scalar(gen: Generator, n: int) -> np.ndarray:
     pairs = (n - start + 1) // 2
     if pairs:
         u = unit(gen, 2 * pairs, np.dtype(np.float64))
-        r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+        r = np.sqrt(-2.0 * _libm(math.log1p, -u[1::2]))
         theta = _TWO_PI * u[0::2]
         both = np.empty(2 * pairs, dtype=np.float64)
-        both[0::2] = r * np.cos(theta)
-        both[1::2] = r * np.sin(theta)
+        both[0::2] = r * _libm(math.cos, theta)
+        both[1::2] = r * _libm(math.sin, theta)
         out[start:] = both[: n - start]
         if (n - start) % 2:
             gen.next_double_normal_sample = float(both[-1])
@@ -69,10 +82,13 @@ def _box_muller_scalar(gen: Generator, n: int) -> np.ndarray:
 
 def _fill_16_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     """``normal_fill_16<double>`` on rows of 16 uniforms."""
-    radius = np.sqrt(-2.0 * np.log(1.0 - u[:, :8]))
+    radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - u[:, :8]))
     theta = _TWO_PI * u[:, 8:]
     return np.concatenate(
-        [fma64(radius * np.cos(theta), std, mean), fma64(radius * np.sin(theta), std, mean)],
+        [
+            fma64(radius * _libm(math.cos, theta), std, mean),
+            fma64(radius * _libm(math.sin, theta), std, mean),
+        ],
         axis=1,
     )
 

@@ -1,10 +1,12 @@
-"""Automatic layout: columns by data flow and time, rows by barycentre (positions only).
+"""Automatic layout: columns by data flow and time, rows ordered against wire crossings
+(positions only).
 
 A node's column is the longest data-flow path reaching it (networkx topological order),
 pushed right of any action that ran before it, so the canvas reads like the program it
-is.  Within a column, nodes sit near the average height of their inputs, which keeps
-wires short and uncrossed, and they are stacked by their real sizes so cards of any
-height never overlap.
+is.  Within a column the order is the one with few crossing wires (``layered``, the
+backward-graph view's ordering step too); the column sits near the average height of
+its inputs, and its cards are stacked by their real sizes so cards of any height never
+overlap.
 
 The core draws nothing, so it does not know how big a card is: a caller that does (the
 studio's canvas) passes ``sizes``; everyone else (the importer, hence every example file)
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from gradstudio.catalogue import NodeKind
+from gradstudio.document.layered import make_proper, order_layers, place
 
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType
@@ -29,6 +32,9 @@ Size = tuple[float, float]
 
 COLUMN_GAP = 90.0
 ROW_GAP = 36.0
+WIRE_ROOM = 8.0
+WIRE_GAP = 8.0
+"""Room a wire that skips a column keeps between that column's cards, and around it."""
 
 DEFAULT_CARD_WIDTH = 196.0
 """The studio's card width (cards do not grow sideways, so this is exact)."""
@@ -94,7 +100,7 @@ def layered_positions(
     sizes = sizes or {}
     size = {n.id: sizes.get(n.id) or default_card_size(n.type) for n in doc.nodes()}
     graph = doc.graph
-    step = {n: i for i, n in enumerate(doc.order)}
+    step = {n: i for i, n in enumerate(doc.order)}  # the program's order: where ordering starts
     column = columns_by_flow_and_time(doc, graph)
     columns: dict[int, list[str]] = {}
     for node_id in doc.order:
@@ -105,27 +111,15 @@ def layered_positions(
         lefts[col] = x
         widths = [size[n][0] for n in columns.get(col, [])] or [DEFAULT_CARD_WIDTH]
         x += max(widths) + COLUMN_GAP
-    centre: dict[str, float] = {}
-    positions: dict[str, tuple[float, float]] = {}
-    y0 = origin[1]
-    for col in sorted(columns):
-        ids = columns[col]
-        bary: dict[str, float] = {}
-        for n in ids:
-            preds = [centre[p] for p in graph.predecessors(n) if p in centre]
-            bary[n] = sum(preds) / len(preds) if preds else float("inf")
-        if col > 0:
-            ids.sort(key=lambda n: (bary[n], step[n]))
-        total = sum(size[n][1] for n in ids) + ROW_GAP * (len(ids) - 1)
-        anchors = [b for b in bary.values() if b != float("inf")]
-        top = (sum(anchors) / len(anchors) - total / 2) if anchors else y0
-        y = max(top, y0) if col > 0 else y0
-        for n in ids:
-            h = size[n][1]
-            positions[n] = (round(lefts[col], 1), round(y, 1))
-            centre[n] = y + h / 2
-            y += h + ROW_GAP
-    return positions
+    layers = [columns.get(col, []) for col in range(max(columns, default=-1) + 1)]
+    wires = [(u, v) for u, v, *_ in graph.edges]
+    proper = order_layers(make_proper(layers, wires))
+    centres = place(
+        proper, {n: size[n][1] for n in step}, ROW_GAP, dummy_width=WIRE_ROOM, dummy_gap=WIRE_GAP
+    )
+    tops = {n: centres[n] - size[n][1] / 2 for n in step}
+    shift = origin[1] - min(tops.values(), default=0.0)
+    return {n: (round(lefts[column[n]], 1), round(tops[n] + shift, 1)) for n in doc.order}
 
 
 def auto_layout(

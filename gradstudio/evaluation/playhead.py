@@ -27,6 +27,8 @@ from gradstudio.evaluation.evaluate import (
     TraceExecution,
 )
 from gradstudio.evaluation.grad_fn_index import GradFnIndex, index_for
+from gradstudio.instruments.diff import Change, diff
+from gradstudio.instruments.memory import MemoryStep, freed_by, memory
 
 #: A gradient on the backward graph: ``("next", fn key, slot)`` leaves a grad_fn along
 #: its slot-th ``next_functions`` edge; ``("acc", key)`` reaches an AccumulateGrad's
@@ -96,6 +98,10 @@ class Playhead(Observable[PlayheadEvent]):
         self.replay: int | None = None
         self._memo: dict[str, Any] = {}  # answers at the current position
         self._memo_key: tuple[int, int, int | None] | None = None
+        #: The evaluation shown before this one (what "what changed" compares with).
+        self.previous: Evaluation | None = None
+        self._memory: tuple[Evaluation, list[MemoryStep]] | None = None
+        self._changes: tuple[Evaluation, Evaluation, dict[str, tuple[Change, ...]]] | None = None
 
     def _memoised(self, name: str, compute: Callable[[], T]) -> T:
         """An answer computed once per position (views ask once per node)."""
@@ -109,6 +115,10 @@ class Playhead(Observable[PlayheadEvent]):
     # -- changing it -----------------------------------------------------------
     def set_evaluation(self, evaluation: Evaluation | None) -> None:
         """Play another evaluation; the position stays where it still exists."""
+        if evaluation is None:
+            self.previous = None
+        elif self.evaluation is not None and evaluation is not self.evaluation:
+            self.previous = self.evaluation
         self.evaluation = evaluation
         self._memo_key = None
         if self.step >= self.step_count:
@@ -346,3 +356,36 @@ class Playhead(Observable[PlayheadEvent]):
         index = self.index
         where = f" → {index.label(owner)}" if owner is not None and index is not None else ""
         return f"grad_fn {self.replayed} / {n}: {current.name}{where}"
+
+    # -- instruments -------------------------------------------------------------
+    def memory_steps(self) -> list[MemoryStep]:
+        """Bytes held after every step of the evaluation shown (``instruments.memory``),
+        computed once per evaluation: the timeline's strip and the inspector read these."""
+        ev = self.evaluation
+        if ev is None:
+            return []
+        if self._memory is None or self._memory[0] is not ev:
+            self._memory = (ev, memory(ev))
+        return self._memory[1]
+
+    def memory_now(self) -> MemoryStep | None:
+        """The memory picture at the position (None: no evaluation, or a step that
+        did not run)."""
+        steps = self.memory_steps()
+        step = self.effective_step
+        return steps[step] if 0 <= step < len(steps) else None
+
+    def freed_now(self) -> int:
+        """Saved-tensor bytes the step at the position released."""
+        return freed_by(self.memory_steps(), self.effective_step)
+
+    def changes(self) -> dict[str, tuple[Change, ...]]:
+        """``{node_id: changes}`` from the evaluation shown before to the one shown now
+        (empty when there is no earlier one: the first run of a document)."""
+        ev, before = self.evaluation, self.previous
+        if ev is None or before is None:
+            return {}
+        cached = self._changes
+        if cached is None or cached[0] is not before or cached[1] is not ev:
+            self._changes = (before, ev, diff(before, ev))
+        return self._changes[2]

@@ -40,7 +40,7 @@ from gradstudio.interchange.quoting import printable, shorten
 if TYPE_CHECKING:
     from gradstudio.document.model import Document
 
-INSTALL_HINT = "PyTorch is not installed; install it with 'pip install torch' to verify"
+INSTALL_HINT = "PyTorch is not installed; install it with 'pip install torch==2.13.0' to verify"
 
 #: (rtol, atol) per dtype: float32 reductions may round differently from PyTorch's.
 TOLERANCE = {

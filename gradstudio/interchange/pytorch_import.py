@@ -876,10 +876,17 @@ def _bind(
         if p.name not in scalar_ports and p.name not in ("no_grad", "device")
     ]
     slots = [p.name for p in node_type.inputs] + param_names
+    if node_type.call_order:  # the Python signature's order (``einsum(equation, *operands)``)
+        slots = [n for n in node_type.call_order if n in slots]
+    variadic = {p.name for p in node_type.inputs if p.variadic}
     bound: dict[str, Value] = {}
     rest = list(args)
     for name in slots:
         if not rest:
+            break
+        if name in variadic and isinstance(rest[0], TensorRef):
+            bound[name] = TensorList(tuple(rest))  # type: ignore[arg-type]
+            rest = []
             break
         spec = (
             node_type.param(name)

@@ -424,6 +424,76 @@ _add(
 )
 
 _add(
+    "op_cumprod",
+    """
+    x = torch.tensor([[1.5, -2.0, 0.5, 3.0], [0.25, 4.0, -1.0, 2.0]], requires_grad=True)
+    z = torch.tensor([[2.0, 0.0, 3.0, 0.5], [0.0, 1.5, 0.0, 2.0], [1.0, 2.0, 3.0, 0.0]],
+                     requires_grad=True)
+    outs = [x.cumprod(1), torch.cumprod(x, dim=0), z.cumprod(1), z.cumprod(-2)]
+    g = torch.tensor([[1.0, -2.0, 0.5, 3.0], [2.0, 1.0, -1.0, 0.5]])
+    (outs[0] * g).sum().backward()
+    (outs[1] * g).sum().backward()
+    (outs[2] * torch.arange(12.0).reshape(3, 4)).sum().backward()
+    outs[3].sum().backward()
+    names = [o.grad_fn.name() for o in outs]
+    edges = [type(fn).__name__ for fn, _ in outs[0].grad_fn.next_functions]
+    ints = [torch.tensor([1, 2, 3]).cumprod(0), torch.tensor([True, False, True]).cumprod(0)]
+    c0, c1, c2, c3 = outs
+    """,
+)
+
+_add(
+    "op_einsum",
+    """
+    a = torch.tensor([[1.0, -2.0, 0.5], [0.25, 4.0, -1.0]], requires_grad=True)
+    b = torch.tensor([[0.5, 1.0], [-1.0, 2.0], [3.0, 0.25]], requires_grad=True)
+    v = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
+    mm = torch.einsum("ij,jk->ik", a, b)
+    tr = torch.einsum("ij->ji", a)
+    total = torch.einsum("ij->", a)
+    cols = torch.einsum("ij->j", a)
+    had = torch.einsum("ij,ij->ij", a, a)
+    outer = torch.einsum("i,j->ij", v, v)
+    mv = torch.einsum("ij,j->i", [a, v])
+    dot = torch.einsum("i,i", v, v)
+    bmm = torch.einsum("bij,bjk->bik", a.unsqueeze(0), b.unsqueeze(0))
+    ell = torch.einsum("...j,jk->...k", a, b)
+    chain = torch.einsum("ij,jk,kl->il", a, b, b.t())
+    sq = torch.tensor([[1.0, 2.0, -1.0], [0.5, -3.0, 2.0], [4.0, 1.5, 0.25]], requires_grad=True)
+    diag = torch.einsum("ii->i", sq)
+    trace = torch.einsum("ii", sq)
+    diag_base = [diag._base is sq]
+    outs = [mm, tr, total, cols, had, outer, mv, dot, bmm, ell, chain, diag, trace]
+    sum(o.sum() for o in outs).backward()
+    names = [o.grad_fn.name() for o in outs]
+    mm_edges = [fn.name() for fn, _ in mm.grad_fn.next_functions]
+    """,
+)
+
+_add(
+    "op_einsum_errors",
+    """
+    a = torch.ones(2, 3)
+    try:
+        torch.einsum("ij,jk->ik", a)
+    except RuntimeError as e:
+        few = str(e)
+    try:
+        torch.einsum("ijk->i", a)
+    except RuntimeError as e:
+        dims = str(e)
+    try:
+        torch.einsum("ij->ix", a)
+    except RuntimeError as e:
+        missing = str(e)
+    try:
+        torch.einsum("ij,jk->ik", a, torch.ones(2, 2))
+    except RuntimeError as e:
+        sizes = str(e)
+    """,
+)
+
+_add(
     "op_select_and_rearrange",
     """
     x = torch.tensor([[1.5, -2.0, 0.5], [0.25, 4.0, -1.0]], requires_grad=True)

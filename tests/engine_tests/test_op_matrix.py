@@ -25,6 +25,10 @@ def _array(shape: Any, sample: Sample, rng: np.random.Generator) -> np.ndarray:
         return rng.uniform(0.5, 2.0, size=shape)
     if sample.unit:
         return rng.uniform(0.1, 0.9, size=shape)
+    if sample.zeros:  # every third element 0: slices with none, one and two zeros
+        arr = rng.standard_normal(shape)
+        arr.flat[::3] = 0.0
+        return arr
     if sample.distinct:
         n = int(np.prod(shape)) if shape else 1
         vals = rng.permutation(n).astype(np.float64) / n - 0.45 + 0.01 * rng.random(n)
@@ -112,6 +116,8 @@ SECOND_ORDER = [
     "view",
     "sqrt",
     "reciprocal",
+    "cumprod",
+    "diagonal",
 ]
 
 

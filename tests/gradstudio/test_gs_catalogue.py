@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from engine.catalog import REQUIRED, functions
+from engine.catalog import functions
 from gradstudio.catalogue import (
     TYPE_ALIASES,
     CodeCall,
@@ -36,13 +36,16 @@ def test_derived_type_mirrors_its_signature(sig) -> None:
     assert [p.name for p in t.outputs] == list(sig.outputs)
     for p in sig.params:
         spec = t.param(p.name)
-        assert spec.required == (p.default is REQUIRED)
+        assert spec.required == p.required
         spec.check(spec.default)  # the default a new node gets is itself valid
     for port in sig.inputs:
         if port.scalar_ok:
             assert t.param(port.name).kind == "optional_number"
     assert t.category == sig.category
-    assert t.kind in (NodeKind.OP, NodeKind.SOURCE)
+    if sig.mutates:
+        assert (t.id, t.kind) == (f"Tensor.{sig.name}", NodeKind.INPLACE)
+    else:
+        assert t.kind in (NodeKind.OP, NodeKind.SOURCE)
 
 
 @pytest.mark.parametrize("node_type", catalogue().types(), ids=lambda t: t.id)

@@ -9,6 +9,7 @@ graph as a few batched paths when it is zoomed out too far to read.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,10 @@ SUB_INK = QColor("#3c3c3c")
 
 KIND_FILL = {"leaf": LEAF_FILL, "fn": FN_FILL, "saved": SAVED_FILL, "out": OUTPUT_FILL}
 HALO = 5.0  # room around a box for the selection halo
+TEXT_LOD = 0.35  # below this zoom the boxes draw no names (their tooltips still tell)
+
+Point = tuple[float, float]
+Segment = tuple[Point, Point, Point, Point]
 
 
 class Fonts:
@@ -199,30 +204,33 @@ class BoxItem(Shown, QGraphicsRectItem):
         p.setBrush(fill)
         radius = 3.0 if kind == "fn" else 8.0
         p.drawRoundedRect(r, radius, radius)
-        if lod < 0.35:
+        if lod < TEXT_LOD:
             return
-        fonts = self.fonts
-        title_font = fonts.bold if kind == "fn" else fonts.title
-        if not self.box.subtitle:
-            p.setFont(title_font)
-            p.setPen(INK)
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter, self.box.title)
-            return
-        tm = fonts.m_bold if kind == "fn" else fonts.m_title
-        top = QRectF(r.left(), r.top() + 6, r.width(), tm.height())
-        bottom = QRectF(r.left(), top.bottom(), r.width(), r.bottom() - top.bottom() - 6)
-        p.setFont(title_font)
-        p.setPen(INK)
-        p.drawText(top, Qt.AlignmentFlag.AlignCenter, self.box.title)
-        p.setFont(fonts.sub)
-        if self.output:  # this grad_fn's tensor is an output right now: a green tag
+        lines = self.text_lines()
+        if self.output and len(lines) == 2:  # its tensor is an output right now: a green tag
+            fonts = self.fonts
             tw = fonts.width(fonts.m_sub, self.box.subtitle) + 10
-            tag = QRectF(-tw / 2, bottom.top() + 1, tw, fonts.m_sub.height())
+            tag = QRectF(-tw / 2, lines[1][2].top() + 1, tw, fonts.m_sub.height())
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(OUTPUT_FILL)
             p.drawRoundedRect(tag, 4, 4)
-        p.setPen(SUB_INK)
-        p.drawText(bottom, Qt.AlignmentFlag.AlignCenter, self.box.subtitle)
+        for (font, text, rect), ink in zip(lines, (INK, SUB_INK), strict=False):
+            p.setFont(font)
+            p.setPen(ink)
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def text_lines(self) -> list[tuple[QFont, str, QRectF]]:
+        """What ``paint`` writes, in which font and rectangle: the title, then the
+        subtitle if any (each whole: the box is sized to hold both)."""
+        fonts = self.fonts
+        r = QRectF(-self.w / 2, -self.h / 2, self.w, self.h)
+        title_font = fonts.bold if self.box.kind == "fn" else fonts.title
+        if not self.box.subtitle:
+            return [(title_font, self.box.title, r)]
+        tm = fonts.m_bold if self.box.kind == "fn" else fonts.m_title
+        top = QRectF(r.left(), r.top() + 6, r.width(), tm.height())
+        bottom = QRectF(r.left(), top.bottom(), r.width(), r.bottom() - top.bottom() - 6)
+        return [(title_font, self.box.title, top), (fonts.sub, self.box.subtitle, bottom)]
 
 
 class PillLayer(QGraphicsItem):
@@ -300,29 +308,37 @@ class LinkItem(Shown, QGraphicsPathItem):
         ink: QColor,
         ports: tuple[float, float] = (0.0, 0.0),
         pill_at: float = 0.5,
+        via: list[tuple[float, float]] | None = None,
     ) -> None:
-        """``tail`` and ``head``: the boxes' centres and sizes, ``(x, y, w, h)``."""
+        """``tail`` and ``head``: the boxes' centres and sizes, ``(x, y, w, h)``; ``via``:
+        the points a long edge passes on its way (the layout keeps them free)."""
         super().__init__()
         self.link = link
         self.ink = ink  # the colour of an edge nothing has flowed along yet
         self.shown = True
         self._visible = True
         (ax, ay, aw, ah), (bx, by, bw, bh) = tail, head
+        main = 1 if vertical else 0
         if vertical:
             ax, bx = ax + ports[0], bx + ports[1]
             sign = 1.0 if by >= ay else -1.0
             x0, y0, x1, y1 = ax, ay + sign * ah / 2, bx, by - sign * bh / 2
-            bend = max(abs(y1 - y0) * 0.45, 12.0) * sign
-            c0, c1 = (x0, y0 + bend), (x1, y1 - bend)
         else:
             ay, by = ay + ports[0], by + ports[1]
             sign = 1.0 if bx >= ax else -1.0
             x0, y0, x1, y1 = ax + sign * aw / 2, ay, bx - sign * bw / 2, by
-            bend = max(abs(x1 - x0) * 0.45, 12.0) * sign
-            c0, c1 = (x0 + bend, y0), (x1 - bend, y1)
-        self.curve = ((x0, y0), c0, c1, (x1, y1))
+        points = [(x0, y0), *(via or []), (x1, y1)]
+        #: Cubic pieces ``(start, control, control, end)``, leaving and entering every
+        #: point along the main axis, so an edge through its dummies runs straight.
+        self.segments: list[Segment] = []
+        for (px, py), (qx, qy) in itertools.pairwise(points):
+            bend = max(abs((qy - py) if vertical else (qx - px)) * 0.45, 12.0) * sign
+            c0 = (px, py + bend) if main else (px + bend, py)
+            c1 = (qx, qy - bend) if main else (qx - bend, qy)
+            self.segments.append(((px, py), c0, c1, (qx, qy)))
         self.pill_at = pill_at
         self._pill_pos: QPointF | None = None
+        self._spots: list[Point] | None = None
         self.flow: GradValue | None = None
         self.strong = False
         self._flow_text: str | None = ""
@@ -331,27 +347,52 @@ class LinkItem(Shown, QGraphicsPathItem):
     def _realize(self) -> None:
         """Give the item its path and pen (deferred: far out the overview draws edges)."""
         self._realized = True
-        (x0, y0), c0, c1, (x1, y1) = self.curve
-        path = QPainterPath()
-        path.moveTo(x0, y0)
-        path.cubicTo(*c0, *c1, x1, y1)
-        if self.link.arrow:
-            path.cubicTo(*c1, *c0, x0, y0)
-            _add_arrow_head(path, c1, (x1, y1))
-        self.setPath(path)
+        self.setPath(self.outline())
         self._apply_style()
+
+    def outline(self) -> QPainterPath:
+        """The edge's path: the curve, then (for an arrow) back along it and the head."""
+        path = QPainterPath()
+        path.moveTo(*self.segments[0][0])
+        for _, c0, c1, end in self.segments:
+            path.cubicTo(*c0, *c1, *end)
+        if self.link.arrow:
+            for start, c0, c1, _ in reversed(self.segments):
+                path.cubicTo(*c1, *c0, *start)
+            _, _, c1, end = self.segments[-1]
+            _add_arrow_head(path, c1, end)
+        return path
+
+    def bounds(self) -> QRectF:
+        """The scene rectangle the edge and its arrowhead stay inside (the control hull)."""
+        xs = [p[0] for seg in self.segments for p in seg]
+        ys = [p[1] for seg in self.segments for p in seg]
+        return QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)).adjusted(-8, -8, 8, 8)
 
     @property
     def pill_pos(self) -> QPointF:
-        """Where the gradient label sits: a point along the curve (computed once)."""
+        """Where the gradient label sits best: a point along the curve (computed once)."""
         if self._pill_pos is None:
-            t, u = self.pill_at, 1.0 - self.pill_at
-            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.curve
-            a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
-            self._pill_pos = QPointF(
-                a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3
-            )
+            self._pill_pos = QPointF(*self.point_at(self.pill_at))
         return self._pill_pos
+
+    def point_at(self, at: float) -> Point:
+        """The point a fraction ``at`` along the edge (by pieces, then Bézier parameter)."""
+        n = len(self.segments)
+        piece = min(int(at * n), n - 1)
+        t = at * n - piece
+        u = 1.0 - t
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.segments[piece]
+        a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+        return (a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3)
+
+    def label_spots(self) -> list[Point]:
+        """Where the gradient label may sit, best first: the middle, then further out."""
+        if self._spots is None:
+            p = self.pill_at
+            ats = [p, p - 0.15, p + 0.15, p - 0.28, p + 0.28, p - 0.07, p + 0.07, p + 0.36]
+            self._spots = [self.point_at(min(max(at, 0.08), 0.92)) for at in ats]
+        return self._spots
 
     @property
     def flow_text(self) -> str:
@@ -486,13 +527,13 @@ class Overview(QGraphicsItem):
                 colour, width = link.ink, 0.0
             else:
                 colour, width = (CURRENT, 2.0) if link.strong else (FLOW, 0.0)
-            (x0, y0), c0, c1, (x1, y1) = link.curve
             key = ("edge", colour.rgba(), width)
             edge = groups.get(key)
             if edge is None:
                 edge = groups[key] = QPainterPath()
-            edge.moveTo(x0, y0)
-            edge.cubicTo(*c0, *c1, x1, y1)
+            edge.moveTo(*link.segments[0][0])
+            for _, c0, c1, end in link.segments:
+                edge.cubicTo(*c0, *c1, *end)
         for box in self._boxes:
             if not box.shown:
                 continue

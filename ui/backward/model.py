@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradstudio.document.layered import count_crossings, make_proper, order_layers, place
 from gradstudio.evaluation.evaluate import (
     Evaluation,
     GradFnFacts,
@@ -281,70 +282,67 @@ def layout(
     vertical: bool = True,
     layering: Layering | None = None,
 ) -> dict[BoxId, tuple[float, float]]:
-    """Centres of the boxes: layers by topological generation, outputs last.
+    """Centres of the boxes (see ``arrange``, which also routes the long edges)."""
+    return arrange(model, sizes, vertical, layering).positions
+
+
+@dataclass
+class Placement:
+    """Where ``arrange`` put the boxes, and how the edges that span layers run."""
+
+    positions: dict[BoxId, tuple[float, float]]
+    #: Layering edge ``(a, b)`` -> the points it passes between its boxes, from ``a``.
+    routes: dict[tuple[BoxId, BoxId], list[tuple[float, float]]]
+    crossings: int
+
+
+def arrange(
+    model: GraphModel,
+    sizes: Mapping[BoxId, tuple[float, float]],
+    vertical: bool = True,
+    layering: Layering | None = None,
+    layer_gap: float = LAYER_GAP,
+) -> Placement:
+    """Layers by topological generation, outputs last; order and places by ``dot``'s method.
 
     ``vertical``: torchviz's top-to-bottom (leaves at the top, outputs at the
-    bottom); otherwise left-to-right.  Inside a layer, a few barycentre sweeps
-    reduce crossings; then each box goes as near as it can to the mean of its
-    neighbours in the layers before it.  ``layering``: ``layers_of(model)``, when
-    the caller has it already (``extents`` needs it too).
+    bottom); otherwise left-to-right.  Inside a layer the order minimises edge
+    crossings and the coordinates straighten long edges
+    (``gradstudio.document.layered``); grad_fns keep their place before saved
+    tensors do.  ``layering``: ``layers_of(model)``, when the caller has it already
+    (``extents`` needs it too).  ``layer_gap``: room between layers, where the edges
+    and their gradient labels go (left-to-right, labels are wide).
     """
-    layers, succ, pred = layering or layers_of(model)
-    layers = [list(layer) for layer in layers]  # sorted in place below
+    layers, succ, _pred = layering or layers_of(model)
     first = {box_id: i for i, box_id in enumerate(model.boxes)}
-    for layer in layers:
-        layer.sort(key=lambda v: first[v])
-    pos = {v: float(i) for layer in layers for i, v in enumerate(layer)}
-    for sweep in range(6):
-        down = sweep % 2 == 0
-        near = pred if down else succ
-        for layer in layers[1:] if down else list(reversed(layers[:-1])):
-            keys = {}
-            for v in layer:
-                nbrs = near[v]
-                bary = sum([pos[u] for u in nbrs]) / len(nbrs) if nbrs else pos[v]
-                keys[v] = (bary, pos[v])
-            layer.sort(key=keys.__getitem__)
-            for i, v in enumerate(layer):
-                pos[v] = float(i)
-
-    def cross(v: BoxId) -> float:
-        return sizes[v][0] if vertical else sizes[v][1]
-
-    def along(v: BoxId) -> float:
-        return sizes[v][1] if vertical else sizes[v][0]
-
-    layer_of = {v: li for li, layer in enumerate(layers) for v in layer}
-    coord: dict[BoxId, float] = {}
-    for li, layer in enumerate(layers):
-        desired = []
-        for i, v in enumerate(layer):
-            # neighbours one layer up pull; long edges (a weight used by every step
-            # of a chain) would drag the whole chain sideways
-            preds = [coord[u] for u in pred[v] if layer_of[u] == li - 1]
-            preds = preds or [coord[u] for u in pred[v] if u in coord]
-            desired.append(_median(preds) if preds else float(i) * 120.0)
-        xs = list(desired)
-        for i in range(1, len(xs)):
-            xs[i] = max(xs[i], xs[i - 1] + (cross(layer[i - 1]) + cross(layer[i])) / 2 + NODE_GAP)
-        if li > 0 and xs:
-            # keep the grad_fns where they want to be; saved tensors give way
-            weights = [WEIGHT.get(v[0], 1.0) for v in layer]
-            shift = sum(w * (d - x) for w, d, x in zip(weights, desired, xs)) / sum(weights)
-            xs = [x + shift for x in xs]
-        for v, x in zip(layer, xs):
-            coord[v] = x
+    ordered = [sorted(layer, key=first.__getitem__) for layer in layers]
+    edges = [(a, b) for a in model.boxes for b in succ[a]]
+    proper = order_layers(make_proper(ordered, edges))
+    axis = 0 if vertical else 1
+    cross = place(
+        proper,
+        {v: sizes[v][axis] for v in model.boxes},
+        NODE_GAP,
+        priority=lambda v: WEIGHT.get(v[0], 1.0),
+    )
     offsets = [0.0] * len(layers)
     running = 0.0
     for li in range(len(layers) - 1, -1, -1):
-        extent = max((along(v) for v in layers[li]), default=0.0)
+        extent = max((sizes[v][1 - axis] for v in layers[li]), default=0.0)
         offsets[li] = running + extent / 2
-        running += extent + LAYER_GAP
-    out: dict[BoxId, tuple[float, float]] = {}
-    for li, layer in enumerate(layers):
-        for v in layer:
-            out[v] = (coord[v], offsets[li]) if vertical else (offsets[li], coord[v])
-    return out
+        running += extent + layer_gap
+
+    def point(c: float, li: int) -> tuple[float, float]:
+        return (c, offsets[li]) if vertical else (offsets[li], c)
+
+    layer_of = {v: li for li, layer in enumerate(layers) for v in layer}
+    positions = {v: point(cross[v], layer_of[v]) for v in model.boxes}
+    routes = {}
+    for i, chain in proper.chains.items():
+        a, b = edges[i]
+        points = [point(cross[d], d.layer) for d in chain]  # from the upper end
+        routes[edges[i]] = points if layer_of[a] < layer_of[b] else points[::-1]
+    return Placement(positions, routes, count_crossings(proper))
 
 
 Adjacency = dict[BoxId, list[BoxId]]
@@ -367,12 +365,13 @@ def extents(
     model: GraphModel,
     sizes: Mapping[BoxId, tuple[float, float]],
     layering: Layering | None = None,
+    across_gap: float = LAYER_GAP,
 ) -> dict[bool, tuple[float, float]]:
     """About how wide and tall the layout is, top-to-bottom (True) and left-to-right.
 
     Without placing anything: layers stack along the main axis and the widest
     layer sets the other, so a view can choose the orientation that fits it best
-    before paying for one layout.
+    before paying for one layout.  ``across_gap``: the layer gap left-to-right.
     """
     layers = (layering or layers_of(model))[0]
     out: dict[bool, tuple[float, float]] = {}
@@ -383,7 +382,7 @@ def extents(
             default=0.0,
         )
         depth = sum(max(sizes[v][along] for v in layer) for layer in layers)
-        depth += LAYER_GAP * max(len(layers) - 1, 0)
+        depth += (LAYER_GAP if vertical else across_gap) * max(len(layers) - 1, 0)
         out[vertical] = (span, depth) if vertical else (depth, span)
     return out
 
@@ -467,9 +466,3 @@ def _dfs_tree(nodes: list[BoxId], succ: Adjacency) -> tuple[Adjacency, Adjacency
                 tree_pred[child].append(parent)
                 stack.append((child, iter(succ[child])))
     return tree_succ, tree_pred
-
-
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    n = len(ordered)
-    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2

@@ -19,6 +19,7 @@ until the user picks one.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer, Signal
@@ -34,9 +35,9 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsScene,
-    QGraphicsSimpleTextItem,
     QGraphicsView,
     QHBoxLayout,
+    QLabel,
     QToolButton,
     QToolTip,
     QVBoxLayout,
@@ -52,20 +53,23 @@ from ui.backward.items import (
     OUTPUT_FILL,
     OVERVIEW_LOD,
     SAVED_FILL,
+    TEXT_LOD,
     BoxItem,
     Fonts,
     LinkItem,
     Overview,
     PillLayer,
 )
+from ui.backward.labels import place_labels
 from ui.backward.model import (
+    LAYER_GAP,
     BoxId,
     GraphModel,
     Link,
     Memo,
+    arrange,
     extents,
     layers_of,
-    layout,
     model_at,
     parse_key,
     union_model,
@@ -76,7 +80,9 @@ from ui.state import StudioState
 __all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", "GraphView"]
 
 MAX_FIT_SCALE = 1.4
-SCENE_PAD = (120.0, 50.0)  # around the boxes' centres, on each side
+SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
+SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient labels
+TYPICAL_LABEL = "(4, 3) -0.183…0.201"  # a gradient label's usual width
 ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 
 
@@ -105,6 +111,8 @@ class GraphView(QGraphicsView):
         self.auto_fit = True
         #: Finds a box by scene position when no item is there (the overview draws it).
         self.box_near: Callable[[QPointF, float], BoxItem | None] | None = None
+        #: A note kept over the viewport's middle (see ``BackwardView._set_message``).
+        self.overlay: QWidget | None = None
 
     def zoom(self, factor: float) -> None:
         self.auto_fit = False
@@ -135,6 +143,8 @@ class GraphView(QGraphicsView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
+        if self.overlay is not None:
+            self.overlay.setGeometry(self.viewport().rect().adjusted(12, 12, -12, -12))
         if self.auto_fit:
             self.fit()
 
@@ -207,6 +217,10 @@ class BackwardView(QWidget):
         self._reorient_timer.setInterval(150)  # after a dock is dragged, not during
         self._reorient_timer.timeout.connect(self._reorient)
         self.show_saved = True
+        #: Said in the header when the graph is too small to name its boxes (the window
+        #: tells how to see it big); and whether that is so at the current zoom.
+        self.enlarge_hint = ""
+        self._names_hidden = False
         self.scene = QGraphicsScene(self)
         # No BSP index: the scene is rebuilt per evaluation and Qt would build the
         # tree (a tenth of a second for a thousand-node graph) on the first paint;
@@ -219,7 +233,13 @@ class BackwardView(QWidget):
         self.detail = True
         self.pill_layer: PillLayer
         self.overview: Overview
-        self._message: QGraphicsSimpleTextItem | None = None
+        self._message = QLabel(self.view.viewport())
+        self._message.setObjectName("backwardMessage")
+        self._message.setWordWrap(True)
+        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._message.hide()
+        self.view.overlay = self._message
         self._clear()  # the scene's two shared items: gradient labels, overview
         self.model = GraphModel()  # the graph at the current position
         self._union = GraphModel()  # the graph laid out: every step's, together
@@ -256,11 +276,14 @@ class BackwardView(QWidget):
             self.saved_button,
         ):
             bar.addWidget(b)
-        bar.addSpacing(8)
+        bar.addStretch(1)
+        # its own row, the panel's full width: beside the buttons a narrow dock cut it
+        status_row = QHBoxLayout()
+        status_row.setContentsMargins(8, 0, 6, 2)
         self.status = WrapLabel(parent=self)
         self.status.setObjectName("backwardStatus")
         self.status.setTextFormat(Qt.TextFormat.RichText)
-        bar.addWidget(self.status, 1)
+        status_row.addWidget(self.status, 1)
         legend = QHBoxLayout()
         legend.setContentsMargins(8, 0, 6, 2)
         chips = (
@@ -279,6 +302,7 @@ class BackwardView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(bar)
+        lay.addLayout(status_row)
         lay.addLayout(legend)
         lay.addWidget(self.view, 1)
 
@@ -405,7 +429,7 @@ class BackwardView(QWidget):
             self._apply_model(self.model)
         if not self.model.boxes:
             self._set_message(
-                "No backward graph at this step: no tensor that requires grad\n"
+                "No backward graph at this step: no tensor that requires grad "
                 "has been used by an operation yet."
             )
         else:
@@ -415,25 +439,26 @@ class BackwardView(QWidget):
         self._update_status()
 
     def _set_message(self, text: str | None) -> None:
-        if text is None:
-            if self._message is not None:
-                self._message.setVisible(False)
-            return
-        if self._message is None:
-            self._message = self.scene.addSimpleText(text)
-        self._message.setText(text)
-        self._message.setBrush(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        self._message.setVisible(True)
-        visible = [b for b in self.boxes.values() if b.shown]
-        if not visible:
-            rect = self._message.boundingRect()
-            self._message.setPos(self.scene.sceneRect().center() - rect.center())
+        """A word-wrapped note over the middle of the view (a widget, so any zoom and any
+        panel width show it whole), or none."""
+        self._message.setVisible(text is not None)
+        if text is not None:
+            self._message.setText(text)
+            palette = self._message.palette()
+            palette.setColor(
+                QPalette.ColorRole.WindowText,
+                self.palette().color(QPalette.ColorRole.PlaceholderText),
+            )
+            self._message.setPalette(palette)
 
     def _clear(self) -> None:
         """An empty scene with its two shared items (gradient labels, overview)."""
         self.scene.clear()
-        self.boxes, self.links, self._message = {}, [], None
+        self.boxes, self.links = {}, []
         self._extents = {}
+        self._graph_rect = QRectF()
+        self._pill_key: tuple = ()
+        self._pill_spots: list[QPointF] = []
         self.pill_layer = PillLayer(Fonts(self.font()))
         self.pill_layer.setVisible(self.detail)
         self.scene.addItem(self.pill_layer)
@@ -458,29 +483,25 @@ class BackwardView(QWidget):
         boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
         sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
         layering = layers_of(model)
+        # left to right, gradient labels sit between the layers: leave room for one
+        across = LAYER_GAP + fonts.width(fonts.m_pill, TYPICAL_LABEL) + 16
         if self.orientation_auto:  # only then does a resize look at the extents
-            self._extents = extents(model, sizes, layering)
+            self._extents = extents(model, sizes, layering, across)
             self._show_orientation(self.best_orientation())
-        positions = layout(model, sizes, self.vertical, layering)
-        if positions:
-            xs = [x for x, _ in positions.values()]
-            ys = [y for _, y in positions.values()]
-            px, py = SCENE_PAD
-            rect = QRectF(
-                min(xs) - px, min(ys) - py, max(xs) - min(xs) + 2 * px, max(ys) - min(ys) + 2 * py
-            )
-        else:
-            rect = QRectF(-200, -60, 400, 120)
-        self.scene.setSceneRect(rect)
-        if self.view.auto_fit:
-            self.view.fit()  # first: it decides whether the items or the overview draw
+        gap = LAYER_GAP if self.vertical else across
+        placement = arrange(model, sizes, self.vertical, layering, gap)
+        positions = placement.positions
         for box_id, item in boxes.items():
             item.place(*positions[box_id])
-            item.set_shown(True, self.detail)
-            self.scene.addItem(item)
         ink = self.palette().color(QPalette.ColorRole.Text)
         ink.setAlpha(150)
-        ports = self._ports(model, positions, sizes)
+        vias: dict[Link, list[tuple[float, float]]] = {}
+        for link in model.links:
+            via = placement.routes.get((link.tail, link.head))
+            if via is None:
+                via = placement.routes.get((link.head, link.tail), [])[::-1]
+            vias[link] = via
+        ports = self._ports(model, positions, sizes, vias)
         # parallel links (x * x uses x twice) carry their gradient labels at different heights
         parallel: dict[tuple, list[Link]] = {}
         for link in model.links:
@@ -493,37 +514,62 @@ class BackwardView(QWidget):
             pill_at = 0.5 if len(group) == 1 else 0.3 + 0.4 * group.index(link) / (len(group) - 1)
             tail = positions[link.tail] + sizes[link.tail]
             head = positions[link.head] + sizes[link.head]
-            item = LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at)
+            links.append(
+                LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at, vias[link])
+            )
+        rect = QRectF()
+        for item in boxes.values():
+            rect = rect.united(item.rect().translated(item.cx, item.cy))
+        for link_item in links:
+            rect = rect.united(link_item.bounds())
+        if rect.isEmpty():
+            rect = QRectF(-200, -60, 400, 120)
+        self._graph_rect = rect.adjusted(-SCENE_MARGIN, -SCENE_MARGIN, SCENE_MARGIN, SCENE_MARGIN)
+        self.scene.setSceneRect(self._graph_rect)
+        if self.view.auto_fit:
+            self.view.fit()  # first: it decides whether the items or the overview draw
+        for item in boxes.values():
             item.set_shown(True, self.detail)
             self.scene.addItem(item)
-            links.append(item)
+        for link_item in links:
+            link_item.set_shown(True, self.detail)
+            self.scene.addItem(link_item)
         self.boxes, self.links = boxes, links
-        self.overview.set_items(boxes.values(), links, rect)
+        self.overview.set_items(boxes.values(), links, self._graph_rect)
 
     def _ports(
         self,
         model: GraphModel,
         positions: dict[BoxId, tuple[float, float]],
         sizes: dict[BoxId, tuple[float, float]],
+        vias: dict[Link, list[tuple[float, float]]],
     ) -> dict[Link, tuple[float, float]]:
-        """Spread the ends of the links along a box's side, ordered by where the other
-        end is, so that the arrows into a function with several inputs stay apart."""
+        """Spread the ends of the links along a box's side, ordered by where each link
+        goes next (its first waypoint, or the other box), so that the arrows into a
+        function with several inputs stay apart and uncrossed."""
         axis = 0 if self.vertical else 1
 
-        def spread(box_id: BoxId, others: list[tuple[Link, BoxId]]) -> dict[Link, float]:
+        def spread(
+            box_id: BoxId, others: list[tuple[Link, tuple[float, float]]]
+        ) -> dict[Link, float]:
             n = len(others)
             if n == 1:
                 return {others[0][0]: 0.0}
             span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
-            ordered = sorted(others, key=lambda lo: positions[lo[1]][axis])
+            ordered = sorted(others, key=lambda lo: lo[1][axis])
             return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
 
-        into: dict[BoxId, list[tuple[Link, BoxId]]] = {}
-        out_of: dict[BoxId, list[tuple[Link, BoxId]]] = {}
+        into: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
+        out_of: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
         for link in model.links:
             if link.tail in positions and link.head in positions:
-                into.setdefault(link.head, []).append((link, link.tail))
-                out_of.setdefault(link.tail, []).append((link, link.head))
+                via = vias.get(link) or []
+                into.setdefault(link.head, []).append(
+                    (link, via[-1] if via else positions[link.tail])
+                )
+                out_of.setdefault(link.tail, []).append(
+                    (link, via[0] if via else positions[link.head])
+                )
         head_at: dict[Link, float] = {}
         tail_at: dict[Link, float] = {}
         for box_id, others in into.items():
@@ -553,13 +599,47 @@ class BackwardView(QWidget):
         self.overview.invalidate()
 
     def _update_pills(self) -> None:
-        """The gradient labels of the links shown now that a gradient has flowed along."""
-        pills = [
-            (link.pill_pos, link.flow_text, link.strong)
-            for link in self.links
+        """The gradient labels of the links shown now that a gradient has flowed along,
+        each on its edge where it covers no box and no other label (``labels``)."""
+        flowing = [
+            (i, link)
+            for i, link in enumerate(self.links)
             if link.shown and link.flow is not None and self.detail
         ]
-        self.pill_layer.set_pills(pills, self.scene.sceneRect())
+        flowing.sort(key=lambda il: not il[1].strong)  # the edge being replayed first
+        key = (self._model_key, *((i, link.flow_text) for i, link in flowing))
+        if key != self._pill_key:
+            layer = self.pill_layer
+            sizes = [layer.pill_rect(QPointF(), link.flow_text) for _, link in flowing]
+            boxes = [
+                (b.cx - b.w / 2, b.cy - b.h / 2, b.cx + b.w / 2, b.cy + b.h / 2)
+                for b in self.boxes.values()
+                if b.shown
+            ]
+            spots = place_labels(
+                [
+                    (link.label_spots(), r.width(), r.height())
+                    for (_, link), r in zip(flowing, sizes, strict=True)
+                ],
+                boxes,
+            )
+            self._pill_spots = [QPointF(x, y) for x, y in spots]
+            self._pill_key = key
+        pills = [
+            (spot, link.flow_text, link.strong)
+            for spot, (_, link) in zip(self._pill_spots, flowing, strict=True)
+        ]
+        rect = QRectF(self._graph_rect)
+        for centre, text, _ in pills:
+            rect = rect.united(self.pill_layer.pill_rect(centre, text).adjusted(-4, -4, 4, 4))
+        if rect != self._graph_rect:
+            # a wide gradient label near the edge of the graph: the scene (and Fit) take
+            # it in, and keep it for this graph so scrubbing does not make the view jump
+            self._graph_rect = rect
+            self.scene.setSceneRect(rect)
+            if self.view.auto_fit:
+                self.view.fit()
+        self.pill_layer.set_pills(pills, rect)
 
     def _apply_flow(self) -> None:
         """The gradients that have flowed by the playhead's position, on the links."""
@@ -591,6 +671,10 @@ class BackwardView(QWidget):
     # -- level of detail -----------------------------------------------------
     def _scale_changed(self, scale: float) -> None:
         """Far out, hand the drawing to the overview item (and back when zoomed in)."""
+        if (scale < TEXT_LOD) != self._names_hidden:
+            self._names_hidden = scale < TEXT_LOD
+            if self.boxes:
+                self._update_status()
         detail = scale >= OVERVIEW_LOD
         if detail == self.detail:
             return
@@ -622,7 +706,7 @@ class BackwardView(QWidget):
         parts = [f"<b>{n}</b> grad_fn node{'s' if n != 1 else ''}"]
         at = self.state.playhead.trace_at()
         if at is not None and ev is not None:
-            label = ev.plan.labels.get(at.trace.node_id, "backward")
+            label = html.escape(ev.plan.labels.get(at.trace.node_id, "backward"))
             total = len(at.trace.executions)
             if at.live and self.state.playhead.replay is not None:
                 parts.append(f"replaying <b>{label}</b>: {len(at.executed)} / {total}")
@@ -633,6 +717,9 @@ class BackwardView(QWidget):
                     f"<span style='color:{muted}'>gradients of the last backward, "
                     f"{label} (step {at.trace.step + 1})</span>"
                 )
+        if self._names_hidden and self.boxes:
+            hint = f" or {self.enlarge_hint}" if self.enlarge_hint else ""
+            parts.append(f"<span style='color:{muted}'>too small for names: zoom in{hint}</span>")
         self.status.setText(" · ".join(parts))
 
     def _ensure_visible(self, key: int) -> None:

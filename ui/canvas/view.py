@@ -10,6 +10,7 @@ node, rubber-band to select.  Every edit is a gradstudio command pushed through 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
@@ -111,6 +112,8 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self._pan_from: QPoint | None = None
         self._space = False
         self._editor: InlineEditor | None = None
+        #: Adders of more node context-menu actions (the instruments'): (menu, node id).
+        self.node_menu_extras: list[Callable[[QMenu, str], None]] = []
         self.hint = QLabel(self)
         self.hint.setObjectName("canvasHint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -409,6 +412,8 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
             add_action(menu, "Duplicate", self.duplicate)
             add_action(menu, "Copy", self.copy_selection)
             add_action(menu, "Group", self.group_selection)
+            for extra in self.node_menu_extras:
+                extra(menu, node_id)
             menu.addSeparator()
             add_action(menu, "Delete", self.delete_selection)
         else:

@@ -54,6 +54,7 @@ from gradstudio.document.events import (
 from gradstudio.document.groups import Group, whole_groups
 from gradstudio.document.model import Document, Node
 from gradstudio.evaluation.evaluate import GradFnFacts, OutputRef, StepError, TensorFacts
+from gradstudio.params import param_kind
 from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
 from ui.inspector.value_view import ValueGradView, WrapLabel, tensor_text
@@ -260,6 +261,8 @@ class Inspector(QWidget):
         self.retain_box: QPushButton | None = None
         self.edit_error: QLabel | None = None
         self.facts_section: Section | None = None
+        #: Makers of more sections (the instruments'), given the node shown (or None).
+        self.extra_sections: list[Callable[[str | None], list[QWidget]]] = []
 
         self.title = QLabel(self)
         self.title.setObjectName("inspectorTitle")
@@ -387,6 +390,9 @@ class Inspector(QWidget):
         else:
             self._build_edits(node)
             self._build_facts(node)
+        for make in self.extra_sections:
+            for section in make(None if node is None else node.id):
+                self.body_layout.addWidget(section)
         self.body_layout.addStretch(1)
         self.holder = FlowHolder(body)
         self.scroll.setWidget(self.holder)
@@ -554,7 +560,7 @@ class Inspector(QWidget):
             self.edit_error.setVisible(False)
             section.add(self.edit_error)
             self.body_layout.addWidget(section)
-        code_specs = [p for p in ntype.params if p.kind == "code"]
+        code_specs = [p for p in ntype.params if param_kind(p.kind).editor == "code"]
         for spec in code_specs:
             # imported here: only a custom Function node needs the editor, and not
             # loading it with the window shortens startup
@@ -670,7 +676,7 @@ class Inspector(QWidget):
             with QSignalBlocker(self.retain_box):
                 self.retain_box.setChecked(bool(self._retain_nodes()))
         if self.code_editor is not None:
-            spec = next(p for p in ntype.params if p.kind == "code")
+            spec = next(p for p in ntype.params if param_kind(p.kind).editor == "code")
             self.code_editor.set_code(node.params[spec.name])
             self.trust_label.setVisible(not doc.trusted)
             self.trust_label.setText(

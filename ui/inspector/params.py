@@ -1,4 +1,4 @@
-"""Editors for node parameters, one per parameter kind (``gradstudio.params``).
+"""Editors for node parameters: each parameter kind names its editor (``engine.param_kinds``).
 
 Each editor shows a value and emits ``edited(value)`` once the user is done
 (Enter, focus out, a click), never per keystroke, so the inspector turns one
@@ -10,7 +10,6 @@ beginners get stuck.
 
 from __future__ import annotations
 
-import ast
 import math
 from typing import Any
 
@@ -31,10 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.catalogue import ParamSpec
-from gradstudio.params import DEVICE_CHOICES, DTYPES
+from gradstudio.params import param_kind
 
 MAX_TABLE_CELLS = 400
-OPTIONAL_KINDS = ("optional_number", "optional_shape", "optional_data", "optional_bool", "dims")
 
 
 class ParamEditor(QWidget):
@@ -113,28 +111,10 @@ def format_literal(value: Any) -> str:
 
 
 def parse_literal(text: str, spec: ParamSpec) -> Any:
-    """What the user typed, as a Python value ("" is None for optional kinds).
-
-    Raises ``ValueError`` with a message for the inspector's error line.
+    """What the user typed, as a value of the parameter's kind ("" is None where the kind
+    allows it).  Raises ``ValueError`` with a message for the inspector's error line.
     """
-    text = text.strip()
-    if spec.kind in ("str", "identifier", "index") and not spec.choices:
-        return text
-    if not text:
-        return None
-    if spec.kind in ("shape", "optional_shape", "dims") and not text.startswith(("[", "(")):
-        text = f"[{text}]" if "," in text or spec.kind != "dims" else text
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        if text in ("inf", "-inf", "nan"):
-            return float(text)
-        raise ValueError(
-            f"{text!r} is not a Python literal (a number, a list like [2, 3], ...)"
-        ) from None
-    if isinstance(value, tuple):
-        value = list(value)
-    return value
+    return param_kind(spec.kind).from_text(text.strip())
 
 
 class LiteralEditor(ParamEditor):
@@ -143,10 +123,10 @@ class LiteralEditor(ParamEditor):
     def __init__(self, spec: ParamSpec, parent: QWidget | None = None) -> None:
         super().__init__(spec, parent)
         self.line = QLineEdit(self)
-        if spec.kind in OPTIONAL_KINDS or spec.default is None:
-            self.line.setPlaceholderText("None")
-        elif spec.kind in ("shape",):
-            self.line.setPlaceholderText("e.g. [2, 3]")
+        kind = param_kind(spec.kind)
+        self.line.setPlaceholderText(
+            "None" if kind.optional or spec.default is None else kind.placeholder
+        )
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.line)
@@ -220,7 +200,7 @@ class DataEditor(ParamEditor):
 
     def __init__(self, spec: ParamSpec, parent: QWidget | None = None) -> None:
         super().__init__(spec, parent)
-        self.optional = spec.kind == "optional_data"
+        self.optional = param_kind(spec.kind).optional
         self._data: Any = None
         self.text = LiteralEditor(spec, self)
         self.text.edited.connect(self._text_edited)
@@ -391,22 +371,21 @@ def _zero_like(data: Any) -> Any:
 
 
 def editor_for(spec: ParamSpec, parent: QWidget | None = None) -> ParamEditor | None:
-    """The editor for one parameter (None for ``code``: the inspector shows a code editor)."""
-    kind = spec.kind
-    if kind == "code":
-        return None
-    if kind == "bool":
-        return BoolEditor(spec, parent)
-    if kind == "optional_bool":
-        return ChoiceEditor(
-            spec, [("default (None)", None), ("True", True), ("False", False)], parent
-        )
-    if kind == "dtype":
-        return ChoiceEditor(spec, [("default", None)] + [(f"torch.{d}", d) for d in DTYPES], parent)
-    if kind == "device":
-        return ChoiceEditor(spec, [(c, c) for c in (spec.choices or DEVICE_CHOICES)], parent)
-    if kind == "str" and spec.choices:
-        return ChoiceEditor(spec, [(c, c) for c in spec.choices], parent)
-    if kind in ("data", "optional_data"):
-        return DataEditor(spec, parent)
-    return LiteralEditor(spec, parent)
+    """The editor the parameter's kind names (None for ``code``: the inspector shows a
+    code editor)."""
+    kind = param_kind(spec.kind)
+    name = kind.editor_name(spec.choices)
+    if name == "choice":
+        assert kind.options is not None
+        return ChoiceEditor(spec, kind.options(spec.choices), parent)
+    cls = EDITORS[name]
+    return None if cls is None else cls(spec, parent)
+
+
+#: Editor names (``ParamKind.editor``) and their widgets.
+EDITORS: dict[str, type[ParamEditor] | None] = {
+    "line": LiteralEditor,
+    "check": BoolEditor,
+    "table": DataEditor,
+    "code": None,
+}

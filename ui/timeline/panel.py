@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.instruments.memory import MemoryStrip
 from ui.state import StudioState
 
 PLAY_INTERVAL_MS = 700
@@ -157,6 +158,8 @@ class Timeline(QWidget):
         lay.setContentsMargins(6, 4, 6, 4)
         lay.setSpacing(2)
         lay.addLayout(top)
+        self.memory_strip = MemoryStrip(state, self)
+        lay.addWidget(self.memory_strip)
         lay.addWidget(self.caption)
         lay.addWidget(self.replay_row)
 

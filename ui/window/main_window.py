@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QTabBar,
+    QTabWidget,
     QToolBar,
     QToolButton,
     QVBoxLayout,
@@ -44,6 +46,7 @@ from ui.backward.view import BackwardView
 from ui.canvas.view import GraphView
 from ui.icons import icon
 from ui.inspector.panel import Inspector
+from ui.instruments.commands import Instruments
 from ui.palette.panel import Palette
 from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
@@ -97,6 +100,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self._build_docks()
         self._build_actions()
         self._build_menus()
+        self.instruments = Instruments(self)
         self._build_toolbar()
         self._build_status()
         self._connect()
@@ -143,7 +147,23 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.canvas_hint.setObjectName("canvasKeys")
         row.addWidget(self.canvas_hint)
         layout.addWidget(footer)
-        self.setCentralWidget(central)
+        # The canvas alone until the backward graph is moved beside it (set_backward_big):
+        # the tab bar only shows with two tabs.
+        self.central_tabs = QTabWidget(self)
+        self.central_tabs.setObjectName("centralTabs")
+        self.central_tabs.setDocumentMode(True)
+        self.central_tabs.setTabBarAutoHide(True)
+        self.central_tabs.addTab(central, "Canvas")
+        self.central_tabs.setTabsClosable(True)
+        for side in (QTabBar.ButtonPosition.LeftSide, QTabBar.ButtonPosition.RightSide):
+            self.central_tabs.tabBar().setTabButton(0, side, None)  # the canvas stays
+        self.central_tabs.tabCloseRequested.connect(self._close_tab)
+        self.setCentralWidget(self.central_tabs)
+
+    def _close_tab(self, index: int) -> None:
+        """Closing the backward graph's tab puts it back in its dock."""
+        if self.central_tabs.widget(index) is self.backward_view:
+            self.set_backward_big(False)
 
     def _dock(
         self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea, scroll: bool = False
@@ -174,9 +194,14 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "palette", "Nodes", self.palette_widget, Qt.DockWidgetArea.LeftDockWidgetArea
         )
         self.docks: dict[str, QDockWidget] = {}
+        self.panels: dict[str, QWidget] = {}
         for key, title, panel_class, area in PANELS:
             widget = panel_class(self.state, self)
+            self.panels[key] = widget
             self.docks[key] = self._dock(key, title, widget, area, scroll=True)
+        backward = self.panels["backwardGraph"]
+        assert isinstance(backward, BackwardView)
+        self.backward_view = backward
         self.splitDockWidget(
             self.docks["inspector"], self.docks["backwardGraph"], Qt.Orientation.Vertical
         )
@@ -196,7 +221,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             [self.height() * 9 // 20, self.height() * 11 // 20],
             Qt.Orientation.Vertical,
         )
-        self.resizeDocks([self.docks["timeline"]], [130], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["timeline"]], [165], Qt.Orientation.Vertical)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -205,12 +230,46 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             QTimer.singleShot(0, self.canvas, self.canvas.fit_all)
 
     def panel(self, key: str) -> QWidget:
-        """The panel in the dock for ``key``."""
-        scroll = self.docks[key].widget()
+        """The panel for ``key``, in its dock or (the backward graph) in its tab."""
+        return self.panels[key]
+
+    @property
+    def backward_big(self) -> bool:
+        """Whether the backward graph is in its tab beside the canvas (not in its dock)."""
+        return self.central_tabs.indexOf(self.backward_view) >= 0
+
+    def _enlarge_hint(self) -> str:
+        keys = self.act_backward_big.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        return f"press {keys}" if keys else "View › Backward Graph in a Tab"
+
+    def set_backward_big(self, big: bool) -> None:
+        """Move the one backward-graph view into a tab beside the canvas, or back to its dock.
+
+        One widget, moved: both places show the same playhead-driven view.  While it
+        is in the tab its dock is hidden and cannot be reopened empty.  Remembered.
+        """
+        dock = self.docks["backwardGraph"]
+        scroll = dock.widget()
         assert isinstance(scroll, QScrollArea)
-        inner = scroll.widget()
-        assert inner is not None
-        return inner
+        view = self.backward_view
+        if big and not self.backward_big:
+            scroll.takeWidget()
+            self.central_tabs.addTab(view, dock.windowTitle())
+            self.central_tabs.setCurrentWidget(view)
+            dock.hide()
+            dock.toggleViewAction().setEnabled(False)
+        elif not big and self.backward_big:
+            self.central_tabs.removeTab(self.central_tabs.indexOf(view))
+            scroll.setWidget(view)
+            view.show()
+            dock.toggleViewAction().setEnabled(True)
+            dock.show()
+            dock.raise_()
+        self.settings.backward_big = big
+        view.enlarge_hint = "" if big else self._enlarge_hint()
+        view.refresh()
+        if self.act_backward_big.isChecked() != big:
+            self.act_backward_big.setChecked(big)  # its toggle comes back here: no change
 
     def _action(
         self,
@@ -339,6 +398,15 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.act_frame.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         c.addAction(self.act_frame)
         self.act_zoom_reset = self._action("&Actual Size", c.zoom_reset, "Ctrl+1")
+        self.act_backward_big = self._action(
+            "&Backward Graph in a Tab",
+            self.set_backward_big,
+            "Ctrl+Shift+B",
+            None,
+            "Show the backward graph big, in a tab beside the canvas, or back in its panel",
+            checkable=True,
+        )
+        self.backward_view.enlarge_hint = self._enlarge_hint()
         self.act_layout = self._action(
             "Auto-&Layout", c.auto_layout, "Ctrl+L", "layout", "Arrange left to right by data flow"
         )
@@ -438,6 +506,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addSeparator()
         m.addAction(self.act_layout)
         m.addSeparator()
+        m.addAction(self.act_backward_big)
         themes = m.addMenu("&Theme")
         themes.addActions([self.act_theme_dark, self.act_theme_light])
         panels_menu = m.addMenu("&Panels")
@@ -591,6 +660,9 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         state = self.settings.window_state()
         if state is not None and self.restoreState(state):
             self._default_sizes_pending = False
+        if self.settings.backward_big:
+            self.set_backward_big(True)
+            self.central_tabs.setCurrentIndex(0)  # a new session opens on the canvas
 
     def save_layout(self) -> None:
         self.settings.save_layout(self.saveGeometry(), self.saveState())
@@ -659,5 +731,6 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.recovery.stop()
         self.recovery.discard()
         self.runner.shutdown()
+        self.instruments.shutdown()
         self.canvas.graph_scene.detach()
         event.accept()

@@ -55,6 +55,17 @@ class StudioSettings:
     def live(self, value: bool) -> None:
         self.qsettings.setValue("run/live", bool(value))
 
+    # ------------------------------------------------------------------ backward graph
+    @property
+    def backward_big(self) -> bool:
+        """The backward graph is shown in a tab beside the canvas (View > Backward Graph
+        in a Tab), not in its dock."""
+        return _as_bool(self.qsettings.value("ui/backward_in_tab", False))
+
+    @backward_big.setter
+    def backward_big(self, value: bool) -> None:
+        self.qsettings.setValue("ui/backward_in_tab", bool(value))
+
     # ------------------------------------------------------------------ memory budget
     @property
     def memory_budget(self) -> int:
