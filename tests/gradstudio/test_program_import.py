@@ -429,3 +429,38 @@ def test_a_gradient_changing_hook_inside_a_folded_iteration_is_still_refused(
     with pytest.raises(ImportProblem, match="returns a new gradient") as info:
         import_program(program)
     assert info.value.lineno == 6
+
+
+IDIOMS = ("x", "a", "b", "c", "d", "e", "f", "g", "h", "i", "k", "l", "m", "n", "o", "p2")
+
+
+@pytest.mark.torch
+def test_everyday_tensor_idioms_agree_with_torch() -> None:
+    scope = _torch_scope("tensor_idioms.py")
+    _agree(_facts("tensor_idioms.py"), scope, (*IDIOMS, "r", "s", "total"))
+
+
+GOLDEN_IDIOMS_TOTAL = 76.69437408447266
+
+
+def test_everyday_tensor_idioms_agree_with_golden() -> None:
+    facts = _facts("tensor_idioms.py")
+    # recorded from PyTorch 2.13 running the program
+    assert facts["a"].grad_fn.name == "PermuteBackward0"  # x.T
+    assert facts["b"].grad_fn.name == "ViewBackward0"  # x.view(3, 2)
+    np.testing.assert_allclose(float(facts["total"].array), GOLDEN_IDIOMS_TOTAL, rtol=1e-6)
+
+
+def test_a_call_returning_several_tensors_is_refused_at_its_line(tmp_path: Path) -> None:
+    """chunk's node has one output: its parts cannot be wired apart, so no guessing."""
+    program = tmp_path / "unseen.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.ones(4, requires_grad=True)\n"
+        "first, second = x.chunk(2)\n"
+        "(first * second).sum().backward()\n",
+        "utf-8",
+    )
+    with pytest.raises(ImportProblem, match="cannot take apart") as info:
+        import_program(program)
+    assert info.value.lineno == 3

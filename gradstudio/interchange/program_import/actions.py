@@ -112,6 +112,7 @@ def install_actions(recorder: Recorder, tensor_type: type) -> None:
     _plain_methods(recorder, tensor_type)
     _to_methods(recorder, tensor_type)
     _data_property(recorder, tensor_type)
+    _view_properties(recorder, tensor_type)
     _indexing(recorder, tensor_type)
     _reflected(recorder, tensor_type)
     _autograd(recorder, tensor_type)
@@ -155,6 +156,20 @@ def _to_methods(recorder: Recorder, tensor_type: type) -> None:
             return result
 
         setattr(tensor_type, name, wrapped)
+
+
+def _view_properties(recorder: Recorder, tensor_type: type) -> None:
+    """``x.T`` and ``x.mT``: the catalogue's attribute nodes."""
+    for name in ("T", "mT"):
+        prop = getattr(tensor_type, name)
+
+        def get(self: Any, _p: Any = prop, _n: str = name) -> Any:
+            result = recorder.quiet(_p.fget, self)
+            if not recorder.depth:
+                recorder.record(f"Tensor.{_n}", (self,), {}, result, tensor_type)
+            return result
+
+        setattr(tensor_type, name, property(get))
 
 
 def _data_property(recorder: Recorder, tensor_type: type) -> None:

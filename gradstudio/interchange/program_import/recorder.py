@@ -122,6 +122,12 @@ class Recorder:
         found = self.keys.get(id(tensor))
         if found is not None:
             return found
+        if tensor.grad_fn is not None:
+            # a literal would cut the graph backward goes through: say so, do not guess
+            self.refuse(
+                f"a tensor used here was made by an operation GradStudio does not record "
+                f"({type(tensor.grad_fn).__name__}); its history cannot be shown"
+            )
         return self.literal(tensor)
 
     def literal(self, tensor: Any) -> str:
@@ -345,7 +351,8 @@ def install(recorder: Recorder) -> None:
                 _wrap(recorder, sig.qualname, getattr(module, sig.name), tensor_type),
             )
         method = getattr(tensor_type, sig.name, None)
-        if sig.method and callable(method) and sig.namespace == "torch":
+        method_only = sig.namespace == "torch.Tensor"  # x.view(...), x.expand(...)
+        if callable(method) and (method_only or (sig.method and sig.namespace == "torch")):
             setattr(tensor_type, sig.name, _wrap(recorder, sig.qualname, method, tensor_type))
     for dunder, (qualname, reflected) in OPERATORS.items():
         method = getattr(tensor_type, dunder)

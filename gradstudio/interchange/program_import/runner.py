@@ -176,7 +176,7 @@ def build(report: dict[str, Any]) -> Document:
             ACTIONS[event["kind"]](importer, event, refs, labels)
         elif event["kind"] == "call":
             namespace, _, name = event["function"].rpartition(".")
-            if namespace == "Tensor":
+            if namespace in ("Tensor", "torch.Tensor"):
                 node_type = importer.doc.catalogue.by_method(
                     name
                 ) or importer.doc.catalogue.by_attribute(name)
@@ -185,6 +185,13 @@ def build(report: dict[str, Any]) -> Document:
             importer.no_grad = event.get("no_grad", False)
             if node_type is None:
                 raise ImportProblem(f"{event['function']}() is not in GradStudio's catalogue", line)
+            made = [k for k in event["out"] if k is not None]
+            if len(made) > max(1, len(node_type.outputs)):
+                raise ImportProblem(
+                    f"{event['function'].rsplit('.', 1)[1]}() returns {len(made)} tensors, "
+                    "which GradStudio cannot take apart yet",
+                    line,
+                )
             args = [_value(a, refs) for a in event["args"]]
             kwargs = {k: _value(v, refs) for k, v in event["kwargs"].items()}
             label = next(
