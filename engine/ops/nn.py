@@ -271,7 +271,9 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
     category="loss",
     doc="negative log likelihood of log-probabilities",
     method=False,
-    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
+    example=Example(
+        inputs={"target": (2,), "weight": (3,)}, values={"target": "index", "weight": "positive"}
+    ),
 )
 def nll_loss(
     input: Any,
@@ -302,7 +304,9 @@ def nll_loss(
     category="loss",
     doc="log_softmax followed by nll_loss",
     method=False,
-    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
+    example=Example(
+        inputs={"target": (2,), "weight": (3,)}, values={"target": "index", "weight": "positive"}
+    ),
 )
 def cross_entropy(
     input: Any,
