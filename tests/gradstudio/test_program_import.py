@@ -464,3 +464,31 @@ def test_a_call_returning_several_tensors_is_refused_at_its_line(tmp_path: Path)
     with pytest.raises(ImportProblem, match="cannot take apart") as info:
         import_program(program)
     assert info.value.lineno == 3
+
+
+def test_a_loop_whose_gradients_accumulate_across_iterations_is_not_folded(
+    tmp_path: Path,
+) -> None:
+    """Without zero_grad, .grad sums over every step: a literal could not carry that."""
+    program = tmp_path / "accumulating.py"
+    program.write_text(
+        "import torch\n"
+        "w = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+        "for i in range(8):\n"
+        "    (w * w * i).sum().backward()\n",
+        "utf-8",
+    )
+    doc = import_program(program)
+    loops = [g for g in doc.groups.values() if g.kind == "loop"]
+    assert len(loops) == 8
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    np.testing.assert_allclose(facts["w"].grad.array, [28.0, -56.0])
+
+
+def test_the_polynomial_tutorial_folds_and_agrees_with_golden() -> None:
+    """Its grads are set to None after each update: the fold carries a, b, c, d."""
+    doc = import_program(PROGRAMS / "polynomial.py")
+    (summary,) = [g for g in doc.groups.values() if "iterations" in g.meta]
+    assert summary.meta["iterations"] == "16"
+    assert {doc.node(n).label for n in summary.members} == {"a", "b", "c", "d"}
+    test_polynomial_tutorial_agrees_with_golden()

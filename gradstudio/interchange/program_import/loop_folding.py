@@ -58,6 +58,7 @@ def fold(
     events: list[dict[str, Any]],
     snapshots: dict[str, dict[str, Any]],
     keep: int,
+    leaves: set[str] | None = None,
 ) -> list[dict[str, Any]]:
     """``events`` with each long loop's middle iterations folded (see the module doc)."""
     frames = {e["id"]: e for e in events if e["kind"] == "frame"}
@@ -68,7 +69,7 @@ def fold(
     for instance, iterations in runs.items():
         if len(iterations) <= keep + 1 or iterations[0] not in _present(events):
             continue
-        events = _fold_run(events, frames, snapshots, instance, iterations, keep)
+        events = _fold_run(events, frames, snapshots, instance, iterations, keep, leaves or set())
     return events
 
 
@@ -89,6 +90,7 @@ def _fold_run(
     instance: str,
     iterations: list[str],
     keep: int,
+    leaves: set[str],
 ) -> list[dict[str, Any]]:
     folded = set(iterations[keep:-1])
     inside: dict[str | None, bool] = {}
@@ -118,6 +120,19 @@ def _fold_run(
     states = [snapshots.get(key) for key in needed]
     if any(s is None or s["history"] for s in states):
         return events  # a literal would cut a graph the rest of the program uses
+    backwards = [i for i in dropped if events[i]["kind"] in ("backward", "autograd_backward")]
+    if backwards:
+        # the folded backward passes wrote .grad of leaves; unless the program cleared a
+        # leaf's .grad after the last of them, or clears it before it next uses it, that
+        # sum is state no literal carries
+        cleared = {
+            events[i]["target"]
+            for i in dropped
+            if i > max(backwards) and events[i]["kind"] == "clear_grad"
+        }
+        for key, use in _first_uses(events[first:], dropped, first).items():
+            if key in leaves and key not in cleared and use != "clear_grad":
+                return events
     sample = frames[iterations[-2]]
     count = len(folded)
     summary_id = f"{instance}_folded"
@@ -152,3 +167,14 @@ def _fold_run(
     kept = [e for i, e in enumerate(events[:first]) if i not in dropped]
     rest = [e for i, e in enumerate(events[first:], first) if i not in dropped]
     return kept + replacement + rest
+
+
+def _first_uses(rest: list[dict[str, Any]], dropped: set[int], offset: int) -> dict[str, str]:
+    """The kind of the first kept event after the fold that reads each key."""
+    found: dict[str, str] = {}
+    for index, event in enumerate(rest, offset):
+        if index in dropped:
+            continue
+        for key in consumed(event):
+            found.setdefault(key, event["kind"])
+    return found

@@ -74,6 +74,7 @@ class Recorder:
         #: how many iterations of a loop stay nodes before the folded ones
         self.keep = keep
         self.snapshots: dict[str, dict[str, Any]] = {}
+        self.leaves: set[str] = set()
 
     def fresh(self, tensor: Any) -> str:
         """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
@@ -81,6 +82,8 @@ class Recorder:
         self.count += 1
         self.keys[id(tensor)] = key
         self.alive.append(tensor)
+        if tensor.requires_grad and tensor.grad_fn is None:
+            self.leaves.add(key)  # backward accumulates into its .grad
         frames = self.events.frames
         if frames is not None and frames.folding:
             self.snapshot(key, tensor)
@@ -108,7 +111,7 @@ class Recorder:
         names = _tensor_names(scope)
         for state in self.snapshots.values():
             state["name"] = names.get(state["id"])
-        return fold(events, _Lazy(self.snapshots), self.keep)
+        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves)
 
     def line(self) -> int | None:
         frame: FrameType | None = sys._getframe(1)
