@@ -16,6 +16,11 @@ from engine import (
     optim,
     utils,
 )
+from engine.autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from engine.backend import device
 from engine.creation import (
     BoolTensor,

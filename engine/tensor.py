@@ -38,6 +38,7 @@ class Tensor:
     _base: Tensor | None = None
     _output_nr = 0
     _hooks: dict[int, Any] | None = None
+    _post_accumulate_grad_hooks: dict[int, Any] | None = None
     _grad_acc: Any = None
     _view_chain: tuple[Any, ...] | None = None  # (op, params) steps from _base to this view
     _nograd_view = False  # a view made under no_grad of a tensor that requires grad
@@ -187,6 +188,18 @@ class Tensor:
         if self._hooks is None:
             self._hooks = {}
         return add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """``hook(tensor)`` once ``.grad`` of this leaf has been accumulated in backward."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = {}
+        return add_hook(self._post_accumulate_grad_hooks, hook)
 
     def backward(
         self,

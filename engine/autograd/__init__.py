@@ -1,6 +1,7 @@
 """``engine.autograd``: backward, grad, custom Functions and the graph types."""
 
-from engine.autograd import functional, graph
+from engine.autograd import anomaly_mode, functional, graph
+from engine.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.autograd.functional import backward, grad
 from engine.autograd.gradcheck import gradcheck
@@ -12,7 +13,9 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "Variable",
+    "anomaly_mode",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "functional",
     "grad",
@@ -21,5 +24,6 @@ __all__ = [
     "graph",
     "no_grad",
     "once_differentiable",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine import grad_mode
+from engine.autograd import anomaly_mode
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import array_module, device_of, is_writeable
 from engine.messages import CREATE_GRAPH_CYCLE
@@ -178,6 +179,23 @@ def _leaf_hooks(node: AccumulateGrad, grads: list[Any], tensor_mode: bool) -> No
     grads[0] = g if tensor_mode else g._data
 
 
+def _post_accumulate_hooks(t: Tensor) -> None:
+    """PyTorch's ``_call_hooks`` for post-accumulate hooks: each hook gets the leaf
+    (or what the previous hook returned); returning another tensor is an error at the end."""
+    from engine.tensor import Tensor
+
+    arg, returned = t, False
+    for fn in list((t._post_accumulate_grad_hooks or {}).values()):
+        out = fn(arg)
+        if out is None or out is arg:
+            continue
+        if not isinstance(out, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+        arg, returned = out, True
+    if returned:
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
 def _add(a: Any, b: Any) -> Any:
     return b if a is None else a + b
 
@@ -267,12 +285,18 @@ def run_backward(
     warned = False
     prev_mode = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = create_graph
+    anomaly = anomaly_mode.ANOMALY.enabled
+    nan_check = anomaly and anomaly_mode.ANOMALY.check_nan
+    prev_evaluating = anomaly_mode.EVALUATING.node
+    node: Node | None = None
     quiet = np.errstate(all="ignore")  # PyTorch gives inf/nan silently, so must we
     quiet.__enter__()
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
         while ready:
             node = heappop(ready)[2]
+            if anomaly:
+                anomaly_mode.EVALUATING.node = node
             grads = buffers.pop(node, None) or [None]
             is_acc = type(node) is AccumulateGrad
             if is_acc:
@@ -308,6 +332,8 @@ def run_backward(
                     # it, so PyTorch would steal it rather than copy.
                     unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= 3
                     accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
+                    if node.variable._post_accumulate_grad_hooks:
+                        _post_accumulate_hooks(node.variable)
                 if node._post_hooks:
                     _run_post_hooks(node, grads, (), tm)
             elif run and (grads[0] is not None or any(g is not None for g in grads)):
@@ -317,6 +343,8 @@ def run_backward(
                     node.release_variables()
                 if node._post_hooks:
                     _run_post_hooks(node, grads, outs, tm)
+                if nan_check:
+                    anomaly_mode.check_nan(node, outs, tm)
             if observers and run:  # PyTorch never runs a node off the path to the inputs
                 _observe(observers, node, grads, outs, tm)
             n_outs = len(outs)
@@ -341,9 +369,15 @@ def run_backward(
                     heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
             g = None  # drop the last handed-over gradient: PyTorch holds no extra reference
+    except Exception:
+        if anomaly and node is not None:
+            anomaly_mode.print_stack(node)
+        raise
     finally:
         quiet.__exit__(None, None, None)
         grad_mode.STATE.enabled = prev_mode
+        if anomaly:
+            anomaly_mode.EVALUATING.node = prev_evaluating
 
     if inputs is None or accumulate:
         return None

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engine.autograd.anomaly_mode import ANOMALY, store_stack
 from engine.messages import BACKWARD_TWICE
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ class Node:
         self._seq = next(_SEQ)
         self.next_functions: tuple[tuple[Node | None, int], ...] = ()
         self._out_meta: list[tuple[tuple[int, ...], Any, Any]] = []
+        if ANOMALY.enabled:
+            store_stack(self)
 
     def name(self) -> str:
         return self._name
@@ -142,9 +145,12 @@ class AccumulateGrad(Node):
         self._out_meta = [(variable.shape, variable._data.dtype, variable.device)]
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
-        from engine.autograd.engine_run import accumulate_into
+        from engine.autograd.engine_run import _post_accumulate_hooks, accumulate_into
 
-        accumulate_into(self.variable, grads[0], tensor_mode)
+        if grads[0] is not None:
+            accumulate_into(self.variable, grads[0], tensor_mode)
+            if self.variable._post_accumulate_grad_hooks:
+                _post_accumulate_hooks(self.variable)
         return ()
 
 
@@ -236,12 +242,17 @@ class SavedTensor:
         if fn is not None:
             short = re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
             of = f", which is output {self.output_nr} of {short},"
+        hint = (
+            "Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+            if ANOMALY.enabled
+            else "Hint: enable anomaly detection to find the operation that failed to compute "
+            "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{kind} {sizes}]{of} is at version {self.vc[0]}; expected "
-            f"version {self.version} instead. Hint: enable anomaly detection to find the "
-            "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+            f"version {self.version} instead. {hint}"
         )
 
     def _unpack_hooked(self, tensor_mode: bool) -> Any:

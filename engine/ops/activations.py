@@ -8,9 +8,101 @@ from typing import Any
 
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pointwise import data_of, scalar_minus, zero_scalar, zeros_like
 
 NS = "torch.nn.functional"
 DISTINCT = (Sample(((2, 3),), distinct=True),)
+
+
+def _fused_backward(name: str, grad_fn: str, kernel: Any, second: Any, params: Any) -> None:
+    """PyTorch's ``<op>_backward(grad_output, self)`` kernel as an op of its own, so a
+    ``create_graph`` backward records its ``…BackwardBackward0`` node; ``second`` is the
+    gradient for ``self`` (the activation's second derivative times both gradients)."""
+    declare(
+        name,
+        grad_fn,
+        ("grad_output", "self"),
+        kernel,
+        lambda c, gg: (
+            getattr(c.m, name)(gg, c.s["self"], **c.p) if c.needs[0] else None,
+            second(c, gg) if c.needs[1] else None,
+        ),
+        save={"self": None, "grad_output": ("self",)},
+        samples=(Sample(((2, 3), (2, 3)), params, distinct=True),),
+        quiet=True,
+    )
+
+
+def _no_second(c: Any, gg: Any) -> Any:
+    return zeros_like(c, c.s["self"])
+
+
+_fused_backward(
+    "leaky_relu_backward",
+    "LeakyReluBackwardBackward0",
+    lambda xp, g, x, negative_slope: xp.where(x > 0, g, g * negative_slope),
+    _no_second,
+    {"negative_slope": 0.1},
+)
+
+
+def _elu_second(c: Any, gg: Any) -> Any:
+    x = c.s["self"]
+    value = gg * c.s["grad_output"] * c.p["alpha"] * c.m.exp(x)
+    return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, x) <= 0)
+
+
+_fused_backward(
+    "elu_backward",
+    "EluBackwardBackward0",
+    lambda xp, g, x, alpha: xp.where(x > 0, g, g * alpha * xp.exp(x)),
+    _elu_second,
+    {"alpha": 1.0},
+)
+
+
+def _softplus_second(c: Any, gg: Any) -> Any:
+    """``softplus_double_backward``: ``sigmoid_backward(gg * go, sigmoid(x * beta))``
+    where ``x * beta`` is under the threshold, times beta."""
+    beta, x = c.p["beta"], c.s["self"]
+    scaled = c.m.mul_scalar(x, other=beta)
+    value = c.m.sigmoid_backward(gg * c.s["grad_output"], c.m.sigmoid(scaled)) * beta
+    return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, scaled) < c.p["threshold"])
+
+
+_fused_backward(
+    "softplus_backward",
+    "SoftplusBackwardBackward0",
+    lambda xp, g, x, beta, threshold: xp.where(
+        x * beta > threshold, g, g * (1 / (1 + xp.exp(-(x * beta))))
+    ),
+    _softplus_second,
+    {"beta": 1.0, "threshold": 20.0},
+)
+_fused_backward(
+    "hardtanh_backward",
+    "HardtanhBackwardBackward0",
+    lambda xp, g, x, min_val, max_val: xp.where(
+        (x > min_val) & (x < max_val), g, xp.zeros((), g.dtype)
+    ),
+    _no_second,
+    {"min_val": -1.0, "max_val": 1.0},
+)
+
+
+def _log_sigmoid_second(c: Any, gg: Any) -> Any:
+    """``log_sigmoid_double_backward``: ``(gg * go) * (z - 1) * z`` with ``z = sigmoid(x)``."""
+    z = c.m.sigmoid(c.s["self"])
+    return gg * c.s["grad_output"] * c.m.sub_scalar(z, other=1) * z
+
+
+_fused_backward(
+    "log_sigmoid_backward",
+    "LogSigmoidBackwardBackward0",
+    lambda xp, g, x: g * (1 - 1 / (1 + xp.exp(-x))),
+    _log_sigmoid_second,
+    {},
+)
 
 
 LEAKY_RELU = declare(
@@ -18,8 +110,8 @@ LEAKY_RELU = declare(
     "LeakyReluBackward0",
     ("self",),
     lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * a.dtype.type(negative_slope)),
-    lambda c, g: c.m.where(
-        g, g * c.p.get("negative_slope", 0.01), condition=c.m.gt(c.s["self"], 0)
+    lambda c, g: c.m.leaky_relu_backward(
+        g, c.s["self"], negative_slope=c.p.get("negative_slope", 0.01)
     ),
     dtype="same",
     save={"self": None},
@@ -30,9 +122,7 @@ ELU = declare(
     "EluBackward0",
     ("self",),
     lambda xp, a, alpha=1.0: xp.where(a > 0, a, a.dtype.type(alpha) * xp.expm1(xp.minimum(a, 0))),
-    lambda c, g: c.m.where(
-        g, g * c.p.get("alpha", 1.0) * c.m.exp(c.s["self"]), condition=c.m.gt(c.s["self"], 0)
-    ),
+    lambda c, g: c.m.elu_backward(g, c.s["self"], alpha=c.p.get("alpha", 1.0)),
     dtype="float",
     save={"self": None},
     samples=DISTINCT,
@@ -51,10 +141,8 @@ SOFTPLUS = declare(
     "SoftplusBackward0",
     ("self",),
     _softplus_fwd,
-    lambda c, g: c.m.where(
-        g,
-        g * c.m.sigmoid(c.s["self"] * c.p.get("beta", 1.0)),
-        condition=c.m.gt(c.s["self"] * c.p.get("beta", 1.0), c.p.get("threshold", 20.0)),
+    lambda c, g: c.m.softplus_backward(
+        g, c.s["self"], beta=c.p.get("beta", 1.0), threshold=c.p.get("threshold", 20.0)
     ),
     dtype="float",
     save={"self": None},
@@ -64,9 +152,11 @@ SOFTPLUS = declare(
 
 
 def _silu_grad(c: Any, g: Any) -> Any:
+    """``infinitely_differentiable_silu_backward``:
+    ``grad * sigmoid * (1.0 + input * (1.0 - sigmoid))`` with ATen's Scalar ops."""
     x = c.s["self"]
     s = c.m.sigmoid(x)
-    return g * s * (1 + x * (1 - s))
+    return g * s * c.m.add_scalar(x * scalar_minus(c, 1.0, s), other=1.0)
 
 
 SILU = declare(
@@ -83,11 +173,9 @@ SILU = declare(
 
 
 def _hardtanh_grad(c: Any, g: Any) -> Any:
-    x = c.s["self"]
-    inside = c.m.logical_and(
-        c.m.gt(x, c.p.get("min_val", -1.0)), c.m.lt(x, c.p.get("max_val", 1.0))
+    return c.m.hardtanh_backward(
+        g, c.s["self"], min_val=c.p.get("min_val", -1.0), max_val=c.p.get("max_val", 1.0)
     )
-    return c.m.where(g, g * 0, condition=inside)
 
 
 HARDTANH = declare(
@@ -111,7 +199,7 @@ LOG_SIGMOID = declare(
     "LogSigmoidBackward0",
     ("self",),
     _log_sigmoid_fwd,
-    lambda c, g: g * (1 - c.m.sigmoid(c.s["self"])),
+    lambda c, g: c.m.log_sigmoid_backward(g, c.s["self"]),
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 3),)),),

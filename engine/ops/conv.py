@@ -77,20 +77,19 @@ def _conv_fwd(xp: Any, a: Any, w: Any, b: Any = None, **p: Any) -> Any:
     return result
 
 
-def _conv_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    if c.m is TENSOR_MATH:
-        raise NotImplementedError(
-            "double backward through a convolution (create_graph=True) is not supported"
-        )
-    from engine.backend import array_module
-
-    xp = array_module(g)
-    p = c.p
-    a, w = c.s.get("input"), c.s.get("weight")  # each is saved only if the other needs it
-    a = getattr(a, "_data", a)
-    w = getattr(w, "_data", w)
+def _conv_grads(
+    xp: Any,
+    g: Any,
+    a: Any,
+    w: Any,
+    in_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    need_in: bool,
+    need_w: bool,
+    p: dict[str, Any],
+) -> tuple[Any, Any]:
+    """The input's and the weight's gradients of a convolution, in one pass over the taps."""
     groups = p["groups"]
-    in_shape, w_shape = tuple(c.shapes[0]), tuple(c.shapes[1])
     n, ch = in_shape[:2]
     o, cg = w_shape[:2]
     kernel = w_shape[2:]
@@ -102,8 +101,8 @@ def _conv_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
         ch,
         *(m + lo + hi for m, (lo, hi) in zip(in_shape[2:], _sides(p["padding"]))),
     )
-    grad_in = xp.zeros(padded_shape, dtype=g.dtype) if c.needs[0] else None
-    grad_w = xp.zeros((groups, o // groups, cg, *kernel), dtype=g.dtype) if c.needs[1] else None
+    grad_in = xp.zeros(padded_shape, dtype=g.dtype) if need_in else None
+    grad_w = xp.zeros((groups, o // groups, cg, *kernel), dtype=g.dtype) if need_w else None
     wg = w.reshape(groups, o // groups, cg, *kernel) if grad_in is not None else None
     padded = _pad(xp, a, p["padding"]) if grad_w is not None else None
     for tap in _taps(kernel):
@@ -117,14 +116,83 @@ def _conv_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
     if grad_in is not None and padded_shape != in_shape:
         crop = tuple(slice(lo, lo + m) for (lo, _), m in zip(_sides(p["padding"]), in_shape[2:]))
         grad_in = grad_in[(slice(None), slice(None), *crop)]
+    return grad_in, grad_w.reshape(w_shape) if grad_w is not None else None
+
+
+def _conv_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
+    if c.m is TENSOR_MATH:
+        return _conv_grad_graph(c, g)
+    from engine.backend import array_module
+
+    xp = array_module(g)
+    a, w = c.s.get("input"), c.s.get("weight")  # each is saved only if the other needs it
+    a = getattr(a, "_data", a)
+    w = getattr(w, "_data", w)
+    grad_in, grad_w = _conv_grads(
+        xp, g, a, w, tuple(c.shapes[0]), tuple(c.shapes[1]), c.needs[0], c.needs[1], c.p
+    )
     grad_b = None
     if len(c.needs) > 2 and c.needs[2]:
         grad_b = g.sum(axis=(0, *range(2, g.ndim)))
-    return (
-        grad_in,
-        grad_w.reshape(w_shape) if grad_w is not None else None,
-        grad_b,
+    return grad_in, grad_w, grad_b
+
+
+def _conv_grad_graph(c: Any, g: Any) -> tuple[Any, Any, Any]:
+    """Under ``create_graph``: each gradient is a ``ConvolutionBackwardBackward0`` node on
+    (grad_output, input, weight), as in PyTorch, where one node holds all three."""
+    p = {**c.p, "in_shape": tuple(c.shapes[0]), "w_shape": tuple(c.shapes[1])}
+    a, w = c.s.get("input"), c.s.get("weight")
+    return tuple(  # type: ignore[return-value]
+        c.m.convolution_backward(g, a, w, which=which, **p) if need else None
+        for which, need in zip(("input", "weight", "bias"), (*c.needs, False, False))
+    )[:3]
+
+
+def _conv_backward_fwd(
+    xp: Any, g: Any, a: Any, w: Any, *, which: str, in_shape: Any, w_shape: Any, **p: Any
+) -> Any:
+    if which == "bias":
+        return g.sum(axis=(0, *range(2, g.ndim)))
+    grad_in, grad_w = _conv_grads(
+        xp, g, a, w, in_shape, w_shape, which == "input", which == "weight", p
     )
+    return grad_in if which == "input" else grad_w
+
+
+def _conv_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+    """A convolution's gradients are bilinear: each one's derivatives are the forward
+    convolution or the other gradient, with ``gg`` in the place of an operand."""
+    from engine.ops.pointwise import zeros_like
+
+    m, p = c.m, c.p
+    conv = {k: p[k] for k in ("stride", "padding", "dilation", "groups")}
+    g, a, w = c.s.get("grad_output"), c.s.get("input"), c.s.get("weight")
+    which = p["which"]
+    if which == "input":  # gi(g, w): d/dg = conv(gg, w); d/dw = weight gradient of (gg, g)
+        dg = m.convolution(gg, w, None, **conv) if c.needs[0] else None
+        dw = m.convolution_backward(g, gg, w, **{**p, "which": "weight"}) if c.needs[2] else None
+        return dg, zeros_like(c, a) if c.needs[1] else None, dw
+    if which == "weight":  # gw(g, x): d/dg = conv(x, gg); d/dx = input gradient of (g, gg)
+        dg = m.convolution(a, gg, None, **conv) if c.needs[0] else None
+        da = m.convolution_backward(g, a, gg, **{**p, "which": "input"}) if c.needs[1] else None
+        return dg, da, zeros_like(c, w) if c.needs[2] else None
+    shape = (1, -1, *([1] * (len(p["in_shape"]) - 2)))
+    dg = m.expand(m.view(gg, size=shape), size=tuple(c.shapes[0])) if c.needs[0] else None
+    return (
+        dg,
+        zeros_like(c, a) if c.needs[1] else None,
+        zeros_like(c, w) if c.needs[2] else None,
+    )
+
+
+declare(
+    "convolution_backward",
+    "ConvolutionBackwardBackward0",
+    ("grad_output", "input", "weight"),
+    _conv_backward_fwd,
+    _conv_double_backward,
+    save={"grad_output": ("input", "weight"), "input": None, "weight": None},
+)
 
 
 CONV = declare(

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes, grad_mode
+from engine.autograd.anomaly_mode import ANOMALY, store_stack
 from engine.autograd.graph import Node, SavedTensor, edge_of
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
@@ -325,6 +326,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = _new(op.node_cls)  # every field is set below; skip the generic __init__
         node._seq = next_seq()
+        if ANOMALY.enabled:
+            store_stack(node)
         edges = []
         needs = []
         for x in inputs:
@@ -375,6 +378,8 @@ def _split_outputs(
     ):
         node = _new(op.node_cls)
         node._seq = next_seq()
+        if ANOMALY.enabled:
+            store_stack(node)
         node.next_functions = (edge_of(base),)
         node.needs = [True]
         node.p = params

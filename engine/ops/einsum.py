@@ -68,6 +68,23 @@ declare(
 )
 
 
+@public(
+    "diagonal",
+    ("input",),
+    (Param("offset", "int"), Param("dim1", "dim"), Param("dim2", "dim")),
+    category="shape",
+    doc="a view of the diagonal of two dimensions",
+    example=Example(inputs={"input": (3, 3)}),
+)
+def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:  # noqa: A002
+    from engine.tensor import _wrap_dim
+
+    d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply_op(DIAGONAL, (input,), {"offset": offset, "dim1": d1, "dim2": d2})
+
+
 def _subscript(label: str) -> int:
     """ATen's order: ``A``-``Z`` first, then ``a``-``z``."""
     return ord(label) - ord("A") if label.isupper() else ord(label) - ord("a") + 26

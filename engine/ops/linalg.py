@@ -46,15 +46,18 @@ def _layout(a: Any, b: Any) -> dict[str, bool] | None:
 
 
 def _mm_self_grad(c: Any, g: Any, mat2: Any) -> Any:
+    """``mm_mat1_backward``: matrices are transposed with ``t()`` (``TBackward0``)."""
+    t = c.m.t
     if c.p.get("cm1"):
-        return _t(c.m, c.m.mm(mat2, _t(c.m, g)))
-    return c.m.mm(g, _t(c.m, mat2))
+        return t(c.m.mm(mat2, t(g)))
+    return c.m.mm(g, t(mat2))
 
 
 def _mm_mat2_grad(c: Any, g: Any, mat1: Any) -> Any:
+    t = c.m.t
     if c.p.get("cm2"):
-        return _t(c.m, c.m.mm(_t(c.m, g), mat1))
-    return c.m.mm(_t(c.m, mat1), g)
+        return t(c.m.mm(t(g), mat1))
+    return c.m.mm(t(mat1), g)
 
 
 MM = declare(
@@ -88,8 +91,8 @@ MV = declare(
     ("self", "vec"),
     _check_mv,
     lambda c, g: (
-        c.m.mm(c.m.unsqueeze(g, dim=1), c.m.unsqueeze(c.s["vec"], dim=0)) if c.needs[0] else None,
-        c.m.mv(_t(c.m, c.s["self"]), g) if c.needs[1] else None,
+        c.m.view(g, size=(g.shape[0], 1)) * c.s["vec"] if c.needs[0] else None,  # grad.outer(vec)
+        c.m.mv(c.m.t(c.s["self"]), g) if c.needs[1] else None,
     ),
     save={"self": ("vec",), "vec": ("self",)},
     samples=(Sample(((2, 3), (3,))),),

@@ -12,7 +12,8 @@ import warnings
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.pointwise import scalar_minus, zero_scalar
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
@@ -40,6 +41,87 @@ def _weight(c: Any) -> Any:
     return 1 if w is None else w
 
 
+# -- the fused backward kernels of the pointwise losses -------------------------------------
+def _norm(reduction: str, n: int, base: float = 1.0) -> float:
+    return base / n if reduction == "mean" else base
+
+
+def pointwise_loss_backward(
+    name: str, grad_fn: str, kernel: Any, curvature: Any, params: dict[str, Any]
+) -> None:
+    """PyTorch's ``<loss>_backward(grad_output, self, target)`` as an op of its own, so a
+    ``create_graph`` backward records its ``…BackwardBackward0`` node.  The target's
+    gradient is the same kernel with self and target swapped, as in ``derivatives.yaml``;
+    ``curvature(c, gg * grad_output, self - target)`` is the gradient for ``self``."""
+
+    def grads(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+        s, t = c.s["self"], c.s["target"]
+        first = getattr(c.m, name)(gg, s, t, **c.p) if c.needs[0] else None
+        second = curvature(c, gg * c.s["grad_output"], s - t) if c.needs[1] or c.needs[2] else None
+        return (first, second if c.needs[1] else None, -second if c.needs[2] else None)
+
+    declare(
+        name,
+        grad_fn,
+        ("grad_output", "self", "target"),
+        kernel,
+        grads,
+        save={"grad_output": ("self", "target"), "self": None, "target": None},
+        samples=(Sample(((), (2, 3), (2, 3)), {"reduction": "mean", **params}, distinct=True),),
+    )
+
+
+def _inside(c: Any, x: Any, bound: float) -> Any:
+    data = x if c.m is ARRAY_MATH else x._data
+    return abs(data) < bound
+
+
+def _smooth_l1_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str, beta: float) -> Any:
+    norm = a.dtype.type(_norm(reduction, a.size))
+    x = a - t
+    inner = norm * x * g / beta if beta else x * 0
+    return xp.where(x < -beta, -norm * g, xp.where(x > beta, norm * g, inner))
+
+
+def _smooth_l1_curvature(c: Any, gg_go: Any, x: Any) -> Any:
+    beta = c.p["beta"]
+    norm = _norm(c.p["reduction"], math.prod(x.shape))
+    inner = c.m.mul_scalar(gg_go, other=norm / beta) if beta else gg_go * 0
+    return c.m.where(inner, zero_scalar(c, gg_go), condition=_inside(c, x, beta))
+
+
+pointwise_loss_backward(
+    "smooth_l1_loss_backward",
+    "SmoothL1LossBackwardBackward0",
+    _smooth_l1_kernel,
+    _smooth_l1_curvature,
+    {"beta": 1.0},
+)
+
+
+def _huber_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str, delta: float) -> Any:
+    norm = a.dtype.type(_norm(reduction, a.size))
+    x = a - t
+    return xp.where(
+        x < -delta, -norm * g * delta, xp.where(x > delta, norm * g * delta, norm * x * g)
+    )
+
+
+def _huber_curvature(c: Any, gg_go: Any, x: Any) -> Any:
+    norm = _norm(c.p["reduction"], math.prod(x.shape))
+    inner = c.m.mul_scalar(gg_go, other=norm)
+    return c.m.where(inner, zero_scalar(c, gg_go), condition=_inside(c, x, c.p["delta"]))
+
+
+pointwise_loss_backward(
+    "huber_loss_backward",
+    "HuberLossBackwardBackward0",
+    _huber_kernel,
+    _huber_curvature,
+    {"delta": 1.0},
+)
+
+
 # -- binary cross-entropy on probabilities -----------------------------------------------
 def _bce_fwd(xp: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean") -> Any:
     if ((a < 0) | (a > 1)).any():
@@ -52,14 +134,81 @@ def _bce_fwd(xp: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean
     return _reduce(xp, loss, reduction)
 
 
-def _bce_grad(c: Any, g: Any) -> tuple[Any, Any]:
+declare(
+    "logit",
+    "LogitBackward0",
+    ("self",),
+    lambda xp, a: xp.log(a / (1 - a)),
+    lambda c, g: g / (c.s["self"] * scalar_minus(c, 1.0, c.s["self"])),
+    dtype="float",
+    save={"self": None},
+    samples=(Sample(((2, 3),), unit=True),),
+    quiet=True,
+)
+
+
+def _bce_backward(
+    xp: Any, g: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean"
+) -> Any:
+    """``binary_cross_entropy_backward``: ``grad * (x - t) / max(x * (1 - x), eps)``."""
+    out = g * (a - t) / xp.maximum((1 - a) * a, a.dtype.type(_EPSILON))
+    if weight is not None:
+        out = out * weight
+    return out / a.size if reduction == "mean" else out
+
+
+def _bce_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+    """``binary_cross_entropy_double_backward`` and its ``_grad_output``/``_target`` twins."""
     x, t = c.s["self"], c.s["target"]
-    gx = _scale(c, g, tuple(x.shape)) * (x - t) / c.m.clamp(x * (1 - x), min=_EPSILON)
-    gx = gx * _weight(c)
-    gt = None
+    w = _constant(c, c.p.get("weight"))
+    mean = c.p.get("reduction", "mean") == "mean"
+    n = math.prod(x.shape)
+
+    def finish(v: Any) -> Any:
+        if w is not None:
+            v = v * w
+        return v / n if mean else v
+
+    first = c.m.binary_cross_entropy_backward(gg, x, t, **c.p) if c.needs[0] else None
+    gi = gt = None
     if c.needs[1]:
-        gt = _scale(c, g, tuple(x.shape)) * (c.m.log(1 - x) - c.m.log(x)) * _weight(c)
-    return (gx if c.needs[0] else None, gt)
+        num = x * x - 2 * x * t + t
+        den = c.m.pow(x + _EPSILON, exponent=2) * c.m.pow(1 - x + _EPSILON, exponent=2)
+        gi = finish(num / den * (gg * c.s["grad_output"]))
+    if c.needs[2]:
+        gt = finish(-gg * c.s["grad_output"] / c.m.clamp(x * (1 - x), min=_EPSILON))
+    return (first, gi, gt)
+
+
+declare(
+    "binary_cross_entropy_backward",
+    "BinaryCrossEntropyBackwardBackward0",
+    ("grad_output", "self", "target"),
+    _bce_backward,
+    _bce_double_backward,
+    dtype="float",
+    save={"grad_output": ("self", "target"), "self": None, "target": None},
+    samples=(Sample(((), (2, 3), (2, 3)), {"reduction": "mean"}, unit=True),),
+    quiet=True,
+)
+
+
+def _bce_grad(c: Any, g: Any) -> tuple[Any, Any]:
+    """``binary_cross_entropy_backward`` for self; for the target PyTorch's
+    ``-logit(self) * grad`` (``*= weight``, ``/= numel`` for mean)."""
+    x, t = c.s["self"], c.s["target"]
+    gx = gt = None
+    if c.needs[0]:
+        p = {"weight": c.p.get("weight"), "reduction": c.p.get("reduction", "mean")}
+        gx = c.m.binary_cross_entropy_backward(g, x, t, **p)
+    if c.needs[1]:
+        gt = -c.m.logit(x) * g
+        w = _constant(c, c.p.get("weight"))
+        if w is not None:
+            gt = gt * w
+        if c.p.get("reduction", "mean") == "mean":
+            gt = c.m.div_scalar(gt, other=math.prod(x.shape))
+    return (gx, gt)
 
 
 BCE = declare(
@@ -89,17 +238,38 @@ def _bcel_fwd(
     return _reduce(xp, loss, reduction)
 
 
+def _constant(c: Any, arr: Any) -> Any:
+    """A parameter array as a formula operand: a tensor (without grad) under create_graph."""
+    if arr is None or c.m is ARRAY_MATH:
+        return arr
+    from engine.ops.pointwise import _TENSOR
+
+    return _TENSOR[0]._wrap(arr)
+
+
 def _bcel_grad(c: Any, g: Any) -> tuple[Any, Any]:
+    """``binary_cross_entropy_with_logits_backward`` and its target twin: the gradient
+    times ``grad``, then ``*= weight`` and ``/= numel`` for mean (``DivBackward1``)."""
     x, t = c.s["self"], c.s["target"]
-    pw = c.p.get("pos_weight")
-    s = c.m.sigmoid(x)
-    scale = _scale(c, g, tuple(x.shape)) * _weight(c)
-    gx = scale * (s - t) if pw is None else scale * ((pw * t + 1 - t) * s - pw * t)
-    gt = None
+    pw, w = (_constant(c, c.p.get(k)) for k in ("pos_weight", "weight"))
+    mean = c.p.get("reduction", "mean") == "mean"
+
+    def finish(v: Any) -> Any:
+        if w is not None:
+            v = v * w
+        return c.m.div_scalar(v, other=math.prod(x.shape)) if mean else v
+
+    gx = gt = None
+    if c.needs[0]:
+        s = c.m.sigmoid(x)
+        gx = finish(((s - t) if pw is None else (pw * t + 1 - t) * s - pw * t) * g)
     if c.needs[1]:
-        log_sig = -(c.m.clamp(-x, min=0) + c.m.log1p(c.m.exp(-c.m.abs(x))))
-        gt = scale * (-x if pw is None else -x - (pw - 1) * log_sig)
-    return (gx if c.needs[0] else None, gt)
+        if pw is None:
+            gt = finish(-x * g)
+        else:
+            log_sig = -(c.m.clamp(-x, min=0) + c.m.log1p(c.m.exp(-c.m.abs(x))))
+            gt = finish((-x - (pw - 1) * log_sig) * g)
+    return (gx, gt)
 
 
 BCE_LOGITS = declare(
@@ -126,12 +296,12 @@ def _smooth_l1_fwd(xp: Any, a: Any, t: Any, beta: float = 1.0, reduction: str = 
 
 
 def _smooth_l1_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    d = c.s["self"] - c.s["target"]
-    beta = c.p.get("beta", 1.0)
-    inner = d / beta if beta else d * 0
-    grad = c.m.where(inner, c.m.sign(d), condition=c.m.lt(c.m.abs(d), beta))
-    grad = grad * _scale(c, g, tuple(d.shape))
-    return (grad if c.needs[0] else None, -grad if c.needs[1] else None)
+    s, t = c.s["self"], c.s["target"]
+    p = {"reduction": c.p.get("reduction", "mean"), "beta": c.p.get("beta", 1.0)}
+    return (
+        c.m.smooth_l1_loss_backward(g, s, t, **p) if c.needs[0] else None,
+        c.m.smooth_l1_loss_backward(g, t, s, **p) if c.needs[1] else None,
+    )
 
 
 SMOOTH_L1 = declare(
@@ -154,11 +324,12 @@ def _huber_fwd(xp: Any, a: Any, t: Any, delta: float = 1.0, reduction: str = "me
 
 
 def _huber_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    d = c.s["self"] - c.s["target"]
-    delta = c.p.get("delta", 1.0)
-    grad = c.m.where(d, c.m.sign(d) * delta, condition=c.m.lt(c.m.abs(d), delta))
-    grad = grad * _scale(c, g, tuple(d.shape))
-    return (grad if c.needs[0] else None, -grad if c.needs[1] else None)
+    s, t = c.s["self"], c.s["target"]
+    p = {"reduction": c.p.get("reduction", "mean"), "delta": c.p.get("delta", 1.0)}
+    return (
+        c.m.huber_loss_backward(g, s, t, **p) if c.needs[0] else None,
+        c.m.huber_loss_backward(g, t, s, **p) if c.needs[1] else None,
+    )
 
 
 HUBER = declare(

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine import dtypes
+from engine.backend import array_module
 from engine.catalog import Port, public
-from engine.ops.core import Sample, apply_op, declare
-from engine.ops.pointwise import POS, UNARY, _unary_public
+from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.pointwise import POS, UNARY, _unary_public, zeros_like
 
 UNIT = (Sample(((2, 3),), unit=True),)  # inputs in (0, 1): asin, acos
 DISTINCT = (Sample(((2, 3),), distinct=True),)
@@ -48,7 +49,7 @@ tan = _unary(
     "tan",
     "TanBackward0",
     lambda xp, a: xp.tan(a),
-    lambda c, g: g * (1 + c.s["result"] * c.s["result"]),
+    lambda c, g: g * c.m.add_scalar(c.m.pow(c.s["result"], exponent=2), other=1),
     saves="result",
     doc="tangent",
 )
@@ -56,7 +57,7 @@ asin = _unary(
     "asin",
     "AsinBackward0",
     lambda xp, a: xp.arcsin(a),
-    lambda c, g: g * c.m.rsqrt(1 - c.s["self"] * c.s["self"]),
+    lambda c, g: g * c.m.rsqrt(c.m.add_scalar(-c.s["self"] * c.s["self"], other=1)),
     samples=UNIT,
     doc="inverse sine",
 )
@@ -64,7 +65,7 @@ acos = _unary(
     "acos",
     "AcosBackward0",
     lambda xp, a: xp.arccos(a),
-    lambda c, g: -g * c.m.rsqrt(1 - c.s["self"] * c.s["self"]),
+    lambda c, g: g * -c.m.rsqrt(c.m.add_scalar(-c.s["self"] * c.s["self"], other=1)),
     samples=UNIT,
     doc="inverse cosine",
 )
@@ -72,7 +73,7 @@ atan = _unary(
     "atan",
     "AtanBackward0",
     lambda xp, a: xp.arctan(a),
-    lambda c, g: g / (c.s["self"] * c.s["self"] + 1),
+    lambda c, g: g / c.m.add_scalar(c.s["self"] * c.s["self"], other=1),
     doc="inverse tangent",
 )
 sinh = _unary(
@@ -93,7 +94,7 @@ log2 = _unary(
     "log2",
     "Log2Backward0",
     lambda xp, a: xp.log2(a),
-    lambda c, g: g / (c.s["self"] * 0.6931471805599453),
+    lambda c, g: g / c.m.mul_scalar(c.s["self"], other=0.6931471805599453),
     samples=POS,
     doc="base-2 logarithm",
 )
@@ -101,7 +102,7 @@ log10 = _unary(
     "log10",
     "Log10Backward0",
     lambda xp, a: xp.log10(a),
-    lambda c, g: g / (c.s["self"] * 2.302585092994046),
+    lambda c, g: g / c.m.mul_scalar(c.s["self"], other=2.302585092994046),
     samples=POS,
     doc="base-10 logarithm",
 )
@@ -109,7 +110,7 @@ log1p = _unary(
     "log1p",
     "Log1PBackward0",
     lambda xp, a: xp.log1p(a),
-    lambda c, g: g / (c.s["self"] + 1),
+    lambda c, g: g / c.m.add_scalar(c.s["self"], other=1),
     samples=POS,
     doc="log(1 + input)",
 )
@@ -117,7 +118,7 @@ expm1 = _unary(
     "expm1",
     "Expm1Backward0",
     lambda xp, a: xp.expm1(a),
-    lambda c, g: g * (c.s["result"] + 1),
+    lambda c, g: g * c.m.add_scalar(c.s["result"], other=1),
     saves="result",
     doc="exp(input) - 1",
 )
@@ -125,7 +126,7 @@ rsqrt = _unary(
     "rsqrt",
     "RsqrtBackward0",
     lambda xp, a: 1 / xp.sqrt(a),
-    lambda c, g: -0.5 * g * c.s["result"] * c.s["result"] * c.s["result"],
+    lambda c, g: -0.5 * g * c.m.pow(c.s["result"], exponent=3),
     saves="result",
     samples=POS,
     doc="1 / sqrt(input)",
@@ -194,19 +195,21 @@ def square(input: Any) -> Any:  # noqa: A002
     return pow(input, 2)
 
 
+def _atan2_grads(c: Any, g: Any) -> tuple[Any, Any]:
+    """``atan2_backward``: one ``(self² + other²).reciprocal()``, zero where infinite."""
+    s, o = c.s["self"], c.s["other"]
+    recip = c.m.reciprocal(s * s + o * o)
+    data = recip if c.m is ARRAY_MATH else recip._data
+    recip = c.m.masked_fill(recip, mask=array_module(data).isinf(data), value=0)
+    return (g * o * recip if c.needs[0] else None, g * -s * recip if c.needs[1] else None)
+
+
 ATAN2 = declare(
     "atan2",
     "Atan2Backward0",
     ("self", "other"),
     lambda xp, a, b: xp.arctan2(a, b),
-    lambda c, g: (
-        g * c.s["other"] / (c.s["self"] * c.s["self"] + c.s["other"] * c.s["other"])
-        if c.needs[0]
-        else None,
-        -g * c.s["self"] / (c.s["self"] * c.s["self"] + c.s["other"] * c.s["other"])
-        if c.needs[1]
-        else None,
-    ),
+    lambda c, g: _atan2_grads(c, g),
     dtype="float",
     save={"self": None, "other": None},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
@@ -221,9 +224,26 @@ def atan2(input: Any, other: Any) -> Any:  # noqa: A002
 
 # -- remainder and fmod ---------------------------------------------------------------------
 def _floor_div_grad(c: Any, g: Any, floor: bool) -> Any:
-    q = c.s["self"] / c.s["other"]
-    q = c.m.floor(q) if floor else c.m.trunc(q)
-    return -g * q
+    """``-grad * self.div(other, rounding_mode=...)`` (one ``DivBackward2`` node)."""
+    return -g * c.m.div_mode(c.s["self"], c.s["other"], rounding_mode="floor" if floor else "trunc")
+
+
+def _div_mode(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
+    return xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(a / b)
+
+
+declare(
+    "div_mode",
+    "DivBackward2",
+    ("self", "other"),
+    _div_mode,
+    lambda c, g: (
+        zeros_like(c, g) if c.needs[0] else None,
+        zeros_like(c, g) if c.needs[1] else None,
+    ),
+    samples=(Sample(((2, 3), (2, 3)), {"rounding_mode": "floor"}, positive=True),),
+    quiet=True,
+)
 
 
 REMAINDER_SCALAR = declare(

@@ -7,6 +7,7 @@ from typing import Any
 from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.losses import pointwise_loss_backward
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
@@ -28,15 +29,62 @@ def _dim_of(c: Any) -> Any:
     return c.p["dim"] if c.shapes[0] else None
 
 
+def _softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
+    return y * (g - xp.sum(g * y, axis=dim, keepdims=True))
+
+
+def _log_softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
+    return g - xp.exp(y) * xp.sum(g, axis=dim, keepdims=True)
+
+
+declare(
+    "softmax_backward_data",
+    "SoftmaxBackwardDataBackward0",
+    ("grad_output", "output"),
+    _softmax_bwd_data,
+    lambda c, gg: (
+        c.m.softmax_backward_data(gg, c.s["output"], dim=c.p["dim"]) if c.needs[0] else None,
+        _softmax_double_backward(c, gg) if c.needs[1] else None,
+    ),
+    save={"grad_output": ("output",), "output": None},
+    samples=(Sample(((2, 3), (2, 3)), {"dim": 1}),),
+)
+
+
+def _softmax_double_backward(c: Any, gg: Any) -> Any:
+    """``softmax_double_backward``: ``gg * (go - sum(go * y)) - go * sum(gg * y)``."""
+    go, y, dims = c.s["grad_output"], c.s["output"], (c.p["dim"],)
+    return gg * (go - c.m.sum_dim(go * y, dims=dims, keepdim=True)) - go * c.m.sum_dim(
+        gg * y, dims=dims, keepdim=True
+    )
+
+
+declare(
+    "log_softmax_backward_data",
+    "LogSoftmaxBackwardDataBackward0",
+    ("grad_output", "output"),
+    _log_softmax_bwd_data,
+    lambda c, gg: (
+        gg - c.m.sum_dim(gg * c.m.exp(c.s["output"]), dims=(c.p["dim"],), keepdim=True)
+        if c.needs[0]
+        else None,
+        -gg
+        * c.m.exp(c.s["output"])
+        * c.m.sum_dim(c.s["grad_output"], dims=(c.p["dim"],), keepdim=True)
+        if c.needs[1]
+        else None,
+    ),
+    save={"grad_output": ("output",), "output": None},
+    samples=(Sample(((2, 3), (2, 3)), {"dim": 1}),),
+)
+
 SOFTMAX = declare(
     "softmax",
     "SoftmaxBackward0",
     ("self",),
     _softmax_fwd,
     lambda c, g: (
-        c.s["result"] * (g - c.m.sum_dim(g * c.s["result"], dims=(c.p["dim"],), keepdim=True))
-        if c.shapes[0]
-        else g * 0
+        c.m.softmax_backward_data(g, c.s["result"], dim=c.p["dim"]) if c.shapes[0] else g * 0
     ),
     dtype="float",
     save={"result": None},
@@ -49,9 +97,7 @@ LOG_SOFTMAX = declare(
     ("self",),
     _log_softmax_fwd,
     lambda c, g: (
-        g - c.m.exp(c.s["result"]) * c.m.sum_dim(g, dims=(c.p["dim"],), keepdim=True)
-        if c.shapes[0]
-        else g * 0
+        c.m.log_softmax_backward_data(g, c.s["result"], dim=c.p["dim"]) if c.shapes[0] else g * 0
     ),
     dtype="float",
     save={"result": None},
@@ -69,16 +115,31 @@ def _mse_fwd(xp: Any, a: Any, b: Any, reduction: str = "mean") -> Any:
     return d
 
 
-def _mse_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    diff = c.s["self"] - c.s["target"]
-    red = c.p.get("reduction", "mean")
-    base = 2 * diff * g
-    if red == "mean":
-        import math
+def _mse_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str) -> Any:
+    """``mse_loss_backward``: ``norm * (self - target) * grad``, norm ``2 / n`` for mean."""
+    norm = a.dtype.type(2.0 / a.size if reduction == "mean" else 2.0)
+    return norm * (a - t) * g
 
-        n = math.prod(diff.shape)
-        base = base / n
-    return (base if c.needs[0] else None, -base if c.needs[1] else None)
+
+def _mse_curvature(c: Any, gg_go: Any, x: Any) -> Any:
+    import math
+
+    n = math.prod(x.shape)
+    return c.m.mul_scalar(gg_go, other=2.0 / n if c.p["reduction"] == "mean" else 2.0)
+
+
+pointwise_loss_backward(
+    "mse_loss_backward", "MseLossBackwardBackward0", _mse_kernel, _mse_curvature, {}
+)
+
+
+def _mse_grad(c: Any, g: Any) -> tuple[Any, Any]:
+    s, t = c.s["self"], c.s["target"]
+    red = c.p.get("reduction", "mean")
+    return (
+        c.m.mse_loss_backward(g, s, t, reduction=red) if c.needs[0] else None,
+        c.m.mse_loss_backward(g, t, s, reduction=red) if c.needs[1] else None,
+    )
 
 
 MSE = declare(
@@ -124,12 +185,13 @@ def _nll_fwd(
 def _nll_grad_fwd(
     xp: Any,
     g: Any,
-    shape: tuple[int, ...],
+    a: Any,
     target: Any,
     weight: Any,
     reduction: str,
     ignore_index: int,
 ) -> Any:
+    shape = a.shape
     dummy = xp.zeros(shape, dtype=g.dtype)
     rows, t, w = _nll_parts(xp, dummy, target, weight, ignore_index)
     out = xp.zeros(rows.shape, dtype=g.dtype)
@@ -143,12 +205,25 @@ def _nll_grad_fwd(
     return out.reshape(shape)
 
 
+def _nll_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+    """``nll_loss_backward`` is linear in its gradient: ``nll_loss(gg, target)`` for it,
+    zero for ``self`` (which gives only the shape)."""
+    from engine.backend import array_module
+
+    p = {k: c.p.get(k) for k in ("target", "weight", "reduction", "ignore_index")}
+    data = gg if c.m is pointwise.ARRAY_MATH else gg._data
+    zeros = array_module(data).zeros(tuple(c.shapes[1]), dtype=data.dtype)
+    if c.m is not pointwise.ARRAY_MATH:
+        zeros = pointwise._TENSOR[0]._wrap(zeros)
+    return (c.m.nll_loss(gg, **p) if c.needs[0] else None, zeros if c.needs[1] else None)
+
+
 NLL_GRAD = declare(
     "nll_loss_backward",
     "NllLossBackwardBackward0",
-    ("grad",),
+    ("grad", "self"),
     _nll_grad_fwd,
-    lambda c, gg: None,
+    _nll_double_backward,
     dtype="same",
 )
 NLL = declare(
@@ -158,12 +233,13 @@ NLL = declare(
     _nll_fwd,
     lambda c, g: c.m.nll_loss_backward(
         g,
-        shape=tuple(c.shapes[0]),
+        c.s["self"],
         target=c.p["target"],
         weight=c.p.get("weight"),
         reduction=c.p.get("reduction", "mean"),
         ignore_index=c.p.get("ignore_index", -100),
     ),
+    save={"self": None},
     saved_params=("target", "weight"),
     dtype="same",
     samples=(Sample(((3, 4),), {"target": "classes"}),),

@@ -12,15 +12,45 @@ import math
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
-from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, TENSOR_MATH, Sample, apply_op, declare
 from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
 
 
-def _first_order(c: Any, name: str) -> None:
-    if c.m is TENSOR_MATH:
-        raise NotImplementedError(f"double backward through {name} is not supported")
+def _composed_grads(
+    c: Any, g: Any, a: Any, w: Any, axes: tuple[int, ...], stats: Any, param_axes: Any
+) -> tuple[Any, Any, Any]:
+    """Under ``create_graph``: the normalisation's gradients built from elementary ops,
+    so they can be differentiated again (PyTorch has one fused node for them instead).
+    ``stats`` is None when mean and variance come from ``a`` itself, else the constant
+    ``(mean, rstd)`` arrays of evaluation mode."""
+    m = c.m
+    if stats is None:
+        mean = m.mean_dim(a, dims=axes, keepdim=True)
+        centred = a - mean
+        var = m.mean_dim(centred * centred, dims=axes, keepdim=True)
+        rstd = m.rsqrt(m.add_scalar(var, other=c.p["eps"]))
+    else:
+        mean, rstd = (Tensor._wrap(s) for s in stats)
+        centred = a - mean
+    xhat = centred * rstd
+    dxhat = g * w if w is not None else g
+    gi = gw = gb = None
+    if c.needs[0]:
+        if stats is None:
+            gi = rstd * (
+                dxhat
+                - m.mean_dim(dxhat, dims=axes, keepdim=True)
+                - xhat * m.mean_dim(dxhat * xhat, dims=axes, keepdim=True)
+            )
+        else:
+            gi = dxhat * rstd
+    if len(c.needs) > 1 and c.needs[1]:
+        gw = m.sum_dim(g * xhat, dims=param_axes, keepdim=False) if param_axes else g * xhat
+    if len(c.needs) > 2 and c.needs[2]:
+        gb = m.sum_dim(g, dims=param_axes, keepdim=False) if param_axes else g
+    return gi, gw, gb
 
 
 def _normalised_grad(xp: Any, dxhat: Any, xhat: Any, rstd: Any, axes: Any) -> Any:
@@ -31,6 +61,75 @@ def _normalised_grad(xp: Any, dxhat: Any, xhat: Any, rstd: Any, axes: Any) -> An
         - xp.mean(dxhat, axis=axes, keepdims=True)
         - xhat * xp.mean(dxhat * xhat, axis=axes, keepdims=True)
     )
+
+
+# -- the fused backward nodes -----------------------------------------------------------
+_WHICH = ("input", "weight", "bias")
+
+
+class _Formula:
+    """What a formula reads from its node (``c``), for running one outside a node."""
+
+    def __init__(self, s: dict[str, Any], p: dict[str, Any], needs: Any, m: Any) -> None:
+        self.s, self.p, self.needs, self.m = s, p, needs, m
+
+
+def _fused_grads(c: Any, name: str, ins: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """Under ``create_graph``: each gradient is PyTorch's fused node (``Native…Backward
+    Backward0`` on its inputs); PyTorch's one node has an output per gradient."""
+    op = getattr(c.m, name)
+    return tuple(  # type: ignore[return-value]
+        op(*ins, which=which, **c.p) if i < len(c.needs) and c.needs[i] else None
+        for i, which in enumerate(_WHICH)
+    )
+
+
+def _fused_kernel(grad: Any, positions: tuple[int, int, int]) -> Any:
+    """The array kernel of one gradient: the first-order formula, one output picked."""
+
+    def kernel(xp: Any, *args: Any, which: str, **p: Any) -> Any:
+        g, a, w = (args[i] for i in positions)
+        needs = tuple(k == which for k in _WHICH)
+        c = _Formula({"input": a, "weight": w}, p, needs, ARRAY_MATH)
+        return grad(c, g)[_WHICH.index(which)]
+
+    return kernel
+
+
+def _fused_double_backward(grad: Any, positions: tuple[int, int, int]) -> Any:
+    """The derivatives of one fused gradient: the same formula built from elementary ops
+    on (grad_output, input, weight), differentiated with ``autograd.grad``."""
+
+    def backward(c: Any, gg: Any) -> tuple[Any, ...]:
+        from engine import autograd
+        from engine.grad_mode import enable_grad
+
+        tm = c.m is TENSOR_MATH
+        names = [c._op.inputs[i] for i in positions]
+        vals = [c.s.get(n) for n in names]
+        wanted = [k for k, i in enumerate(positions) if c.needs[i]]
+        if not tm:
+            vals = [None if v is None else Tensor._wrap(v) for v in vals]
+            for k in wanted:
+                vals[k].requires_grad_(True)
+            gg = Tensor._wrap(gg)
+        which = c.p["which"]
+        p = {**{k: v for k, v in c.p.items() if k != "which"}, "composed": True}
+        needs = tuple(k == which for k in _WHICH)
+        f = _Formula({"input": vals[1], "weight": vals[2]}, p, needs, TENSOR_MATH)
+        grads: list[Any] = [None] * len(c.needs)
+        with enable_grad():
+            out = grad(f, vals[0])[_WHICH.index(which)]
+            if not out.requires_grad:  # e.g. the bias's gradient, when only input needs one
+                return tuple(grads)
+            res = autograd.grad(
+                out, [vals[k] for k in wanted], gg, create_graph=tm, allow_unused=True
+            )
+        for k, r in zip(wanted, res, strict=True):
+            grads[positions[k]] = r if tm or r is None else r._data
+        return tuple(grads)
+
+    return backward
 
 
 # -- layer_norm ---------------------------------------------------------------------------
@@ -51,7 +150,13 @@ def _ln_fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, dims: Any, eps: fl
 
 
 def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    _first_order(c, "layer_norm")
+    if c.m is TENSOR_MATH:
+        if c.p.get("composed"):
+            a, dims = c.s["input"], c.p["dims"]
+            batch = tuple(range(a.ndim - len(dims)))
+            return _composed_grads(c, g, a, c.s.get("weight"), dims, None, batch)
+        ins = (g, c.s["input"], None, None, c.s.get("weight"), c.s.get("bias"))
+        return _fused_grads(c, "layer_norm_backward", ins)
     from engine.backend import array_module
 
     xp = array_module(g)
@@ -75,11 +180,22 @@ LAYER_NORM = declare(
     ("input", "weight", "bias"),
     _ln_fwd,
     _ln_grad,
-    save={"input": None, "weight": None},
+    save={"input": None, "weight": None, "bias": None},
     samples=(
         Sample(((2, 3, 4), (4,), (4,)), {"dims": (2,), "eps": 1e-5}),
         Sample(((2, 3, 4), (3, 4), (3, 4)), {"dims": (1, 2), "eps": 1e-5}),
     ),
+)
+
+
+declare(
+    "layer_norm_backward",
+    "NativeLayerNormBackwardBackward0",
+    ("grad_out", "input", "mean", "rstd", "weight", "bias"),
+    _fused_kernel(_ln_grad, (0, 1, 4)),
+    _fused_double_backward(_ln_grad, (0, 1, 4)),
+    dtype="same",
+    save={"grad_out": None, "input": None, "weight": None},
 )
 
 
@@ -145,7 +261,20 @@ def _bn_fwd(
 
 
 def _bn_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    _first_order(c, "batch_norm")
+    if c.m is TENSOR_MATH and not c.p.get("composed"):
+        return _fused_grads(
+            c, "batch_norm_backward", (g, c.s["input"], c.s.get("weight"), None, None)
+        )
+    if c.m is TENSOR_MATH:
+        a, w = c.s["input"], c.s.get("weight")
+        shape, axes = _bn_shape(a), _bn_axes(a)
+        if w is not None:
+            w = c.m.view(w, size=shape)
+        stats = None
+        if not c.p["training"]:
+            var = c.p["var"].reshape(shape)
+            stats = (c.p["mean"].reshape(shape), 1 / (var + var.dtype.type(c.p["eps"])) ** 0.5)
+        return _composed_grads(c, g, a, w, axes, stats, axes)
     from engine.backend import array_module
 
     xp = array_module(g)
@@ -182,6 +311,17 @@ BATCH_NORM = declare(
         Sample(((4, 3), (3,), (3,)), {"training": True, "eps": 1e-5}),
         Sample(((2, 3, 2, 2), (3,), (3,)), {"training": True, "eps": 1e-5}),
     ),
+)
+
+
+declare(
+    "batch_norm_backward",
+    "NativeBatchNormBackwardBackward0",
+    ("grad_out", "input", "weight", "save_mean", "save_invstd"),
+    _fused_kernel(_bn_grad, (0, 1, 2)),
+    _fused_double_backward(_bn_grad, (0, 1, 2)),
+    dtype="same",
+    save={"grad_out": None, "input": None, "weight": None},
 )
 
 
@@ -251,19 +391,43 @@ def _update_running(x: Any, mean: Tensor, var: Tensor, momentum: float, n: int) 
 
 
 # -- embedding ----------------------------------------------------------------------------
-def _embedding_grad(c: Any, g: Any) -> Any:
-    _first_order(c, "embedding")
-    from engine.backend import array_module
-
-    xp = array_module(g)
-    idx = c.p["indices"].reshape(-1)
+def _embedding_dense_backward(
+    xp: Any, g: Any, indices: Any, shape: tuple[int, ...], padding_idx: Any = None
+) -> Any:
+    idx = indices.reshape(-1)
     rows = g.reshape(idx.size, -1)
-    pad = c.p.get("padding_idx")
-    if pad is not None:
-        rows = rows * (idx != pad).reshape(-1, 1)
-    grad = xp.zeros(tuple(c.shapes[0]), dtype=g.dtype)
+    if padding_idx is not None:
+        rows = rows * (idx != padding_idx).reshape(-1, 1)
+    grad = xp.zeros(shape, dtype=g.dtype)
     xp.add.at(grad, idx, rows)
     return grad
+
+
+def _embedding_double_backward(c: Any, gg: Any) -> Any:
+    """``embedding_dense_double_backward``: the rows of ``gg`` the indices pick, zero at
+    ``padding_idx``."""
+    indices, pad = c.p["indices"], c.p.get("padding_idx")
+    picked = c.m.embedding(gg, indices=indices)
+    if pad is not None:
+        picked = c.m.masked_fill(picked, mask=(indices == pad)[..., None], value=0)
+    return picked
+
+
+declare(
+    "embedding_dense_backward",
+    "EmbeddingDenseBackwardBackward0",
+    ("grad_output",),
+    _embedding_dense_backward,
+    _embedding_double_backward,
+    dtype="same",
+    samples=(Sample(((2, 3, 3),), {"indices": "embedding_indices", "shape": (5, 3)}),),
+)
+
+
+def _embedding_grad(c: Any, g: Any) -> Any:
+    return c.m.embedding_dense_backward(
+        g, indices=c.p["indices"], shape=tuple(c.shapes[0]), padding_idx=c.p.get("padding_idx")
+    )
 
 
 EMBEDDING = declare(

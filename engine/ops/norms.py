@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from engine.catalog import Param, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
 INF = math.inf
@@ -33,7 +33,8 @@ def _vector_norm_fwd(
 
 
 def _vector_norm_grad(c: Any, g: Any) -> Any:
-    """``linalg_vector_norm_backward``: zero where the norm is zero, ties share for inf."""
+    """``norm_backward``, branch by branch, so ``create_graph`` records PyTorch's nodes:
+    zero where the norm is zero, ties share the gradient for the inf norms."""
     x, norm = c.s["self"], c.s["result"]
     ord = c.p.get("ord", 2.0)  # noqa: A001
     m = c.m
@@ -45,23 +46,28 @@ def _vector_norm_grad(c: Any, g: Any) -> Any:
     if ord == 0:
         return x * 0
     if ord == 1:
-        return m.sign(x) * g
+        return m.sgn(x) * g
     if ord in (INF, -INF):
-        mask = m.eq(m.abs(x), norm)
+        ax = m.abs(x)
+        mask = m.logical_or(m.eq(ax, norm), m.isnan(ax))
         count = (
             m.sum_dim(mask, dims=dims if dims is not None else tuple(range(x.ndim)), keepdim=True)
             if x.ndim
             else 1
         )
-        return m.sign(x) * (mask * (g / count))
-    is_zero = m.eq(norm, 0)
-    safe = m.where(norm * 0 + 1, norm, condition=is_zero)
+        return m.sgn(x) * ((g / count) * mask)
+    norm_zero = (norm if m is ARRAY_MATH else norm._data) == 0
     if ord == 2:
-        return x * m.where(g * 0, g / safe, condition=is_zero)
-    scale = m.where(g * 0, g / m.pow(safe, exponent=ord - 1), condition=is_zero)
+        return g * m.masked_fill(x / norm, mask=norm_zero, value=0)
     if ord < 1:
-        return m.sign(x) * m.pow(m.abs(x), exponent=ord - 1) * scale
-    return x * m.pow(m.abs(x), exponent=ord - 2) * scale
+        x_zero = (x if m is ARRAY_MATH else x._data) == 0
+        scaled = m.sgn(x) * m.masked_fill(m.pow(m.abs(x), exponent=ord - 1), mask=x_zero, value=0)
+        return scaled * g * m.pow(norm, exponent=1 - ord)
+    if ord < 2:
+        scaled = m.sgn(x) * m.pow(m.abs(x), exponent=ord - 1)
+    else:
+        scaled = x * m.pow(m.abs(x), exponent=ord - 2)
+    return scaled * m.masked_fill(g / m.pow(norm, exponent=ord - 1), mask=norm_zero, value=0)
 
 
 VECTOR_NORM = declare(

@@ -11,7 +11,7 @@ from typing import Any
 from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.numerics import fma
-from engine.ops.core import _TENSOR, Sample, apply_op, declare
+from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_op, declare
 
 S23 = Sample(((2, 3), (2, 3)))
 BCAST = Sample(((2, 3), (3,)))
@@ -67,6 +67,61 @@ RSUB = declare(
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.0}),),
 )
+ADD_SCALAR = declare(
+    "add_scalar",
+    "AddBackward1",
+    ("self",),
+    lambda xp, a, other: a + other,
+    lambda c, g: g,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 1.0}),),
+)
+
+SUB_SCALAR = declare(
+    "sub_scalar",
+    "SubBackward1",
+    ("self",),
+    lambda xp, a, other: a - other,
+    lambda c, g: g,
+    dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
+    samples=(Sample(((2, 3),), {"other": 1.0}),),
+)
+
+DIV_SCALAR = declare(
+    "div_scalar",
+    "DivBackward1",
+    ("self",),
+    lambda xp, a, other: a / other,
+    lambda c, g: c.m.div_scalar(g, other=c.p["other"]),
+    dtype="float",
+    samples=(Sample(((2, 3),), {"other": 4.0}),),
+    quiet=True,
+)
+
+
+def data_of(c: Any, t: Any) -> Any:
+    """The array behind a formula's operand (a tensor under ``create_graph``)."""
+    return t if c.m is ARRAY_MATH else t._data
+
+
+def zero_scalar(c: Any, like: Any) -> Any:
+    """``at::zeros({}, grad.options())``: a 0-d constant zero for ``where``."""
+    from engine.backend import array_module
+
+    data = data_of(c, like)
+    zero = array_module(data).zeros((), dtype=data.dtype)
+    return zero if c.m is ARRAY_MATH else _TENSOR[0]._wrap(zero)
+
+
+def scalar_minus(c: Any, k: float, t: Any) -> Any:
+    """ATen's ``Scalar - Tensor`` inside a formula: ``empty_like(t).fill_(k).sub_(t)``,
+    so a ``create_graph`` backward records ``SubBackward0`` with a constant first edge."""
+    if c.m is ARRAY_MATH:
+        return k - t
+    from engine.backend import array_module
+
+    data = t._data
+    return _TENSOR[0]._wrap(array_module(data).full_like(data, k)) - t
 
 
 def _mul_grads(c: Any, g: Any) -> tuple[Any, Any]:
@@ -102,7 +157,7 @@ DIV = declare(
     lambda xp, a, b: a / b,
     lambda c, g: (
         g / c.s["other"] if c.needs[0] else None,
-        -g * c.s["self"] / (c.s["other"] * c.s["other"]) if c.needs[1] else None,
+        -g * ((c.s["self"] / c.s["other"]) / c.s["other"]) if c.needs[1] else None,
     ),
     dtype="float",
     save={"other": None, "self": ("other",)},  # PyTorch saves (and packs) other first
@@ -115,7 +170,7 @@ RECIPROCAL = declare(
     "ReciprocalBackward0",
     ("self",),
     lambda xp, a: 1.0 / a,
-    lambda c, g: -g * c.s["result"] * c.s["result"],
+    lambda c, g: -g * (c.s["result"] * c.s["result"]),
     dtype="float",
     save={"result": None},
     samples=POS,
@@ -147,15 +202,28 @@ POW0 = declare(
     ),
     quiet=True,
 )
+
+
+def _pow_tensor_grads(c: Any, g: Any) -> tuple[Any, Any]:
+    """``pow_backward_self`` / ``pow_backward_exponent``: zero where the exponent is 0,
+    and for the exponent where the base is 0 with a non-negative exponent."""
+    s, e = c.s["self"], c.s["exponent"]
+    grad_self = grad_exp = None
+    if c.needs[0]:
+        value = g * (e * c.m.pow_tensor(s, c.m.sub_scalar(e, other=1)))
+        grad_self = c.m.where(zero_scalar(c, g), value, condition=data_of(c, e) == 0)
+    if c.needs[1]:
+        cond = (data_of(c, s) == 0) & (data_of(c, e) >= 0)
+        grad_exp = g * c.m.where(zero_scalar(c, g), c.s["result"] * c.m.log(s), condition=cond)
+    return grad_self, grad_exp
+
+
 POW1 = declare(
     "pow_tensor",
     "PowBackward1",
     ("self", "exponent"),
     lambda xp, a, b: a**b,
-    lambda c, g: (
-        g * c.s["exponent"] * c.s["self"] ** (c.s["exponent"] - 1) if c.needs[0] else None,
-        g * c.s["result"] * c.m.log(c.s["self"]) if c.needs[1] else None,
-    ),
+    lambda c, g: _pow_tensor_grads(c, g),
     save={"self": None, "exponent": None, "result": ("exponent",)},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
     quiet=True,
@@ -167,7 +235,7 @@ POW2 = declare(
     lambda xp, e, base: (
         xp.power(base, e) if not isinstance(base, int) or e.dtype.kind == "f" else base**e
     ),
-    lambda c, g: g * c.s["result"] * _log_number(c.p["base"]),
+    lambda c, g: g * c.m.mul_scalar(c.s["result"], other=_log_number(c.p["base"])),
     dtype=lambda i, p: dtypes.result_type(p["base"], i[0]),
     save={"result": None},
     samples=(Sample(((2, 3),), {"base": 2.0}),),
@@ -209,7 +277,7 @@ SQRT = declare(
     "SqrtBackward0",
     ("self",),
     lambda xp, a: xp.sqrt(a),
-    lambda c, g: g / (2 * c.s["result"]),
+    lambda c, g: g / c.m.mul_scalar(c.s["result"], other=2),
     dtype="float",
     save={"result": None},
     samples=POS,
@@ -220,7 +288,7 @@ ABS = declare(
     "AbsBackward0",
     ("self",),
     lambda xp, a: xp.abs(a),
-    lambda c, g: g * c.m.sign(c.s["self"]),
+    lambda c, g: g * c.m.sgn(c.s["self"]),
     dtype="same",
     save={"self": None},
     samples=(Sample(((2, 3),), distinct=True),),
@@ -240,7 +308,7 @@ COS = declare(
     "CosBackward0",
     ("self",),
     lambda xp, a: xp.cos(a),
-    lambda c, g: -g * c.m.sin(c.s["self"]),
+    lambda c, g: g * -c.m.sin(c.s["self"]),
     dtype="float",
     save={"self": None},
     samples=UNARY,
@@ -314,12 +382,35 @@ SIGMOID = declare(
     samples=UNARY,
     quiet=True,
 )
+
+
+def zeros_like(c: Any, t: Any) -> Any:
+    """A formula's constant zero gradient (``zeros_like``: no node even under create_graph)."""
+    from engine.backend import array_module
+
+    if c.m is ARRAY_MATH:
+        return array_module(t).zeros_like(t)
+    return _TENSOR[0]._wrap(array_module(t._data).zeros_like(t._data))
+
+
+declare(
+    "threshold_backward",
+    "ThresholdBackwardBackward0",
+    ("grad_output", "self"),
+    lambda xp, g, a, threshold: xp.where(a <= threshold, xp.zeros((), g.dtype), g),
+    lambda c, gg: (
+        c.m.threshold_backward(gg, c.s["self"], threshold=c.p["threshold"]) if c.needs[0] else None,
+        zeros_like(c, c.s["self"]) if c.needs[1] else None,
+    ),
+    save={"self": None},
+    samples=(Sample(((2, 3), (2, 3)), {"threshold": 0.0}, distinct=True),),
+)
 RELU = declare(
     "relu",
     "ReluBackward0",
     ("self",),
     lambda xp, a: xp.maximum(a, 0),
-    lambda c, g: g * c.m.gt(c.s["result"], 0),
+    lambda c, g: c.m.threshold_backward(g, c.s["result"], threshold=0),
     dtype="same",
     save={"result": None},
     samples=(Sample(((2, 3),), distinct=True),),
@@ -327,6 +418,15 @@ RELU = declare(
 SIGN = declare(
     "sign",
     "SignBackward0",
+    ("self",),
+    lambda xp, a: xp.sign(a),
+    lambda c, g: g * 0,
+    dtype="same",
+    samples=UNARY,
+)
+SGN = declare(
+    "sgn",
+    "SgnBackward0",
     ("self",),
     lambda xp, a: xp.sign(a),
     lambda c, g: g * 0,

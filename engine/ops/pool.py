@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.catalog import Example, Param, public
 from engine.ops.conv import _taps, _tuple, _window
-from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
+from engine.ops.core import Sample, apply_op, declare
 
 NS = "torch.nn.functional"
 
@@ -65,20 +65,49 @@ def _max_fwd(xp: Any, a: Any, **p: Any) -> tuple[Any, Any]:
 
 
 def _max_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
-    if c.m is TENSOR_MATH:
-        raise NotImplementedError("double backward through max_pool2d is not supported")
-    from engine.backend import array_module
-
-    xp = array_module(g)
-    shape = tuple(c.shapes[0])
     idx = c.s["indices"]
-    idx = getattr(idx, "_data", idx)
+    return c.m.max_pool2d_backward(g, c.s["self"], indices=getattr(idx, "_data", idx), **c.p)
+
+
+def _max_pool_backward(xp: Any, g: Any, a: Any, indices: Any, **p: Any) -> Any:
+    """Each window's gradient lands on the element its maximum came from."""
+    shape = tuple(a.shape)
+    idx = indices
     lead = math.prod(shape[:-2])
     plane = shape[-2] * shape[-1]
     grad = xp.zeros((lead, plane), dtype=g.dtype)
     rows = xp.broadcast_to(xp.arange(lead).reshape(-1, 1), (lead, idx.size // max(lead, 1)))
     xp.add.at(grad, (rows, idx.reshape(lead, -1)), g.reshape(lead, -1))
     return grad.reshape(shape)
+
+
+def _max_pool_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+    """``max_pool_double_backward``: ``gg`` read at each window's maximum; zero for self."""
+    from engine.backend import array_module
+    from engine.ops.pointwise import zeros_like
+
+    idx = c.p["indices"]
+    shape = tuple(c.shapes[1])
+    lead = math.prod(shape[:-2])
+    first = None
+    if c.needs[0]:
+        flat = c.m.view(gg, size=(lead, shape[-2] * shape[-1]))
+        xp = array_module(idx)
+        rows = xp.arange(lead).reshape(-1, 1) + xp.zeros_like(idx.reshape(lead, -1))
+        picked = c.m.index(flat, key=(rows, idx.reshape(lead, -1)))
+        first = c.m.view(picked, size=tuple(idx.shape))
+    return (first, zeros_like(c, c.s["self"]) if c.needs[1] else None)
+
+
+declare(
+    "max_pool2d_backward",
+    "MaxPool2DWithIndicesBackwardBackward0",
+    ("grad_output", "self"),
+    _max_pool_backward,
+    _max_pool_double_backward,
+    dtype="same",
+    save={"self": ("self",)},
+)
 
 
 MAX_POOL = declare(
@@ -89,7 +118,7 @@ MAX_POOL = declare(
     _max_grad,
     dtype="same",
     outputs=2,
-    save={"indices": None},
+    save={"self": None, "indices": None},
     samples=(
         Sample(
             ((1, 2, 4, 5),),
@@ -147,13 +176,22 @@ def _avg_fwd(xp: Any, a: Any, **p: Any) -> Any:
 
 
 def _avg_grad(c: Any, g: Any) -> Any:
-    if c.m is TENSOR_MATH:
-        raise NotImplementedError("double backward through avg_pool2d is not supported")
-    from engine.backend import array_module
+    return c.m.avg_pool2d_backward(g, c.s["self"], **c.p)
 
-    xp = array_module(g)
-    p = c.p
-    shape = tuple(c.shapes[0])
+
+def _avg_pool_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+    """``avg_pool2d_backward`` is linear in its gradient: ``avg_pool2d(gg)`` for it."""
+    from engine.ops.pointwise import zeros_like
+
+    return (
+        c.m.avg_pool2d(gg, **c.p) if c.needs[0] else None,
+        zeros_like(c, c.s["self"]) if c.needs[1] else None,
+    )
+
+
+def _avg_pool_backward(xp: Any, g: Any, a: Any, **p: Any) -> Any:
+    """Each window's gradient shared among the elements it averaged."""
+    shape = tuple(a.shape)
     out = tuple(g.shape[-2:])
     share = g / _avg_counts(xp, shape, p, out)
     padded = _padded(xp, xp.zeros(shape, dtype=g.dtype), p, out, 0.0)
@@ -163,6 +201,15 @@ def _avg_grad(c: Any, g: Any) -> Any:
     return padded[(..., *crop)]
 
 
+declare(
+    "avg_pool2d_backward",
+    "AvgPool2DBackwardBackward0",
+    ("grad_output", "self"),
+    _avg_pool_backward,
+    _avg_pool_double_backward,
+    dtype="same",
+    save={"self": ("self",)},
+)
 AVG_POOL = declare(
     "avg_pool2d",
     "AvgPool2DBackward0",
@@ -170,6 +217,7 @@ AVG_POOL = declare(
     _avg_fwd,
     _avg_grad,
     dtype="same",
+    save={"self": None},
     samples=(
         Sample(
             ((1, 2, 4, 5),),

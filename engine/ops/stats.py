@@ -16,7 +16,7 @@ import numpy as np
 from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Param, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
 KEEPDIM = Param("keepdim", "bool")
@@ -43,10 +43,15 @@ def _int_to_long(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtyp
 
 # -- prod ---------------------------------------------------------------------------------
 def _prod_grad(c: Any, g: Any) -> Any:
+    """``prod_backward``: ``grad * (result / input)`` when no input is zero (PyTorch's
+    graph), otherwise the product of the others, computed without dividing by zero."""
     x, m = c.s["self"], c.m
     dims = c.p.get("dims")
     all_dims = tuple(range(x.ndim)) if dims is None else dims
     g, result = _restore(c, g), _restore(c, c.s["result"])
+    data = x if m is ARRAY_MATH else x._data
+    if x.ndim and not bool((data == 0).any()):
+        return g * (result / x)
     is_zero = m.eq(x, 0)
     others = (
         m.prod_dim(m.where(x * 0 + 1, x, condition=is_zero), dims=all_dims, keepdim=True)
@@ -196,24 +201,38 @@ def _two_over(n: int, correction: float) -> float:
     return math.inf if n == correction else 2.0 / (n - correction)
 
 
-def _var_grad(c: Any, g: Any) -> Any:
+def _whole(c: Any, x: Any) -> bool:
+    """A reduction over every dimension without keepdim: what ``x.var()`` (``dim=None``)
+    records, so the gradient broadcasts from 0-d as PyTorch's does."""
+    dims = c.p["dims"]
+    return bool(dims) and len(dims) == x.ndim and not c.p.get("keepdim", False)
+
+
+def _var_backward(c: Any, g: Any) -> Any:
+    """``var_backward``: ``(2 / dof) * grad * (self - self.mean(dim, keepdim=True))``."""
     x = c.s["self"]
     dims = c.p["dims"]
     n = math.prod(x.shape[d] for d in dims) if dims else 1
-    mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
-    return _restore(c, g) * (x - mean) * _two_over(n, c.p.get("correction", 1))
+    if _whole(c, x):
+        mean = c.m.mean(x)
+    else:
+        g = _restore(c, g)
+        mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
+    return c.m.mul_scalar(g, other=_two_over(n, c.p.get("correction", 1))) * (x - mean)
+
+
+def _var_grad(c: Any, g: Any) -> Any:
+    return _var_backward(c, g)
 
 
 def _std_grad(c: Any, g: Any) -> Any:
-    result = _restore(c, c.s["result"])
-    is_zero = c.m.eq(result, 0)
-    safe = c.m.where(result * 0 + 1, result, condition=is_zero)
-    half = c.m.where(result * 0, _restore(c, g) / (safe * 2), condition=is_zero)
-    x = c.s["self"]
-    dims = c.p["dims"]
-    n = math.prod(x.shape[d] for d in dims) if dims else 1
-    mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
-    return half * (x - mean) * _two_over(n, c.p.get("correction", 1))
+    """``std_backward``: ``(grad / (result * 2)).masked_fill_(result == 0, 0)`` into
+    ``var_backward``."""
+    result = c.s["result"]
+    data = result if c.m is ARRAY_MATH else result._data
+    half = g / c.m.mul_scalar(result, other=2)
+    half = c.m.masked_fill(half, mask=data == 0, value=0)
+    return _var_backward(c, half)
 
 
 VAR = declare(

@@ -818,3 +818,222 @@ _add(
     out.sum().backward()
     """,
 )
+
+
+# ===========================================================================
+# post-accumulate-grad hooks
+
+_add(
+    "hook_post_accumulate_grad_sgd_step",
+    """
+    v = torch.tensor([0., 0., 0.], requires_grad=True)
+    lr = 0.01
+    h = v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-lr))
+    v.backward(torch.tensor([1., 2., 3.]))
+    after_one = v.detach().clone()
+    h.remove()
+    h.remove()
+    (v * 2).sum().backward()
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_order",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    log = []
+    x.register_post_accumulate_grad_hook(lambda p: log.append(["post", p.grad.tolist()]))
+    x.register_hook(lambda g: log.append(["tensor", g.tolist()]))
+    y = x * 3
+    acc = y.grad_fn.next_functions[0][0]
+    acc.register_hook(lambda gi, go: log.append(["node_post", go[0].tolist()]))
+    acc.register_prehook(lambda go: log.append(["node_pre", go[0].tolist()]))
+    x.register_post_accumulate_grad_hook(lambda p: log.append(["post2", p is x]))
+    (y * y).sum().backward()
+    g = torch.autograd.grad((x * 5).sum(), [x])
+    log.append(["after grad", len(log)])
+    (x * 0).sum().backward(inputs=[x])
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_create_graph",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    modes = []
+    x.register_post_accumulate_grad_hook(lambda p: modes.append(torch.is_grad_enabled()))
+    (x ** 2).sum().backward(create_graph=True)
+    gfn = x.grad.grad_fn.name()
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_nonleaf_error",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    y.register_post_accumulate_grad_hook(lambda p: None)
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_no_grad_error",
+    """
+    x = torch.tensor([1., 2.])
+    x.register_post_accumulate_grad_hook(lambda p: None)
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_returns_tensor_error",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda p: p * 2)
+    (x * 3).sum().backward()
+    """,
+)
+
+_add(
+    "hook_post_accumulate_grad_returns_other_error",
+    """
+    x = torch.tensor([1., 2.], requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda p: "done")
+    (x * 3).sum().backward()
+    """,
+)
+
+
+# ===========================================================================
+# anomaly detection
+#
+# The warning printed when backward fails holds the whole Python stack of the forward
+# call, which differs between the golden run and a test run; scenarios keep its first
+# line and the frames of the snippet itself.
+
+_ANOMALY_CAPTURE = """
+import warnings
+
+def anomaly_report(caught):
+    report = []
+    for w in caught:
+        text = str(w.message).split(" (Triggered internally")[0]
+        lines = text.splitlines()
+        heads = [line for line in lines if line.startswith(("Error detected", "Previous"))]
+        frames = [line.strip() for line in lines if "<scenario>" in line]
+        report.append([w.category.__name__, heads, frames])
+    return report
+"""
+
+_add(
+    "anomaly_switches",
+    """
+    states = [[torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()]]
+    torch.autograd.set_detect_anomaly(True)
+    states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+    torch.autograd.set_detect_anomaly(True, check_nan=False)
+    states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+    torch.autograd.set_detect_anomaly(False)
+    states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+    states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+    manager = torch.autograd.detect_anomaly(check_nan=False)
+    states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+    with manager:
+        states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 3
+        keys = sorted(y.grad_fn.metadata)
+        frame = y.grad_fn.metadata["traceback_"][-1]
+    states.append([torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()])
+    plain = sorted((x * 2).grad_fn.metadata)
+    """,
+)
+
+_add(
+    "anomaly_inplace_error_shows_forward_line",
+    _ANOMALY_CAPTURE
+    + """
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        x = torch.tensor([1., 2.], requires_grad=True)
+        a = x * 1
+        b = a * a
+        a.add_(1)
+        try:
+            b.sum().backward()
+        except RuntimeError as e:
+            error = str(e)
+report = anomaly_report(caught)
+""",
+)
+
+_add(
+    "anomaly_check_nan_error",
+    _ANOMALY_CAPTURE
+    + """
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        u = torch.tensor([0., 1.], requires_grad=True)
+        v = u / u
+        try:
+            v.sum().backward()
+        except RuntimeError as e:
+            error = str(e)
+        w = torch.tensor([1.], requires_grad=True)
+        h = w * 2
+        h.register_hook(lambda g: g * float("nan"))
+        try:
+            (h * 3).sum().backward()
+        except RuntimeError as e:
+            hook_error = str(e)
+        leaf = torch.tensor([1.], requires_grad=True)
+        leaf.backward(torch.tensor([float("nan")]))
+report = anomaly_report(caught)
+with torch.autograd.set_detect_anomaly(True, check_nan=False):
+    u2 = torch.tensor([0., 1.], requires_grad=True)
+    (u2 / u2).sum().backward()
+""",
+)
+
+_add(
+    "anomaly_without_forward_information",
+    _ANOMALY_CAPTURE
+    + """
+x = torch.tensor([1., 2.], requires_grad=True)
+a = x * 1
+b = a * a
+a.add_(1)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.set_detect_anomaly(True):
+        try:
+            b.sum().backward()
+        except RuntimeError as e:
+            error = str(e)
+messages = [str(w.message).split(" (Triggered internally")[0] for w in caught]
+""",
+)
+
+_add(
+    "anomaly_double_backward_names_the_parent",
+    _ANOMALY_CAPTURE
+    + """
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x ** 3
+        (g,) = torch.autograd.grad(y.sum(), [x], create_graph=True)
+        parent_is_pow = g.grad_fn.metadata["parent_"] is y.grad_fn
+        with torch.no_grad():
+            x.mul_(2)
+        try:
+            g.sum().backward()
+        except RuntimeError as e:
+            error = str(e)
+report = anomaly_report(caught)
+""",
+)

@@ -4,7 +4,8 @@ Each program builds a graph with ``torch`` bound to PyTorch or the engine and re
 ``(roots, kind, inputs)``: ``kind`` is ``"backward"`` or ``"grad"`` (``autograd.grad``
 with respect to ``inputs``).  ``record`` registers a pre-hook on every node reachable
 from the roots and returns, in execution order, each node's name and the shapes and
-values of the gradients it received.
+values of the gradients it received.  A program may append its own entries to ``log``
+(a post-accumulate-grad hook does, to show when it runs among the nodes).
 """
 
 from __future__ import annotations
@@ -126,6 +127,16 @@ w = torch.tensor([2.0], requires_grad=True)
 roots = [(x * w).sum() + (x.exp() * 0).sum()]
 kind = "grad"; inputs = [x, w]
 """,
+    "post_accumulate_grad_hook": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([0.5, -1.0], requires_grad=True)
+def step(p):
+    log.append(["post_accumulate", [[list(p.grad.shape), p.grad.tolist()]]])
+    p.add_(p.grad, alpha=-0.1)
+x.register_post_accumulate_grad_hook(step)
+w.register_post_accumulate_grad_hook(step)
+roots = [(x * w).sum() + (x.exp() * w).sum()]
+""",
     "view_and_expand": """
 x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 v = x.t().reshape(4).unsqueeze(0).expand(3, 4)
@@ -148,10 +159,10 @@ def _reachable(roots: list[Any]) -> list[Any]:
 
 def record(torch: Any, source: str) -> list[list[Any]]:
     """Run a program's backward; each executed node's name and incoming gradients."""
-    scope: dict[str, Any] = {"torch": torch, "kind": "backward", "inputs": None}
+    log: list[list[Any]] = []
+    scope: dict[str, Any] = {"torch": torch, "kind": "backward", "inputs": None, "log": log}
     exec(source, scope)
     roots = scope["roots"]
-    log: list[list[Any]] = []
 
     def pre(node: Any) -> Any:
         def hook(grads: tuple[Any, ...]) -> None:

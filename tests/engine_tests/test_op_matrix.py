@@ -118,6 +118,62 @@ SECOND_ORDER = [
     "reciprocal",
     "cumprod",
     "diagonal",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "log2",
+    "log10",
+    "log1p",
+    "expm1",
+    "rsqrt",
+    "atan2",
+    "abs",
+    "relu",
+    "pow_scalar_base",
+    "remainder_tensor",
+    "fmod_tensor",
+    "mv",
+    "addmm",
+    "add_scalar",
+    "threshold_backward",
+    "prod",
+    "prod_dim",
+    "var",
+    "std",
+    "linalg_vector_norm",
+    "pow_tensor",
+    "silu",
+    "leaky_relu",
+    "elu",
+    "softplus",
+    "hardtanh",
+    "log_sigmoid",
+    "leaky_relu_backward",
+    "elu_backward",
+    "softplus_backward",
+    "hardtanh_backward",
+    "log_sigmoid_backward",
+    "mse_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "mse_loss_backward",
+    "smooth_l1_loss_backward",
+    "huber_loss_backward",
+    "softmax_backward_data",
+    "log_softmax_backward_data",
+    "nll_loss",
+    "binary_cross_entropy_with_logits",
+    "div_scalar",
+    "avg_pool2d",
+    "embedding",
+    "embedding_dense_backward",
+    "binary_cross_entropy",
+    "binary_cross_entropy_backward",
+    "logit",
+    "layer_norm",
+    "batch_norm",
+    "convolution",
 ]
 
 
@@ -137,6 +193,43 @@ def test_second_derivative_matches_finite_differences(name: str) -> None:
         return tuple(g for g in gs if g is not None)
 
     assert engine.autograd.gradcheck(first_grad, inputs)
+
+
+THIRD_ORDER = [
+    "convolution",
+    "layer_norm",
+    "batch_norm",
+    "softmax",
+    "log_softmax",
+    "mse_loss",
+    "binary_cross_entropy",
+    "elu",
+    "softplus",
+    "log_sigmoid",
+    "var",
+    "linalg_vector_norm",
+]
+
+
+@pytest.mark.parametrize("name", THIRD_ORDER)
+def test_third_derivative_matches_finite_differences(name: str) -> None:
+    """The backward of a fused backward node (``…BackwardBackward0``) is itself
+    differentiable: d/dx of the gradient of ``|first-order gradient|²``, by gradcheck."""
+    op = OPS[name]
+    sample = op.samples[0]
+    inputs, params = build(op, sample, "cpu")
+    v = engine.tensor(
+        np.random.default_rng(5).standard_normal(tuple(apply_op(op, tuple(inputs), params).shape))
+    )
+
+    def second_grad(*xs: Any) -> Any:
+        out = apply_op(op, xs, params)
+        gs = engine.autograd.grad(out, xs, v, create_graph=True, allow_unused=True)
+        total = sum((g * g).sum() for g in gs if g is not None)
+        hs = engine.autograd.grad(total, xs, create_graph=True, allow_unused=True)
+        return tuple(h for h in hs if h is not None)
+
+    assert engine.autograd.gradcheck(second_grad, inputs)
 
 
 def test_every_op_with_a_grad_fn_has_samples() -> None:
@@ -160,6 +253,11 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "normal_",
         "bernoulli_",
         "random_",
+        "max_pool2d_backward",
+        "avg_pool2d_backward",
+        "convolution_backward",
+        "layer_norm_backward",
+        "batch_norm_backward",
     }
     missing = [n for n, op in OPS.items() if op.grad_fn and not op.samples and n not in internal]
     assert missing == []

@@ -120,7 +120,12 @@ class Instruments(QObject):
         backward.raise_()
         for dock in (self.verify_dock, self.changes_dock):
             self._panels_menu().addAction(dock.toggleViewAction())
+            # Empty panels would crowd the backward graph's tab bar; each comes
+            # forward the first time it has something to say.
+            dock.hide()
         self.verifier.changed.connect(self._show_report)
+        self.changes.changed.connect(self._show_changes)
+        self._changes_shown_once = False
 
     def _panels_menu(self) -> QMenu:
         view = self._menu("&View")
@@ -135,6 +140,12 @@ class Instruments(QObject):
         if self.verifier.report is not None or self.verifier.notice:
             self.verify_dock.show()
             self.verify_dock.raise_()
+
+    def _show_changes(self) -> None:
+        """Bring the What changed panel in, behind the backward graph, on its first changes."""
+        if self.changes.shown and not self._changes_shown_once:
+            self._changes_shown_once = True
+            self.changes_dock.show()
 
     def _update_actions(self) -> None:
         self.act_cancel_verify.setEnabled(self.verifier.busy)
