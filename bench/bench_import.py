@@ -1,7 +1,10 @@
 """Benchmark: import a 500-step training loop by running it, then open the document.
 
-Issue 12 asks for under 2 s. Without loop folding every step is a run of nodes, so this
-measures the unfolded recorder: the child run, building the document, saving and loading.
+Issue 12 asks for under 2 s. The loop folds (its first 3 steps and the last stay as
+nodes, the other 496 become one card carrying the parameters), so this measures the
+child run, folding, building the document, saving and loading.  ``cpu_s`` is the CPU
+time of this process and the child together: on a shared machine the wall clock also
+counts waiting for a core.
 
     .venv/bin/python bench/bench_import.py [--steps 500]
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import tempfile
 import time
@@ -39,6 +43,12 @@ for _ in range({steps}):
 """
 
 
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + child.ru_utime + child.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=500)
@@ -47,6 +57,7 @@ def main() -> None:
         program = Path(tmp) / "train.py"
         program.write_text(PROGRAM.format(steps=args.steps), "utf-8")
         t0 = time.perf_counter()
+        cpu0 = _cpu()
         doc = import_program(program)
         imported = time.perf_counter() - t0
         path = Path(tmp) / "train.gstudio"
@@ -54,6 +65,7 @@ def main() -> None:
         t1 = time.perf_counter()
         load_document(path)
         opened = time.perf_counter() - t1
+        cpu = _cpu() - cpu0
     print(
         json.dumps(
             {
@@ -62,6 +74,7 @@ def main() -> None:
                 "import_s": round(imported, 3),
                 "open_s": round(opened, 3),
                 "total_s": round(imported + opened, 3),
+                "cpu_s": round(cpu, 3),
                 "target_s": 2.0,
             }
         )

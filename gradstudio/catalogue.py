@@ -308,7 +308,9 @@ def _derived(sig: Any) -> NodeType:
         pos: list[Any] = []
         for name, value in positional:
             converted = engine_value(call, kinds.get(name, ""), value)
-            if name in spread and isinstance(converted, tuple | list):
+            # an empty size goes as one (): torch.zeros() has none
+            empty_size = name not in port_names and not converted
+            if name in spread and isinstance(converted, tuple | list) and not empty_size:
                 pos.extend(converted)
             else:
                 pos.append(converted)
@@ -330,7 +332,7 @@ def _derived(sig: Any) -> NodeType:
                 return ", ".join(value) if name in spread else "[" + ", ".join(value) + "]"
             return value if isinstance(value, str) else repr(value)
         if name in spread and isinstance(value, list):
-            return ", ".join(map(str, value))
+            return ", ".join(map(str, value)) if value else "()"  # torch.zeros(()): 0-dim
         return py(kinds.get(name, ""), value)
 
     def code(c: CodeCall) -> str:

@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TextIO
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
 from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare, waiting_text
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
-from gradstudio.interchange.program_import.runner import import_program
+from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS, import_program
 from gradstudio.interchange.pytorch_export import ExportError, export_script
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
 from gradstudio.interchange.quoting import printable, shorten
@@ -76,6 +76,14 @@ def _parser() -> argparse.ArgumentParser:
         "--run",
         action="store_true",
         help="run the program (torch mapped to the engine) and record what it does",
+    )
+    imp.add_argument(
+        "--keep-iterations",
+        type=int,
+        default=KEEP_ITERATIONS,
+        metavar="K",
+        help=f"with --run: a loop keeps its first K iterations and its last as nodes, "
+        f"the others folded into one card (default {KEEP_ITERATIONS})",
     )
     imp.add_argument("-o", "--output", required=True, help="the .gstudio file to write")
 
@@ -209,7 +217,7 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
     except UnicodeDecodeError:
         raise ImportProblem("the file is not UTF-8 text") from None
     if args.run:
-        doc = import_program(args.snippet)
+        doc = import_program(args.snippet, keep=max(0, args.keep_iterations))
     else:
         doc = import_snippet(source, args.snippet)
     doc.set_meta("title", Path(args.snippet).stem)

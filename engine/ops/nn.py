@@ -341,13 +341,15 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
 
 @public(
     "nll_loss",
-    ("input", "target"),
+    ("input", "target", Port("weight", optional=True)),
     (REDUCTION, Param("ignore_index", "int")),
     namespace=NS,
     category="loss",
     doc="negative log likelihood of log-probabilities",
     method=False,
-    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
+    example=Example(
+        inputs={"target": (2,), "weight": (3,)}, values={"target": "index", "weight": "positive"}
+    ),
 )
 def nll_loss(
     input: Any,
@@ -372,13 +374,15 @@ def nll_loss(
 
 @public(
     "cross_entropy",
-    ("input", "target"),
-    (REDUCTION, Param("ignore_index", "int")),
+    ("input", "target", Port("weight", optional=True)),
+    (REDUCTION, Param("ignore_index", "int"), Param("label_smoothing", "number")),
     namespace=NS,
     category="loss",
     doc="log_softmax followed by nll_loss",
     method=False,
-    example=Example(inputs={"target": (2,)}, values={"target": "index"}),
+    example=Example(
+        inputs={"target": (2,), "weight": (3,)}, values={"target": "index", "weight": "positive"}
+    ),
 )
 def cross_entropy(
     input: Any,
@@ -399,13 +403,56 @@ def cross_entropy(
             "cross_entropy with class probabilities (a float target shaped like the input) is "
             "not supported by the engine; pass class indices (a long tensor) instead"
         )
-    return nll_loss(
-        log_softmax(input, 1 if input.ndim >= 2 else 0),
-        target,
-        weight,
-        ignore_index=ignore_index,
-        reduction=reduction,
+    class_dim = 1 if input.ndim >= 2 else 0
+    log_p = log_softmax(input, class_dim)
+    nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    return _label_smoothing(
+        log_p, nll, target, weight, class_dim, ignore_index, reduction, label_smoothing
     )
+
+
+def _label_smoothing(
+    log_p: Any,
+    nll: Any,
+    target: Any,
+    weight: Any,
+    class_dim: int,
+    ignore_index: int,
+    reduction: str,
+    smoothing: float,
+) -> Any:
+    """PyTorch's ``cross_entropy_loss_label_smoothing``: the NLL blended with the mean
+    log-probability over the classes, ``(1 - s) * nll + smooth * (s / C)``."""
+    from engine.ops import reduce, select
+
+    if not 0.0 <= smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {smoothing:g}")
+    n_classes = log_p.shape[class_dim]
+    if weight is not None:
+        shape = [1] * log_p.ndim
+        shape[class_dim] = weight.shape[0]
+        smooth = -reduce.sum(log_p * weight.reshape(shape), class_dim)
+    else:
+        smooth = -reduce.sum(log_p, class_dim)
+    ignored = target == ignore_index
+    smooth = select.masked_fill(smooth, ignored, 0.0)
+    if reduction == "mean":
+        kept = target._data[~ignored._data]
+        if weight is not None:
+            denominator = float(weight._data[kept].sum())
+        else:
+            denominator = float(kept.size)
+        ret = reduce.sum(smooth) / denominator
+    elif reduction == "sum":
+        ret = reduce.sum(smooth)
+    else:
+        ret = smooth
+    # C++ multiplies by a Scalar (MulBackward1), the right operand first (its node is older)
+    smooth_part = apply_op(pointwise.MUL_SCALAR, (ret,), {"other": smoothing / n_classes})
+    kept_part = apply_op(pointwise.MUL_SCALAR, (nll,), {"other": 1 - smoothing})
+    return kept_part + smooth_part
 
 
 @public(

@@ -26,12 +26,14 @@ if TYPE_CHECKING:
     from ui.canvas.view import GraphView
     from ui.run.runner import EvaluationRunner
     from ui.state import StudioState
+    from ui.window.program_dialog import ProgramDialog
     from ui.window.recovery import Recovery
     from ui.window.settings import StudioSettings
     from ui.window.undo_bridge import UndoBridge
 
 APP_NAME = "GradStudio"
 FILE_FILTER = f"GradStudio graphs (*{EXTENSION});;All files (*)"
+PROGRAM_FILTER = "Python programs (*.py);;All files (*)"
 
 
 class FileCommands:
@@ -45,6 +47,7 @@ class FileCommands:
     recovery: Recovery
     trust_store: TrustStore
     file_path: str | None
+    program_dialog: ProgramDialog | None
     example_name: str | None
     recent_menu: QMenu
     examples_menu: QMenu
@@ -255,6 +258,45 @@ class FileCommands:
             return False
         self.set_document(dialog.document)
         return True
+
+    def ask_program_path(self) -> str:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import program (run it)", self.settings.last_directory, PROGRAM_FILTER
+        )
+        return path
+
+    def import_program(self, path: str | None = None) -> bool:
+        """Run to import: ask for a program, then the dialog that runs it (with consent).
+
+        The dialog is window-modal but not blocking: the program runs while the window
+        repaints, and the graph opens when it is done (``program_imported``).
+        """
+        from ui.window.program_dialog import ProgramDialog
+
+        if not self.maybe_save():
+            return False
+        path = path or self.ask_program_path()
+        if not path:
+            return False
+        dialog = ProgramDialog(path, self, self.settings.keep_iterations)
+        dialog.accepted.connect(lambda: self.program_imported(dialog))
+        dialog.finished.connect(lambda _result: self._program_dialog_closed(dialog))
+        self.program_dialog = dialog
+        dialog.open()
+        return True
+
+    def _program_dialog_closed(self, dialog: ProgramDialog) -> None:
+        if self.program_dialog is dialog:
+            self.program_dialog = None
+        dialog.deleteLater()
+
+    def program_imported(self, dialog: ProgramDialog) -> None:
+        """The recorded graph opens as a new, unsaved document."""
+        if dialog.document is None:
+            return
+        self.set_document(dialog.document)
+        self.state.undo_stack.set_dirty()
+        self.show_message(f"Recorded {dialog.program.name}: {len(dialog.document)} nodes", 5000)
 
     def export_script(self) -> bool:
         from gradstudio.interchange.pytorch_export import ExportError, export_script

@@ -86,6 +86,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.settings = settings or StudioSettings()
         self.trust_store = TrustStore()  # the one store, shared with `main.py trust`
         self.file_path: str | None = None
+        self.program_dialog = None
         self.example_name: str | None = None
         self.theme: Theme = theme(self.settings.theme)
         self.bridge = UndoBridge(self.state, self)
@@ -314,6 +315,13 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "python",
             "Build a graph from PyTorch code",
         )
+        self.act_import_program = self._action(
+            "Import &Program (Run to Import)…",
+            self.import_program,
+            None,
+            None,
+            "Run a PyTorch program and record what it computes as a graph",
+        )
         self.act_export_py = self._action(
             "&Export PyTorch Script…",
             self.export_script,
@@ -465,7 +473,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addSeparator()
         m.addActions([self.act_save, self.act_save_as])
         m.addSeparator()
-        m.addActions([self.act_import, self.act_export_py])
+        m.addActions([self.act_import, self.act_import_program, self.act_export_py])
         export = m.addMenu("Export &Image")
         export.addActions([self.act_export_png, self.act_export_svg])
         m.addSeparator()

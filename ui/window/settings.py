@@ -82,6 +82,22 @@ class StudioSettings:
     def memory_budget(self, nbytes: int) -> None:
         self.qsettings.setValue("run/memory_budget", int(nbytes))
 
+    # ------------------------------------------------------------------ program import
+    @property
+    def keep_iterations(self) -> int:
+        """Iterations of a loop that Run to Import keeps as nodes (then the last)."""
+        from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS
+
+        try:
+            value = int(self.qsettings.value("import/keep_iterations", KEEP_ITERATIONS))
+        except (TypeError, ValueError):
+            return KEEP_ITERATIONS
+        return value if value >= 0 else KEEP_ITERATIONS
+
+    @keep_iterations.setter
+    def keep_iterations(self, count: int) -> None:
+        self.qsettings.setValue("import/keep_iterations", max(0, int(count)))
+
     # ------------------------------------------------------------------ window layout
     def geometry(self) -> QByteArray | None:
         value = self.qsettings.value("window/geometry")

@@ -18,8 +18,6 @@ from typing import Any
 
 #: Operators and the catalogue function each records (reflected: arguments swapped).
 #: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
-#: Operators and the catalogue function each records (reflected: arguments swapped).
-#: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
 OPERATORS = {
     "__add__": ("torch.add", False),
     "__radd__": ("torch.add", False),
@@ -28,10 +26,18 @@ OPERATORS = {
     "__mul__": ("torch.mul", False),
     "__rmul__": ("torch.mul", False),
     "__truediv__": ("torch.div", False),
-    "__rtruediv__": ("torch.div", True),
     "__matmul__": ("torch.matmul", False),
+    "__rmatmul__": ("torch.matmul", True),
     "__pow__": ("torch.pow", False),
     "__neg__": ("torch.neg", False),
+    "__abs__": ("torch.abs", False),
+    "__mod__": ("torch.remainder", False),
+    "__eq__": ("torch.eq", False),
+    "__ne__": ("torch.ne", False),
+    "__lt__": ("torch.lt", False),
+    "__le__": ("torch.le", False),
+    "__gt__": ("torch.gt", False),
+    "__ge__": ("torch.ge", False),
 }
 
 #: Augmented assignments run the in-place method of the same name.
@@ -43,16 +49,32 @@ INPLACE_OPERATORS = {
 }
 
 
+class Events(list):
+    """Events in program order; each one names the frame (module call, loop iteration)
+    it happened in, declared by a ``frame`` event before its first use."""
+
+    frames: Any = None
+
+    def append(self, event: dict[str, Any]) -> None:
+        if self.frames is not None and event["kind"] != "frame":
+            event["frame"] = self.frames.current()
+        super().append(event)
+
+
 class Recorder:
     """Events in program order; tensors are known by ``id`` while they live."""
 
-    def __init__(self, program: str) -> None:
+    def __init__(self, program: str, keep: int = 3) -> None:
         self.program = program
-        self.events: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = Events()
         self.keys: dict[int, str] = {}
         self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
         self.depth = 0
         self.count = 0
+        #: how many iterations of a loop stay nodes before the folded ones
+        self.keep = keep
+        self.snapshots: dict[str, dict[str, Any]] = {}
+        self.leaves: set[str] = set()
 
     def fresh(self, tensor: Any) -> str:
         """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
@@ -60,7 +82,36 @@ class Recorder:
         self.count += 1
         self.keys[id(tensor)] = key
         self.alive.append(tensor)
+        if tensor.requires_grad and tensor.grad_fn is None:
+            self.leaves.add(key)  # backward accumulates into its .grad
+        frames = self.events.frames
+        if frames is not None and frames.folding:
+            self.snapshot(key, tensor)
         return key
+
+    def snapshot(self, key: str, tensor: Any) -> None:
+        """What ``tensor`` holds now, in case its loop iteration is folded later."""
+        self.depth += 1
+        try:
+            data = tensor.detach().cpu().numpy(force=True).copy()
+        finally:
+            self.depth -= 1
+        self.snapshots[key] = {
+            "array": data,
+            "dtype": str(tensor.dtype).removeprefix("torch."),
+            "requires_grad": bool(tensor.requires_grad),
+            "history": tensor.grad_fn is not None,
+            "id": id(tensor),
+        }
+
+    def folded(self, events: list[dict[str, Any]], scope: dict[str, Any]) -> list[dict[str, Any]]:
+        """``events`` with long loops folded, the literals named after what they hold."""
+        from gradstudio.interchange.program_import.loop_folding import fold
+
+        names = _tensor_names(scope)
+        for state in self.snapshots.values():
+            state["name"] = names.get(state["id"])
+        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves)
 
     def line(self) -> int | None:
         frame: FrameType | None = sys._getframe(1)
@@ -74,17 +125,64 @@ class Recorder:
         found = self.keys.get(id(tensor))
         if found is not None:
             return found
+        if tensor.grad_fn is not None:
+            # a literal would cut the graph backward goes through: say so, do not guess
+            self.refuse(
+                f"a tensor used here was made by an operation GradStudio does not record "
+                f"({type(tensor.grad_fn).__name__}); its history cannot be shown"
+            )
+        return self.literal(tensor)
+
+    def literal(self, tensor: Any) -> str:
+        """``tensor`` enters the document as a literal holding its values now."""
+        self.depth += 1
+        try:
+            data = tensor.detach().tolist()
+            dtype = str(tensor.dtype).removeprefix("torch.")
+        finally:
+            self.depth -= 1
         key = self.fresh(tensor)
         self.events.append(
             {
                 "kind": "literal",
                 "key": key,
-                "data": tensor.detach().tolist(),
+                "data": data,
+                "dtype": dtype,
                 "requires_grad": bool(tensor.requires_grad),
                 "line": self.line(),
             }
         )
         return key
+
+    def set_value(self, tensor: Any, line: int | None = None) -> None:
+        """``tensor`` changed without a recorded op: a no-grad copy of its new values."""
+        target = self.key(tensor)
+        self.depth += 1
+        try:
+            data = tensor.detach().tolist()
+        finally:
+            self.depth -= 1
+        self.events.append(
+            {
+                "kind": "set_value",
+                "target": target,
+                "data": data,
+                "out": self.fresh(tensor),
+                "line": self.line() if line is None else line,
+            }
+        )
+
+    def quiet(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` without recording what it calls."""
+        self.depth += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+
+    def refuse(self, message: str) -> None:
+        """Something the document cannot hold: the import fails at this line, saying why."""
+        self.events.append({"kind": "refused", "message": message, "line": self.line()})
 
     def value(self, value: Any, tensor_type: type) -> Any:
         if isinstance(value, tensor_type):
@@ -111,15 +209,18 @@ class Recorder:
     def call(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         if self.depth:
             return fn(*args, **kwargs)
-        self.depth += 1
-        try:
-            result = fn(*args, **kwargs)
-        finally:
-            self.depth -= 1
+        result = self.quiet(fn, *args, **kwargs)
+        self.record(qualname, args, kwargs, result, tensor_type)
+        return result
+
+    def record(
+        self, qualname: str, args: tuple, kwargs: dict, result: Any, tensor_type: type
+    ) -> None:
+        """One call event, if a tensor went in or came out."""
         if not any(isinstance(a, tensor_type) for a in (*args, *kwargs.values())) and not (
             isinstance(result, tensor_type)
         ):
-            return result
+            return
         event = {
             "kind": "call",
             "function": qualname,
@@ -130,7 +231,6 @@ class Recorder:
         }
         event["out"] = self.result(result, tensor_type)
         self.events.append(event)
-        return result
 
     def grad_enabled(self) -> bool:
         import engine
@@ -144,6 +244,34 @@ class Recorder:
             if isinstance(value, tensor_type) and id(value) in self.keys:
                 labels[self.keys[id(value)]] = name
         return labels
+
+
+def _tensor_names(scope: dict[str, Any]) -> dict[int, str]:
+    """Names for tensors: the program's variables, and ``model.fc1.weight`` for parameters."""
+    import engine
+    from engine.nn.modules.module import Module
+
+    names: dict[int, str] = {}
+    for name, value in scope.items():
+        if isinstance(value, Module):
+            for sub, param in value.named_parameters():
+                names.setdefault(id(param), f"{name}.{sub}")
+        elif isinstance(value, engine.Tensor):
+            names.setdefault(id(value), name)
+    return names
+
+
+class _Lazy(dict):
+    """Snapshots whose data becomes JSON lists only when a fold needs them."""
+
+    def __init__(self, states: dict[str, dict[str, Any]]) -> None:
+        super().__init__(states)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        state = super().get(key, default)
+        if state is not None and "data" not in state:
+            state["data"] = state["array"].tolist()
+        return state
 
 
 def _wrap(recorder: Recorder, qualname: str, fn: Any, tensor_type: type) -> Any:
@@ -196,16 +324,7 @@ def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
             recorder.depth -= 1
         line = recorder.line()
         for p in params:
-            target = recorder.key(p)
-            recorder.events.append(
-                {
-                    "kind": "set_value",
-                    "target": target,
-                    "data": p.detach().tolist(),
-                    "out": recorder.fresh(p),
-                    "line": line,
-                }
-            )
+            recorder.set_value(p, line)
         return loss
 
     Optimizer.step = recorded_step  # type: ignore[method-assign]
@@ -235,7 +354,8 @@ def install(recorder: Recorder) -> None:
                 _wrap(recorder, sig.qualname, getattr(module, sig.name), tensor_type),
             )
         method = getattr(tensor_type, sig.name, None)
-        if sig.method and callable(method) and sig.namespace == "torch":
+        method_only = sig.namespace == "torch.Tensor"  # x.view(...), x.expand(...)
+        if callable(method) and (method_only or (sig.method and sig.namespace == "torch")):
             setattr(tensor_type, sig.name, _wrap(recorder, sig.qualname, method, tensor_type))
     for dunder, (qualname, reflected) in OPERATORS.items():
         method = getattr(tensor_type, dunder)
@@ -304,23 +424,36 @@ def install(recorder: Recorder) -> None:
             recorder.depth -= 1
 
     tensor_type.backward = record_backward
+    from gradstudio.interchange.program_import.actions import install_actions
+
+    install_actions(recorder, tensor_type)
     for name in list(sys.modules):
         if name == "engine" or name.startswith("engine."):
             sys.modules["torch" + name[len("engine") :]] = sys.modules[name]
 
 
-def main(program: str, output: str) -> int:
+def main(program: str, output: str, keep: int = 3) -> int:
     """Run ``program`` recording it; write the events (or the error) as JSON to ``output``."""
-    recorder = Recorder(program)
+    recorder = Recorder(program, keep)
     install(recorder)
     import engine
+    from gradstudio.interchange.program_import.frames import Frames
 
     scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
+    frames = Frames(program, recorder.events, keep)
+    frames.scope = scope
+    frames.install_modules(recorder)
+    recorder.events.frames = frames
     report: dict[str, Any]
     try:
         with open(program, encoding="utf-8") as f:
-            code = compile(f.read(), program, "exec")
-        exec(code, scope)
+            source = f.read()
+        code = compile(source, program, "exec")
+        frames.install_loops(source)
+        try:
+            exec(code, scope)
+        finally:
+            frames.stop()
     except BaseException as exc:  # the program's failure is data for the user
         line = None
         for frame, lineno in traceback.walk_tb(exc.__traceback__):
@@ -330,11 +463,14 @@ def main(program: str, output: str) -> int:
             line = exc.lineno
         report = {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line}
     else:
-        report = {"events": recorder.events, "labels": recorder.names(scope, engine.Tensor)}
+        report = {
+            "events": recorder.folded(list(recorder.events), scope),
+            "labels": recorder.names(scope, engine.Tensor),
+        }
     with open(output, "w", encoding="utf-8") as f:
         json.dump(report, f)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:4])))

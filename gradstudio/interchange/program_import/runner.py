@@ -7,11 +7,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
+from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
@@ -20,11 +22,14 @@ from gradstudio.interchange.pytorch_import import (
     _Importer,
 )
 from gradstudio.interchange.trust import admit
+from gradstudio.params import DTYPES
 
 #: Seconds of CPU the program may use, and bytes of address space.
 CPU_SECONDS = 60
 MEMORY_BYTES = 4 * 1024**3
 WALL_SECONDS = 120
+#: A loop keeps this many first iterations (and its last) as nodes; the rest fold into one.
+KEEP_ITERATIONS = 3
 
 
 def _limits() -> None:  # pragma: no cover - runs in the child before exec
@@ -34,45 +39,104 @@ def _limits() -> None:  # pragma: no cover - runs in the child before exec
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
 
 
-def record(program: str | Path) -> dict[str, Any]:
-    """The recorder's report for ``program``: events and labels, or an error with its line."""
-    program = str(Path(program).resolve())
-    root = str(Path(__file__).resolve().parents[3])
-    with tempfile.TemporaryDirectory() as tmp:
-        output = os.path.join(tmp, "events.json")
-        env = {**os.environ, "PYTHONPATH": root}
+class Recording:
+    """A program running in its child process; ``done`` polls, ``report`` reads the result.
+
+    The studio polls it from a timer so the window never waits on the program, and
+    ``stop`` ends the child at once (the Cancel of the import dialog).
+    """
+
+    def __init__(self, program: str | Path, keep: int = KEEP_ITERATIONS) -> None:
+        self.program = str(Path(program).resolve())
+        root = str(Path(__file__).resolve().parents[3])
+        self._tmp = tempfile.TemporaryDirectory()
+        self.output = os.path.join(self._tmp.name, "events.json")
+        self._stderr = open(os.path.join(self._tmp.name, "stderr.txt"), "w+b")  # noqa: SIM115
+        self.started = time.monotonic()
+        self.stopped = False
+        self.timed_out = False
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gradstudio.interchange.program_import.recorder",
+                self.program,
+                self.output,
+                str(max(0, int(keep))),
+            ],
+            cwd=str(Path(self.program).parent),
+            env={**os.environ, "PYTHONPATH": root},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+            preexec_fn=_limits if os.name == "posix" else None,
+        )
+
+    def done(self) -> bool:
+        """Whether the child has ended (one past its wall-clock limit is ended here)."""
+        if self.proc.poll() is not None:
+            return True
+        if time.monotonic() - self.started > WALL_SECONDS:
+            self.timed_out = True
+            self.stop()
+            return True
+        return False
+
+    def wait(self) -> dict[str, Any]:
+        """Block until the child ends; its report."""
         try:
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "gradstudio.interchange.program_import.recorder",
-                    program,
-                    output,
-                ],
-                cwd=str(Path(program).parent),
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=WALL_SECONDS,
-                preexec_fn=_limits if os.name == "posix" else None,
-            )
+            self.proc.wait(timeout=max(0.0, WALL_SECONDS - (time.monotonic() - self.started)))
         except subprocess.TimeoutExpired:
-            raise ImportProblem(f"the program ran longer than {WALL_SECONDS} s; stopped") from None
-        if not os.path.exists(output):
-            if proc.returncode < 0:
+            self.timed_out = True
+            self.stop()
+        return self.report()
+
+    def stop(self) -> None:
+        """End the child now (the user cancelled, or it ran out of time)."""
+        self.stopped = True
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def report(self) -> dict[str, Any]:
+        """The recorder's report, or ``ImportProblem`` saying in one line what went wrong."""
+        try:
+            return self._report()
+        finally:
+            self.close()
+
+    def _report(self) -> dict[str, Any]:
+        if self.timed_out:
+            raise ImportProblem(f"the program ran longer than {WALL_SECONDS} s; stopped")
+        if self.stopped:
+            raise ImportProblem("the program was stopped before it finished")
+        if not os.path.exists(self.output):
+            if self.proc.returncode < 0:
                 raise ImportProblem(
-                    f"the program was stopped (signal {-proc.returncode}): "
+                    f"the program was stopped (signal {-self.proc.returncode}): "
                     f"it used more than {CPU_SECONDS} s of CPU or {MEMORY_BYTES // 1024**3} GiB"
                 )
-            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            self._stderr.seek(0)
+            text = self._stderr.read().decode("utf-8", "replace")
+            last = (text.strip().splitlines() or ["no output"])[-1]
             if "MemoryError" in last:
                 raise ImportProblem(
                     f"the program used more than {MEMORY_BYTES // 1024**3} GiB of memory"
                 )
             raise ImportProblem(f"the program could not be recorded: {last}")
-        with open(output, encoding="utf-8") as f:
-            return json.load(f)
+        with open(self.output, encoding="utf-8") as f:
+            return json.load(f)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.stop()
+        self._stderr.close()
+        self._tmp.cleanup()
+
+
+def record(program: str | Path, keep: int = KEEP_ITERATIONS) -> dict[str, Any]:
+    """The recorder's report for ``program``: events and labels, or an error with its line."""
+    return Recording(program, keep).wait()
 
 
 def _value(value: Any, refs: dict[str, TensorRef]) -> Any:
@@ -93,25 +157,41 @@ def build(report: dict[str, Any]) -> Document:
     importer = _Importer("")
     refs: dict[str, TensorRef] = {}
     labels: dict[str, str] = report.get("labels", {})
+    frames = FrameGroups(importer)
     for event in report["events"]:
         line = event.get("line")
-        if event["kind"] == "literal":
-            node = importer.add(
-                "torch.tensor",
-                {"data": event["data"], "requires_grad": event["requires_grad"]},
-                labels.get(event["key"], event["key"]),
-                line,
-            )
+        frames.current = event.get("frame")
+        if event["kind"] == "frame":
+            frames.declare(event)
+        elif event["kind"] == "literal":
+            params = {"data": event["data"], "requires_grad": event["requires_grad"]}
+            if event.get("dtype") in DTYPES:
+                params["dtype"] = event["dtype"]
+            label = labels.get(event["key"]) or event.get("label") or event["key"]
+            node = importer.add("torch.tensor", params, label, line)
             refs[event["key"]] = TensorRef(node)
+        elif event["kind"] == "refused":
+            raise ImportProblem(event["message"], line)
+        elif event["kind"] in ACTIONS:
+            ACTIONS[event["kind"]](importer, event, refs, labels)
         elif event["kind"] == "call":
             namespace, _, name = event["function"].rpartition(".")
-            if namespace == "Tensor":
-                node_type = importer.doc.catalogue.by_method(name)
+            if namespace in ("Tensor", "torch.Tensor"):
+                node_type = importer.doc.catalogue.by_method(
+                    name
+                ) or importer.doc.catalogue.by_attribute(name)
             else:
                 node_type = importer.doc.catalogue.by_function(event["function"])
             importer.no_grad = event.get("no_grad", False)
             if node_type is None:
                 raise ImportProblem(f"{event['function']}() is not in GradStudio's catalogue", line)
+            made = [k for k in event["out"] if k is not None]
+            if len(made) > max(1, len(node_type.outputs)):
+                raise ImportProblem(
+                    f"{event['function'].rsplit('.', 1)[1]}() returns {len(made)} tensors, "
+                    "which GradStudio cannot take apart yet",
+                    line,
+                )
             args = [_value(a, refs) for a in event["args"]]
             kwargs = {k: _value(v, refs) for k, v in event["kwargs"].items()}
             label = next(
@@ -150,17 +230,26 @@ def build(report: dict[str, Any]) -> Document:
                 kwargs["gradient"] = _value(gradient, refs)
             importer.backward(refs[event["target"]], [], kwargs, "backward", line)
     doc = importer.doc
+    doc.add_groups(frames.groups())
     for node_id, (x, y) in auto_layout(doc).items():
         doc.move_node(node_id, x, y)
     return doc
 
 
-def import_program(program: str | Path, consented: bool = True) -> Document:
-    """Run ``program`` (the user asked to) and record it as a document.
+def import_program(
+    program: str | Path, consented: bool = True, keep: int = KEEP_ITERATIONS
+) -> Document:
+    """Run ``program`` (the user asked to) and record it as a document; each loop keeps
+    its first ``keep`` iterations and its last as nodes, the others folded into one."""
+    return document_of(program, record(program, keep), consented)
 
-    The document holds no code of its own beyond custom Function and hook nodes; it is
-    admitted as trusted because the user consented to running the program it came from.
+
+def document_of(program: str | Path, report: dict[str, Any], consented: bool = True) -> Document:
+    """The document of a finished recording.
+
+    The document holds no code of its own beyond custom Function nodes; it is admitted
+    as trusted because the user consented to running the program it came from.
     """
-    doc = build(record(program))
+    doc = build(report)
     doc.set_meta("title", Path(program).stem)
     return admit(doc, consented)

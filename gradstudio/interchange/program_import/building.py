@@ -1,0 +1,206 @@
+"""Document nodes for the recorder's tensor-action events (the events ``actions`` writes).
+
+Each builder takes one event and the keys seen so far; the node it adds is wired the way
+the static importer wires the same code, so both importers give the same document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gradstudio.document.groups import MAX_TITLE, Group
+from gradstudio.interchange.pytorch_import import (
+    Const,
+    ImportProblem,
+    TensorRef,
+    _Importer,
+)
+
+Refs = dict[str, TensorRef]
+Labels = dict[str, str]
+
+
+def _ref(refs: Refs, key: str | None, line: int | None) -> TensorRef:
+    if key is None or key not in refs:
+        raise ImportProblem("a tensor here was not recorded", line)
+    return refs[key]
+
+
+def _label(labels: Labels, key: str | None, fallback: str) -> str:
+    return labels.get(key or "", fallback)
+
+
+def _to(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+    line = event["line"]
+    importer.no_grad = event.get("no_grad", False)
+    node = importer.add(
+        "Tensor.to",
+        {"device": event["device"], "dtype": event["dtype"]},
+        _label(labels, event["out"], "to"),
+        line,
+    )
+    importer.no_grad = False
+    importer.connect(_ref(refs, event["target"], line), node, "input", line)
+    refs[event["out"]] = TensorRef(node)
+
+
+def _getitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+    line = event["line"]
+    importer.no_grad = event.get("no_grad", False)
+    node = importer.add(
+        "Tensor.__getitem__",
+        {"key": event["key"]},
+        _label(labels, event["out"], f"[{event['key']}]"),
+        line,
+    )
+    importer.no_grad = False
+    importer.connect(_ref(refs, event["target"], line), node, "input", line)
+    for key in event["index"]:
+        importer.connect(_ref(refs, key, line), node, "index", line)
+    refs[event["out"]] = TensorRef(node)
+
+
+def _setitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+    line = event["line"]
+    value = event["value"]
+    target = _ref(refs, event["target"], line)
+    importer.no_grad = event.get("no_grad", False)
+    node = importer.add(
+        "Tensor.__setitem__",
+        {"key": event["key"]},
+        _label(labels, event["out"], importer.doc.node(target.node_id).label),
+        line,
+    )
+    importer.no_grad = False
+    importer.connect(target, node, "input", line)
+    if isinstance(value, dict) and "tensor" in value:
+        importer.connect(_ref(refs, value["tensor"], line), node, "value", line)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        importer.feed(node, "value", Const(value), line)
+    else:
+        raise ImportProblem("the value assigned at an index must be a tensor or a number", line)
+    for key in event["index"]:
+        importer.connect(_ref(refs, key, line), node, "index", line)
+    refs[event["out"]] = TensorRef(node)
+
+
+def _set_data(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+    """``x.data = v`` writes v's values into x's storage without autograd seeing it."""
+    line = event["line"]
+    target = _ref(refs, event["target"], line)
+    data = importer.add("Tensor.data", {}, ".data", line)
+    importer.connect(target, data, "input", line)
+    copy = importer.add("Tensor.copy_", {}, ".data =", line)
+    importer.connect(TensorRef(data), copy, "input", line)
+    importer.connect(_ref(refs, event["value"], line), copy, "src", line)
+
+
+def _connect_all(
+    importer: _Importer, node: str, port: str, keys: list[str | None] | None, refs: Refs, line: Any
+) -> None:
+    for key in keys or []:
+        if key is not None:
+            importer.connect(_ref(refs, key, line), node, port, line)
+
+
+def _grad(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+    line = event["line"]
+    params: dict[str, Any] = {
+        "create_graph": event["create_graph"],
+        "allow_unused": event["allow_unused"],
+    }
+    if event["retain_graph"] is not None:
+        params["retain_graph"] = event["retain_graph"]
+    node = importer.add("torch.autograd.grad", params, "autograd.grad", line)
+    for port in ("outputs", "inputs", "grad_outputs"):
+        _connect_all(importer, node, port, event[port], refs, line)
+    for index, key in enumerate(event["out"]):
+        if key is None:
+            continue
+        item = importer.add(
+            "gradstudio.select", {"index": index}, _label(labels, key, f"grad[{index}]"), line
+        )
+        importer.connect(TensorRef(node, "grads"), item, "list", line)
+        refs[key] = TensorRef(item)
+
+
+def _autograd_backward(
+    importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels
+) -> None:
+    line = event["line"]
+    params: dict[str, Any] = {"create_graph": event["create_graph"]}
+    if event["retain_graph"] is not None:
+        params["retain_graph"] = event["retain_graph"]
+    node = importer.add("torch.autograd.backward", params, "autograd.backward", line)
+    _connect_all(importer, node, "tensors", event["tensors"], refs, line)
+    _connect_all(importer, node, "grad_tensors", event["grad_tensors"], refs, line)
+
+
+def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+    line = event["line"]
+    importer.no_grad = event.get("no_grad", False)
+    params = {"class_name": event["class_name"], "source": event["source"], "args": event["args"]}
+    node = importer.add(
+        "torch.autograd.Function",
+        params,
+        _label(labels, event["out"], f"{event['class_name']}.apply"),
+        line,
+    )
+    importer.no_grad = False
+    _connect_all(importer, node, "inputs", event["inputs"], refs, line)
+    if event["out"] is not None:
+        refs[event["out"]] = TensorRef(node)
+
+
+ACTIONS: dict[str, Callable[[_Importer, dict[str, Any], Refs, Labels], None]] = {
+    "to": _to,
+    "getitem": _getitem,
+    "setitem": _setitem,
+    "set_data": _set_data,
+    "grad": _grad,
+    "autograd_backward": _autograd_backward,
+    "function": _function,
+}
+
+
+class FrameGroups:
+    """The recorder's frames as document groups: each node joins the frame of the event
+    that made it; frames that hold no node (directly or inside) are left out."""
+
+    def __init__(self, importer: _Importer) -> None:
+        self.frames: dict[str, dict[str, Any]] = {}
+        self.members: dict[str, list[str]] = {}
+        self.current: str | None = None
+        add = importer.add
+
+        def add_in_frame(type_id: str, params: dict[str, Any], label: str, line: Any) -> str:
+            node = add(type_id, params, label, line)
+            if self.current is not None:
+                self.members.setdefault(self.current, []).append(node)
+            return node
+
+        importer.add = add_in_frame  # type: ignore[method-assign]
+
+    def declare(self, event: dict[str, Any]) -> None:
+        self.frames[event["id"]] = event
+
+    def groups(self) -> list[Group]:
+        alive: set[str] = set()
+        for frame_id in self.members:
+            while frame_id is not None and frame_id not in alive:
+                alive.add(frame_id)
+                frame_id = self.frames[frame_id]["parent"]
+        return [
+            Group(
+                id=frame_id,
+                title=frame["title"][:MAX_TITLE],
+                members=frozenset(self.members.get(frame_id, ())),
+                kind=frame["frame_kind"],
+                collapsed=bool(frame.get("collapsed", False)),
+                parent=frame["parent"],
+                meta={k: str(v) for k, v in frame["meta"].items()},
+            )
+            for frame_id, frame in self.frames.items()
+            if frame_id in alive
+        ]

@@ -1,0 +1,203 @@
+"""Module calls and loop iterations as frames (runs in the child, with the recorder).
+
+Every event the recorder writes carries the innermost frame it happened in; a frame is
+declared (one ``frame`` event) just before its first event, so frames that record
+nothing never reach the document.  Module frames come from ``nn.Module.__call__``;
+loop frames from line events of the program's own ``for``/``while`` headers, found by
+an AST pass: each time a header line runs, the loop's next iteration begins.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+
+@dataclass
+class Frame:
+    id: str
+    kind: str  # "module" or "loop"
+    title: str
+    parent: str | None
+    meta: dict[str, str] = field(default_factory=dict)
+    declared: bool = False
+    #: for a loop iteration: which run of the loop it belongs to, and its number
+    instance: str = ""
+    number: int = 0
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A ``for``/``while`` statement of the program: its header line and last line."""
+
+    line: int
+    end: int
+    header: str
+
+
+def program_loops(source: str) -> dict[int, Loop]:
+    """The program's loops by header line (those in functions and classes too)."""
+    loops: dict[int, Loop] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.For | ast.AsyncFor):
+            header = f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+        elif isinstance(node, ast.While):
+            header = f"while {ast.unparse(node.test)}"
+        else:
+            continue
+        if len(header) > 80:
+            header = header[:77] + "..."
+        loops[node.lineno] = Loop(node.lineno, node.end_lineno or node.lineno, header)
+    return loops
+
+
+class Frames:
+    """The stack of open frames; ``current()`` declares what an event needs and names it."""
+
+    def __init__(self, program: str, events: list[dict[str, Any]], keep: int = 3) -> None:
+        self.program = program
+        #: iterations a loop keeps as nodes before the folded ones (the last is kept too)
+        self.keep = keep
+        #: how many open loop iterations are past ``keep``: values are snapshotted then
+        self.folding = 0
+        self.instances = 0
+        self.events = events
+        self.stack: list[Frame] = []
+        self.count = 0
+        self.loops: dict[int, Loop] = {}
+        #: per Python frame running a loop: (loop, its iteration frame or None, number)
+        self.running: dict[int, list[list[Any]]] = {}
+        self.scope: dict[str, Any] = {}
+        self.paths: dict[int, str] = {}
+
+    # -- frames ----------------------------------------------------------------------
+
+    def push(
+        self, kind: str, title: str, meta: dict[str, str], instance: str = "", number: int = 0
+    ) -> Frame:
+        self.count += 1
+        parent = self.stack[-1].id if self.stack else None
+        frame = Frame(f"f{self.count}", kind, title, parent, meta, False, instance, number)
+        self.stack.append(frame)
+        if kind == "loop" and number > self.keep:
+            self.folding += 1
+        return frame
+
+    def pop(self, frame: Frame) -> None:
+        """Close ``frame`` and whatever was left open inside it."""
+        if frame in self.stack:
+            index = self.stack.index(frame)
+            self.folding -= sum(
+                1 for f in self.stack[index:] if f.kind == "loop" and f.number > self.keep
+            )
+            del self.stack[index:]
+
+    def current(self) -> str | None:
+        """The innermost frame's id, declaring it (and its parents) if not yet done."""
+        for frame in self.stack:
+            if not frame.declared:
+                frame.declared = True
+                self.events.append(
+                    {
+                        "kind": "frame",
+                        "id": frame.id,
+                        "frame_kind": frame.kind,
+                        "title": frame.title,
+                        "parent": frame.parent,
+                        "meta": frame.meta,
+                        "instance": frame.instance,
+                    }
+                )
+        return self.stack[-1].id if self.stack else None
+
+    # -- modules ---------------------------------------------------------------------
+
+    def module_path(self, module: Any) -> str:
+        """``model.fc1``: the program's variable for the top module, then ``named_modules``."""
+        found = self.paths.get(id(module))
+        if found is not None:
+            return found
+        from engine.nn.modules.module import Module
+
+        for name, value in list(self.scope.items()):
+            if isinstance(value, Module) and not name.startswith("__"):
+                for sub, inner in value.named_modules():
+                    self.paths.setdefault(id(inner), f"{name}.{sub}" if sub else name)
+        return self.paths.get(id(module), type(module).__name__.lower())
+
+    def install_modules(self, recorder: Any) -> None:
+        from engine.nn.modules.module import Module
+
+        call = Module.__call__
+        frames = self
+
+        def recorded_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if recorder.depth:
+                return call(self, *args, **kwargs)
+            path = frames.module_path(self)
+            name = type(self).__name__
+            frame = frames.push("module", f"{path} ({name})", {"class": name, "path": path})
+            try:
+                return call(self, *args, **kwargs)
+            finally:
+                frames.pop(frame)
+
+        Module.__call__ = recorded_call  # type: ignore[method-assign]
+
+    # -- loops -----------------------------------------------------------------------
+
+    def install_loops(self, source: str) -> None:
+        self.loops = program_loops(source)
+        if self.loops:
+            sys.settrace(self.global_trace)
+
+    def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename != self.program:
+            return None
+        return self.local_trace
+
+    def local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        key = id(frame)
+        if event == "return":
+            for entry in self.running.pop(key, []):
+                if entry[1] is not None:
+                    self.pop(entry[1])
+            return self.local_trace
+        if event != "line":
+            return self.local_trace
+        line = frame.f_lineno
+        open_loops = self.running.get(key)
+        if open_loops:
+            # loops this line is outside of have ended
+            while open_loops and not (open_loops[-1][0].line <= line <= open_loops[-1][0].end):
+                iteration = open_loops.pop()[1]
+                if iteration is not None:
+                    self.pop(iteration)
+        loop = self.loops.get(line)
+        if loop is None:
+            return self.local_trace
+        open_loops = self.running.setdefault(key, [])
+        if open_loops and open_loops[-1][0] is loop:
+            entry = open_loops[-1]
+            if entry[1] is not None:
+                self.pop(entry[1])
+            entry[2] += 1
+        else:
+            self.instances += 1
+            entry = [loop, None, 1, f"L{self.instances}"]
+            open_loops.append(entry)
+        number = entry[2]
+        entry[1] = self.push(
+            "loop",
+            f"{loop.header} · iteration {number}",
+            {"line": str(loop.line), "iteration": str(number)},
+            entry[3],
+            number,
+        )
+        return self.local_trace
+
+    def stop(self) -> None:
+        sys.settrace(None)
