@@ -36,8 +36,13 @@ def _diagonal(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
 def _diagonal_backward(
     xp: Any, g: Any, shape: tuple[int, ...], offset: int, dim1: int, dim2: int
 ) -> Any:
+    """Scatter ``g`` onto the diagonal of zeros, by index rather than through a diagonal
+    view (CuPy's and NumPy's diagonals differ in whether they can be written)."""
     out = xp.zeros(shape, dtype=g.dtype)
-    _diagonal(xp, out, offset, dim1, dim2)[...] = g
+    n = g.shape[-1]
+    rows = xp.arange(n) + max(-offset, 0)
+    cols = xp.arange(n) + max(offset, 0)
+    xp.moveaxis(out, (dim1, dim2), (-2, -1))[..., rows, cols] = g
     return out
 
 
