@@ -12,7 +12,8 @@ selection outlines.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from ui.canvas.edge_item import EdgeItem
     from ui.canvas.node_item import NodeItem
     from ui.canvas.scene import GraphScene
+    from ui.canvas.style import CanvasStyle
 
 OVERVIEW_LOD = 0.25  # below this zoom the overview draws the graph
 SELECTED_OUTLINE = 2.0  # pixels, whatever the zoom
@@ -48,6 +50,11 @@ class Overview(QGraphicsItem):
         self._wires: list[tuple[EdgeItem, QLineF]] = []
         self._bounds = QRectF()
         self._batches: Batches | None = None  # None: to group again by colour
+        #: The groups by colour, per card and wire, so that restyling a few (a scrub)
+        #: moves those between groups instead of grouping every card again.
+        self._groups: dict[tuple[str, int, bool], dict[object, object]] | None = None
+        self._keys: dict[object, list[tuple[str, int, bool]]] = {}
+        self._shapes: dict[object, tuple] = {}
         self.setZValue(0.5)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         # panning blits the picture instead of drawing thousands of shapes per frame
@@ -65,7 +72,28 @@ class Overview(QGraphicsItem):
             self.prepareGeometryChange()  # the old bounds, before they go stale
             self._cards = None
         self._batches = None
+        self._groups = None
         self.update()
+
+    def restyle(self, cards: Iterable[NodeItem], wires: Iterable[EdgeItem]) -> None:
+        """Only these cards and wires were restyled (their facts at a new timeline
+        position): regroup them alone, so a scrub costs what it changed."""
+        groups = self._groups
+        if groups is None or self._cards is None:
+            return self.invalidate(geometry=False)
+        s = self.host.style
+        for item in (*cards, *wires):
+            for key in self._keys.pop(item, ()):
+                groups[key].pop(item, None)
+            shapes = self._shapes.get(item)
+            if shapes is None:
+                continue
+            keys = self._keys[item] = self._style_of(item, shapes, s)
+            for key, shape in zip(keys, shapes, strict=False):
+                groups.setdefault(key, {})[item] = shape
+        self._batches = None
+        self.update()
+        return None
 
     def _measure(self) -> None:
         cards = []
@@ -85,33 +113,49 @@ class Overview(QGraphicsItem):
             xs += (start.x(), end.x())
             ys += (start.y(), end.y())
         self._cards, self._wires = cards, wires
+        # each card's (rectangle, band, rectangle again for an outline); each wire's line
+        self._shapes: dict[object, tuple] = {card: (r, b, r) for card, r, b in cards}
+        self._shapes.update((edge, (line,)) for edge, line in wires)
+        self._groups = None
         if xs:
             left, top = min(xs) - MARGIN, min(ys) - MARGIN
             self._bounds = QRectF(left, top, max(xs) + MARGIN - left, max(ys) + MARGIN - top)
         else:
             self._bounds = QRectF()
 
+    def _style_of(self, item: object, shapes: tuple, s: CanvasStyle) -> list:
+        """The groups (what, colour, dimmed) an item's shapes go to, in shape order."""
+        if len(shapes) == 1:  # a wire
+            edge = cast("EdgeItem", item)
+            return [("wire", s.c("edge_grad" if edge.carries_grad else "edge").rgba(), False)]
+        card = cast("NodeItem", item)
+        dimmed = card.dimmed
+        keys = [
+            ("body", s.c("node_body").rgba(), dimmed),
+            ("band", s.category(card.node_type.category).rgba(), dimmed),
+        ]
+        if card.isSelected():
+            keys.append(("selected", s.c("node_selected").rgba(), dimmed))
+        elif card.facts.status == "error" or card.facts.requires_grad:
+            keys.append(("outline", card.border_color(s).rgba(), dimmed))
+        return keys
+
     def _group(self) -> Batches:
-        s = self.host.style
-        batches: Batches = {}
-
-        def batch(what: str, colour: QColor, dimmed: bool = False) -> list:
-            return batches.setdefault((what, colour.rgba(), dimmed), [])
-
-        plain, grad = batch("wire", s.c("edge")), batch("wire", s.c("edge_grad"))
-        for edge, line in self._wires:
-            (grad if edge.carries_grad else plain).append(line)
-        body = s.c("node_body")
-        for card, rect, band in self._cards or ():
-            dimmed = card.dimmed
-            batch("body", body, dimmed).append(rect)
-            batch("band", s.category(card.node_type.category), dimmed).append(band)
-            if card.isSelected():
-                batch("selected", s.c("node_selected"), dimmed).append(rect)
-            elif card.facts.status == "error" or card.facts.requires_grad:
-                batch("outline", card.border_color(s), dimmed).append(rect)
+        if self._groups is None:
+            s = self.host.style
+            groups: dict[tuple[str, int, bool], dict[object, object]] = {}
+            keys_of: dict[object, list[tuple[str, int, bool]]] = {}
+            for item, shapes in self._shapes.items():  # cards, then wires
+                keys = keys_of[item] = self._style_of(item, shapes, s)
+                for key, shape in zip(keys, shapes, strict=False):
+                    groups.setdefault(key, {})[item] = shape
+            self._groups, self._keys = groups, keys_of
         order = {"wire": 0, "body": 1, "band": 2, "outline": 3, "selected": 4}
-        return {k: v for k, v in sorted(batches.items(), key=lambda kv: order[kv[0][0]]) if v}
+        return {
+            k: list(v.values())
+            for k, v in sorted(self._groups.items(), key=lambda kv: order[kv[0][0]])
+            if v
+        }
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         if self._cards is None:

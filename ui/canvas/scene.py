@@ -336,6 +336,7 @@ class GraphScene(QGraphicsScene):
             facts = node_facts(item.node_id, item.node_type, playhead)
             dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
             item.set_facts(facts, dimmed=dimmed)
+        wires = []
         for edge, edge_item in self._edges.items():
             if changed is not None and edge.src not in changed:
                 continue
@@ -344,7 +345,11 @@ class GraphScene(QGraphicsScene):
                 f = snap.facts(edge.src, edge.src_port)
                 grad = bool(f is not None and f.requires_grad)
             edge_item.set_carries_grad(grad)
-        self._overview_changed(geometry=False)
+            wires.append(edge_item)
+        if changed is None:
+            self._overview_changed(geometry=False)
+        elif self.overview is not None:
+            self.overview.restyle(items, wires)
 
     def _refresh_node_facts(self, node_id: str) -> None:
         item = self._nodes.get(node_id)
