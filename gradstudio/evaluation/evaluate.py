@@ -597,11 +597,16 @@ class _Runner:
     # -- reading facts ---------------------------------------------------------
 
     def value_of(self, t: Any) -> GradValue:
-        d = t.detach()
-        if d.is_cuda:
-            d = d.cpu()
+        data = getattr(t, "_data", None)
+        if type(data) is np.ndarray:  # the engine on the CPU: its array, no detached wrapper
+            array = np.array(data, copy=True)
+        else:
+            d = t.detach()
+            if d.is_cuda:
+                d = d.cpu()
+            array = np.array(d.numpy(), copy=True)
         return GradValue(
-            np.array(d.numpy(), copy=True),
+            array,
             tuple(t.shape),
             _dtype_name(t.dtype),
             _device_name(t.device),
@@ -1011,8 +1016,10 @@ class _Runner:
         if g is None:
             return None
         if hasattr(g, "detach"):
-            d = g.detach()
-            arr = d.cpu().numpy() if d.is_cuda else d.numpy()
+            arr = getattr(g, "_data", None)
+            if type(arr) is not np.ndarray:  # not the engine's CPU array: ask the tensor
+                d = g.detach()
+                arr = d.cpu().numpy() if d.is_cuda else d.numpy()
             return GradValue(arr, tuple(g.shape), _dtype_name(g.dtype), _device_name(g.device))
         arr = np.asarray(g)
         return GradValue(np.array(arr, copy=True), tuple(arr.shape), str(arr.dtype), "cpu")
