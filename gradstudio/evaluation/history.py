@@ -22,8 +22,8 @@ _MISSING = object()
 class History(Generic[K, V]):
     """Per key, the steps that changed it and the value each step left.
 
-    Steps are added in increasing order.  Keys changed once (nearly all of them)
-    cost one entry in two dicts; only keys changed again get step lists.
+    Steps are added in increasing order.  A key changed once (nearly all of them)
+    costs one dict entry; only keys changed again get lists to bisect.
     """
 
     def __init__(self) -> None:
@@ -31,8 +31,16 @@ class History(Generic[K, V]):
         self.order_steps: list[int] = []  # the step each first appeared at (sorted)
         #: key -> (step, value) if changed once, else ([steps], [values])
         self._entries: dict[K, tuple[int, V] | tuple[list[int], list[V]]] = {}
+        #: Every key's value after the last step added, and each step's changes (shared,
+        #: not copied): a view that is asked for everything is built from these in C.
+        self.latest: dict[K, V] = {}
+        self.last_step = -1
+        self.changes: list[tuple[int, Mapping[K, V]]] = []
 
     def add(self, step: int, changes: Mapping[K, V]) -> None:
+        self.latest.update(changes)
+        self.last_step = step
+        self.changes.append((step, changes))
         entries = self._entries
         for key, value in changes.items():
             entry = entries.get(key)
@@ -62,39 +70,65 @@ class History(Generic[K, V]):
 
 
 class AsOf(Mapping[K, V]):
-    """A read-only view of every key's value right after one step (nothing copied)."""
+    """A read-only view of every key's value right after one step (nothing copied).
+
+    The first few keys asked are looked up by bisection (a scrub re-reads only what
+    changed); a view asked for more, or for all of its items, becomes a plain dict,
+    built in C from the steps' changes, as cheap as a few hundred lookups.
+    """
+
+    LOOKUPS = 32  # lookups answered by bisection before the view becomes a dict
 
     def __init__(self, history: History[K, V], step: int) -> None:
         self._history = history
         self._step = step
         self._count = bisect_right(history.order_steps, step)
-        self._items: list[tuple[K, V]] | None = None
+        self._dict: dict[K, V] | None = None
+        self._lookups = 0
+
+    def _full(self) -> dict[K, V]:
+        if self._dict is None:
+            h = self._history
+            if self._step >= h.last_step:
+                self._dict = dict(h.latest)
+            else:
+                d: dict[K, V] = {}
+                for step, changes in h.changes:
+                    if step > self._step:
+                        break
+                    d.update(changes)
+                self._dict = d
+        return self._dict
+
+    def _at(self, key: object) -> object:
+        if self._dict is None:
+            self._lookups += 1
+            if self._lookups <= self.LOOKUPS:
+                return self._history.at(key, self._step)  # type: ignore[arg-type]
+        return self._full().get(key, _MISSING)  # type: ignore[arg-type]
 
     def __getitem__(self, key: K) -> V:
-        value = self._history.at(key, self._step)
+        value = self._at(key)
         if value is _MISSING:
             raise KeyError(key)
         return value  # type: ignore[return-value]
 
     def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
-        value = self._history.at(key, self._step)
+        value = self._at(key)
         return default if value is _MISSING else value  # type: ignore[return-value]
 
     def __contains__(self, key: object) -> bool:
-        return self._history.at(key, self._step) is not _MISSING  # type: ignore[arg-type]
+        return self._at(key) is not _MISSING
 
     def __iter__(self) -> Iterator[K]:
-        return iter(self._history.order[: self._count])
+        return iter(self._full())
 
     def __len__(self) -> int:
         return self._count
 
     def items(self) -> list[tuple[K, V]]:  # type: ignore[override]
-        """Every (key, value), in order of first appearance (built once per view)."""
-        if self._items is None:
-            at, step = self._history.at, self._step
-            self._items = [(k, at(k, step)) for k in self._history.order[: self._count]]  # type: ignore[misc]
-        return self._items
+        """Every (key, value), in order of first appearance."""
+        return list(self._full().items())
 
 
 class Overlay(Mapping[K, V]):

@@ -13,7 +13,7 @@ import itertools
 import pytest
 
 from gradstudio.evaluation.evaluate import Evaluation, evaluate
-from gradstudio.evaluation.history import History
+from gradstudio.evaluation.history import AsOf, History
 from gradstudio.evaluation.playhead import Playhead
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.test_playhead import RETAIN
@@ -60,17 +60,24 @@ def test_history_answers_each_step_by_bisection() -> None:
         h.as_of(1)["b"]
 
 
+@pytest.mark.parametrize("lookups", [0, 10_000], ids=["as-dict", "by-bisection"])
 @pytest.mark.parametrize("code", [RETAIN, INPLACE], ids=["retain", "inplace"])
-def test_snapshot_is_the_replay_of_the_steps(code: str) -> None:
+def test_snapshot_is_the_replay_of_the_steps(
+    code: str, lookups: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(AsOf, "LOOKUPS", lookups)
     ev = evaluate(import_snippet(code))
     assert ev.ok, ev.errors
     for step in range(-1, len(ev.steps)):
         facts, fns = replayed(ev, step)
+        ev._cache = None
         snap = ev.snapshot(step)
-        assert snap.items() == list(facts.items())
-        assert dict(snap.grad_fns()) == fns
         for ref, value in facts.items():
             assert snap.facts(ref.node_id, ref.port, ref.index) is value
+        assert snap.facts("no such node") is None
+        assert {k: snap.grad_fn(k) for k in fns} == fns
+        assert snap.items() == list(facts.items())
+        assert dict(snap.grad_fns()) == fns
 
 
 @pytest.mark.parametrize("code", [RETAIN, INPLACE], ids=["retain", "inplace"])

@@ -399,6 +399,8 @@ class BackwardView(QWidget):
             self._union = union
             self._built = (ev, self.vertical, self.show_saved)  # the orientation may be new
             self._model_key = None
+            # another evaluation: every box and gradient is new, set them all at once
+            self._applied_model = self._applied_flow = None
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
             self.model = model_at(ev, snap, index, self.show_saved, self._memo)

@@ -78,11 +78,15 @@ class Overview(QGraphicsItem):
     def restyle(self, cards: Iterable[NodeItem], wires: Iterable[EdgeItem]) -> None:
         """Only these cards and wires were restyled (their facts at a new timeline
         position): regroup them alone, so a scrub costs what it changed."""
+        items = (*cards, *wires)
+        if self._cards is None or len(items) * 4 > len(self._shapes):
+            return self.invalidate(geometry=False)  # many: grouping all again is cheaper
+        if self._groups is None:
+            self._build_groups()
         groups = self._groups
-        if groups is None or self._cards is None:
-            return self.invalidate(geometry=False)
+        assert groups is not None
         s = self.host.style
-        for item in (*cards, *wires):
+        for item in items:
             for key in self._keys.pop(item, ()):
                 groups[key].pop(item, None)
             shapes = self._shapes.get(item)
@@ -140,22 +144,44 @@ class Overview(QGraphicsItem):
             keys.append(("outline", card.border_color(s).rgba(), dimmed))
         return keys
 
+    def _build_groups(self) -> None:
+        """The groups per card and wire, which ``restyle`` edits (built on its first call)."""
+        s = self.host.style
+        groups: dict[tuple[str, int, bool], dict[object, object]] = {}
+        keys_of: dict[object, list[tuple[str, int, bool]]] = {}
+        for item, shapes in self._shapes.items():
+            keys = keys_of[item] = self._style_of(item, shapes, s)
+            for key, shape in zip(keys, shapes, strict=False):
+                groups.setdefault(key, {})[item] = shape
+        self._groups, self._keys = groups, keys_of
+
     def _group(self) -> Batches:
-        if self._groups is None:
-            s = self.host.style
-            groups: dict[tuple[str, int, bool], dict[object, object]] = {}
-            keys_of: dict[object, list[tuple[str, int, bool]]] = {}
-            for item, shapes in self._shapes.items():  # cards, then wires
-                keys = keys_of[item] = self._style_of(item, shapes, s)
-                for key, shape in zip(keys, shapes, strict=False):
-                    groups.setdefault(key, {})[item] = shape
-            self._groups, self._keys = groups, keys_of
         order = {"wire": 0, "body": 1, "band": 2, "outline": 3, "selected": 4}
-        return {
-            k: list(v.values())
-            for k, v in sorted(self._groups.items(), key=lambda kv: order[kv[0][0]])
-            if v
-        }
+        if self._groups is not None:  # kept up to date by restyle
+            return {
+                k: list(v.values())
+                for k, v in sorted(self._groups.items(), key=lambda kv: order[kv[0][0]])
+                if v
+            }
+        s = self.host.style
+        batches: Batches = {}
+
+        def batch(what: str, colour: QColor, dimmed: bool = False) -> list:
+            return batches.setdefault((what, colour.rgba(), dimmed), [])
+
+        plain, grad = batch("wire", s.c("edge")), batch("wire", s.c("edge_grad"))
+        for edge, line in self._wires:
+            (grad if edge.carries_grad else plain).append(line)
+        body = s.c("node_body")
+        for card, rect, band in self._cards or ():
+            dimmed = card.dimmed
+            batch("body", body, dimmed).append(rect)
+            batch("band", s.category(card.node_type.category), dimmed).append(band)
+            if card.isSelected():
+                batch("selected", s.c("node_selected"), dimmed).append(rect)
+            elif card.facts.status == "error" or card.facts.requires_grad:
+                batch("outline", card.border_color(s), dimmed).append(rect)
+        return {k: v for k, v in sorted(batches.items(), key=lambda kv: order[kv[0][0]]) if v}
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         if self._cards is None:
