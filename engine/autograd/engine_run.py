@@ -19,6 +19,7 @@ import numpy as np
 
 from engine import grad_mode
 from engine.autograd import anomaly_mode
+from engine.autograd.collector import collector_paused
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import array_module, device_of, is_writeable
 from engine.messages import CREATE_GRAPH_CYCLE
@@ -208,6 +209,7 @@ def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
+@collector_paused
 def run_backward(
     tensors: Sequence[Tensor],
     grad_tensors: Sequence[Any],
@@ -293,8 +295,14 @@ def run_backward(
     quiet.__enter__()
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
-        while ready:
-            node = heappop(ready)[2]
+        # The one node made ready while the queue was empty runs next without a trip
+        # through the heap: a chain (most of a graph) never touches it.
+        follow: Node | None = None
+        while ready or follow is not None:
+            if follow is not None:
+                node, follow = follow, None
+            else:
+                node = heappop(ready)[2]
             if anomaly:
                 anomaly_mode.EVALUATING.node = node
             grads = buffers.pop(node, None) or [None]
@@ -366,6 +374,13 @@ def run_backward(
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
+                    if follow is None and not ready:
+                        follow = nxt
+                        continue
+                    if follow is not None:
+                        heappush(ready, (-follow._seq, tie, follow))
+                        tie += 1
+                        follow = None
                     heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
             g = None  # drop the last handed-over gradient: PyTorch holds no extra reference

@@ -4,21 +4,24 @@
 ``Plan.run`` executes it (on a worker thread, cancellable, with progress).  After
 every step the facts of every tensor are known: a step records only what it
 changed (its new outputs; for steps that may touch anything — in-place ops,
-backward — every tensor is re-read and compared), and ``Evaluation.snapshot(step)``
-puts the full picture together on demand.  That keeps a re-evaluation linear in
-the number of nodes.
+backward — every tensor is re-read and compared).  ``Evaluation.snapshot(step)``
+answers from a per-tensor index of those changes (``history``), so a position's
+facts cost a lookup per tensor asked, and ``changed_between`` tells a view which
+tensors to re-read when the position moves.  That keeps a re-evaluation linear in
+the number of nodes and a scrub proportional to what changed.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -33,6 +36,7 @@ from gradstudio.catalogue import (
 )
 from gradstudio.document.events import DocumentEvent, Unsubscribe
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, Ledger, MemoryBudgetError
+from gradstudio.evaluation.history import History, Overlay
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document
@@ -44,9 +48,12 @@ Progress = Callable[[int, int], None]
 # ------------------------------------------------------------------------- the facts
 
 
-@dataclass(frozen=True)
-class OutputRef:
-    """One tensor output of a node (``index`` picks an item of a list output)."""
+class OutputRef(NamedTuple):
+    """One tensor output of a node (``index`` picks an item of a list output).
+
+    A named tuple: views look refs up per node on every scrub, and a tuple's hash
+    and equality run in C.
+    """
 
     node_id: str
     port: str = "out"
@@ -314,13 +321,16 @@ def waiting_text(missing: tuple[str, ...], waits_for: str) -> str:
 
 
 class Snapshot:
-    """Every tensor's facts right after one step (``step == -1``: before any step)."""
+    """Every tensor's facts right after one step (``step == -1``: before any step).
+
+    A view: the mappings answer from the evaluation's index, nothing is copied.
+    """
 
     def __init__(
         self,
         step: int,
-        facts: dict[OutputRef, TensorFacts | None],
-        grad_fns: dict[int, GradFnFacts],
+        facts: Mapping[OutputRef, TensorFacts | None],
+        grad_fns: Mapping[int, GradFnFacts],
     ) -> None:
         self.step = step
         self._facts = facts
@@ -344,6 +354,10 @@ class Snapshot:
     def grad_fns(self) -> Mapping[int, GradFnFacts]:
         return self._grad_fns
 
+    def with_facts(self, replaced: Mapping[OutputRef, TensorFacts | None]) -> Snapshot:
+        """This snapshot with some outputs' facts replaced (their keys must exist)."""
+        return Snapshot(self.step, Overlay(self._facts, replaced), self._grad_fns)
+
 
 class Evaluation:
     """The result of one evaluation: per step its result, errors and backward traces."""
@@ -355,6 +369,9 @@ class Evaluation:
         self.cancelled = False
         self.seconds = 0.0
         self._cache: tuple[int, Snapshot] | None = None
+        self._indexed: list[StepResult] = []  # the results the index below holds
+        self._facts_index: History[OutputRef, TensorFacts | None] = History()
+        self._fn_index: History[int, GradFnFacts] = History()
 
     @property
     def errors(self) -> list[StepError]:
@@ -384,16 +401,44 @@ class Evaluation:
     def snapshot(self, step: int) -> Snapshot:
         """The state right after ``step`` (steps that did not run change nothing)."""
         step = min(step, len(self.steps) - 1)
-        if self._cache is not None and self._cache[0] == step:
+        fresh = self._index()
+        if fresh and self._cache is not None and self._cache[0] == step:
             return self._cache[1]
-        facts: dict[OutputRef, TensorFacts | None] = {}
-        grad_fns: dict[int, GradFnFacts] = {}
-        for result in self.steps[: step + 1]:
-            facts.update(result.changed)
-            grad_fns.update(result.grad_fns)
-        snap = Snapshot(step, facts, grad_fns)
+        snap = Snapshot(step, self._facts_index.as_of(step), self._fn_index.as_of(step))
         self._cache = (step, snap)
         return snap
+
+    def _index(self) -> bool:
+        """Bring the per-tensor index up to the finished steps (False: it changed).
+
+        Results arrive in step order (a worker replaces its "not run" placeholders);
+        a step is indexed once it has run, and a result replaced under it (rare: a
+        test editing ``steps``) rebuilds the index.
+        """
+        done = self._indexed
+        if len(done) > len(self.steps) or not all(map(operator.is_, done, self.steps[: len(done)])):
+            done.clear()
+            self._facts_index, self._fn_index = History(), History()
+        before = len(done)
+        for result in self.steps[len(done) :]:
+            if result.status == "not run":
+                break
+            self._facts_index.add(result.step, result.changed)
+            self._fn_index.add(result.step, result.grad_fns)
+            done.append(result)
+        return len(done) == before
+
+    def changed_between(self, a: int, b: int) -> tuple[set[OutputRef], set[int]]:
+        """The outputs and grad_fn keys whose facts differ between the states after
+        steps ``a`` and ``b`` (either order; -1 is before any step): only what the
+        steps between them changed."""
+        lo, hi = (a, b) if a <= b else (b, a)
+        refs: set[OutputRef] = set()
+        keys: set[int] = set()
+        for result in self.steps[max(lo + 1, 0) : hi + 1]:
+            refs.update(result.changed)
+            keys.update(result.grad_fns)
+        return refs, keys
 
     @property
     def final(self) -> Snapshot:
@@ -593,11 +638,16 @@ class _Runner:
     # -- reading facts ---------------------------------------------------------
 
     def value_of(self, t: Any) -> GradValue:
-        d = t.detach()
-        if d.is_cuda:
-            d = d.cpu()
+        data = getattr(t, "_data", None)
+        if type(data) is np.ndarray:  # the engine on the CPU: its array, no detached wrapper
+            array = np.array(data, copy=True)
+        else:
+            d = t.detach()
+            if d.is_cuda:
+                d = d.cpu()
+            array = np.array(d.numpy(), copy=True)
         return GradValue(
-            np.array(d.numpy(), copy=True),
+            array,
             tuple(t.shape),
             _dtype_name(t.dtype),
             _device_name(t.device),
@@ -1034,8 +1084,10 @@ class _Runner:
         if g is None:
             return None
         if hasattr(g, "detach"):
-            d = g.detach()
-            arr = d.cpu().numpy() if d.is_cuda else d.numpy()
+            arr = getattr(g, "_data", None)
+            if type(arr) is not np.ndarray:  # not the engine's CPU array: ask the tensor
+                d = g.detach()
+                arr = d.cpu().numpy() if d.is_cuda else d.numpy()
             return GradValue(arr, tuple(g.shape), _dtype_name(g.dtype), _device_name(g.device))
         arr = np.asarray(g)
         return GradValue(np.array(arr, copy=True), tuple(arr.shape), str(arr.dtype), "cpu")

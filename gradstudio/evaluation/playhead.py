@@ -247,15 +247,15 @@ class Playhead(Observable[PlayheadEvent]):
             grads.update(ex.wrote)
         pending = {ref for ex in trace.executions[replay:] for ref, _ in ex.wrote}
         before = ev.snapshot(step - 1) if step > 0 else None
-        facts = dict(after.items())
         for ref in pending - grads.keys():
             earlier = before.facts(ref.node_id, ref.port, ref.index) if before else None
             grads[ref] = None if earlier is None else earlier.grad
+        replaced: dict[OutputRef, TensorFacts | None] = {}
         for ref, grad in grads.items():
-            now = facts.get(ref)
+            now = after.facts(ref.node_id, ref.port, ref.index)
             if now is not None and now.grad is not grad:
-                facts[ref] = dataclasses.replace(now, grad=grad)
-        return Snapshot(step, facts, dict(after.grad_fns()))
+                replaced[ref] = dataclasses.replace(now, grad=grad)
+        return after.with_facts(replaced)
 
     def facts(
         self, node_id: str, port: str = "out", index: int | None = None
@@ -311,6 +311,38 @@ class Playhead(Observable[PlayheadEvent]):
         keys = [current.key] + [nxt.key for nxt, _ in current.outgoing if nxt is not None]
         nodes.update(n for k in keys if (n := index.node_for(k)) is not None)
         return frozenset(nodes)
+
+    def nodes_changed_since(self, step: int, replay: int | None) -> set[str]:
+        """The nodes whose facts may differ between position (``step``, ``replay``) of
+        the evaluation shown and the position now: what a view re-reads after a scrub.
+
+        Only the steps between the two positions (their nodes turn pending or done,
+        and the outputs they changed) and, inside a replayed backward, the executions
+        between the two replay counts: a scrub costs what it changes, not the graph.
+        """
+        ev = self.evaluation
+        n = self.step_count
+        if ev is None or n == 0:
+            return set()
+        old = n - 1 if step < 0 else min(step, n - 1)
+        new = self.effective_step
+        refs, _ = ev.changed_between(old, new)
+        nodes = {ref.node_id for ref in refs}
+        nodes.update(s.node_id for s in ev.plan.steps[min(old, new) + 1 : max(old, new) + 1])
+        index = self.index
+        for at, count in ((old, replay), (new, self.replay)):
+            trace = ev.steps[at].trace
+            if count is None or trace is None:
+                continue
+            # a replayed backward shows its own copy of every .grad the trace writes
+            executions = trace.executions
+            for ex in executions:
+                nodes.update(ref.node_id for ref, _ in ex.wrote)
+            if index is not None and 0 < count <= len(executions):
+                ex = executions[count - 1]  # the execution shown as running there
+                keys = [ex.key] + [nxt.key for nxt, _ in ex.outgoing if nxt is not None]
+                nodes.update(k for k in map(index.node_for, keys) if k is not None)
+        return nodes
 
     def edge_gradients(self) -> dict[Flow, GradValue | None]:
         """The gradient that has flowed along every backward-graph edge by now."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import io
 import mmap
 import os
@@ -32,6 +33,7 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 from typing import Any
@@ -147,7 +149,7 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
             ready = batch[:]
             batch.clear()
         if ready:
-            with sending:
+            with sending, _collector_paused():
                 conn.send(("steps", ready))
 
     def flusher() -> None:
@@ -184,11 +186,24 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
         conn.send(("done", ev.cancelled, ev.seconds))
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No collection while a batch of results is pickled or unpickled: tens of
+    thousands of small objects, none of them garbage, would trigger full scans of
+    everything alive.  The allocations still count toward the next collection."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _tune_collector() -> None:
     """The collector set as in the studio's own process (``ui/gc_policy.py``, which says
     why): a run allocates facts in bursts, and the imported modules live for good."""
-    import gc
-
     young, middle, old = gc.get_threshold()
     gc.set_threshold(max(young, YOUNG_THRESHOLD), middle, old)
     gc.freeze()
@@ -423,7 +438,8 @@ class _Run:
         while True:
             if worker.conn.poll(POLL_S):
                 try:
-                    message = worker.conn.recv()
+                    with _collector_paused():
+                        message = worker.conn.recv()
                 except (EOFError, OSError):
                     return "crashed"
                 if self._take(message):

@@ -144,3 +144,20 @@ def test_cli_bad_timeout_is_one_line(value: str, tmp_path: Path) -> None:
     code, out, err = _cli("run", str(tmp_path / "x.gstudio"), "--timeout", value)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "--timeout" in err
+
+
+def test_the_collector_is_as_the_caller_left_it_after_a_run() -> None:
+    """Results are unpickled with the collector paused; it is back on afterwards, and a
+    caller that had turned it off finds it still off."""
+    import gc
+
+    plan = prepare(build(EXAMPLES[1]))
+    assert gc.isenabled()
+    assert run_plan(plan).ok
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert run_plan(plan).ok
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

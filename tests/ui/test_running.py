@@ -284,3 +284,25 @@ def test_error_reporter_shows_a_dialog_instead_of_dying(qtbot) -> None:  # noqa:
     assert sys.excepthook is reporter
     reporter.uninstall()
     assert sys.excepthook is previous
+
+
+def test_an_edit_and_its_run_share_one_copy_of_the_document_until_a_rename(
+    window,  # noqa: ANN001
+    qtbot,  # noqa: ANN001
+) -> None:
+    """The check after an edit (is the result remembered?) and the run that follows
+    prepare the document once; a rename, which bumps no revision, is not missed."""
+    from gradstudio.document.commands import SetLabelCommand
+
+    ids = build_seed_001(window)
+    runner = window.runner
+    doc = window.state.document
+    assert runner.cached() is None
+    plan = runner._prepare(doc)
+    assert runner._prepare(doc) is plan  # the same state: the same copy
+    window.bridge.push(lambda: SetLabelCommand(doc, ids["y"], "product"))
+    with qtbot.waitSignal(runner.finished, timeout=10000):
+        runner.run()
+    ev = window.state.evaluation
+    assert ev.plan.labels[ids["y"]] == "product"
+    assert runner._prepare(doc) is not plan

@@ -33,7 +33,7 @@ WEIGHT = {"fn": 20.0, "leaf": 4.0, "out": 4.0, "saved": 1.0}  # who keeps its pl
 
 BoxId = tuple  # ("fn", key) | ("leaf", key) | ("out", key) | ("saved", key, i)
 #: Per GradFnFacts object (by id, holding it): (facts, caption, tooltip, saved parts).
-Memo = dict[int, tuple[Any, Any, str, list[Any]]]
+Memo = dict[int, tuple[Any, Any, str, list[Any], dict[str | None, Any]]]
 
 
 def parse_key(text: str) -> int | None:
@@ -185,17 +185,34 @@ def build_model(
         if parts is None or parts[0] is not fn or parts[1] != caption.get(key):
             tip = fn_tooltip(fn, caption.get(key))
             saved = _saved_parts(fn, key, index)
-            parts = memo[id(fn)] = (fn, caption.get(key), tip, saved)
-        model.boxes[("fn", key)] = Box(
-            ("fn", key), "fn", fn.name, sub, key, index.node_for(key), False, parts[2]
-        )
+            parts = memo[id(fn)] = (fn, caption.get(key), tip, saved, {})
+        # the same Box object while nothing about it changes: the view compares by identity
+        # (parts[4]: boxes by subtitle, and under None the links to next_functions)
+        box = parts[4].get(sub)
+        if box is None:
+            box = parts[4][sub] = Box(
+                ("fn", key), "fn", fn.name, sub, key, index.node_for(key), False, parts[2]
+            )
+        model.boxes[("fn", key)] = box
     for key in order:
         fn = fns[key]
         fn_id = ("fn", key)
-        for slot, nxt in enumerate(fn.next_functions):
-            if nxt is not None and nxt.key in fns:
-                model.links.append(Link(("fn", nxt.key), fn_id, ("next", key, slot)))
-                model.layering.append((fn_id, ("fn", nxt.key)))
+        parts = memo[id(fn)]
+        edges = parts[4].get(None)  # its links to next_functions, made once per grad_fn
+        if edges is None:
+            edges = parts[4][None] = [
+                (
+                    nxt.key,
+                    Link(("fn", nxt.key), fn_id, ("next", key, slot)),
+                    (fn_id, ("fn", nxt.key)),
+                )
+                for slot, nxt in enumerate(fn.next_functions)
+                if nxt is not None
+            ]
+        for nxt_key, link, layer in edges:
+            if nxt_key in fns:
+                model.links.append(link)
+                model.layering.append(layer)
         if fn.name == "AccumulateGrad" and fn.variable is not None:
             _add_leaf(model, plan.display_label(fn.variable), facts_of(fn.variable), fn, key)
         if show_saved:

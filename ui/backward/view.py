@@ -63,6 +63,7 @@ from ui.backward.items import (
 from ui.backward.labels import place_labels
 from ui.backward.model import (
     LAYER_GAP,
+    Box,
     BoxId,
     GraphModel,
     Link,
@@ -422,6 +423,8 @@ class BackwardView(QWidget):
             self._union = union
             self._built = (ev, self.vertical, self.show_saved)  # the orientation may be new
             self._model_key = None
+            # another evaluation: every box and gradient is new, set them all at once
+            self._applied_model = self._applied_flow = None
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
             self.model = model_at(ev, snap, index, self.show_saved, self._memo)
@@ -465,6 +468,13 @@ class BackwardView(QWidget):
         self.overview = Overview()
         self.overview.setVisible(not self.detail)
         self.scene.addItem(self.overview)
+        # What the items were last set to, so that a scrub touches only the items whose
+        # state changes (None: set every item): the model, the flows, the selection.
+        self._applied_model: GraphModel | None = None
+        self._applied_flow: tuple[dict, frozenset, set, int | None] | None = None
+        self._applied_selection: tuple[int | None] | None = None
+        self._flow_items: dict[tuple, list[LinkItem]] = {}
+        self._key_items: dict[int, list[BoxItem]] = {}
 
     def _show_message(self, text: str) -> None:
         self._clear()
@@ -535,6 +545,11 @@ class BackwardView(QWidget):
             link_item.set_shown(True, self.detail)
             self.scene.addItem(link_item)
         self.boxes, self.links = boxes, links
+        for link_item in links:
+            self._flow_items.setdefault(link_item.link.flow, []).append(link_item)
+        for box_id, box_item in boxes.items():
+            if box_id[0] in ("fn", "leaf", "out") and box_item.box.key is not None:
+                self._key_items.setdefault(box_item.box.key, []).append(box_item)
         self.overview.set_items(boxes.values(), links, self._graph_rect)
 
     def _ports(
@@ -582,21 +597,42 @@ class BackwardView(QWidget):
     def _apply_model(self, model: GraphModel) -> None:
         """Show the part of the union graph that exists at this position."""
         detail = self.detail
-        for box_id, item in self.boxes.items():
-            box = model.boxes.get(box_id)
-            item.set_shown(box is not None, detail)
-            if box is None:
-                continue
-            if item.box.kind != "fn":
-                item.set_box(box)
-            else:
-                key = box_id[1]
-                item.set_state(output=key in model.roots and ("out", key) not in self.boxes)
+        before, self._applied_model = self._applied_model, model
         present = {link.flow for link in model.links}
-        for link in self.links:
-            link.set_shown(link.link.flow in present, detail)
+        if before is None:
+            for box_id, item in self.boxes.items():
+                box = model.boxes.get(box_id)
+                item.set_shown(box is not None, detail)
+                if box is not None:
+                    self._set_box(item, box, model)
+            for link in self.links:
+                link.set_shown(link.link.flow in present, detail)
+        else:  # only the boxes, roots and links that differ from the position before
+            for box_id in before.boxes.keys() - model.boxes.keys():
+                if (item := self.boxes.get(box_id)) is not None:
+                    item.set_shown(False, detail)
+            old = before.boxes
+            for box_id, box in model.boxes.items():
+                if old.get(box_id) is not box and (item := self.boxes.get(box_id)) is not None:
+                    item.set_shown(True, detail)
+                    self._set_box(item, box, model)
+            for key in before.roots ^ model.roots:
+                box = model.boxes.get(("fn", key))
+                if box is not None and (item := self.boxes.get(("fn", key))) is not None:
+                    self._set_box(item, box, model)
+            was = {link.flow for link in before.links}
+            for flow in was ^ present:
+                for link in self._flow_items.get(flow, ()):
+                    link.set_shown(flow in present, detail)
         self._update_pills()
         self.overview.invalidate()
+
+    def _set_box(self, item: BoxItem, box: Box, model: GraphModel) -> None:
+        if item.box.kind != "fn":
+            item.set_box(box)
+        else:
+            key = box.key
+            item.set_state(output=key in model.roots and ("out", key) not in self.boxes)
 
     def _update_pills(self) -> None:
         """The gradient labels of the links shown now that a gradient has flowed along,
@@ -649,23 +685,51 @@ class BackwardView(QWidget):
         current = playhead.current
         flows = playhead.edge_gradients()
         strong = playhead.current_flows()
-        for link in self.links:
-            link.set_flow(flows.get(link.link.flow), link.link.flow in strong)
-        self._update_pills()
         self.executed_keys = tuple(ex.key for ex in executed)
         self.current_key = current.key if current is not None else None
         live = at is not None and at.live
         done = set(self.executed_keys) if live else set()
-        for box_id, item in self.boxes.items():
-            if box_id[0] == "fn":
-                item.set_state(executed=box_id[1] in done, current=box_id[1] == self.current_key)
+        before = self._applied_flow
+        self._applied_flow = (flows, strong, done, self.current_key)
+        if before is None:
+            for link in self.links:
+                link.set_flow(flows.get(link.link.flow), link.link.flow in strong)
+            for box_id, item in self.boxes.items():
+                if box_id[0] == "fn":
+                    item.set_state(
+                        executed=box_id[1] in done, current=box_id[1] == self.current_key
+                    )
+        else:  # only the links whose gradient changed, the boxes that ran or run now
+            old_flows, old_strong, old_done, old_current = before
+            keys = {
+                k for k in old_flows.keys() | flows.keys() if old_flows.get(k) is not flows.get(k)
+            }
+            for flow in keys | (old_strong ^ strong):
+                for link in self._flow_items.get(flow, ()):
+                    link.set_flow(flows.get(flow), flow in strong)
+            ran = old_done ^ done
+            if not keys and old_strong == strong and not ran and old_current == self.current_key:
+                return  # nothing flowed or ran between the positions (a forward scrub)
+            for key in ran | {old_current, self.current_key}:
+                item = self.boxes.get(("fn", key)) if key is not None else None
+                if item is not None:
+                    item.set_state(executed=key in done, current=key == self.current_key)
+        self._update_pills()
         self.overview.invalidate()
 
     def _apply_selection(self) -> None:
         key = self.selected_key
-        for box_id, item in self.boxes.items():
-            on = key is not None and item.box.key == key and box_id[0] in ("fn", "leaf", "out")
-            item.set_state(selected=on)
+        before, self._applied_selection = self._applied_selection, (key,)
+        if before is None:
+            for box_id, item in self.boxes.items():
+                on = key is not None and item.box.key == key and box_id[0] in ("fn", "leaf", "out")
+                item.set_state(selected=on)
+        elif before[0] != key:
+            for k in (before[0], key):
+                for item in self._key_items.get(k, ()) if k is not None else ():
+                    item.set_state(selected=k == key)
+        else:
+            return
         self.overview.invalidate()
 
     # -- level of detail -----------------------------------------------------

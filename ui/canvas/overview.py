@@ -12,7 +12,8 @@ selection outlines.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from ui.canvas.edge_item import EdgeItem
     from ui.canvas.node_item import NodeItem
     from ui.canvas.scene import GraphScene
+    from ui.canvas.style import CanvasStyle
 
 OVERVIEW_LOD = 0.25  # below this zoom the overview draws the graph
 SELECTED_OUTLINE = 2.0  # pixels, whatever the zoom
@@ -48,6 +50,11 @@ class Overview(QGraphicsItem):
         self._wires: list[tuple[EdgeItem, QLineF]] = []
         self._bounds = QRectF()
         self._batches: Batches | None = None  # None: to group again by colour
+        #: The groups by colour, per card and wire, so that restyling a few (a scrub)
+        #: moves those between groups instead of grouping every card again.
+        self._groups: dict[tuple[str, int, bool], dict[object, object]] | None = None
+        self._keys: dict[object, list[tuple[str, int, bool]]] = {}
+        self._shapes: dict[object, tuple] = {}
         self.setZValue(0.5)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         # panning blits the picture instead of drawing thousands of shapes per frame
@@ -65,7 +72,32 @@ class Overview(QGraphicsItem):
             self.prepareGeometryChange()  # the old bounds, before they go stale
             self._cards = None
         self._batches = None
+        self._groups = None
         self.update()
+
+    def restyle(self, cards: Iterable[NodeItem], wires: Iterable[EdgeItem]) -> None:
+        """Only these cards and wires were restyled (their facts at a new timeline
+        position): regroup them alone, so a scrub costs what it changed."""
+        items = (*cards, *wires)
+        if self._cards is None or len(items) * 4 > len(self._shapes):
+            return self.invalidate(geometry=False)  # many: grouping all again is cheaper
+        if self._groups is None:
+            self._build_groups()
+        groups = self._groups
+        assert groups is not None
+        s = self.host.style
+        for item in items:
+            for key in self._keys.pop(item, ()):
+                groups[key].pop(item, None)
+            shapes = self._shapes.get(item)
+            if shapes is None:
+                continue
+            keys = self._keys[item] = self._style_of(item, shapes, s)
+            for key, shape in zip(keys, shapes, strict=False):
+                groups.setdefault(key, {})[item] = shape
+        self._batches = None
+        self.update()
+        return None
 
     def _measure(self) -> None:
         cards = []
@@ -90,13 +122,52 @@ class Overview(QGraphicsItem):
             xs += (start.x(), end.x())
             ys += (start.y(), end.y())
         self._cards, self._wires = cards, wires
+        # each card's (rectangle, band, rectangle again for an outline); each wire's line
+        self._shapes: dict[object, tuple] = {card: (r, b, r) for card, r, b in cards}
+        self._shapes.update((edge, (line,)) for edge, line in wires)
+        self._groups = None
         if xs:
             left, top = min(xs) - MARGIN, min(ys) - MARGIN
             self._bounds = QRectF(left, top, max(xs) + MARGIN - left, max(ys) + MARGIN - top)
         else:
             self._bounds = QRectF()
 
+    def _style_of(self, item: object, shapes: tuple, s: CanvasStyle) -> list:
+        """The groups (what, colour, dimmed) an item's shapes go to, in shape order."""
+        if len(shapes) == 1:  # a wire
+            edge = cast("EdgeItem", item)
+            return [("wire", s.c("edge_grad" if edge.carries_grad else "edge").rgba(), False)]
+        card = cast("NodeItem", item)
+        dimmed = card.dimmed
+        keys = [
+            ("body", s.c("node_body").rgba(), dimmed),
+            ("band", s.category(card.node_type.category).rgba(), dimmed),
+        ]
+        if card.isSelected():
+            keys.append(("selected", s.c("node_selected").rgba(), dimmed))
+        elif card.facts.status == "error" or card.facts.requires_grad:
+            keys.append(("outline", card.border_color(s).rgba(), dimmed))
+        return keys
+
+    def _build_groups(self) -> None:
+        """The groups per card and wire, which ``restyle`` edits (built on its first call)."""
+        s = self.host.style
+        groups: dict[tuple[str, int, bool], dict[object, object]] = {}
+        keys_of: dict[object, list[tuple[str, int, bool]]] = {}
+        for item, shapes in self._shapes.items():
+            keys = keys_of[item] = self._style_of(item, shapes, s)
+            for key, shape in zip(keys, shapes, strict=False):
+                groups.setdefault(key, {})[item] = shape
+        self._groups, self._keys = groups, keys_of
+
     def _group(self) -> Batches:
+        order = {"wire": 0, "body": 1, "band": 2, "outline": 3, "selected": 4}
+        if self._groups is not None:  # kept up to date by restyle
+            return {
+                k: list(v.values())
+                for k, v in sorted(self._groups.items(), key=lambda kv: order[kv[0][0]])
+                if v
+            }
         s = self.host.style
         batches: Batches = {}
 
@@ -115,7 +186,6 @@ class Overview(QGraphicsItem):
                 batch("selected", s.c("node_selected"), dimmed).append(rect)
             elif card.facts.status == "error" or card.facts.requires_grad:
                 batch("outline", card.border_color(s), dimmed).append(rect)
-        order = {"wire": 0, "body": 1, "band": 2, "outline": 3, "selected": 4}
         return {k: v for k, v in sorted(batches.items(), key=lambda kv: order[kv[0][0]]) if v}
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name

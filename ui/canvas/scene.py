@@ -7,7 +7,7 @@ the playhead (``state.playhead``) when the evaluation or its position changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -344,20 +344,33 @@ class GraphScene(QGraphicsScene):
         key = (ev, playhead.step, playhead.replay, len(self._nodes), len(self._edges))
         if key == self._facts_key:
             return
-        self._facts_key = key
+        before, self._facts_key = self._facts_key, key
         snap = playhead.snapshot()
         at_end = ev is None or playhead.at_end
-        for _node_id, item in self._nodes.items():
+        items: Iterable[NodeItem] = self._nodes.values()
+        changed: set[str] | None = None
+        if before is not None and ev is not None and before[0] is ev and before[3:] == key[3:]:
+            # the same evaluation at another position: only what changed in between
+            changed = playhead.nodes_changed_since(before[1], before[2])
+            items = [item for n in changed if (item := self._nodes.get(n)) is not None]
+        for item in items:
             facts = node_facts(item.node_id, item.node_type, playhead)
             dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
             item.set_facts(facts, dimmed=dimmed)
+        wires = []
         for edge, edge_item in self._edges.items():
+            if changed is not None and edge.src not in changed:
+                continue
             grad = False
             if snap is not None:
                 f = snap.facts(edge.src, edge.src_port)
                 grad = bool(f is not None and f.requires_grad)
             edge_item.set_carries_grad(grad)
-        self._overview_changed(geometry=False)
+            wires.append(edge_item)
+        if changed is None:
+            self._overview_changed(geometry=False)
+        elif self.overview is not None:
+            self.overview.restyle(items, wires)
 
     def _refresh_node_facts(self, node_id: str) -> None:
         item = self._nodes.get(node_id)

@@ -105,6 +105,9 @@ class EvaluationRunner(QObject):
         self._revisions: dict[int, tuple[Document, int]] = {}
         self._cache: OrderedDict[tuple, Evaluation] = OrderedDict()
         self._jobs: dict[int, _Job] = {}
+        #: The last plan prepared and what it was prepared from: the check after an
+        #: edit (``cached``) and the run that follows it share one copy of the document.
+        self._prepared: tuple[Document, tuple, Plan] | None = None
         #: A run of a document shown (``run(doc)``) that finished before it was shown.
         self._early: tuple[int, Evaluation | None, tuple | None, str | None] | None = None
         self._unsubscribe = state.document.subscribe(self._on_event)
@@ -139,7 +142,7 @@ class EvaluationRunner(QObject):
         """
         self._timer.stop()
         doc = doc or self.state.document
-        plan = prepare(doc, self.device, self.memory_budget)
+        plan = self._prepare(doc)
         self._cancel_current()
         self._generation += 1
         gen = self._generation
@@ -171,8 +174,25 @@ class EvaluationRunner(QObject):
 
     def cached(self, doc: Document | None = None) -> Evaluation | None:
         """A remembered evaluation of exactly this document's content, if any."""
-        plan = prepare(doc or self.state.document, self.device, self.memory_budget)
+        plan = self._prepare(doc or self.state.document)
         return self._cache.get(plan_key(plan))
+
+    def _prepare(self, doc: Document) -> Plan:
+        """``prepare(doc)``, once per state of the document: any event (a rename too,
+        which changes no revision) forgets the copy."""
+        key = (
+            doc.revision,
+            doc.trusted,
+            doc.settings["device"],
+            doc.settings["seed"],
+            self.device,
+            self.memory_budget,
+        )
+        if self._prepared is not None and self._prepared[0] is doc and self._prepared[1] == key:
+            return self._prepared[2]
+        plan = prepare(doc, self.device, self.memory_budget)
+        self._prepared = (doc, key, plan)
+        return plan
 
     # ------------------------------------------------------------------ internals
     def _cancel_current(self) -> None:
@@ -222,6 +242,7 @@ class EvaluationRunner(QObject):
         self.finished.emit(ev)
 
     def _on_event(self, event: DocumentEvent) -> None:
+        self._prepared = None
         if not event.affects_evaluation:
             return
         # Coalesce: a paste or an undo emits many events; look at the result once.
@@ -254,6 +275,7 @@ class EvaluationRunner(QObject):
         return ran_on is not None and ran_on[0] is not self.state.document
 
     def _document_replaced(self) -> None:
+        self._prepared = None
         self._unsubscribe()
         self._unsubscribe = self.state.document.subscribe(self._on_event)
         self._set_stale(False)
