@@ -68,6 +68,8 @@ class Recorder:
         self.program = program
         self.events: list[dict[str, Any]] = Events()
         self.keys: dict[int, str] = {}
+        #: every key each object has had, oldest first (an in-place op adds one)
+        self.history: dict[int, list[str]] = {}
         self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
         self.depth = 0
         self.count = 0
@@ -81,6 +83,7 @@ class Recorder:
         key = f"t{self.count}"
         self.count += 1
         self.keys[id(tensor)] = key
+        self.history.setdefault(id(tensor), []).append(key)
         self.alive.append(tensor)
         if tensor.requires_grad and tensor.grad_fn is None:
             self.leaves.add(key)  # backward accumulates into its .grad
@@ -239,10 +242,19 @@ class Recorder:
 
     def names(self, scope: dict[str, Any], tensor_type: type) -> dict[str, str]:
         """The variable each tensor was last bound to at the program's top level."""
+        from engine.nn.modules.module import Module
+
         labels: dict[str, str] = {}
         for name, value in scope.items():
             if isinstance(value, tensor_type) and id(value) in self.keys:
                 labels[self.keys[id(value)]] = name
+        for name, value in scope.items():
+            if isinstance(value, Module):
+                # a parameter's first node is named for where it lives (``model.0.weight``)
+                for sub, param in value.named_parameters():
+                    first = self.history.get(id(param), [None])[0]
+                    if first is not None:
+                        labels.setdefault(first, f"{name}.{sub}")
         return labels
 
 
