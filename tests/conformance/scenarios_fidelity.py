@@ -1,0 +1,36 @@
+"""Conformance scenarios for fidelity nits: printed reprs, dtype rules of pointwise ops on
+bool/int inputs, loss argument checks, second derivatives of ``cumprod`` with zeros and
+float32 sums in PyTorch's own order of additions."""
+
+from __future__ import annotations
+
+from tests.conformance.scenarios import _add
+
+_add(
+    "print_formatter_grid",
+    """
+    nan, inf = float("nan"), float("inf")
+    _cases = [
+        torch.tensor([nan, 0.0]), torch.tensor([inf, -inf, nan]), torch.tensor([nan, 1.5, 0.0]),
+        torch.tensor([1e-5, 1.0]), torch.tensor([1e8, 1.0]), torch.tensor([1e9]),
+        torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.5, -3.0]),
+        torch.tensor([-0.0, 0.0]), torch.tensor([-0.0, 1.0]), torch.tensor(3.0),
+        torch.tensor(nan), torch.tensor(-inf), torch.tensor(1e-7), torch.tensor([]),
+        torch.zeros(0, 3), torch.zeros(2, 0, dtype=torch.int64), torch.tensor([True, False]),
+        torch.tensor(True), torch.tensor([1, -20, 300]), torch.tensor([[1, 2], [3, 4]]),
+        torch.tensor([0.5, 1e-5], dtype=torch.float64),
+        torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True),
+        torch.tensor([1.0, 2.0], requires_grad=True) * 2, torch.arange(2000.0),
+        torch.arange(2000), torch.arange(3000.0).reshape(30, 100) / 7, torch.arange(40.0) / 3,
+        torch.arange(40.0) * 1e6, (torch.arange(30.0, requires_grad=True) / 3).sin(),
+        torch.arange(24.0).reshape(2, 3, 4) - 5.5, torch.tensor([nan, inf, 1e10, 1e-10]),
+        torch.tensor([123456.0, 0.001]), torch.tensor([1e-4, 1.0]),
+        torch.tensor([[nan, 0.0], [0.0, 1.0]]), torch.tensor([0.0, 0.0]), torch.tensor([-1e-5]),
+        torch.tensor([1.0, -2.0], dtype=torch.float16), torch.arange(1100).reshape(11, 100),
+        torch.zeros(1, 2, 0), torch.tensor([], dtype=torch.float64),
+        torch.tensor([], requires_grad=True), torch.ones(3, 40, requires_grad=True).sum(0),
+        torch.tensor([10.0, 100.0, 1000.5]),
+    ]
+    texts = [repr(c) for c in _cases]
+    """,
+)
