@@ -7,7 +7,7 @@ from typing import Any
 from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
-from engine.ops.losses import pointwise_loss_backward
+from engine.ops.losses import pointwise_loss_backward, refuse_grad
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
@@ -359,6 +359,7 @@ def nll_loss(
     reduction: str = "mean",
 ) -> Any:
     _nll_checks(input, target)
+    refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
     c = input.shape[-1]
     bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]

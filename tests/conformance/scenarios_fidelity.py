@@ -34,3 +34,50 @@ _add(
     texts = [repr(c) for c in _cases]
     """,
 )
+
+_LOSS_WEIGHTS = """
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+t = torch.tensor([1.0, 0.0, 1.0])
+w = torch.tensor([0.5, 2.0, 1.0], requires_grad=True)
+"""
+
+_add(
+    "loss_bce_logits_weight_requires_grad",
+    _LOSS_WEIGHTS + "y = torch.nn.functional.binary_cross_entropy_with_logits(x, t, weight=w)\n",
+)
+_add(
+    "loss_bce_logits_pos_weight_requires_grad",
+    _LOSS_WEIGHTS
+    + "y = torch.nn.functional.binary_cross_entropy_with_logits(x, t, pos_weight=w)\n",
+)
+_add(
+    "loss_bce_logits_both_weights_require_grad",
+    _LOSS_WEIGHTS
+    + "y = torch.nn.functional.binary_cross_entropy_with_logits(x, t, weight=w, pos_weight=w)\n",
+)
+_add(
+    "loss_bce_logits_weight_requires_grad_no_grad_mode",
+    _LOSS_WEIGHTS
+    + """
+with torch.no_grad():
+    y = torch.nn.functional.binary_cross_entropy_with_logits(x, t, weight=w, pos_weight=w)
+z = torch.nn.functional.binary_cross_entropy_with_logits(x, t, weight=w.detach() + 1)
+z.backward()
+""",
+)
+_add(
+    "loss_bce_logits_module_weight_requires_grad",
+    _LOSS_WEIGHTS + "y = torch.nn.BCEWithLogitsLoss(pos_weight=w)(x.detach(), t)\n",
+)
+_add(
+    "loss_bce_weight_requires_grad",
+    _LOSS_WEIGHTS + "y = torch.nn.functional.binary_cross_entropy(x.sigmoid(), t, weight=w)\n",
+)
+_add(
+    "loss_nll_weight_requires_grad",
+    """
+    logp = torch.tensor([[-0.5, -1.0, -2.0], [-1.5, -0.25, -3.0]], requires_grad=True)
+    w = torch.tensor([0.5, 2.0, 1.0], requires_grad=True)
+    y = torch.nn.functional.cross_entropy(logp, torch.tensor([0, 2]), weight=w)
+    """,
+)
