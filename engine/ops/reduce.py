@@ -329,6 +329,8 @@ def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     from engine.tensor import Tensor
 
     a = input._data
+    if a.dtype == bool:
+        raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
         return Tensor._wrap(a.reshape(-1).argmax().reshape(()).astype("int64"))
     out = a.argmax(axis=dim, keepdims=keepdim)

@@ -276,10 +276,7 @@ def _spread(
     if isinstance(dim, bool):  # var(input, unbiased)
         dim, unbiased = None, dim
     if not input.dtype.is_floating_point:
-        raise RuntimeError(
-            f"{name}(): input dtype should be either floating point or complex. "
-            f"Got {input.dtype.scalar_name} instead."
-        )
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dims = _norm_dims(tuple(range(input.ndim)) if dim is None else dim, input.ndim)

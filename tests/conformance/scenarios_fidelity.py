@@ -81,3 +81,63 @@ _add(
     y = torch.nn.functional.cross_entropy(logp, torch.tensor([0, 2]), weight=w)
     """,
 )
+
+# Every op below on bool/int64/float32/float64 inputs: the result's dtype, or the error
+# PyTorch's kernel dispatch raises (``"round_vml_cpu" not implemented for 'Bool'``).
+_add(
+    "dtype_dispatch_grid",
+    """
+    F = torch.nn.functional
+    _unary = [
+        "abs", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "round",
+        "floor", "ceil", "trunc", "sign", "frac", "reciprocal", "rsqrt", "expm1",
+        "log1p", "square", "logical_not", "sum", "mean", "prod", "max", "min", "argmax",
+        "amax", "std", "var", "isnan", "isfinite", "clone",
+    ]
+    _dim = ["cumsum", "cumprod", "softmax", "log_softmax", "logsumexp"]
+    _binary = [
+        "add", "sub", "mul", "div", "remainder", "pow",
+        "maximum", "minimum", "atan2", "eq", "lt", "ne", "logical_and", "fmod",
+    ]
+    _functional = [
+        "silu", "leaky_relu", "elu", "softplus", "logsigmoid", "hardtanh", "relu6", "relu",
+        "sigmoid", "tanh",
+    ]
+    _methods = ["round_", "floor_", "abs_", "trunc_", "ceil_", "frac_", "sign_", "relu_", "exp_"]
+    _dtypes = ["bool", "int64", "float32", "float64"]
+
+
+    def _make(dt, second=False):
+        if dt == "bool":
+            return torch.tensor([True, True, True] if second else [True, False, True])
+        return torch.tensor([1, 3, 2] if second else [1, 0, 2]).to(getattr(torch, dt))
+
+
+    def _outcome(call):
+        try:
+            return str(call().dtype)
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
+
+
+    outcomes = []
+    for _dt in _dtypes:
+        for _op in _unary:
+            outcomes.append(_outcome(lambda: getattr(torch, _op)(_make(_dt))))
+        for _op in _dim:
+            outcomes.append(_outcome(lambda: getattr(torch, _op)(_make(_dt), 0)))
+        for _op in _functional:
+            outcomes.append(_outcome(lambda: getattr(F, _op)(_make(_dt))))
+        for _op in _methods:
+            outcomes.append(_outcome(lambda: getattr(_make(_dt), _op)()))
+        outcomes.append(_outcome(lambda: torch.round(_make(_dt), decimals=1)))
+        outcomes.append(_outcome(lambda: _make(_dt) - True))
+        outcomes.append(_outcome(lambda: True - _make(_dt)))
+        outcomes.append(_outcome(lambda: _make(_dt) ** True))
+        outcomes.append(_outcome(lambda: _make(_dt) % True))
+        for _dt2 in _dtypes:
+            for _op in _binary:
+                _b = _make(_dt2, True)
+                outcomes.append(_outcome(lambda: getattr(torch, _op)(_make(_dt), _b)))
+    """,
+)
