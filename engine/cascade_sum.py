@@ -134,7 +134,25 @@ def _chunks(n: int, grain: int, threads: int) -> list[tuple[int, int]]:
     return [(t * size, min(n, (t + 1) * size)) for t in range(used) if t * size < n]
 
 
+def _small(flat: np.ndarray) -> np.ndarray:
+    """The whole cascade for fewer than eight items (vectors, or scalars below one
+    vector): one level, so it is a plain running sum of the items in the order
+    ``row_sum`` visits them (``0, 4, 5, 6, 1, 2, 3``), then of the leftover scalars
+    and the lanes.  A few NumPy calls instead of the general path's dozens."""
+    lanes = vec_bytes() // flat.itemsize
+    n = flat.size
+    v = n if n < lanes else n // lanes
+    items = flat[:, None] if n < lanes else flat[: v * lanes].reshape(v, lanes)
+    order = [0, *range(4, v), 1, 2, 3] if v >= 4 else list(range(v))
+    vec = np.add.accumulate(items[order], axis=0)[-1]
+    if n >= lanes:
+        vec = np.add.accumulate(np.concatenate([flat[v * lanes :], vec]))[-1:]
+    return vec[0] + flat.dtype.type(0)
+
+
 def _full(flat: np.ndarray) -> np.ndarray:
+    if flat.size < 8 * vec_bytes() // flat.itemsize:
+        return _small(flat)
     threads = num_threads()
     if flat.size < GRAIN or threads == 1:
         return _inner(flat[None, :])[0]
