@@ -141,3 +141,43 @@ _add(
                 outcomes.append(_outcome(lambda: getattr(torch, _op)(_make(_dt), _b)))
     """,
 )
+
+# ``cumprod`` with zeros under create_graph: PyTorch's differentiable O(n²) backward.
+_add(
+    "cumprod_zeros_double_backward",
+    """
+    x = torch.tensor(
+        [[2.0, 0.0, 3.0, 0.5, 0.0, 4.0], [1.5, -2.0, 0.0, 1.0, 3.0, 0.5]],
+        dtype=torch.float64,
+        requires_grad=True,
+    )
+    y = x.cumprod(1)
+    v = torch.tensor([[1.0, 2.0, -1.0, 0.5, 3.0, 1.0], [0.5, 1.0, 2.0, -1.0, 1.0, 2.0]])
+    g, = torch.autograd.grad(y, x, v.double(), create_graph=True)
+    # (the version of a gradient reached through ``g * g`` differs: engine_run's buffers)
+    _h, = torch.autograd.grad((g * g).sum(), x)
+    h = _h.tolist()
+    x0 = torch.tensor([3.0, 0.0, 2.0], requires_grad=True)
+    g0, = torch.autograd.grad(x0.cumprod(0).sum(), x0, create_graph=True)
+    h0, = torch.autograd.grad(g0.sum(), x0)
+    """,
+)
+
+# Float sums in PyTorch's order: the printed losses of the polynomial tutorial.
+_add(
+    "sum_float32_polynomial_loss",
+    """
+    x = torch.linspace(-3.141592653589793, 3.141592653589793, 2000)
+    y = torch.sin(x)
+    a = torch.tensor(0.1, requires_grad=True)
+    b = torch.tensor(-0.4, requires_grad=True)
+    c = torch.tensor(0.3, requires_grad=True)
+    d = torch.tensor(-0.05, requires_grad=True)
+    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    loss = (y_pred - y).pow(2).sum()
+    loss.backward()
+    losses = [loss.item(), (y_pred - y).pow(2).mean().item()]
+    printed = [repr(loss), f"{loss.item()}", repr(x.sum()), repr(y.abs().mean())]
+    sums = [x.reshape(40, 50).sum(0).tolist(), x.reshape(40, 50).sum(1).tolist()]
+    """,
+)
