@@ -55,13 +55,14 @@ def _ceil_log2(x: int) -> int:
 
 
 def _seq(x: np.ndarray, axis: int) -> np.ndarray:
-    """``0 + x[0] + x[1] + ...`` along ``axis``, strictly in order.  Short axes (every
-    level of the cascade) are a loop of whole-slice additions; long ones an
-    ``add.accumulate``, which NumPy never reorders."""
+    """``0 + x[0] + x[1] + ...`` along ``axis``, strictly in order: an
+    ``add.accumulate`` (which NumPy never reorders), or for short axes of large slices
+    (the cascade's levels on big inputs) a loop of whole-slice additions, which
+    allocates less."""
     k = x.shape[axis]
-    if k == 0:
+    if k == 0 or x.size == 0:
         return np.zeros(np.delete(x.shape, axis), x.dtype)
-    if k > 64:
+    if k > 64 or x.size < 4096 * k:
         return np.add.accumulate(x, axis=axis).take(-1, axis=axis) + x.dtype.type(0)
     index: list[object] = [slice(None)] * x.ndim
     index[axis] = 0
