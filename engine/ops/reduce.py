@@ -107,6 +107,8 @@ def _mean(xp: Any, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
     n = _numel(a.shape, dims)
     if not a.size:
         return xp.sum(a, axis=dims, keepdims=keepdim) / n
+    if a.dtype.itemsize < 4:
+        return xp.mean(a, axis=dims, keepdims=keepdim)
     total = _sum(xp, a, dims, keepdim)
     return xp.asarray(total / total.dtype.type(n))
 
