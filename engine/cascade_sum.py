@@ -108,8 +108,8 @@ def _inner(x: np.ndarray) -> np.ndarray:
     """Rows reduced along their contiguous last axis: ``x`` is ``(batch, n)``."""
     b, n = x.shape
     lanes = vec_bytes() // x.itemsize
-    if n < lanes:
-        return _row_sum(x[:, :, None])[:, 0]
+    if n < 8 * lanes:
+        return _small(x)
     v = n // lanes
     vec = _row_sum(x[:, : v * lanes].reshape(b, v, lanes))
     return _seq(np.concatenate([x[:, v * lanes :], vec], axis=1), 1)
@@ -135,25 +135,27 @@ def _chunks(n: int, grain: int, threads: int) -> list[tuple[int, int]]:
     return [(t * size, min(n, (t + 1) * size)) for t in range(used) if t * size < n]
 
 
-def _small(flat: np.ndarray) -> np.ndarray:
-    """The whole cascade for fewer than eight items (vectors, or scalars below one
-    vector): one level, so it is a plain running sum of the items in the order
+def _small(x: np.ndarray) -> np.ndarray:
+    """The whole cascade for rows of fewer than eight items (vectors, or scalars below
+    one vector): one level, so it is a plain running sum of the items in the order
     ``row_sum`` visits them (``0, 4, 5, 6, 1, 2, 3``), then of the leftover scalars
-    and the lanes.  A few NumPy calls instead of the general path's dozens."""
-    lanes = vec_bytes() // flat.itemsize
-    n = flat.size
+    and the lanes.  A few NumPy calls instead of the general path's dozens; ``x`` is
+    ``(batch, n)``."""
+    b, n = x.shape
+    lanes = vec_bytes() // x.itemsize
     v = n if n < lanes else n // lanes
-    items = flat[:, None] if n < lanes else flat[: v * lanes].reshape(v, lanes)
+    items = x[:, :, None] if n < lanes else x[:, : v * lanes].reshape(b, v, lanes)
     order = [0, *range(4, v), 1, 2, 3] if v >= 4 else list(range(v))
-    vec = np.add.accumulate(items[order], axis=0)[-1]
+    vec = np.add.accumulate(items[:, order], axis=1)[:, -1]
     if n >= lanes:
-        vec = np.add.accumulate(np.concatenate([flat[v * lanes :], vec]))[-1:]
-    return vec[0] + flat.dtype.type(0)
+        vec = np.add.accumulate(np.concatenate([x[:, v * lanes :], vec], axis=1), axis=1)
+        vec = vec[:, -1:]
+    return vec[:, 0] + x.dtype.type(0)
 
 
 def _full(flat: np.ndarray) -> np.ndarray:
     if flat.size < 8 * vec_bytes() // flat.itemsize:
-        return _small(flat)
+        return _small(flat[None, :])[0]
     threads = num_threads()
     if flat.size < GRAIN or threads == 1:
         return _inner(flat[None, :])[0]
