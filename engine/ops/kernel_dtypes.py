@@ -22,10 +22,10 @@ SUBTRACT_BOOL = (
 
 def is_bool(x: Any) -> bool:
     """A bool tensor or a Python ``bool`` (which PyTorch wraps as a bool scalar)."""
-    if isinstance(x, bool):
+    if x is True or x is False:
         return True
-    dtype = getattr(x, "dtype", None)
-    return dtype is not None and getattr(dtype, "scalar_name", None) == "Bool"
+    data = getattr(x, "_data", None)
+    return data is not None and data.dtype.kind == "b"
 
 
 def refuse_dtype(kernel: str, t: Any, *, integral: bool = False) -> None:
