@@ -714,6 +714,7 @@ sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid", in
 
 @public("relu", ("input",), category="activation", doc="max(input, 0)", inplace=True)
 def relu(input: Any) -> Any:  # noqa: A002
+    """``max(input, 0)``; PyTorch refuses bools here rather than returning a copy."""
     if is_bool(input):
         raise RuntimeError("Boolean inputs not supported for relu")
     return apply_op(RELU, (input,))
