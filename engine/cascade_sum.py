@@ -61,7 +61,7 @@ def _seq(x: np.ndarray, axis: int) -> np.ndarray:
     allocates less."""
     k = x.shape[axis]
     if k == 0 or x.size == 0:
-        return np.zeros(np.delete(x.shape, axis), x.dtype)
+        return np.zeros(x.shape[:axis] + x.shape[axis + 1 :], x.dtype)
     if k > 64 or x.size < 4096 * k:
         return np.add.accumulate(x, axis=axis).take(-1, axis=axis) + x.dtype.type(0)
     index: list[object] = [slice(None)] * x.ndim
