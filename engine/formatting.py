@@ -1,12 +1,15 @@
 """``repr(tensor)`` the way PyTorch prints it (``tensor([1., 2.], requires_grad=True)``).
 
-Learners compare printed output with blog posts, so the number format
-(integer-valued floats as ``2.``, four decimals, scientific notation when the
-range is wide) and the suffixes follow ``torch/_tensor_str.py``.
+Learners compare printed output with blog posts character for character, so this is
+a port of ``torch/_tensor_str.py`` (default print options, real dtypes): the column
+width is taken over the nonzero finite values only (``nan``/``inf`` and zeros do not
+widen it), integer-valued floats print as ``2.``, scientific notation when the range
+is wide, ``...`` summaries past 1000 elements and suffixes wrapped at 80 columns.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -14,105 +17,129 @@ import numpy as np
 from engine import dtypes
 from engine.backend import to_numpy
 
+PRECISION = 4
 THRESHOLD = 1000
 EDGE = 3
 LINEWIDTH = 80
 
 
 class _Formatter:
+    """Chooses one width and notation for every element (``_Formatter`` in PyTorch)."""
+
     def __init__(self, arr: np.ndarray) -> None:
         self.floating = arr.dtype.kind == "f"
         self.int_mode = True
-        self.sci = False
+        self.sci_mode = False
+        self.max_width = 1
+        flat = arr.reshape(-1)
         if not self.floating:
-            vals = [str(v) for v in arr.reshape(-1).tolist()]
-            self.width = max((len(v) for v in vals), default=1)
+            for value in flat.tolist():
+                self.max_width = max(self.max_width, len(f"{value}"))
             return
-        finite = arr[np.isfinite(arr)].astype(np.float64)
-        nonzero = np.abs(finite[finite != 0])
-        if finite.size and np.any(finite != np.ceil(finite)):
-            self.int_mode = False
-        if nonzero.size:
-            mx, mn = float(nonzero.max()), float(nonzero.min())
-            if self.int_mode:
-                self.sci = mx > 1.0e8
-            else:
-                self.sci = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
-        vals = [self._fmt(float(v)) for v in arr.reshape(-1).tolist()]
-        self.width = max((len(v) for v in vals), default=1)
-
-    def _fmt(self, v: float) -> str:
-        if not self.floating:
-            return str(v)
-        if np.isnan(v):
-            return "nan"
-        if np.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if self.sci:
-            return f"{v:.4e}"
-        if self.int_mode:
-            return f"{v:.0f}."
-        return f"{v:.4f}"
-
-    def format(self, v: Any) -> str:
-        return self._fmt(v).rjust(self.width)
-
-
-def _scalar_str(v: Any, fmt: _Formatter) -> str:
-    return fmt.format(v)
-
-
-def _body(arr: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
-    if arr.ndim == 0:
-        return _scalar_str(arr.item(), fmt)
-    if arr.ndim == 1:
-        items: list[str]
-        if summarize and arr.shape[0] > 2 * EDGE:
-            items = [fmt.format(v) for v in arr[:EDGE].tolist()] + ["..."]
-            items += [fmt.format(v) for v in arr[-EDGE:].tolist()]
+        shown = flat[np.isfinite(flat) & (flat != 0)]
+        if shown.size == 0:
+            return
+        magnitudes = np.abs(shown).astype(np.float64)
+        smallest, largest = float(magnitudes.min()), float(magnitudes.max())
+        values = shown.tolist()
+        self.int_mode = all(v == math.ceil(v) for v in values)
+        self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+        if self.sci_mode:
+            texts = [f"{v:.{PRECISION}e}" for v in values]
+        elif self.int_mode:
+            texts = [f"{v:.0f}." for v in values]
         else:
-            items = [fmt.format(v) for v in arr.tolist()]
-        per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
-        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
-        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+            texts = [f"{v:.{PRECISION}f}" for v in values]
+        self.max_width = max(len(t) for t in texts)
+
+    def width(self) -> int:
+        return self.max_width
+
+    def format(self, value: Any) -> str:
+        if self.floating:
+            if self.sci_mode:
+                text = f"{value:{self.max_width}.{PRECISION}e}"
+            elif self.int_mode:
+                text = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    text += "."
+            else:
+                text = f"{value:.{PRECISION}f}"
+        else:
+            text = f"{value}"
+        return (self.max_width - len(text)) * " " + text
+
+
+def _vector_str(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    element_length = fmt.width() + 2
+    per_line = max(1, math.floor((LINEWIDTH - indent) / element_length))
+    if summarize and arr.shape[0] > 2 * EDGE:
+        data = [fmt.format(v) for v in arr[:EDGE].tolist()] + [" ..."]
+        data += [fmt.format(v) for v in arr[-EDGE:].tolist()]
+    else:
+        data = [fmt.format(v) for v in arr.tolist()]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _body(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    if arr.ndim == 1:
+        return _vector_str(arr, indent, summarize, fmt)
     n = arr.shape[0]
     if summarize and n > 2 * EDGE:
-        parts = [_body(arr[i], fmt, indent + 1, summarize) for i in range(EDGE)]
-        parts.append("...")
-        parts += [_body(arr[i], fmt, indent + 1, summarize) for i in range(n - EDGE, n)]
+        rows = [*range(EDGE), None, *range(n - EDGE, n)]
     else:
-        parts = [_body(arr[i], fmt, indent + 1, summarize) for i in range(n)]
-    sep = "," + "\n" * (arr.ndim - 1) + " " * (indent + 1)
-    return "[" + sep.join(parts) + "]"
+        rows = list(range(n))
+    slices = ["..." if i is None else _body(arr[i], indent + 1, summarize, fmt) for i in rows]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+
+def _summarized(arr: np.ndarray) -> np.ndarray:
+    """The elements a summary shows (``get_summarized_data``): they alone set the width."""
+    if arr.ndim == 0:
+        return arr
+    if arr.ndim == 1:
+        return np.concatenate([arr[:EDGE], arr[-EDGE:]]) if arr.shape[0] > 2 * EDGE else arr
+    rows = [*range(EDGE), *range(arr.shape[0] - EDGE, arr.shape[0])]
+    if arr.shape[0] <= 2 * EDGE:
+        rows = list(range(arr.shape[0]))
+    return np.stack([_summarized(arr[i]) for i in rows])
+
+
+def tensor_str(arr: np.ndarray, indent: int) -> str:
+    """The bracketed values of ``arr`` as PyTorch lays them out (``_tensor_str``)."""
+    if arr.size == 0:
+        return "[]"
+    summarize = arr.size > THRESHOLD
+    if arr.dtype == np.float16:
+        arr = arr.astype(np.float32)
+    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    return _body(arr, indent, summarize, fmt)
 
 
 def tensor_repr(t: Any) -> str:
     arr = to_numpy(t._data)
+    prefix = "tensor("
+    indent = len(prefix)
     suffixes: list[str] = []
     if t.is_cuda:
         suffixes.append("device='cuda:0'")
-    if (arr.size == 0 and arr.ndim != 1) or (False):
-        body = "[]"
-        suffixes.insert(0, f"size=({', '.join(map(str, arr.shape))}{',' if arr.ndim == 1 else ''})")
-    elif arr.size == 0:
-        body = "[]"
-    else:
-        summarize = arr.size > THRESHOLD
-        shown = arr
-        if summarize:
-            shown = _summarized(arr)
-        fmt = _Formatter(shown if shown.dtype != np.float16 else shown.astype(np.float32))
-        body = _body(arr, fmt, len("tensor("), summarize)
     dt = t.dtype
-    if dt not in (dtypes.DEFAULT_FLOAT, dtypes.int64, dtypes.bool_) or (
-        arr.size == 0 and dt is not dtypes.DEFAULT_FLOAT
-    ):
+    if arr.size == 0:
+        if arr.ndim != 1:
+            suffixes.append(f"size={tuple(arr.shape)}")
+        if dt is not dtypes.DEFAULT_FLOAT:
+            suffixes.append(f"dtype={dt!r}")
+    elif dt not in (dtypes.DEFAULT_FLOAT, dtypes.int64, dtypes.bool_):
         suffixes.append(f"dtype={dt!r}")
+    body = tensor_str(arr, indent)
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return _add_suffixes("tensor(" + body, suffixes, len("tensor("))
+    return _add_suffixes(prefix + body, suffixes, indent)
 
 
 def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
@@ -128,11 +155,3 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
             parts.append(", " + suffix)
             last_line += len(suffix) + 2
     return "".join(parts) + ")"
-
-
-def _summarized(arr: np.ndarray) -> np.ndarray:
-    if arr.ndim == 0:
-        return arr
-    if arr.shape[0] > 2 * EDGE:
-        arr = np.concatenate([arr[:EDGE], arr[-EDGE:]])
-    return np.stack([_summarized(a) for a in arr]) if arr.ndim > 1 else arr

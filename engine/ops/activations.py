@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import data_of, scalar_minus, zero_scalar, zeros_like
 
 NS = "torch.nn.functional"
@@ -221,12 +222,14 @@ def _inplace_unsupported(name: str, inplace: bool) -> None:
 @_f("leaky_relu", (Param("negative_slope", "float"),), "x if x > 0 else slope * x")
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:  # noqa: A002
     _inplace_unsupported("leaky_relu", inplace)
+    refuse_dtype("leaky_relu_cpu", input, integral=True)
     return apply_op(LEAKY_RELU, (input,), {"negative_slope": negative_slope})
 
 
 @_f("elu", (Param("alpha", "float"),), "x if x > 0 else alpha * (exp(x) - 1)")
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002
     _inplace_unsupported("elu", inplace)
+    refuse_dtype("elu_cpu", input, integral=True)
     return apply_op(ELU, (input,), {"alpha": alpha})
 
 
@@ -236,18 +239,22 @@ def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: 
     "log(1 + exp(beta * x)) / beta",
 )
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:  # noqa: A002
+    refuse_dtype("softplus_cpu", input, integral=True)
     return apply_op(SOFTPLUS, (input,), {"beta": beta, "threshold": threshold})
 
 
 @_f("silu", (), "x * sigmoid(x)")
 def silu(input: Any, inplace: bool = False) -> Any:  # noqa: A002
     _inplace_unsupported("silu", inplace)
+    refuse_dtype("silu_cpu", input, integral=True)
     return apply_op(SILU, (input,))
 
 
 @_f("hardtanh", (Param("min_val", "float"), Param("max_val", "float")), "clip")
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002
     _inplace_unsupported("hardtanh", inplace)
+    if is_bool(input):
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     return apply_op(HARDTANH, (input,), {"min_val": min_val, "max_val": max_val})
 
 
@@ -258,4 +265,5 @@ def relu6(input: Any, inplace: bool = False) -> Any:  # noqa: A002
 
 @_f("logsigmoid", (), "log(sigmoid(x))")
 def logsigmoid(input: Any) -> Any:  # noqa: A002
+    refuse_dtype("log_sigmoid_cpu", input, integral=True)
     return apply_op(LOG_SIGMOID, (input,))

@@ -123,6 +123,18 @@ pointwise_loss_backward(
 
 
 # -- binary cross-entropy on probabilities -----------------------------------------------
+def refuse_grad(function: str, argument: str, t: Any) -> None:
+    """PyTorch has no derivative for loss weights and says so before computing anything
+    (``check_no_requires_grad`` in its generated autograd kernels), in grad mode only."""
+    from engine.grad_mode import is_grad_enabled
+
+    if t is not None and t.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{function}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True."
+        )
+
+
 def _bce_fwd(xp: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean") -> Any:
     if ((a < 0) | (a > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -412,6 +424,7 @@ def binary_cross_entropy(
 ) -> Any:
     reduction = _check_reduction(size_average, reduce, reduction)
     _same_size("binary_cross_entropy", input, target)
+    refuse_grad("binary_cross_entropy", "weight", weight)
     params: dict[str, Any] = {"reduction": reduction}
     if weight is not None:
         params["weight"] = weight._data
@@ -438,6 +451,8 @@ def binary_cross_entropy_with_logits(
 ) -> Any:
     reduction = _check_reduction(size_average, reduce, reduction)
     _same_size("binary_cross_entropy_with_logits", input, target)
+    refuse_grad("binary_cross_entropy_with_logits", "weight", weight)
+    refuse_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     params: dict[str, Any] = {"reduction": reduction}
     if weight is not None:
         params["weight"] = weight._data

@@ -14,6 +14,7 @@ from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Port, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import POS, UNARY, _unary_public, zeros_like
 
 UNIT = (Sample(((2, 3),), unit=True),)  # inputs in (0, 1): asin, acos
@@ -143,7 +144,7 @@ def _rounding(name: str, grad_fn: str, fn: str, doc: str) -> Any:
         dtype="same",
         samples=DISTINCT,
     )
-    return _unary_public(name, op, "math", doc, inplace=True)
+    return _unary_public(name, op, "math", doc, inplace=True, kernel=f"{name}_vml_cpu")
 
 
 floor = _rounding("floor", "FloorBackward0", "floor", "round down")
@@ -158,7 +159,9 @@ frac_op = declare(
     dtype="same",
     samples=DISTINCT,
 )
-frac = _unary_public("frac", frac_op, "math", "fractional part", inplace=True)
+frac = _unary_public(
+    "frac", frac_op, "math", "fractional part", inplace=True, kernel="frac_cpu", integral=True
+)
 
 ROUND = declare(
     "round",
@@ -183,7 +186,9 @@ ROUND_DECIMALS = declare(
 @public("round", ("input",), category="math", doc="round half to even", inplace=True)
 def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001, A002
     if decimals:
+        refuse_dtype("round_cpu", input, integral=True)
         return apply_op(ROUND_DECIMALS, (input,), {"decimals": decimals})
+    refuse_dtype("round_vml_cpu", input)
     return apply_op(ROUND, (input,))
 
 
@@ -301,6 +306,8 @@ def _modulo(name: str, scalar_op: Any, tensor_op: Any, doc: str) -> Any:
 
         if not isinstance(input, Tensor):
             input = scalar_tensor_like(input, other)  # noqa: A001
+        if is_bool(input) and is_bool(other):
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
         if isinstance(other, Tensor):
             return apply_op(tensor_op, (input, other))
         return apply_op(scalar_op, (input,), {"other": other})

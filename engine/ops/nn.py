@@ -7,7 +7,8 @@ from typing import Any
 from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
-from engine.ops.losses import pointwise_loss_backward
+from engine.ops.kernel_dtypes import is_bool, refuse_dtype
+from engine.ops.losses import pointwise_loss_backward, refuse_grad
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
@@ -257,7 +258,9 @@ NLL = declare(
 def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    return apply_op(SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+    dim = _softmax_dim(input, dim)
+    refuse_dtype(_softmax_kernel("softmax", input, dim), input, integral=True)
+    return apply_op(SOFTMAX, (input,), {"dim": dim})
 
 
 @public(
@@ -271,7 +274,15 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    return apply_op(LOG_SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+    dim = _softmax_dim(input, dim)
+    refuse_dtype(_softmax_kernel("log_softmax", input, dim), input, integral=True)
+    return apply_op(LOG_SOFTMAX, (input,), {"dim": dim})
+
+
+def _softmax_kernel(name: str, x: Any, dim: int) -> str:
+    """ATen's CPU softmax has a kernel for the last dim and one for the others."""
+    last = x.ndim == 0 or dim in (-1, x.ndim - 1)
+    return f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
 
 
 def _softmax_dim(x: Any, dim: int | None) -> int:
@@ -361,6 +372,7 @@ def nll_loss(
     reduction: str = "mean",
 ) -> Any:
     _nll_checks(input, target)
+    refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
     c = input.shape[-1]
     bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
@@ -480,6 +492,8 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
 
 def _f_unary(name: str, op: Any, doc: str) -> Any:
     def fn(input: Any) -> Any:  # noqa: A002
+        if name == "relu" and is_bool(input):
+            raise RuntimeError("Boolean inputs not supported for relu")
         return apply_op(op, (input,))
 
     fn.__name__ = fn.__qualname__ = name

@@ -12,6 +12,7 @@ from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.kernel_dtypes import is_bool, refuse_bool_subtraction, refuse_dtype
 
 S23 = Sample(((2, 3), (2, 3)))
 BCAST = Sample(((2, 3), (3,)))
@@ -368,6 +369,8 @@ declare(
 
 
 def _sigmoid(xp: Any, a: Any) -> Any:
+    if a.dtype.kind == "b":
+        a = a.astype(xp.float32)
     return 1 / (1 + xp.exp(-a))
 
 
@@ -415,11 +418,18 @@ RELU = declare(
     save={"result": None},
     samples=(Sample(((2, 3),), distinct=True),),
 )
+
+
+def _sign(xp: Any, a: Any) -> Any:
+    """The sign of a bool is itself (NumPy has no bool ``sign`` loop)."""
+    return xp.sign(a) if a.dtype.kind != "b" else a.copy()
+
+
 SIGN = declare(
     "sign",
     "SignBackward0",
     ("self",),
-    lambda xp, a: xp.sign(a),
+    _sign,
     lambda c, g: g * 0,
     dtype="same",
     samples=UNARY,
@@ -428,7 +438,7 @@ SGN = declare(
     "sgn",
     "SgnBackward0",
     ("self",),
-    lambda xp, a: xp.sign(a),
+    _sign,
     lambda c, g: g * 0,
     dtype="same",
     samples=UNARY,
@@ -602,6 +612,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     inplace=True,
 )
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+    refuse_bool_subtraction(input, other)
     if not _is_tensor(input):
         return rsub(other, input, alpha=alpha)
     return apply_op(SUB, (input, other), {"alpha": alpha} if alpha != 1 else None)
@@ -612,6 +623,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
 )
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     """``other - alpha * input``, PyTorch's ``rsub`` (what ``2 - x`` calls)."""
+    refuse_bool_subtraction(input, other)
     if _is_tensor(other):
         return apply_op(RSUB_T, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return apply_op(RSUB, (input,), {"other": other, "alpha": alpha})
@@ -656,6 +668,8 @@ def neg(input: Any) -> Any:  # noqa: A002
     inplace=True,
 )
 def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
+    if is_bool(input) and is_bool(exponent) and _is_tensor(exponent):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if not _is_tensor(input):
         return apply_op(POW2, (exponent,), {"base": input})
     if _is_tensor(exponent):
@@ -666,8 +680,21 @@ def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
     return apply_op(POW0, (input,), {"exponent": exponent})
 
 
-def _unary_public(name: str, op: Any, category: str, doc: str, inplace: bool = False) -> Any:
+def _unary_public(
+    name: str,
+    op: Any,
+    category: str,
+    doc: str,
+    inplace: bool = False,
+    kernel: str | None = None,
+    integral: bool = False,
+) -> Any:
+    """The public function of a one-input op; ``kernel`` names the ATen kernel that
+    refuses bool (or, with ``integral``, every non-floating) input."""
+
     def fn(input: Any) -> Any:  # noqa: A002
+        if kernel is not None:
+            refuse_dtype(kernel, input, integral=integral)
         return apply_op(op, (input,))
 
     fn.__name__ = fn.__qualname__ = name
@@ -678,12 +705,21 @@ def _unary_public(name: str, op: Any, category: str, doc: str, inplace: bool = F
 exp = _unary_public("exp", EXP, "math", "e ** input", inplace=True)
 log = _unary_public("log", LOG, "math", "natural logarithm", inplace=True)
 sqrt = _unary_public("sqrt", SQRT, "math", "square root", inplace=True)
-abs = _unary_public("abs", ABS, "math", "absolute value", inplace=True)  # noqa: A001
+abs = _unary_public("abs", ABS, "math", "absolute value", inplace=True, kernel="abs_cpu")  # noqa: A001
 sin = _unary_public("sin", SIN, "math", "sine", inplace=True)
 cos = _unary_public("cos", COS, "math", "cosine", inplace=True)
 tanh = _unary_public("tanh", TANH, "activation", "hyperbolic tangent", inplace=True)
 sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid", inplace=True)
-relu = _unary_public("relu", RELU, "activation", "max(input, 0)", inplace=True)
+
+
+@public("relu", ("input",), category="activation", doc="max(input, 0)", inplace=True)
+def relu(input: Any) -> Any:  # noqa: A002
+    """``max(input, 0)``; PyTorch refuses bools here rather than returning a copy."""
+    if is_bool(input):
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return apply_op(RELU, (input,))
+
+
 sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
 
 

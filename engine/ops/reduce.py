@@ -5,7 +5,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import numpy as np
+
 from engine import dtypes, return_types
+from engine.cascade_sum import reduce_sum
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
 
@@ -53,11 +56,21 @@ def _numel(shape: tuple[int, ...], dims: Any) -> int:
     return n
 
 
+def _sum(xp: Any, a: Any, dims: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    """NumPy arrays of floats are summed in PyTorch's order (``engine.cascade_sum``),
+    so printed losses agree to the last digit; anything else as ``xp.sum``."""
+    if xp is np and (dtype is None or dtype.np == a.dtype):
+        exact = reduce_sum(a, dims, keepdim)
+        if exact is not None:
+            return exact
+    return xp.sum(a, axis=dims, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
+
+
 SUM0 = declare(
     "sum",
     "SumBackward0",
     ("self",),
-    lambda xp, a, dtype=None: xp.sum(a, dtype=None if dtype is None else dtype.np),
+    lambda xp, a, dtype=None: _sum(xp, a, dtype=dtype),
     _grad_expand,
     dtype=_sum_dtype,
     quiet=True,
@@ -67,9 +80,7 @@ SUM1 = declare(
     "sum_dim",
     "SumBackward1",
     ("self",),
-    lambda xp, a, dims, keepdim=False, dtype=None: xp.sum(
-        a, axis=dims, keepdims=keepdim, dtype=None if dtype is None else dtype.np
-    ),
+    _sum,
     _grad_expand,
     dtype=_sum_dtype,
     quiet=True,
@@ -91,11 +102,15 @@ def _mean_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype
 
 
 def _mean(xp: Any, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
-    """``xp.mean``, but an empty reduction is NaN without NumPy's "Mean of empty
-    slice" warning (PyTorch warns nothing)."""
-    if a.size:
+    """The sum divided by the count, as PyTorch's CPU ``mean`` computes it; an empty
+    reduction is NaN without NumPy's "Mean of empty slice" warning."""
+    n = _numel(a.shape, dims)
+    if not a.size:
+        return xp.sum(a, axis=dims, keepdims=keepdim) / n
+    if a.dtype.itemsize < 4:
         return xp.mean(a, axis=dims, keepdims=keepdim)
-    return xp.sum(a, axis=dims, keepdims=keepdim) / _numel(a.shape, dims)
+    total = _sum(xp, a, dims, keepdim)
+    return xp.asarray(total / total.dtype.type(n))
 
 
 MEAN0 = declare(
@@ -329,6 +344,8 @@ def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     from engine.tensor import Tensor
 
     a = input._data
+    if a.dtype == bool:
+        raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
         return Tensor._wrap(a.reshape(-1).argmax().reshape(()).astype("int64"))
     out = a.argmax(axis=dim, keepdims=keepdim)

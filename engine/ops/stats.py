@@ -276,10 +276,7 @@ def _spread(
     if isinstance(dim, bool):  # var(input, unbiased)
         dim, unbiased = None, dim
     if not input.dtype.is_floating_point:
-        raise RuntimeError(
-            f"{name}(): input dtype should be either floating point or complex. "
-            f"Got {input.dtype.scalar_name} instead."
-        )
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dims = _norm_dims(tuple(range(input.ndim)) if dim is None else dim, input.ndim)
@@ -382,8 +379,41 @@ def _cumprod_grad(c: Any, g: Any) -> Any:
     if not (raw == 0).any():
         w = out * g
         return c.m.flip(c.m.cumsum(c.m.flip(w, dims=(dim,)), dim=dim), dims=(dim,)) / x
+    if c.m is not ARRAY_MATH:
+        return _cumprod_grad_graph(x, g, dim)
     grad = _cumprod_grad_zeros(raw, getattr(out, "_data", out), getattr(g, "_data", g), dim)
     return type(g)._wrap(grad) if hasattr(g, "_data") else grad
+
+
+def _cumprod_grad_graph(x: Any, g: Any, dim: int) -> Any:
+    """``cumprod_backward`` under grad mode with zeros in the input: the O(n²) path that
+    is itself differentiable.  Slot ``k`` of the gradient is ``sum(g[k:] * omitted)``
+    where ``omitted`` holds the running products with ``x[k]`` left out (the product of
+    ``x[:k]`` times the cumprod of ``x[k+1:]``), written with ``copy_`` into a zero
+    tensor, so the graph is PyTorch's chain of ``CopySlices``."""
+    from engine.creation import ones, zeros
+    from engine.ops.index import narrow
+    from engine.ops.reduce import sum
+    from engine.ops.shape import cat
+
+    n = x.shape[dim]
+    grad_input = zeros(tuple(x.shape), dtype=g.dtype, device=g.device)
+    grad_input.zero_()  # ``at::zeros`` is ``empty().zero_()``: version 1 before the copies
+    ones_size = list(x.shape)
+    ones_size[dim] = 1
+    one = ones(1, dtype=g.dtype, device=g.device).expand(*ones_size)
+    for k in range(n):
+        if k == 0:
+            omitted = cat([one, cumprod(narrow(x, dim, 1, n - 1), dim)], dim)
+        else:
+            until_k = prod(narrow(x, dim, 0, k), dim, keepdim=True)
+            if k == n - 1:
+                omitted = until_k
+            else:
+                after_k = cumprod(narrow(x, dim, k + 1, n - k - 1), dim)
+                omitted = cat([until_k, until_k.expand_as(after_k) * after_k], dim)
+        grad_input.select(dim, k).copy_(sum(narrow(g, dim, k, n - k) * omitted, dim))
+    return grad_input
 
 
 def _cumprod_grad_zeros(x: Any, out: Any, g: Any, dim: int) -> Any:

@@ -1,0 +1,218 @@
+"""Floating-point sums in the order PyTorch's CPU kernel adds (``cascade_sum`` in
+``aten/src/ATen/native/cpu/SumKernel.cpp``), so printed losses agree to the last digit.
+
+PyTorch neither adds left to right nor pairwise as NumPy does: each row is read as
+SIMD vectors (``VEC_BYTES`` wide), four vectors at a time (instruction-level
+parallelism), and every accumulator lane runs a four-level cascade (``multi_row_sum``):
+chunks of ``2**level_power`` values are summed in order, chunk sums in groups of the
+same size, and so on.  A column reduction instead gives each column its own cascade.
+Above ``GRAIN`` elements PyTorch splits the work between threads, which changes the
+order again; that split is reproduced for ``num_threads()`` threads.
+
+Here every sequential sum is an ``np.add.accumulate`` (never pairwise) over arrays laid
+out as ``(batch, steps, lanes)``, so the whole cascade is a handful of NumPy calls.
+Only C-contiguous float32/float64 NumPy arrays reduced over all dims or one dim are
+handled; ``reduce_sum`` returns None for anything else and the caller keeps NumPy.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+import numpy as np
+
+#: ``at::internal::GRAIN_SIZE``: below it a reduction runs on one thread.
+GRAIN = 32768
+#: ``TensorIteratorReduce``: adjacent output columns are split between threads in
+#: multiples of this many bytes.
+COLUMN_BYTES = 128
+
+
+def vec_bytes() -> int:
+    """Width of the ``Vectorized`` accumulators in PyTorch's sum kernel: 32 bytes (8
+    floats).  The AVX2, generic and NEON builds all hold 8 floats, and PyTorch 2.13
+    runs this kernel at that width on AVX-512 machines too (checked against torch on
+    one: the AVX-512 width gives different sums from 8 elements on)."""
+    return 32
+
+
+@cache
+def num_threads() -> int:
+    """PyTorch's intra-op thread count as it starts: the CPUs this process may use,
+    or fewer when ``OMP_NUM_THREADS`` says so."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    return min(cpus, int(env)) if env.isdigit() and int(env) > 0 else cpus
+
+
+def _ceil_log2(x: int) -> int:
+    """``utils::CeilLog2``: 1 up to 2, then ``ceil(log2(x))``."""
+    return 1 if x <= 2 else (x - 1).bit_length()
+
+
+def _seq(x: np.ndarray, axis: int) -> np.ndarray:
+    """``0 + x[0] + x[1] + ...`` along ``axis``, strictly in order: an
+    ``add.accumulate`` (which NumPy never reorders), or for short axes of large slices
+    (the cascade's levels on big inputs) a loop of whole-slice additions, which
+    allocates less."""
+    k = x.shape[axis]
+    if k == 0 or x.size == 0:
+        return np.zeros(x.shape[:axis] + x.shape[axis + 1 :], x.dtype)
+    if k > 64 or x.size < 4096 * k:
+        return np.add.accumulate(x, axis=axis).take(-1, axis=axis) + x.dtype.type(0)
+    index: list[object] = [slice(None)] * x.ndim
+    index[axis] = 0
+    total = x[tuple(index)] + x.dtype.type(0)
+    for i in range(1, k):
+        index[axis] = i
+        np.add(total, x[tuple(index)], out=total)
+    return total
+
+
+def _multi_row(x: np.ndarray) -> np.ndarray:
+    """``multi_row_sum``: ``x`` is ``(batch, size, lanes)``; each lane's cascade."""
+    b, size, lanes = x.shape
+    step = 1 << max(4, _ceil_log2(size) // 4)
+    n_chunks = size // step
+    tail = _seq(x[:, n_chunks * step :], 1)
+    if n_chunks == 0:
+        return tail
+    chunks = _seq(x[:, : n_chunks * step].reshape(b, n_chunks, step, lanes), 2)
+    g1 = n_chunks // step
+    level1 = _seq(chunks[:, : g1 * step].reshape(b, g1, step, lanes), 2)
+    acc1 = _seq(chunks[:, g1 * step :], 1)
+    g2 = g1 // step
+    level2 = _seq(level1[:, : g2 * step].reshape(b, g2, step, lanes), 2)
+    acc2 = _seq(level1[:, g2 * step :], 1)
+    acc3 = _seq(level2, 1)
+    return ((tail + acc1) + acc2) + acc3
+
+
+def _row_sum(x: np.ndarray) -> np.ndarray:
+    """``row_sum``: ``x`` is ``(batch, size, width)`` items (a scalar or a vector each),
+    read four items at a time; returns ``(batch, width)``."""
+    b, size, width = x.shape
+    quads = size // 4
+    part = _multi_row(x[:, : quads * 4].reshape(b, quads, 4 * width)).reshape(b, 4, width)
+    total = part[:, 0]
+    for i in range(quads * 4, size):
+        total = total + x[:, i]
+    return ((total + part[:, 1]) + part[:, 2]) + part[:, 3]
+
+
+def _inner(x: np.ndarray) -> np.ndarray:
+    """Rows reduced along their contiguous last axis: ``x`` is ``(batch, n)``."""
+    b, n = x.shape
+    lanes = vec_bytes() // x.itemsize
+    if n < 8 * lanes:
+        return _small(x)
+    v = n // lanes
+    vec = _row_sum(x[:, : v * lanes].reshape(b, v, lanes))
+    return _seq(np.concatenate([x[:, v * lanes :], vec], axis=1), 1)
+
+
+def _outer(x: np.ndarray) -> np.ndarray:
+    """Columns reduced along a strided axis: ``x`` is ``(batch, m, n)``; full blocks
+    of ``4 * lanes`` columns (``4`` when fewer than ``lanes``) get one cascade each,
+    the other columns ``row_sum``'s four interleaved ones."""
+    n = x.shape[2]
+    lanes = vec_bytes() // x.itemsize
+    block = 4 * lanes if n >= lanes else 4
+    split = n // block * block
+    return np.concatenate([_multi_row(x[:, :, :split]), _row_sum(x[:, :, split:])], axis=1)
+
+
+def _chunks(n: int, grain: int, threads: int) -> list[tuple[int, int]]:
+    """``at::parallel_for``'s split of ``[0, n)`` between OpenMP threads."""
+    if n < grain or threads == 1:
+        return [(0, n)]
+    used = min(threads, -(-n // grain))
+    size = -(-n // used)
+    return [(t * size, min(n, (t + 1) * size)) for t in range(used) if t * size < n]
+
+
+def _small(x: np.ndarray) -> np.ndarray:
+    """The whole cascade for rows of fewer than eight items (vectors, or scalars below
+    one vector): one level, so it is a plain running sum of the items in the order
+    ``row_sum`` visits them (``0, 4, 5, 6, 1, 2, 3``), then of the leftover scalars
+    and the lanes.  A few NumPy calls instead of the general path's dozens; ``x`` is
+    ``(batch, n)``."""
+    b, n = x.shape
+    lanes = vec_bytes() // x.itemsize
+    v = n if n < lanes else n // lanes
+    items = x[:, :, None] if n < lanes else x[:, : v * lanes].reshape(b, v, lanes)
+    order = [0, *range(4, v), 1, 2, 3] if v >= 4 else list(range(v))
+    vec = np.add.accumulate(items[:, order], axis=1)[:, -1]
+    if n >= lanes:
+        vec = np.add.accumulate(np.concatenate([x[:, v * lanes :], vec], axis=1), axis=1)
+        vec = vec[:, -1:]
+    return vec[:, 0] + x.dtype.type(0)
+
+
+def _full(flat: np.ndarray) -> np.ndarray:
+    if flat.size < 8 * vec_bytes() // flat.itemsize:
+        return _small(flat[None, :])[0]
+    threads = num_threads()
+    if flat.size < GRAIN or threads == 1:
+        return _inner(flat[None, :])[0]
+    # ``two_pass_reduction``: one partial per thread slot, then a sum of the slots
+    slots = np.zeros(threads, flat.dtype)
+    for t, (lo, hi) in enumerate(_chunks(flat.size, GRAIN, threads)):
+        slots[t] = _inner(flat[None, lo:hi])[0]
+    return _inner(slots[None, :])[0]
+
+
+def _columns(x: np.ndarray) -> np.ndarray:
+    """``parallel_dim_reduction`` splits the outermost kept dim that has at least one
+    element per thread (``find_split_dim``); only a split of the columns themselves,
+    rounded down to 128-byte boundaries, changes which columns share a cascade."""
+    b, n = x.shape[0], x.shape[2]
+    threads = num_threads()
+    if x.size < GRAIN or threads == 1:
+        return _outer(x)
+    if b > 1 and (b >= threads or (n < threads and b >= n)):
+        return _outer(x)
+    per = COLUMN_BYTES // x.itemsize
+    parts = []
+    for lo, hi in _chunks(n, 1, threads):
+        lo -= lo % per
+        if hi != n:
+            hi -= hi % per
+        if lo < hi:
+            parts.append(_outer(x[:, :, lo:hi]))
+    return np.concatenate(parts, axis=1)
+
+
+def reduce_sum(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> np.ndarray | None:
+    """PyTorch's CPU sum of ``a`` over ``dims`` (None: all), or None when not covered."""
+    if type(a) is not np.ndarray or a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        return None
+    if not a.flags.c_contiguous or a.size == 0:
+        return None
+    ndim = a.ndim
+    if dims is None or set(dims) == set(range(ndim)) or a.size == 1:
+        out = _full(a.reshape(-1)) if a.size > 1 else a.reshape(()) + a.dtype.type(0)
+        shape = (1,) * ndim if keepdim else ()
+        return np.asarray(out, a.dtype).reshape(shape)
+    if len(dims) != 1:
+        return None
+    d = dims[0]
+    before = int(np.prod(a.shape[:d], dtype=np.int64))
+    size = a.shape[d]
+    after = int(np.prod(a.shape[d + 1 :], dtype=np.int64))
+    if size == 1:
+        out = a + a.dtype.type(0)
+    elif after == 1:
+        out = _inner(a.reshape(before, size))
+    else:
+        out = _columns(a.reshape(before, size, after))
+    shape = list(a.shape)
+    if keepdim:
+        shape[d] = 1
+    else:
+        del shape[d]
+    return np.ascontiguousarray(out).reshape(shape)

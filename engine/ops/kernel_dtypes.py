@@ -1,0 +1,44 @@
+"""The dtypes each ATen CPU kernel is compiled for, and PyTorch's words for the others.
+
+ATen instantiates a kernel only for the dtypes its ``AT_DISPATCH_*`` macro lists, so
+``torch.tensor([True]).round()`` raises ``NotImplementedError: "round_vml_cpu" not
+implemented for 'Bool'`` where NumPy would happily return a copy.  The engine's
+kernels are NumPy ufuncs that accept more, so the public functions ask here first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SUBTRACT_BOOLS = (
+    "Subtraction, the `-` operator, with two bool tensors is not supported. "
+    "Use the `^` or `logical_xor()` operator instead."
+)
+SUBTRACT_BOOL = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. "
+    "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+)
+
+
+def is_bool(x: Any) -> bool:
+    """A bool tensor or a Python ``bool`` (which PyTorch wraps as a bool scalar)."""
+    if x is True or x is False:
+        return True
+    data = getattr(x, "_data", None)
+    return data is not None and data.dtype.kind == "b"
+
+
+def refuse_dtype(kernel: str, t: Any, *, integral: bool = False) -> None:
+    """Raise PyTorch's error when ``kernel`` has no instance for ``t``'s dtype: bool
+    only, or every non-floating dtype when ``integral`` (floating-only kernels)."""
+    dtype = t.dtype
+    if dtype.scalar_name == "Bool" or (integral and not dtype.is_floating_point):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.scalar_name}'")
+
+
+def refuse_bool_subtraction(a: Any, b: Any) -> None:
+    """``sub``/``rsub`` refuse bools before anything else (``sub_check`` in ATen)."""
+    if is_bool(a) and is_bool(b):
+        raise RuntimeError(SUBTRACT_BOOLS)
+    if is_bool(a) or is_bool(b):
+        raise RuntimeError(SUBTRACT_BOOL)

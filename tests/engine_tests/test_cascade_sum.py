@@ -1,0 +1,88 @@
+"""Float sums and means agree bit for bit with PyTorch's CPU kernel (live oracle).
+
+Random shapes from 1 to 10^6 elements, 1-D to 3-D, every single dim and all dims, with
+and without keepdim, float32 and float64, through the engine's public ``sum``/``mean``.
+PyTorch runs with the thread count the engine assumes, since above 32768 elements the
+order of additions depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import engine
+from engine import cascade_sum
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (the live oracle)")
+
+pytestmark = pytest.mark.torch
+
+SIZES = [*range(1, 70), 127, 128, 129, 255, 257, 1000, 2000, 4097, 32767, 32768, 32769]
+SIZES += [65536, 100_003, 262_145, 1_000_000]
+
+
+@pytest.fixture(autouse=True)
+def _torch_threads() -> Iterator[None]:
+    before = torch.get_num_threads()
+    torch.set_num_threads(cascade_sum.num_threads())
+    yield
+    torch.set_num_threads(before)
+
+
+def _same_bits(expected: np.ndarray, actual: np.ndarray) -> bool:
+    width = np.uint32 if expected.dtype == np.float32 else np.uint64
+    return expected.shape == actual.shape and np.array_equal(
+        expected.view(width), actual.astype(expected.dtype).view(width)
+    )
+
+
+def _check(a: np.ndarray, dim: int | None, keepdim: bool, op: str) -> None:
+    t, e = torch.from_numpy(a), engine.tensor(a)
+    if dim is None:
+        ref, got = getattr(t, op)(), getattr(e, op)()
+    else:
+        ref, got = getattr(t, op)(dim, keepdim=keepdim), getattr(e, op)(dim, keepdim=keepdim)
+    assert _same_bits(ref.numpy(), np.asarray(got._data)), (a.shape, a.dtype, dim, keepdim, op)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", SIZES)
+def test_vector_sums_match_torch(n: int, dtype: type) -> None:
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4)).astype(dtype)
+    for op in ("sum", "mean"):
+        _check(a, None, False, op)
+        _check(a, 0, True, op)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("seed", range(30))
+def test_matrix_and_3d_sums_match_torch(seed: int, dtype: type) -> None:
+    rng = np.random.default_rng(1000 + seed)
+    m, n = (int(v) for v in rng.integers(1, 300, 2))
+    if seed % 5 == 0:
+        m *= 60
+    shapes = [(m, n), tuple(int(v) for v in rng.integers(1, 45, 3))]
+    for shape in shapes:
+        a = rng.standard_normal(shape).astype(dtype)
+        for dim in [None, *range(a.ndim), -1]:
+            for op in ("sum", "mean"):
+                _check(a, dim, bool(rng.integers(2)), op)
+
+
+def test_the_polynomial_tutorials_loss_prints_as_torch() -> None:
+    """PyTorch's polynomial tutorial: 2000 points, ``(y_pred - y).pow(2).sum()``."""
+    x = np.linspace(-np.pi, np.pi, 2000, dtype=np.float32)
+    y = np.sin(x)
+    coeffs = [0.1, -0.4, 0.3, -0.05]
+    for T in (torch, engine):
+        tx, ty = T.tensor(x), T.tensor(y)
+        pred = coeffs[0] + coeffs[1] * tx + coeffs[2] * tx**2 + coeffs[3] * tx**3
+        loss = (pred - ty).pow(2).sum()
+        if T is torch:
+            expected = loss.item()
+        else:
+            assert loss.item() == expected
