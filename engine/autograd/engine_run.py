@@ -9,6 +9,7 @@ which case the very same formulas run on tensors.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import sys
 import warnings
@@ -291,6 +292,13 @@ def run_backward(
     node: Node | None = None
     quiet = np.errstate(all="ignore")  # PyTorch gives inf/nan silently, so must we
     quiet.__enter__()
+    # Backward makes no reference cycles worth collecting, but every buffer and
+    # gradient it allocates counts towards the collector's next scan of the whole
+    # (large, live) graph: pause it, and only the outermost backward resumes it
+    # (a hook running backward inside backward finds it already paused).
+    collect = gc.isenabled()
+    if collect:
+        gc.disable()
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
         while ready:
@@ -374,6 +382,8 @@ def run_backward(
             anomaly_mode.print_stack(node)
         raise
     finally:
+        if collect:
+            gc.enable()
         quiet.__exit__(None, None, None)
         grad_mode.STATE.enabled = prev_mode
         if anomaly:
