@@ -301,8 +301,15 @@ def run_backward(
         gc.disable()
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
-        while ready:
-            node = heappop(ready)[2]
+        # A node that became ready while the queue was empty waits in ``pending``
+        # rather than in the heap (a chain never touches the heap); it joins the heap,
+        # keeping its place in the order, as soon as another node becomes ready.
+        pending: Node | None = None
+        while ready or pending is not None:
+            if pending is not None:
+                node, pending = pending, None
+            else:
+                node = heappop(ready)[2]
             if anomaly:
                 anomaly_mode.EVALUATING.node = node
             grads = buffers.pop(node, None) or [None]
@@ -374,6 +381,13 @@ def run_backward(
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
+                    if not ready and pending is None:
+                        pending = nxt
+                        continue
+                    if pending is not None:
+                        heappush(ready, (-pending._seq, tie, pending))
+                        tie += 1
+                        pending = None
                     heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
             g = None  # drop the last handed-over gradient: PyTorch holds no extra reference

@@ -95,10 +95,25 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    __slots__ = ("m", "needs", "p", "s", "shapes")
+    __slots__ = ("m", "p", "s", "shapes")
     _op: OpDef
     _saved: dict[str, Any] | None = None
     _released = False
+    #: Set only where it differs from the edges (an in-place op on a view, whose
+    #: first edge moves to ``CopySlices``); otherwise derived, so no list per node.
+    _needs: list[bool] | tuple[bool, ...] | None = None
+
+    @property
+    def needs(self) -> list[bool] | tuple[bool, ...]:
+        """Which inputs receive a gradient: those with an edge."""
+        needs = self._needs
+        if needs is not None:
+            return needs
+        return [fn is not None for fn, _ in self.next_functions]
+
+    @needs.setter
+    def needs(self, value: list[bool] | tuple[bool, ...]) -> None:
+        self._needs = value
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
         op = self._op
@@ -122,7 +137,9 @@ class OpNode(Node):
             self.m = None
         if type(out) is not tuple:
             out = (out,)
-        needs = self.needs
+        needs = self._needs
+        if needs is None:
+            needs = [fn is not None for fn, _ in self.next_functions]
         return [
             None
             if not n
@@ -225,6 +242,7 @@ def _same_device(op: OpDef, tensors: list[Any]) -> Any:
 
 
 _EMPTY: dict[str, Any] = {}
+_NO_EDGE = (None, 0)
 
 
 def _fast_dtype(inputs: tuple[Any, ...], tensor_cls: type) -> Any:
@@ -330,21 +348,33 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             store_stack(node)
         edges = []
         needs = []
-        for x in inputs:
-            if isinstance(x, tensor_cls) and (x.grad_fn is not None or x._requires_grad):
-                e = edge_of(x)
-                edges.append(e)
-                needs.append(e[0] is not None)
+        shapes = []
+        for x, a in zip(inputs, arrays, strict=True):
+            if type(x) is tensor_cls or isinstance(x, tensor_cls):
+                fn = x.grad_fn
+                if fn is not None:
+                    edges.append((fn, x._output_nr))
+                    needs.append(True)
+                elif x._requires_grad:
+                    e = edge_of(x)
+                    edges.append(e)
+                    needs.append(e[0] is not None)
+                else:
+                    edges.append(_NO_EDGE)
+                    needs.append(False)
+                shapes.append(a.shape)
             else:
-                edges.append((None, 0))
+                edges.append(_NO_EDGE)
                 needs.append(False)
+                shapes.append(a.shape if type(a) is arr_type else ())
+        # Tuples, not lists: the collector stops tracking a tuple of plain values, and
+        # a wide graph's nodes are otherwise what its full collections spend time on.
         node.next_functions = tuple(edges)
-        node.needs = needs
         node.p = params
-        node.shapes = [a.shape if type(a) is arr_type else () for a in arrays]
-        node._out_meta = [(first.shape, first.dtype, None)]
+        node.shapes = tuple(shapes)
+        node._out_meta = ((first.shape, first.dtype, None),)
         r.grad_fn = node
-        if op.save:
+        if op.save_plan:
             node._saved = _save(op, inputs, r, out, needs)
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
@@ -384,7 +414,7 @@ def _split_outputs(
         node.needs = [True]
         node.p = params
         node.shapes = [base._data.shape]
-        node._out_meta = [(o._data.shape, o._data.dtype, None) for o in outs]
+        node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in outs)
         for i, r in enumerate(outs):
             r.grad_fn = node
             r._output_nr = i
