@@ -69,6 +69,7 @@ class OpDef:
             w = None if when is None else tuple(self.inputs.index(n) for n in when)
             plan.append((key, idx, w))
         self.save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = tuple(plan)
+        self.multi = self.outputs > 1 or self.split  # backward takes one gradient per output
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
@@ -128,7 +129,7 @@ class OpNode(Node):
         self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
             assert op.backward is not None
-            if op.outputs > 1 or op.split:
+            if op.multi:
                 out = op.backward(self, *grads)
             else:
                 out = op.backward(self, grads[0])
@@ -150,11 +151,14 @@ class OpNode(Node):
         ]
 
     def release_variables(self) -> None:
-        if self._saved or self._op.saved_params:
+        saved = self._saved
+        if saved:
             self._released = True
-        for v in (self._saved or {}).values():
-            if type(v) is SavedTensor:
-                v.release()
+            for v in saved.values():
+                if type(v) is SavedTensor:
+                    v.release()
+        elif self._op.saved_params:
+            self._released = True
 
     def saved_names(self) -> tuple[str, ...]:
         return tuple(self._saved or ())
