@@ -140,7 +140,14 @@ class OpNode(Node):
             out = (out,)
         needs = self._needs
         if needs is None:
-            needs = [fn is not None for fn, _ in self.next_functions]
+            return [
+                None
+                if e[0] is None
+                else g
+                if type(g) is np.ndarray or (hasattr(g, "shape") and not isinstance(g, np.generic))
+                else _arr(g)
+                for g, e in zip(out, self.next_functions, strict=False)
+            ]
         return [
             None
             if not n
@@ -249,37 +256,6 @@ _EMPTY: dict[str, Any] = {}
 _NO_EDGE = (None, 0)
 
 
-def _fast_dtype(inputs: tuple[Any, ...], tensor_cls: type) -> Any:
-    """The NumPy dtype when every tensor shares it and no scalar changes category.
-
-    This covers almost every call (float32 tensors with Python numbers); the
-    general PyTorch promotion runs only when it returns None.
-    """
-    d = None
-    scalar_kind = 0
-    for x in inputs:
-        if type(x) is tensor_cls:
-            xd = x._data.dtype
-            if d is None:
-                d = xd
-            elif xd != d:
-                return None
-        elif type(x) is float:
-            scalar_kind = 2
-        elif type(x) is int:
-            scalar_kind = max(scalar_kind, 1)
-        elif x is not None and type(x) is not bool:
-            return None
-    if d is None:
-        return None
-    kind = d.kind
-    if scalar_kind == 2 and kind != "f":
-        return None
-    if scalar_kind == 1 and kind == "b":
-        return None
-    return d
-
-
 def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record it."""
     if params is None:
@@ -289,25 +265,48 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     first_t = None
     arr_type = None
     arrays = []
+    # The common case skips PyTorch's promotion rules: every input a plain tensor of
+    # one dtype, or a Python number that cannot change the dtype's category.
+    d = None
+    scalar_kind = 0
+    general = False
     for x in inputs:
-        if type(x) is tensor_cls or isinstance(x, tensor_cls):
+        tx = type(x)
+        if tx is tensor_cls or isinstance(x, tensor_cls):
             data = x._data
             if first_t is None:
-                first_t, arr_type = x, type(data)
-            elif type(data) is not arr_type:
-                _same_device(op, [t for t in inputs if isinstance(t, tensor_cls)])
+                first_t, arr_type, d = x, type(data), data.dtype
+            else:
+                if type(data) is not arr_type:
+                    _same_device(op, [t for t in inputs if isinstance(t, tensor_cls)])
+                xd = data.dtype
+                if xd is not d and xd != d:
+                    general = True
+            if tx is not tensor_cls:
+                general = True
             if x.grad_fn is not None or x._requires_grad:
                 requires = True
             arrays.append(data)
         else:
+            if tx is float:
+                scalar_kind = 2
+            elif tx is int:
+                if not scalar_kind:
+                    scalar_kind = 1
+            elif x is not None and tx is not bool:
+                general = True
             arrays.append(x)
     xp = np if arr_type is np.ndarray else array_module(first_t._data)
     rule = op.dtype
     np_dtype = None
-    if rule == "promote" or rule == "float":
-        np_dtype = _fast_dtype(inputs, tensor_cls)
-        if np_dtype is not None and rule == "float" and np_dtype.kind != "f":
-            np_dtype = None
+    if not general and d is not None and (rule == "promote" or rule == "float"):
+        kind = d.kind
+        if not (
+            (scalar_kind == 2 and kind != "f")
+            or (scalar_kind == 1 and kind == "b")
+            or (rule == "float" and kind != "f")
+        ):
+            np_dtype = d
     if np_dtype is None:
         np_dtype = _result_dtype(op, inputs, params).np
     try:
