@@ -22,7 +22,7 @@ import numpy as np
 
 from engine import dtypes, grad_mode
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
-from engine.autograd.graph import Node, SavedTensor, edge_of
+from engine.autograd.graph import SEQ, Node, SavedTensor, edge_of
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
@@ -346,7 +346,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             r._nograd_view = True
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = _new(op.node_cls)  # every field is set below; skip the generic __init__
-        node._seq = next_seq()
+        node._seq = next(SEQ)
         if ANOMALY.enabled:
             store_stack(node)
         edges = []
@@ -451,8 +451,12 @@ def _save(
 ) -> dict[str, Any]:
     saved: dict[str, Any] = {}
     for key, idx, when in op.save_plan:
-        if when is not None and not any(needs[w] for w in when):
-            continue
+        if when is not None:
+            for w in when:
+                if needs[w]:
+                    break
+            else:
+                continue  # no input that needs it requires grad
         if idx == -1:
             saved[key] = SavedTensor(result, True)
         elif idx == -2:
