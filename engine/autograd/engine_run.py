@@ -452,9 +452,13 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         REFCOUNTS
         and not tm
         and sys.getrefcount(old) <= 3
-        and type(old) is not np.generic
-        and getattr(old, "base", 0) is None
-        and is_writeable(old)
+        and (
+            old.base is None and old.flags.writeable
+            if type(old) is np.ndarray
+            else type(old) is not np.generic
+            and getattr(old, "base", 0) is None
+            and is_writeable(old)
+        )
         and (old.shape == g.shape or old.shape == np.broadcast_shapes(old.shape, g.shape))
         and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):
