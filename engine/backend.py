@@ -150,6 +150,9 @@ def transfer(arr: Any, dev: device) -> Any:
     return arr
 
 
+_NUMPY_TYPES = (np.ndarray, np.generic)
+
+
 def is_writeable(arr: Any) -> bool:
     """Whether an array may be written in place.
 
@@ -157,7 +160,7 @@ def is_writeable(arr: Any) -> bool:
     (only ``c_contiguous``, ``f_contiguous``, ``owndata``) and every CuPy array is
     writeable, so for it ownership (``base is None``) is the caller's test.
     """
-    if isinstance(arr, np.ndarray | np.generic):  # NumPy scalars are never writeable
+    if isinstance(arr, _NUMPY_TYPES):  # NumPy scalars are never writeable
         return bool(arr.flags.writeable)
     return True
 

@@ -345,7 +345,9 @@ def run_backward(
                 if node._post_hooks:
                     _run_post_hooks(node, grads, (), tm)
             elif run and (grads[0] is not None or any(g is not None for g in grads)):
-                outs = list(node.apply(grads, tm))
+                outs = node.apply(grads, tm)
+                if type(outs) is not list:
+                    outs = list(outs)
                 _validate_outputs(node, outs, tm)
                 if not keep_graph:
                     node.release_variables()
@@ -406,8 +408,7 @@ def _validate_outputs(node: Node, outs: list[Any], tm: bool) -> None:
     """PyTorch's ``validate_outputs``: each gradient is summed back to its input's shape
     and cast to its dtype as soon as the node returns, so post-hooks, the recorded
     trace and the next node all see what the next node receives."""
-    for i, (nxt, nr) in enumerate(node.next_functions[: len(outs)]):
-        g = outs[i]
+    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, outs)):
         if g is None or nxt is None:
             continue
         meta = nxt._out_meta[nr]
@@ -442,9 +443,13 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         REFCOUNTS
         and not tm
         and sys.getrefcount(old) <= 3
-        and type(old) is not np.generic
-        and getattr(old, "base", 0) is None
-        and is_writeable(old)
+        and (
+            old.base is None and old.flags.writeable
+            if type(old) is np.ndarray
+            else type(old) is not np.generic
+            and getattr(old, "base", 0) is None
+            and is_writeable(old)
+        )
         and (old.shape == g.shape or old.shape == np.broadcast_shapes(old.shape, g.shape))
         and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):

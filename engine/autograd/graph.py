@@ -23,7 +23,7 @@ from engine.messages import BACKWARD_TWICE
 if TYPE_CHECKING:
     from engine.tensor import Tensor
 
-_SEQ = itertools.count()
+SEQ = itertools.count()  # creation order of nodes (``new_seq``)
 MAX_SEQ = 2**63
 
 
@@ -69,7 +69,7 @@ class Node:
     metadata_: dict[str, Any] | None = None
 
     def __init__(self) -> None:
-        self._seq = next(_SEQ)
+        self._seq = next(SEQ)
         self.next_functions: tuple[tuple[Node | None, int], ...] = ()
         self._out_meta: list[tuple[tuple[int, ...], Any, Any]] = []
         if ANOMALY.enabled:
@@ -312,7 +312,7 @@ def observe_backward() -> Iterator[BackwardTrace]:
 
 def new_seq() -> int:
     """The next sequence number (newer nodes run first among ready ones)."""
-    return next(_SEQ)
+    return next(SEQ)
 
 
 def edge_of(t: Tensor) -> tuple[Node | None, int]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from engine import dtypes, grad_mode
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
-from engine.autograd.graph import Node, SavedTensor, edge_of
+from engine.autograd.graph import SEQ, Node, SavedTensor, edge_of
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
@@ -69,6 +69,7 @@ class OpDef:
             w = None if when is None else tuple(self.inputs.index(n) for n in when)
             plan.append((key, idx, w))
         self.save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = tuple(plan)
+        self.multi = self.outputs > 1 or self.split  # backward takes one gradient per output
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
@@ -95,10 +96,25 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    __slots__ = ("m", "needs", "p", "s", "shapes")
+    __slots__ = ("m", "p", "s", "shapes")
     _op: OpDef
     _saved: dict[str, Any] | None = None
     _released = False
+    #: Set only where it differs from the edges (an in-place op on a view, whose
+    #: first edge moves to ``CopySlices``); otherwise derived, so no list per node.
+    _needs: list[bool] | tuple[bool, ...] | None = None
+
+    @property
+    def needs(self) -> list[bool] | tuple[bool, ...]:
+        """Which inputs receive a gradient: those with an edge."""
+        needs = self._needs
+        if needs is not None:
+            return needs
+        return [fn is not None for fn, _ in self.next_functions]
+
+    @needs.setter
+    def needs(self, value: list[bool] | tuple[bool, ...]) -> None:
+        self._needs = value
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
         op = self._op
@@ -113,7 +129,7 @@ class OpNode(Node):
         self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
             assert op.backward is not None
-            if op.outputs > 1 or op.split:
+            if op.multi:
                 out = op.backward(self, *grads)
             else:
                 out = op.backward(self, grads[0])
@@ -122,7 +138,16 @@ class OpNode(Node):
             self.m = None
         if type(out) is not tuple:
             out = (out,)
-        needs = self.needs
+        needs = self._needs
+        if needs is None:
+            return [
+                None
+                if e[0] is None
+                else g
+                if type(g) is np.ndarray or (hasattr(g, "shape") and not isinstance(g, np.generic))
+                else _arr(g)
+                for g, e in zip(out, self.next_functions, strict=False)
+            ]
         return [
             None
             if not n
@@ -133,11 +158,14 @@ class OpNode(Node):
         ]
 
     def release_variables(self) -> None:
-        if self._saved or self._op.saved_params:
+        saved = self._saved
+        if saved:
             self._released = True
-        for v in (self._saved or {}).values():
-            if type(v) is SavedTensor:
-                v.release()
+            for v in saved.values():
+                if type(v) is SavedTensor:
+                    v.release()
+        elif self._op.saved_params:
+            self._released = True
 
     def saved_names(self) -> tuple[str, ...]:
         return tuple(self._saved or ())
@@ -225,37 +253,7 @@ def _same_device(op: OpDef, tensors: list[Any]) -> Any:
 
 
 _EMPTY: dict[str, Any] = {}
-
-
-def _fast_dtype(inputs: tuple[Any, ...], tensor_cls: type) -> Any:
-    """The NumPy dtype when every tensor shares it and no scalar changes category.
-
-    This covers almost every call (float32 tensors with Python numbers); the
-    general PyTorch promotion runs only when it returns None.
-    """
-    d = None
-    scalar_kind = 0
-    for x in inputs:
-        if type(x) is tensor_cls:
-            xd = x._data.dtype
-            if d is None:
-                d = xd
-            elif xd != d:
-                return None
-        elif type(x) is float:
-            scalar_kind = 2
-        elif type(x) is int:
-            scalar_kind = max(scalar_kind, 1)
-        elif x is not None and type(x) is not bool:
-            return None
-    if d is None:
-        return None
-    kind = d.kind
-    if scalar_kind == 2 and kind != "f":
-        return None
-    if scalar_kind == 1 and kind == "b":
-        return None
-    return d
+_NO_EDGE = (None, 0)
 
 
 def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
@@ -267,25 +265,48 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     first_t = None
     arr_type = None
     arrays = []
+    # The common case skips PyTorch's promotion rules: every input a plain tensor of
+    # one dtype, or a Python number that cannot change the dtype's category.
+    d = None
+    scalar_kind = 0
+    general = False
     for x in inputs:
-        if type(x) is tensor_cls or isinstance(x, tensor_cls):
+        tx = type(x)
+        if tx is tensor_cls or isinstance(x, tensor_cls):
             data = x._data
             if first_t is None:
-                first_t, arr_type = x, type(data)
-            elif type(data) is not arr_type:
-                _same_device(op, [t for t in inputs if isinstance(t, tensor_cls)])
+                first_t, arr_type, d = x, type(data), data.dtype
+            else:
+                if type(data) is not arr_type:
+                    _same_device(op, [t for t in inputs if isinstance(t, tensor_cls)])
+                xd = data.dtype
+                if xd is not d and xd != d:
+                    general = True
+            if tx is not tensor_cls:
+                general = True
             if x.grad_fn is not None or x._requires_grad:
                 requires = True
             arrays.append(data)
         else:
+            if tx is float:
+                scalar_kind = 2
+            elif tx is int:
+                if not scalar_kind:
+                    scalar_kind = 1
+            elif x is not None and tx is not bool:
+                general = True
             arrays.append(x)
     xp = np if arr_type is np.ndarray else array_module(first_t._data)
     rule = op.dtype
     np_dtype = None
-    if rule == "promote" or rule == "float":
-        np_dtype = _fast_dtype(inputs, tensor_cls)
-        if np_dtype is not None and rule == "float" and np_dtype.kind != "f":
-            np_dtype = None
+    if not general and d is not None and (rule == "promote" or rule == "float"):
+        kind = d.kind
+        if not (
+            (scalar_kind == 2 and kind != "f")
+            or (scalar_kind == 1 and kind == "b")
+            or (rule == "float" and kind != "f")
+        ):
+            np_dtype = d
     if np_dtype is None:
         np_dtype = _result_dtype(op, inputs, params).np
     try:
@@ -325,26 +346,38 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             r._nograd_view = True
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = _new(op.node_cls)  # every field is set below; skip the generic __init__
-        node._seq = next_seq()
+        node._seq = next(SEQ)
         if ANOMALY.enabled:
             store_stack(node)
         edges = []
         needs = []
-        for x in inputs:
-            if isinstance(x, tensor_cls) and (x.grad_fn is not None or x._requires_grad):
-                e = edge_of(x)
-                edges.append(e)
-                needs.append(e[0] is not None)
+        shapes = []
+        for x, a in zip(inputs, arrays, strict=True):
+            if type(x) is tensor_cls or isinstance(x, tensor_cls):
+                fn = x.grad_fn
+                if fn is not None:
+                    edges.append((fn, x._output_nr))
+                    needs.append(True)
+                elif x._requires_grad:
+                    e = edge_of(x)
+                    edges.append(e)
+                    needs.append(e[0] is not None)
+                else:
+                    edges.append(_NO_EDGE)
+                    needs.append(False)
+                shapes.append(a.shape)
             else:
-                edges.append((None, 0))
+                edges.append(_NO_EDGE)
                 needs.append(False)
+                shapes.append(a.shape if type(a) is arr_type else ())
+        # Tuples, not lists: the collector stops tracking a tuple of plain values, and
+        # a wide graph's nodes are otherwise what its full collections spend time on.
         node.next_functions = tuple(edges)
-        node.needs = needs
         node.p = params
-        node.shapes = [a.shape if type(a) is arr_type else () for a in arrays]
-        node._out_meta = [(first.shape, first.dtype, None)]
+        node.shapes = tuple(shapes)
+        node._out_meta = ((first.shape, first.dtype, None),)
         r.grad_fn = node
-        if op.save:
+        if op.save_plan:
             node._saved = _save(op, inputs, r, out, needs)
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
@@ -384,7 +417,7 @@ def _split_outputs(
         node.needs = [True]
         node.p = params
         node.shapes = [base._data.shape]
-        node._out_meta = [(o._data.shape, o._data.dtype, None) for o in outs]
+        node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in outs)
         for i, r in enumerate(outs):
             r.grad_fn = node
             r._output_nr = i
@@ -418,8 +451,12 @@ def _save(
 ) -> dict[str, Any]:
     saved: dict[str, Any] = {}
     for key, idx, when in op.save_plan:
-        if when is not None and not any(needs[w] for w in when):
-            continue
+        if when is not None:
+            for w in when:
+                if needs[w]:
+                    break
+            else:
+                continue  # no input that needs it requires grad
         if idx == -1:
             saved[key] = SavedTensor(result, True)
         elif idx == -2:
