@@ -352,7 +352,10 @@ def _derived(sig: Any) -> NodeType:
         category=sig.category,
         kind=NodeKind.INPLACE if sig.mutates else NodeKind.SOURCE if is_source else NodeKind.OP,
         inputs=ports,
-        outputs=tuple(PortSpec(o) for o in sig.outputs),
+        outputs=tuple(
+            PortSpec(o, PortType.TENSORS if sig.returns_list else PortType.TENSOR)
+            for o in sig.outputs
+        ),
         params=(*params, NO_GRAD),
         run=run,
         code=code,

@@ -279,10 +279,7 @@ def _reflected(recorder: Recorder, tensor_type: type) -> None:
         return engine.reciprocal(self) * other
 
     def rpow(self: Any, other: Any) -> Any:
-        if recorder.depth:
-            return engine.pow(other, self)
-        base = recorder.quiet(engine.tensor, other, dtype=self.dtype, device=self.device)
-        return recorder.call("torch.pow", engine.pow, (base, self), {}, tensor_type)
+        return recorder.call("torch.pow", engine.pow, (other, self), {}, tensor_type)
 
     tensor_type.__rtruediv__ = rtruediv
     tensor_type.__rpow__ = rpow
