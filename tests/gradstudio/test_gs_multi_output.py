@@ -81,3 +81,20 @@ def test_a_part_past_the_end_is_a_clear_error() -> None:
     result = evaluate(doc)
     [error] = [e for e in result.errors if e.node_id == second.id]
     assert "index 5 is out of range for a list of 2" in error.message
+
+
+def test_a_recorded_arange_of_one_number_starts_at_zero(tmp_path) -> None:  # noqa: ANN001
+    from gradstudio.interchange.program_import.runner import import_program
+
+    program = tmp_path / "arange.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.arange(6.0, requires_grad=True)\n"
+        "first, second = x.chunk(2)\n"
+        "(first * second).sum().backward()\n",
+        "utf-8",
+    )
+    result = evaluate(import_program(program))
+    facts = {label: f for label, _, f in result.rows() if f is not None}
+    # recorded from PyTorch 2.13 running the program
+    assert facts["x"].grad.array.tolist() == [3.0, 4.0, 5.0, 0.0, 1.0, 2.0]

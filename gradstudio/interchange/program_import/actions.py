@@ -9,6 +9,8 @@ document evaluates to what the program computed instead of drawing again.
 from __future__ import annotations
 
 import ast
+import builtins
+import dis
 import inspect
 import os
 import textwrap
@@ -497,39 +499,104 @@ def _random(recorder: Recorder, tensor_type: type) -> None:
     engine.nn.functional.dropout = recorded_dropout
 
 
+#: Names a hook node's code may use without defining them: what its namespace holds.
+HOOK_NAMES = frozenset({"torch", "F", "Function"}) | frozenset(dir(builtins))
+
+
+def function_source(fn: Any) -> tuple[str, str] | str:
+    """``(name, source)`` of a hook: its ``def``, or ``name = lambda ...`` for a lambda,
+    found through its code object (as ``class_source``); else why it cannot be held."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return f"{type(fn).__name__} objects cannot be held as hook code"
+    if code.co_freevars:
+        return f"the hook uses {', '.join(code.co_freevars)} from around its definition"
+    outside = sorted(set(code.co_names) - HOOK_NAMES - _attributes(code))
+    if outside:
+        return f"the hook uses {', '.join(outside)} from the program"
+    try:
+        with open(code.co_filename, encoding="utf-8") as f:
+            source = f.read()
+    except OSError:
+        return "the hook's source cannot be read"
+    name = fn.__name__
+    for node in ast.walk(ast.parse(source)):
+        here = node.lineno if isinstance(node, ast.FunctionDef | ast.Lambda) else -1
+        if (
+            isinstance(node, ast.FunctionDef)
+            and name == node.name
+            and here <= code.co_firstlineno <= (node.end_lineno or 0)
+        ):
+            first = min([here, *(d.lineno for d in node.decorator_list)])
+            lines = source.splitlines()[first - 1 : node.end_lineno]
+            return name, textwrap.dedent("\n".join(lines)) + "\n"
+        if isinstance(node, ast.Lambda) and name == "<lambda>" and here == code.co_firstlineno:
+            text = ast.get_source_segment(source, node) or ""
+            return "hook", f"hook = {' '.join(text.split())}\n"
+    return "the hook's source cannot be found"
+
+
+def _attributes(code: Any) -> set[str]:
+    """Names a code object reads as attributes (``grad.clamp``), not globals."""
+    found: set[str] = set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"):
+            found.add(str(instruction.argval))
+    return found
+
+
 def _hooks(recorder: Recorder, tensor_type: type) -> None:
-    """Hooks that only look (print, collect gradients) leave the document as computed;
-    one that returns a replacement gradient changes what backward computes, which the
-    document cannot hold, so the import stops at the line that registered it."""
+    """Each hook registration is an event holding the hook's code.  One that returns a
+    replacement gradient changes what backward computes: it becomes a hook node.  One
+    that only looks (print, collect gradients) leaves the document as computed and is
+    left out, its side effects being on program state the document does not hold."""
     from engine.autograd.graph import Node
     from engine.nn.modules.module import Module
 
-    def watching(register: Any, what: str) -> Any:
+    lambdas: dict[str, int] = {}
+
+    def owner(node: Any) -> Any:
+        return next((t for t in reversed(recorder.alive) if t.grad_fn is node), None)
+
+    def watching(register: Any, what: str, on: str) -> Any:
         def registered(self: Any, hook: Any) -> Any:
+            if recorder.depth:
+                return register(self, hook)
             line = recorder.line()
-            told: list[bool] = []
+            tensor = owner(self) if on.startswith("grad_fn") else self
+            found = function_source(hook)
+            event: dict[str, Any] = {"kind": "hook", "on": on, "line": line, "changes": False}
+            event["target"] = None if tensor is None else recorder.key(tensor)
+            if isinstance(found, tuple):
+                name, source = found
+                if source.startswith("hook = "):  # lambdas: hook, hook_2, ...
+                    name = f"hook_{lambdas.setdefault(source, len(lambdas) + 1)}"
+                    name = "hook" if name == "hook_1" else name
+                    source = f"{name} = {source.removeprefix('hook = ')}"
+                event["name"], event["source"] = name, source
+            recorder.events.append(event)
 
             def watched(*args: Any, **kwargs: Any) -> Any:
                 result = hook(*args, **kwargs)
-                if result is not None and not told:
-                    told.append(True)
-                    recorder.events.append(
-                        {
-                            "kind": "refused",
-                            "message": f"the {what} registered here returns a new gradient; "
-                            "GradStudio records hooks that only look at gradients",
-                            "line": line,
-                        }
-                    )
+                if result is not None and not event["changes"]:
+                    event["changes"] = True
+                    if isinstance(found, str) or tensor is None:
+                        reason = found if isinstance(found, str) else "its tensor is unknown"
+                        event.update(
+                            kind="refused",
+                            message=f"the {what} registered here returns a new gradient, "
+                            f"but {reason}; a hook node holds only its own code",
+                        )
                 return result
 
+            watched.__name__ = getattr(hook, "__name__", "hook")
             return register(self, watched)
 
         return registered
 
-    tensor_type.register_hook = watching(tensor_type.register_hook, "tensor hook")
-    Node.register_hook = watching(Node.register_hook, "grad_fn hook")
-    Node.register_prehook = watching(Node.register_prehook, "grad_fn pre-hook")
+    tensor_type.register_hook = watching(tensor_type.register_hook, "tensor hook", "tensor")
+    Node.register_hook = watching(Node.register_hook, "grad_fn hook", "grad_fn")
+    Node.register_prehook = watching(Node.register_prehook, "grad_fn pre-hook", "grad_fn_pre")
 
     def refusing(register: Any) -> Any:
         def registered(self: Any, hook: Any) -> Any:

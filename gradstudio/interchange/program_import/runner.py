@@ -216,6 +216,8 @@ def build(report: dict[str, Any]) -> Document:
                 )
             args = [_value(a, refs) for a in event["args"]]
             kwargs = {k: _value(v, refs) for k, v in event["kwargs"].items()}
+            if event["function"] == "torch.arange" and len(args) == 1 and "end" not in kwargs:
+                args = [Const(0), *args]  # torch.arange(end) starts at 0
             label = next(
                 (labels[k] for k in event["out"] if k in labels and not listed),
                 event["function"].rsplit(".", 1)[1],
