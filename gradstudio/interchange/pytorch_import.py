@@ -10,7 +10,10 @@ raises ``ImportProblem`` with the line number.
 from __future__ import annotations
 
 import ast
+import builtins
+import dis
 import re
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +136,28 @@ HOOK_METHODS = {
     "register_post_accumulate_grad_hook": "post_accumulate_grad",
 }
 GRAD_FN_HOOK_METHODS = {"register_hook": "grad_fn", "register_prehook": "grad_fn_pre"}
+#: Names a hook node's code may use without defining them: what its namespace holds.
+HOOK_NAMES = frozenset({"torch", "F", "Function"}) | frozenset(dir(builtins))
+
+
+def outside_names(code: types.CodeType) -> list[str]:
+    """Globals a hook's code reads that its node would not have (the program's own
+    variables): attribute names (``grad.clamp``) are not globals."""
+    attributes = {
+        str(i.argval)
+        for i in dis.get_instructions(code)
+        if i.opname in ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR")
+    }
+    return sorted(set(code.co_names) - HOOK_NAMES - attributes)
+
+
+def _hook_code(source: str, line: int | None) -> types.CodeType:
+    """The code object of the one function a hook node's source defines."""
+    try:
+        module = compile(source, "<hook>", "exec")
+    except SyntaxError as exc:
+        raise ImportProblem(f"the hook's code does not compile: {exc.msg}", line) from None
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 @dataclass(frozen=True)
@@ -667,6 +692,13 @@ class _Importer:
             found = self.expr(arg)
         if not isinstance(found, HookDef):
             raise ImportProblem("register a hook with a function defined above or a lambda", line)
+        code = _hook_code(found.source, line)
+        if code.co_freevars or outside_names(code):
+            used = ", ".join(code.co_freevars or outside_names(code))
+            raise ImportProblem(
+                f"the hook uses {used} from the program; a hook node holds only its own code",
+                line,
+            )
         params = {"on": on, "name": found.name, "source": found.source}
         n = self.add("gradstudio.hook", params, found.name, line)
         self.connect(target, n, "tensor", line)

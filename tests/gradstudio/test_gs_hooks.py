@@ -213,3 +213,82 @@ def test_pasting_a_hook_makes_the_document_untrusted(tmp_path: Path) -> None:
     UndoStack().push(PasteCommand(doc, copy_nodes(source, list(source.order))))
     assert not doc.trusted
     assert not _runs_hook(doc, marker)
+
+
+def test_the_static_importer_refuses_a_hook_using_the_programs_names() -> None:
+    code = (
+        "import torch\n"
+        "seen = []\n"
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "x.register_hook(lambda grad: seen.append(grad))\n"
+    )
+    with pytest.raises(ImportProblem, match="uses seen from the program") as info:
+        import_snippet(code)
+    assert info.value.lineno == 4
+
+
+def test_module_forward_hooks_come_in_as_the_ops_they_run() -> None:
+    """A forward (pre-)hook runs inside the module's call: its ops are recorded there."""
+    doc = import_program(PROGRAMS / "module_forward_hooks.py")
+    assert [n.type_id for n in doc.nodes()].count("torch.mul") == 1  # output * 2
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    # recorded from PyTorch 2.13 running the program
+    np.testing.assert_allclose(
+        facts["x"].grad.array, [[-0.85843425989151, 0.1746937334537506, -0.6407291889190674]]
+    )
+    np.testing.assert_allclose(float(facts["out"].array), -3.561807155609131, rtol=1e-6)
+
+
+@pytest.mark.torch
+def test_module_forward_hooks_agree_with_torch() -> None:
+    pytest.importorskip("torch")
+    scope = runpy.run_path(str(PROGRAMS / "module_forward_hooks.py"))
+    facts = {
+        label: f
+        for label, _, f in evaluate(import_program(PROGRAMS / "module_forward_hooks.py")).rows()
+        if f is not None
+    }
+    np.testing.assert_allclose(facts["x"].grad.array, scope["x"].grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(facts["out"].array, scope["out"].detach().numpy(), rtol=1e-6)
+
+
+def test_saved_tensors_hooks_that_look_import_and_agree_with_golden() -> None:
+    facts = {
+        label: f
+        for label, _, f in evaluate(import_program(PROGRAMS / "saved_tensors_hooks.py")).rows()
+        if f is not None
+    }
+    # recorded from PyTorch 2.13 running the program
+    np.testing.assert_allclose(
+        facts["a"].grad.array, [5.436563491821289, 218.39259338378906, 48618.50390625], rtol=1e-6
+    )
+
+
+@pytest.mark.torch
+def test_saved_tensors_hooks_that_look_agree_with_torch() -> None:
+    pytest.importorskip("torch")
+    scope = runpy.run_path(str(PROGRAMS / "saved_tensors_hooks.py"))
+    facts = {
+        label: f
+        for label, _, f in evaluate(import_program(PROGRAMS / "saved_tensors_hooks.py")).rows()
+        if f is not None
+    }
+    np.testing.assert_allclose(facts["a"].grad.array, scope["a"].grad.numpy(), rtol=1e-6)
+
+
+def test_saved_tensors_hooks_that_change_what_backward_reads_are_refused(
+    tmp_path: Path,
+) -> None:
+    program = tmp_path / "doubling.py"
+    source = (PROGRAMS / "saved_tensors_hooks.py").read_text("utf-8")
+    program.write_text(
+        source.replace("    return x\n\n\na =", "    return x * 2\n\n\na ="), "utf-8"
+    )
+    assert program.read_text("utf-8") != source
+    with pytest.raises(ImportProblem, match="saved_tensors_hooks used here change") as info:
+        import_program(program)
+    assert (
+        info.value.lineno
+        == source.splitlines().index("with torch.autograd.graph.saved_tensors_hooks(pack, unpack):")
+        + 1
+    )

@@ -9,14 +9,13 @@ document evaluates to what the program computed instead of drawing again.
 from __future__ import annotations
 
 import ast
-import builtins
-import dis
 import inspect
 import os
 import textwrap
 from typing import Any
 
 from gradstudio.interchange.program_import.recorder import Recorder
+from gradstudio.interchange.pytorch_import import outside_names
 
 #: Catalogue functions whose result is a draw from the generator.
 RANDOM_FUNCTIONS = {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like"}
@@ -499,10 +498,6 @@ def _random(recorder: Recorder, tensor_type: type) -> None:
     engine.nn.functional.dropout = recorded_dropout
 
 
-#: Names a hook node's code may use without defining them: what its namespace holds.
-HOOK_NAMES = frozenset({"torch", "F", "Function"}) | frozenset(dir(builtins))
-
-
 def function_source(fn: Any) -> tuple[str, str] | str:
     """``(name, source)`` of a hook: its ``def``, or ``name = lambda ...`` for a lambda,
     found through its code object (as ``class_source``); else why it cannot be held."""
@@ -511,7 +506,7 @@ def function_source(fn: Any) -> tuple[str, str] | str:
         return f"{type(fn).__name__} objects cannot be held as hook code"
     if code.co_freevars:
         return f"the hook uses {', '.join(code.co_freevars)} from around its definition"
-    outside = sorted(set(code.co_names) - HOOK_NAMES - _attributes(code))
+    outside = outside_names(code)
     if outside:
         return f"the hook uses {', '.join(outside)} from the program"
     try:
@@ -534,15 +529,6 @@ def function_source(fn: Any) -> tuple[str, str] | str:
             text = ast.get_source_segment(source, node) or ""
             return "hook", f"hook = {' '.join(text.split())}\n"
     return "the hook's source cannot be found"
-
-
-def _attributes(code: Any) -> set[str]:
-    """Names a code object reads as attributes (``grad.clamp``), not globals."""
-    found: set[str] = set()
-    for instruction in dis.get_instructions(code):
-        if instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"):
-            found.add(str(instruction.argval))
-    return found
 
 
 def _hooks(recorder: Recorder, tensor_type: type) -> None:
@@ -598,6 +584,8 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
     Node.register_hook = watching(Node.register_hook, "grad_fn hook", "grad_fn")
     Node.register_prehook = watching(Node.register_prehook, "grad_fn pre-hook", "grad_fn_pre")
 
+    _saved_tensors_hooks(recorder)
+
     def refusing(register: Any) -> Any:
         def registered(self: Any, hook: Any) -> Any:
             recorder.refuse(
@@ -614,3 +602,45 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
         "register_backward_hook",
     ):
         setattr(Module, name, refusing(getattr(Module, name)))
+
+
+def _saved_tensors_hooks(recorder: Recorder) -> None:
+    """``saved_tensors_hooks(pack, unpack)`` that hand backward the tensor saved (printing,
+    counting) leave the document as computed; a pair that changes it cannot be held, so
+    the import stops at the ``with`` line."""
+    import numpy as np
+
+    from engine.autograd import graph
+
+    original = graph.saved_tensors_hooks.__init__
+
+    def init(self: Any, pack_hook: Any, unpack_hook: Any) -> None:
+        line = recorder.line()
+        saved: dict[int, Any] = {}
+        told: list[bool] = []
+
+        def pack(tensor: Any) -> Any:
+            packed = pack_hook(tensor)
+            saved[id(packed)] = recorder.quiet(lambda: tensor.detach().cpu().numpy().copy())
+            return packed
+
+        def unpack(packed: Any) -> Any:
+            before = saved.get(id(packed))
+            result = unpack_hook(packed)
+            after = recorder.quiet(lambda: result.detach().cpu().numpy())
+            same = before is not None and before.shape == after.shape
+            if not (same and np.array_equal(before, after, equal_nan=True)) and not told:
+                told.append(True)
+                recorder.events.append(
+                    {
+                        "kind": "refused",
+                        "message": "the saved_tensors_hooks used here change the tensors "
+                        "backward reads; GradStudio records those that only look",
+                        "line": line,
+                    }
+                )
+            return result
+
+        original(self, pack, unpack)
+
+    graph.saved_tensors_hooks.__init__ = init  # type: ignore[method-assign]
