@@ -759,16 +759,16 @@ def _hook_run(call: RunCall) -> dict[str, Any]:
     fn = _hook_function(call)
     tensor = call.tensor("tensor")
     on, name = call.params["on"], call.params["name"]
-    where = tensor.grad_fn if on.startswith("grad_fn") else None
+    where = tensor.grad_fn  # the node it fires at, as registered (None: a leaf's)
     if on.startswith("grad_fn") and where is None:
         raise NodeInputError(f"the tensor has no grad_fn to hook (on={on!r})")
+    site = "AccumulateGrad" if where is None else str(where.name())
+    site = site.removeprefix("torch::autograd::")
 
     def fired(*args: Any) -> Any:
         result = fn(*args)
         if HOOK_LOG:
-            site = where if where is not None else tensor.grad_fn
-            on_name = "AccumulateGrad" if site is None else str(site.name())
-            HOOK_LOG[-1](name, on_name.removeprefix("torch::autograd::"), _shown(result))
+            HOOK_LOG[-1](name, site, _shown(result))
         return result
 
     fired.__name__ = getattr(fn, "__name__", name)  # PyTorch's errors name the hook
@@ -784,7 +784,8 @@ def _hook_run(call: RunCall) -> dict[str, Any]:
 
 
 def _shown(result: Any) -> str:
-    return "None" if result is None else repr(result)
+    """What a hook returned, on one line (a matrix's repr spans several)."""
+    return "None" if result is None else " ".join(repr(result).split())
 
 
 def _hook_code(c: CodeCall) -> str:
