@@ -292,3 +292,27 @@ def test_saved_tensors_hooks_that_change_what_backward_reads_are_refused(
         == source.splitlines().index("with torch.autograd.graph.saved_tensors_hooks(pack, unpack):")
         + 1
     )
+
+
+def test_a_post_accumulate_hook_changing_grad_in_place_becomes_a_node() -> None:
+    """It returns None, yet changes ``.grad``: the recorder sees the change, not the return."""
+    doc = import_program(PROGRAMS / "post_accumulate_hook.py")
+    [hook] = [n for n in doc.nodes() if n.type_id == "gradstudio.hook"]
+    assert hook.params["on"] == "post_accumulate_grad"
+    ev = evaluate(doc)
+    # recorded from PyTorch 2.13 running the program
+    assert _grads(ev)["w"] == [1.0, 2.0]
+    assert [h.text for h in _backward(ev).trace.hooks] == [
+        "hook halve fired on AccumulateGrad, returned None"
+    ]
+
+
+@pytest.mark.torch
+def test_a_post_accumulate_hook_exports_and_agrees_with_torch() -> None:
+    pytest.importorskip("torch")
+    scope = runpy.run_path(str(PROGRAMS / "post_accumulate_hook.py"))
+    doc = import_program(PROGRAMS / "post_accumulate_hook.py")
+    exported: dict[str, object] = {}
+    exec(export_script(doc, facts=False), exported)
+    np.testing.assert_array_equal(exported["w"].grad.numpy(), scope["w"].grad.numpy())
+    np.testing.assert_array_equal(_grads(evaluate(doc))["w"], scope["w"].grad.numpy())

@@ -563,14 +563,19 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             recorder.events.append(event)
 
             def watched(*args: Any, **kwargs: Any) -> Any:
+                # a post-accumulate-grad hook returns None: it changes the tensor in place
+                before = state(tensor) if on == "post_accumulate_grad" else None
                 result = hook(*args, **kwargs)
-                if result is not None and not event["changes"]:
+                changed = result is not None or (
+                    before is not None and not _same(before, state(tensor))
+                )
+                if changed and not event["changes"]:
                     event["changes"] = True
                     if isinstance(found, str) or tensor is None:
                         reason = found if isinstance(found, str) else "its tensor is unknown"
                         event.update(
                             kind="refused",
-                            message=f"the {what} registered here returns a new gradient, "
+                            message=f"the {what} registered here changes a gradient, "
                             f"but {reason}; a hook node holds only its own code",
                         )
                 return result
@@ -580,7 +585,20 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
 
         return registered
 
+    def state(tensor: Any) -> tuple[Any, Any]:
+        def read() -> tuple[Any, Any]:
+            grad = tensor.grad
+            grad = None if grad is None else grad.detach().cpu().numpy().copy()
+            return tensor.detach().cpu().numpy().copy(), grad
+
+        return recorder.quiet(read)
+
     tensor_type.register_hook = watching(tensor_type.register_hook, "tensor hook", "tensor")
+    tensor_type.register_post_accumulate_grad_hook = watching(
+        tensor_type.register_post_accumulate_grad_hook,
+        "post-accumulate-grad hook",
+        "post_accumulate_grad",
+    )
     Node.register_hook = watching(Node.register_hook, "grad_fn hook", "grad_fn")
     Node.register_prehook = watching(Node.register_prehook, "grad_fn pre-hook", "grad_fn_pre")
 
@@ -602,6 +620,16 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
         "register_backward_hook",
     ):
         setattr(Module, name, refusing(getattr(Module, name)))
+
+
+def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+    import numpy as np
+
+    return all(
+        (x is None) == (y is None)
+        and (x is None or (x.shape == y.shape and np.array_equal(x, y, equal_nan=True)))
+        for x, y in zip(a, b, strict=True)
+    )
 
 
 def _saved_tensors_hooks(recorder: Recorder) -> None:

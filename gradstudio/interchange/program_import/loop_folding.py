@@ -108,7 +108,7 @@ def _fold_run(
             # its node would be folded away with the backward it changes
             event.update(
                 kind="refused",
-                message="a hook registered here returns a new gradient in a loop iteration "
+                message="a hook registered here changes a gradient in a loop iteration "
                 "that is folded; keep more iterations to import it",
             )
         if event["kind"] != "refused" and in_folded(own):  # a refusal always stops the import
