@@ -113,6 +113,9 @@ class Signature:
     inplace: str | None = None
     #: Takes an undeclared ``device=`` keyword (creation functions).
     takes_device: bool = False
+    #: Returns a tuple of tensors whose length depends on the arguments (``split``,
+    #: ``chunk``, ``unbind``): its one output is a list, taken apart item by item.
+    returns_list: bool = False
     example: Example = field(default_factory=Example, compare=False, repr=False)
     fn: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
@@ -181,6 +184,7 @@ def public(
     differentiable: bool = True,
     inplace: bool = False,
     mutates: bool = False,
+    returns_list: bool = False,
     example: Example | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated callable as the public function ``namespace.name``.
@@ -209,13 +213,17 @@ def public(
             mutates,
             f"{name}_" if inplace else None,
             takes_device,
+            returns_list,
             example or Example(),
             fn,
         )
         variant = None
         if inplace:
+            # an in-place op writes into its first input: that one is never a number
+            first, *rest = sig.inputs
             variant = replace(
                 sig,
+                inputs=(replace(first, scalar_ok=False), *rest),
                 name=f"{name}_",
                 namespace="torch.Tensor",
                 category="in-place",

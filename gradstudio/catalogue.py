@@ -352,7 +352,10 @@ def _derived(sig: Any) -> NodeType:
         category=sig.category,
         kind=NodeKind.INPLACE if sig.mutates else NodeKind.SOURCE if is_source else NodeKind.OP,
         inputs=ports,
-        outputs=tuple(PortSpec(o) for o in sig.outputs),
+        outputs=tuple(
+            PortSpec(o, PortType.TENSORS if sig.returns_list else PortType.TENSOR)
+            for o in sig.outputs
+        ),
         params=(*params, NO_GRAD),
         run=run,
         code=code,
@@ -705,6 +708,90 @@ def _function_code(c: CodeCall) -> str:
     return f"{c.params['class_name']}.apply({', '.join(args)})"
 
 
+HOOK_TEMPLATE = """def hook(grad):
+    return grad * 2
+"""
+
+#: Where a hook node registers its function, and the PyTorch call that does it.
+HOOK_TARGETS = {
+    "tensor": "{t}.register_hook({h})",
+    "post_accumulate_grad": "{t}.register_post_accumulate_grad_hook({h})",
+    "grad_fn": "{t}.grad_fn.register_hook({h})",
+    "grad_fn_pre": "{t}.grad_fn.register_prehook({h})",
+}
+
+
+@dataclass(frozen=True)
+class HookFiring:
+    """One call of a hook node's function during backward: where, and what it returned.
+
+    ``before`` counts the grad_fn executions of the backward that had run when it fired,
+    so a replay shows the firing between the right two executions."""
+
+    name: str
+    on: str  # the grad_fn it fired on, e.g. "MulBackward0" ("AccumulateGrad" for a leaf)
+    returned: str  # "None" or the returned tensor's repr
+    before: int = 0
+
+    @property
+    def text(self) -> str:
+        return f"hook {self.name} fired on {self.on}, returned {self.returned}"
+
+
+#: Receives each firing while a backward runs (the evaluator pushes one around a step).
+HOOK_LOG: list[Callable[[str, str, str], None]] = []
+
+
+def _hook_function(call: RunCall) -> Any:
+    """The user's hook, compiled from the node's code (trusted documents only)."""
+    if not call.trusted:
+        raise NotTrustedError("this document is not trusted, so its hook code was not run")
+    namespace = function_namespace(call.backend)
+    name = call.params["name"]
+    exec(compile(call.params["source"], f"<hook {name}>", "exec"), namespace)
+    fn = namespace.get(name)
+    if not callable(fn):
+        raise NodeInputError(f"the code does not define a function named {name!r}")
+    return fn
+
+
+def _hook_run(call: RunCall) -> dict[str, Any]:
+    fn = _hook_function(call)
+    tensor = call.tensor("tensor")
+    on, name = call.params["on"], call.params["name"]
+    where = tensor.grad_fn  # the node it fires at, as registered (None: a leaf's)
+    if on.startswith("grad_fn") and where is None:
+        raise NodeInputError(f"the tensor has no grad_fn to hook (on={on!r})")
+    site = "AccumulateGrad" if where is None else str(where.name())
+    site = site.removeprefix("torch::autograd::")
+
+    def fired(*args: Any) -> Any:
+        result = fn(*args)
+        if HOOK_LOG:
+            HOOK_LOG[-1](name, site, _shown(result))
+        return result
+
+    fired.__name__ = getattr(fn, "__name__", name)  # PyTorch's errors name the hook
+    if on == "tensor":
+        tensor.register_hook(fired)
+    elif on == "post_accumulate_grad":
+        tensor.register_post_accumulate_grad_hook(fired)
+    elif on == "grad_fn":
+        where.register_hook(fired)
+    else:
+        where.register_prehook(fired)
+    return {}
+
+
+def _shown(result: Any) -> str:
+    """What a hook returned, on one line (a matrix's repr spans several)."""
+    return "None" if result is None else " ".join(repr(result).split())
+
+
+def _hook_code(c: CodeCall) -> str:
+    return HOOK_TARGETS[c.params["on"]].format(t=c.inputs["tensor"], h=c.params["name"])
+
+
 INDEX_PORT = PortSpec(
     "index",
     optional=True,
@@ -1004,6 +1091,24 @@ def _hand_types() -> list[NodeType]:
             doc="Clear accumulated gradients before the next backward.",
             effect=Effect.GRADS,
             aliases=("action.zero_grad",),
+        ),
+        NodeType(
+            id="gradstudio.hook",
+            title="hook",
+            category="autograd",
+            kind=NodeKind.CUSTOM_FUNCTION,
+            inputs=(PortSpec("tensor", doc="the tensor hooked (or whose grad_fn is)"),),
+            outputs=(),
+            params=(
+                ParamSpec("on", "str", "tensor", choices=tuple(HOOK_TARGETS)),
+                ParamSpec("name", "identifier", "hook"),
+                ParamSpec("source", "code", HOOK_TEMPLATE, doc="the hook's def (or lambda)"),
+            ),
+            run=_hook_run,
+            code=_hook_code,
+            doc="Your function called during backward (register_hook and kin); runs only "
+            "in trusted documents.",
+            effect=Effect.NEW,
         ),
         NodeType(
             id="torch.autograd.Function",

@@ -225,7 +225,7 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
     print(f"wrote {args.output}: {len(doc)} nodes", file=out)
     if doc.has_code():
         print(
-            f"note: it contains custom Function code; read it, then run "
+            f"note: it contains code (custom Function or hook nodes); read it, then run "
             f"'main.py trust {args.output}' to let it run",
             file=out,
         )

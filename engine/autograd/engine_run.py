@@ -352,7 +352,7 @@ def run_backward(
                 if not keep_graph:
                     node.release_variables()
                 if node._post_hooks:
-                    _run_post_hooks(node, grads, outs, tm)
+                    outs = _run_post_hooks(node, grads, outs, tm)
                 if nan_check:
                     anomaly_mode.check_nan(node, outs, tm)
             if observers and run:  # PyTorch never runs a node off the path to the inputs
@@ -487,14 +487,26 @@ def _run_pre_hooks(node: Node, grads: list[Any], tm: bool) -> list[Any]:
     return [g if tm or g is None else g._data for g in wrapped]
 
 
-def _run_post_hooks(node: Node, grads: list[Any], outs: tuple[Any, ...], tm: bool) -> None:
+def _run_post_hooks(node: Node, grads: list[Any], outs: Sequence[Any], tm: bool) -> list[Any]:
+    """Runs ``fn(grad_inputs, grad_outputs)``; a hook's non-None return replaces the
+    grad_inputs the node passes on, as in PyTorch's ``call_post_hooks``."""
     from engine.tensor import Tensor
 
     def wrap(seq: Sequence[Any]) -> tuple[Any, ...]:
         return tuple(g if tm or g is None else Tensor._wrap(g) for g in seq)
 
+    outs = list(outs)
     for fn in list((node._post_hooks or {}).values()):
-        fn(wrap(outs), wrap(grads))
+        result = fn(wrap(outs), wrap(grads))
+        if result is not None:
+            replaced = list(result) if isinstance(result, tuple | list) else [result]
+            if len(replaced) != len(outs):
+                raise RuntimeError(
+                    f"hook '{getattr(fn, '__name__', 'hook')}' has returned an incorrect number "
+                    f"of values (got {len(replaced)}, but expected {len(outs)})"
+                )
+            outs = [g if tm or g is None else g._data for g in replaced]
+    return outs
 
 
 def _observe(

@@ -662,7 +662,7 @@ def neg(input: Any) -> Any:  # noqa: A002
 
 @public(
     "pow",
-    ("input", Port("exponent", scalar_ok=True)),
+    (Port("input", scalar_ok=True), Port("exponent", scalar_ok=True)),
     category="arithmetic",
     doc="input ** exponent",
     inplace=True,

@@ -93,8 +93,9 @@ UNBIND = declare(
 @public(
     "split",
     ("tensor",),
-    (Param("split_size_or_sections", "int", 1), Param("dim", "dim")),
+    (Param("split_size_or_sections", "dims", 1), Param("dim", "dim")),
     outputs=("parts",),
+    returns_list=True,
     category="shape",
     doc="views of consecutive pieces along dim",
 )
@@ -127,6 +128,7 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple[Any, 
     ("input",),
     (Param("chunks", "int", 2), Param("dim", "dim")),
     outputs=("parts",),
+    returns_list=True,
     category="shape",
     doc="views of (nearly) equal pieces along dim",
 )
@@ -144,6 +146,7 @@ def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Any, ...]:  # noqa: A0
     ("input",),
     (Param("dim", "dim"),),
     outputs=("parts",),
+    returns_list=True,
     category="shape",
     doc="views of each slice along dim",
 )

@@ -19,14 +19,16 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from gradstudio.catalogue import (
+    HOOK_LOG,
     Effect,
+    HookFiring,
     NodeInputError,
     NodeKind,
     NodeType,
@@ -241,6 +243,8 @@ class BackwardTrace:
     wrote: dict[int, tuple[tuple[OutputRef, GradValue | None], ...]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: The hook nodes' functions that fired during this backward, in firing order.
+    hooks: tuple[HookFiring, ...] = ()
 
     @functools.cached_property
     def executions(self) -> tuple[TraceExecution, ...]:
@@ -250,7 +254,7 @@ class BackwardTrace:
         """Pickled (from the evaluation process) with the gradient values converted:
         the live engine objects ``_convert`` reads stay behind."""
         ready = functools.partial(tuple, self.executions)
-        return (BackwardTrace, (self.node_id, self.step, self.keys, ready))
+        return (BackwardTrace, (self.node_id, self.step, self.keys, ready, {}, self.hooks))
 
 
 @dataclass(frozen=True)
@@ -581,6 +585,22 @@ def evaluate(
 
 
 # ----------------------------------------------------------------------- the runner
+
+
+@contextmanager
+def _hook_log(fired: list[HookFiring], trace: Any) -> Iterator[None]:
+    """Hook nodes' firings during one backward step, each placed after the grad_fn
+    executions the observer had seen when it fired."""
+
+    def log(name: str, on: str, returned: str) -> None:
+        before = len(getattr(trace, "executions", ()))
+        fired.append(HookFiring(name, on, returned, before))
+
+    HOOK_LOG.append(log)
+    try:
+        yield
+    finally:
+        HOOK_LOG.remove(log)
 
 
 def missing_inputs(step: PlanStep) -> tuple[str, ...]:
@@ -933,6 +953,7 @@ class _Runner:
     def run_step(self, index: int, step: PlanStep, result: StepResult) -> bool:
         node_type = step.type
         trace_box: list[Any] = []
+        fired: list[HookFiring] = []
         caught: list[Any] = []
         try:
             with warnings.catch_warnings(record=True) as recorded:
@@ -952,6 +973,7 @@ class _Runner:
                         stack.enter_context(self.backend.no_grad())
                     if node_type.kind is NodeKind.ACTION and self.observe is not None:
                         trace_box.append(stack.enter_context(self.observe()))
+                        stack.enter_context(_hook_log(fired, trace_box[0]))
                     outputs = node_type.run(call)
                 self.ledger.after(step, outputs)
         # a Function's code may raise SystemExit or KeyboardInterrupt: an error of its step
@@ -970,7 +992,7 @@ class _Runner:
             else:
                 self.record(OutputRef(step.node_id, port.name), value, result)
         if trace_box:
-            result.trace = self.trace(index, step, trace_box[0])
+            result.trace = self.trace(index, step, trace_box[0], tuple(fired))
         if node_type.effect is Effect.GLOBAL:
             self.refresh_all(result)
         elif node_type.effect is Effect.GRADS:
@@ -1028,7 +1050,9 @@ class _Runner:
                 tb = f"line {exc.lineno}: {exc.msg}"
         return StepError.explained(step.node_id, index, exc_type, message, tb)
 
-    def trace(self, index: int, step: PlanStep, trace: Any) -> BackwardTrace:
+    def trace(
+        self, index: int, step: PlanStep, trace: Any, hooks: tuple[HookFiring, ...] = ()
+    ) -> BackwardTrace:
         records = list(trace.executions)
         keys = tuple(self.fn_key(ex.node) for ex in records)
 
@@ -1048,7 +1072,7 @@ class _Runner:
             return tuple(executions)
 
         written: dict[int, tuple[tuple[OutputRef, GradValue | None], ...]] = {}
-        return BackwardTrace(step.node_id, index, keys, convert, written)
+        return BackwardTrace(step.node_id, index, keys, convert, written, hooks)
 
     def grad_writes(
         self, keys: tuple[int, ...]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from gradstudio.catalogue import HookFiring
 from gradstudio.document.events import Observable
 from gradstudio.evaluation.evaluate import (
     BackwardTrace,
@@ -215,6 +216,16 @@ class Playhead(Observable[PlayheadEvent]):
         n = self.replay_length
         return n if self.replay is None else min(self.replay, n)
 
+    def hooks_now(self) -> tuple[HookFiring, ...]:
+        """The hook nodes' firings at the position: those of the grad_fn being executed
+        while replaying, every one of the backward step otherwise."""
+        trace = self._live_trace()
+        if trace is None:
+            return ()
+        if self.replay is None:
+            return trace.hooks
+        return tuple(h for h in trace.hooks if h.before == self.replayed - 1)
+
     def _live_trace(self) -> BackwardTrace | None:
         step = self.effective_step
         if self.evaluation is None or step < 0:
@@ -379,15 +390,19 @@ class Playhead(Observable[PlayheadEvent]):
         n = self.replay_length
         if n == 0:
             return ""
+        hooks = self.hooks_now()
         if self.replay is None:
-            return f"backward ran {n} grad_fn node{'s' if n != 1 else ''}"
+            fired = f", {len(hooks)} hook call{'s' if len(hooks) != 1 else ''}" if hooks else ""
+            return f"backward ran {n} grad_fn node{'s' if n != 1 else ''}{fired}"
         current = self.current
         if current is None:
             return f"grad_fn 0 / {n}: backward about to start"
         owner = self.executing_node
         index = self.index
         where = f" → {index.label(owner)}" if owner is not None and index is not None else ""
-        return f"grad_fn {self.replayed} / {n}: {current.name}{where}"
+        return " · ".join(
+            [f"grad_fn {self.replayed} / {n}: {current.name}{where}", *(h.text for h in hooks)]
+        )
 
     # -- instruments -------------------------------------------------------------
     def memory_steps(self) -> list[MemoryStep]:

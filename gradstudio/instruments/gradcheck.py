@@ -126,7 +126,7 @@ def gradcheck_node(
     index = plan.step_of[node_id]
     step = plan.steps[index]
     name = step.label
-    if step.type.kind not in (NodeKind.OP, NodeKind.CUSTOM_FUNCTION):
+    if step.type.kind not in (NodeKind.OP, NodeKind.CUSTOM_FUNCTION) or not step.type.outputs:
         raise GradcheckError(f"'{name}' is not an op or a custom Function: nothing to check")
     if ev.steps[index].status != "ok":
         error = ev.steps[index].error

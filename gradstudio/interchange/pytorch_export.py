@@ -102,16 +102,20 @@ def export_script(doc: Document, facts: bool = True) -> str:
     classes: dict[str, str] = {}
     for node in doc.nodes():
         if node.type.kind is NodeKind.CUSTOM_FUNCTION:
-            name = unicodedata.normalize("NFKC", node.params["class_name"])
+            # a Function node defines a class, a hook node a function
+            what = "class" if "class_name" in node.params else "function"
+            name = unicodedata.normalize(
+                "NFKC", node.params.get("class_name") or node.params["name"]
+            )
             source = node.params["source"]
             if name in RESERVED:
                 raise ExportError(
-                    f"node '{node.label}': the class name {name!r} is a name the script "
-                    "itself uses; rename the class",
+                    f"node '{node.label}': the {what} name {name!r} is a name the script "
+                    f"itself uses; rename the {what}",
                     node.id,
                 )
             if classes.get(name, source) != source:
-                raise ExportError(f"two Function nodes define {name} differently", node.id)
+                raise ExportError(f"two nodes define {name} differently", node.id)
             classes[name] = source
             taken.add(name)
     for node in doc.nodes():

@@ -10,7 +10,10 @@ raises ``ImportProblem`` with the line number.
 from __future__ import annotations
 
 import ast
+import builtins
+import dis
 import re
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +123,44 @@ class FunctionClass:
 
 
 @dataclass(frozen=True)
+class HookDef:
+    """A top-level ``def``: code a hook node may hold once it is registered."""
+
+    name: str
+    source: str
+
+
+#: Hook registrations the static importer reads: method -> the hook node's ``on``.
+HOOK_METHODS = {
+    "register_hook": "tensor",
+    "register_post_accumulate_grad_hook": "post_accumulate_grad",
+}
+GRAD_FN_HOOK_METHODS = {"register_hook": "grad_fn", "register_prehook": "grad_fn_pre"}
+#: Names a hook node's code may use without defining them: what its namespace holds.
+HOOK_NAMES = frozenset({"torch", "F", "Function"}) | frozenset(dir(builtins))
+
+
+def outside_names(code: types.CodeType) -> list[str]:
+    """Globals a hook's code reads that its node would not have (the program's own
+    variables): attribute names (``grad.clamp``) are not globals."""
+    attributes = {
+        str(i.argval)
+        for i in dis.get_instructions(code)
+        if i.opname in ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR")
+    }
+    return sorted(set(code.co_names) - HOOK_NAMES - attributes)
+
+
+def _hook_code(source: str, line: int | None) -> types.CodeType:
+    """The code object of the one function a hook node's source defines."""
+    try:
+        module = compile(source, "<hook>", "exec")
+    except SyntaxError as exc:
+        raise ImportProblem(f"the hook's code does not compile: {exc.msg}", line) from None
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+@dataclass(frozen=True)
 class DefaultDevice:
     """``device`` computed from ``torch.cuda.is_available()``: the document's device."""
 
@@ -129,7 +170,7 @@ class TensorList:
     items: tuple[TensorRef, ...]
 
 
-Value = TensorRef | ListRef | Const | Module | FunctionClass | DefaultDevice | TensorList
+Value = TensorRef | ListRef | Const | Module | FunctionClass | HookDef | DefaultDevice | TensorList
 
 
 def _strip_prompts(source: str) -> str:
@@ -171,6 +212,10 @@ class _Importer:
             self.imports(stmt)
         elif isinstance(stmt, ast.ClassDef):
             self.class_def(stmt)
+        elif isinstance(stmt, ast.FunctionDef):
+            first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+            lines = self.source.splitlines()[first - 1 : stmt.end_lineno]
+            self.env[stmt.name] = HookDef(stmt.name, "\n".join(lines) + "\n")
         elif isinstance(stmt, ast.Assign):
             if len(stmt.targets) != 1:
                 raise ImportProblem("chained assignment (a = b = ...) is not supported", line)
@@ -229,7 +274,10 @@ class _Importer:
 
     def assign(self, target: ast.expr, value: ast.expr, stmt: ast.stmt) -> None:
         line = stmt.lineno
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name) and isinstance(value, ast.Lambda):
+            text = " ".join((ast.get_source_segment(self.source, value) or "").split())
+            self.env[target.id] = HookDef(target.id, f"{target.id} = {text}\n")
+        elif isinstance(target, ast.Name):
             self.env[target.id] = self.expr(value, label=target.id)
         elif isinstance(target, ast.Tuple | ast.List) and all(
             isinstance(t, ast.Name) for t in target.elts
@@ -585,8 +633,18 @@ class _Importer:
             raise ImportProblem("*args and **kwargs are not supported", line)
         func = node.func
         path = self.dotted(func)
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Attribute)
+            and func.value.attr == "grad_fn"
+            and func.attr in GRAD_FN_HOOK_METHODS
+        ):
+            target = self.tensor(func.value.value, line)
+            return self.hook(target, GRAD_FN_HOOK_METHODS[func.attr], node, line)
         if isinstance(func, ast.Attribute) and path is None:
             owner = self.expr(func.value)
+            if isinstance(owner, TensorRef) and func.attr in HOOK_METHODS:
+                return self.hook(owner, HOOK_METHODS[func.attr], node, line)
             if isinstance(owner, FunctionClass) and func.attr == "apply":
                 return self.function_apply(owner, node, label, line)
             if isinstance(owner, TensorRef):
@@ -615,6 +673,36 @@ class _Importer:
         if node_type.id == "torch.Tensor":
             return self.legacy(path, args, kwargs, label, line)
         return self.op_node(node_type.id, args, kwargs, label, line)
+
+    def hook(self, target: TensorRef, on: str, node: ast.Call, line: int | None) -> Value:
+        """``t.register_hook(h)`` (and kin) with a top-level ``def h`` or a lambda: a hook
+        node holding that code, wired to the tensor."""
+        if len(node.args) != 1 or node.keywords:
+            raise ImportProblem("a hook is registered with one function argument", line)
+        arg = node.args[0]
+        if isinstance(arg, ast.Lambda):
+            taken = {n.params.get("name") for n in self.doc.nodes()}
+            name, count = "hook", 1
+            while name in taken:
+                count += 1
+                name = f"hook_{count}"
+            text = " ".join((ast.get_source_segment(self.source, arg) or "").split())
+            found: Value = HookDef(name, f"{name} = {text}\n")
+        else:
+            found = self.expr(arg)
+        if not isinstance(found, HookDef):
+            raise ImportProblem("register a hook with a function defined above or a lambda", line)
+        code = _hook_code(found.source, line)
+        if code.co_freevars or outside_names(code):
+            used = ", ".join(code.co_freevars or outside_names(code))
+            raise ImportProblem(
+                f"the hook uses {used} from the program; a hook node holds only its own code",
+                line,
+            )
+        params = {"on": on, "name": found.name, "source": found.source}
+        n = self.add("gradstudio.hook", params, found.name, line)
+        self.connect(target, n, "tensor", line)
+        return Const(None)
 
     def method(
         self,

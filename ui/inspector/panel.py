@@ -634,7 +634,8 @@ class Inspector(QWidget):
             # loading it with the window shortens startup
             from ui.inspector.code_editor import CodeEditor
 
-            section = Section("forward / backward (Python)", self)
+            title = "hook function" if ntype.id == "gradstudio.hook" else "forward / backward"
+            section = Section(f"{title} (Python)", self)
             self.code_editor = CodeEditor()
             self.code_editor.setMinimumHeight(220)
             self.code_editor.committed.connect(

@@ -15,6 +15,7 @@ import textwrap
 from typing import Any
 
 from gradstudio.interchange.program_import.recorder import Recorder
+from gradstudio.interchange.pytorch_import import outside_names
 
 #: Catalogue functions whose result is a draw from the generator.
 RANDOM_FUNCTIONS = {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like"}
@@ -279,10 +280,7 @@ def _reflected(recorder: Recorder, tensor_type: type) -> None:
         return engine.reciprocal(self) * other
 
     def rpow(self: Any, other: Any) -> Any:
-        if recorder.depth:
-            return engine.pow(other, self)
-        base = recorder.quiet(engine.tensor, other, dtype=self.dtype, device=self.device)
-        return recorder.call("torch.pow", engine.pow, (base, self), {}, tensor_type)
+        return recorder.call("torch.pow", engine.pow, (other, self), {}, tensor_type)
 
     tensor_type.__rtruediv__ = rtruediv
     tensor_type.__rpow__ = rpow
@@ -500,39 +498,111 @@ def _random(recorder: Recorder, tensor_type: type) -> None:
     engine.nn.functional.dropout = recorded_dropout
 
 
+def function_source(fn: Any) -> tuple[str, str] | str:
+    """``(name, source)`` of a hook: its ``def``, or ``name = lambda ...`` for a lambda,
+    found through its code object (as ``class_source``); else why it cannot be held."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return f"{type(fn).__name__} objects cannot be held as hook code"
+    if code.co_freevars:
+        return f"the hook uses {', '.join(code.co_freevars)} from around its definition"
+    outside = outside_names(code)
+    if outside:
+        return f"the hook uses {', '.join(outside)} from the program"
+    try:
+        with open(code.co_filename, encoding="utf-8") as f:
+            source = f.read()
+    except OSError:
+        return "the hook's source cannot be read"
+    name = fn.__name__
+    for node in ast.walk(ast.parse(source)):
+        here = node.lineno if isinstance(node, ast.FunctionDef | ast.Lambda) else -1
+        if (
+            isinstance(node, ast.FunctionDef)
+            and name == node.name
+            and here <= code.co_firstlineno <= (node.end_lineno or 0)
+        ):
+            first = min([here, *(d.lineno for d in node.decorator_list)])
+            lines = source.splitlines()[first - 1 : node.end_lineno]
+            return name, textwrap.dedent("\n".join(lines)) + "\n"
+        if isinstance(node, ast.Lambda) and name == "<lambda>" and here == code.co_firstlineno:
+            text = ast.get_source_segment(source, node) or ""
+            return "hook", f"hook = {' '.join(text.split())}\n"
+    return "the hook's source cannot be found"
+
+
 def _hooks(recorder: Recorder, tensor_type: type) -> None:
-    """Hooks that only look (print, collect gradients) leave the document as computed;
-    one that returns a replacement gradient changes what backward computes, which the
-    document cannot hold, so the import stops at the line that registered it."""
+    """Each hook registration is an event holding the hook's code.  One that returns a
+    replacement gradient changes what backward computes: it becomes a hook node.  One
+    that only looks (print, collect gradients) leaves the document as computed and is
+    left out, its side effects being on program state the document does not hold."""
     from engine.autograd.graph import Node
     from engine.nn.modules.module import Module
 
-    def watching(register: Any, what: str) -> Any:
+    lambdas: dict[str, int] = {}
+
+    def owner(node: Any) -> Any:
+        return next((t for t in reversed(recorder.alive) if t.grad_fn is node), None)
+
+    def watching(register: Any, what: str, on: str) -> Any:
         def registered(self: Any, hook: Any) -> Any:
+            if recorder.depth:
+                return register(self, hook)
             line = recorder.line()
-            told: list[bool] = []
+            tensor = owner(self) if on.startswith("grad_fn") else self
+            found = function_source(hook)
+            event: dict[str, Any] = {"kind": "hook", "on": on, "line": line, "changes": False}
+            event["target"] = None if tensor is None else recorder.key(tensor)
+            if isinstance(found, tuple):
+                name, source = found
+                if source.startswith("hook = "):  # lambdas: hook, hook_2, ...
+                    name = f"hook_{lambdas.setdefault(source, len(lambdas) + 1)}"
+                    name = "hook" if name == "hook_1" else name
+                    source = f"{name} = {source.removeprefix('hook = ')}"
+                event["name"], event["source"] = name, source
+            recorder.events.append(event)
 
             def watched(*args: Any, **kwargs: Any) -> Any:
+                # a post-accumulate-grad hook returns None: it changes the tensor in place
+                before = state(tensor) if on == "post_accumulate_grad" else None
                 result = hook(*args, **kwargs)
-                if result is not None and not told:
-                    told.append(True)
-                    recorder.events.append(
-                        {
-                            "kind": "refused",
-                            "message": f"the {what} registered here returns a new gradient; "
-                            "GradStudio records hooks that only look at gradients",
-                            "line": line,
-                        }
-                    )
+                changed = result is not None or (
+                    before is not None and not _same(before, state(tensor))
+                )
+                if changed and not event["changes"]:
+                    event["changes"] = True
+                    if isinstance(found, str) or tensor is None:
+                        reason = found if isinstance(found, str) else "its tensor is unknown"
+                        event.update(
+                            kind="refused",
+                            message=f"the {what} registered here changes a gradient, "
+                            f"but {reason}; a hook node holds only its own code",
+                        )
                 return result
 
+            watched.__name__ = getattr(hook, "__name__", "hook")
             return register(self, watched)
 
         return registered
 
-    tensor_type.register_hook = watching(tensor_type.register_hook, "tensor hook")
-    Node.register_hook = watching(Node.register_hook, "grad_fn hook")
-    Node.register_prehook = watching(Node.register_prehook, "grad_fn pre-hook")
+    def state(tensor: Any) -> tuple[Any, Any]:
+        def read() -> tuple[Any, Any]:
+            grad = tensor.grad
+            grad = None if grad is None else grad.detach().cpu().numpy().copy()
+            return tensor.detach().cpu().numpy().copy(), grad
+
+        return recorder.quiet(read)
+
+    tensor_type.register_hook = watching(tensor_type.register_hook, "tensor hook", "tensor")
+    tensor_type.register_post_accumulate_grad_hook = watching(
+        tensor_type.register_post_accumulate_grad_hook,
+        "post-accumulate-grad hook",
+        "post_accumulate_grad",
+    )
+    Node.register_hook = watching(Node.register_hook, "grad_fn hook", "grad_fn")
+    Node.register_prehook = watching(Node.register_prehook, "grad_fn pre-hook", "grad_fn_pre")
+
+    _saved_tensors_hooks(recorder)
 
     def refusing(register: Any) -> Any:
         def registered(self: Any, hook: Any) -> Any:
@@ -550,3 +620,55 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
         "register_backward_hook",
     ):
         setattr(Module, name, refusing(getattr(Module, name)))
+
+
+def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+    import numpy as np
+
+    return all(
+        (x is None) == (y is None)
+        and (x is None or (x.shape == y.shape and np.array_equal(x, y, equal_nan=True)))
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+def _saved_tensors_hooks(recorder: Recorder) -> None:
+    """``saved_tensors_hooks(pack, unpack)`` that hand backward the tensor saved (printing,
+    counting) leave the document as computed; a pair that changes it cannot be held, so
+    the import stops at the ``with`` line."""
+    import numpy as np
+
+    from engine.autograd import graph
+
+    original = graph.saved_tensors_hooks.__init__
+
+    def init(self: Any, pack_hook: Any, unpack_hook: Any) -> None:
+        line = recorder.line()
+        saved: dict[int, Any] = {}
+        told: list[bool] = []
+
+        def pack(tensor: Any) -> Any:
+            packed = pack_hook(tensor)
+            saved[id(packed)] = recorder.quiet(lambda: tensor.detach().cpu().numpy().copy())
+            return packed
+
+        def unpack(packed: Any) -> Any:
+            before = saved.get(id(packed))
+            result = unpack_hook(packed)
+            after = recorder.quiet(lambda: result.detach().cpu().numpy())
+            same = before is not None and before.shape == after.shape
+            if not (same and np.array_equal(before, after, equal_nan=True)) and not told:
+                told.append(True)
+                recorder.events.append(
+                    {
+                        "kind": "refused",
+                        "message": "the saved_tensors_hooks used here change the tensors "
+                        "backward reads; GradStudio records those that only look",
+                        "line": line,
+                    }
+                )
+            return result
+
+        original(self, pack, unpack)
+
+    graph.saved_tensors_hooks.__init__ = init  # type: ignore[method-assign]

@@ -153,6 +153,16 @@ def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: La
         refs[event["out"]] = TensorRef(node)
 
 
+def _hook(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+    """A hook that returned a new gradient: a node holding its code, wired to its tensor."""
+    if not event["changes"]:
+        return
+    line = event["line"]
+    params = {"on": event["on"], "name": event["name"], "source": event["source"]}
+    node = importer.add("gradstudio.hook", params, event["name"], line)
+    importer.connect(_ref(refs, event["target"], line), node, "tensor", line)
+
+
 ACTIONS: dict[str, Callable[[_Importer, dict[str, Any], Refs, Labels], None]] = {
     "to": _to,
     "getitem": _getitem,
@@ -161,6 +171,7 @@ ACTIONS: dict[str, Callable[[_Importer, dict[str, Any], Refs, Labels], None]] = 
     "grad": _grad,
     "autograd_backward": _autograd_backward,
     "function": _function,
+    "hook": _hook,
 }
 
 

@@ -104,6 +104,13 @@ def _fold_run(
     made: set[str] = set()
     for index, event in enumerate(events):
         own = event["id"] if event["kind"] == "frame" else event.get("frame")
+        if event["kind"] == "hook" and event["changes"] and in_folded(own):
+            # its node would be folded away with the backward it changes
+            event.update(
+                kind="refused",
+                message="a hook registered here changes a gradient in a loop iteration "
+                "that is folded; keep more iterations to import it",
+            )
         if event["kind"] != "refused" and in_folded(own):  # a refusal always stops the import
             dropped.add(index)
             made.update(produced(event))

@@ -11,12 +11,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gradstudio.catalogue import PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
 from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
+    ListRef,
     TensorList,
     TensorRef,
     _Importer,
@@ -150,6 +152,25 @@ def _value(value: Any, refs: dict[str, TensorRef]) -> Any:
     return Const(value)
 
 
+def _take_apart(
+    importer: _Importer,
+    result: ListRef,
+    keys: list[str | None],
+    labels: dict[str, str],
+    line: int | None,
+    refs: dict[str, TensorRef],
+) -> None:
+    """One list-item node per part the program got back (``a, b = x.chunk(2)``): the
+    parts stay outputs of the one ``SplitBackward0`` node, as in PyTorch."""
+    for index, key in enumerate(keys):
+        if key is None:
+            continue
+        label = labels.get(key, f"{importer.doc.node(result.node_id).label}[{index}]")
+        item = importer.add("gradstudio.select", {"index": index}, label, line)
+        importer.connect(result, item, "list", line)
+        refs[key] = TensorRef(item)
+
+
 def build(report: dict[str, Any]) -> Document:
     """A document from the recorder's events, labelled with the program's variable names."""
     if "error" in report:
@@ -186,7 +207,8 @@ def build(report: dict[str, Any]) -> Document:
             if node_type is None:
                 raise ImportProblem(f"{event['function']}() is not in GradStudio's catalogue", line)
             made = [k for k in event["out"] if k is not None]
-            if len(made) > max(1, len(node_type.outputs)):
+            listed = bool(node_type.outputs) and node_type.outputs[0].type is PortType.TENSORS
+            if len(made) > max(1, len(node_type.outputs)) and not listed:
                 raise ImportProblem(
                     f"{event['function'].rsplit('.', 1)[1]}() returns {len(made)} tensors, "
                     "which GradStudio cannot take apart yet",
@@ -194,12 +216,17 @@ def build(report: dict[str, Any]) -> Document:
                 )
             args = [_value(a, refs) for a in event["args"]]
             kwargs = {k: _value(v, refs) for k, v in event["kwargs"].items()}
+            if event["function"] == "torch.arange" and len(args) == 1 and "end" not in kwargs:
+                args = [Const(0), *args]  # torch.arange(end) starts at 0
             label = next(
-                (labels[k] for k in event["out"] if k in labels),
+                (labels[k] for k in event["out"] if k in labels and not listed),
                 event["function"].rsplit(".", 1)[1],
             )
             result = importer.op_node(node_type.id, args, kwargs, label, line)
             importer.no_grad = False
+            if isinstance(result, ListRef):
+                _take_apart(importer, result, event["out"], labels, line, refs)
+                continue
             for index, key in enumerate(event["out"]):
                 if key is None:
                     continue
