@@ -22,6 +22,7 @@ from engine.autograd import anomaly_mode
 from engine.autograd.collector import collector_paused
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import array_module, device_of, is_writeable
+from engine.cascade_sum import reduce_sum
 from engine.messages import CREATE_GRAPH_CYCLE
 
 if TYPE_CHECKING:
@@ -56,6 +57,11 @@ def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
     # Two sums rather than sum + reshape: the result owns its memory (no view),
     # so AccumulateGrad may steal it as PyTorch does.
     xp = array_module(g)
+    if xp is np and (len(axes) == 1 or len(axes) == len(gshape)):
+        # PyTorch's sum_to is one ``sum(dims, keepdim=True)``: in its order of additions
+        exact = reduce_sum(g, axes, True)
+        if exact is not None:
+            return exact.reshape(shape)
     lead_axes = tuple(range(lead))
     ones = tuple(a - lead for a in axes if a >= lead)
     if lead_axes:

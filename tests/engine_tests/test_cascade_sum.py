@@ -86,3 +86,28 @@ def test_the_polynomial_tutorials_loss_prints_as_torch() -> None:
             expected = loss.item()
         else:
             assert loss.item() == expected
+
+
+BROADCASTS = [((7,), (n, 7)) for n in (3, 17, 100, 1000, 40000)] + [
+    ((1, 7), (1000, 7)),
+    ((1000, 1), (1000, 7)),
+    ((), (5000,)),
+    ((5, 1, 3), (5, 999, 3)),
+]
+
+
+@pytest.mark.parametrize(("small", "big"), BROADCASTS)
+def test_broadcast_gradients_are_summed_back_in_pytorchs_order(
+    small: tuple[int, ...], big: tuple[int, ...]
+) -> None:
+    """Backward sums a broadcast input's gradient with PyTorch's ``sum_to`` (one sum over
+    the broadcast dims), so a Linear bias's ``.grad`` agrees to the last bit."""
+    rng = np.random.default_rng(len(big) * 1000 + big[-1])
+    x = rng.standard_normal(big).astype(np.float32)
+    b = rng.standard_normal(small).astype(np.float32)
+    grads = []
+    for T in (torch, engine):
+        leaf = T.tensor(b, requires_grad=True)
+        ((T.tensor(x) + leaf) * T.tensor(x)).sum().backward()
+        grads.append(np.asarray(leaf.grad.numpy()))
+    assert _same_bits(grads[0], grads[1])
