@@ -3,11 +3,15 @@ points: Zoom to Fit with nested frames, the Run to Import dialog's layout."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from tests.ui.uitools import add_source
+from ui.window.program_dialog import ProgramDialog
 
 pytestmark = pytest.mark.gui
 
@@ -60,3 +64,39 @@ def test_zoom_to_fit_frames_a_collapsed_card_not_its_hidden_members(window, qtbo
     shown = visible_scene_rect(window)
     assert shown.contains(card.scene_rect())
     assert card.scene_rect().height() * canvas.zoom > 60  # the card reads, not a speck
+
+
+PROGRAMS = Path(__file__).parents[1] / "gradstudio" / "programs"
+
+
+def blank_band(dialog: ProgramDialog, above: QWidget) -> int:
+    """Pixels between the end of ``above``'s wrapped text and the next shown widget."""
+    end = above.geometry().top() + above.heightForWidth(above.width())
+    below = [
+        w.geometry().top()
+        for w in (dialog.progress, dialog.status, dialog.problem, dialog.buttons)
+        if w.isVisible() and w.geometry().top() > above.geometry().top()
+    ]
+    return min(below) - end
+
+
+def test_run_to_import_dialog_has_no_blank_band_and_shows_its_error_whole(
+    window, qtbot, monkeypatch
+) -> None:  # noqa: ANN001
+    """The dialog was sized from its labels' unwrapped hints, with an empty status
+    line in the layout: a band of nothing under the question before the buttons."""
+    program = str(PROGRAMS / "fails.py")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (program, ""))
+    window.act_import_program.trigger()
+    qtbot.waitUntil(lambda: window.program_dialog is not None and window.program_dialog.isVisible())
+    dialog = window.program_dialog
+    spacing = dialog.layout().spacing()
+    assert blank_band(dialog, dialog.intro) <= spacing + 2
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.problem.isVisible, timeout=30000)
+    qtbot.waitUntil(
+        lambda: dialog.problem.height() >= dialog.problem.heightForWidth(dialog.problem.width())
+    )
+    assert dialog.intro.height() >= dialog.intro.heightForWidth(dialog.intro.width())
+    assert blank_band(dialog, dialog.problem) <= spacing + 2
+    dialog.reject()
