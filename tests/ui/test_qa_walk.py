@@ -11,6 +11,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from tests.ui.uitools import add_source
+from ui.canvas.overview import OVERVIEW_LOD
 from ui.window.program_dialog import ProgramDialog
 
 pytestmark = pytest.mark.gui
@@ -100,3 +101,33 @@ def test_run_to_import_dialog_has_no_blank_band_and_shows_its_error_whole(
     assert dialog.intro.height() >= dialog.intro.heightForWidth(dialog.intro.width())
     assert blank_band(dialog, dialog.problem) <= spacing + 2
     dialog.reject()
+
+
+def test_a_small_window_keeps_the_inspector_readable(window, qtbot) -> None:  # noqa: ANN001
+    """At 1024×700 the hint under the canvas (its whole text as its minimum width) held
+    the canvas wide and squeezed the inspector to a sliver of cut words."""
+    window.act_zoom_fit.trigger()
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    inspector = window.docks["inspector"]
+    qtbot.waitUntil(lambda: inspector.width() >= 240)
+    hint = window.canvas_hint
+    assert hint.toolTip() == hint.text()
+    shown = hint.shown_text()
+    assert shown in (hint.text(), "") or hint.text().startswith(shown.removesuffix("…"))
+
+
+def test_every_example_opens_whole_and_readable_at_the_first_start_size(window, qtbot) -> None:  # noqa: ANN001
+    """Issue 8 part 5: File > Examples opens each graph framed whole, at a zoom where
+    cards still draw their labels and marks (not the far overview's blocks)."""
+    window.resize(1440, 900)
+    qtbot.waitUntil(lambda: window.width() == 1440)
+    canvas = window.canvas
+    for action in window.example_actions():
+        with qtbot.waitSignal(window.runner.finished, timeout=20000):
+            action.trigger()
+        shown = visible_scene_rect(window)
+        assert canvas.zoom >= OVERVIEW_LOD, action.text()
+        assert not canvas.graph_scene.overview_on, action.text()
+        for item in canvas.graph_scene.node_items():
+            assert shown.contains(item.sceneBoundingRect()), (action.text(), item.node.label)
