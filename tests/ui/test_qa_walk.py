@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QFontMetricsF, QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from tests.ui.uitools import add_source
 from ui.canvas.overview import OVERVIEW_LOD
@@ -131,3 +132,43 @@ def test_every_example_opens_whole_and_readable_at_the_first_start_size(window, 
         assert not canvas.graph_scene.overview_on, action.text()
         for item in canvas.graph_scene.node_items():
             assert shown.contains(item.sceneBoundingRect()), (action.text(), item.node.label)
+
+
+def zoom_out_with_the_wheel(window, qtbot, below: float) -> None:  # noqa: ANN001
+    canvas = window.canvas
+    centre = canvas.viewport().rect().center()
+    while canvas.zoom >= below:
+        qtbot.wait(1)
+        event = QWheelEvent(
+            QPointF(centre),
+            QPointF(canvas.viewport().mapToGlobal(centre)),
+            QPoint(),
+            QPoint(0, -120),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
+        QApplication.sendEvent(canvas.viewport(), event)
+
+
+def test_group_titles_stay_readable_zoomed_out(window, qtbot) -> None:  # noqa: ANN001
+    """Below 45 % cards keep their labels readable (semantic zoom); a frame's title and
+    a collapsed group's card were drawn at their 100 % size, a few pixels high."""
+    ids = [add_source(window, f"n{i}", [1.0], True, (i * 300, 0)) for i in range(4)]
+    framed = group_with_ctrl_g(window, qtbot, ids[:2])
+    collapsed = group_with_ctrl_g(window, qtbot, ids[2:])
+    canvas = window.canvas
+    canvas.setFocus()
+    QTest.keyClick(canvas, Qt.Key.Key_C, Qt.KeyboardModifier.AltModifier)
+    assert window.state.document.group(collapsed).collapsed
+    canvas.fit_all()
+    zoom_out_with_the_wheel(window, qtbot, 0.4)
+    assert OVERVIEW_LOD <= canvas.zoom < 0.4
+    groups = canvas.graph_scene.groups
+    frame, card = groups.frame(framed), groups.card(collapsed)
+    assert frame is not None and card is not None
+    canvas.viewport().grab()  # paints the scene at this zoom
+    at_full_size = QFontMetricsF(canvas.graph_scene.style.title_font).height() * canvas.zoom
+    assert at_full_size < 7.0  # what the titles were: too small to read
+    assert frame.title_px >= 8.0 and card.title_px >= 8.0
