@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QFontMetricsF, QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QToolButton, QWidget
 
 from tests.ui.uitools import add_source
 from ui.canvas.overview import OVERVIEW_LOD
@@ -172,3 +172,28 @@ def test_group_titles_stay_readable_zoomed_out(window, qtbot) -> None:  # noqa: 
     at_full_size = QFontMetricsF(canvas.graph_scene.style.title_font).height() * canvas.zoom
     assert at_full_size < 7.0  # what the titles were: too small to read
     assert frame.title_px >= 8.0 and card.title_px >= 8.0
+
+
+def icon_lightness(button: QToolButton) -> float:
+    """The mean lightness (0–255) of the icon's opaque pixels, as the button shows it."""
+    image = button.icon().pixmap(16, 16).toImage()
+    values = [
+        image.pixelColor(x, y).lightness()
+        for x in range(image.width())
+        for y in range(image.height())
+        if image.pixelColor(x, y).alpha() > 128
+    ]
+    assert values, "an empty icon"
+    return sum(values) / len(values)
+
+
+def test_timeline_step_buttons_show_on_both_themes(window, qtbot) -> None:  # noqa: ANN001
+    """Fusion's media icons are black: on the dark theme the enabled step buttons were
+    near-invisible, darker than the disabled ones."""
+    timeline = window.panel("timeline")
+    for _ in range(2):
+        window.act_toggle_theme.trigger()
+        dark = window.theme.is_dark
+        for button in (timeline.first_button, timeline.prev_button, timeline.play_button):
+            lightness = icon_lightness(button)
+            assert lightness > 150 if dark else lightness < 110, (window.theme.name, lightness)
