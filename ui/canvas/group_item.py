@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsSceneMouseEvent,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.canvas.node_item import FAR_LABEL_PX, LOD_TEXT
 from ui.canvas.style import CORNER, HEADER_HEIGHT, NODE_WIDTH, PORT_ROW, PORT_TOP_PAD
 
 if TYPE_CHECKING:
@@ -73,6 +74,25 @@ class GroupDrag:
         self.offset = QPointF()
 
 
+def far_title(
+    painter: QPainter, rect: QRectF, text: str, base: QFont, lod: float, room: float
+) -> float:
+    """Semantic zoom for a group's title, as cards do for their labels: too far out for
+    the usual size, it is drawn as large as ``room`` (scene units) allows, up to a size
+    that reads on screen.  Returns the drawn line's height on screen, in pixels."""
+    font = QFont(base)
+    font.setPixelSize(max(8, min(int(FAR_LABEL_PX / lod), int(room))))
+    font.setBold(True)
+    painter.setFont(font)
+    metrics = QFontMetricsF(font)
+    painter.drawText(
+        rect,
+        Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+        metrics.elidedText(text, Qt.TextElideMode.ElideRight, rect.width()),
+    )
+    return metrics.height() * lod
+
+
 class GroupFrameItem(QGraphicsItem):
     """The frame of one expanded group; its scene rect is set by the group layer."""
 
@@ -83,6 +103,7 @@ class GroupFrameItem(QGraphicsItem):
         self.group_id = group.id
         self._rect = QRectF(0.0, 0.0, NODE_WIDTH, TITLE_HEIGHT)
         self._drag = GroupDrag()
+        self.title_px = 0.0  # the title's on-screen size when last painted
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setAcceptHoverEvents(True)
         self.setToolTip("Drag the title to move the group; double-click it to rename")
@@ -138,6 +159,14 @@ class GroupFrameItem(QGraphicsItem):
         painter.setBrush(bar)
         painter.drawPath(title.intersected(_rect_path(self.title_rect())))
         painter.setPen(s.c("text"))
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < LOD_TEXT:
+            bar = QRectF(8.0, 0.0, self._rect.width() - 16.0, TITLE_HEIGHT)
+            self.title_px = far_title(
+                painter, bar, self.group.title, s.title_font, lod, TITLE_HEIGHT * 0.8
+            )
+            return
+        self.title_px = QFontMetricsF(s.title_font).height() * lod
         painter.setFont(s.small_font)
         painter.drawText(QRectF(6.0, 0.0, CHEVRON, TITLE_HEIGHT), Qt.AlignmentFlag.AlignCenter, "▾")
         subtitle = self.group.subtitle
@@ -198,6 +227,7 @@ class GroupCardItem(QGraphicsItem):
         self.height = HEADER_HEIGHT + SUBTITLE_ROW + PORT_ROW
         self._rect = QRectF(0.0, 0.0, NODE_WIDTH, self.height)
         self._drag = GroupDrag()
+        self.title_px = 0.0  # the title's on-screen size when last painted
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(1.0)
         self.setToolTip("A collapsed group: double-click to expand it")
@@ -278,6 +308,19 @@ class GroupCardItem(QGraphicsItem):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(QPen(s.c("accent") if selected else color, 2.5 if selected else 1.4))
         painter.drawRoundedRect(rect, CORNER, CORNER)
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < LOD_TEXT:
+            painter.setPen(s.c("text"))
+            body = rect.adjusted(8.0, HEADER_HEIGHT, -8.0, 0.0)
+            self.title_px = far_title(
+                painter, body, self.group.title, s.title_font, lod, body.height() * 0.45
+            )
+            painter.setPen(QPen(s.c("port_tensor"), 1.6))
+            painter.setBrush(s.c("port_tensor"))
+            for port in self.ports:
+                painter.drawEllipse(port.center, 5.0, 5.0)
+            return
+        self.title_px = QFontMetricsF(s.title_font).height() * lod
         painter.setPen(s.c("header_text"))
         painter.setFont(s.small_font)
         painter.drawText(

@@ -232,8 +232,17 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self.fit_all(selected or None)
 
     def fit_all(self, only: list | None = None) -> None:
-        """Show every node (enlarging a small graph at most a little), or the origin."""
-        items = only or self.graph_scene.node_items()
+        """Show every node (enlarging a small graph at most a little), or the origin.
+
+        The whole graph is what is drawn: frames with their title bars (a nested frame's
+        rises above its cards) and collapsed groups' cards, not the cards they hide.
+        """
+        scene = self.graph_scene
+        scene.groups.ensure()
+        items = only or [
+            *(i for i in scene.node_items() if i.isVisible()),
+            *scene.groups.items(),
+        ]
         if not items:
             self.resetTransform()
             self.centerOn(0.0, 0.0)

@@ -53,6 +53,7 @@ from ui.state import StudioState
 from ui.themes import Theme, apply_theme, theme
 from ui.timeline.panel import Timeline
 from ui.window.device_selector import DeviceSelector
+from ui.window.elided_label import ElidedLabel
 from ui.window.files import APP_NAME, FileCommands
 from ui.window.recovery import Recovery
 from ui.window.run import RunCommands
@@ -141,8 +142,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         row.setContentsMargins(10, 3, 10, 3)
         row.addWidget(self.canvas.legend)
         row.addStretch(1)
-        self.canvas_hint = QLabel(
-            "Tab: add node · drag a port: connect · middle drag / Space: pan · wheel: zoom"
+        self.canvas_hint = ElidedLabel(
+            "Tab: add node · drag a port: connect · Space: pan · wheel: zoom"
         )
         self.canvas_hint.setObjectName("canvasKeys")
         row.addWidget(self.canvas_hint)
@@ -213,7 +214,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         width = max(self.width(), 800)
         self.resizeDocks(
             [self.palette_dock, self.docks["inspector"]],
-            [max(200, width // 7), max(320, width * 27 // 100)],
+            [max(200, width // 7), max(320, width // 4)],
             Qt.Orientation.Horizontal,
         )
         self.resizeDocks(

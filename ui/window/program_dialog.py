@@ -61,6 +61,7 @@ class ProgramDialog(QDialog):
         self.progress.hide()
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.hide()
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
@@ -84,6 +85,16 @@ class ProgramDialog(QDialog):
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)  # the program does not outlive the studio
+        self.resize(self.minimumWidth(), 0)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Be as tall as the wrapped text at this width.  Qt sizes a dialog from its
+        labels' unwrapped hints: that left a blank band under the question, and the
+        text squeezed when the progress bar and a message appeared."""
+        layout = self.layout()
+        layout.activate()
+        self.resize(self.width(), layout.heightForWidth(self.width()))
 
     def start(self) -> None:
         """Run the program in its child process; the window stays responsive."""
@@ -96,6 +107,8 @@ class ProgramDialog(QDialog):
         self.run_button.setEnabled(False)
         self.progress.show()
         self.status.setText(f"Running {self.program.name}… Cancel stops it.")
+        self.status.show()
+        self._fit()
         self.timer.start()
 
     def poll(self) -> None:
@@ -110,15 +123,16 @@ class ProgramDialog(QDialog):
             self.fail(str(exc))
             return
         self.progress.hide()
-        self.status.setText("")
+        self.status.hide()
         self.accept()
 
     def fail(self, message: str) -> None:
         """One line saying what went wrong (with the program's line); Run tries again."""
         self.progress.hide()
-        self.status.setText("")
+        self.status.hide()
         self.problem.setText(message.splitlines()[0] if message else "the import failed")
         self.problem.show()
+        self._fit()
         self.run_button.setEnabled(True)
 
     def reject(self) -> None:
