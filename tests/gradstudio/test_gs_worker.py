@@ -152,7 +152,7 @@ def test_the_collector_is_as_the_caller_left_it_after_a_run() -> None:
     import gc
 
     plan = prepare(build(EXAMPLES[1]))
-    assert gc.isenabled()
+    gc.enable()  # as a caller leaves it (an earlier test's runner thread may be unpickling)
     assert run_plan(plan).ok
     assert gc.isenabled()
     gc.disable()
