@@ -16,6 +16,7 @@ opens without overlapping cards.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -293,6 +294,11 @@ def grouped_positions(
                 u = unit_of.get(src)
                 if u is not None and u != v and first[u] < first[v]:
                     preds[v].add(u)
+        # a loop's iterations run one after another: left to right, even where the state
+        # they share reaches them by in-place updates rather than by wires
+        loops = [u for u in order if u in groups and groups[u].kind == "loop"]
+        for before, after in itertools.pairwise(loops):
+            preds[after].add(before)
         places = _layered(doc, order, preds, unit_size, groups)
         out: dict[str, tuple[float, float]] = {}
         for unit, (x, y) in places.items():

@@ -331,7 +331,7 @@ def test_each_loop_iteration_is_a_loop_frame_holding_its_module_calls() -> None:
     doc = import_program(PROGRAMS / "module_sgd.py", keep=10)
     loops = [g for g in doc.groups.values() if g.kind == "loop"]
     assert [g.meta["iteration"] for g in loops] == ["1", "2", "3", "4", "5"]
-    assert loops[0].title == "for _step in range(5) · iteration 1"
+    assert loops[0].title == "iteration 1 · for _step in range(5)"
     assert all(g.parent is None for g in loops)
     modules = [g for g in doc.groups.values() if g.kind == "module" and g.parent == loops[1].id]
     assert [g.title for g in modules] == ["model (TwoLayer)"]
@@ -362,13 +362,26 @@ def test_a_long_training_loop_folds_into_one_card_carrying_the_parameters() -> N
     assert [g.meta.get("iteration") for g in loops] == ["1", "2", "3", None, "300"]
     summary = loops[3]
     assert summary.collapsed and summary.meta["iterations"] == "296"
-    assert summary.title == "for step in range(300) · ×296 iterations"
+    assert summary.title == "×296 iterations · for step in range(300)"
     params = ("model.0.weight", "model.0.bias", "model.2.weight", "model.2.bias")
     # the parameters as built are named for where they live; the state the folded
     # iterations leave behind carries the same names, numbered as later versions
     assert {doc.node(n).label for n in summary.members} == {f"{p}_2" for p in params}
     assert {p for p in params if doc.node_by_label(p) is not None} == set(params)
     assert len(doc) < 100  # instead of 5,100 nodes unrolled
+
+
+def test_a_loop_opens_at_its_last_iteration_with_the_earlier_ones_in_a_row() -> None:
+    """Only the last iteration is open; the earlier ones and the fold are cards, left to
+    right in the order they ran, so the document opens about as wide as one iteration."""
+    from gradstudio.document.layout import auto_layout
+
+    doc = import_program(PROGRAMS / "training_loop.py")
+    loops = [g for g in doc.groups.values() if g.kind == "loop"]
+    assert [g.collapsed for g in loops] == [True, True, True, True, False]
+    places = auto_layout(doc)
+    lefts = [min(places[n][0] for n in doc.group_members(g.id)) for g in loops]
+    assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts)
 
 
 @pytest.mark.torch

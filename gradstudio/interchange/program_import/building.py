@@ -202,16 +202,31 @@ class FrameGroups:
             while frame_id is not None and frame_id not in alive:
                 alive.add(frame_id)
                 frame_id = self.frames[frame_id]["parent"]
+        last = self._last_iterations(alive)
         return [
             Group(
                 id=frame_id,
                 title=frame["title"][:MAX_TITLE],
                 members=frozenset(self.members.get(frame_id, ())),
                 kind=frame["frame_kind"],
-                collapsed=bool(frame.get("collapsed", False)),
+                collapsed=bool(frame.get("collapsed", False))
+                or (frame_id not in last and "iteration" in frame["meta"]),
                 parent=frame["parent"],
                 meta={k: str(v) for k, v in frame["meta"].items()},
             )
             for frame_id, frame in self.frames.items()
             if frame_id in alive
         ]
+
+    def _last_iterations(self, alive: set[str]) -> set[str]:
+        """The last recorded iteration of each loop: the one a learner reads first, open;
+        the earlier ones start collapsed to a card each, so a loop opens as wide as one
+        iteration rather than several (they expand with a double-click)."""
+        last: dict[str, tuple[int, str]] = {}
+        for frame_id, frame in self.frames.items():
+            number = frame["meta"].get("iteration")
+            if frame_id in alive and number is not None and frame.get("instance"):
+                key = f"{frame['parent']}/{frame['instance']}"
+                if key not in last or int(number) > last[key][0]:
+                    last[key] = (int(number), frame_id)
+        return {frame_id for _, frame_id in last.values()}

@@ -192,7 +192,7 @@ class Frames:
         number = entry[2]
         entry[1] = self.push(
             "loop",
-            f"{loop.header} · iteration {number}",
+            f"iteration {number} · {loop.header}",
             {"line": str(loop.line), "iteration": str(number)},
             entry[3],
             number,

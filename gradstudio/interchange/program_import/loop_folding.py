@@ -143,14 +143,14 @@ def _fold_run(
     sample = frames[iterations[-2]]
     count = len(folded)
     summary_id = f"{instance}_folded"
-    header = sample["title"].rsplit(" · ", 1)[0]
+    header = sample["title"].split(" · ", 1)[1]
     line = int(sample["meta"].get("line", "0")) or None
     replacement: list[dict[str, Any]] = [
         {
             "kind": "frame",
             "id": summary_id,
             "frame_kind": "loop",
-            "title": f"{header} · ×{count} iterations",
+            "title": f"×{count} iterations · {header}",
             "parent": sample["parent"],
             "meta": {"iterations": str(count), "line": sample["meta"].get("line", "")},
             "instance": "",
