@@ -279,6 +279,11 @@ class Tensor:
     def element_size(self) -> int:
         return self._data.itemsize
 
+    def data_ptr(self) -> int:
+        """Address of the first element: programs compare it to tell a view or ``.data`` from a copy."""
+        data = self._data
+        return int(data.ctypes.data) if type(data) is np.ndarray else int(data.data.ptr)
+
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 
