@@ -14,8 +14,11 @@ _EXTRA = (
     "allclose",
     "argmax",
     "argsort",
+    "argwhere",
+    "broadcast_to",
     "equal",
     "logical_not",
+    "nonzero",
 )  # engine methods with no catalogue entry
 
 

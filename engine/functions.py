@@ -13,8 +13,10 @@ from dataclasses import replace as _replace
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
+from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
 from engine.ops.logic import allclose, equal
 from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
+from engine.ops.nonzero import argwhere, nonzero
 from engine.ops.norms import vector_norm  # noqa: F401
 from engine.ops.pointwise import logical_and, logical_not, logical_or
 from engine.ops.reduce import argmax
@@ -26,6 +28,10 @@ __all__ = [
     "allclose",
     "argmax",
     "argsort",
+    "argwhere",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "broadcast_to",
     "contiguous",
     "cross_entropy",
     "equal",
@@ -37,6 +43,7 @@ __all__ = [
     "logical_or",
     "mse_loss",
     "nll_loss",
+    "nonzero",
     "softmax",
     "unsafe_view",
     "view",

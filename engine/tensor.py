@@ -280,7 +280,7 @@ class Tensor:
         return self._data.itemsize
 
     def data_ptr(self) -> int:
-        """Address of the first element: programs compare it to tell a view or ``.data`` from a copy."""
+        """Address of the first element; programs compare it to tell a view from a copy."""
         data = self._data
         return int(data.ctypes.data) if type(data) is np.ndarray else int(data.data.ptr)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
@@ -83,6 +84,38 @@ def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any: 
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return apply_op(DIAGONAL, (input,), {"offset": offset, "dim1": d1, "dim2": d2})
+
+
+TRACE = declare(
+    "trace",
+    "TraceBackward0",
+    ("self",),
+    lambda xp, a: xp.trace(a).astype(a.dtype if a.dtype.kind == "f" else "int64"),
+    lambda c, g: c.m.diagonal_backward(
+        c.m.expand(g, size=(min(c.shapes[0]),)),
+        shape=tuple(c.shapes[0]),
+        offset=0,
+        dim1=0,
+        dim2=1,
+    ),
+    dtype=lambda inputs, params: (
+        inputs[0].dtype if inputs[0].dtype.is_floating_point else dtypes.int64
+    ),
+    samples=(Sample(((3, 3),)), Sample(((2, 4),))),
+)
+
+
+@public(
+    "trace",
+    ("input",),
+    category="reduction",
+    doc="sum of the main diagonal of a matrix",
+    example=Example(inputs={"input": (3, 3)}),
+)
+def trace(input: Any) -> Any:  # noqa: A002
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return apply_op(TRACE, (input,))
 
 
 def _subscript(label: str) -> int:

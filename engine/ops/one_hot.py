@@ -22,5 +22,7 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Any:
         raise RuntimeError("Class values must be non-negative.")
     if a.size and int(a.max()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = (a[..., None] == xp.arange(num_classes)).astype("int64")
-    return Tensor._wrap(out)
+    out = Tensor._wrap((a[..., None] == xp.arange(num_classes)).astype("int64"))
+    if a.size:
+        out._vc = [2]  # PyTorch fills zeros, then scatters the ones: two writes
+    return out

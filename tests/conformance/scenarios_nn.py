@@ -1037,3 +1037,93 @@ with warnings.catch_warnings(record=True) as caught:
 report = anomaly_report(caught)
 """,
 )
+
+_add(
+    "real_programs_one_hot",
+    """
+    target = torch.tensor([1, 0, 3])
+    hot = torch.nn.functional.one_hot(target)
+    hot5 = torch.nn.functional.one_hot(target, num_classes=5).float()
+    errors = []
+    for bad in (torch.tensor([1.0]), torch.tensor([-1]), torch.tensor([], dtype=torch.long)):
+        try:
+            torch.nn.functional.one_hot(bad)
+        except RuntimeError as e:
+            errors.append(str(e))
+    try:
+        torch.nn.functional.one_hot(target, num_classes=2)
+    except RuntimeError as e:
+        errors.append(str(e))
+    """,
+)
+
+_add(
+    "real_programs_trace",
+    """
+    m = torch.arange(1.0, 7.0).reshape(2, 3).requires_grad_()
+    t = torch.trace(m)
+    t.backward()
+    square = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    s = (square.trace() * 2).sum()
+    s.backward()
+    ints = torch.trace(torch.ones(2, 2, dtype=torch.int32))
+    try:
+        torch.trace(torch.ones(3))
+    except RuntimeError as e:
+        error = str(e)
+    """,
+)
+
+_add(
+    "real_programs_nonzero_broadcast",
+    """
+    x = torch.tensor([[0.0, 1.5], [2.0, 0.0]])
+    nz = torch.nonzero(x)
+    rows, cols = x.nonzero(as_tuple=True)
+    where = torch.argwhere(x > 1)
+    scalar_nz = torch.nonzero(torch.tensor(3.0))
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    ba, bb = torch.broadcast_tensors(a, torch.ones(3, 1))
+    ba.sum().backward()
+    to = torch.broadcast_to(a, (2, 2))
+    shape = list(torch.broadcast_shapes((2, 1), (3,)))
+    errors = []
+    try:
+        torch.broadcast_tensors(torch.ones(2), torch.ones(3))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.broadcast_shapes((2,), (3,))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.ones(2, 1, 3) @ torch.ones(4, 3, 2)
+    except RuntimeError as e:
+        errors.append(str(e))
+    """,
+)
+
+_add(
+    "real_programs_gradcheck_message_and_data_ptr",
+    """
+    class WrongCube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x**2 * g
+
+    inp = torch.tensor([1.0, 2.0], dtype=torch.double, requires_grad=True)
+    try:
+        torch.autograd.gradcheck(WrongCube.apply, (inp,))
+    except RuntimeError as e:
+        error = str(e)
+    w = torch.ones(3, requires_grad=True)
+    shares = [w.data.data_ptr() == w.data_ptr(), w.detach().data_ptr() == w.data_ptr()]
+    copies = [w.clone().data_ptr() == w.data_ptr()]
+    """,
+)

@@ -25,6 +25,7 @@ out = v.sum()
 out.backward()
 print(w.grad)
 
+
 # walking the graph from the loss back to the leaves
 def walk(fn, depth=0):
     if fn is None:
@@ -32,6 +33,7 @@ def walk(fn, depth=0):
     print("  " * depth + type(fn).__name__)
     for nxt, _ in fn.next_functions:
         walk(nxt, depth + 1)
+
 
 q = torch.tensor([1.0, 2.0], requires_grad=True)
 r = (q.exp() * q.sin()).mean()

@@ -20,7 +20,7 @@ for t in range(200):
     optimizer.step()
 print(optimizer)
 sgd = torch.optim.SGD(model.parameters(), lr=1e-5, momentum=0.9, nesterov=True, weight_decay=1e-4)
-for t in range(100):
+for _ in range(100):
     sgd.zero_grad()
     loss = loss_fn(model(xx), y)
     loss.backward()

@@ -20,7 +20,7 @@ lsm = F.log_softmax(logits, dim=1)
 print(F.nll_loss(lsm, target), lsm.grad_fn)
 stable = logits - logits.max(dim=1, keepdim=True).values
 print(torch.logsumexp(logits, dim=1))
-print((stable.exp().sum(1).log() + logits.max(1).values))
+print(stable.exp().sum(1).log() + logits.max(1).values)
 print(F.cross_entropy(logits, target, reduction="none"))
 print(F.cross_entropy(logits, target, label_smoothing=0.1))
 onehot = F.one_hot(target, num_classes=5).float()
