@@ -19,14 +19,16 @@ from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss
 from engine.ops.nonzero import argwhere, nonzero
 from engine.ops.norms import vector_norm  # noqa: F401
 from engine.ops.pointwise import logical_and, logical_not, logical_or
-from engine.ops.reduce import argmax
+from engine.ops.reduce import argmax, argmin
 from engine.ops.select import argsort
 from engine.ops.shape import alias, contiguous, expand, unsafe_view, view
+from engine.out_arg import with_out
 
 __all__ = [
     "alias",
     "allclose",
     "argmax",
+    "argmin",
     "argsort",
     "argwhere",
     "broadcast_shapes",
@@ -60,10 +62,12 @@ def _from_the_table() -> list[str]:
             globals()[sig.name] = fn
             added.append(sig.name)
         elif sig.namespace == "torch":
-            globals()[sig.name] = sig.fn
+            globals()[sig.name] = with_out(sig.name, sig.fn)
             added.append(sig.name)
     return added
 
 
 __all__ += _from_the_table()
+globals()["clip"] = globals()["clamp"]  # PyTorch's alias: the same node, ``ClampBackward1``
+__all__.append("clip")
 del _ops

@@ -34,6 +34,9 @@ NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py"))
 KNOWN_DIFFERENCES = {
     "poly_optim": "float32 sum of 200 elements differs in the last bits from PyTorch's "
     "(y.sum() is 0.0, not -1.1e-07); the bit-exact float32 sum is another branch's work",
+    "module_api": "a leaf frozen with requires_grad_(False) after the forward still gets a .grad; "
+    "PyTorch's AccumulateGrad skips leaves that no longer require grad (engine_run.py, the "
+    "speed branch's file)",
     "double_backward_hvp": "tanh(-0.5) in float32 is 1 ulp from PyTorch's (NumPy's libm, not "
     "SLEEF), and the gradient penalty's cancellation shows it in the 5th digit",
 }

@@ -1,7 +1,9 @@
-"""Learning-rate schedulers: ``StepLR``, ``ExponentialLR``, ``LambdaLR``, ``MultiStepLR``."""
+"""Learning-rate schedulers: ``StepLR``, ``ExponentialLR``, ``LambdaLR``, ``MultiStepLR``,
+``CosineAnnealingLR``."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -140,3 +142,37 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """PyTorch's recursive form, step by step, so the printed rates agree to the last bit."""
+
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:
+        self.T_max = T_max
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        t, eta = self.last_epoch, self.eta_min
+        if t == 0:
+            return [g["lr"] for g in groups]
+        if self._step_count == 1 and t > 0:
+            return [
+                eta + (base - eta) * (1 + math.cos(t * math.pi / self.T_max)) / 2
+                for base in self.base_lrs
+            ]
+        if (t - 1 - self.T_max) % (2 * self.T_max) == 0:
+            return [
+                g["lr"] + (base - eta) * (1 - math.cos(math.pi / self.T_max)) / 2
+                for base, g in zip(self.base_lrs, groups, strict=True)
+            ]
+        return [
+            (1 + math.cos(math.pi * t / self.T_max))
+            / (1 + math.cos(math.pi * (t - 1) / self.T_max))
+            * (g["lr"] - eta)
+            + eta
+            for g in groups
+        ]

@@ -1127,3 +1127,67 @@ _add(
     copies = [w.clone().data_ptr() == w.data_ptr()]
     """,
 )
+
+_add(
+    "real_programs_clamp_bounds_argmin_inplace_fills",
+    """
+    x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    lo = x.clamp_min(0.0)
+    hi = x.clamp_max(1.0)
+    both = torch.clip(x, -0.5, 1.0)
+    (lo + hi + both).sum().backward()
+    amin = torch.argmin(torch.tensor([[3.0, 1.0], [0.0, 5.0]]))
+    amin_dim = torch.tensor([[3.0, 1.0], [0.0, 5.0]]).argmin(dim=1, keepdim=True)
+    m = torch.ones(2, 3, requires_grad=True) * 1
+    m.masked_fill_(torch.tensor([[True, False, False], [False, False, True]]), 5.0)
+    s = torch.ones(2, 3, requires_grad=True) * 1
+    s.scatter_(1, torch.tensor([[0], [2]]), torch.full((2, 1), 3.0))
+    sa = torch.zeros(3)
+    sa.scatter_add_(0, torch.tensor([0, 0, 2]), torch.ones(3))
+    strides = [list(torch.ones(2, 3, 4).permute(2, 0, 1).stride())]
+    strides.append(list(torch.ones(3, 1).expand(3, 4).stride()))
+    """,
+)
+
+_add(
+    "real_programs_out_argument",
+    """
+    a = torch.ones(2, 2)
+    out = torch.zeros(2, 2)
+    returned_is_out = [torch.matmul(a, a, out=out) is out]
+    product = torch.mul(a, 3, out=torch.empty(0))
+    errors = []
+    w = torch.ones(2, requires_grad=True)
+    try:
+        torch.add(w, w, out=torch.zeros(2))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.mul(a, 2.5, out=torch.zeros(2, 2, dtype=torch.long))
+    except RuntimeError as e:
+        errors.append(str(e))
+    with torch.no_grad():
+        quiet = torch.add(w, w, out=torch.zeros(2))
+    """,
+)
+
+_add(
+    "real_programs_cosine_annealing_and_random_split",
+    """
+    model = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4, eta_min=0.001)
+    lrs = []
+    for _ in range(10):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+    torch.manual_seed(0)
+    ds = torch.utils.data.TensorDataset(torch.arange(10.0))
+    first, second = torch.utils.data.random_split(ds, [0.7, 0.3])
+    split_indices = [list(first.indices), list(second.indices)]
+    g = torch.Generator().manual_seed(42)
+    third, fourth = torch.utils.data.random_split(ds, [4, 6], generator=g)
+    fixed_indices = [list(third.indices), list(fourth.indices)]
+    """,
+)
