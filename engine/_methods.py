@@ -19,9 +19,12 @@ _EXTRA = (
     "argsort",
     "argwhere",
     "broadcast_to",
+    "diff",
     "equal",
     "logical_not",
     "nonzero",
+    "tile",
+    "unique",
 )  # engine methods with no catalogue entry
 
 

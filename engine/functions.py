@@ -14,6 +14,7 @@ from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
+from engine.ops.composites import cosine_similarity, diff, tile, unique
 from engine.ops.logic import allclose, equal
 from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
 from engine.ops.nonzero import argwhere, nonzero
@@ -35,7 +36,9 @@ __all__ = [
     "broadcast_tensors",
     "broadcast_to",
     "contiguous",
+    "cosine_similarity",
     "cross_entropy",
+    "diff",
     "equal",
     "expand",
     "linear",
@@ -47,6 +50,8 @@ __all__ = [
     "nll_loss",
     "nonzero",
     "softmax",
+    "tile",
+    "unique",
     "unsafe_view",
     "view",
 ]

@@ -5,6 +5,7 @@ from engine.ops import (
     conv,
     convert,
     einsum,
+    gelu,
     index,
     linalg,
     logic,

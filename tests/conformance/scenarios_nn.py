@@ -1191,3 +1191,44 @@ _add(
     fixed_indices = [list(third.indices), list(fourth.indices)]
     """,
 )
+
+_add(
+    "real_programs_gelu_normalize_cosine",
+    """
+    x = torch.tensor([-1.5, -0.2, 0.0, 0.7, 2.0], requires_grad=True)
+    exact = torch.nn.functional.gelu(x)
+    (g_exact,) = torch.autograd.grad(exact.sum(), x, create_graph=True)
+    (h_exact,) = torch.autograd.grad(g_exact.sum(), x)
+    approx = torch.nn.functional.gelu(x, approximate="tanh")
+    (g_approx,) = torch.autograd.grad(approx.sum(), x, create_graph=True)
+    (h_approx,) = torch.autograd.grad(g_approx.sum(), x)
+    layer = torch.nn.GELU(approximate="tanh")
+    text = [repr(layer)]
+    m = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    n = torch.tensor([[1.0, 0.0], [2.0, 5.0]], requires_grad=True)
+    unit = torch.nn.functional.normalize(m, dim=0)
+    cos = torch.nn.functional.cosine_similarity(m, n)
+    (unit.sum() + cos.sum()).backward()
+    """,
+)
+
+_add(
+    "real_programs_tile_diff_unique_embedding_twice",
+    """
+    v = torch.tensor([1.0, 4.0, 9.0, 16.0], requires_grad=True)
+    d1 = torch.diff(v)
+    d2 = v.diff(n=2, prepend=torch.tensor([0.0]))
+    (d1.sum() + d2.pow(2).sum()).backward()
+    tiled = torch.tile(torch.tensor([[1, 2]]), (2, 2))
+    labels = torch.tensor([2, 0, 2, 1, 0, 2])
+    values, inverse, counts = torch.unique(labels, return_inverse=True, return_counts=True)
+    torch.manual_seed(0)
+    emb = torch.nn.Embedding(4, 2)
+    out = emb(torch.tensor([0, 3])).sum()
+    out.backward()
+    try:
+        out.backward()
+    except RuntimeError as e:
+        error = str(e)
+    """,
+)
