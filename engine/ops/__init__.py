@@ -20,6 +20,7 @@ from engine.ops import (
     reduce,
     select,
     shape,
+    solve,
     split,
     stats,
 )

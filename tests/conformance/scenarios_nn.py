@@ -1232,3 +1232,34 @@ _add(
         error = str(e)
     """,
 )
+
+_add(
+    "real_programs_diag_solve_plateau",
+    """
+    v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    embedded = torch.diag(v, 1)
+    a = torch.arange(1.0, 10.0).reshape(3, 3).requires_grad_()
+    diagonal = a.diag(-1)
+    (embedded.pow(2).sum() + diagonal.sum()).backward()
+    A = torch.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    b = torch.tensor([9.0, 8.0], requires_grad=True)
+    x = torch.linalg.solve(A, b)
+    x.pow(2).sum().backward()
+    errors = []
+    try:
+        torch.linalg.solve(torch.zeros(2, 2), torch.ones(2))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.diag(torch.ones(2, 2, 2))
+    except RuntimeError as e:
+        errors.append(str(e))
+    model = torch.nn.Linear(1, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=2, cooldown=1)
+    lrs = []
+    for loss in [5, 4, 4, 4, 4, 4, 4, 4, 3.9999, 4, 4, 4, 4]:
+        sched.step(loss)
+        lrs.append(sched.get_last_lr()[0])
+    """,
+)
