@@ -16,13 +16,14 @@ from engine.catalog import resolved as _resolved
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
 from engine.ops.composites import cosine_similarity, diff, tile, unique
 from engine.ops.logic import allclose, equal
-from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
+from engine.ops.nn import cross_entropy, linear, mse_loss, nll_loss
 from engine.ops.nonzero import argwhere, nonzero
 from engine.ops.norms import vector_norm  # noqa: F401
 from engine.ops.pointwise import logical_and, logical_not, logical_or
 from engine.ops.reduce import argmax, argmin
 from engine.ops.select import argsort
 from engine.ops.shape import alias, contiguous, expand, unsafe_view, view
+from engine.ops.softmax_dim import log_softmax, softmax
 from engine.out_arg import with_out
 
 __all__ = [
