@@ -1263,3 +1263,19 @@ _add(
         lrs.append(sched.get_last_lr()[0])
     """,
 )
+
+_add(
+    "real_programs_torch_softmax_needs_dim",
+    """
+    x = torch.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+    wide = torch.softmax(x, 0, torch.float64)
+    logs = torch.log_softmax(x, 1)
+    (wide.sum() + logs.sum()).backward()
+    errors = []
+    for fn in (torch.softmax, torch.log_softmax):
+        try:
+            fn(x)
+        except TypeError as e:
+            errors.append(str(e))
+    """,
+)
