@@ -1279,3 +1279,20 @@ _add(
             errors.append(str(e))
     """,
 )
+
+_add(
+    "real_programs_torch_normal",
+    """
+    torch.manual_seed(0)
+    grid = torch.normal(0, 1, (2, 3))
+    shifted = torch.normal(2.0, 0.5, size=(4,))
+    both = torch.normal(torch.zeros(3), torch.ones(3))
+    means = torch.normal(torch.arange(4.0), 0.1)
+    stds = torch.normal(1.0, torch.tensor([0.1, 1.0, 10.0]))
+    w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)
+    try:
+        torch.normal(0, -1, (2,))
+    except RuntimeError as e:
+        error = str(e)
+    """,
+)
