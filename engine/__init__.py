@@ -79,7 +79,7 @@ from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
-from engine.ops.random import bernoulli
+from engine.ops.random import bernoulli, normal
 from engine.random import (
     Generator,
     default_generator,
@@ -114,6 +114,7 @@ __all__ = [
     "Size",
     "Tensor",
     "bernoulli",
+    "normal",
     "default_generator",
     "get_rng_state",
     "initial_seed",

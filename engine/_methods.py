@@ -8,14 +8,23 @@ from typing import Any
 from engine import functions
 from engine.catalog import FUNCTIONS
 from engine.ops import random as random_fills
+from engine.ops.core import apply_op
+from engine.ops.pointwise import CLAMP_MAX, CLAMP_MIN
 from engine.tensor import Tensor
 
 _EXTRA = (
     "allclose",
     "argmax",
+    "argmin",
     "argsort",
+    "argwhere",
+    "broadcast_to",
+    "diff",
     "equal",
     "logical_not",
+    "nonzero",
+    "tile",
+    "unique",
 )  # engine methods with no catalogue entry
 
 
@@ -33,7 +42,8 @@ def _attach(name: str, fn: Any) -> None:
 
 for _sig in FUNCTIONS.values():
     if _sig.method:
-        _attach(_sig.name, getattr(functions, _sig.name, _sig.fn))
+        _fn = getattr(functions, _sig.name, _sig.fn)
+        _attach(_sig.name, getattr(_fn, "_without_out", _fn))
 for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
 for _name in ("uniform_", "normal_", "bernoulli_", "random_"):
@@ -41,7 +51,16 @@ for _name in ("uniform_", "normal_", "bernoulli_", "random_"):
 
 
 def _clamp_min(self: Tensor, min: Any) -> Any:  # noqa: A002
-    return functions.clamp(self, min=min)
+    """``ClampMinBackward0``; a tensor bound goes through ``clamp`` as in PyTorch."""
+    if isinstance(min, Tensor):
+        return functions.clamp(self, min=min)
+    return apply_op(CLAMP_MIN, (self,), {"min": min})
+
+
+def _clamp_max(self: Tensor, max: Any) -> Any:  # noqa: A002
+    if isinstance(max, Tensor):
+        return functions.clamp(self, max=max)
+    return apply_op(CLAMP_MAX, (self,), {"max": max})
 
 
 def _size_views(self: Tensor, other: Tensor) -> Any:
@@ -64,6 +83,9 @@ Tensor.where = _where  # type: ignore[attr-defined]
 Tensor.__mod__ = lambda self, other: functions.remainder(self, other)  # type: ignore[attr-defined]
 Tensor.__rmod__ = lambda self, other: functions.remainder(other, self)  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
+Tensor.clamp_max = _clamp_max  # type: ignore[attr-defined]
+Tensor.clip = Tensor.clamp  # type: ignore[attr-defined]
+Tensor.clip_ = Tensor.clamp_  # type: ignore[attr-defined]
 Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]

@@ -13,21 +13,33 @@ from dataclasses import replace as _replace
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
+from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
+from engine.ops.composites import cosine_similarity, diff, tile, unique
 from engine.ops.logic import allclose, equal
-from engine.ops.nn import cross_entropy, linear, log_softmax, mse_loss, nll_loss, softmax
+from engine.ops.nn import cross_entropy, linear, mse_loss, nll_loss
+from engine.ops.nonzero import argwhere, nonzero
 from engine.ops.norms import vector_norm  # noqa: F401
 from engine.ops.pointwise import logical_and, logical_not, logical_or
-from engine.ops.reduce import argmax
+from engine.ops.reduce import argmax, argmin
 from engine.ops.select import argsort
 from engine.ops.shape import alias, contiguous, expand, unsafe_view, view
+from engine.ops.softmax_dim import log_softmax, softmax
+from engine.out_arg import with_out
 
 __all__ = [
     "alias",
     "allclose",
     "argmax",
+    "argmin",
     "argsort",
+    "argwhere",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "broadcast_to",
     "contiguous",
+    "cosine_similarity",
     "cross_entropy",
+    "diff",
     "equal",
     "expand",
     "linear",
@@ -37,7 +49,10 @@ __all__ = [
     "logical_or",
     "mse_loss",
     "nll_loss",
+    "nonzero",
     "softmax",
+    "tile",
+    "unique",
     "unsafe_view",
     "view",
 ]
@@ -53,10 +68,12 @@ def _from_the_table() -> list[str]:
             globals()[sig.name] = fn
             added.append(sig.name)
         elif sig.namespace == "torch":
-            globals()[sig.name] = sig.fn
+            globals()[sig.name] = with_out(sig.name, sig.fn)
             added.append(sig.name)
     return added
 
 
 __all__ += _from_the_table()
+globals()["clip"] = globals()["clamp"]  # PyTorch's alias: the same node, ``ClampBackward1``
+__all__.append("clip")
 del _ops

@@ -279,6 +279,17 @@ class Tensor:
     def element_size(self) -> int:
         return self._data.itemsize
 
+    def stride(self, dim: int | None = None) -> Any:
+        """Strides in elements; engine views are NumPy views, whose strides are PyTorch's."""
+        item = self._data.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self) -> int:
+        """Address of the first element; programs compare it to tell a view from a copy."""
+        data = self._data
+        return int(data.ctypes.data) if type(data) is np.ndarray else int(data.data.ptr)
+
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 

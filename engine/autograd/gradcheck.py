@@ -96,9 +96,57 @@ def gradcheck(
         a = np.zeros(host.shape) if analytic[k] is None else to_numpy(analytic[k]._data)
         if not np.allclose(a, num, atol=atol, rtol=rtol):
             if raise_exception:
-                raise GradcheckError(
-                    f"Jacobian mismatch for input {i}:\nanalytic {a.tolist()}\nnumerical "
-                    f"{num.tolist()}"
-                )
+                raise GradcheckError(_mismatch(fn, inputs, diff, eps, atol, rtol))
             return False
     return True
+
+
+def _mismatch(
+    fn: Callable[..., Any],
+    inputs: Sequence[Any],
+    diff: list[int],
+    eps: float,
+    atol: float,
+    rtol: float,
+) -> str:
+    """PyTorch's message for the first (output, input) pair whose full Jacobians disagree.
+
+    The check itself uses one random cotangent; naming the pair needs the Jacobians in
+    PyTorch's layout (a row per input element, a column per output element).
+    """
+    from engine.autograd.functional import grad
+    from engine.creation import tensor as make
+    from engine.tensor import Tensor
+
+    outs = _outputs(fn, inputs)
+    for o, out in enumerate(outs):
+        for i in diff:
+            x = inputs[i]
+            host = to_numpy(x._data)
+            numerical = np.zeros((host.size, out.numel()))
+            analytical = np.zeros((host.size, out.numel()))
+            for j in range(host.size):
+                sides = []
+                for sign in (1, -1):
+                    pert = host.copy().reshape(-1)
+                    pert[j] += sign * eps
+                    t = Tensor._wrap(transfer(pert.reshape(host.shape), x.device))
+                    vals = list(inputs)
+                    vals[i] = t
+                    sides.append(to_numpy(_outputs(fn, vals)[o]._data).astype(np.float64))
+                numerical[j] = ((sides[0] - sides[1]) / (2 * eps)).reshape(-1)
+            for k in range(out.numel()):
+                unit = np.zeros(out.numel())
+                unit[k] = 1.0
+                cot = make(unit.reshape(tuple(out.shape)), dtype=out.dtype, device=out.device)
+                (g,) = grad([out], [x], [cot], allow_unused=True, retain_graph=True)
+                if g is not None:
+                    analytical[:, k] = to_numpy(g._data).reshape(-1)
+            if not np.allclose(analytical, numerical, atol=atol, rtol=rtol):
+                n = make(numerical, dtype=x.dtype)
+                a = make(analytical, dtype=x.dtype)
+                return (
+                    f"Jacobian mismatch for output {o} with respect to input {i},\n"
+                    f"numerical:{n}\nanalytical:{a}\n"
+                )
+    return "Jacobian mismatch for a random vector-Jacobian product"

@@ -28,6 +28,8 @@ __all__ = [
 
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
+from engine.ops.composites import cosine_similarity, normalize
+from engine.ops.one_hot import one_hot
 from engine.ops.pool import avg_pool1d, max_pool1d
 
 for _sig in _FUNCTIONS.values():
@@ -35,5 +37,5 @@ for _sig in _FUNCTIONS.values():
         globals()[_sig.name] = _sig.fn
         __all__.append(_sig.name)
 
-__all__ += ["avg_pool1d", "max_pool1d"]
+__all__ += ["avg_pool1d", "cosine_similarity", "max_pool1d", "normalize", "one_hot"]
 del _ops, _sig

@@ -5,6 +5,7 @@ from engine.ops import (
     conv,
     convert,
     einsum,
+    gelu,
     index,
     linalg,
     logic,
@@ -19,6 +20,7 @@ from engine.ops import (
     reduce,
     select,
     shape,
+    solve,
     split,
     stats,
 )

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
@@ -88,6 +89,83 @@ def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any: 
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return apply_op(DIAGONAL, (input,), {"offset": offset, "dim1": d1, "dim2": d2})
+
+
+TRACE = declare(
+    "trace",
+    "TraceBackward0",
+    ("self",),
+    lambda xp, a: xp.trace(a).astype(a.dtype if a.dtype.kind == "f" else "int64"),
+    lambda c, g: c.m.diagonal_backward(
+        c.m.expand(g, size=(min(c.shapes[0]),)),
+        shape=tuple(c.shapes[0]),
+        offset=0,
+        dim1=0,
+        dim2=1,
+    ),
+    dtype=lambda inputs, params: (
+        inputs[0].dtype if inputs[0].dtype.is_floating_point else dtypes.int64
+    ),
+    samples=(Sample(((3, 3),)), Sample(((2, 4),))),
+)
+
+
+@public(
+    "trace",
+    ("input",),
+    category="reduction",
+    doc="sum of the main diagonal of a matrix",
+    example=Example(inputs={"input": (3, 3)}),
+)
+def trace(input: Any) -> Any:  # noqa: A002
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return apply_op(TRACE, (input,))
+
+
+def _diag_embed(xp: Any, a: Any, offset: int = 0) -> Any:
+    n = a.shape[0] + abs(offset)
+    out = xp.zeros((n, n), dtype=a.dtype)
+    _diagonal(xp, out, offset, 0, 1)[...] = a
+    return out
+
+
+DIAG_EMBED = declare(
+    "diag_embed",
+    "DiagEmbedBackward0",
+    ("self",),
+    _diag_embed,
+    lambda c, g: c.m.diagonal(g, offset=c.p["offset"], dim1=0, dim2=1),
+    dtype="same",
+    samples=(Sample(((3,),), {"offset": 0}), Sample(((2,),), {"offset": -1})),
+)
+DIAGONAL_COPY = declare(
+    "diagonal_copy",
+    "DiagonalBackward0_copy",
+    ("self",),
+    lambda xp, a, offset=0: _diagonal(xp, a, offset, 0, 1).copy(),
+    lambda c, g: c.m.diagonal_backward(
+        g, shape=tuple(c.shapes[0]), offset=c.p["offset"], dim1=0, dim2=1
+    ),
+    dtype="same",
+    samples=(Sample(((3, 3),), {"offset": 0}), Sample(((2, 4),), {"offset": 1})),
+)
+
+
+@public(
+    "diag",
+    ("input",),
+    (Param("diagonal", "int"),),
+    category="shape",
+    doc="a vector to a diagonal matrix, or a matrix's diagonal as a vector",
+    example=Example(inputs={"input": (3,)}),
+)
+def diag(input: Any, diagonal: int = 0) -> Any:  # noqa: A002
+    if input.ndim == 1:
+        return apply_op(DIAG_EMBED, (input,), {"offset": diagonal})
+    if input.ndim == 2:
+        return apply_op(DIAGONAL_COPY, (input,), {"offset": diagonal})
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
 def _subscript(label: str) -> int:

@@ -332,7 +332,13 @@ def _batched(a: Any, b: Any) -> Any:
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{math.prod(batch_b)}, {k}] but got: [{math.prod(batch_b)}, {b.shape[-2]}]."
         )
-    batch = tuple(np.broadcast_shapes(batch_a, batch_b))
+    try:
+        batch = tuple(np.broadcast_shapes(batch_a, batch_b))
+    except ValueError:
+        from engine.ops.core import _broadcast_error
+
+        views = [np.broadcast_to(np.empty(()), s) for s in (batch_a, batch_b)]
+        raise _broadcast_error(views) from None
     bsz = math.prod(batch)
     ra = sh.reshape(sh.expand(a, (*batch, n, k)), (bsz, n, k))
     rb = sh.reshape(sh.expand(b, (*batch, k, p)), (bsz, k, p))

@@ -437,6 +437,7 @@ EMBEDDING = declare(
     lambda xp, w, indices, padding_idx=None: w[indices],
     _embedding_grad,
     dtype="same",
+    saved_params=("indices",),
     samples=(Sample(((5, 3),), {"indices": "embedding_indices"}),),
 )
 

@@ -476,6 +476,19 @@ CLAMP = declare(
         Sample(((2, 3),), {"min": 0.0}, distinct=True),
     ),
 )
+CLAMP_MIN, CLAMP_MAX = (
+    declare(
+        f"clamp_{bound}",
+        f"Clamp{bound.title()}Backward0",
+        ("self",),
+        lambda xp, a, **p: _clamp_fwd(xp, a, **p),
+        lambda c, g: g * _clamp_mask(c),
+        dtype=lambda i, p: dtypes.result_type(i[0], *p.values()),
+        save={"self": None},
+        samples=(Sample(((2, 3),), {bound: 0.0}, distinct=True),),
+    )
+    for bound in ("min", "max")
+)
 
 
 def _clamp_t_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:

@@ -142,3 +142,34 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # no
     from engine.creation import empty_like
 
     return bernoulli_(empty_like(input), input if p is None else p, generator=generator)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, **kw: Any) -> Any:
+    """``torch.normal``: ATen's order of draws, ``normal_(0, 1)`` (or ``(0, std)`` for a
+    number std with a tensor mean, ``(mean, std)`` for two numbers) then ``* std + mean``."""
+    import numpy as np
+
+    from engine.creation import empty
+    from engine.tensor import Tensor
+
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError("normal() missing 1 required positional argument: 'size'")
+        requires_grad = kw.pop("requires_grad", False)
+        out = normal_(empty(*tuple(size), **kw), mean, std, generator=generator)
+        out._vc = None  # a new tensor: the fill is not a visible write
+        return out.requires_grad_(requires_grad)
+    if std_t and bool((std._data < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    shapes = [tuple(t.shape) for t in (mean, std) if isinstance(t, Tensor)]
+    like = mean if mean_t else std
+    out = empty(*np.broadcast_shapes(*shapes), dtype=like.dtype, device=like.device)
+    if mean_t and not std_t:
+        normal_(out, 0.0, std, generator=generator)
+    else:
+        normal_(out, 0.0, 1.0, generator=generator)
+        out._data *= std._data
+    out._data += mean._data if mean_t else mean
+    out._vc = None
+    return out

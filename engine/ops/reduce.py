@@ -347,6 +347,15 @@ def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     if a.dtype == bool:
         raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
-        return Tensor._wrap(a.reshape(-1).argmax().reshape(()).astype("int64"))
+        return Tensor._wrap(a.reshape(-1).argmax(keepdims=True).reshape(()).astype("int64"))
     out = a.argmax(axis=dim, keepdims=keepdim)
     return Tensor._wrap(out.astype("int64"))
+
+
+def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+    from engine.tensor import Tensor
+
+    a = input._data
+    if dim is None:
+        return Tensor._wrap(a.reshape(-1).argmin(keepdims=True).reshape(()).astype("int64"))
+    return Tensor._wrap(a.argmin(axis=dim, keepdims=keepdim).astype("int64"))

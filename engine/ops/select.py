@@ -65,6 +65,7 @@ MASKED_FILL_T = declare(
     (Param("value", "number", 0.0),),
     category="indexing",
     doc="value where mask is True",
+    inplace=True,
     example=Example(values={"mask": "mask"}),
 )
 def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
@@ -205,6 +206,7 @@ SCATTER_ADD = declare(
     (Param("dim", "dim", 0),),
     category="indexing",
     doc="a copy of input with src written at index along dim",
+    inplace=True,
     example=Example(inputs={"index": (1, 3)}, values={"index": "index"}),
 )
 def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:  # noqa: A002
@@ -222,6 +224,7 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
     (Param("dim", "dim", 0),),
     category="indexing",
     doc="a copy of input with src added at index along dim",
+    inplace=True,
     example=Example(values={"index": "index"}),
 )
 def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:  # noqa: A002

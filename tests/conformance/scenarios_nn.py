@@ -1037,3 +1037,262 @@ with warnings.catch_warnings(record=True) as caught:
 report = anomaly_report(caught)
 """,
 )
+
+_add(
+    "real_programs_one_hot",
+    """
+    target = torch.tensor([1, 0, 3])
+    hot = torch.nn.functional.one_hot(target)
+    hot5 = torch.nn.functional.one_hot(target, num_classes=5).float()
+    errors = []
+    for bad in (torch.tensor([1.0]), torch.tensor([-1]), torch.tensor([], dtype=torch.long)):
+        try:
+            torch.nn.functional.one_hot(bad)
+        except RuntimeError as e:
+            errors.append(str(e))
+    try:
+        torch.nn.functional.one_hot(target, num_classes=2)
+    except RuntimeError as e:
+        errors.append(str(e))
+    """,
+)
+
+_add(
+    "real_programs_trace",
+    """
+    m = torch.arange(1.0, 7.0).reshape(2, 3).requires_grad_()
+    t = torch.trace(m)
+    t.backward()
+    square = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    s = (square.trace() * 2).sum()
+    s.backward()
+    ints = torch.trace(torch.ones(2, 2, dtype=torch.int32))
+    try:
+        torch.trace(torch.ones(3))
+    except RuntimeError as e:
+        error = str(e)
+    """,
+)
+
+_add(
+    "real_programs_nonzero_broadcast",
+    """
+    x = torch.tensor([[0.0, 1.5], [2.0, 0.0]])
+    nz = torch.nonzero(x)
+    rows, cols = x.nonzero(as_tuple=True)
+    where = torch.argwhere(x > 1)
+    scalar_nz = torch.nonzero(torch.tensor(3.0))
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    ba, bb = torch.broadcast_tensors(a, torch.ones(3, 1))
+    ba.sum().backward()
+    to = torch.broadcast_to(a, (2, 2))
+    shape = list(torch.broadcast_shapes((2, 1), (3,)))
+    errors = []
+    try:
+        torch.broadcast_tensors(torch.ones(2), torch.ones(3))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.broadcast_shapes((2,), (3,))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.ones(2, 1, 3) @ torch.ones(4, 3, 2)
+    except RuntimeError as e:
+        errors.append(str(e))
+    """,
+)
+
+_add(
+    "real_programs_gradcheck_message_and_data_ptr",
+    """
+    class WrongCube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x**2 * g
+
+    inp = torch.tensor([1.0, 2.0], dtype=torch.double, requires_grad=True)
+    try:
+        torch.autograd.gradcheck(WrongCube.apply, (inp,))
+    except RuntimeError as e:
+        error = str(e)
+    w = torch.ones(3, requires_grad=True)
+    shares = [w.data.data_ptr() == w.data_ptr(), w.detach().data_ptr() == w.data_ptr()]
+    copies = [w.clone().data_ptr() == w.data_ptr()]
+    """,
+)
+
+_add(
+    "real_programs_clamp_bounds_argmin_inplace_fills",
+    """
+    x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    lo = x.clamp_min(0.0)
+    hi = x.clamp_max(1.0)
+    both = torch.clip(x, -0.5, 1.0)
+    (lo + hi + both).sum().backward()
+    amin = torch.argmin(torch.tensor([[3.0, 1.0], [0.0, 5.0]]))
+    amin_dim = torch.tensor([[3.0, 1.0], [0.0, 5.0]]).argmin(dim=1, keepdim=True)
+    m = torch.ones(2, 3, requires_grad=True) * 1
+    m.masked_fill_(torch.tensor([[True, False, False], [False, False, True]]), 5.0)
+    s = torch.ones(2, 3, requires_grad=True) * 1
+    s.scatter_(1, torch.tensor([[0], [2]]), torch.full((2, 1), 3.0))
+    sa = torch.zeros(3)
+    sa.scatter_add_(0, torch.tensor([0, 0, 2]), torch.ones(3))
+    strides = [list(torch.ones(2, 3, 4).permute(2, 0, 1).stride())]
+    strides.append(list(torch.ones(3, 1).expand(3, 4).stride()))
+    """,
+)
+
+_add(
+    "real_programs_out_argument",
+    """
+    a = torch.ones(2, 2)
+    out = torch.zeros(2, 2)
+    returned_is_out = [torch.matmul(a, a, out=out) is out]
+    product = torch.mul(a, 3, out=torch.empty(0))
+    errors = []
+    w = torch.ones(2, requires_grad=True)
+    try:
+        torch.add(w, w, out=torch.zeros(2))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.mul(a, 2.5, out=torch.zeros(2, 2, dtype=torch.long))
+    except RuntimeError as e:
+        errors.append(str(e))
+    with torch.no_grad():
+        quiet = torch.add(w, w, out=torch.zeros(2))
+    """,
+)
+
+_add(
+    "real_programs_cosine_annealing_and_random_split",
+    """
+    model = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4, eta_min=0.001)
+    lrs = []
+    for _ in range(10):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+    torch.manual_seed(0)
+    ds = torch.utils.data.TensorDataset(torch.arange(10.0))
+    first, second = torch.utils.data.random_split(ds, [0.7, 0.3])
+    split_indices = [list(first.indices), list(second.indices)]
+    g = torch.Generator().manual_seed(42)
+    third, fourth = torch.utils.data.random_split(ds, [4, 6], generator=g)
+    fixed_indices = [list(third.indices), list(fourth.indices)]
+    """,
+)
+
+_add(
+    "real_programs_gelu_normalize_cosine",
+    """
+    x = torch.tensor([-1.5, -0.2, 0.0, 0.7, 2.0], requires_grad=True)
+    exact = torch.nn.functional.gelu(x)
+    (g_exact,) = torch.autograd.grad(exact.sum(), x, create_graph=True)
+    (h_exact,) = torch.autograd.grad(g_exact.sum(), x)
+    approx = torch.nn.functional.gelu(x, approximate="tanh")
+    (g_approx,) = torch.autograd.grad(approx.sum(), x, create_graph=True)
+    (h_approx,) = torch.autograd.grad(g_approx.sum(), x)
+    layer = torch.nn.GELU(approximate="tanh")
+    text = [repr(layer)]
+    m = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    n = torch.tensor([[1.0, 0.0], [2.0, 5.0]], requires_grad=True)
+    unit = torch.nn.functional.normalize(m, dim=0)
+    cos = torch.nn.functional.cosine_similarity(m, n)
+    (unit.sum() + cos.sum()).backward()
+    """,
+)
+
+_add(
+    "real_programs_tile_diff_unique_embedding_twice",
+    """
+    v = torch.tensor([1.0, 4.0, 9.0, 16.0], requires_grad=True)
+    d1 = torch.diff(v)
+    d2 = v.diff(n=2, prepend=torch.tensor([0.0]))
+    (d1.sum() + d2.pow(2).sum()).backward()
+    tiled = torch.tile(torch.tensor([[1, 2]]), (2, 2))
+    labels = torch.tensor([2, 0, 2, 1, 0, 2])
+    values, inverse, counts = torch.unique(labels, return_inverse=True, return_counts=True)
+    torch.manual_seed(0)
+    emb = torch.nn.Embedding(4, 2)
+    out = emb(torch.tensor([0, 3])).sum()
+    out.backward()
+    try:
+        out.backward()
+    except RuntimeError as e:
+        error = str(e)
+    """,
+)
+
+_add(
+    "real_programs_diag_solve_plateau",
+    """
+    v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    embedded = torch.diag(v, 1)
+    a = torch.arange(1.0, 10.0).reshape(3, 3).requires_grad_()
+    diagonal = a.diag(-1)
+    (embedded.pow(2).sum() + diagonal.sum()).backward()
+    A = torch.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    b = torch.tensor([9.0, 8.0], requires_grad=True)
+    x = torch.linalg.solve(A, b)
+    x.pow(2).sum().backward()
+    errors = []
+    try:
+        torch.linalg.solve(torch.zeros(2, 2), torch.ones(2))
+    except RuntimeError as e:
+        errors.append(str(e))
+    try:
+        torch.diag(torch.ones(2, 2, 2))
+    except RuntimeError as e:
+        errors.append(str(e))
+    model = torch.nn.Linear(1, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=2, cooldown=1)
+    lrs = []
+    for loss in [5, 4, 4, 4, 4, 4, 4, 4, 3.9999, 4, 4, 4, 4]:
+        sched.step(loss)
+        lrs.append(sched.get_last_lr()[0])
+    """,
+)
+
+_add(
+    "real_programs_torch_softmax_needs_dim",
+    """
+    x = torch.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+    wide = torch.softmax(x, 0, torch.float64)
+    logs = torch.log_softmax(x, 1)
+    (wide.sum() + logs.sum()).backward()
+    errors = []
+    for fn in (torch.softmax, torch.log_softmax):
+        try:
+            fn(x)
+        except TypeError as e:
+            errors.append(str(e))
+    """,
+)
+
+_add(
+    "real_programs_torch_normal",
+    """
+    torch.manual_seed(0)
+    grid = torch.normal(0, 1, (2, 3))
+    shifted = torch.normal(2.0, 0.5, size=(4,))
+    both = torch.normal(torch.zeros(3), torch.ones(3))
+    means = torch.normal(torch.arange(4.0), 0.1)
+    stds = torch.normal(1.0, torch.tensor([0.1, 1.0, 10.0]))
+    w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)
+    try:
+        torch.normal(0, -1, (2,))
+    except RuntimeError as e:
+        error = str(e)
+    """,
+)

@@ -149,6 +149,13 @@ PROGRAMS: dict[str, str] = {
     "cumprod": "a.cumprod(1)",
     "rsub_tensor": "torch.rsub(a, b)",
     "diagonal": "a.diagonal()",
+    "clamp_min": "a.clamp_min(0.0)",
+    "clamp_max": "a.clamp_max(0.0)",
+    "trace": "torch.trace(a)",
+    "diag_embed": "torch.diag(a)",
+    "diagonal_copy": "torch.diag(a)",
+    "gelu": "F.gelu(a)",
+    "linalg_solve": "torch.linalg.solve(a, b)",
 }
 
 #: Further op-matrix samples (``op#k`` is sample ``k``) where a formula branches on them.
@@ -223,6 +230,7 @@ NOT_PROGRAMS: dict[str, str] = {
     "logit": "internal: inside binary_cross_entropy's tree (the engine has no torch.logit)",
     "binary_cross_entropy_backward": "internal: the node of binary_cross_entropy's gradient",
     "diagonal_backward": "internal: the node of diagonal's gradient, inside its tree",
+    "gelu_backward": "internal: the node of gelu's gradient, inside its tree",
 }
 
 

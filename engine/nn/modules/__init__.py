@@ -2,6 +2,7 @@
 
 from engine.nn.modules.activation import (
     ELU,
+    GELU,
     Hardtanh,
     LeakyReLU,
     LogSigmoid,
@@ -34,6 +35,7 @@ from engine.nn.modules.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 
 __all__ = [
     "ELU",
+    "GELU",
     "AvgPool1d",
     "AvgPool2d",
     "BCELoss",

@@ -24,6 +24,18 @@ class Sigmoid(Module):
         return F.sigmoid(input)
 
 
+class GELU(Module):
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
 class Tanh(Module):
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.tanh(input)

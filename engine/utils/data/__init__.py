@@ -1,7 +1,13 @@
 """``engine.utils.data``: datasets, samplers and the ``DataLoader``."""
 
 from engine.utils.data.dataloader import DataLoader, default_collate
-from engine.utils.data.dataset import Dataset, IterableDataset, Subset, TensorDataset
+from engine.utils.data.dataset import (
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 from engine.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = [
@@ -15,4 +21,5 @@ __all__ = [
     "Subset",
     "TensorDataset",
     "default_collate",
+    "random_split",
 ]

@@ -72,3 +72,36 @@ class _Concat(Dataset):
                 return d[idx]
             idx -= n
         raise IndexError("index out of range")
+
+
+def random_split(dataset: Dataset, lengths: Sequence[float], generator: Any = None) -> list[Subset]:
+    """Subsets from one ``randperm`` of the whole, lengths or fractions, as PyTorch splits."""
+    import math
+    import warnings
+
+    from engine.creation import randperm
+
+    n = len(dataset)  # type: ignore[arg-type]
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        sizes = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(math.floor(n * frac))
+        for i in range(n - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        for i, size in enumerate(sizes):
+            if size == 0:
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                    stacklevel=2,
+                )
+        lengths = sizes
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    indices = randperm(int(sum(lengths)), generator=generator).tolist()
+    out, offset = [], 0
+    for length in lengths:
+        out.append(Subset(dataset, indices[offset : offset + int(length)]))
+        offset += int(length)
+    return out

@@ -1,0 +1,23 @@
+"""``nonzero`` and ``argwhere``: indices of non-zero elements, never differentiable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def nonzero(input: Any, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    """An int64 ``(n, ndim)`` tensor, or one 1-D index tensor per dimension with ``as_tuple``."""
+    from engine.backend import array_module
+    from engine.tensor import Tensor
+
+    a = input._data
+    xp = array_module(a)
+    if as_tuple:
+        flat = a.reshape(-1) if a.ndim == 0 else a
+        return tuple(Tensor._wrap(i.astype("int64")) for i in xp.nonzero(flat))
+    return Tensor._wrap(xp.argwhere(a).astype("int64"))
+
+
+def argwhere(input: Any) -> Any:  # noqa: A002
+    """``torch.argwhere``: the same as ``nonzero(input)``."""
+    return nonzero(input)

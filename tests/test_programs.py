@@ -1,0 +1,179 @@
+"""Real learner programs run unchanged with ``torch`` as the engine and print what PyTorch prints.
+
+Each ``tests/programs/NAME.py`` runs in a child process; its output (stdout, then the type of an
+uncaught exception, if any) is compared line by line with ``NAME.out``, the output PyTorch gave,
+recorded by ``python tests/test_programs.py --regen [NAME...]``. When torch is importable the
+program is also run under torch live, so a stale golden is noticed.
+
+Object addresses (``<AddBackward0 object at 0x...>``) differ from run to run, also under
+torch, and are blanked (in the goldens too). One numeric normalisation only, for float32
+transcendental results whose last bits differ between libms: two numbers that both print with
+at least 6 significant digits match when the values they stand for may be 1 float32 ulp apart
+(``|a - b| <= ulp32 + half a unit of each last printed digit``). Everything else (text, ints,
+short floats, shapes, flags, ``grad_fn``) must be equal. Programs that still differ are listed
+in ``KNOWN_DIFFERENCES`` with the reason, as strict expected failures.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py"))
+
+#: Programs that still differ, and why; strict, so the entry must go when the cause is fixed.
+KNOWN_DIFFERENCES = {
+    "poly_optim": "float32 sum of 200 elements differs in the last bits from PyTorch's "
+    "(y.sum() is 0.0, not -1.1e-07); the bit-exact float32 sum is another branch's work",
+    "module_api": "a leaf frozen with requires_grad_(False) after the forward still gets a .grad; "
+    "PyTorch's AccumulateGrad skips leaves that no longer require grad (engine_run.py, the "
+    "speed branch's file)",
+    "double_backward_hvp": "tanh(-0.5) in float32 is 1 ulp from PyTorch's (NumPy's libm, not "
+    "SLEEF), and the gradient penalty's cancellation shows it in the 5th digit",
+}
+
+_ENGINE_RUN = (
+    "import runpy, sys\n"
+    "from gradstudio.interchange.program_import.torch_alias import alias_torch\n"
+    "alias_torch()\n"
+    "sys.argv = [sys.argv[1]]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
+_TORCH_RUN = _ENGINE_RUN.replace(
+    "from gradstudio.interchange.program_import.torch_alias import alias_torch\nalias_torch()\n", ""
+)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_EXCEPTION = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception|Warning|Interrupt|Exit)):")
+
+
+def run(name: str, backend: str) -> str:
+    """The program's stdout, then ``raised: TYPE`` when it ended with an uncaught exception."""
+    code = _ENGINE_RUN if backend == "engine" else _TORCH_RUN
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(PROGRAMS / f"{name}.py")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"},
+    )
+    out = proc.stdout
+    if proc.returncode != 0:
+        kinds = [m.group(1) for line in proc.stderr.splitlines() if (m := _EXCEPTION.match(line))]
+        out += f"raised: {kinds[-1].rsplit('.', 1)[-1] if kinds else proc.returncode}\n"
+    return out
+
+
+def _significant(token: str) -> int:
+    mantissa = re.split(r"[eE]", token)[0].lstrip("+-").replace(".", "").lstrip("0")
+    return len(mantissa)
+
+
+def _last_unit(token: str) -> float:
+    mantissa, _, exponent = token.lower().partition("e")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
+def _close(a: str, b: str) -> bool:
+    """Whether two printed numbers may stand for float32 values 1 ulp apart (the one rule)."""
+    if a == b:
+        return True
+    if _significant(a) < 6 or _significant(b) < 6:
+        return False
+    x, y = float(a), float(b)
+    ulp = float(np.spacing(np.float32(max(abs(x), abs(y)))))
+    return math.isclose(x, y, rel_tol=0, abs_tol=ulp + (_last_unit(a) + _last_unit(b)) / 2)
+
+
+def line_matches(got: str, want: str) -> bool:
+    """Equal text, with numbers equal or (both long) within 1 float32 ulp."""
+    got, want = _ADDRESS.sub(" at 0x", got), _ADDRESS.sub(" at 0x", want)
+    if got == want:
+        return True
+    if _NUMBER.split(got) != _NUMBER.split(want):
+        return False
+    pairs = zip(_NUMBER.findall(got), _NUMBER.findall(want), strict=False)
+    return len(_NUMBER.findall(got)) == len(_NUMBER.findall(want)) and all(
+        _close(a, b) for a, b in pairs
+    )
+
+
+def differences(got: str, want: str) -> list[str]:
+    """The first lines that differ, for a readable failure."""
+    g, w = got.splitlines(), want.splitlines()
+    out = [
+        f"line {i + 1}:\n  engine: {a!r}\n  torch:  {b!r}"
+        for i, (a, b) in enumerate(zip(g, w))
+        if not line_matches(a, b)
+    ]
+    if len(g) != len(w):
+        extra = (g[len(w) :] or w[len(g) :])[0]
+        out.append(f"engine printed {len(g)} lines, torch {len(w)}; first extra: {extra!r}")
+    return out[:8]
+
+
+def test_corpus_is_large_and_small_programs() -> None:
+    """At least 25 programs, each at most 80 lines, each with a golden."""
+    assert len(NAMES) >= 25
+    for name in NAMES:
+        assert len((PROGRAMS / f"{name}.py").read_text().splitlines()) <= 80, name
+        assert (PROGRAMS / f"{name}.out").exists(), f"no golden for {name}"
+
+
+def test_line_rule_is_narrow() -> None:
+    """The normalisation admits a float32 ulp in long numbers, and nothing else."""
+    assert line_matches("loss 0.30000001192092896", "loss 0.30000004172325134")
+    assert line_matches("tensor([1.234567, 2.0000])", "tensor([1.234568, 2.0000])")
+    assert not line_matches("loss 0.3000", "loss 0.3001")
+    assert not line_matches("loss 0.30000001192092896", "loss 0.30000007152557373")
+    assert not line_matches("tensor([1.234567])", "tensor([1.234567], requires_grad=True)")
+    assert not line_matches("0 1.234567", "1 1.234567")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[n]))
+        if n in KNOWN_DIFFERENCES
+        else n
+        for n in NAMES
+    ],
+)
+def test_program_prints_what_pytorch_prints(name: str) -> None:
+    want = (PROGRAMS / f"{name}.out").read_text()
+    got = run(name, "engine")
+    problems = differences(got, want)
+    assert not problems, f"{name}.py differs from PyTorch:\n" + "\n".join(problems)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", NAMES)
+def test_golden_is_what_torch_prints_today(name: str) -> None:
+    got, want = run(name, "torch"), (PROGRAMS / f"{name}.out").read_text()
+    assert len(got.splitlines()) == len(want.splitlines())
+    assert all(line_matches(a, b) for a, b in zip(got.splitlines(), want.splitlines(), strict=True))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--regen"]:
+        assert importlib.util.find_spec("torch"), "recording goldens needs PyTorch"
+        for name in sys.argv[2:] or NAMES:
+            (PROGRAMS / f"{name}.out").write_text(_ADDRESS.sub(" at 0x", run(name, "torch")))
+            print("recorded", name)
+    elif sys.argv[1:2] == ["--diff"]:
+        for name in sys.argv[2:] or NAMES:
+            problems = differences(run(name, "engine"), (PROGRAMS / f"{name}.out").read_text())
+            print(f"{'ok  ' if not problems else 'DIFF'} {name}")
+            for p in problems:
+                print("   ", p.replace("\n", "\n    "))
