@@ -32,13 +32,11 @@ NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py"))
 
 #: Programs that still differ, and why; strict, so the entry must go when the cause is fixed.
 KNOWN_DIFFERENCES = {
-    "poly_optim": "float32 sum of 200 elements differs in the last bits from PyTorch's "
-    "(y.sum() is 0.0, not -1.1e-07); the bit-exact float32 sum is another branch's work",
-    "module_api": "a leaf frozen with requires_grad_(False) after the forward still gets a .grad; "
-    "PyTorch's AccumulateGrad skips leaves that no longer require grad (engine_run.py, the "
-    "speed branch's file)",
-    "double_backward_hvp": "tanh(-0.5) in float32 is 1 ulp from PyTorch's (NumPy's libm, not "
-    "SLEEF), and the gradient penalty's cancellation shows it in the 5th digit",
+    "poly_optim": "the loss differs in its 7th significant digit: sums and sin are now rounded "
+    "as PyTorch rounds them, the float32 difference left is in an op not yet found",
+    "double_backward_hvp": "a float32 Hessian-vector product differs in the 5th digit of one "
+    "entry: tanh now rounds as PyTorch, the gradient penalty's cancellation shows an ulp "
+    "from another op (its backward's fused kernel)",
 }
 
 _ENGINE_RUN = (

@@ -342,10 +342,13 @@ def run_backward(
                     warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
                 g0 = grads[0]
                 if g0 is not None:
-                    # Refcount 2 (the list slot and the argument): no one else holds
-                    # it, so PyTorch would steal it rather than copy.
-                    unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= 3
-                    accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
+                    # as AccumulateGrad::apply: a leaf frozen after the forward gets no
+                    # gradient, but its post-accumulate hooks still run
+                    if node.variable.requires_grad:
+                        # Refcount 2 (the list slot and the argument): no one else holds
+                        # it, so PyTorch would steal it rather than copy.
+                        unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= 3
+                        accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
                     if node.variable._post_accumulate_grad_hooks:
                         _post_accumulate_hooks(node.variable)
                 if node._post_hooks:

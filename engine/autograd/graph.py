@@ -148,7 +148,10 @@ class AccumulateGrad(Node):
         from engine.autograd.engine_run import _post_accumulate_hooks, accumulate_into
 
         if grads[0] is not None:
-            accumulate_into(self.variable, grads[0], tensor_mode)
+            # as AccumulateGrad::apply: a leaf frozen after the forward gets no gradient,
+            # but its post-accumulate hooks still run
+            if self.variable.requires_grad:
+                accumulate_into(self.variable, grads[0], tensor_mode)
             if self.variable._post_accumulate_grad_hooks:
                 _post_accumulate_hooks(self.variable)
         return ()

@@ -16,6 +16,7 @@ from engine.catalog import Port, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import POS, UNARY, _unary_public, zeros_like
+from engine.transcendental import libm
 
 UNIT = (Sample(((2, 3),), unit=True),)  # inputs in (0, 1): asin, acos
 DISTINCT = (Sample(((2, 3),), distinct=True),)
@@ -49,7 +50,7 @@ def _unary(
 tan = _unary(
     "tan",
     "TanBackward0",
-    lambda xp, a: xp.tan(a),
+    libm("tan"),
     lambda c, g: g * c.m.add_scalar(c.m.pow(c.s["result"], exponent=2), other=1),
     saves="result",
     doc="tangent",
@@ -65,7 +66,7 @@ asin = _unary(
 acos = _unary(
     "acos",
     "AcosBackward0",
-    lambda xp, a: xp.arccos(a),
+    libm("arccos"),
     lambda c, g: g * -c.m.rsqrt(c.m.add_scalar(-c.s["self"] * c.s["self"], other=1)),
     samples=UNIT,
     doc="inverse cosine",
@@ -73,28 +74,28 @@ acos = _unary(
 atan = _unary(
     "atan",
     "AtanBackward0",
-    lambda xp, a: xp.arctan(a),
+    libm("arctan"),
     lambda c, g: g / c.m.add_scalar(c.s["self"] * c.s["self"], other=1),
     doc="inverse tangent",
 )
 sinh = _unary(
     "sinh",
     "SinhBackward0",
-    lambda xp, a: xp.sinh(a),
+    libm("sinh"),
     lambda c, g: g * c.m.cosh(c.s["self"]),
     doc="hyperbolic sine",
 )
 cosh = _unary(
     "cosh",
     "CoshBackward0",
-    lambda xp, a: xp.cosh(a),
+    libm("cosh"),
     lambda c, g: g * c.m.sinh(c.s["self"]),
     doc="hyperbolic cosine",
 )
 log2 = _unary(
     "log2",
     "Log2Backward0",
-    lambda xp, a: xp.log2(a),
+    libm("log2"),
     lambda c, g: g / c.m.mul_scalar(c.s["self"], other=0.6931471805599453),
     samples=POS,
     doc="base-2 logarithm",
@@ -102,7 +103,7 @@ log2 = _unary(
 log10 = _unary(
     "log10",
     "Log10Backward0",
-    lambda xp, a: xp.log10(a),
+    libm("log10"),
     lambda c, g: g / c.m.mul_scalar(c.s["self"], other=2.302585092994046),
     samples=POS,
     doc="base-10 logarithm",
@@ -110,7 +111,7 @@ log10 = _unary(
 log1p = _unary(
     "log1p",
     "Log1PBackward0",
-    lambda xp, a: xp.log1p(a),
+    libm("log1p"),
     lambda c, g: g / c.m.add_scalar(c.s["self"], other=1),
     samples=POS,
     doc="log(1 + input)",
@@ -118,7 +119,7 @@ log1p = _unary(
 expm1 = _unary(
     "expm1",
     "Expm1Backward0",
-    lambda xp, a: xp.expm1(a),
+    libm("expm1"),
     lambda c, g: g * c.m.add_scalar(c.s["result"], other=1),
     saves="result",
     doc="exp(input) - 1",

@@ -181,3 +181,28 @@ _add(
     sums = [x.reshape(40, 50).sum(0).tolist(), x.reshape(40, 50).sum(1).tolist()]
     """,
 )
+
+_add(
+    "frozen_after_forward_gets_no_grad",
+    """
+    w = torch.ones(2, requires_grad=True)
+    v = torch.ones(2, requires_grad=True)
+    seen = []
+    v.register_post_accumulate_grad_hook(lambda t: seen.append(1))
+    y = (w * 3 + v * 2).sum()
+    w.requires_grad_(False)
+    v.requires_grad_(False)
+    y.backward()
+    wg, vg, fired = w.grad, v.grad, len(seen)
+    """,
+)
+
+_add(
+    "float32_transcendentals_round_as_pytorch",
+    """
+    x = torch.linspace(-3.0, 3.0, 257)
+    p = torch.linspace(0.01, 9.0, 257)
+    vals = [x.exp(), x.tanh(), x.sin(), x.cos(), x.atan(), p.log(), p.log2(), p.log10(),
+            p.log1p(), x.expm1(), x.sinh(), x.cosh(), (x / 4).tan()]
+    """,
+)
