@@ -93,7 +93,28 @@ def far_title(
     return metrics.height() * lod
 
 
-class GroupFrameItem(QGraphicsItem):
+class _DraggedAsGroup(QGraphicsItem):
+    """A frame or a collapsed card: pressing selects it (Ctrl toggles), as a card does,
+    and dragging moves every member of its group, as one undo step."""
+
+    host: GraphScene
+    group_id: str
+    _drag: GroupDrag
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mousePressEvent(event)
+        self._drag.press(event)
+        event.accept()
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        self._drag.move(event, self.host, self.group_id)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mouseReleaseEvent(event)
+        self._drag.release(self.host, self.group_id)
+
+
+class GroupFrameItem(_DraggedAsGroup):
     """The frame of one expanded group; its scene rect is set by the group layer."""
 
     def __init__(self, group: Group, host: GraphScene) -> None:
@@ -190,18 +211,6 @@ class GroupFrameItem(QGraphicsItem):
             s.title_metrics.elidedText(self.group.title, Qt.TextElideMode.ElideRight, avail),
         )
 
-    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        super().mousePressEvent(event)  # selects the frame (Ctrl toggles), as a card does
-        self._drag.press(event)
-        event.accept()
-
-    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        self._drag.move(event, self.host, self.group_id)
-
-    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        super().mouseReleaseEvent(event)
-        self._drag.release(self.host, self.group_id)
-
 
 class CardPort(NamedTuple):
     """A port of a collapsed group: the member's port a wire from outside reaches."""
@@ -213,7 +222,7 @@ class CardPort(NamedTuple):
     center: QPointF
 
 
-class GroupCardItem(QGraphicsItem):
+class GroupCardItem(_DraggedAsGroup):
     """A collapsed group: one card with the group's external inputs and outputs."""
 
     def __init__(self, group: Group, host: GraphScene) -> None:
@@ -360,18 +369,6 @@ class GroupCardItem(QGraphicsItem):
                 Qt.AlignmentFlag.AlignVCenter | align,
                 s.small_metrics.elidedText(port.text, Qt.TextElideMode.ElideMiddle, half),
             )
-
-    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        super().mousePressEvent(event)
-        self._drag.press(event)
-        event.accept()
-
-    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        self._drag.move(event, self.host, self.group_id)
-
-    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        super().mouseReleaseEvent(event)
-        self._drag.release(self.host, self.group_id)
 
 
 def _rect_path(rect: QRectF) -> QPainterPath:
