@@ -15,7 +15,9 @@ saved by ``MulBackward0``) costs nothing extra while that tensor lives; the othe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 from gradstudio.evaluation.evaluate import (
     Evaluation,
@@ -56,35 +58,39 @@ class GradBytes:
     retained: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MemoryStep:
-    """The memory picture right after one step."""
+    """The memory picture right after one step.
+
+    The totals are kept per step (the timeline's strip draws every step's); the
+    itemised ``values``, ``saved`` and ``grads`` are worked out when first asked
+    for, since holding every tensor at every step grows as steps × tensors.
+    """
 
     step: int
     node_id: str
-    values: tuple[TensorBytes, ...]
-    saved: tuple[SavedBytes, ...]
-    grads: tuple[GradBytes, ...]
+    values_bytes: int
+    saved_bytes: int
+    saved_private_bytes: int
+    grad_bytes: int
+    retained_grad_bytes: int
+    _detail: Callable[[], Detail] = field(repr=False)
+
+    @cached_property
+    def _items(self) -> Detail:
+        return self._detail()
 
     @property
-    def values_bytes(self) -> int:
-        return sum(v.bytes for v in self.values)
+    def values(self) -> tuple[TensorBytes, ...]:
+        return self._items[0]
 
     @property
-    def saved_bytes(self) -> int:
-        return sum(s.bytes for s in self.saved)
+    def saved(self) -> tuple[SavedBytes, ...]:
+        return self._items[1]
 
     @property
-    def saved_private_bytes(self) -> int:
-        return sum(s.private_bytes for s in self.saved)
-
-    @property
-    def grad_bytes(self) -> int:
-        return sum(g.bytes for g in self.grads)
-
-    @property
-    def retained_grad_bytes(self) -> int:
-        return sum(g.bytes for g in self.grads if g.retained)
+    def grads(self) -> tuple[GradBytes, ...]:
+        return self._items[2]
 
     @property
     def total_bytes(self) -> int:
@@ -92,18 +98,84 @@ class MemoryStep:
         return self.values_bytes + self.saved_private_bytes + self.grad_bytes
 
 
+Detail = tuple[tuple[TensorBytes, ...], tuple[SavedBytes, ...], tuple[GradBytes, ...]]
+
+
 def memory(ev: Evaluation) -> list[MemoryStep]:
-    """One ``MemoryStep`` per step that ran (steps after an error are left out)."""
+    """One ``MemoryStep`` per step that ran (steps after an error are left out).
+
+    Linear in what the steps changed: a running account per distinct tensor (counted
+    through the first document tensor that holds it, as ``_picture`` does) and per
+    grad_fn is corrected by each step's changes only.
+    """
     facts: dict[OutputRef, TensorFacts | None] = {}
-    grad_fns: dict[int, GradFnFacts] = {}
+    place: dict[OutputRef, int] = {}
+    holders: dict[int, dict[int, OutputRef]] = {}  # tensor_id -> {first seen: ref}
+    tensor_bytes: dict[int, tuple[int, int, int]] = {}  # tensor_id -> value, grad, retained
+    fn_bytes: dict[int, tuple[int, int]] = {}  # grad_fn key -> saved, private
+    values = grads = retained = saved = private = 0
     steps = []
     for result in ev.steps:
         if result.status != "ok":
             break
+        touched: set[int] = set()
+        for ref, f in result.changed.items():
+            old = facts.get(ref)
+            if old is not None:
+                touched.add(old.tensor_id)
+                del holders[old.tensor_id][place[ref]]
+            facts[ref] = f
+            place.setdefault(ref, len(place))
+            if f is not None:
+                touched.add(f.tensor_id)
+                holders.setdefault(f.tensor_id, {})[place[ref]] = ref
+        for tid in touched:
+            v, g, r = tensor_bytes.pop(tid, (0, 0, 0))
+            values, grads, retained = values - v, grads - g, retained - r
+            held = holders.get(tid)
+            if held:
+                f = facts[held[min(held)]]
+                assert f is not None
+                g = nbytes(f.grad) if f.grad is not None else 0
+                v, r = 0 if f.base_id is not None else nbytes(f), 0 if f.is_leaf else g
+                tensor_bytes[tid] = (v, g, r)
+                values, grads, retained = values + v, grads + g, retained + r
+            else:
+                holders.pop(tid, None)
+        for key, fn in result.grad_fns.items():
+            s, p = fn_bytes.get(key, (0, 0))
+            s2, p2, _ = _saved_of(fn)
+            fn_bytes[key] = (s2, p2)
+            saved, private = saved + s2 - s, private + p2 - p
+        detail = partial(_detail_at, ev, len(steps))
+        steps.append(
+            MemoryStep(result.step, result.node_id, values, saved, private, grads, retained, detail)
+        )
+    return steps
+
+
+def _detail_at(ev: Evaluation, index: int) -> Detail:
+    """The itemised picture after the ``index``-th step (the facts replayed up to it)."""
+    facts: dict[OutputRef, TensorFacts | None] = {}
+    grad_fns: dict[int, GradFnFacts] = {}
+    for result in ev.steps[: index + 1]:
         facts.update(result.changed)
         grad_fns.update(result.grad_fns)
-        steps.append(_picture(ev, result.step, result.node_id, facts, grad_fns))
-    return steps
+    return _picture(ev, facts, grad_fns)
+
+
+def _saved_of(fn: GradFnFacts) -> tuple[int, int, int]:
+    """Bytes a grad_fn holds in saved tensors, of them not held by the document, and how
+    many of its saved tensors backward has freed."""
+    total = private = freed = 0
+    for s in fn.saved:
+        if s.kind == "freed":
+            freed += 1
+        elif s.kind == "tensor" and isinstance(s.value, GradValue):
+            size = nbytes(s.value)
+            total += size
+            private += 0 if s.ref is not None else size
+    return total, private, freed
 
 
 def freed_by(steps: list[MemoryStep], step: int) -> int:
@@ -115,11 +187,9 @@ def freed_by(steps: list[MemoryStep], step: int) -> int:
 
 def _picture(
     ev: Evaluation,
-    step: int,
-    node_id: str,
     facts: dict[OutputRef, TensorFacts | None],
     grad_fns: dict[int, GradFnFacts],
-) -> MemoryStep:
+) -> Detail:
     values = []
     grads = []
     seen: set[int] = set()
@@ -133,14 +203,7 @@ def _picture(
             grads.append(GradBytes(ref, label, nbytes(f.grad), retained=not f.is_leaf))
     saved = []
     for key, fn in grad_fns.items():
-        total = private = freed = 0
-        for s in fn.saved:
-            if s.kind == "freed":
-                freed += 1
-            elif s.kind == "tensor" and isinstance(s.value, GradValue):
-                size = nbytes(s.value)
-                total += size
-                private += 0 if s.ref is not None else size
+        total, private, freed = _saved_of(fn)
         if total or freed:
             saved.append(SavedBytes(key, fn.name, total, private, freed))
-    return MemoryStep(step, node_id, tuple(values), tuple(saved), tuple(grads))
+    return tuple(values), tuple(saved), tuple(grads)
