@@ -30,6 +30,7 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QResizeEvent,
+    QShowEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -250,6 +251,8 @@ class BackwardView(QWidget):
         self.current_key: int | None = None
         self.executed_keys: tuple[int, ...] = ()
         self._memo: Memo = {}
+        #: The state moved on while this view was hidden (see ``refresh``).
+        self._stale = False
 
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 2)
@@ -322,6 +325,11 @@ class BackwardView(QWidget):
         state.selectionChanged.connect(self._selection_changed)
         state.gradFnSelected.connect(self._grad_fn_selected)
         self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
@@ -402,7 +410,15 @@ class BackwardView(QWidget):
 
     # -- building ----------------------------------------------------------
     def refresh(self) -> None:
-        """Bring the scene to the state's evaluation, position and replay."""
+        """Bring the scene to the state's evaluation, position and replay.
+
+        Put off while the window shows but this view does not (a closed dock, a tab
+        behind another): scrubbing then costs nothing here, and ``showEvent`` catches up.
+        """
+        if not self.isVisible() and self.window() is not self and self.window().isVisible():
+            self._stale = True
+            return
+        self._stale = False
         playhead = self.state.playhead
         ev, snap, index = playhead.evaluation, playhead.snapshot(), playhead.index
         if ev is None or snap is None or index is None:
