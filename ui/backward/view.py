@@ -85,6 +85,7 @@ MAX_FIT_SCALE = 1.4
 SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
 SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient labels
 TYPICAL_LABEL = "(4, 3) -0.183…0.201"  # a gradient label's usual width
+OVERVIEW_REST_MS = 80  # the overview is redrawn once the timeline rests this long
 ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 
 
@@ -251,6 +252,10 @@ class BackwardView(QWidget):
         self.current_key: int | None = None
         self.executed_keys: tuple[int, ...] = ()
         self._memo: Memo = {}
+        self._overview_timer = QTimer(self)
+        self._overview_timer.setSingleShot(True)
+        self._overview_timer.setInterval(OVERVIEW_REST_MS)
+        self._overview_timer.timeout.connect(lambda: self.overview.invalidate())
         #: The state moved on while this view was hidden (see ``refresh``).
         self._stale = False
 
@@ -641,7 +646,7 @@ class BackwardView(QWidget):
                 for link in self._flow_items.get(flow, ()):
                     link.set_shown(flow in present, detail)
         self._update_pills()
-        self.overview.invalidate()
+        self._overview_later()
 
     def _set_box(self, item: BoxItem, box: Box, model: GraphModel) -> None:
         if item.box.kind != "fn":
@@ -731,7 +736,16 @@ class BackwardView(QWidget):
                 if item is not None:
                     item.set_state(executed=key in done, current=key == self.current_key)
         self._update_pills()
-        self.overview.invalidate()
+        self._overview_later()
+
+    def _overview_later(self) -> None:
+        """Redraw the overview once the timeline rests: while the learner drags the
+        slider, batching the whole graph anew at every step would cost more than the
+        step itself; the picture catches up a moment after the last one."""
+        if self.overview.isVisible():
+            self._overview_timer.start()
+        else:
+            self.overview.invalidate()
 
     def _apply_selection(self) -> None:
         key = self.selected_key
