@@ -74,11 +74,22 @@ class MemoryStep:
     saved_private_bytes: int
     grad_bytes: int
     retained_grad_bytes: int
-    _detail: Callable[[], Detail] = field(repr=False)
+    #: How many grad_fns hold or have freed saved tensors (``saved``), and how many
+    #: tensors have a ``.grad`` (``grads``).
+    saved_count: int
+    grad_count: int
+    #: The items, all (None) or the first n of ``saved`` and ``grads`` (values empty).
+    _itemise: Callable[[int | None], Detail] = field(repr=False)
 
     @cached_property
     def _items(self) -> Detail:
-        return self._detail()
+        return self._itemise(None)
+
+    def head(self, n: int) -> tuple[tuple[SavedBytes, ...], tuple[GradBytes, ...]]:
+        """The first ``n`` of ``saved`` and of ``grads``, without itemising the rest
+        (what the inspector lists at every position)."""
+        items = self.__dict__.get("_items") or self._itemise(n)
+        return items[1][:n], items[2][:n]
 
     @property
     def values(self) -> tuple[TensorBytes, ...]:
@@ -111,9 +122,10 @@ def memory(ev: Evaluation) -> list[MemoryStep]:
     facts: dict[OutputRef, TensorFacts | None] = {}
     place: dict[OutputRef, int] = {}
     holders: dict[int, dict[int, OutputRef]] = {}  # tensor_id -> {first seen: ref}
-    tensor_bytes: dict[int, tuple[int, int, int]] = {}  # tensor_id -> value, grad, retained
-    fn_bytes: dict[int, tuple[int, int]] = {}  # grad_fn key -> saved, private
-    values = grads = retained = saved = private = 0
+    # tensor_id -> value, grad, retained bytes, has a .grad
+    tensor_bytes: dict[int, tuple[int, int, int, int]] = {}
+    fn_bytes: dict[int, tuple[int, int, int]] = {}  # grad_fn key -> saved, private, listed
+    values = grads = retained = saved = private = saved_count = grad_count = 0
     steps = []
     for result in ev.steps:
         if result.status != "ok":
@@ -130,38 +142,82 @@ def memory(ev: Evaluation) -> list[MemoryStep]:
                 touched.add(f.tensor_id)
                 holders.setdefault(f.tensor_id, {})[place[ref]] = ref
         for tid in touched:
-            v, g, r = tensor_bytes.pop(tid, (0, 0, 0))
-            values, grads, retained = values - v, grads - g, retained - r
+            v, g, r, c = tensor_bytes.pop(tid, (0, 0, 0, 0))
+            values, grads, retained, grad_count = (
+                values - v,
+                grads - g,
+                retained - r,
+                grad_count - c,
+            )
             held = holders.get(tid)
             if held:
                 f = facts[held[min(held)]]
                 assert f is not None
                 g = nbytes(f.grad) if f.grad is not None else 0
                 v, r = 0 if f.base_id is not None else nbytes(f), 0 if f.is_leaf else g
-                tensor_bytes[tid] = (v, g, r)
-                values, grads, retained = values + v, grads + g, retained + r
+                c = int(f.grad is not None)
+                tensor_bytes[tid] = (v, g, r, c)
+                values, grads, retained, grad_count = (
+                    values + v,
+                    grads + g,
+                    retained + r,
+                    grad_count + c,
+                )
             else:
                 holders.pop(tid, None)
         for key, fn in result.grad_fns.items():
-            s, p = fn_bytes.get(key, (0, 0))
-            s2, p2, _ = _saved_of(fn)
-            fn_bytes[key] = (s2, p2)
-            saved, private = saved + s2 - s, private + p2 - p
-        detail = partial(_detail_at, ev, len(steps))
+            s, p, c = fn_bytes.get(key, (0, 0, 0))
+            s2, p2, freed = _saved_of(fn)
+            c2 = int(bool(s2 or freed))
+            fn_bytes[key] = (s2, p2, c2)
+            saved, private, saved_count = saved + s2 - s, private + p2 - p, saved_count + c2 - c
+        itemise = partial(_detail_at, ev, len(steps))
         steps.append(
-            MemoryStep(result.step, result.node_id, values, saved, private, grads, retained, detail)
+            MemoryStep(
+                result.step,
+                result.node_id,
+                values,
+                saved,
+                private,
+                grads,
+                retained,
+                saved_count,
+                grad_count,
+                itemise,
+            )
         )
     return steps
 
 
-def _detail_at(ev: Evaluation, index: int) -> Detail:
-    """The itemised picture after the ``index``-th step (the facts replayed up to it)."""
+def _detail_at(ev: Evaluation, index: int, head: int | None = None) -> Detail:
+    """The itemised picture after the ``index``-th step (the facts replayed up to it);
+    ``head``: only the first that many saved and grads entries, no values."""
     facts: dict[OutputRef, TensorFacts | None] = {}
     grad_fns: dict[int, GradFnFacts] = {}
     for result in ev.steps[: index + 1]:
         facts.update(result.changed)
         grad_fns.update(result.grad_fns)
-    return _picture(ev, facts, grad_fns)
+    if head is None:
+        return _picture(ev, facts, grad_fns)
+    saved: list[SavedBytes] = []
+    for key, fn in grad_fns.items():
+        if len(saved) >= head:
+            break
+        total, private, freed = _saved_of(fn)
+        if total or freed:
+            saved.append(SavedBytes(key, fn.name, total, private, freed))
+    grads: list[GradBytes] = []
+    seen: set[int] = set()
+    for ref, f in facts.items():
+        if len(grads) >= head:
+            break
+        if f is None or f.tensor_id in seen:
+            continue
+        seen.add(f.tensor_id)
+        if f.grad is not None:
+            label = ev.plan.display_label(ref)
+            grads.append(GradBytes(ref, label, nbytes(f.grad), retained=not f.is_leaf))
+    return (), tuple(saved), tuple(grads)
 
 
 def _saved_of(fn: GradFnFacts) -> tuple[int, int, int]:

@@ -169,6 +169,11 @@ def test_running_totals_agree_with_the_itemised_picture_at_every_step(
         assert m.saved_private_bytes == sum(s.private_bytes for s in m.saved)
         assert m.grad_bytes == sum(g.bytes for g in m.grads)
         assert m.retained_grad_bytes == sum(g.bytes for g in m.grads if g.retained)
+        assert (m.saved_count, m.grad_count) == (len(m.saved), len(m.grads))
+    for n in (0, 1, 2):
+        fresh = memory(evaluate(doc))  # asked for the head before the whole
+        for m, again in zip(steps, fresh, strict=True):
+            assert again.head(n) == (m.saved[:n], m.grads[:n])
 
 
 # --------------------------------------------------------------------------- diff

@@ -10,9 +10,6 @@ away, marked with ▼.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
@@ -154,16 +151,17 @@ def breakdown_html(state: StudioState) -> str:
     rows = [f"<b>{format_size(m.total_bytes)}</b> held after step {m.step + 1}"]
     rows.append(f"<span style='color:{BANDS[0][1]}'>■</span> values: {format_size(values)}")
     rows.append(f"<span style='color:{BANDS[1][1]}'>■</span> saved tensors: {format_size(saved)}")
-    for s in m.saved[:LISTED]:
+    listed_saved, listed_grads = m.head(LISTED)
+    for s in listed_saved:
         note = f", {s.freed} freed" if s.freed else ""
         private = "" if s.private_bytes == s.bytes else f" ({format_size(s.private_bytes)} own)"
         rows.append(f"&nbsp;&nbsp;{_esc(s.name)}: {format_size(s.bytes)}{private}{note}")
-    rows.extend(_more(m.saved, "grad_fns", lambda s: s.bytes))
+    rows.extend(_more(m.saved_count, listed_saved, saved, "grad_fns"))
     rows.append(f"<span style='color:{BANDS[2][1]}'>■</span> .grad: {format_size(grads)}")
-    for g in m.grads[:LISTED]:
+    for g in listed_grads:
         kept = " — kept by retain_grad()" if g.retained else ""
         rows.append(f"&nbsp;&nbsp;{_esc(g.label)}.grad: {format_size(g.bytes)}{kept}")
-    rows.extend(_more(m.grads, "tensors", lambda g: g.bytes))
+    rows.extend(_more(m.grad_count, listed_grads, grads, "tensors"))
     freed = playhead.freed_now()
     ev = playhead.evaluation
     trace = ev.steps[m.step].trace if ev is not None else None
@@ -180,13 +178,13 @@ def breakdown_html(state: StudioState) -> str:
     return "<br>".join(rows)
 
 
-def _more(items: tuple, what: str, size: Callable[[Any], int]) -> list[str]:
-    """The line that sums up the items past the first ``LISTED`` (none when all are listed):
-    thousands of lines would make the inspector unreadable and slow to lay out."""
-    rest = items[LISTED:]
-    if not rest:
+def _more(count: int, listed: tuple, total: int, what: str) -> list[str]:
+    """The line that sums up the ``count`` items past those ``listed`` (none when all
+    are): thousands of lines would make the inspector unreadable and slow to lay out."""
+    if count <= len(listed):
         return []
-    return [f"&nbsp;&nbsp;… and {len(rest)} more {what}: {format_size(sum(map(size, rest)))}"]
+    rest = total - sum(item.bytes for item in listed)
+    return [f"&nbsp;&nbsp;… and {count - len(listed)} more {what}: {format_size(rest)}"]
 
 
 class MemorySection(QLabel):
