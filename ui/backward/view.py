@@ -665,7 +665,9 @@ class BackwardView(QWidget):
         ]
         flowing.sort(key=lambda il: not il[1].strong)  # the edge being replayed first
         key = (self._model_key, *((i, link.flow_text) for i, link in flowing))
-        if key != self._pill_key:
+        if key != self._pill_key and not flowing:  # none shown (zoomed out): nothing to place
+            self._pill_spots, self._pill_key = [], key
+        elif key != self._pill_key:
             layer = self.pill_layer
             sizes = [layer.pill_rect(QPointF(), link.flow_text) for _, link in flowing]
             boxes = [
