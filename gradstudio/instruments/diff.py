@@ -42,8 +42,9 @@ def diff(previous: Evaluation, new: Evaluation) -> dict[str, tuple[Change, ...]]
         for fact, x, y in _fact_changes(before, after):
             changes.setdefault(ref.node_id, []).append(Change(ref, label, fact, x, y))
     node_ids = {s.node_id for s in previous.plan.steps} | {s.node_id for s in new.plan.steps}
+    errors_before, errors_now = _errors(previous), _errors(new)
     for node_id in node_ids:
-        x, y = _error(previous, node_id), _error(new, node_id)
+        x, y = errors_before.get(node_id), errors_now.get(node_id)
         if x != y:
             labels = new.plan.labels if node_id in new.plan.labels else previous.plan.labels
             changes.setdefault(node_id, []).append(Change(None, labels[node_id], "error", x, y))
@@ -53,11 +54,13 @@ def diff(previous: Evaluation, new: Evaluation) -> dict[str, tuple[Change, ...]]
 _ABSENT: Any = "absent"
 
 
-def _error(ev: Evaluation, node_id: str) -> str | None:
-    if node_id not in ev.plan.step_of:
-        return None
-    error = ev.error_for(node_id)
-    return None if error is None else f"{error.exc_type}: {error.message}"
+def _errors(ev: Evaluation) -> dict[str, str]:
+    """Each node's first error as text (one pass: asking per node is quadratic)."""
+    out: dict[str, str] = {}
+    for error in ev.errors:
+        if error.node_id in ev.plan.step_of:
+            out.setdefault(error.node_id, f"{error.exc_type}: {error.message}")
+    return out
 
 
 def _fact_changes(before: Any, after: Any) -> list[tuple[str, Any, Any]]:

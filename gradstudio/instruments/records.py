@@ -7,6 +7,7 @@ boundary (the PyTorch run of ``verify``) and be compared field by field.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,13 +51,14 @@ def records_of(ev: Evaluation) -> list[StepRecord]:
 
 def nbytes(value: GradValue | TensorFacts) -> int:
     """Bytes of a tensor's elements (``numel * element_size``), as PyTorch counts them."""
-    return int(np.prod(value.shape, dtype=np.int64)) * _itemsize(value.dtype)
+    return math.prod(value.shape) * _itemsize(value.dtype)
 
 
 _ITEMSIZE = {"bool": 1, "bfloat16": 2, "float16": 2, "complex64": 8, "complex128": 16}
 
 
 def _itemsize(dtype: str) -> int:
-    if dtype in _ITEMSIZE:
-        return _ITEMSIZE[dtype]
-    return int(np.dtype(dtype).itemsize)
+    size = _ITEMSIZE.get(dtype)
+    if size is None:
+        size = _ITEMSIZE[dtype] = int(np.dtype(dtype).itemsize)
+    return size

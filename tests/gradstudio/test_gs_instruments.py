@@ -137,6 +137,45 @@ def test_a_view_shares_its_bases_storage() -> None:
     assert last.values_bytes == 80
 
 
+VIEWS_AND_REUSE = """import torch
+x = torch.ones(3, requires_grad=True)
+v = x[0]
+y = x * 2
+y.retain_grad()
+x2 = x
+w = y.t()
+z = (y * w).sum()
+z.backward(retain_graph=True)
+z.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [*sorted((EXAMPLES).glob("*.gstudio")), VIEWS_AND_REUSE, SNIPPET.format(retain="")],
+    ids=lambda s: s.name if isinstance(s, Path) else str(len(s)),
+)
+def test_running_totals_agree_with_the_itemised_picture_at_every_step(
+    source: Path | str,
+) -> None:
+    """The totals kept per step (what the strip draws) are the sums of the items the
+    inspector lists, worked out afresh from the facts at that step."""
+    doc = load_document(source) if isinstance(source, Path) else import_snippet(source)
+    steps = memory(evaluate(doc))
+    assert steps
+    for m in steps:
+        assert m.values_bytes == sum(v.bytes for v in m.values)
+        assert m.saved_bytes == sum(s.bytes for s in m.saved)
+        assert m.saved_private_bytes == sum(s.private_bytes for s in m.saved)
+        assert m.grad_bytes == sum(g.bytes for g in m.grads)
+        assert m.retained_grad_bytes == sum(g.bytes for g in m.grads if g.retained)
+        assert (m.saved_count, m.grad_count) == (len(m.saved), len(m.grads))
+    for n in (0, 1, 2):
+        fresh = memory(evaluate(doc))  # asked for the head before the whole
+        for m, again in zip(steps, fresh, strict=True):
+            assert again.head(n) == (m.saved[:n], m.grads[:n])
+
+
 # --------------------------------------------------------------------------- diff
 
 

@@ -256,6 +256,26 @@ def test_scrubbing_in_overview_keeps_items_hidden(seed) -> None:  # noqa: ANN001
     assert all(b.isVisible() == b.shown for b in view.boxes.values())
 
 
+def test_the_overview_catches_up_once_the_timeline_rests(qtbot, seed) -> None:  # noqa: ANN001
+    state, view = seed
+    view.view.zoom(0.05)
+
+    def flowing_edges() -> bool:
+        view.view.grab()
+        paths = view.overview._paths
+        assert paths is not None
+        return any(kind == "edge" and colour == FLOW for kind, colour, _, _ in paths)
+
+    assert flowing_edges()  # at the end: backward has run
+    state.playhead.set_position(node_id_step(state, "a"))  # before it ran
+    qtbot.waitUntil(lambda: not view._overview_timer.isActive())
+    assert not flowing_edges()
+    state.playhead.set_position(-1)
+    state.playhead.set_position(state.playhead.step_count - 1)
+    qtbot.waitUntil(lambda: not view._overview_timer.isActive())
+    assert flowing_edges()
+
+
 def test_box_tooltips_come_from_the_view(qtbot, seed) -> None:  # noqa: ANN001
     from PySide6.QtCore import QEvent, QPoint
     from PySide6.QtGui import QHelpEvent

@@ -10,12 +10,13 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 
 from gradstudio.document.commands import SetParamCommand
+from gradstudio.evaluation.budget import format_size
 from gradstudio.instruments.gradcheck import GradcheckResult
 from gradstudio.interchange.fileformat import load_document
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.ui.uitools import drag, node_view_pos, run_and_wait, send_mouse, wait_evaluated
 from ui.instruments.gradcheck import GradcheckDialog
-from ui.instruments.memory import bands, breakdown_html, step_text
+from ui.instruments.memory import LISTED, bands, breakdown_html, step_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 RIGHT_GY = "gy = grad_out * (x + z + x * z)"
@@ -235,6 +236,19 @@ def test_memory_strip_and_inspector_show_the_playheads_numbers(window, qtbot) ->
     # keys on the timeline move it too, and the strip outlines the same step
     window.act_step_next.trigger()
     assert playhead.effective_step == last
+
+
+def test_a_long_breakdown_names_the_first_grad_fns_and_sums_up_the_rest(window, qtbot) -> None:  # noqa: ANN001
+    lines = ["import torch", "x = torch.ones(2, requires_grad=True)", "w = torch.ones(2)"]
+    lines += [f"y{i} = x * w" for i in range(20)]
+    window.set_document(import_snippet("\n".join(lines) + "\n"))
+    wait_evaluated(qtbot, window)
+    m = window.state.playhead.memory_now()
+    assert m is not None and len(m.saved) == 20 > LISTED
+    html = breakdown_html(window.state)
+    assert html.count("MulBackward0:") == LISTED
+    rest = sum(s.bytes for s in m.saved[LISTED:])
+    assert f"… and {20 - LISTED} more grad_fns: {format_size(rest)}" in html
 
 
 # ------------------------------------------------------------------ what changed

@@ -79,3 +79,27 @@ def test_scrambled_scrub_equals_a_full_redraw(
         check_backward(view, playhead)
         scrubbed = canvas_state(window), backward_state(view)
         assert scrubbed == redrawn(window, view), (name, step, replay)
+
+
+def test_a_hidden_backward_view_waits_and_catches_up_when_shown(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+    example_paths,  # noqa: ANN001
+) -> None:
+    name = EXAMPLES[0].name
+    open_example(window, qtbot, example_paths[name])
+    playhead = window.state.playhead
+    view = window.panel("backwardGraph")
+    assert isinstance(view, BackwardView) and view.isVisible()
+    toggle = window.docks["backwardGraph"].toggleViewAction()
+    toggle.trigger()  # the user closes the dock
+    qtbot.waitUntil(lambda: not view.isVisible())
+    before = backward_state(view)
+    positions = playhead.positions()
+    for step, replay in positions[len(positions) // 2 :: -1]:
+        playhead.set_position(step, replay)
+    assert backward_state(view) == before  # nothing redrawn while hidden
+    toggle.trigger()
+    qtbot.waitUntil(view.isVisible)
+    check_backward(view, playhead)
+    assert backward_state(view) == redrawn(window, view)[1]

@@ -30,6 +30,7 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QResizeEvent,
+    QShowEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -84,6 +85,7 @@ MAX_FIT_SCALE = 1.4
 SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
 SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient labels
 TYPICAL_LABEL = "(4, 3) -0.183…0.201"  # a gradient label's usual width
+OVERVIEW_REST_MS = 80  # the overview is redrawn once the timeline rests this long
 ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 
 
@@ -250,6 +252,12 @@ class BackwardView(QWidget):
         self.current_key: int | None = None
         self.executed_keys: tuple[int, ...] = ()
         self._memo: Memo = {}
+        self._overview_timer = QTimer(self)
+        self._overview_timer.setSingleShot(True)
+        self._overview_timer.setInterval(OVERVIEW_REST_MS)
+        self._overview_timer.timeout.connect(lambda: self.overview.invalidate())
+        #: The state moved on while this view was hidden (see ``refresh``).
+        self._stale = False
 
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 2)
@@ -322,6 +330,11 @@ class BackwardView(QWidget):
         state.selectionChanged.connect(self._selection_changed)
         state.gradFnSelected.connect(self._grad_fn_selected)
         self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
@@ -402,7 +415,15 @@ class BackwardView(QWidget):
 
     # -- building ----------------------------------------------------------
     def refresh(self) -> None:
-        """Bring the scene to the state's evaluation, position and replay."""
+        """Bring the scene to the state's evaluation, position and replay.
+
+        Put off while the window shows but this view does not (a closed dock, a tab
+        behind another): scrubbing then costs nothing here, and ``showEvent`` catches up.
+        """
+        if not self.isVisible() and self.window() is not self and self.window().isVisible():
+            self._stale = True
+            return
+        self._stale = False
         playhead = self.state.playhead
         ev, snap, index = playhead.evaluation, playhead.snapshot(), playhead.index
         if ev is None or snap is None or index is None:
@@ -625,7 +646,7 @@ class BackwardView(QWidget):
                 for link in self._flow_items.get(flow, ()):
                     link.set_shown(flow in present, detail)
         self._update_pills()
-        self.overview.invalidate()
+        self._overview_later()
 
     def _set_box(self, item: BoxItem, box: Box, model: GraphModel) -> None:
         if item.box.kind != "fn":
@@ -644,7 +665,9 @@ class BackwardView(QWidget):
         ]
         flowing.sort(key=lambda il: not il[1].strong)  # the edge being replayed first
         key = (self._model_key, *((i, link.flow_text) for i, link in flowing))
-        if key != self._pill_key:
+        if key != self._pill_key and not flowing:  # none shown (zoomed out): nothing to place
+            self._pill_spots, self._pill_key = [], key
+        elif key != self._pill_key:
             layer = self.pill_layer
             sizes = [layer.pill_rect(QPointF(), link.flow_text) for _, link in flowing]
             boxes = [
@@ -715,7 +738,16 @@ class BackwardView(QWidget):
                 if item is not None:
                     item.set_state(executed=key in done, current=key == self.current_key)
         self._update_pills()
-        self.overview.invalidate()
+        self._overview_later()
+
+    def _overview_later(self) -> None:
+        """Redraw the overview once the timeline rests: while the learner drags the
+        slider, batching the whole graph anew at every step would cost more than the
+        step itself; the picture catches up a moment after the last one."""
+        if self.overview.isVisible():
+            self._overview_timer.start()
+        else:
+            self.overview.invalidate()
 
     def _apply_selection(self) -> None:
         key = self.selected_key

@@ -11,7 +11,7 @@ away, marked with ▼.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from gradstudio.evaluation.budget import format_size
@@ -22,6 +22,8 @@ from ui.state import StudioState
 #: The bands, bottom to top: (name, colour).
 BANDS = (("values", "#4c8dd6"), ("saved tensors", "#d9822b"), (".grad", "#a23cc8"))
 FREED = "#e5484d"
+#: How many grad_fns and gradients the breakdown names one by one.
+LISTED = 12
 
 
 def bands(m: MemoryStep) -> tuple[int, int, int]:
@@ -57,6 +59,7 @@ class MemoryStrip(QWidget):
         self.setMouseTracking(True)
         self.setFixedHeight(28)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self._bars: tuple[tuple, QPixmap, list[MemoryStep]] | None = None
         state.evaluationChanged.connect(self._changed)
         state.positionChanged.connect(self.update)
         state.documentReplaced.connect(self._changed)
@@ -101,25 +104,41 @@ class MemoryStrip(QWidget):
         if not steps:
             return
         p = QPainter(self)
-        top = max(max(sum(bands(m)) for m in steps), 1)
-        height = self.height() - 10
-        for i, m in enumerate(steps):
-            r = self.bar_rect(i).adjusted(1, 0, -1, 0)
-            y = r.bottom()
-            for value, (_, colour) in zip(bands(m), BANDS, strict=True):
-                h = value / top * height
-                if h > 0:
-                    p.fillRect(QRectF(r.left(), y - h, r.width(), h), QColor(colour))
-                    y -= h
-            if freed_by(steps, i):
-                p.setPen(QColor(FREED))
-                p.drawText(QRectF(r.left(), 0, r.width(), 10), Qt.AlignmentFlag.AlignCenter, "▼")
+        # the bars change with the evaluation, not the position: drawn once, then copied
+        ratio = self.devicePixelRatioF()
+        key = (id(steps), self.width(), self.height(), ratio)
+        if self._bars is None or self._bars[0] != key or self._bars[2] is not steps:
+            self._bars = (key, self._draw_bars(steps, ratio), steps)
+        p.drawPixmap(0, 0, self._bars[1])
         current = self.state.playhead.effective_step
         if current >= 0:
             p.setPen(QPen(self.palette().highlight().color(), 2.0))
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRect(self.bar_rect(current).adjusted(0.5, 0.5, -0.5, -0.5))
         p.end()
+
+    def _draw_bars(self, steps: list[MemoryStep], ratio: float) -> QPixmap:
+        pixmap = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pixmap)
+        p.setFont(self.font())
+        top = max(max(sum(bands(m)) for m in steps), 1)
+        height = self.height() - 10
+        colours = [QColor(colour) for _, colour in BANDS]
+        for i, m in enumerate(steps):
+            r = self.bar_rect(i).adjusted(1, 0, -1, 0)
+            y = r.bottom()
+            for value, colour in zip(bands(m), colours, strict=True):
+                h = value / top * height
+                if h > 0:
+                    p.fillRect(QRectF(r.left(), y - h, r.width(), h), colour)
+                    y -= h
+            if freed_by(steps, i):
+                p.setPen(QColor(FREED))
+                p.drawText(QRectF(r.left(), 0, r.width(), 10), Qt.AlignmentFlag.AlignCenter, "▼")
+        p.end()
+        return pixmap
 
 
 def breakdown_html(state: StudioState) -> str:
@@ -132,14 +151,17 @@ def breakdown_html(state: StudioState) -> str:
     rows = [f"<b>{format_size(m.total_bytes)}</b> held after step {m.step + 1}"]
     rows.append(f"<span style='color:{BANDS[0][1]}'>■</span> values: {format_size(values)}")
     rows.append(f"<span style='color:{BANDS[1][1]}'>■</span> saved tensors: {format_size(saved)}")
-    for s in m.saved:
+    listed_saved, listed_grads = m.head(LISTED)
+    for s in listed_saved:
         note = f", {s.freed} freed" if s.freed else ""
         private = "" if s.private_bytes == s.bytes else f" ({format_size(s.private_bytes)} own)"
         rows.append(f"&nbsp;&nbsp;{_esc(s.name)}: {format_size(s.bytes)}{private}{note}")
+    rows.extend(_more(m.saved_count, listed_saved, saved, "grad_fns"))
     rows.append(f"<span style='color:{BANDS[2][1]}'>■</span> .grad: {format_size(grads)}")
-    for g in m.grads:
+    for g in listed_grads:
         kept = " — kept by retain_grad()" if g.retained else ""
         rows.append(f"&nbsp;&nbsp;{_esc(g.label)}.grad: {format_size(g.bytes)}{kept}")
+    rows.extend(_more(m.grad_count, listed_grads, grads, "tensors"))
     freed = playhead.freed_now()
     ev = playhead.evaluation
     trace = ev.steps[m.step].trace if ev is not None else None
@@ -154,6 +176,15 @@ def breakdown_html(state: StudioState) -> str:
             "(retain_graph=True keeps them)"
         )
     return "<br>".join(rows)
+
+
+def _more(count: int, listed: tuple, total: int, what: str) -> list[str]:
+    """The line that sums up the ``count`` items past those ``listed`` (none when all
+    are): thousands of lines would make the inspector unreadable and slow to lay out."""
+    if count <= len(listed):
+        return []
+    rest = total - sum(item.bytes for item in listed)
+    return [f"&nbsp;&nbsp;… and {count - len(listed)} more {what}: {format_size(rest)}"]
 
 
 class MemorySection(QLabel):
