@@ -644,6 +644,10 @@ def _build() -> tuple[types.ModuleType, types.ModuleType]:
     def scatter_add(a: ndarray, slices: Any, value: Any) -> None:
         np.add.at(a._a, _index(slices), _operand(value))
 
+    mod.linalg = types.SimpleNamespace(
+        **{n: _function(getattr(np.linalg, n)) for n in ("solve", "inv", "norm", "det")}
+    )
+
     cupyx = types.ModuleType("cupyx", "Simulated cupyx.")
     cupyx.scatter_add = scatter_add
     return mod, cupyx

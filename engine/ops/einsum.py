@@ -125,9 +125,7 @@ def trace(input: Any) -> Any:  # noqa: A002
 
 def _diag_embed(xp: Any, a: Any, offset: int = 0) -> Any:
     n = a.shape[0] + abs(offset)
-    out = xp.zeros((n, n), dtype=a.dtype)
-    _diagonal(xp, out, offset, 0, 1)[...] = a
-    return out
+    return _diagonal_backward(xp, a, (n, n), offset, 0, 1)
 
 
 DIAG_EMBED = declare(

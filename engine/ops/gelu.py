@@ -20,11 +20,19 @@ _BETA_TANH = math.sqrt(2) * 2 / math.sqrt(math.pi) * 0.5
 _KAPPA = 0.044715
 
 
-def _erf(xp: Any, a: Any) -> Any:
-    if xp is np:
-        return np.vectorize(math.erf, otypes=[np.float64])(a.astype(np.float64))
-    import cupyx.scipy.special  # type: ignore[import-not-found]
+def _host_erf(a: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(a.astype(np.float64))
 
+
+def _erf(xp: Any, a: Any) -> Any:
+    """``erf`` in float64: the C library's on the CPU; on the GPU CuPy's (it lives in
+    ``cupyx.scipy.special``), or the host's when that part of CuPy is not installed."""
+    if xp is np:
+        return _host_erf(a)
+    try:
+        import cupyx.scipy.special  # type: ignore[import-not-found]
+    except ImportError:
+        return xp.asarray(_host_erf(xp.asnumpy(a)))
     return cupyx.scipy.special.erf(a.astype("float64"))
 
 
