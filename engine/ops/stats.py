@@ -352,19 +352,21 @@ FLIP = declare(
 )
 
 
-@public(
-    "cumsum",
-    ("input",),
-    (Param("dim", "dim", 0),),
-    category="reduction",
-    doc="running sum along dim",
-)
-def cumsum(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
-    from engine.ops.shape import _wrap
+def _cumulative(name: str, op: Any, doc: str) -> Any:
+    """``cumsum``/``cumprod``: one public function each, over the op's declaration."""
 
-    if dtype is not None:
-        input = input.to(dtype)
-    return apply_op(CUMSUM, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
+    def call(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
+        from engine.ops.shape import _wrap
+
+        if dtype is not None:
+            input = input.to(dtype)
+        return apply_op(op, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
+
+    call.__name__ = call.__qualname__ = name
+    return public(name, ("input",), (Param("dim", "dim", 0),), category="reduction", doc=doc)(call)
+
+
+cumsum = _cumulative("cumsum", CUMSUM, "running sum along dim")
 
 
 # -- cumprod ---------------------------------------------------------------------------------
@@ -458,19 +460,7 @@ CUMPROD = declare(
 )
 
 
-@public(
-    "cumprod",
-    ("input",),
-    (Param("dim", "dim", 0),),
-    category="reduction",
-    doc="running product along dim",
-)
-def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
-    from engine.ops.shape import _wrap
-
-    if dtype is not None:
-        input = input.to(dtype)
-    return apply_op(CUMPROD, (input,), {"dim": _wrap(dim, input.ndim) if input.ndim else 0})
+cumprod = _cumulative("cumprod", CUMPROD, "running product along dim")
 
 
 @public(
