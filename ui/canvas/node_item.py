@@ -344,8 +344,9 @@ class NodeItem(QGraphicsItem):
         screen, as maps keep place names legible when zoomed out."""
         rect = self._rect.adjusted(6.0, 4.0, -6.0, -4.0)
         label_font = QFont(s.title_font)
-        label_font.setPixelSize(max(8, min(int(FAR_LABEL_PX / lod), int(rect.height() * 0.45))))
         label_font.setBold(True)
+        _fit_font(label_font, self.node.label, rect.width(), FAR_LABEL_PX / lod, 8.0 / lod)
+        label_font.setPixelSize(max(8, min(label_font.pixelSize(), int(rect.height() * 0.45))))
         metrics = QFontMetricsF(label_font)
         painter.setFont(label_font)
         painter.setPen(s.c("text"))
@@ -360,7 +361,8 @@ class NodeItem(QGraphicsItem):
             return
         mark = "leaf" if f.is_leaf else (f.grad_fn or "")
         mark_font = QFont(s.small_font)
-        mark_font.setPixelSize(max(7, min(int(FAR_MARK_PX / lod), int(rect.height() * 0.3))))
+        _fit_font(mark_font, mark, rect.width(), FAR_MARK_PX / lod, 7.0 / lod)
+        mark_font.setPixelSize(max(7, min(mark_font.pixelSize(), int(rect.height() * 0.3))))
         mark_metrics = QFontMetricsF(mark_font)
         painter.setFont(mark_font)
         painter.setPen(s.c("requires_grad") if f.requires_grad else s.c("text_dim"))
@@ -597,3 +599,12 @@ class NodeItem(QGraphicsItem):
                 return p, mark, b
         p, b = choices[-1]
         return p, mark, b
+
+
+def _fit_font(font: QFont, text: str, width: float, wanted: float, least: float) -> None:
+    """Size ``font`` to ``wanted`` pixels, or smaller down to ``least`` when that makes
+    ``text`` fit ``width``: far out, a long label shrinks before it is cut."""
+    font.setPixelSize(max(1, int(wanted)))
+    advance = QFontMetricsF(font).horizontalAdvance(text)
+    if advance > width > 0:
+        font.setPixelSize(max(1, int(max(least, wanted * width / advance))))
