@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+#: Elements widened at a time: the float64 copy stays at 256 KiB.
+_BLOCK = 1 << 15
+
 
 def libm(name: str) -> Callable[[Any, Any], Any]:
     """The forward of a one-input op that computes ``xp.<name>`` (a NumPy/CuPy ufunc),
@@ -27,7 +30,15 @@ def libm(name: str) -> Callable[[Any, Any], Any]:
         fn = getattr(xp, name)
         if xp is np and getattr(a, "dtype", None) == np.float32:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                return fn(a.astype(np.float64)).astype(np.float32)
+                if a.size <= _BLOCK:
+                    return fn(a.astype(np.float64)).astype(np.float32)
+                # in blocks, so the float64 copy never costs more than a block of memory
+                flat = a.reshape(-1)
+                out = np.empty(a.shape, np.float32)
+                dest = out.reshape(-1)
+                for lo in range(0, flat.size, _BLOCK):
+                    dest[lo : lo + _BLOCK] = fn(flat[lo : lo + _BLOCK].astype(np.float64))
+                return out
         return fn(a)
 
     forward.__name__ = name
