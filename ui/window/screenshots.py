@@ -34,11 +34,20 @@ PROGRAM = (
 
 
 def _module_group(doc: Document, path: str, within: str | None = None) -> str:
-    """The first module group recorded for ``path`` (``model.fc1``), inside ``within``."""
+    """The first module group recorded for ``path`` (``model.fc1``), inside ``within``,
+    that is on show (no collapsed group around it: a loop opens at its last iteration)."""
+
+    def shown(gid: str | None) -> bool:
+        while gid is not None:
+            gid = doc.group(gid).parent
+            if gid is not None and doc.group(gid).collapsed:
+                return False
+        return True
+
     for gid in doc.groups:
         group = doc.group(gid)
         found = group.kind == "module" and group.meta.get("path") == path
-        if found and (within is None or group.parent == within):
+        if found and (within is None or group.parent == within) and shown(gid):
             return gid
     raise LookupError(f"no module group {path!r}")
 
