@@ -34,6 +34,8 @@ WORK = 150_000
 """About how many neighbour visits the ordering step may spend in all."""
 TRANSPOSE_LIMIT = 1_500
 """Graphs with more nodes than this (dummies included) skip the transpose pass."""
+STARTS_LIMIT = 3_000
+"""Graphs with more nodes than this (dummies included) order from the given start only."""
 DUMMY_BUDGET = 8_000
 """At most this many dummy nodes; the longest edges beyond it are drawn without them."""
 
@@ -163,6 +165,9 @@ def order_layers(proper: Proper, iterations: int = ITERATIONS, work: int = WORK)
     per_sweep = max(edges + proper.size, 1)
     iterations = max(2, min(iterations, work // (3 * per_sweep)))
     best, best_count = _sweeps(proper, [list(layer) for layer in proper.layers], iterations)
+    if proper.size > STARTS_LIMIT:
+        proper.layers[:] = best
+        return proper
     for start in (_depth_first_order(proper, proper.down), _depth_first_order(proper, proper.up)):
         if not best_count:
             break
