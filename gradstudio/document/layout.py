@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -114,23 +114,38 @@ def columns_by_flow_and_time(doc: Document, graph: nx.MultiDiGraph) -> dict[str,
     autograd.grad) sits right of everything before it, and what follows it sits
     further right.  Consecutive actions share one column.
     """
+    order = list(nx.topological_sort(graph)) if not doc.order else list(doc.order)
+    return _columns_in_time(
+        order,
+        graph.predecessors,
+        lambda node_id: doc.node(node_id).type.kind is NodeKind.ACTION,
+    )
+
+
+def _columns_in_time(
+    order: list[str],
+    preds: Callable[[str], Iterable[str]],
+    is_action: Callable[[str], bool],
+) -> dict[str, int]:
+    """The column rule of ``columns_by_flow_and_time`` over units in program order
+    (nodes, or a group's blocks): after their inputs, consecutive actions in one column
+    right of everything before them, what follows further right."""
     column: dict[str, int] = {}
-    barrier = 0  # first column free for nodes after the last group of actions
-    pending = 0
+    barrier = pending = 0  # barrier: first column free after the last run of actions
     max_plain = -1
-    group: int | None = None  # column of the current run of consecutive actions
-    for node_id in nx.topological_sort(graph) if not doc.order else doc.order:
-        base = max((column[p] + 1 for p in graph.predecessors(node_id)), default=0)
-        if doc.node(node_id).type.kind is NodeKind.ACTION:
-            if group is None:
-                group = max(max_plain + 1, barrier)
-            column[node_id] = max(base, group)
-            pending = max(pending, column[node_id] + 1)
+    run: int | None = None  # column of the current run of consecutive actions
+    for unit in order:
+        base = max((column[p] + 1 for p in preds(unit) if p in column), default=0)
+        if is_action(unit):
+            if run is None:
+                run = max(max_plain + 1, barrier)
+            column[unit] = max(base, run)
+            pending = max(pending, column[unit] + 1)
         else:
-            if group is not None:
-                barrier, group = pending, None
-            column[node_id] = max(base, barrier)
-            max_plain = max(max_plain, column[node_id])
+            if run is not None:
+                barrier, run = pending, None
+            column[unit] = max(base, barrier)
+            max_plain = max(max_plain, column[unit])
     return column
 
 
@@ -348,23 +363,11 @@ def _layered(
     groups: Mapping[str, Group],
 ) -> dict[str, tuple[float, float]]:
     """``layered_positions``'s columns and barycentre rows over blocks and nodes."""
-    column: dict[str, int] = {}
-    barrier = pending = 0
-    max_plain = -1
-    run: int | None = None
-    for unit in order:
-        base = max((column[p] + 1 for p in preds[unit] if p in column), default=0)
-        action = unit not in groups and doc.node(unit).type.kind is NodeKind.ACTION
-        if action:
-            if run is None:
-                run = max(max_plain + 1, barrier)
-            column[unit] = max(base, run)
-            pending = max(pending, column[unit] + 1)
-        else:
-            if run is not None:
-                barrier, run = pending, None
-            column[unit] = max(base, barrier)
-            max_plain = max(max_plain, column[unit])
+    column = _columns_in_time(
+        order,
+        preds.__getitem__,
+        lambda unit: unit not in groups and doc.node(unit).type.kind is NodeKind.ACTION,
+    )
     columns: dict[int, list[str]] = {}
     for unit in order:
         columns.setdefault(column[unit], []).append(unit)
