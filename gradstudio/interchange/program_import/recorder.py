@@ -439,9 +439,9 @@ def install(recorder: Recorder) -> None:
     from gradstudio.interchange.program_import.actions import install_actions
 
     install_actions(recorder, tensor_type)
-    for name in list(sys.modules):
-        if name == "engine" or name.startswith("engine."):
-            sys.modules["torch" + name[len("engine") :]] = sys.modules[name]
+    from gradstudio.interchange.program_import.torch_alias import alias_torch
+
+    alias_torch()
 
 
 def main(program: str, output: str, keep: int = 3) -> int:
