@@ -106,9 +106,10 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    __slots__ = ("m", "p", "s", "shapes")
+    # ``_saved`` is a slot (set wherever a node is made), so that saving leaves no
+    # per-node ``__dict__`` for the collector to scan.
+    __slots__ = ("_saved", "m", "p", "s", "shapes")
     _op: OpDef
-    _saved: dict[str, Any] | None = None
     _released = False
     #: Set only where it differs from the edges (an in-place op on a view, whose
     #: first edge moves to ``CopySlices``); otherwise derived, so no list per node.
@@ -275,35 +276,32 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     (``_apply_op``) have nothing to decide, so they run here in a few steps.  Both
     paths build the same node.
     """
-    if params is None and op.plain:
-        tensor_cls = _TENSOR[0]
-        a = inputs[0]
-        n = len(inputs)
-        if type(a) is tensor_cls and n <= 2:
-            ad = a._data
-            dt = ad.dtype
-            if type(ad) is np.ndarray and dt.kind == "f":
-                b = bd = None
-                if n == 2:
-                    b = inputs[1]
-                    tb = type(b)
-                    if tb is tensor_cls:
-                        bd = b._data
-                        if type(bd) is not np.ndarray or bd.dtype is not dt:
-                            return _apply_op(op, inputs, _EMPTY)
-                    elif tb is float or tb is int:
-                        bd = b
-                    else:
-                        return _apply_op(op, inputs, _EMPTY)
-                return _apply_plain(op, inputs, a, ad, b, bd, dt)
-    return _apply_op(op, inputs, _EMPTY if params is None else params)
-
-
-def _apply_plain(
-    op: OpDef, inputs: tuple[Any, ...], a: Any, ad: Any, b: Any, bd: Any, dt: Any
-) -> Any:
-    """``apply_op`` for one or two NumPy inputs of the floating dtype ``dt`` (``b`` a
-    tensor of that dtype, a Python number, or None for a one-input op)."""
+    if params is not None or not op.plain:
+        return _apply_op(op, inputs, _EMPTY if params is None else params)
+    tensor_cls = _TENSOR[0]
+    a = inputs[0]
+    if type(a) is not tensor_cls:
+        return _apply_op(op, inputs, _EMPTY)
+    ad = a._data
+    dt = ad.dtype
+    if type(ad) is not np.ndarray or dt.kind != "f":
+        return _apply_op(op, inputs, _EMPTY)
+    n = len(inputs)
+    if n == 1:
+        b = bd = None
+    elif n == 2:
+        b = inputs[1]
+        tb = type(b)
+        if tb is tensor_cls:
+            bd = b._data
+            if type(bd) is not np.ndarray or bd.dtype is not dt:
+                return _apply_op(op, inputs, _EMPTY)
+        elif tb is float or tb is int:
+            bd = b
+        else:
+            return _apply_op(op, inputs, _EMPTY)
+    else:
+        return _apply_op(op, inputs, _EMPTY)
     try:
         if op.quiet:
             out = quietly(op.forward, np, ad) if b is None else quietly(op.forward, np, ad, bd)
@@ -317,7 +315,6 @@ def _apply_plain(
         out = np.asarray(out)  # a scalar
     if out.dtype is not dt and out.dtype != dt:
         out = out.astype(dt)
-    tensor_cls = _TENSOR[0]
     r = _new(tensor_cls)
     r._data = out
     fa = a.grad_fn
@@ -362,6 +359,8 @@ def _apply_plain(
     if op.save_plan:
         needs = (ea[0] is not None,) if b is None else (ea[0] is not None, eb[0] is not None)
         node._saved = _save(op, inputs, r, out, needs)
+    else:
+        node._saved = None
     return r
 
 
@@ -512,8 +511,7 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
         node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
         node._out_meta = _out_meta(first.shape, first.dtype)
         r.grad_fn = node
-        if op.save_plan:
-            node._saved = _save(op, inputs, r, out, needs)
+        node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
         return (r, *rest)
@@ -546,6 +544,7 @@ def _split_outputs(
     ):
         node = _new(op.node_cls)
         node._seq = next_seq()
+        node._saved = None
         if ANOMALY.enabled:
             store_stack(node)
         node.next_functions = (edge_of(base),)
@@ -689,6 +688,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
     self._counter()[0] += 1
     if need:
         node = op.node_cls()
+        node._saved = None
         edges, needs = [], []
         for x in original:
             if isinstance(x, Tensor) and x.requires_grad:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Example, Param, Port, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
 def _wrap(dim: int, ndim: int) -> int:
@@ -496,8 +496,10 @@ def cat(tensors: Any, dim: int = 0) -> Any:
 )
 def stack(tensors: Any, dim: int = 0) -> Any:
     ts = _check_cat(tensors, "stack")
+    ref = tuple(ts[0].shape)
+    tensor_cls = _TENSOR[0]
     for i, x in enumerate(ts[1:], 1):
-        if tuple(x.shape) != tuple(ts[0].shape):
+        if (x._data.shape if type(x) is tensor_cls else tuple(x.shape)) != ref:
             raise RuntimeError(
                 "stack expects each tensor to be equal size, but got "
                 f"[{', '.join(map(str, ts[0].shape))}] "
