@@ -332,7 +332,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     if fa is not None:
         ea = (fa, a._output_nr)
     elif a._requires_grad:
-        ea = edge_of(a)
+        ea = _leaf_edge(a)
     else:
         ea = _NO_EDGE
     if b is None:
@@ -347,14 +347,16 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             if fb is not None:
                 eb = (fb, b._output_nr)
             elif b._requires_grad:
-                eb = edge_of(b)
+                eb = _leaf_edge(b)
             else:
                 eb = _NO_EDGE
             shapes = (ad.shape, bd.shape)
         node.next_functions = (ea, eb)
     node.p = _EMPTY
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
-    node._out_meta = _out_meta(out.shape, dt)
+    by_shape = _META.get(dt)
+    meta = None if by_shape is None else by_shape.get(out.shape)
+    node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
     r.grad_fn = node
     if op.save_plan:
         needs = (ea[0] is not None,) if b is None else (ea[0] is not None, eb[0] is not None)
@@ -370,6 +372,16 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
 _LAYOUTS: dict[Any, Any] = {}
 _META: dict[Any, dict[tuple[int, ...], Any]] = {}
 _LAYOUT_LIMIT = 4096
+
+
+def _leaf_edge(t: Any) -> tuple[Any, int]:
+    """``edge_of`` a leaf that requires grad: its live ``AccumulateGrad`` without a call."""
+    ref = t._grad_acc
+    if ref is not None and not t._nograd_view:
+        acc = ref()
+        if acc is not None:
+            return (acc, 0)
+    return edge_of(t)
 
 
 def _layout(shapes: Any) -> Any:
