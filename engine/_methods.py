@@ -3,6 +3,7 @@ variants included, so no method list is kept by hand."""
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any
 
 from engine import functions
@@ -30,6 +31,9 @@ _EXTRA = (
 
 def _attach(name: str, fn: Any) -> None:
     if name in Tensor.__dict__:
+        return
+    if type(fn) is FunctionType and fn.__name__ == name:
+        setattr(Tensor, name, fn)  # binds as a method itself: ``x.tanh()`` is ``tanh(x)``
         return
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:

@@ -689,8 +689,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         original = (snapshot, *inputs[1:])
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     xp = array_module(self._data)
-    with np.errstate(all="ignore"):
-        out = op.forward(xp, *arrays, **params)
+    out = quietly(op.forward, xp, *arrays, **params)
     if tuple(np.shape(out)) != self.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
@@ -743,10 +742,8 @@ def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:
             arrays.append(a)
         else:
             return False
-    with np.errstate(all="ignore"):
-        getattr(np if type(data) is np.ndarray else array_module(data), op.ufunc)(
-            data, *arrays, out=data
-        )
+    ufunc = getattr(np if type(data) is np.ndarray else array_module(data), op.ufunc)
+    quietly(ufunc, data, *arrays, out=data)
     self._counter()[0] += 1
     return True
 
