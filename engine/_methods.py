@@ -3,13 +3,14 @@ variants included, so no method list is kept by hand."""
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any
 
 from engine import functions
 from engine.catalog import FUNCTIONS
+from engine.ops import pointwise
 from engine.ops import random as random_fills
 from engine.ops.core import apply_op
-from engine.ops.pointwise import CLAMP_MAX, CLAMP_MIN
 from engine.tensor import Tensor
 
 _EXTRA = (
@@ -30,6 +31,9 @@ _EXTRA = (
 
 def _attach(name: str, fn: Any) -> None:
     if name in Tensor.__dict__:
+        return
+    if type(fn) is FunctionType and fn.__name__ == name:
+        setattr(Tensor, name, fn)  # binds as a method itself: ``x.tanh()`` is ``tanh(x)``
         return
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
@@ -54,13 +58,13 @@ def _clamp_min(self: Tensor, min: Any) -> Any:  # noqa: A002
     """``ClampMinBackward0``; a tensor bound goes through ``clamp`` as in PyTorch."""
     if isinstance(min, Tensor):
         return functions.clamp(self, min=min)
-    return apply_op(CLAMP_MIN, (self,), {"min": min})
+    return apply_op(pointwise.CLAMP_MIN, (self,), {"min": min})
 
 
 def _clamp_max(self: Tensor, max: Any) -> Any:  # noqa: A002
     if isinstance(max, Tensor):
         return functions.clamp(self, max=max)
-    return apply_op(CLAMP_MAX, (self,), {"max": max})
+    return apply_op(pointwise.CLAMP_MAX, (self,), {"max": max})
 
 
 def _size_views(self: Tensor, other: Tensor) -> Any:
@@ -80,6 +84,12 @@ def _where(self: Tensor, condition: Any, other: Any) -> Any:
 
 
 Tensor.where = _where  # type: ignore[attr-defined]
+# The arithmetic operators call their op directly, not ``engine.functions`` (``out=``) and
+# the public function's argument checks, which a tensor on the left never needs.
+Tensor.__add__ = Tensor.__radd__ = pointwise.add_operator  # type: ignore[method-assign]
+Tensor.__sub__ = pointwise.sub_operator  # type: ignore[method-assign]
+Tensor.__mul__ = Tensor.__rmul__ = pointwise.mul_operator  # type: ignore[method-assign]
+Tensor.__truediv__ = pointwise.div_operator  # type: ignore[method-assign]
 Tensor.__mod__ = lambda self, other: functions.remainder(self, other)  # type: ignore[attr-defined]
 Tensor.__rmod__ = lambda self, other: functions.remainder(other, self)  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]

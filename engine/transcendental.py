@@ -20,15 +20,29 @@ import numpy as np
 
 #: Elements widened at a time: the float64 copy stays at 256 KiB.
 _BLOCK = 1 << 15
+_F32 = np.dtype(np.float32)
 
 
-def libm(name: str) -> Callable[[Any, Any], Any]:
+def libm(name: str, bounded: bool = False) -> Callable[[Any, Any], Any]:
     """The forward of a one-input op that computes ``xp.<name>`` (a NumPy/CuPy ufunc),
-    widened on the CPU for float32 input."""
+    widened on the CPU for float32 input.
+
+    ``bounded``: the function raises no floating-point flag for any input and its
+    results fit float32 (``tanh``, ``arctan``), so the narrowing needs no error state
+    around it (which costs more than the function on a small tensor)."""
+
+    np_fn = getattr(np, name)
 
     def forward(xp: Any, a: Any) -> Any:
-        fn = getattr(xp, name)
-        if xp is np and getattr(a, "dtype", None) == np.float32:
+        if xp is np:
+            dtype = getattr(a, "dtype", None)
+            fn = np_fn
+        else:
+            dtype = None
+            fn = getattr(xp, name)
+        if dtype is _F32 or (dtype is not None and dtype == np.float32):
+            if bounded and a.size <= _BLOCK:
+                return fn(a.astype(np.float64)).astype(np.float32)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 if a.size <= _BLOCK:
                     return fn(a.astype(np.float64)).astype(np.float32)

@@ -204,8 +204,11 @@ class SavedTensor:
             if not is_inference_mode_enabled():
                 raise RuntimeError(SAVE_ERROR)
         self.data = t._data
-        self.vc = t._counter()
-        self.version = self.vc[0]
+        vc = t._vc
+        if vc is None:
+            vc = t._vc = [0]  # the tensor's version counter, made on first use
+        self.vc = vc
+        self.version = vc[0]
         self.is_output = is_output
         self.output_nr = t._output_nr
         self.tensor: Tensor | None = None if is_output else t

@@ -26,6 +26,7 @@ from engine.autograd.graph import SEQ, Node, SavedTensor, edge_of
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
+from engine.quiet import quietly
 
 Forward = Callable[..., Any]
 Backward = Callable[..., Any]
@@ -70,6 +71,15 @@ class OpDef:
             plan.append((key, idx, w))
         self.save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = tuple(plan)
         self.multi = self.outputs > 1 or self.split  # backward takes one gradient per output
+        #: One array out, no view, and a result dtype that is the inputs' own when they
+        #: share one floating dtype: ``apply_op``'s fast path may run it (see there).
+        self.plain = (
+            self.outputs == 1
+            and not self.split
+            and not self.view
+            and isinstance(self.dtype, str)
+            and self.dtype in ("promote", "float", "same")
+        )
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
@@ -96,9 +106,10 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    __slots__ = ("m", "p", "s", "shapes")
+    # ``_saved`` is a slot (set wherever a node is made), so that saving leaves no
+    # per-node ``__dict__`` for the collector to scan.
+    __slots__ = ("_saved", "m", "p", "s", "shapes")
     _op: OpDef
-    _saved: dict[str, Any] | None = None
     _released = False
     #: Set only where it differs from the edges (an in-place op on a view, whose
     #: first edge moves to ``CopySlices``); otherwise derived, so no list per node.
@@ -257,9 +268,144 @@ _NO_EDGE = (None, 0)
 
 
 def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
-    """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record it."""
-    if params is None:
-        params = _EMPTY
+    """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record it.
+
+    Most calls in a model are one or two CPU tensors of one floating dtype (or a
+    tensor and a Python number) into an op whose result keeps that dtype; for those
+    the promotion rules, device checks and output handling of the general path
+    (``_apply_op``) have nothing to decide, so they run here in a few steps.  Both
+    paths build the same node.
+    """
+    if params is not None or not op.plain:
+        return _apply_op(op, inputs, _EMPTY if params is None else params)
+    tensor_cls = _TENSOR[0]
+    a = inputs[0]
+    if type(a) is not tensor_cls:
+        return _apply_op(op, inputs, _EMPTY)
+    ad = a._data
+    dt = ad.dtype
+    if type(ad) is not np.ndarray or dt.kind != "f":
+        return _apply_op(op, inputs, _EMPTY)
+    n = len(inputs)
+    if n == 1:
+        b = bd = None
+    elif n == 2:
+        b = inputs[1]
+        tb = type(b)
+        if tb is tensor_cls:
+            bd = b._data
+            if type(bd) is not np.ndarray or bd.dtype is not dt:
+                return _apply_op(op, inputs, _EMPTY)
+        elif tb is float or tb is int:
+            bd = b
+        else:
+            return _apply_op(op, inputs, _EMPTY)
+    else:
+        return _apply_op(op, inputs, _EMPTY)
+    try:
+        if op.quiet:
+            out = quietly(op.forward, np, ad) if b is None else quietly(op.forward, np, ad, bd)
+        elif b is None:
+            out = op.forward(np, ad)
+        else:
+            out = op.forward(np, ad, bd)
+    except ValueError as exc:
+        raise _broadcast_error([ad, bd]) or exc from None
+    if type(out) is not np.ndarray and (isinstance(out, np.generic) or not hasattr(out, "shape")):
+        out = np.asarray(out)  # a scalar
+    if out.dtype is not dt and out.dtype != dt:
+        out = out.astype(dt)
+    r = _new(tensor_cls)
+    r._data = out
+    fa = a.grad_fn
+    if b is None or bd is b:
+        if fa is None and not a._requires_grad:
+            return r
+    elif fa is None and not a._requires_grad and b.grad_fn is None and not b._requires_grad:
+        return r
+    if op.grad_fn is None or not grad_mode.STATE.enabled:
+        return r
+    node = _new(op.node_cls)  # every field is set below; skip the generic __init__
+    node._seq = next(SEQ)
+    if ANOMALY.enabled:
+        store_stack(node)
+    if fa is not None:
+        ea = (fa, a._output_nr)
+    elif a._requires_grad:
+        ea = _leaf_edge(a)
+    else:
+        ea = _NO_EDGE
+    if b is None:
+        node.next_functions = (ea,)
+        shapes: Any = (ad.shape,)
+    else:
+        if bd is b:
+            eb = _NO_EDGE
+            shapes = (ad.shape, ())
+        else:
+            fb = b.grad_fn
+            if fb is not None:
+                eb = (fb, b._output_nr)
+            elif b._requires_grad:
+                eb = _leaf_edge(b)
+            else:
+                eb = _NO_EDGE
+            shapes = (ad.shape, bd.shape)
+        node.next_functions = (ea, eb)
+    node.p = _EMPTY
+    node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
+    by_shape = _META.get(dt)
+    meta = None if by_shape is None else by_shape.get(out.shape)
+    node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
+    r.grad_fn = node
+    if op.save_plan:
+        needs = (ea[0] is not None,) if b is None else (ea[0] is not None, eb[0] is not None)
+        node._saved = _save(op, inputs, r, out, needs)
+    else:
+        node._saved = None
+    return r
+
+
+#: Shared, never mutated: the input shapes and output metadata a node records, one
+#: tuple per layout rather than new tuples per node (which a wide graph's collector
+#: would otherwise scan).
+_LAYOUTS: dict[Any, Any] = {}
+_META: dict[Any, dict[tuple[int, ...], Any]] = {}
+_LAYOUT_LIMIT = 4096
+
+
+def _leaf_edge(t: Any) -> tuple[Any, int]:
+    """``edge_of`` a leaf that requires grad: its live ``AccumulateGrad`` without a call."""
+    ref = t._grad_acc
+    if ref is not None and not t._nograd_view:
+        acc = ref()
+        if acc is not None:
+            return (acc, 0)
+    return edge_of(t)
+
+
+def _layout(shapes: Any) -> Any:
+    """``shapes`` interned in ``_LAYOUTS`` (while it holds fewer than its limit)."""
+    if len(_LAYOUTS) < _LAYOUT_LIMIT:
+        _LAYOUTS[shapes] = shapes
+    return shapes
+
+
+def _out_meta(shape: tuple[int, ...], dtype: Any) -> Any:
+    """A node's ``_out_meta`` for one output of ``shape`` and (NumPy) ``dtype``."""
+    by_shape = _META.get(dtype)
+    if by_shape is None:
+        by_shape = _META[dtype] = {}
+    meta = by_shape.get(shape)
+    if meta is None:
+        meta = ((shape, dtype, None),)
+        if len(by_shape) < _LAYOUT_LIMIT:
+            by_shape[shape] = meta
+    return meta
+
+
+def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    """``apply_op`` in general: promotion, devices, views and several outputs."""
     tensor_cls = _TENSOR[0]
     requires = False
     first_t = None
@@ -311,8 +457,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         np_dtype = _result_dtype(op, inputs, params).np
     try:
         if op.quiet:
-            with np.errstate(all="ignore"):
-                out = op.forward(xp, *arrays, **params)
+            out = quietly(op.forward, xp, *arrays, **params)
         else:
             out = op.forward(xp, *arrays, **params)
     except ValueError as exc:
@@ -374,11 +519,11 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         # a wide graph's nodes are otherwise what its full collections spend time on.
         node.next_functions = tuple(edges)
         node.p = params
-        node.shapes = tuple(shapes)
-        node._out_meta = ((first.shape, first.dtype, None),)
+        shapes = tuple(shapes)
+        node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
+        node._out_meta = _out_meta(first.shape, first.dtype)
         r.grad_fn = node
-        if op.save_plan:
-            node._saved = _save(op, inputs, r, out, needs)
+        node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
         return (r, *rest)
@@ -411,6 +556,7 @@ def _split_outputs(
     ):
         node = _new(op.node_cls)
         node._seq = next_seq()
+        node._saved = None
         if ANOMALY.enabled:
             store_stack(node)
         node.next_functions = (edge_of(base),)
@@ -543,8 +689,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         original = (snapshot, *inputs[1:])
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     xp = array_module(self._data)
-    with np.errstate(all="ignore"):
-        out = op.forward(xp, *arrays, **params)
+    out = quietly(op.forward, xp, *arrays, **params)
     if tuple(np.shape(out)) != self.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
@@ -554,6 +699,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
     self._counter()[0] += 1
     if need:
         node = op.node_cls()
+        node._saved = None
         edges, needs = [], []
         for x in original:
             if isinstance(x, Tensor) and x.requires_grad:
@@ -596,10 +742,8 @@ def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:
             arrays.append(a)
         else:
             return False
-    with np.errstate(all="ignore"):
-        getattr(np if type(data) is np.ndarray else array_module(data), op.ufunc)(
-            data, *arrays, out=data
-        )
+    ufunc = getattr(np if type(data) is np.ndarray else array_module(data), op.ufunc)
+    quietly(ufunc, data, *arrays, out=data)
     self._counter()[0] += 1
     return True
 

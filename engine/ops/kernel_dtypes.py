@@ -38,7 +38,7 @@ def refuse_dtype(kernel: str, t: Any, *, integral: bool = False) -> None:
 
 def refuse_bool_subtraction(a: Any, b: Any) -> None:
     """``sub``/``rsub`` refuse bools before anything else (``sub_check`` in ATen)."""
-    if is_bool(a) and is_bool(b):
-        raise RuntimeError(SUBTRACT_BOOLS)
-    if is_bool(a) or is_bool(b):
-        raise RuntimeError(SUBTRACT_BOOL)
+    a_bool = is_bool(a)
+    b_bool = is_bool(b)
+    if a_bool or b_bool:
+        raise RuntimeError(SUBTRACT_BOOLS if a_bool and b_bool else SUBTRACT_BOOL)

@@ -74,7 +74,7 @@ acos = _unary(
 atan = _unary(
     "atan",
     "AtanBackward0",
-    libm("arctan"),
+    libm("arctan", bounded=True),
     lambda c, g: g / c.m.add_scalar(c.s["self"] * c.s["self"], other=1),
     doc="inverse tangent",
 )

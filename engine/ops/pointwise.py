@@ -319,7 +319,7 @@ TANH = declare(
     "tanh",
     "TanhBackward0",
     ("self",),
-    libm("tanh"),
+    libm("tanh", bounded=True),
     lambda c, g: c.m.tanh_backward(g, c.s["result"]),
     dtype="float",
     save={"result": None},
@@ -650,6 +650,31 @@ def mul(input: Any, other: Any) -> Any:  # noqa: A002
     if not _is_tensor(input):
         input, other = other, input
     return apply_op(MUL, (input, other))
+
+
+# -- operators ------------------------------------------------------------------
+# ``Tensor.__add__`` and its kin: the public function with its first argument known to be
+# the tensor, so ``x * 2`` reaches ``apply_op`` in one call.
+def add_operator(self: Any, other: Any) -> Any:
+    """``self + other`` (and ``other + self``): ``AddBackward0``."""
+    return apply_op(ADD, (self, other))
+
+
+def sub_operator(self: Any, other: Any) -> Any:
+    """``self - other``: ``SubBackward0``, bools refused as ``sub`` refuses them."""
+    if self._data.dtype.kind == "b" or is_bool(other):
+        refuse_bool_subtraction(self, other)
+    return apply_op(SUB, (self, other))
+
+
+def mul_operator(self: Any, other: Any) -> Any:
+    """``self * other`` (and ``other * self``): ``MulBackward0``."""
+    return apply_op(MUL, (self, other))
+
+
+def div_operator(self: Any, other: Any) -> Any:
+    """``self / other``: ``DivBackward0``."""
+    return apply_op(DIV, (self, other))
 
 
 @public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division", inplace=True)

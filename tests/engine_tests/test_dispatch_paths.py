@@ -1,0 +1,253 @@
+"""``apply_op``'s fast path (one or two same-dtype CPU float inputs) against its general
+path and against PyTorch: the same values, dtypes, nodes, edges, saved values and
+version counters, and the general path taken wherever the fast one must not decide."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+
+import engine
+from engine.ops import core
+
+torch = pytest.importorskip("torch")
+
+Case = Callable[[Any, dict[str, Any]], Any]
+
+
+def _inputs(T: Any) -> dict[str, Any]:
+    """The same data for both libraries: float32 leaves, constants and odd dtypes."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    b = rng.standard_normal((2, 3)).astype(np.float32)
+    row = rng.standard_normal(3).astype(np.float32)
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    return {
+        "x": T.tensor(a, requires_grad=True),
+        "y": T.tensor(b, requires_grad=True),
+        "c": T.tensor(b),
+        "row": T.tensor(row, requires_grad=True),
+        "w": T.tensor(w, requires_grad=True),
+        "xt": T.tensor(b.T.copy()).t(),  # non-contiguous (2, 3)
+        "s": T.tensor(np.float32(1.25), requires_grad=True),
+        "x64": T.tensor(a.astype(np.float64), requires_grad=True),
+        "h16": T.tensor(a.astype(np.float16)),
+        "i": T.tensor(np.arange(6).reshape(2, 3)),
+    }
+
+
+#: Calls the fast path serves.
+FAST: dict[str, Case] = {
+    "mul scalar": lambda T, v: v["x"] * 1.5,
+    "rmul int": lambda T, v: 2 * v["x"],
+    "add tensors": lambda T, v: v["x"] + v["y"],
+    "add constant": lambda T, v: v["x"] + v["c"],
+    "constant first": lambda T, v: v["c"] * v["x"],
+    "sub int": lambda T, v: v["x"] - 3,
+    "div": lambda T, v: v["x"] / v["y"],
+    "div by zero": lambda T, v: v["x"] / 0.0,
+    "tanh": lambda T, v: T.tanh(v["x"]),
+    "exp": lambda T, v: T.exp(v["x"] * 30),
+    "log of negatives": lambda T, v: T.log(v["x"]),
+    "sigmoid": lambda T, v: T.sigmoid(v["x"]),
+    "relu": lambda T, v: T.relu(v["x"]),
+    "neg": lambda T, v: -v["x"],
+    "broadcast": lambda T, v: v["x"] + v["row"],
+    "0-d times tensor": lambda T, v: v["s"] * v["x"],
+    "0-d result": lambda T, v: T.tanh(v["s"] * 2.0),
+    "non-contiguous": lambda T, v: v["x"] * v["xt"],
+    "chain": lambda T, v: T.tanh(v["x"] * 2.0 + v["y"]) - 1.0,
+    "same input twice": lambda T, v: v["x"] * v["x"],
+    "float64": lambda T, v: T.tanh(v["x64"] * 2.5),
+    "float16 without grad": lambda T, v: v["h16"] + v["h16"],
+    "no grad needed": lambda T, v: v["c"] * 3.0,
+    "matmul": lambda T, v: v["x"] @ v["w"],
+}
+
+#: Calls the general path must decide: promotion, integers, bools, parameters, devices.
+GENERAL: dict[str, Case] = {
+    "mixed dtypes": lambda T, v: v["x"] * v["x64"],
+    "int tensor": lambda T, v: v["i"] * 2,
+    "int tensor and float": lambda T, v: v["i"] * 1.5,
+    "float16 and float32": lambda T, v: v["h16"] * v["x"],
+    "bool scalar": lambda T, v: v["x"] * True,
+    "alpha": lambda T, v: T.add(v["x"], v["y"], alpha=2),
+    "int tensor into float": lambda T, v: v["x"] + v["i"],
+    "three inputs": lambda T, v: T.clamp(v["x"], min=v["c"], max=v["y"]),
+}
+
+
+def _facts(out: Any) -> dict[str, Any]:
+    """What PyTorch shows of a result: dtype, shape, node, edges and values."""
+    fn = out.grad_fn
+    return {
+        "dtype": str(out.dtype),
+        "shape": tuple(out.shape),
+        "requires_grad": out.requires_grad,
+        "grad_fn": None if fn is None else fn.name(),
+        "edges": None
+        if fn is None
+        else [(None if f is None else f.name(), nr) for f, nr in fn.next_functions],
+        "values": out.detach().to(dtype=out.dtype).numpy().astype(np.float64),
+    }
+
+
+def _compare(got: dict[str, Any], want: dict[str, Any]) -> None:
+    values, expected = got.pop("values"), want.pop("values")
+    assert got == want
+    np.testing.assert_allclose(values, expected, rtol=2e-6, atol=1e-7, equal_nan=True)
+
+
+def _grads(T: Any, v: dict[str, Any], out: Any) -> dict[str, Any]:
+    if not out.requires_grad:
+        return {}
+    out.sum().backward()
+    return {k: t.grad.numpy() for k, t in v.items() if t.requires_grad and t.grad is not None}
+
+
+@contextmanager
+def _counting_general() -> Iterator[list[int]]:
+    """Counts the calls that reach the general path."""
+    calls = [0]
+    real = core._apply_op
+
+    def counted(*args: Any) -> Any:
+        calls[0] += 1
+        return real(*args)
+
+    core._apply_op = counted
+    try:
+        yield calls
+    finally:
+        core._apply_op = real
+
+
+@contextmanager
+def _general_only() -> Iterator[None]:
+    """Every op through the general path, as before the fast one existed."""
+    plain = {name: op.plain for name, op in core.OPS.items()}
+    for op in core.OPS.values():
+        op.plain = False
+    try:
+        yield
+    finally:
+        for name, op in core.OPS.items():
+            op.plain = plain[name]
+
+
+@pytest.mark.parametrize("name", sorted({**FAST, **GENERAL}))
+def test_matches_pytorch(name: str) -> None:
+    case = {**FAST, **GENERAL}[name]
+    v_e, v_t = _inputs(engine), _inputs(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy must not warn where PyTorch is silent
+        out_e, out_t = case(engine, v_e), case(torch, v_t)
+    _compare(_facts(out_e), _facts(out_t))
+    g_e, g_t = _grads(engine, v_e, out_e), _grads(torch, v_t, out_t)
+    assert sorted(g_e) == sorted(g_t)
+    for k in g_e:
+        np.testing.assert_allclose(g_e[k], g_t[k], rtol=2e-6, atol=1e-6)
+
+
+def _node_facts(out: Any) -> dict[str, Any]:
+    """Everything a node records, for comparing the two paths exactly."""
+    fn = out.grad_fn
+    facts: dict[str, Any] = {
+        "data": out._data.tobytes(),
+        "shape": out._data.shape,
+        "np_dtype": out._data.dtype,
+        "type": type(out._data),
+        "version": out._version,
+    }
+    if fn is not None:
+        facts.update(
+            name=fn.name(),
+            edges=[(type(f).__name__ if f else None, nr) for f, nr in fn.next_functions],
+            needs=list(fn.needs),
+            shapes=[tuple(s) for s in fn.shapes],
+            out_meta=[tuple(m) for m in fn._out_meta],
+            params=dict(fn.p),
+            saved=fn.saved_names(),
+        )
+    return facts
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_fast_path_builds_what_the_general_path_builds(name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v = _inputs(engine)
+        with _counting_general() as calls:
+            fast = FAST[name](engine, v)
+        assert calls[0] == 0
+        with _general_only():
+            slow = FAST[name](engine, _inputs(engine))
+    assert _node_facts(fast) == _node_facts(slow)
+    if fast.requires_grad:
+        fast.sum().backward()
+        assert v["x"].grad is not None or name in {"float64", "0-d result", "no grad needed"}
+
+
+@pytest.mark.parametrize("name", sorted(GENERAL))
+def test_general_cases_leave_the_fast_path(name: str) -> None:
+    v = _inputs(engine)
+    with _counting_general() as calls:
+        GENERAL[name](engine, v)
+    assert calls[0] >= 1
+
+
+def test_saved_output_keeps_its_version_check() -> None:
+    """A result saved by its node (tanh) and changed in place: PyTorch's error, both libraries."""
+    messages = []
+    for T in (engine, torch):
+        x = T.tensor([0.5, -1.0], requires_grad=True)
+        y = T.tanh(x * 2.0)
+        y.add_(1)
+        assert y._version == 1
+        with pytest.raises(RuntimeError) as err:
+            y.sum().backward()
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+
+
+def test_saved_input_version_and_no_grad() -> None:
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+    c = engine.tensor([3.0, 4.0])
+    y = x * c  # saves c for x's gradient
+    c.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    with engine.no_grad():
+        z = x * 2.0
+    assert z.grad_fn is None and not z.requires_grad
+
+
+def test_inference_mode_marks_fast_results() -> None:
+    x = engine.tensor([1.0, 2.0])
+    with engine.inference_mode():
+        y = x * 2.0
+    assert y.is_inference() and not x.is_inference()
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved"):
+        engine.tanh(y * engine.tensor([1.0, 1.0], requires_grad=True))
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
+def test_anomaly_mode_records_the_forward_trace() -> None:
+    x = engine.tensor([1.0], requires_grad=True)
+    with engine.autograd.detect_anomaly():
+        y = x * 2.0
+    assert y.grad_fn.metadata.get("traceback_")
+
+
+def test_layouts_are_shared() -> None:
+    """Nodes of one shape share their layout tuples (which nothing may mutate)."""
+    x = engine.tensor(np.ones((4, 5), np.float32), requires_grad=True)
+    a, b = x * 2.0, x * 3.0
+    assert a.grad_fn.shapes is b.grad_fn.shapes
+    assert a.grad_fn._out_meta is b.grad_fn._out_meta
+    assert type(a.grad_fn._out_meta) is tuple and type(a.grad_fn.shapes) is tuple
