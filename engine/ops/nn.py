@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
@@ -22,6 +24,9 @@ def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
 def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     if a.ndim == 0:
         return a - a
+    if xp is np:  # the ufuncs' own reductions: what ``np.max``/``np.sum`` call, minus a layer
+        s = a - np.maximum.reduce(a, axis=dim, keepdims=True)
+        return np.subtract(s, np.log(np.add.reduce(np.exp(s), axis=dim, keepdims=True)), out=s)
     s = a - xp.max(a, axis=dim, keepdims=True)
     return s - xp.log(xp.sum(xp.exp(s), axis=dim, keepdims=True))
 
@@ -35,6 +40,9 @@ def _softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
 
 
 def _log_softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
+    if xp is np:
+        e = np.exp(y)
+        return g - np.multiply(e, np.add.reduce(g, axis=dim, keepdims=True), out=e)
     return g - xp.exp(y) * xp.sum(g, axis=dim, keepdims=True)
 
 
@@ -154,6 +162,14 @@ MSE = declare(
 )
 
 
+def _plain_targets(a: Any, target: Any, weight: Any, ignore_index: int) -> bool:
+    """No weight and no target equal to ``ignore_index``: every row counts with weight 1,
+    so the loss and its gradient need no weight vector (same values: ``x * 1.0 == x``)."""
+    if weight is not None or type(target) is not np.ndarray or target.size == 0:
+        return False
+    return not (ignore_index >= 0 and ignore_index < a.shape[-1] and (target == ignore_index).any())
+
+
 def _nll_parts(
     xp: Any, a: Any, target: Any, weight: Any, ignore_index: int
 ) -> tuple[Any, Any, Any]:
@@ -174,6 +190,15 @@ def _nll_fwd(
     reduction: str = "mean",
     ignore_index: int = -100,
 ) -> Any:
+    if xp is np and _plain_targets(a, target, weight, ignore_index):
+        t = target.reshape(-1)
+        rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
+        picked = -rows[np.arange(rows.shape[0]), t]
+        if reduction == "none":
+            return picked.reshape(target.shape)
+        if reduction == "sum":
+            return np.add.reduce(picked)
+        return np.add.reduce(picked) / a.dtype.type(t.size)
     rows, t, w = _nll_parts(xp, a, target, weight, ignore_index)
     picked = -rows[xp.arange(rows.shape[0]), t] * w
     if reduction == "none":
@@ -193,6 +218,14 @@ def _nll_grad_fwd(
     ignore_index: int,
 ) -> Any:
     shape = a.shape
+    if xp is np and _plain_targets(a, target, weight, ignore_index):
+        n = target.size
+        out = np.zeros((n, shape[-1]) if len(shape) > 1 else (1, shape[-1]), dtype=g.dtype)
+        coef = -g.reshape(-1) if reduction == "none" else -g
+        out[np.arange(n), target.reshape(-1)] = (
+            coef / g.dtype.type(n) if reduction == "mean" else coef
+        )
+        return out.reshape(shape)
     dummy = xp.zeros(shape, dtype=g.dtype)
     rows, t, w = _nll_parts(xp, dummy, target, weight, ignore_index)
     out = xp.zeros(rows.shape, dtype=g.dtype)
@@ -323,7 +356,6 @@ def mse_loss(
             UserWarning,
             stacklevel=2,
         )
-        import numpy as np
 
         from engine.ops.shape import expand
 
@@ -372,12 +404,14 @@ def nll_loss(
     reduction: str = "mean",
 ) -> Any:
     _nll_checks(input, target)
-    refuse_grad("nll_loss_forward", "weight", weight)
+    if weight is not None:
+        refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
     c = input.shape[-1]
-    bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
-    if bad.size:
-        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    if tdata.size and (tdata.min() < 0 or tdata.max() >= c):
+        bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
+        if bad.size:
+            raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     params = {"target": tdata, "reduction": reduction, "ignore_index": ignore_index}
     if weight is not None:
         params["weight"] = weight._data
