@@ -190,6 +190,8 @@ def _nll_fwd(
     reduction: str = "mean",
     ignore_index: int = -100,
 ) -> Any:
+    if reduction == "mean" and target.size == 0:  # PyTorch's empty batch: a positive NaN
+        return xp.full((), xp.nan, a.dtype)
     if xp is np and _plain_targets(a, target, weight, ignore_index):
         t = target.reshape(-1)
         rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
@@ -205,7 +207,11 @@ def _nll_fwd(
         return picked.reshape(target.shape)
     if reduction == "sum":
         return picked.sum()
-    return picked.sum() / w.sum()
+    den = w.sum()
+    if xp is np and not den:  # every target ignored: NaN, silently as PyTorch
+        with np.errstate(invalid="ignore"):
+            return picked.sum() / den
+    return picked.sum() / den
 
 
 def _nll_grad_fwd(
@@ -376,10 +382,16 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
             if input.ndim < 1
             else "only 1-D and 2-D inputs are supported"
         )
-    n = input.shape[0] if input.ndim == 2 else 1
-    tn = target.shape[0] if target.ndim else 1
-    if input.ndim == 2 and tn != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
+    # ``nll_loss_nd``'s checks in its order (a 0-d target reads as batch size 0 there)
+    tn = target.shape[0] if target.ndim else 0
+    if input.ndim == 2 and tn != input.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tn})."
+        )
+    if input.ndim == 1 and target.ndim == 1 and tn != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tn}")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
 
 
 @public(
