@@ -158,10 +158,12 @@ def _addmm_fwd(
 
 
 def _linear_nt(a: np.ndarray, b: np.ndarray, bias: np.ndarray) -> np.ndarray | None:
-    """``a @ w.t() + bias`` (``F.linear``) as ``(w @ a.T).T + bias``: OpenBLAS runs the
-    product about 15 % faster in that orientation, with the same bits (the same dot
-    products, each in the same order), and the bias is added while the transposed
-    product is copied into the C-contiguous result PyTorch returns."""
+    """``a @ w.t() + bias`` (``F.linear``), the bias added in place into the fresh product.
+    A batch of at most half the output width with a long inner dim is computed as
+    ``(w @ a.T).T``: OpenBLAS runs that orientation 15-25 % faster, with the same bits
+    (the same dot products, each in the same order), and the bias is added while the
+    transposed product is copied into the C-contiguous result PyTorch returns; for
+    other shapes the copy costs more than it saves."""
     if (
         type(b) is not np.ndarray
         or a.dtype is not b.dtype
@@ -173,7 +175,11 @@ def _linear_nt(a: np.ndarray, b: np.ndarray, bias: np.ndarray) -> np.ndarray | N
         or bias.shape not in ((b.shape[1],), (1, b.shape[1]), (a.shape[0], b.shape[1]))
     ):
         return None
-    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    if 2 * m > n or k < 256:
+        out = np.matmul(a, b)
+        return np.add(out, bias, out=out)
+    out = np.empty((m, n), a.dtype)
     np.add(np.matmul(b.T, a.T).T, bias, out=out)
     return out
 
