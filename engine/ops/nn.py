@@ -298,7 +298,8 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
     if dtype is not None:
         input = input.to(dtype)
     dim = _softmax_dim(input, dim)
-    refuse_dtype(_softmax_kernel("softmax", input, dim), input, integral=True)
+    if not input.dtype.is_floating_point:
+        refuse_dtype(_softmax_kernel("softmax", input, dim), input, integral=True)
     return apply_op(SOFTMAX, (input,), {"dim": dim})
 
 
@@ -314,7 +315,8 @@ def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype:
     if dtype is not None:
         input = input.to(dtype)
     dim = _softmax_dim(input, dim)
-    refuse_dtype(_softmax_kernel("log_softmax", input, dim), input, integral=True)
+    if not input.dtype.is_floating_point:
+        refuse_dtype(_softmax_kernel("log_softmax", input, dim), input, integral=True)
     return apply_op(LOG_SOFTMAX, (input,), {"dim": dim})
 
 
@@ -420,7 +422,13 @@ def nll_loss(
         refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
     c = input.shape[-1]
-    if tdata.size and (tdata.min() < 0 or tdata.max() >= c):
+    if not tdata.size:
+        lo = hi = 0
+    elif type(tdata) is np.ndarray:  # the ufuncs' reductions: ``min``/``max`` minus a layer
+        lo, hi = np.minimum.reduce(tdata, None), np.maximum.reduce(tdata, None)
+    else:
+        lo, hi = tdata.min(), tdata.max()
+    if lo < 0 or hi >= c:
         bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
         if bad.size:
             raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
