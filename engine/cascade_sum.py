@@ -17,6 +17,7 @@ handled; ``reduce_sum`` returns None for anything else and the caller keeps NumP
 
 from __future__ import annotations
 
+import math
 import os
 from functools import cache
 
@@ -55,22 +56,21 @@ def _ceil_log2(x: int) -> int:
 
 
 def _seq(x: np.ndarray, axis: int) -> np.ndarray:
-    """``0 + x[0] + x[1] + ...`` along ``axis``, strictly in order: an
-    ``add.accumulate`` (which NumPy never reorders), or for short axes of large slices
-    (the cascade's levels on big inputs) a loop of whole-slice additions, which
-    allocates less."""
+    """``0 + x[0] + x[1] + ...`` along ``axis``, strictly in order.  When items after
+    ``axis`` leave at least two values per step, ``np.add.reduce`` adds whole slices one
+    after another (NumPy sums pairwise only along its innermost loop), which is the
+    same order at a fraction of the cost; otherwise an ``add.accumulate``, which NumPy
+    never reorders.  The trailing ``+ 0`` turns a ``-0.0`` into ``0.0`` as the
+    cascade's zero start does."""
     k = x.shape[axis]
     if k == 0 or x.size == 0:
         return np.zeros(x.shape[:axis] + x.shape[axis + 1 :], x.dtype)
-    if k > 64 or x.size < 4096 * k:
-        return np.add.accumulate(x, axis=axis).take(-1, axis=axis) + x.dtype.type(0)
-    index: list[object] = [slice(None)] * x.ndim
-    index[axis] = 0
-    total = x[tuple(index)] + x.dtype.type(0)
-    for i in range(1, k):
-        index[axis] = i
-        np.add(total, x[tuple(index)], out=total)
-    return total
+    zero = x.dtype.type(0)
+    if k == 1:
+        return x.take(0, axis=axis) + zero
+    if x.size // (k * math.prod(x.shape[:axis])) >= 2:
+        return np.add.reduce(x, axis=axis) + zero
+    return np.add.accumulate(x, axis=axis).take(-1, axis=axis) + zero
 
 
 def _multi_row(x: np.ndarray) -> np.ndarray:
@@ -83,6 +83,8 @@ def _multi_row(x: np.ndarray) -> np.ndarray:
         return tail
     chunks = _seq(x[:, : n_chunks * step].reshape(b, n_chunks, step, lanes), 2)
     g1 = n_chunks // step
+    if g1 == 0:  # one level: the two upper accumulators stay zero
+        return tail + _seq(chunks, 1)
     level1 = _seq(chunks[:, : g1 * step].reshape(b, g1, step, lanes), 2)
     acc1 = _seq(chunks[:, g1 * step :], 1)
     g2 = g1 // step
@@ -123,6 +125,10 @@ def _outer(x: np.ndarray) -> np.ndarray:
     lanes = vec_bytes() // x.itemsize
     block = 4 * lanes if n >= lanes else 4
     split = n // block * block
+    if split == n:
+        return _multi_row(x)
+    if split == 0:
+        return _row_sum(x)
     return np.concatenate([_multi_row(x[:, :, :split]), _row_sum(x[:, :, split:])], axis=1)
 
 
@@ -194,16 +200,22 @@ def reduce_sum(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> np
     if not a.flags.c_contiguous or a.size == 0:
         return None
     ndim = a.ndim
-    if dims is None or set(dims) == set(range(ndim)) or a.size == 1:
+    # one dim holding every element (``(n, 1).sum(0)``) is a full reduction to PyTorch
+    if dims is None or set(dims) == set(range(ndim)) or a.size in (1, a.shape[dims[0]]):
         out = _full(a.reshape(-1)) if a.size > 1 else a.reshape(()) + a.dtype.type(0)
-        shape = (1,) * ndim if keepdim else ()
+        if keepdim:
+            shape: tuple[int, ...] = (1,) * ndim
+        elif dims is None:
+            shape = ()
+        else:
+            shape = tuple(s for i, s in enumerate(a.shape) if i not in dims)
         return np.asarray(out, a.dtype).reshape(shape)
     if len(dims) != 1:
         return None
     d = dims[0]
-    before = int(np.prod(a.shape[:d], dtype=np.int64))
+    before = math.prod(a.shape[:d])
     size = a.shape[d]
-    after = int(np.prod(a.shape[d + 1 :], dtype=np.int64))
+    after = math.prod(a.shape[d + 1 :])
     if size == 1:
         out = a + a.dtype.type(0)
     elif after == 1:

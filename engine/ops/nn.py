@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
@@ -22,6 +24,9 @@ def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
 def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     if a.ndim == 0:
         return a - a
+    if xp is np:  # the ufuncs' own reductions: what ``np.max``/``np.sum`` call, minus a layer
+        s = a - np.maximum.reduce(a, axis=dim, keepdims=True)
+        return np.subtract(s, np.log(np.add.reduce(np.exp(s), axis=dim, keepdims=True)), out=s)
     s = a - xp.max(a, axis=dim, keepdims=True)
     return s - xp.log(xp.sum(xp.exp(s), axis=dim, keepdims=True))
 
@@ -35,6 +40,9 @@ def _softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
 
 
 def _log_softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
+    if xp is np:
+        e = np.exp(y)
+        return g - np.multiply(e, np.add.reduce(g, axis=dim, keepdims=True), out=e)
     return g - xp.exp(y) * xp.sum(g, axis=dim, keepdims=True)
 
 
@@ -154,6 +162,14 @@ MSE = declare(
 )
 
 
+def _plain_targets(a: Any, target: Any, weight: Any, ignore_index: int) -> bool:
+    """No weight and no target equal to ``ignore_index``: every row counts with weight 1,
+    so the loss and its gradient need no weight vector (same values: ``x * 1.0 == x``)."""
+    if weight is not None or type(target) is not np.ndarray or target.size == 0:
+        return False
+    return not (ignore_index >= 0 and ignore_index < a.shape[-1] and (target == ignore_index).any())
+
+
 def _nll_parts(
     xp: Any, a: Any, target: Any, weight: Any, ignore_index: int
 ) -> tuple[Any, Any, Any]:
@@ -174,13 +190,28 @@ def _nll_fwd(
     reduction: str = "mean",
     ignore_index: int = -100,
 ) -> Any:
+    if reduction == "mean" and target.size == 0:  # PyTorch's empty batch: a positive NaN
+        return xp.full((), xp.nan, a.dtype)
+    if xp is np and _plain_targets(a, target, weight, ignore_index):
+        t = target.reshape(-1)
+        rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
+        picked = -rows[np.arange(rows.shape[0]), t]
+        if reduction == "none":
+            return picked.reshape(target.shape)
+        if reduction == "sum":
+            return np.add.reduce(picked)
+        return np.add.reduce(picked) / a.dtype.type(t.size)
     rows, t, w = _nll_parts(xp, a, target, weight, ignore_index)
     picked = -rows[xp.arange(rows.shape[0]), t] * w
     if reduction == "none":
         return picked.reshape(target.shape)
     if reduction == "sum":
         return picked.sum()
-    return picked.sum() / w.sum()
+    den = w.sum()
+    if xp is np and not den:  # every target ignored: NaN, silently as PyTorch
+        with np.errstate(invalid="ignore"):
+            return picked.sum() / den
+    return picked.sum() / den
 
 
 def _nll_grad_fwd(
@@ -193,6 +224,14 @@ def _nll_grad_fwd(
     ignore_index: int,
 ) -> Any:
     shape = a.shape
+    if xp is np and _plain_targets(a, target, weight, ignore_index):
+        n = target.size
+        out = np.zeros((n, shape[-1]) if len(shape) > 1 else (1, shape[-1]), dtype=g.dtype)
+        coef = -g.reshape(-1) if reduction == "none" else -g
+        out[np.arange(n), target.reshape(-1)] = (
+            coef / g.dtype.type(n) if reduction == "mean" else coef
+        )
+        return out.reshape(shape)
     dummy = xp.zeros(shape, dtype=g.dtype)
     rows, t, w = _nll_parts(xp, dummy, target, weight, ignore_index)
     out = xp.zeros(rows.shape, dtype=g.dtype)
@@ -259,7 +298,8 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
     if dtype is not None:
         input = input.to(dtype)
     dim = _softmax_dim(input, dim)
-    refuse_dtype(_softmax_kernel("softmax", input, dim), input, integral=True)
+    if not input.dtype.is_floating_point:
+        refuse_dtype(_softmax_kernel("softmax", input, dim), input, integral=True)
     return apply_op(SOFTMAX, (input,), {"dim": dim})
 
 
@@ -275,7 +315,8 @@ def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype:
     if dtype is not None:
         input = input.to(dtype)
     dim = _softmax_dim(input, dim)
-    refuse_dtype(_softmax_kernel("log_softmax", input, dim), input, integral=True)
+    if not input.dtype.is_floating_point:
+        refuse_dtype(_softmax_kernel("log_softmax", input, dim), input, integral=True)
     return apply_op(LOG_SOFTMAX, (input,), {"dim": dim})
 
 
@@ -323,7 +364,6 @@ def mse_loss(
             UserWarning,
             stacklevel=2,
         )
-        import numpy as np
 
         from engine.ops.shape import expand
 
@@ -344,10 +384,16 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
             if input.ndim < 1
             else "only 1-D and 2-D inputs are supported"
         )
-    n = input.shape[0] if input.ndim == 2 else 1
-    tn = target.shape[0] if target.ndim else 1
-    if input.ndim == 2 and tn != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
+    # ``nll_loss_nd``'s checks in its order (a 0-d target reads as batch size 0 there)
+    tn = target.shape[0] if target.ndim else 0
+    if input.ndim == 2 and tn != input.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tn})."
+        )
+    if input.ndim == 1 and target.ndim == 1 and tn != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tn}")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
 
 
 @public(
@@ -372,12 +418,20 @@ def nll_loss(
     reduction: str = "mean",
 ) -> Any:
     _nll_checks(input, target)
-    refuse_grad("nll_loss_forward", "weight", weight)
+    if weight is not None:
+        refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
     c = input.shape[-1]
-    bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
-    if bad.size:
-        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    if not tdata.size:
+        lo = hi = 0
+    elif type(tdata) is np.ndarray:  # the ufuncs' reductions: ``min``/``max`` minus a layer
+        lo, hi = np.minimum.reduce(tdata, None), np.maximum.reduce(tdata, None)
+    else:
+        lo, hi = tdata.min(), tdata.max()
+    if lo < 0 or hi >= c:
+        bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
+        if bad.size:
+            raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     params = {"target": tdata, "reduction": reduction, "ignore_index": ignore_index}
     if weight is not None:
         params["weight"] = weight._data

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.numerics import fma
@@ -397,11 +399,34 @@ def zeros_like(c: Any, t: Any) -> Any:
     return _TENSOR[0]._wrap(array_module(t._data).zeros_like(t._data))
 
 
+_BITS = {4: np.uint32, 8: np.uint64}
+
+
+def _threshold_backward(xp: Any, g: Any, a: Any, threshold: Any) -> Any:
+    """``a <= threshold ? 0 : g``.  For equal-shaped C-contiguous float arrays, the
+    gradient's bits are ANDed with an all-ones or all-zeros word per element, a third of
+    ``np.where``'s time and the same result (``+0.0`` where cut, NaN or inf included)."""
+    bits = _BITS.get(g.dtype.itemsize) if type(g) is np.ndarray else None
+    if (
+        bits is not None
+        and g.dtype.kind == "f"
+        and g.ndim
+        and type(a) is np.ndarray
+        and a.shape == g.shape
+        and g.flags.c_contiguous
+        and a.flags.c_contiguous
+    ):
+        keep = (a <= threshold).astype(bits)
+        keep -= bits(1)  # 1 (cut) -> 0, 0 (kept) -> all ones
+        return np.bitwise_and(g.view(bits), keep, out=keep).view(g.dtype)
+    return xp.where(a <= threshold, xp.zeros((), g.dtype), g)
+
+
 declare(
     "threshold_backward",
     "ThresholdBackwardBackward0",
     ("grad_output", "self"),
-    lambda xp, g, a, threshold: xp.where(a <= threshold, xp.zeros((), g.dtype), g),
+    _threshold_backward,
     lambda c, gg: (
         c.m.threshold_backward(gg, c.s["self"], threshold=c.p["threshold"]) if c.needs[0] else None,
         zeros_like(c, c.s["self"]) if c.needs[1] else None,

@@ -7,7 +7,10 @@ its fused multiply-adds, so results agree with PyTorch bit for bit.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
 
 from engine.backend import array_module
 from engine.numerics import fma
@@ -46,6 +49,32 @@ def sqrt(a: Any) -> Any:
 
 def maximum(a: Any, b: Any) -> Any:
     return array_module(a).maximum(a, b)
+
+
+#: Elements per block: a block of every array an update reads and writes, float64
+#: temporaries included, stays in the processor's cache.
+BLOCK = 1 << 14
+
+
+def blocks(arrays: list[Any]) -> Iterator[list[Any]]:
+    """The arrays as aligned flat blocks, so that a chain of elementwise ops runs in
+    cache; the whole arrays where they are not all C-contiguous NumPy arrays of one
+    shape (each op is elementwise, so either way gives the same values)."""
+    first = arrays[0]
+    n = first.size
+    if n <= BLOCK or not all(
+        type(a) is np.ndarray and a.shape == first.shape and a.flags.c_contiguous for a in arrays
+    ):
+        yield arrays
+        return
+    flat = [a.reshape(-1) for a in arrays]
+    for lo in range(0, n, BLOCK):
+        yield [a[lo : lo + BLOCK] for a in flat]
+
+
+def bump(t: Tensor, ops: int = 1) -> None:
+    """Count ``ops`` in-place ops on ``t`` (its version), its storage already written."""
+    t._counter()[0] += ops
 
 
 def write(t: Tensor, arr: Any, ops: int = 1) -> None:

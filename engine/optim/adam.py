@@ -62,28 +62,43 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = zeros_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(p)
-        beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
-        g = -grad._data if group["maximize"] else grad._data
         step = k.bump_step(state["step"])
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                k.write(p, p._data * k.c(1 - lr * wd, p._data))
-            else:
-                g = k.add(g, p._data, wd)
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        k.write(exp_avg, k.lerp(exp_avg._data, g, 1 - beta1))
-        k.write(exp_avg_sq, k.addcmul(exp_avg_sq._data * k.c(beta2, g), g, g, 1 - beta2), 2)
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
-        step_size = lr / bias_correction1
-        second = exp_avg_sq._data
-        if group["amsgrad"]:
-            best = state["max_exp_avg_sq"]
-            k.write(best, k.maximum(best._data, second))
-            second = best._data
-        denom = k.sqrt(second) / k.c(bias_correction2**0.5, g) + k.c(group["eps"], g)
-        k.write(p, k.addcdiv(p._data, exp_avg._data, denom, -step_size))
+        best = state.get("max_exp_avg_sq") if group["amsgrad"] else None
+        tensors = [p, grad, state["exp_avg"], state["exp_avg_sq"]]
+        arrays = [t._data for t in tensors] + ([best._data] if best is not None else [])
+        for block in k.blocks(arrays):
+            _adam_math(*block[:4], block[4] if best is not None else None, group, step)
+        decoupled = group["weight_decay"] != 0 and group["decoupled_weight_decay"]
+        k.bump(p, 2 if decoupled else 1)
+        k.bump(state["exp_avg"])
+        k.bump(state["exp_avg_sq"], 2)
+        if best is not None:
+            k.bump(best)
+
+
+def _adam_math(
+    p: Any, grad: Any, exp_avg: Any, exp_avg_sq: Any, best: Any, group: dict[str, Any], step: float
+) -> None:
+    """``_single_tensor_adam``'s in-place ops on (a block of) one parameter's arrays."""
+    beta1, beta2 = group["betas"]
+    lr, wd = group["lr"], group["weight_decay"]
+    g = -grad if group["maximize"] else grad
+    if wd != 0:
+        if group["decoupled_weight_decay"]:
+            p[...] = p * k.c(1 - lr * wd, p)
+        else:
+            g = k.add(g, p, wd)
+    exp_avg[...] = k.lerp(exp_avg, g, 1 - beta1)
+    exp_avg_sq[...] = k.addcmul(exp_avg_sq * k.c(beta2, g), g, g, 1 - beta2)
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    step_size = lr / bias_correction1
+    second = exp_avg_sq
+    if best is not None:
+        best[...] = k.maximum(best, second)
+        second = best
+    denom = k.sqrt(second) / k.c(bias_correction2**0.5, g) + k.c(group["eps"], g)
+    p[...] = k.addcdiv(p, exp_avg, denom, -step_size)
 
 
 class AdamW(Adam):

@@ -111,3 +111,29 @@ def test_broadcast_gradients_are_summed_back_in_pytorchs_order(
         ((T.tensor(x) + leaf) * T.tensor(x)).sum().backward()
         grads.append(np.asarray(leaf.grad.numpy()))
     assert _same_bits(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("shape", "dim"),
+    [((1, 1), 0), ((1, 1), 1), ((1, 17), 1), ((55, 1), 0), ((70000, 1), 0), ((1, 70000), 1)],
+)
+def test_a_dim_holding_every_element_sums_as_a_full_reduction(
+    shape: tuple[int, ...], dim: int, dtype: type
+) -> None:
+    """``(n, 1).sum(0)`` is PyTorch's full reduction (split between threads above 32768
+    elements), and keeps the other dims: ``(1, 1).sum(0)`` has shape ``(1,)``."""
+    a = np.random.default_rng(sum(shape)).standard_normal(shape).astype(dtype)
+    for keepdim in (False, True):
+        _check(a, dim, keepdim, "sum")
+
+
+@pytest.mark.parametrize("shape", [(64, 256), (64, 10), (100, 3), (4096, 300), (300, 5, 40)])
+def test_linear_bias_gradients_match_torch(shape: tuple[int, ...]) -> None:
+    """A bias's gradient, the column sum of the output's, in PyTorch's order of additions;
+    some gradients hold ``-0.0``, which the sum returns as ``0.0`` as PyTorch does."""
+    rng = np.random.default_rng(shape[0])
+    a = rng.standard_normal(shape).astype(np.float32)
+    a[::3] = -0.0
+    _check(a, 0, True, "sum")
+    _check(a, 0, False, "sum")
