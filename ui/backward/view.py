@@ -72,10 +72,10 @@ from ui.backward.model import (
     arrange,
     extents,
     layers_of,
-    model_at,
     parse_key,
     union_model,
 )
+from ui.backward.scrub_model import ModelDelta, ScrubModel
 from ui.inspector.value_view import WrapLabel
 from ui.state import StudioState
 
@@ -252,6 +252,8 @@ class BackwardView(QWidget):
         self.current_key: int | None = None
         self.executed_keys: tuple[int, ...] = ()
         self._memo: Memo = {}
+        #: The model at the position, moved along with the playhead (``scrub_model``).
+        self._scrub: ScrubModel | None = None
         self._overview_timer = QTimer(self)
         self._overview_timer.setSingleShot(True)
         self._overview_timer.setInterval(OVERVIEW_REST_MS)
@@ -448,9 +450,16 @@ class BackwardView(QWidget):
             self._applied_model = self._applied_flow = None
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
-            self.model = model_at(ev, snap, index, self.show_saved, self._memo)
+            scrub = self._scrub
+            if scrub is None or scrub.evaluation is not ev or scrub.show_saved != self.show_saved:
+                scrub = self._scrub = ScrubModel(ev, index, self.show_saved, self._memo)
+            delta = scrub.move_to(snap)
+            self.model = scrub.model
             self._model_key = key
-            self._apply_model(self.model)
+            if self._applied_model is None:
+                self._apply_model(self.model)
+            else:
+                self._apply_delta(self.model, delta)
         if not self.model.boxes:
             self._set_message(
                 "No backward graph at this step: no tensor that requires grad "
@@ -648,6 +657,29 @@ class BackwardView(QWidget):
         self._update_pills()
         self._overview_later()
 
+    def _apply_delta(self, model: GraphModel, delta: ModelDelta) -> None:
+        """Show what changed since the position before: a scrub costs what it changes."""
+        detail, boxes = self.detail, self.boxes
+        self._applied_model = model
+        for box_id in delta.removed:
+            if (item := boxes.get(box_id)) is not None:
+                item.set_shown(False, detail)
+        for box_id, box in delta.boxes.items():
+            if (item := boxes.get(box_id)) is not None:
+                item.set_shown(True, detail)
+                self._set_box(item, box, model)
+        for key in delta.roots:
+            box = model.boxes.get(("fn", key))
+            if box is not None and (item := boxes.get(("fn", key))) is not None:
+                self._set_box(item, box, model)
+        for flows, shown in ((delta.links_removed, False), (delta.links_added, True)):
+            for flow in flows:
+                for link in self._flow_items.get(flow, ()):
+                    link.set_shown(shown, detail)
+        if delta:
+            self._update_pills()
+            self._overview_later()
+
     def _set_box(self, item: BoxItem, box: Box, model: GraphModel) -> None:
         if item.box.kind != "fn":
             item.set_box(box)
@@ -658,11 +690,11 @@ class BackwardView(QWidget):
     def _update_pills(self) -> None:
         """The gradient labels of the links shown now that a gradient has flowed along,
         each on its edge where it covers no box and no other label (``labels``)."""
-        flowing = [
-            (i, link)
-            for i, link in enumerate(self.links)
-            if link.shown and link.flow is not None and self.detail
-        ]
+        flowing = (
+            [(i, link) for i, link in enumerate(self.links) if link.shown and link.flow is not None]
+            if self.detail
+            else []
+        )
         flowing.sort(key=lambda il: not il[1].strong)  # the edge being replayed first
         key = (self._model_key, *((i, link.flow_text) for i, link in flowing))
         if key != self._pill_key and not flowing:  # none shown (zoomed out): nothing to place
