@@ -14,6 +14,7 @@ rebuilds the parts of the few keys it touches, and the view is told what changed
 
 from __future__ import annotations
 
+from collections.abc import KeysView
 from dataclasses import dataclass, field
 
 from gradstudio.evaluation.evaluate import Evaluation, GradFnFacts, OutputRef, Snapshot
@@ -87,6 +88,11 @@ class ScrubModel:
         self._links: dict[tuple, Link] = {}  # by flow, which names one link
         self.roots: set[int] = set()
         self._rank: dict[OutputRef, int] | None = None
+
+    @property
+    def flows(self) -> KeysView[tuple]:
+        """The flows of the links at the position (a live view)."""
+        return self._links.keys()
 
     @property
     def model(self) -> GraphModel:

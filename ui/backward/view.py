@@ -59,6 +59,7 @@ from ui.backward.items import (
     Fonts,
     LinkItem,
     Overview,
+    OverviewState,
     PillLayer,
 )
 from ui.backward.labels import place_labels
@@ -260,6 +261,12 @@ class BackwardView(QWidget):
         self._overview_timer.timeout.connect(lambda: self.overview.invalidate())
         #: The state moved on while this view was hidden (see ``refresh``).
         self._stale = False
+        #: Zoomed far out, the overview draws the graph from the model and the flows,
+        #: and the items (hidden then) are brought up to date only when next shown or
+        #: asked (``sync_items``): a long scrub does not restyle thousands of them.
+        self._deferred = False
+        self._deferred_model = True  # the model moved since the overview last drew it
+        self._deferred_flow: tuple | None = None
 
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 2)
@@ -401,18 +408,22 @@ class BackwardView(QWidget):
 
     # -- queries (for tests and the other panels) -----------------------------
     def visible_boxes(self, kind: str | None = None) -> list[BoxItem]:
+        self.sync_items()
         return [b for b in self.boxes.values() if b.shown and (kind is None or b.box.kind == kind)]
 
     def fn_item(self, key: int) -> BoxItem | None:
+        self.sync_items()
         item = self.boxes.get(("fn", key))
         return item if item is not None and item.shown else None
 
     def leaf_item(self, key: int) -> BoxItem | None:
+        self.sync_items()
         item = self.boxes.get(("leaf", key))
         return item if item is not None and item.shown else None
 
     def link_flow(self, flow: tuple) -> GradValue | None:
         """The gradient shown on the link named ``flow`` (see ``Link.flow``)."""
+        self.sync_items()
         return next((li.flow for li in self.links if li.link.flow == flow and li.shown), None)
 
     # -- building ----------------------------------------------------------
@@ -456,8 +467,14 @@ class BackwardView(QWidget):
             delta = scrub.move_to(snap)
             self.model = scrub.model
             self._model_key = key
-            if self._applied_model is None:
+            if self._applied_model is None:  # every item anew: nothing waits any more
+                self._deferred = False
+                self.overview.set_state(None)
+                self._applied_flow = None
                 self._apply_model(self.model)
+            elif self._deferred or not self.detail:
+                self._deferred = True  # the overview draws: the hidden items catch up later
+                self._deferred_model |= bool(delta)
             else:
                 self._apply_delta(self.model, delta)
         if not self.model.boxes:
@@ -467,7 +484,10 @@ class BackwardView(QWidget):
             )
         else:
             self._set_message(None)
-        self._apply_flow()
+        if self._deferred:
+            self._defer_flow()
+        else:
+            self._apply_flow()
         self._apply_selection()
         self._update_status()
 
@@ -505,6 +525,9 @@ class BackwardView(QWidget):
         self._applied_selection: tuple[int | None] | None = None
         self._flow_items: dict[tuple, list[LinkItem]] = {}
         self._key_items: dict[int, list[BoxItem]] = {}
+        self._deferred = False
+        self._deferred_model = True  # the model moved since the overview last drew it
+        self._deferred_flow: tuple | None = None
 
     def _show_message(self, text: str) -> None:
         self._clear()
@@ -756,9 +779,15 @@ class BackwardView(QWidget):
                     )
         else:  # only the links whose gradient changed, the boxes that ran or run now
             old_flows, old_strong, old_done, old_current = before
-            keys = {
-                k for k in old_flows.keys() | flows.keys() if old_flows.get(k) is not flows.get(k)
-            }
+            keys = (
+                set()
+                if flows is old_flows
+                else {
+                    k
+                    for k in old_flows.keys() | flows.keys()
+                    if old_flows.get(k) is not flows.get(k)
+                }
+            )
             for flow in keys | (old_strong ^ strong):
                 for link in self._flow_items.get(flow, ()):
                     link.set_flow(flows.get(flow), flow in strong)
@@ -771,6 +800,45 @@ class BackwardView(QWidget):
                     item.set_state(executed=key in done, current=key == self.current_key)
         self._update_pills()
         self._overview_later()
+
+    def _defer_flow(self) -> None:
+        """What ``_apply_flow`` says, for the overview alone (the items wait)."""
+        playhead = self.state.playhead
+        at = playhead.trace_at()
+        current = playhead.current
+        self.executed_keys = tuple(ex.key for ex in at.executed) if at is not None else ()
+        self.current_key = current.key if current is not None else None
+        live = at is not None and at.live
+        flows, strong = playhead.edge_gradients(), playhead.current_flows()
+        key = (id(flows), strong, self.executed_keys, live, self.current_key)
+        if not self._deferred_model and key == self._deferred_flow:
+            return  # nothing flowed, ran or appeared between the positions
+        self._deferred_model, self._deferred_flow = False, key
+        done = set(self.executed_keys) if live else set()
+        scrub = self._scrub
+        self.overview.set_state(
+            OverviewState(
+                self.model.boxes,
+                scrub.flows if scrub is not None else frozenset(),
+                flows,
+                strong,
+                done,
+                self.current_key,
+            )
+        )
+        self._overview_later()
+
+    def sync_items(self) -> None:
+        """Bring every item to the position (after scrubbing zoomed far out)."""
+        if not self._deferred:
+            return
+        self._deferred = False
+        self._deferred_model = True  # the model moved since the overview last drew it
+        self._deferred_flow: tuple | None = None
+        self.overview.set_state(None)
+        self._applied_model = self._applied_flow = None
+        self._apply_model(self.model)
+        self._apply_flow()
 
     def _overview_later(self) -> None:
         """Redraw the overview once the timeline rests: while the learner drags the
@@ -807,6 +875,8 @@ class BackwardView(QWidget):
         if detail == self.detail:
             return
         self.detail = detail
+        if detail:
+            self.sync_items()
         for item in self.boxes.values():
             item.set_shown(item.shown, detail)
         for link in self.links:
@@ -818,6 +888,7 @@ class BackwardView(QWidget):
 
     def box_near(self, point: QPointF, tolerance: float) -> BoxItem | None:
         """The shown box at a scene point (within ``tolerance``), for clicks on the overview."""
+        self.sync_items()
         for item in self.boxes.values():
             if (
                 item.shown
@@ -872,6 +943,7 @@ class BackwardView(QWidget):
 
     def click_box(self, box_id: BoxId) -> None:
         """What a click on a box does (the mouse path calls this too)."""
+        self.sync_items()
         item = self.boxes.get(box_id)
         if item is not None:
             self._box_clicked(item)

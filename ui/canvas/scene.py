@@ -30,7 +30,7 @@ from gradstudio.document.events import (
 from ui.canvas.edge_item import EdgeItem
 from ui.canvas.group_item import GroupCardItem, GroupFrameItem
 from ui.canvas.group_layer import GroupLayer
-from ui.canvas.node_facts import NodeFacts, node_facts
+from ui.canvas.node_facts import NodeFacts, facts_reader, node_facts
 from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import OVERVIEW_LOD, Overview
 from ui.canvas.style import CanvasStyle, canvas_style
@@ -353,14 +353,22 @@ class GraphScene(QGraphicsScene):
             # the same evaluation at another position: only what changed in between
             changed = playhead.nodes_changed_since(before[1], before[2])
             items = [item for n in changed if (item := self._nodes.get(n)) is not None]
+        read = facts_reader(playhead)
         for item in items:
-            facts = node_facts(item.node_id, item.node_type, playhead)
+            facts = read(item.node_id, item.node_type)
             dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
             item.set_facts(facts, dimmed=dimmed)
+        edges: Iterable[tuple[Edge, EdgeItem]] = self._edges.items()
+        if changed is not None:  # the wires out of the changed nodes
+            by_node, all_edges = self._edges_by_node, self._edges
+            edges = [
+                (edge, all_edges[edge])
+                for n in changed
+                for edge in by_node.get(n, ())
+                if edge.src == n and edge in all_edges
+            ]
         wires = []
-        for edge, edge_item in self._edges.items():
-            if changed is not None and edge.src not in changed:
-                continue
+        for edge, edge_item in edges:
             grad = False
             if snap is not None:
                 f = snap.facts(edge.src, edge.src_port)
