@@ -258,7 +258,7 @@ class BackwardView(QWidget):
         self._overview_timer = QTimer(self)
         self._overview_timer.setSingleShot(True)
         self._overview_timer.setInterval(OVERVIEW_REST_MS)
-        self._overview_timer.timeout.connect(lambda: self.overview.invalidate())
+        self._overview_timer.timeout.connect(self._at_rest)
         #: The state moved on while this view was hidden (see ``refresh``).
         self._stale = False
         #: Zoomed far out, the overview draws the graph from the model and the flows,
@@ -459,6 +459,16 @@ class BackwardView(QWidget):
             self._model_key = None
             # another evaluation: every box and gradient is new, set them all at once
             self._applied_model = self._applied_flow = None
+        if self._applied_model is not None and (self._deferred or not self.detail):
+            # Far out the overview alone draws the graph, and it is redrawn once the
+            # timeline rests: the model and the gradients catch up then (``_at_rest``),
+            # so dragging the slider costs this view nothing per step.
+            self._deferred = True
+            self._overview_timer.start()
+            self._read_flow_keys()
+            self._apply_selection()
+            self._update_status()
+            return
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
             scrub = self._scrub
@@ -472,9 +482,6 @@ class BackwardView(QWidget):
                 self.overview.set_state(None)
                 self._applied_flow = None
                 self._apply_model(self.model)
-            elif self._deferred or not self.detail:
-                self._deferred = True  # the overview draws: the hidden items catch up later
-                self._deferred_model |= bool(delta)
             else:
                 self._apply_delta(self.model, delta)
         if not self.model.boxes:
@@ -484,10 +491,7 @@ class BackwardView(QWidget):
             )
         else:
             self._set_message(None)
-        if self._deferred:
-            self._defer_flow()
-        else:
-            self._apply_flow()
+        self._apply_flow()
         self._apply_selection()
         self._update_status()
 
@@ -801,13 +805,46 @@ class BackwardView(QWidget):
         self._update_pills()
         self._overview_later()
 
-    def _defer_flow(self) -> None:
-        """What ``_apply_flow`` says, for the overview alone (the items wait)."""
+    def _at_rest(self) -> None:
+        """The timeline rests: the overview draws the position (see ``_overview_later``)."""
+        if self._deferred:
+            self._catch_up()
+        self.overview.invalidate()
+
+    def _catch_up(self) -> None:
+        """Far out, after a scrub: the model and the gradients at the position, for the
+        overview (the hidden items wait for ``sync_items``)."""
+        playhead = self.state.playhead
+        ev, snap, scrub = playhead.evaluation, playhead.snapshot(), self._scrub
+        if ev is None or snap is None or scrub is None or scrub.evaluation is not ev:
+            return
+        key = (id(ev), snap.step, self.show_saved)
+        if key != self._model_key:
+            self._deferred_model |= bool(scrub.move_to(snap))
+            self.model = scrub.model
+            self._model_key = key
+        self._set_message(
+            None
+            if self.model.boxes
+            else "No backward graph at this step: no tensor that requires grad "
+            "has been used by an operation yet."
+        )
+        self._defer_flow()
+        self._update_status()
+
+    def _read_flow_keys(self) -> None:
+        """The grad_fns run by the position, and the one running (None: none)."""
         playhead = self.state.playhead
         at = playhead.trace_at()
         current = playhead.current
         self.executed_keys = tuple(ex.key for ex in at.executed) if at is not None else ()
         self.current_key = current.key if current is not None else None
+
+    def _defer_flow(self) -> None:
+        """What ``_apply_flow`` says, for the overview alone (the items wait)."""
+        playhead = self.state.playhead
+        self._read_flow_keys()
+        at = playhead.trace_at()
         live = at is not None and at.live
         flows, strong = playhead.edge_gradients(), playhead.current_flows()
         key = (id(flows), strong, self.executed_keys, live, self.current_key)
@@ -826,12 +863,12 @@ class BackwardView(QWidget):
                 self.current_key,
             )
         )
-        self._overview_later()
 
     def sync_items(self) -> None:
         """Bring every item to the position (after scrubbing zoomed far out)."""
         if not self._deferred:
             return
+        self._catch_up()
         self._deferred = False
         self._deferred_model = True  # the model moved since the overview last drew it
         self._deferred_flow: tuple | None = None
