@@ -75,6 +75,7 @@ def walk(evaluation: Evaluation, order: list[int], show_saved: bool) -> None:
         now = scrub.model
         walked = model_at(evaluation, snapshot, index, show_saved, {})
         assert same(now, walked), step
+        assert now.fn_count == walked.fn_count
         changed = {b for b in now.boxes if before.boxes.get(b) != now.boxes[b]}
         assert set(delta.boxes) >= changed, step
         assert all(now.boxes[b] == box for b, box in delta.boxes.items())

@@ -85,9 +85,13 @@ class GraphModel:
     layering: list[tuple[BoxId, BoxId]] = field(default_factory=list)
     #: grad_fn keys of tensors that nothing else uses yet (torchviz's green outputs).
     roots: set[int] = field(default_factory=set)
+    #: How many grad_fn boxes, when the maker knows (a scrub asks at every step).
+    known_fn_count: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def fn_count(self) -> int:
+        if self.known_fn_count is not None:
+            return self.known_fn_count
         return sum(1 for b in self.boxes.values() if b.kind == "fn")
 
 

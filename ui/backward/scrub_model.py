@@ -102,6 +102,7 @@ class ScrubModel:
             links,
             [(link.head, link.tail) for link in links],
             set(self.roots),
+            len(self._fns),
         )
 
     def move_to(self, snapshot: Snapshot) -> ModelDelta:
