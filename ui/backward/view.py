@@ -870,8 +870,7 @@ class BackwardView(QWidget):
             return
         self._catch_up()
         self._deferred = False
-        self._deferred_model = True  # the model moved since the overview last drew it
-        self._deferred_flow: tuple | None = None
+        self._deferred_model, self._deferred_flow = True, None
         self.overview.set_state(None)
         self._applied_model = self._applied_flow = None
         self._apply_model(self.model)
