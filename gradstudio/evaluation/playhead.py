@@ -103,6 +103,9 @@ class Playhead(Observable[PlayheadEvent]):
         self.previous: Evaluation | None = None
         self._memory: tuple[Evaluation, list[MemoryStep]] | None = None
         self._changes: tuple[Evaluation, Evaluation, dict[str, tuple[Change, ...]]] | None = None
+        self._flows: tuple[Evaluation | None, tuple | None, dict[Flow, GradValue | None]] | None = (
+            None
+        )
 
     def _memoised(self, name: str, compute: Callable[[], T]) -> T:
         """An answer computed once per position (views ask once per node)."""
@@ -356,8 +359,23 @@ class Playhead(Observable[PlayheadEvent]):
         return nodes
 
     def edge_gradients(self) -> dict[Flow, GradValue | None]:
-        """The gradient that has flowed along every backward-graph edge by now."""
+        """The gradient that has flowed along every backward-graph edge by now.
+
+        The same dict (do not change it) at every position that has run the same
+        executions of the same trace: views compare it by identity, and a scrub
+        across forward steps after a backward re-reads nothing.
+        """
         at = self.trace_at()
+        key = None if at is None else (id(at.trace), len(at.executed))
+        cached = self._flows
+        if cached is not None and cached[0] is self.evaluation and cached[1] == key:
+            return cached[2]
+        flows = self._edge_gradients(at)
+        self._flows = (self.evaluation, key, flows)
+        return flows
+
+    @staticmethod
+    def _edge_gradients(at: TraceAt | None) -> dict[Flow, GradValue | None]:
         flows: dict[Flow, GradValue | None] = {}
         for ex in at.executed if at is not None else ():
             for slot, (nxt, grad) in enumerate(ex.outgoing):

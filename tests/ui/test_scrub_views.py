@@ -12,9 +12,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from PySide6.QtGui import QColor
 
 from gradstudio.interchange.examples import EXAMPLES
 from tests.ui.test_playhead_views import check_backward, check_canvas, open_example
+from ui.backward.items import OVERVIEW_LOD
 from ui.backward.view import BackwardView
 from ui.window.main_window import MainWindow
 
@@ -56,6 +58,15 @@ def redrawn(window: MainWindow, view: BackwardView) -> tuple[dict, dict]:
     return canvas_state(window), backward_state(view)
 
 
+def in_detail(view: BackwardView) -> None:
+    """Zoom the view in far enough for its items to draw (a small dock may fit the
+    graph below the overview's threshold)."""
+    scale = view.view.transform().m11()
+    if scale < OVERVIEW_LOD:
+        view.view.zoom(OVERVIEW_LOD * 1.5 / scale)
+    assert view.detail
+
+
 @pytest.mark.parametrize("name", [e.name for e in EXAMPLES])
 def test_scrambled_scrub_equals_a_full_redraw(
     window: MainWindow,
@@ -67,6 +78,7 @@ def test_scrambled_scrub_equals_a_full_redraw(
     playhead = window.state.playhead
     view = window.panel("backwardGraph")
     assert isinstance(view, BackwardView)
+    in_detail(view)  # the items draw (far out they wait: the test after the next)
     positions = playhead.positions()
     rng = random.Random(name)
     order = positions + rng.sample(positions, len(positions)) + positions[::-1]
@@ -102,4 +114,64 @@ def test_a_hidden_backward_view_waits_and_catches_up_when_shown(
     toggle.trigger()
     qtbot.waitUntil(view.isVisible)
     check_backward(view, playhead)
+    assert backward_state(view) == redrawn(window, view)[1]
+
+
+def overview_batches(view: BackwardView) -> list:
+    """What the backward view's overview draws: per batch its style and its shapes."""
+    out = []
+    for kind, colour, width, shapes in view.overview._batch(QColor("#3d7be0")):
+        if kind == "edge":
+            drawn = [
+                (e.type, round(e.x, 3), round(e.y, 3))
+                for e in map(shapes.elementAt, range(shapes.elementCount()))
+            ]
+        else:
+            drawn = [r.getRect() for r in shapes]
+        out.append((kind, colour.rgba(), width, drawn))
+    return out
+
+
+@pytest.mark.parametrize("name", [e.name for e in EXAMPLES])
+def test_zoomed_far_out_the_overview_draws_the_position_before_the_items_catch_up(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+    example_paths,  # noqa: ANN001
+    name: str,
+) -> None:
+    """Far out, a scrub restyles no hidden item: once the timeline rests the overview
+    draws the model and the gradients at the position, exactly as it draws the items
+    once they are brought up to date; zooming back in (or asking the view) brings
+    them, as a full redraw would."""
+    open_example(window, qtbot, example_paths[name])
+    playhead = window.state.playhead
+    view = window.panel("backwardGraph")
+    assert isinstance(view, BackwardView)
+    view.view.zoom(0.02)
+    assert not view.detail
+    positions = playhead.positions()
+    rng = random.Random(name)
+    order = positions[::-1][:12] + rng.sample(positions, min(len(positions), 12))
+    waited = False
+    for i, (step, replay) in enumerate(order):
+        playhead.set_position(step, replay)
+        if i % 2:  # dragging on: the overview catches up once the timeline rests
+            playhead.set_position(*order[i - 1])
+            playhead.set_position(step, replay)
+        waited |= view._deferred
+        qtbot.waitUntil(lambda: not view._overview_timer.isActive())
+        ahead = overview_batches(view)
+        if i % 3:
+            continue
+        view.sync_items()
+        assert overview_batches(view) == ahead, (name, step, replay)
+        check_backward(view, playhead)
+        assert backward_state(view) == redrawn(window, view)[1], (name, step, replay)
+    assert waited  # the items did wait
+    view.view.fit()
+    playhead.set_position(*order[0])
+    view.view.zoom(0.02)
+    playhead.set_position(*order[-1])
+    view.view.zoom(100.0)  # back in: the items show the position
+    assert view.detail
     assert backward_state(view) == redrawn(window, view)[1]

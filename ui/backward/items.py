@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.evaluation.evaluate import GradValue
-from ui.backward.model import Box, Link, shape_text
+from ui.backward.model import Box, BoxId, Link, shape_text
 from ui.inspector.value_view import short_number
 
 # torchviz's colours (graphviz names): lightblue, lightgrey, orange, darkolivegreen1.
@@ -142,10 +143,7 @@ class BoxItem(Shown, QGraphicsRectItem):
     @property
     def fill(self) -> QColor:
         """torchviz's colour for the kind; washed out (opaque, both themes) when faded."""
-        fill = QColor(KIND_FILL[self.box.kind])
-        if self.box.faded:  # a saved tensor freed by backward or modified in place
-            fill = _mix(fill, QColor("#c8c8c8"), 0.6)
-        return fill
+        return box_fill(self.box)
 
     def place(self, x: float, y: float) -> None:
         self.cx, self.cy = x, y
@@ -423,6 +421,14 @@ class LinkItem(Shown, QGraphicsPathItem):
         self.setZValue(1.5 if grad is not None else 1)
 
 
+def _sorted_batches(
+    groups: dict[tuple[str, int, float], Any],
+) -> list[tuple[str, QColor, float, Any]]:
+    order = {"edge": 0, "fill": 1, "mark": 2}
+    batches = [(kind, QColor.fromRgba(rgba), w, p) for (kind, rgba, w), p in groups.items()]
+    return sorted(batches, key=lambda b: (order[b[0]], b[2]))
+
+
 def _mix(a: QColor, b: QColor, t: float) -> QColor:
     return QColor(
         round(a.red() + (b.red() - a.red()) * t),
@@ -470,6 +476,28 @@ def grad_text(grad: GradValue) -> str:
     return f"{shape_text(grad.shape)} {lo}…{hi}"
 
 
+def box_fill(box: Box) -> QColor:
+    """torchviz's colour for a box's kind; washed out (opaque, both themes) when faded."""
+    fill = QColor(KIND_FILL[box.kind])
+    if box.faded:  # a saved tensor freed by backward or modified in place
+        fill = _mix(fill, QColor("#c8c8c8"), 0.6)
+    return fill
+
+
+@dataclass(frozen=True)
+class OverviewState:
+    """The graph at the position, for an overview drawing ahead of its (hidden) items:
+    the boxes and link flows shown, the gradients, the strong flows, the grad_fns run
+    and the one running."""
+
+    boxes: Mapping[BoxId, Box]
+    present: Collection[tuple]
+    flows: Mapping[tuple, GradValue | None]
+    strong: Collection[tuple]
+    done: Collection[int]
+    current: int | None
+
+
 OVERVIEW_LOD = 0.3  # below this zoom (no text is readable) one Overview item draws the graph
 
 
@@ -489,6 +517,7 @@ class Overview(QGraphicsItem):
         self._boxes: list[BoxItem] = []
         self._links: list[LinkItem] = []
         self._paths: list[tuple[str, QColor, float, Any]] | None = None
+        self._state: OverviewState | None = None
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setZValue(0.5)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # panning blits
@@ -519,7 +548,9 @@ class Overview(QGraphicsItem):
         ``drawRects``: one path of a thousand rectangles fills several times slower.
         """
         groups: dict[tuple[str, int, float], Any] = {}
-
+        state = self._state
+        if state is not None:
+            return self._batch_state(state, highlight)
         for link in self._links:
             if not link.shown:
                 continue
@@ -546,9 +577,55 @@ class Overview(QGraphicsItem):
             if box.selected:
                 halo = rect.adjusted(-4, -4, 4, 4)
                 groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
-        order = {"edge": 0, "fill": 1, "mark": 2}
-        batches = [(kind, QColor.fromRgba(rgba), w, p) for (kind, rgba, w), p in groups.items()]
-        return sorted(batches, key=lambda b: (order[b[0]], b[2]))
+        return _sorted_batches(groups)
+
+    def _batch_state(
+        self, state: OverviewState, highlight: QColor
+    ) -> list[tuple[str, QColor, float, Any]]:
+        """``_batch``, with what is shown read from ``state`` instead of the items."""
+        groups: dict[tuple[str, int, float], Any] = {}
+        present, flows, strong = state.present, state.flows, state.strong
+        for link in self._links:
+            flow = link.link.flow
+            if flow not in present:
+                continue
+            if flows.get(flow) is None:
+                colour, width = link.ink, 0.0
+            else:
+                colour, width = (CURRENT, 2.0) if flow in strong else (FLOW, 0.0)
+            key = ("edge", colour.rgba(), width)
+            edge = groups.get(key)
+            if edge is None:
+                edge = groups[key] = QPainterPath()
+            edge.moveTo(*link.segments[0][0])
+            for _, c0, c1, end in link.segments:
+                edge.cubicTo(*c0, *c1, *end)
+        boxes, done, current = state.boxes, state.done, state.current
+        fills: dict[tuple[str, bool], int] = {}
+        for item in self._boxes:
+            box = boxes.get(item.box.id)
+            if box is None:
+                continue
+            rect = QRectF(item.cx - item.w / 2, item.cy - item.h / 2, item.w, item.h)
+            style = (box.kind, box.faded)
+            rgba = fills.get(style)
+            if rgba is None:
+                rgba = fills[style] = box_fill(box).rgba()
+            groups.setdefault(("fill", rgba, 0.0), []).append(rect)
+            if box.kind == "fn" and box.key == current:
+                groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
+            elif box.kind == "fn" and box.key in done:
+                groups.setdefault(("mark", FLOW.rgba(), 0.0), []).append(rect)
+            if item.selected:
+                halo = rect.adjusted(-4, -4, 4, 4)
+                groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
+        return _sorted_batches(groups)
+
+    def set_state(self, state: OverviewState | None) -> None:
+        """Draw from ``state`` (the items lag behind), or from the items again (None)."""
+        self._state = state
+        if state is None:
+            self.invalidate()
 
     def paint(
         self, p: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None

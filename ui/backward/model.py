@@ -85,9 +85,13 @@ class GraphModel:
     layering: list[tuple[BoxId, BoxId]] = field(default_factory=list)
     #: grad_fn keys of tensors that nothing else uses yet (torchviz's green outputs).
     roots: set[int] = field(default_factory=set)
+    #: How many grad_fn boxes, when the maker knows (a scrub asks at every step).
+    known_fn_count: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def fn_count(self) -> int:
+        if self.known_fn_count is not None:
+            return self.known_fn_count
         return sum(1 for b in self.boxes.values() if b.kind == "fn")
 
 
@@ -180,71 +184,99 @@ def build_model(
     for key in order:
         fn = fns[key]
         named = fn.name != "AccumulateGrad" and key not in model.roots
-        sub = caption.get(key, "") if named else ""
-        parts = memo.get(id(fn))
-        if parts is None or parts[0] is not fn or parts[1] != caption.get(key):
-            tip = fn_tooltip(fn, caption.get(key))
-            saved = _saved_parts(fn, key, index)
-            parts = memo[id(fn)] = (fn, caption.get(key), tip, saved, {})
-        # the same Box object while nothing about it changes: the view compares by identity
-        # (parts[4]: boxes by subtitle, and under None the links to next_functions)
-        box = parts[4].get(sub)
-        if box is None:
-            box = parts[4][sub] = Box(
-                ("fn", key), "fn", fn.name, sub, key, index.node_for(key), False, parts[2]
-            )
-        model.boxes[("fn", key)] = box
+        parts = fn_parts(fn, key, caption.get(key), index, memo)
+        model.boxes[("fn", key)] = fn_box(
+            parts, fn, key, caption.get(key, "") if named else "", index
+        )
     for key in order:
         fn = fns[key]
         fn_id = ("fn", key)
         parts = memo[id(fn)]
-        edges = parts[4].get(None)  # its links to next_functions, made once per grad_fn
-        if edges is None:
-            edges = parts[4][None] = [
-                (
-                    nxt.key,
-                    Link(("fn", nxt.key), fn_id, ("next", key, slot)),
-                    (fn_id, ("fn", nxt.key)),
-                )
-                for slot, nxt in enumerate(fn.next_functions)
-                if nxt is not None
-            ]
-        for nxt_key, link, layer in edges:
+        for nxt_key, link, layer in next_links(parts, fn, key):
             if nxt_key in fns:
                 model.links.append(link)
                 model.layering.append(layer)
         if fn.name == "AccumulateGrad" and fn.variable is not None:
-            _add_leaf(model, plan.display_label(fn.variable), facts_of(fn.variable), fn, key)
+            box, link = leaf_box(plan.display_label(fn.variable), facts_of(fn.variable), fn, key)
+            model.boxes[box.id] = box
+            model.links.append(link)
+            model.layering.append((link.head, link.tail))
         if show_saved:
-            for box, link in memo[id(fn)][3]:
+            for box, link in parts[3]:
                 model.boxes[box.id] = box
                 model.links.append(link)
                 model.layering.append((fn_id, box.id))
     for key in order:
         if key in model.roots:
-            out_id = ("out", key)
-            shape = shape_text(shape_of[key])
-            model.boxes[out_id] = Box(
-                out_id,
-                "out",
-                caption[key],
-                shape,
-                key,
-                index.node_for(key),
-                tooltip=f"{caption[key]} {shape}: an output, its grad_fn is {fns[key].name}",
-            )
-            model.links.append(Link(("fn", key), out_id, ("out", key)))
-            model.layering.append((out_id, ("fn", key)))
+            box, link = out_box(key, caption[key], shape_of[key], fns[key], index)
+            model.boxes[box.id] = box
+            model.links.append(link)
+            model.layering.append((box.id, ("fn", key)))
     return model
 
 
-def _add_leaf(
-    model: GraphModel, label: str, var: TensorFacts | None, fn: GradFnFacts, key: int
-) -> None:
+def fn_parts(
+    fn: GradFnFacts, key: int, caption: str | None, index: GradFnIndex, memo: Memo
+) -> tuple[Any, Any, str, list[Any], dict[str | None, Any]]:
+    """What depends only on one GradFnFacts object and its tensor's caption, made once:
+    (facts, caption, tooltip, saved parts, boxes by subtitle and links under None)."""
+    parts = memo.get(id(fn))
+    if parts is None or parts[0] is not fn or parts[1] != caption:
+        tip = fn_tooltip(fn, caption)
+        saved = _saved_parts(fn, key, index)
+        parts = memo[id(fn)] = (fn, caption, tip, saved, {})
+    return parts
+
+
+def fn_box(parts: tuple, fn: GradFnFacts, key: int, sub: str, index: GradFnIndex) -> Box:
+    """The box of a grad_fn: the same object while nothing about it changes (the view
+    compares by identity)."""
+    box = parts[4].get(sub)
+    if box is None:
+        box = parts[4][sub] = Box(
+            ("fn", key), "fn", fn.name, sub, key, index.node_for(key), False, parts[2]
+        )
+    return box
+
+
+def next_links(parts: tuple, fn: GradFnFacts, key: int) -> list[tuple[int, Link, tuple]]:
+    """A grad_fn's links to its next_functions, made once per grad_fn: per link the
+    next grad_fn's key, the link and its layering edge."""
+    edges = parts[4].get(None)
+    if edges is None:
+        fn_id = ("fn", key)
+        edges = parts[4][None] = [
+            (nxt.key, Link(("fn", nxt.key), fn_id, ("next", key, slot)), (fn_id, ("fn", nxt.key)))
+            for slot, nxt in enumerate(fn.next_functions)
+            if nxt is not None
+        ]
+    return edges
+
+
+def out_box(
+    key: int, caption: str, shape: tuple[int, ...], fn: GradFnFacts, index: GradFnIndex
+) -> tuple[Box, Link]:
+    """The green box of an output (a tensor nothing uses yet) and its link."""
+    out_id = ("out", key)
+    text = shape_text(shape)
+    box = Box(
+        out_id,
+        "out",
+        caption,
+        text,
+        key,
+        index.node_for(key),
+        tooltip=f"{caption} {text}: an output, its grad_fn is {fn.name}",
+    )
+    return box, Link(("fn", key), out_id, ("out", key))
+
+
+def leaf_box(label: str, var: TensorFacts | None, fn: GradFnFacts, key: int) -> tuple[Box, Link]:
+    """The box of a leaf that requires grad (its AccumulateGrad's variable) and its link."""
     assert fn.variable is not None
     leaf_id = ("leaf", key)
     shape = shape_text(var.shape) if var is not None else ""
-    model.boxes[leaf_id] = Box(
+    box = Box(
         leaf_id,
         "leaf",
         label,
@@ -254,8 +286,7 @@ def _add_leaf(
         tooltip=f"{label} {shape}: a leaf that requires grad;\n"
         "backward adds its gradient into .grad (AccumulateGrad)",
     )
-    model.links.append(Link(leaf_id, ("fn", key), ("acc", key)))
-    model.layering.append((("fn", key), leaf_id))
+    return box, Link(leaf_id, ("fn", key), ("acc", key))
 
 
 def _saved_parts(fn: GradFnFacts, key: int, index: GradFnIndex) -> list[tuple[Box, Link]]:

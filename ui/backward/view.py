@@ -59,6 +59,7 @@ from ui.backward.items import (
     Fonts,
     LinkItem,
     Overview,
+    OverviewState,
     PillLayer,
 )
 from ui.backward.labels import place_labels
@@ -72,10 +73,10 @@ from ui.backward.model import (
     arrange,
     extents,
     layers_of,
-    model_at,
     parse_key,
     union_model,
 )
+from ui.backward.scrub_model import ModelDelta, ScrubModel
 from ui.inspector.value_view import WrapLabel
 from ui.state import StudioState
 
@@ -252,12 +253,20 @@ class BackwardView(QWidget):
         self.current_key: int | None = None
         self.executed_keys: tuple[int, ...] = ()
         self._memo: Memo = {}
+        #: The model at the position, moved along with the playhead (``scrub_model``).
+        self._scrub: ScrubModel | None = None
         self._overview_timer = QTimer(self)
         self._overview_timer.setSingleShot(True)
         self._overview_timer.setInterval(OVERVIEW_REST_MS)
-        self._overview_timer.timeout.connect(lambda: self.overview.invalidate())
+        self._overview_timer.timeout.connect(self._at_rest)
         #: The state moved on while this view was hidden (see ``refresh``).
         self._stale = False
+        #: Zoomed far out, the overview draws the graph from the model and the flows,
+        #: and the items (hidden then) are brought up to date only when next shown or
+        #: asked (``sync_items``): a long scrub does not restyle thousands of them.
+        self._deferred = False
+        self._deferred_model = True  # the model moved since the overview last drew it
+        self._deferred_flow: tuple | None = None
 
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 2)
@@ -399,18 +408,22 @@ class BackwardView(QWidget):
 
     # -- queries (for tests and the other panels) -----------------------------
     def visible_boxes(self, kind: str | None = None) -> list[BoxItem]:
+        self.sync_items()
         return [b for b in self.boxes.values() if b.shown and (kind is None or b.box.kind == kind)]
 
     def fn_item(self, key: int) -> BoxItem | None:
+        self.sync_items()
         item = self.boxes.get(("fn", key))
         return item if item is not None and item.shown else None
 
     def leaf_item(self, key: int) -> BoxItem | None:
+        self.sync_items()
         item = self.boxes.get(("leaf", key))
         return item if item is not None and item.shown else None
 
     def link_flow(self, flow: tuple) -> GradValue | None:
         """The gradient shown on the link named ``flow`` (see ``Link.flow``)."""
+        self.sync_items()
         return next((li.flow for li in self.links if li.link.flow == flow and li.shown), None)
 
     # -- building ----------------------------------------------------------
@@ -446,11 +459,31 @@ class BackwardView(QWidget):
             self._model_key = None
             # another evaluation: every box and gradient is new, set them all at once
             self._applied_model = self._applied_flow = None
+        if self._applied_model is not None and (self._deferred or not self.detail):
+            # Far out the overview alone draws the graph, and it is redrawn once the
+            # timeline rests: the model and the gradients catch up then (``_at_rest``),
+            # so dragging the slider costs this view nothing per step.
+            self._deferred = True
+            self._overview_timer.start()
+            self._read_flow_keys()
+            self._apply_selection()
+            self._update_status()
+            return
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
-            self.model = model_at(ev, snap, index, self.show_saved, self._memo)
+            scrub = self._scrub
+            if scrub is None or scrub.evaluation is not ev or scrub.show_saved != self.show_saved:
+                scrub = self._scrub = ScrubModel(ev, index, self.show_saved, self._memo)
+            delta = scrub.move_to(snap)
+            self.model = scrub.model
             self._model_key = key
-            self._apply_model(self.model)
+            if self._applied_model is None:  # every item anew: nothing waits any more
+                self._deferred = False
+                self.overview.set_state(None)
+                self._applied_flow = None
+                self._apply_model(self.model)
+            else:
+                self._apply_delta(self.model, delta)
         if not self.model.boxes:
             self._set_message(
                 "No backward graph at this step: no tensor that requires grad "
@@ -496,6 +529,9 @@ class BackwardView(QWidget):
         self._applied_selection: tuple[int | None] | None = None
         self._flow_items: dict[tuple, list[LinkItem]] = {}
         self._key_items: dict[int, list[BoxItem]] = {}
+        self._deferred = False
+        self._deferred_model = True  # the model moved since the overview last drew it
+        self._deferred_flow: tuple | None = None
 
     def _show_message(self, text: str) -> None:
         self._clear()
@@ -648,6 +684,29 @@ class BackwardView(QWidget):
         self._update_pills()
         self._overview_later()
 
+    def _apply_delta(self, model: GraphModel, delta: ModelDelta) -> None:
+        """Show what changed since the position before: a scrub costs what it changes."""
+        detail, boxes = self.detail, self.boxes
+        self._applied_model = model
+        for box_id in delta.removed:
+            if (item := boxes.get(box_id)) is not None:
+                item.set_shown(False, detail)
+        for box_id, box in delta.boxes.items():
+            if (item := boxes.get(box_id)) is not None:
+                item.set_shown(True, detail)
+                self._set_box(item, box, model)
+        for key in delta.roots:
+            box = model.boxes.get(("fn", key))
+            if box is not None and (item := boxes.get(("fn", key))) is not None:
+                self._set_box(item, box, model)
+        for flows, shown in ((delta.links_removed, False), (delta.links_added, True)):
+            for flow in flows:
+                for link in self._flow_items.get(flow, ()):
+                    link.set_shown(shown, detail)
+        if delta:
+            self._update_pills()
+            self._overview_later()
+
     def _set_box(self, item: BoxItem, box: Box, model: GraphModel) -> None:
         if item.box.kind != "fn":
             item.set_box(box)
@@ -658,11 +717,11 @@ class BackwardView(QWidget):
     def _update_pills(self) -> None:
         """The gradient labels of the links shown now that a gradient has flowed along,
         each on its edge where it covers no box and no other label (``labels``)."""
-        flowing = [
-            (i, link)
-            for i, link in enumerate(self.links)
-            if link.shown and link.flow is not None and self.detail
-        ]
+        flowing = (
+            [(i, link) for i, link in enumerate(self.links) if link.shown and link.flow is not None]
+            if self.detail
+            else []
+        )
         flowing.sort(key=lambda il: not il[1].strong)  # the edge being replayed first
         key = (self._model_key, *((i, link.flow_text) for i, link in flowing))
         if key != self._pill_key and not flowing:  # none shown (zoomed out): nothing to place
@@ -724,9 +783,15 @@ class BackwardView(QWidget):
                     )
         else:  # only the links whose gradient changed, the boxes that ran or run now
             old_flows, old_strong, old_done, old_current = before
-            keys = {
-                k for k in old_flows.keys() | flows.keys() if old_flows.get(k) is not flows.get(k)
-            }
+            keys = (
+                set()
+                if flows is old_flows
+                else {
+                    k
+                    for k in old_flows.keys() | flows.keys()
+                    if old_flows.get(k) is not flows.get(k)
+                }
+            )
             for flow in keys | (old_strong ^ strong):
                 for link in self._flow_items.get(flow, ()):
                     link.set_flow(flows.get(flow), flow in strong)
@@ -739,6 +804,77 @@ class BackwardView(QWidget):
                     item.set_state(executed=key in done, current=key == self.current_key)
         self._update_pills()
         self._overview_later()
+
+    def _at_rest(self) -> None:
+        """The timeline rests: the overview draws the position (see ``_overview_later``)."""
+        if self._deferred:
+            self._catch_up()
+        self.overview.invalidate()
+
+    def _catch_up(self) -> None:
+        """Far out, after a scrub: the model and the gradients at the position, for the
+        overview (the hidden items wait for ``sync_items``)."""
+        playhead = self.state.playhead
+        ev, snap, scrub = playhead.evaluation, playhead.snapshot(), self._scrub
+        if ev is None or snap is None or scrub is None or scrub.evaluation is not ev:
+            return
+        key = (id(ev), snap.step, self.show_saved)
+        if key != self._model_key:
+            self._deferred_model |= bool(scrub.move_to(snap))
+            self.model = scrub.model
+            self._model_key = key
+        self._set_message(
+            None
+            if self.model.boxes
+            else "No backward graph at this step: no tensor that requires grad "
+            "has been used by an operation yet."
+        )
+        self._defer_flow()
+        self._update_status()
+
+    def _read_flow_keys(self) -> None:
+        """The grad_fns run by the position, and the one running (None: none)."""
+        playhead = self.state.playhead
+        at = playhead.trace_at()
+        current = playhead.current
+        self.executed_keys = tuple(ex.key for ex in at.executed) if at is not None else ()
+        self.current_key = current.key if current is not None else None
+
+    def _defer_flow(self) -> None:
+        """What ``_apply_flow`` says, for the overview alone (the items wait)."""
+        playhead = self.state.playhead
+        self._read_flow_keys()
+        at = playhead.trace_at()
+        live = at is not None and at.live
+        flows, strong = playhead.edge_gradients(), playhead.current_flows()
+        key = (id(flows), strong, self.executed_keys, live, self.current_key)
+        if not self._deferred_model and key == self._deferred_flow:
+            return  # nothing flowed, ran or appeared between the positions
+        self._deferred_model, self._deferred_flow = False, key
+        done = set(self.executed_keys) if live else set()
+        scrub = self._scrub
+        self.overview.set_state(
+            OverviewState(
+                self.model.boxes,
+                scrub.flows if scrub is not None else frozenset(),
+                flows,
+                strong,
+                done,
+                self.current_key,
+            )
+        )
+
+    def sync_items(self) -> None:
+        """Bring every item to the position (after scrubbing zoomed far out)."""
+        if not self._deferred:
+            return
+        self._catch_up()
+        self._deferred = False
+        self._deferred_model, self._deferred_flow = True, None
+        self.overview.set_state(None)
+        self._applied_model = self._applied_flow = None
+        self._apply_model(self.model)
+        self._apply_flow()
 
     def _overview_later(self) -> None:
         """Redraw the overview once the timeline rests: while the learner drags the
@@ -775,6 +911,8 @@ class BackwardView(QWidget):
         if detail == self.detail:
             return
         self.detail = detail
+        if detail:
+            self.sync_items()
         for item in self.boxes.values():
             item.set_shown(item.shown, detail)
         for link in self.links:
@@ -786,6 +924,7 @@ class BackwardView(QWidget):
 
     def box_near(self, point: QPointF, tolerance: float) -> BoxItem | None:
         """The shown box at a scene point (within ``tolerance``), for clicks on the overview."""
+        self.sync_items()
         for item in self.boxes.values():
             if (
                 item.shown
@@ -840,6 +979,7 @@ class BackwardView(QWidget):
 
     def click_box(self, box_id: BoxId) -> None:
         """What a click on a box does (the mouse path calls this too)."""
+        self.sync_items()
         item = self.boxes.get(box_id)
         if item is not None:
             self._box_clicked(item)

@@ -7,6 +7,7 @@ PyTorch's without reading pixels, and so the item repaints only when these chang
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -217,36 +218,54 @@ def _has_ref(snapshot: Snapshot, node_id: str, port: str, index: int) -> bool:
 
 def node_facts(node_id: str, node_type: NodeType, playhead: Playhead) -> NodeFacts:
     """The facts for a node at the playhead's position (a replayed backward included)."""
+    return facts_reader(playhead)(node_id, node_type)
+
+
+def facts_reader(playhead: Playhead) -> Callable[[str, NodeType], NodeFacts]:
+    """``node_facts`` for many nodes at one position: what every node asks (the
+    snapshot, the step shown, the replay's nodes) is read once, not once per node,
+    which is most of the cost when a scrub restyles thousands of cards."""
     evaluation, snapshot = playhead.evaluation, playhead.snapshot()
     if evaluation is None or snapshot is None:
-        return NO_FACTS
-    step = evaluation.plan.step_of.get(node_id)
-    if step is None:
-        return NO_FACTS  # added after this evaluation ran
-    if step > playhead.effective_step:
-        return PENDING
-    result = evaluation.steps[step]
-    warnings = tuple(w.message for w in result.warnings) if result.warnings else ()
-    if result.status == "error" and result.error is not None:
-        return NodeFacts("error", error=result.error, warnings=warnings)
-    if result.status == "waiting":
-        from gradstudio.evaluation.evaluate import waiting_text
+        return lambda node_id, node_type: NO_FACTS
+    step_of = evaluation.plan.step_of
+    steps = evaluation.steps
+    shown = playhead.effective_step
+    executing = playhead.executing_node
+    touched = playhead.touched_nodes()
 
-        return NodeFacts("waiting", waiting_text=waiting_text(result.missing, result.waits_for))
-    if result.status != "ok":
-        return SKIPPED  # an earlier step failed (or the run was cancelled) before this one
-    if node_id == playhead.executing_node:
-        role = "executing"
-    else:
-        role = "touched" if node_id in playhead.touched_nodes() else ""
-    outputs = node_type.outputs
-    if not outputs:
-        return NodeFacts("ok", warnings=warnings, replay_role=role)
-    port = outputs[0]
-    if port.type.value == "tensors":
-        n = 0
-        while _has_ref(snapshot, node_id, port.name, n):
-            n += 1
-        tensor = snapshot.facts(node_id, port.name, 0) if n else None
-        return NodeFacts("ok", tensor, warnings=warnings, list_length=n, replay_role=role)
-    return NodeFacts("ok", snapshot.facts(node_id, port.name), warnings=warnings, replay_role=role)
+    def read(node_id: str, node_type: NodeType) -> NodeFacts:
+        step = step_of.get(node_id)
+        if step is None:
+            return NO_FACTS  # added after this evaluation ran
+        if step > shown:
+            return PENDING
+        result = steps[step]
+        warnings = tuple(w.message for w in result.warnings) if result.warnings else ()
+        if result.status == "error" and result.error is not None:
+            return NodeFacts("error", error=result.error, warnings=warnings)
+        if result.status == "waiting":
+            from gradstudio.evaluation.evaluate import waiting_text
+
+            text = waiting_text(result.missing, result.waits_for)
+            return NodeFacts("waiting", waiting_text=text)
+        if result.status != "ok":
+            return SKIPPED  # an earlier step failed (or the run was cancelled) before this one
+        if node_id == executing:
+            role = "executing"
+        else:
+            role = "touched" if node_id in touched else ""
+        outputs = node_type.outputs
+        if not outputs:
+            return NodeFacts("ok", warnings=warnings, replay_role=role)
+        port = outputs[0]
+        if port.type.value == "tensors":
+            n = 0
+            while _has_ref(snapshot, node_id, port.name, n):
+                n += 1
+            tensor = snapshot.facts(node_id, port.name, 0) if n else None
+            return NodeFacts("ok", tensor, warnings=warnings, list_length=n, replay_role=role)
+        tensor = snapshot.facts(node_id, port.name)
+        return NodeFacts("ok", tensor, warnings=warnings, replay_role=role)
+
+    return read

@@ -203,7 +203,7 @@ class NodeItem(QGraphicsItem):
         self.refresh()
 
     def set_facts(self, facts: NodeFacts, dimmed: bool) -> None:
-        if facts != self.facts or dimmed != self.dimmed:
+        if (facts is not self.facts and facts != self.facts) or dimmed != self.dimmed:
             was_error = self.facts.status == "error"
             self.facts = facts
             self.dimmed = dimmed

@@ -30,7 +30,7 @@ from gradstudio.document.events import (
 from ui.canvas.edge_item import EdgeItem
 from ui.canvas.group_item import GroupCardItem, GroupFrameItem
 from ui.canvas.group_layer import GroupLayer
-from ui.canvas.node_facts import NodeFacts, node_facts
+from ui.canvas.node_facts import NodeFacts, facts_reader, node_facts
 from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import OVERVIEW_LOD, Overview
 from ui.canvas.style import CanvasStyle, canvas_style
@@ -57,6 +57,8 @@ class GraphScene(QGraphicsScene):
         self._nodes: dict[str, NodeItem] = {}
         self._edges: dict[Edge, EdgeItem] = {}
         self._edges_by_node: dict[str, set[Edge]] = {}
+        #: The wires out of each node (None: to gather again after an edit).
+        self._out_wires: dict[str, list[EdgeItem]] | None = None
         self._connected: dict[str, set[tuple[str, bool]]] = {}
         self._input_counts: dict[tuple[str, str], int] = {}
         self._unsubscribe: Callable[[], None] | None = None
@@ -162,6 +164,7 @@ class GraphScene(QGraphicsScene):
         finally:
             self._clearing = False
         self._edges_by_node.clear()
+        self._out_wires = None
         self._connected.clear()
         self._input_counts.clear()
         self.groups.reset()
@@ -211,6 +214,7 @@ class GraphScene(QGraphicsScene):
         item = EdgeItem(edge, self)
         item.setVisible(not self._overview_on)
         self._edges[edge] = item
+        self._out_wires = None
         self._edges_by_node.setdefault(edge.src, set()).add(edge)
         self._edges_by_node.setdefault(edge.dst, set()).add(edge)
         self._connected.setdefault(edge.src, set()).add((edge.src_port, False))
@@ -224,6 +228,7 @@ class GraphScene(QGraphicsScene):
         item = self._edges.pop(edge, None)
         if item is None:
             return
+        self._out_wires = None
         self.removeItem(item)
         for end in (edge.src, edge.dst):
             self._edges_by_node.get(end, set()).discard(edge)
@@ -353,20 +358,27 @@ class GraphScene(QGraphicsScene):
             # the same evaluation at another position: only what changed in between
             changed = playhead.nodes_changed_since(before[1], before[2])
             items = [item for n in changed if (item := self._nodes.get(n)) is not None]
+        read = facts_reader(playhead)
         for item in items:
-            facts = node_facts(item.node_id, item.node_type, playhead)
+            facts = read(item.node_id, item.node_type)
             dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
             item.set_facts(facts, dimmed=dimmed)
+        out = self._out_wires
+        if out is None:
+            out = self._out_wires = {}
+            for edge, edge_item in self._edges.items():
+                out.setdefault(edge.src, []).append(edge_item)
         wires = []
-        for edge, edge_item in self._edges.items():
-            if changed is not None and edge.src not in changed:
-                continue
-            grad = False
-            if snap is not None:
-                f = snap.facts(edge.src, edge.src_port)
-                grad = bool(f is not None and f.requires_grad)
-            edge_item.set_carries_grad(grad)
-            wires.append(edge_item)
+        for src in out if changed is None else changed:  # the wires out of changed nodes
+            grads: dict[str, bool] = {}
+            for edge_item in out.get(src, ()):
+                port = edge_item.edge.src_port
+                grad = grads.get(port)
+                if grad is None:
+                    f = snap.facts(src, port) if snap is not None else None
+                    grad = grads[port] = bool(f is not None and f.requires_grad)
+                edge_item.set_carries_grad(grad)
+                wires.append(edge_item)
         if changed is None:
             self._overview_changed(geometry=False)
         elif self.overview is not None:
