@@ -26,6 +26,9 @@ import itertools
 from bisect import bisect_right, insort
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import accumulate, chain, compress, count, islice
+from operator import add, ge, le, sub
 
 Node = Hashable
 
@@ -429,32 +432,39 @@ def _place_layer(
                 k = bisect_right(placed, i)
                 if k < len(placed):
                     j = placed[k]
-                    room = 0.0
-                    for s in sep[i:j]:  # summed in the order the room is walked
-                        room += s
-                    limit = xs[j] - room
+                    limit = xs[j] - reduce(add, sep[i:j], 0.0)  # summed as it is walked
                 else:
                     limit = inf
                 xs[i] = max(xs[i], min(target, limit))
-                for j in range(i + 1, n):
-                    if xs[j] >= xs[j - 1] + sep[j - 1]:
-                        break
-                    xs[j] = xs[j - 1] + sep[j - 1]
+                if i + 1 < n and xs[i + 1] < xs[i] + sep[i]:
+                    _push_right(xs, sep, i)
             elif target < xs[i]:
                 k = bisect_right(placed, i) - 1
                 if k >= 0:
                     j = placed[k]
-                    room = 0.0
-                    for s in reversed(sep[j:i]):
-                        room += s
-                    limit = xs[j] + room
+                    limit = xs[j] + reduce(add, reversed(sep[j:i]), 0.0)
                 else:
                     limit = -inf
                 xs[i] = min(xs[i], max(target, limit))
-                for j in range(i - 1, -1, -1):
-                    if xs[j] <= xs[j + 1] - sep[j]:
-                        break
-                    xs[j] = xs[j + 1] - sep[j]
+                if i > 0 and xs[i - 1] > xs[i] - sep[i - 1]:
+                    _push_left(xs, sep, i)
         insort(placed, i)
     for v, c in zip(layer, xs, strict=True):
         x[v] = c
+
+
+def _push_right(xs: list[float], sep: list[float], i: int) -> None:
+    """Move the nodes right of ``i`` right until each is ``sep`` clear of the one before,
+    as far as the first that already is: the walk node by node, in C (the positions are
+    a running sum from ``xs[i]``, added in the same order, so bit for bit the same)."""
+    run = islice(accumulate(islice(sep, i, None), initial=xs[i]), 1, None)
+    stop = next(compress(count(i + 1), map(ge, islice(xs, i + 1, None), run)), len(xs))
+    xs[i + 1 : stop] = islice(accumulate(sep[i : stop - 1], initial=xs[i]), 1, None)
+
+
+def _push_left(xs: list[float], sep: list[float], i: int) -> None:
+    """``_push_right``'s mirror: the nodes left of ``i``, moved left."""
+    run = islice(accumulate(chain([xs[i]], reversed(sep[:i])), sub), 1, None)
+    stop = next(compress(count(i - 1, -1), map(le, reversed(xs[:i]), run)), -1)
+    pushed = list(islice(accumulate(chain([xs[i]], reversed(sep[stop + 1 : i])), sub), 1, None))
+    xs[stop + 1 : i] = pushed[::-1]
