@@ -647,9 +647,10 @@ class BackwardView(QWidget):
         self._build(model, job.take())
         if self._built is not None:  # the orientation may have been chosen meanwhile
             self._built = (self._built[0], self.vertical, self._built[2])
-        # every item is new: set them all to the position, flows and selection
-        self._model_key = None
+        # every item is new: set them all to the position (its model is made already),
+        # then the flows and selection
         self._applied_model = self._applied_flow = self._applied_selection = None
+        self._apply_model(self.model)
         self.refresh()
 
     def _build(self, model: GraphModel, layout: Layout) -> None:
