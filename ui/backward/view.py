@@ -118,11 +118,14 @@ def fit_orientation(
 
 @dataclass
 class Layout:
-    """Where the boxes go: the orientation, its extents (for later resizes), the placement."""
+    """Where the boxes go: the orientation, its extents (for later resizes), the placement;
+    the points each link passes and where its ends sit along the sides of its boxes."""
 
     extents: dict[bool, tuple[float, float]]
     vertical: bool
     placement: Placement
+    vias: dict[Link, list[tuple[float, float]]]
+    ends: dict[Link, tuple[float, float]]
 
 
 def lay_out(
@@ -143,7 +146,51 @@ def lay_out(
         shape = extents(model, sizes, layering, across)
         vertical = fit_orientation(shape, *viewport, vertical)
     gap = LAYER_GAP if vertical else across
-    return Layout(shape, vertical, arrange(model, sizes, vertical, layering, gap))
+    placement = arrange(model, sizes, vertical, layering, gap)
+    vias: dict[Link, list[tuple[float, float]]] = {}
+    for link in model.links:
+        via = placement.routes.get((link.tail, link.head))
+        if via is None:
+            via = placement.routes.get((link.head, link.tail), [])[::-1]
+        vias[link] = via
+    ends = link_ends(model, placement.positions, sizes, vias, vertical)
+    return Layout(shape, vertical, placement, vias, ends)
+
+
+def link_ends(
+    model: GraphModel,
+    positions: dict[BoxId, tuple[float, float]],
+    sizes: dict[BoxId, tuple[float, float]],
+    vias: dict[Link, list[tuple[float, float]]],
+    vertical: bool,
+) -> dict[Link, tuple[float, float]]:
+    """Spread the ends of the links along a box's side, ordered by where each link
+    goes next (its first waypoint, or the other box), so that the arrows into a
+    function with several inputs stay apart and uncrossed."""
+    axis = 0 if vertical else 1
+
+    def spread(box_id: BoxId, others: list[tuple[Link, tuple[float, float]]]) -> dict[Link, float]:
+        n = len(others)
+        if n == 1:
+            return {others[0][0]: 0.0}
+        span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
+        ordered = sorted(others, key=lambda lo: lo[1][axis])
+        return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
+
+    into: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
+    out_of: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
+    for link in model.links:
+        if link.tail in positions and link.head in positions:
+            via = vias.get(link) or []
+            into.setdefault(link.head, []).append((link, via[-1] if via else positions[link.tail]))
+            out_of.setdefault(link.tail, []).append((link, via[0] if via else positions[link.head]))
+    head_at: dict[Link, float] = {}
+    tail_at: dict[Link, float] = {}
+    for box_id, others in into.items():
+        head_at.update(spread(box_id, others))
+    for box_id, others in out_of.items():
+        tail_at.update(spread(box_id, others))
+    return {link: (tail_at.get(link, 0.0), head_at.get(link, 0.0)) for link in model.links}
 
 
 class BackgroundLayout:
@@ -667,13 +714,7 @@ class BackwardView(QWidget):
             item.place(*positions[box_id])
         ink = self.palette().color(QPalette.ColorRole.Text)
         ink.setAlpha(150)
-        vias: dict[Link, list[tuple[float, float]]] = {}
-        for link in model.links:
-            via = placement.routes.get((link.tail, link.head))
-            if via is None:
-                via = placement.routes.get((link.head, link.tail), [])[::-1]
-            vias[link] = via
-        ports = self._ports(model, positions, sizes, vias)
+        vias, ports = layout.vias, layout.ends
         # parallel links (x * x uses x twice) carry their gradient labels at different heights
         parallel: dict[tuple, list[Link]] = {}
         for link in model.links:
@@ -713,47 +754,6 @@ class BackwardView(QWidget):
             if box_id[0] in ("fn", "leaf", "out") and box_item.box.key is not None:
                 self._key_items.setdefault(box_item.box.key, []).append(box_item)
         self.overview.set_items(boxes.values(), links, self._graph_rect)
-
-    def _ports(
-        self,
-        model: GraphModel,
-        positions: dict[BoxId, tuple[float, float]],
-        sizes: dict[BoxId, tuple[float, float]],
-        vias: dict[Link, list[tuple[float, float]]],
-    ) -> dict[Link, tuple[float, float]]:
-        """Spread the ends of the links along a box's side, ordered by where each link
-        goes next (its first waypoint, or the other box), so that the arrows into a
-        function with several inputs stay apart and uncrossed."""
-        axis = 0 if self.vertical else 1
-
-        def spread(
-            box_id: BoxId, others: list[tuple[Link, tuple[float, float]]]
-        ) -> dict[Link, float]:
-            n = len(others)
-            if n == 1:
-                return {others[0][0]: 0.0}
-            span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
-            ordered = sorted(others, key=lambda lo: lo[1][axis])
-            return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
-
-        into: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
-        out_of: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
-        for link in model.links:
-            if link.tail in positions and link.head in positions:
-                via = vias.get(link) or []
-                into.setdefault(link.head, []).append(
-                    (link, via[-1] if via else positions[link.tail])
-                )
-                out_of.setdefault(link.tail, []).append(
-                    (link, via[0] if via else positions[link.head])
-                )
-        head_at: dict[Link, float] = {}
-        tail_at: dict[Link, float] = {}
-        for box_id, others in into.items():
-            head_at.update(spread(box_id, others))
-        for box_id, others in out_of.items():
-            tail_at.update(spread(box_id, others))
-        return {link: (tail_at.get(link, 0.0), head_at.get(link, 0.0)) for link in model.links}
 
     # -- state -> view -------------------------------------------------------
     def _apply_model(self, model: GraphModel) -> None:
