@@ -30,6 +30,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from shiboken6 import isValid  # noqa: E402
 
 import ui  # noqa: E402, F401 - applies the PySide6 None-refcount workaround
 from gradstudio.document.layout import auto_layout  # noqa: E402
@@ -165,6 +166,12 @@ def open_and_evaluate(window, app: QApplication, path: Path) -> dict[str, float]
     settle(app)
     window.repaint()
     t_paint = time.perf_counter()
+    backward = window.backward_view  # a big graph is laid out on a thread meanwhile
+    while isValid(backward) and backward.laying_out:
+        app.processEvents()
+        time.sleep(0.002)
+    settle(app)
+    t_backward = time.perf_counter()
     return {
         "load_s": t_load - t0,
         "scene_s": t_scene - t_load,
@@ -173,6 +180,7 @@ def open_and_evaluate(window, app: QApplication, path: Path) -> dict[str, float]
         "first_paint_s": t_paint - t_eval,
         "open_and_evaluate_s": t_eval - t0,
         "to_screen_s": t_paint - t0,
+        "backward_drawn_s": t_backward - t0,
     }
 
 
@@ -361,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"    + first paint {r['first_paint_s'] * 1000:.0f} ms = on screen after "
-            f"{r['to_screen_s']:.2f} s"
+            f"{r['to_screen_s']:.2f} s; backward graph drawn after {r['backward_drawn_s']:.2f} s"
         )
         c = r["canvas_only"]
         print(

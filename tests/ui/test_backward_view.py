@@ -337,3 +337,36 @@ def test_a_rerun_of_the_same_graph_keeps_the_scene_and_shows_new_gradients(seed)
     state.set_evaluation(evaluate(state.document))
     assert view.boxes != items
     assert "(1, 1)" in {i.box.subtitle for i in view.visible_boxes("leaf")}
+
+
+def test_a_big_graph_is_laid_out_on_a_thread_and_drawn_as_the_same_picture(
+    qtbot,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over ``BACKGROUND_BOXES`` boxes the view says it is laying out, stays usable, and
+    then shows exactly what laying out in place shows: same boxes, places and links."""
+    import ui.backward.view as view_module
+
+    def picture(view: BackwardView) -> tuple:
+        boxes = sorted((repr(k), b.cx, b.cy, b.shown) for k, b in view.boxes.items())
+        links = sorted((repr(li.link), li.shown) for li in view.links)
+        return boxes, links, view.vertical
+
+    pictures = []
+    for limit in (10_000, 0):
+        monkeypatch.setattr(view_module, "BACKGROUND_BOXES", limit)
+        state = make_state(SEED_001)
+        view = BackwardView(state)
+        qtbot.addWidget(view)
+        view.resize(700, 520)
+        view.show()
+        qtbot.waitExposed(view)
+        if limit == 0:
+            assert view.laying_out and not view.boxes
+            assert view._message.isVisible() and "Laying out" in view._message.text()
+            state.playhead.set_position(1)  # the timeline moves on meanwhile
+            qtbot.waitUntil(lambda v=view: not v.laying_out)
+            state.playhead.set_position(-1)
+            assert not view._message.isVisible()
+        pictures.append(picture(view))
+    assert pictures[0] == pictures[1] and pictures[0][0]

@@ -118,11 +118,7 @@ class BoxItem(Shown, QGraphicsRectItem):
 
     def __init__(self, box: Box, fonts: Fonts) -> None:
         self.fonts = fonts
-        tm = fonts.m_bold if box.kind == "fn" else fonts.m_title
-        subs = [box.subtitle] + (["modified", "freed"] if box.kind == "saved" else [])
-        w = max([fonts.width(tm, box.title)] + [fonts.width(fonts.m_sub, s) for s in subs])
-        h = tm.height() + (fonts.m_sub.height() if box.subtitle else 0)
-        self.w, self.h = max(w + 22, 56.0), h + 14
+        self.w, self.h = self.size_of(box, fonts)
         super().__init__(-self.w / 2, -self.h / 2, self.w, self.h)
         self.box = box
         self.selected = False
@@ -133,6 +129,16 @@ class BoxItem(Shown, QGraphicsRectItem):
         self._visible = True
         self.cx = self.cy = 0.0  # the centre, as plain numbers for the overview
         self._realized = False  # pen, cache and stacking are set when first drawn
+
+    @staticmethod
+    def size_of(box: Box, fonts: Fonts) -> tuple[float, float]:
+        """The item's ``(w, h)`` for ``box``, known before the item is made (a layout
+        needs the sizes; a big graph's items are made once it is laid out)."""
+        tm = fonts.m_bold if box.kind == "fn" else fonts.m_title
+        subs = [box.subtitle] + (["modified", "freed"] if box.kind == "saved" else [])
+        w = max([fonts.width(tm, box.title)] + [fonts.width(fonts.m_sub, s) for s in subs])
+        h = tm.height() + (fonts.m_sub.height() if box.subtitle else 0)
+        return max(w + 22, 56.0), h + 14
 
     def _realize(self) -> None:
         self._realized = True

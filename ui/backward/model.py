@@ -390,7 +390,8 @@ def arrange(
         a, b = edges[i]
         points = [point(cross[d], d.layer) for d in chain]  # from the upper end
         routes[edges[i]] = points if layer_of[a] < layer_of[b] else points[::-1]
-    return Placement(positions, routes, count_crossings(proper))
+    crossings = proper.crossings if proper.crossings is not None else count_crossings(proper)
+    return Placement(positions, routes, crossings)
 
 
 Adjacency = dict[BoxId, list[BoxId]]

@@ -19,8 +19,11 @@ until the user picks one.
 
 from __future__ import annotations
 
+import functools
 import html
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -70,6 +73,7 @@ from ui.backward.model import (
     GraphModel,
     Link,
     Memo,
+    Placement,
     arrange,
     extents,
     layers_of,
@@ -88,6 +92,142 @@ SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient la
 TYPICAL_LABEL = "(4, 3) -0.183…0.201"  # a gradient label's usual width
 OVERVIEW_REST_MS = 80  # the overview is redrawn once the timeline rests this long
 ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
+BACKGROUND_BOXES = 1_500
+"""Graphs with more boxes than this are laid out on a thread (see ``BackgroundLayout``)."""
+LAYOUT_POLL_MS = 15  # how often the view looks whether a background layout is done
+
+
+def fit_orientation(
+    extents: dict[bool, tuple[float, float]], width: int, height: int, current: bool
+) -> bool:
+    """The orientation that shows a graph of these ``extents`` larger in a viewport of
+    ``width`` by ``height`` (True: top-to-bottom); ``current`` without extents.
+
+    torchviz's top-to-bottom unless left-to-right is clearly larger, as in a
+    wide, short dock or for a long chain of grad_fns.
+    """
+    if not extents:
+        return current
+    vw, vh = max(width, 1), max(height, 1)
+
+    def scale(vertical: bool) -> float:
+        w, h = extents[vertical]
+        return min(vw / (w + 2 * SCENE_PAD[0]), vh / (h + 2 * SCENE_PAD[1]), MAX_FIT_SCALE)
+
+    return not scale(False) > scale(True) * ORIENTATION_MARGIN
+
+
+@dataclass
+class Layout:
+    """Where the boxes go: the orientation, its extents (for later resizes), the placement;
+    the points each link passes and where its ends sit along the sides of its boxes."""
+
+    extents: dict[bool, tuple[float, float]]
+    vertical: bool
+    placement: Placement
+    vias: dict[Link, list[tuple[float, float]]]
+    ends: dict[Link, tuple[float, float]]
+
+
+def lay_out(
+    model: GraphModel,
+    sizes: dict[BoxId, tuple[float, float]],
+    across: float,
+    viewport: tuple[int, int] | None,
+    vertical: bool,
+) -> Layout:
+    """The layout of ``model`` (plain data in and out, so that a thread can make it).
+
+    ``viewport``: the view's size, when the orientation is chosen to fit it (else
+    ``vertical`` stays); ``across``: the layer gap left to right, where labels go.
+    """
+    layering = layers_of(model)
+    shape: dict[bool, tuple[float, float]] = {}
+    if viewport is not None:
+        shape = extents(model, sizes, layering, across)
+        vertical = fit_orientation(shape, *viewport, vertical)
+    gap = LAYER_GAP if vertical else across
+    placement = arrange(model, sizes, vertical, layering, gap)
+    vias: dict[Link, list[tuple[float, float]]] = {}
+    for link in model.links:
+        via = placement.routes.get((link.tail, link.head))
+        if via is None:
+            via = placement.routes.get((link.head, link.tail), [])[::-1]
+        vias[link] = via
+    ends = link_ends(model, placement.positions, sizes, vias, vertical)
+    return Layout(shape, vertical, placement, vias, ends)
+
+
+def link_ends(
+    model: GraphModel,
+    positions: dict[BoxId, tuple[float, float]],
+    sizes: dict[BoxId, tuple[float, float]],
+    vias: dict[Link, list[tuple[float, float]]],
+    vertical: bool,
+) -> dict[Link, tuple[float, float]]:
+    """Spread the ends of the links along a box's side, ordered by where each link
+    goes next (its first waypoint, or the other box), so that the arrows into a
+    function with several inputs stay apart and uncrossed."""
+    axis = 0 if vertical else 1
+
+    def spread(box_id: BoxId, others: list[tuple[Link, tuple[float, float]]]) -> dict[Link, float]:
+        n = len(others)
+        if n == 1:
+            return {others[0][0]: 0.0}
+        span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
+        ordered = sorted(others, key=lambda lo: lo[1][axis])
+        return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
+
+    into: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
+    out_of: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
+    for link in model.links:
+        if link.tail in positions and link.head in positions:
+            via = vias.get(link) or []
+            into.setdefault(link.head, []).append((link, via[-1] if via else positions[link.tail]))
+            out_of.setdefault(link.tail, []).append((link, via[0] if via else positions[link.head]))
+    head_at: dict[Link, float] = {}
+    tail_at: dict[Link, float] = {}
+    for box_id, others in into.items():
+        head_at.update(spread(box_id, others))
+    for box_id, others in out_of.items():
+        tail_at.update(spread(box_id, others))
+    return {link: (tail_at.get(link, 0.0), head_at.get(link, 0.0)) for link in model.links}
+
+
+class BackgroundLayout:
+    """``lay_out`` on a daemon thread, for graphs big enough that it would hold the
+    window still for a second: the window paints and answers meanwhile (the layout is
+    pure Python on plain data, and the interpreter hands over to the event loop every
+    few milliseconds), and the view builds its items once it is done."""
+
+    def __init__(self, job: Callable[[], Layout]) -> None:
+        self.result: Layout | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(job,), name="backward-layout", daemon=True
+        )
+
+    def start(self) -> None:
+        if not self._thread.ident:
+            self._thread.start()
+
+    def _run(self, job: Callable[[], Layout]) -> None:
+        try:
+            self.result = job()
+        except BaseException as error:  # raised again where it is taken
+            self.error = error
+
+    def done(self) -> bool:
+        return bool(self._thread.ident) and not self._thread.is_alive()
+
+    def take(self) -> Layout:
+        """The layout (waiting for it), or the error the thread met, raised here."""
+        self.start()
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
 
 
 # ============================================================================ the view
@@ -244,6 +384,11 @@ class BackwardView(QWidget):
         self._message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self._message.hide()
         self.view.overlay = self._message
+        #: A big graph's layout being made on a thread, and the items that wait for it.
+        self._pending: tuple[BackgroundLayout, GraphModel] | None = None
+        self._layout_timer = QTimer(self)
+        self._layout_timer.setInterval(LAYOUT_POLL_MS)
+        self._layout_timer.timeout.connect(self._collect_layout)
         self._clear()  # the scene's two shared items: gradient labels, overview
         self.model = GraphModel()  # the graph at the current position
         self._union = GraphModel()  # the graph laid out: every step's, together
@@ -376,20 +521,9 @@ class BackwardView(QWidget):
         self.orientation_button.setText("⇅" if vertical else "⇄")
 
     def best_orientation(self) -> bool:
-        """The orientation that shows the graph larger in this view (True: top-to-bottom).
-
-        torchviz's top-to-bottom unless left-to-right is clearly larger, as in a
-        wide, short dock or for a long chain of grad_fns.
-        """
-        if not self._extents:
-            return self.vertical
-        vw, vh = max(self.view.viewport().width(), 1), max(self.view.viewport().height(), 1)
-
-        def scale(vertical: bool) -> float:
-            w, h = self._extents[vertical]
-            return min(vw / (w + 2 * SCENE_PAD[0]), vh / (h + 2 * SCENE_PAD[1]), MAX_FIT_SCALE)
-
-        return not scale(False) > scale(True) * ORIENTATION_MARGIN
+        """The orientation that shows the graph larger in this view (``fit_orientation``)."""
+        port = self.view.viewport()
+        return fit_orientation(self._extents, port.width(), port.height(), self.vertical)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -484,7 +618,11 @@ class BackwardView(QWidget):
                 self._apply_model(self.model)
             else:
                 self._apply_delta(self.model, delta)
-        if not self.model.boxes:
+        if self._pending is not None:
+            self._set_message(
+                f"Laying out the backward graph ({len(self._pending[1].boxes):,} boxes)…"
+            )
+        elif not self.model.boxes:
             self._set_message(
                 "No backward graph at this step: no tensor that requires grad "
                 "has been used by an operation yet."
@@ -511,6 +649,8 @@ class BackwardView(QWidget):
     def _clear(self) -> None:
         """An empty scene with its two shared items (gradient labels, overview)."""
         self.scene.clear()
+        self._pending = None  # a layout still on its thread is dropped when it ends
+        self._layout_timer.stop()
         self.boxes, self.links = {}, []
         self._extents = {}
         self._graph_rect = QRectF()
@@ -545,30 +685,72 @@ class BackwardView(QWidget):
         self.status.setText("")
 
     def _rebuild(self, model: GraphModel) -> None:
+        """New items for ``model``, laid out here or, for a big graph, on a thread (the
+        view says so meanwhile, and ``_collect_layout`` places them once it is done)."""
         self._clear()
         fonts = self.pill_layer.fonts
-        boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
-        sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
-        layering = layers_of(model)
+        sizes = {box_id: BoxItem.size_of(box, fonts) for box_id, box in model.boxes.items()}
         # left to right, gradient labels sit between the layers: leave room for one
         across = LAYER_GAP + fonts.width(fonts.m_pill, TYPICAL_LABEL) + 16
+        port = self.view.viewport()
+        # only when the orientation follows the view's shape are the extents needed
+        viewport = (port.width(), port.height()) if self.orientation_auto else None
+        job = functools.partial(lay_out, model, sizes, across, viewport, self.vertical)
+        if len(sizes) <= BACKGROUND_BOXES:
+            self._build(model, job())
+            return
+        # started from the event loop: what this evaluation still sets up in the other
+        # panels does not share the interpreter with it
+        self._pending = (BackgroundLayout(job), model)
+        self.scene.setSceneRect(QRectF(-200, -60, 400, 120))
+        self._layout_timer.start()
+
+    @property
+    def laying_out(self) -> bool:
+        """A big graph's layout is being made on its thread (the view shows a note)."""
+        return self._pending is not None
+
+    def finish_layout(self) -> None:
+        """Wait for a background layout and show its graph now (tests, benchmarks)."""
+        if self._pending is not None:
+            self._collect_layout(wait=True)
+
+    def _collect_layout(self, wait: bool = False) -> None:
+        pending = self._pending
+        if pending is None:
+            self._layout_timer.stop()
+            return
+        job, model = pending
+        if not wait:
+            job.start()
+            if not job.done():
+                return
+        self._layout_timer.stop()
+        self._pending = None
+        self._build(model, job.take())
+        if self._built is not None:  # the orientation may have been chosen meanwhile
+            self._built = (self._built[0], self.vertical, self._built[2])
+        # every item is new: refresh sets them all to the position, then the flows and
+        # the selection
+        self._applied_model = self._applied_flow = self._applied_selection = None
+        self._model_key = None
+        self.refresh()
+
+    def _build(self, model: GraphModel, layout: Layout) -> None:
+        """The items of ``model``, placed as ``layout`` says, in the scene."""
+        fonts = self.pill_layer.fonts
+        boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
         if self.orientation_auto:  # only then does a resize look at the extents
-            self._extents = extents(model, sizes, layering, across)
-            self._show_orientation(self.best_orientation())
-        gap = LAYER_GAP if self.vertical else across
-        placement = arrange(model, sizes, self.vertical, layering, gap)
+            self._extents = layout.extents
+            self._show_orientation(layout.vertical)
+        placement = layout.placement
         positions = placement.positions
+        sizes = {box_id: (item.w, item.h) for box_id, item in boxes.items()}
         for box_id, item in boxes.items():
             item.place(*positions[box_id])
         ink = self.palette().color(QPalette.ColorRole.Text)
         ink.setAlpha(150)
-        vias: dict[Link, list[tuple[float, float]]] = {}
-        for link in model.links:
-            via = placement.routes.get((link.tail, link.head))
-            if via is None:
-                via = placement.routes.get((link.head, link.tail), [])[::-1]
-            vias[link] = via
-        ports = self._ports(model, positions, sizes, vias)
+        vias, ports = layout.vias, layout.ends
         # parallel links (x * x uses x twice) carry their gradient labels at different heights
         parallel: dict[tuple, list[Link]] = {}
         for link in model.links:
@@ -608,47 +790,6 @@ class BackwardView(QWidget):
             if box_id[0] in ("fn", "leaf", "out") and box_item.box.key is not None:
                 self._key_items.setdefault(box_item.box.key, []).append(box_item)
         self.overview.set_items(boxes.values(), links, self._graph_rect)
-
-    def _ports(
-        self,
-        model: GraphModel,
-        positions: dict[BoxId, tuple[float, float]],
-        sizes: dict[BoxId, tuple[float, float]],
-        vias: dict[Link, list[tuple[float, float]]],
-    ) -> dict[Link, tuple[float, float]]:
-        """Spread the ends of the links along a box's side, ordered by where each link
-        goes next (its first waypoint, or the other box), so that the arrows into a
-        function with several inputs stay apart and uncrossed."""
-        axis = 0 if self.vertical else 1
-
-        def spread(
-            box_id: BoxId, others: list[tuple[Link, tuple[float, float]]]
-        ) -> dict[Link, float]:
-            n = len(others)
-            if n == 1:
-                return {others[0][0]: 0.0}
-            span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
-            ordered = sorted(others, key=lambda lo: lo[1][axis])
-            return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
-
-        into: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
-        out_of: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
-        for link in model.links:
-            if link.tail in positions and link.head in positions:
-                via = vias.get(link) or []
-                into.setdefault(link.head, []).append(
-                    (link, via[-1] if via else positions[link.tail])
-                )
-                out_of.setdefault(link.tail, []).append(
-                    (link, via[0] if via else positions[link.head])
-                )
-        head_at: dict[Link, float] = {}
-        tail_at: dict[Link, float] = {}
-        for box_id, others in into.items():
-            head_at.update(spread(box_id, others))
-        for box_id, others in out_of.items():
-            tail_at.update(spread(box_id, others))
-        return {link: (tail_at.get(link, 0.0), head_at.get(link, 0.0)) for link in model.links}
 
     # -- state -> view -------------------------------------------------------
     def _apply_model(self, model: GraphModel) -> None:
