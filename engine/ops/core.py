@@ -122,10 +122,10 @@ class OpNode(Node):
         if self._released:
             raise RuntimeError(BACKWARD_TWICE)
         if saved:
-            self.s = {
-                k: (v.unpack(self, tensor_mode) if type(v) is SavedTensor else v)
-                for k, v in saved.items()
-            }
+            s = {}
+            for k, v in saved.items():
+                s[k] = v.unpack(self, tensor_mode) if type(v) is SavedTensor else v
+            self.s = s
         self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
             assert op.backward is not None
@@ -136,9 +136,14 @@ class OpNode(Node):
         finally:
             self.s = None
             self.m = None
-        if type(out) is not tuple:
-            out = (out,)
         needs = self._needs
+        if type(out) is not tuple:
+            # one input: the common case, without the general zip below
+            if type(out) is np.ndarray:
+                edges = self.next_functions
+                if edges and (edges[0][0] is not None if needs is None else needs[0]):
+                    return [out]
+            out = (out,)
         if needs is None:
             return [
                 None
