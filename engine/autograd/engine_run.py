@@ -504,7 +504,8 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):
         old += g
-        bumps[id(old)] = bumps.get(id(old), 0) + 1
+        key = id(old)
+        bumps[key] = bumps.get(key, 0) + 1
         return
     new = old + g
     buf[nr] = np.asarray(new) if isinstance(new, np.generic) else new
