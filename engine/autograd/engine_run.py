@@ -21,7 +21,7 @@ from engine import grad_mode
 from engine.autograd import anomaly_mode
 from engine.autograd.collector import collector_paused
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
-from engine.backend import array_module, device_of, is_writeable
+from engine.backend import CPU, array_module, device_of, is_writeable
 from engine.cascade_sum import reduce_sum
 from engine.messages import CREATE_GRAPH_CYCLE
 
@@ -203,6 +203,9 @@ def _post_accumulate_hooks(t: Tensor) -> None:
         raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
+_NO_GRADS: list[Any] = []  # what a node that did not run hands over (never written)
+
+
 def _add(a: Any, b: Any) -> Any:
     return b if a is None else a + b
 
@@ -296,22 +299,29 @@ def run_backward(
     anomaly = anomaly_mode.ANOMALY.enabled
     nan_check = anomaly and anomaly_mode.ANOMALY.check_nan
     prev_evaluating = anomaly_mode.EVALUATING.node
+    # Without post hooks, NaN checks or observers nothing looks at a node's gradients
+    # between its return and their hand-over, so each is validated as it is handed over.
+    late_check = not observers and not nan_check
     node: Node | None = None
     quiet = np.errstate(all="ignore")  # PyTorch gives inf/nan silently, so must we
     quiet.__enter__()
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
-        # The one node made ready while the queue was empty runs next without a trip
-        # through the heap: a chain (most of a graph) never touches it.
+        # A node made ready that would be the next out of the heap anyway (its sequence
+        # number beats every queued one) runs next without a trip through the heap,
+        # its gradients with it: a chain (most of a graph) never touches either.
         follow: Node | None = None
-        while ready or follow is not None:
+        follow_grads: list[Any] | None = None
+        while True:
             if follow is not None:
-                node, follow = follow, None
-            else:
+                node, grads, follow, follow_grads = follow, follow_grads, None, None
+            elif ready:
                 node = heappop(ready)[2]
+                grads = buffers.pop(node, None) or [None]
+            else:
+                break
             if anomaly:
                 anomaly_mode.EVALUATING.node = node
-            grads = buffers.pop(node, None) or [None]
             is_acc = type(node) is AccumulateGrad
             if is_acc:
                 if node.variable._hooks:  # type: ignore[attr-defined]
@@ -333,7 +343,8 @@ def run_backward(
                 run = accumulate and (needed is None or (node, 0) in captures)
             else:
                 run = True
-            outs: list[Any] = []
+            outs: list[Any] = _NO_GRADS
+            unchecked = False
             if run and is_acc:
                 if node._pre_hooks:  # hooks on the AccumulateGrad node itself
                     grads = _run_pre_hooks(node, grads, tm)
@@ -357,44 +368,74 @@ def run_backward(
                 outs = node.apply(grads, tm)
                 if type(outs) is not list:
                     outs = list(outs)
-                _validate_outputs(node, outs, tm)
-                if not keep_graph:
-                    node.release_variables()
-                if node._post_hooks:
-                    outs = _run_post_hooks(node, grads, outs, tm)
-                if nan_check:
-                    anomaly_mode.check_nan(node, outs, tm)
+                if late_check and not node._post_hooks:
+                    unchecked = True
+                else:
+                    _validate_outputs(node, outs, tm)
+                    if node._post_hooks:
+                        outs = _run_post_hooks(node, grads, outs, tm)
+                    if nan_check:
+                        anomaly_mode.check_nan(node, outs, tm)
             if observers and run:  # PyTorch never runs a node off the path to the inputs
                 _observe(observers, node, grads, outs, tm)
             n_outs = len(outs)
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            i = -1
+            for nxt, nr in node.next_functions:
+                i += 1
                 if nxt is None:
                     continue
+                d = deps[nxt] - 1
                 g = None
                 if i < n_outs:
                     g = outs[i]
                     outs[i] = None  # hand over, like PyTorch's move into the buffer
                 if g is not None:
-                    buf = buffers.get(nxt)
+                    if unchecked:
+                        meta = nxt._out_meta[nr]
+                        if (
+                            type(g) is not np.ndarray
+                            or g.shape != meta[0]
+                            or g.dtype != meta[1]
+                            or (meta[2] is not None and meta[2] is not CPU)
+                        ):
+                            g = validate_grad(node, i, g, meta, tm)
+                    buf = buffers.get(nxt) if d else buffers.pop(nxt, None)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * len(nxt._out_meta)
-                    if buf[nr] is None:
+                        buf = [None] * len(nxt._out_meta)
+                        buf[nr] = g
+                        if d:
+                            buffers[nxt] = buf
+                    elif buf[nr] is None:
                         buf[nr] = g
                     else:
                         _accumulate(buf, nr, g, tm, bumps)
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    if follow is None and not ready:
-                        follow = nxt
+                elif d:
+                    buf = None
+                else:
+                    buf = buffers.pop(nxt, None) or [None]
+                if d:
+                    deps[nxt] = d
+                    continue
+                # ``nxt`` is ready, with its gradients in ``buf``.
+                seq = nxt._seq
+                top = -ready[0][0] if ready else -1
+                if follow is None:
+                    if seq > top:
+                        follow, follow_grads = nxt, buf
                         continue
-                    if follow is not None:
-                        heappush(ready, (-follow._seq, tie, follow))
-                        tie += 1
-                        follow = None
-                    heappush(ready, (-nxt._seq, tie, nxt))
+                elif seq > follow._seq and seq > top:
+                    nxt, follow, buf, follow_grads = follow, nxt, follow_grads, buf
+                elif not (follow._seq > seq and follow._seq > top):
+                    buffers[follow] = follow_grads  # type: ignore[assignment]
+                    heappush(ready, (-follow._seq, tie, follow))
                     tie += 1
-            g = None  # drop the last handed-over gradient: PyTorch holds no extra reference
+                    follow = follow_grads = None
+                buffers[nxt] = buf
+                heappush(ready, (-nxt._seq, tie, nxt))
+                tie += 1
+            g = buf = None  # drop the last handed-over gradient: PyTorch holds no extra reference
+            if not keep_graph and not is_acc and outs is not _NO_GRADS:
+                node.release_variables()
     except Exception:
         if anomaly and node is not None:
             anomaly_mode.print_stack(node)
@@ -463,7 +504,8 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):
         old += g
-        bumps[id(old)] = bumps.get(id(old), 0) + 1
+        key = id(old)
+        bumps[key] = bumps.get(key, 0) + 1
         return
     new = old + g
     buf[nr] = np.asarray(new) if isinstance(new, np.generic) else new

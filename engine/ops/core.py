@@ -111,17 +111,19 @@ class OpNode(Node):
     __slots__ = ("_saved", "m", "p", "s", "shapes")
     _op: OpDef
     _released = False
-    #: Set only where it differs from the edges (an in-place op on a view, whose
-    #: first edge moves to ``CopySlices``); otherwise derived, so no list per node.
+    #: Set where it differs from the edges (an in-place op on a view, whose first
+    #: edge moves to ``CopySlices``); otherwise derived on first use in backward.
     _needs: list[bool] | tuple[bool, ...] | None = None
 
     @property
     def needs(self) -> list[bool] | tuple[bool, ...]:
         """Which inputs receive a gradient: those with an edge."""
         needs = self._needs
-        if needs is not None:
-            return needs
-        return [fn is not None for fn, _ in self.next_functions]
+        if needs is None:
+            # kept: formulas ask once per input, and the edges never change once made
+            # (an in-place op that moves its first edge sets ``needs`` before it does)
+            needs = self._needs = tuple([fn is not None for fn, _ in self.next_functions])
+        return needs
 
     @needs.setter
     def needs(self, value: list[bool] | tuple[bool, ...]) -> None:
@@ -133,10 +135,10 @@ class OpNode(Node):
         if self._released:
             raise RuntimeError(BACKWARD_TWICE)
         if saved:
-            self.s = {
-                k: (v.unpack(self, tensor_mode) if type(v) is SavedTensor else v)
-                for k, v in saved.items()
-            }
+            s = {}
+            for k, v in saved.items():
+                s[k] = v.unpack(self, tensor_mode) if type(v) is SavedTensor else v
+            self.s = s
         self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
             assert op.backward is not None
@@ -147,26 +149,26 @@ class OpNode(Node):
         finally:
             self.s = None
             self.m = None
-        if type(out) is not tuple:
-            out = (out,)
         needs = self._needs
+        if type(out) is not tuple:
+            # one input: the common case, without the general zip below
+            if type(out) is np.ndarray:
+                edges = self.next_functions
+                if edges and (edges[0][0] is not None if needs is None else needs[0]):
+                    return [out]
+            out = (out,)
         if needs is None:
-            return [
+            needs = self.needs
+        res = []
+        for g, n in zip(out, needs, strict=False):
+            res.append(
                 None
-                if e[0] is None
+                if not n
                 else g
                 if type(g) is np.ndarray or (hasattr(g, "shape") and not isinstance(g, np.generic))
                 else _arr(g)
-                for g, e in zip(out, self.next_functions, strict=False)
-            ]
-        return [
-            None
-            if not n
-            else g
-            if type(g) is np.ndarray or (hasattr(g, "shape") and not isinstance(g, np.generic))
-            else _arr(g)
-            for g, n in zip(out, needs, strict=False)
-        ]
+            )
+        return res
 
     def release_variables(self) -> None:
         saved = self._saved

@@ -131,8 +131,16 @@ def scalar_minus(c: Any, k: float, t: Any) -> Any:
 def _mul_grads(c: Any, g: Any) -> tuple[Any, Any]:
     """Other's gradient first: PyTorch's generated MulBackward0 computes it first, which
     orders the nodes a ``create_graph`` backward builds."""
-    grad_other = g * c.s["self"] if c.needs[1] else None
-    return (g * c.s["other"] if c.needs[0] else None, grad_other)
+    needs = c.needs
+    grad_other = g * c.s["self"] if needs[1] else None
+    if not needs[0]:
+        return (None, grad_other)
+    other = c.s["other"]
+    if type(other) is float and type(g) is np.ndarray and g.dtype.kind == "f":
+        # the number as NumPy would cast it, but without its slow path for a Python
+        # scalar operand (twice the cost of the product on a small array)
+        other = np.array(other, g.dtype)
+    return (g * other, grad_other)
 
 
 MUL = declare(
@@ -332,9 +340,22 @@ TANH = declare(
 def _tanh_backward(xp: Any, g: Any, r: Any) -> Any:
     """``g * (1 - r**2)`` with one temporary (PyTorch's fused ``tanh_backward``)."""
     t = xp.asarray(r * r)
-    xp.subtract(1, t, out=t)
+    xp.subtract(_one(t.dtype) if xp is np else 1, t, out=t)
     t *= g
     return t
+
+
+_ONES: dict[Any, Any] = {}
+
+
+def _one(dtype: Any) -> Any:
+    """A 0-d NumPy one of ``dtype``: as a ufunc operand it costs half what a Python
+    ``1`` does, which NumPy converts again on every call."""
+    one = _ONES.get(dtype)
+    if one is None:
+        one = _ONES[dtype] = np.ones((), dtype)
+        one.flags.writeable = False
+    return one
 
 
 def _sigmoid_backward(xp: Any, g: Any, r: Any) -> Any:

@@ -1,9 +1,12 @@
-"""The collector is paused while backward runs and resumed after it, whatever happens.
+"""The collector policy (``engine/autograd/collector.py``), a speed measure that must be
+invisible otherwise.
 
-Backward pauses Python's cyclic collector (a speed measure: see ``run_backward``); these
-tests pin down that the user's collector setting always comes back: after a normal
-backward, after one that raises, after a hook that runs backward inside backward, and
-that a collector the user switched off stays off.
+Backward pauses Python's cyclic collector; these tests pin down that the user's collector
+setting always comes back: after a normal backward, after one that raises, after a hook
+that runs backward inside backward, and that a collector the user switched off stays off.
+While a graph grows the young threshold is raised; the tests below show that collections
+go on (a cycle made meanwhile is collected), that the threshold comes back once nodes are
+no longer made, and that a program's own thresholds are never touched.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ from collections.abc import Iterator
 import pytest
 
 import engine
+from engine.autograd import collector
+from engine.autograd.collector import YOUNG_WHILE_GROWING
+
+DEFAULT = (700, 10, 10)
 
 
 @pytest.fixture(autouse=True)
@@ -86,3 +93,84 @@ def test_a_collector_switched_off_by_the_user_stays_off() -> None:
     x = engine.tensor([1.0], requires_grad=True)
     (x * 2.0).sum().backward()
     assert not gc.isenabled()
+
+
+@pytest.fixture
+def policy() -> Iterator[None]:
+    """The policy installed afresh over CPython's default thresholds, as at import."""
+    was = gc.get_threshold()
+    collector.uninstall()
+    gc.set_threshold(*DEFAULT)
+    collector.install()
+    yield
+    collector.uninstall()
+    gc.set_threshold(*was)
+    collector.install()
+
+
+def _grow(nodes: int) -> list[engine.Tensor]:
+    x = engine.tensor([0.5, -1.0], requires_grad=True)
+    return [(x * 2.0).tanh() for _ in range(nodes // 2)]
+
+
+def _allocate_without_nodes(count: int) -> list[list[int]]:
+    return [[] for _ in range(count)]
+
+
+def test_raised_while_a_graph_grows_and_back_after(policy: None) -> None:
+    graph = _grow(4000)
+    assert gc.isenabled()
+    assert gc.get_threshold() == (YOUNG_WHILE_GROWING, 10, 10)
+    other = _allocate_without_nodes(2 * YOUNG_WHILE_GROWING)
+    assert gc.get_threshold() == DEFAULT
+    assert len(graph) == 2000 and len(other) == 2 * YOUNG_WHILE_GROWING
+
+
+def test_a_cycle_made_while_the_graph_grows_is_still_collected(policy: None) -> None:
+    import weakref
+
+    class Cyclic:
+        pass
+
+    graph = _grow(2000)
+    assert gc.get_threshold()[0] == YOUNG_WHILE_GROWING
+    gone: list[bool] = []
+    a, b = Cyclic(), Cyclic()
+    a.other, b.other = b, a  # type: ignore[attr-defined]
+    weakref.finalize(a, gone.append, True)
+    del a, b
+    graph += _grow(4 * YOUNG_WHILE_GROWING // 5)  # more allocations than the raised threshold
+    assert gone == [True]
+    assert gc.get_threshold()[0] == YOUNG_WHILE_GROWING
+
+
+def test_thresholds_the_program_sets_are_left_alone(policy: None) -> None:
+    gc.set_threshold(1000, 20, 20)
+    graph = _grow(4000)
+    assert gc.get_threshold() == (1000, 20, 20)
+    gc.set_threshold(*DEFAULT)
+    graph += _grow(4000)
+    assert gc.get_threshold()[0] == YOUNG_WHILE_GROWING
+    gc.set_threshold(1500, 10, 10)  # while raised: the program's choice stands
+    graph += _grow(4 * YOUNG_WHILE_GROWING // 5)
+    other = _allocate_without_nodes(2 * YOUNG_WHILE_GROWING)
+    assert gc.get_threshold() == (1500, 10, 10)
+    assert graph and other
+
+
+def test_a_higher_threshold_is_never_lowered(policy: None) -> None:
+    gc.set_threshold(50_000, 10, 10)
+    collector.install()  # as if the program had set it before importing the engine
+    graph = _grow(4000)
+    other = _allocate_without_nodes(2 * 50_000)
+    assert gc.get_threshold() == (50_000, 10, 10)
+    assert graph and other
+
+
+def test_uninstall_gives_the_thresholds_back(policy: None) -> None:
+    graph = _grow(4000)
+    assert gc.get_threshold()[0] == YOUNG_WHILE_GROWING
+    collector.uninstall()
+    assert gc.get_threshold() == DEFAULT
+    assert collector.POLICY not in gc.callbacks
+    assert graph
