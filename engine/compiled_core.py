@@ -122,9 +122,10 @@ class CompiledCoreFinder(importlib.abc.MetaPathFinder):
 
 
 def _report_stale(module: str) -> None:
-    """One line per process, at the first stale module: the rest fall back silently."""
+    """One line per process, at the first stale module: the rest fall back silently
+    (and ``python -m engine.build``, about to rebuild them, says nothing)."""
     _stale.append(module)
-    if len(_stale) == 1:
+    if len(_stale) == 1 and sys.orig_argv[1:3] != ["-m", "engine.build"]:
         print(
             f"engine: the compiled core is stale ({module} changed since it was built); "
             "running pure Python where it is: `python -m engine.build` rebuilds",
