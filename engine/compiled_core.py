@@ -23,9 +23,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-#: The modules that are compiled: the per-op path (dispatch, node creation, dtype logic)
-#: and the backward loop.  Others (the catalog that rewrites functions, the op
-#: declarations that the catalog rewrites, the UI-facing code) stay pure.
+#: The modules that are compiled: the per-op path (dispatch, node creation, dtype logic,
+#: the elementwise ops and their formulas) and the backward loop.  A module added here
+#: must not rely on bytecode or frames: ``catalog.applying`` replaces the bytecode
+#: rewriting of in-place variants, ``warn_site`` the fixed warning stacklevels.
 MODULES: tuple[str, ...] = (
     "engine._methods",
     "engine.autograd.engine_run",
@@ -36,6 +37,7 @@ MODULES: tuple[str, ...] = (
     "engine.grad_mode",
     "engine.ops.core",
     "engine.ops.kernel_dtypes",
+    "engine.ops.pointwise",
     "engine.ops.shape",
     "engine.out_arg",
     "engine.tensor",
