@@ -92,7 +92,10 @@ def build(modules: list[str], jobs: int = 2) -> list[str]:
             target.parent.mkdir(parents=True, exist_ok=True)
             for old in cc.builds_of(m):
                 old.unlink()
-            shutil.copyfile(out, target)
+            # a build cut short must never leave a truncated extension under the final name
+            partial = target.with_name(f".{target.name}.partial")
+            shutil.copyfile(out, partial)
+            os.replace(partial, target)
             built.append(m)
     manifest = cc.BUILD_DIR / "manifest.json"
     record = json.loads(manifest.read_text()) if manifest.is_file() else {}
