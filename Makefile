@@ -2,6 +2,7 @@
 #   make run     set up .venv if needed, then open the studio
 #   make test    set up, then ruff, import-linter and pytest (offscreen Qt)
 #   make deps    check/install the system libraries PySide6 needs (Debian)
+#   make core    compile the engine's hot modules (optional: pure Python otherwise)
 #   make bench | lint | format | clean | distclean
 #
 # PYTEST_ARGS="-k autograd -x" make test   passes extra arguments to pytest.
@@ -15,9 +16,9 @@ PYTEST_ARGS ?=
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .DEFAULT_GOAL := run
-.PHONY: run test deps venv lint format bench clean distclean
+.PHONY: run test deps core venv lint format bench clean distclean
 
-run: deps
+run: deps core
 	$(BIN)/python main.py
 
 # Lint and tests all run; the target fails if any of them failed.
@@ -25,7 +26,7 @@ run: deps
 # The `cuda` tests run twice: in the whole suite (skipped without a GPU), then again on
 # the CuPy simulator (tests/cupy_sim.py), so the CUDA path is exercised on every machine (exit 5 there only means that
 # PYTEST_ARGS selected no cuda test).
-test: deps
+test: deps core
 	@status=0; \
 	echo "== ruff check"; $(BIN)/ruff check . || status=1; \
 	echo "== ruff format --check"; $(BIN)/ruff format --check . || status=1; \
@@ -47,7 +48,7 @@ format: venv
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: deps
+bench: deps core
 	@if [ -f bench/run_all.py ]; then \
 	  $(BIN)/python bench/run_all.py; \
 	else \
@@ -83,6 +84,24 @@ deps: $(VENV)/.installed
 	  rc=0; bash .ci/qt-deps $(VENV) || rc=$$?; \
 	  if [ $$rc -eq 0 ]; then touch $(VENV)/.qt-deps-ok; elif [ $$rc -ne 3 ]; then exit $$rc; fi; \
 	fi
+
+# The compiled core (engine/compiled_core.py): a C compiler and Python's headers from
+# Debian when root, Cython from PyPI, then `python -m engine.build`, which compiles only
+# the modules whose source changed since their build. None of it is required: whatever
+# fails here, the engine runs as pure Python and the target still succeeds.
+core: venv
+	-@inc="$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"; \
+	if ! command -v gcc >/dev/null || [ ! -f "$$inc/Python.h" ]; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" -eq 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends gcc python3-dev; \
+	  else \
+	    echo "make core: no C compiler or Python headers (Debian: gcc python3-dev)" >&2; \
+	  fi; \
+	fi
+	-@$(BIN)/python -c 'import Cython, setuptools' 2>/dev/null || \
+	  $(BIN)/python -m pip install -q cython setuptools
+	-@$(BIN)/python -m engine.build
 
 # ------------------------------------------------------------------ cleaning
 clean:

@@ -5,6 +5,10 @@ run unchanged and every autograd fact (flags, ``grad_fn`` names and edges,
 versions, errors, warnings) agrees with PyTorch 2.13.
 """
 
+# isort: off
+from engine import compiled_core  # first: its import hook must see every engine module load
+
+# isort: on
 from engine import (
     _methods,
     autograd,
@@ -22,6 +26,7 @@ from engine.autograd.anomaly_mode import (
     set_anomaly_enabled,
 )
 from engine.backend import device
+from engine.compiled_core import compiled
 from engine.creation import (
     BoolTensor,
     ByteTensor,

@@ -241,6 +241,20 @@ def public(
     return register
 
 
+def applying(factory: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Callable[..., Any]:
+    """``factory(apply_op)``, whose in-place variant will be ``factory(apply_inplace)``.
+
+    The explicit form of what ``inplace_variant`` does by re-binding a function's
+    bytecode: a module compiled by Cython (``engine.compiled_core``) has no bytecode to
+    re-bind, so its public functions receive ``apply_op`` as a parameter instead."""
+    from engine.ops.core import apply_op
+
+    fn = factory(apply_op)
+    fn.__qualname__ = fn.__name__
+    fn.with_apply = factory  # type: ignore[attr-defined]
+    return fn
+
+
 def inplace_variant(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` with ``apply_op`` meaning ``apply_inplace``: the same argument handling
     (scalars, defaults, errors) writing into the first input, as PyTorch's ``add_``
@@ -248,15 +262,19 @@ def inplace_variant(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     names defined after it in its module resolve as in the original."""
     from engine.ops.core import apply_inplace
 
-    if "apply_op" not in fn.__code__.co_names:
+    factory = getattr(fn, "with_apply", None)
+    if factory is None and "apply_op" not in fn.__code__.co_names:
         raise ValueError(f"{name}: {fn.__name__}() must call apply_op to have an in-place variant")
     real: list[Callable[..., Any]] = []
 
     def build() -> Callable[..., Any]:
-        namespace = {**fn.__globals__, "apply_op": apply_inplace}
-        out = types.FunctionType(fn.__code__, namespace, name, fn.__defaults__, fn.__closure__)
-        out.__kwdefaults__ = fn.__kwdefaults__
-        out.__qualname__ = name
+        if factory is not None:
+            out = factory(apply_inplace)
+        else:
+            namespace = {**fn.__globals__, "apply_op": apply_inplace}
+            out = types.FunctionType(fn.__code__, namespace, name, fn.__defaults__, fn.__closure__)
+            out.__kwdefaults__ = fn.__kwdefaults__
+        out.__name__ = out.__qualname__ = name
         real.append(out)
         return out
 

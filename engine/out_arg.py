@@ -7,6 +7,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from engine import warn_site
+
 _RESIZED = (
     "An output with one or more elements was resized since it had shape {old}, which does not "
     "match the required output shape {new}. This behavior is deprecated, and in a future "
@@ -73,7 +75,11 @@ def _write_out(
     if tuple(out.shape) != tuple(result.shape):
         if out.numel():
             old, new = list(out.shape), list(result.shape)
-            warnings.warn(_RESIZED.format(old=old, new=new), UserWarning, stacklevel=3)
+            warnings.warn(
+                _RESIZED.format(old=old, new=new),
+                UserWarning,
+                stacklevel=warn_site.stacklevel(3, __file__),
+            )
         out._data = data.copy()
     else:
         out._data[...] = data

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, warn_site
 from engine.autograd.graph import AccumulateGrad, Node, RemovableHandle, add_hook
 from engine.backend import CPU, CUDA0, device, device_of, to_device, to_numpy, xp_for
 from engine.grad_mode import is_grad_enabled
@@ -108,7 +108,9 @@ class Tensor:
     @property
     def grad(self) -> Tensor | None:
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(
+                NONLEAF_GRAD_WARNING, UserWarning, stacklevel=warn_site.stacklevel(2, __file__)
+            )
         return self._grad
 
     @grad.setter
@@ -335,7 +337,9 @@ class Tensor:
 
     def __float__(self) -> float:
         if self.requires_grad and is_grad_enabled():
-            warnings.warn(SCALAR_OF_REQUIRES_GRAD, UserWarning, stacklevel=2)
+            warnings.warn(
+                SCALAR_OF_REQUIRES_GRAD, UserWarning, stacklevel=warn_site.stacklevel(2, __file__)
+            )
         return float(self.item())
 
     def __int__(self) -> int:
@@ -535,7 +539,7 @@ class Tensor:
                 "to reverse the dimensions of a tensor. (Triggered internally at "
                 "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=warn_site.stacklevel(2, __file__),
             )
         return _f.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine import grad_mode
+from engine import grad_mode, warn_site
 from engine.autograd import anomaly_mode
 from engine.autograd.collector import collector_paused
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
@@ -39,6 +39,19 @@ def _shape_str(shape: tuple[int, ...]) -> str:
 #: may omit borrowed references, so there the engine always copies (safe, and only
 #: ``.grad._version`` can then differ from PyTorch).
 REFCOUNTS = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+
+
+def _sole_holder_count() -> int:
+    """What ``sys.getrefcount`` reports in this module for an object that one list slot
+    and one local hold: 3 interpreted (the call's own argument counts), 2 when Cython
+    compiled the module (it passes the local without a new reference)."""
+    slot = [object()]
+    held = slot[0]
+    return sys.getrefcount(held)
+
+
+#: The refcount of an object nobody else holds (see REFCOUNTS).
+SOLE_HOLDER = _sole_holder_count()
 
 
 def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
@@ -151,7 +164,9 @@ def _owns(g: Any) -> bool:
     """No one else can see ``g``'s memory: it is no view, or a view of an array
     that nothing but this view holds (PyTorch's storage use count of one)."""
     base = g.base
-    return base is None or (sys.getrefcount(base) <= 3 and base.base is None)  # see REFCOUNTS
+    return base is None or (
+        sys.getrefcount(base) <= SOLE_HOLDER and base.base is None
+    )  # see REFCOUNTS
 
 
 def _run_tensor_hooks(node: Node, grads: list[Any], tensor_mode: bool) -> None:
@@ -350,7 +365,11 @@ def run_backward(
                     grads = _run_pre_hooks(node, grads, tm)
                 if tm and not warned:
                     warned = True
-                    warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
+                    warnings.warn(
+                        CREATE_GRAPH_CYCLE,
+                        UserWarning,
+                        stacklevel=warn_site.outside_engine(),
+                    )
                 g0 = grads[0]
                 if g0 is not None:
                     # as AccumulateGrad::apply: a leaf frozen after the forward gets no
@@ -358,7 +377,7 @@ def run_backward(
                     if node.variable.requires_grad:
                         # Refcount 2 (the list slot and the argument): no one else holds
                         # it, so PyTorch would steal it rather than copy.
-                        unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= 3
+                        unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= SOLE_HOLDER
                         accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
                     if node.variable._post_accumulate_grad_hooks:
                         _post_accumulate_hooks(node.variable)
@@ -492,7 +511,7 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
     if (
         REFCOUNTS
         and not tm
-        and sys.getrefcount(old) <= 3
+        and sys.getrefcount(old) <= SOLE_HOLDER
         and (
             old.base is None and old.flags.writeable
             if type(old) is np.ndarray

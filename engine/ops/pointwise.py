@@ -6,12 +6,13 @@ back to its input's shape in one place (``engine_run.validate_grad``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from engine import dtypes
-from engine.catalog import Example, Param, Port, public
+from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_bool_subtraction, refuse_dtype
@@ -657,10 +658,14 @@ def _need_tensor(name: str, x: Any, pos: str = "input") -> None:
     doc="input + alpha * other",
     inplace=True,
 )
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
-    if not _is_tensor(input):
-        input, other = other, input
-    return apply_op(ADD, (input, other), {"alpha": alpha} if alpha != 1 else None)
+@applying
+def add(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+        if not _is_tensor(input):
+            input, other = other, input
+        return apply_op(ADD, (input, other), {"alpha": alpha} if alpha != 1 else None)
+
+    return add
 
 
 @public(
@@ -671,11 +676,15 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     doc="input - alpha * other",
     inplace=True,
 )
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
-    refuse_bool_subtraction(input, other)
-    if not _is_tensor(input):
-        return rsub(other, input, alpha=alpha)
-    return apply_op(SUB, (input, other), {"alpha": alpha} if alpha != 1 else None)
+@applying
+def sub(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+        refuse_bool_subtraction(input, other)
+        if not _is_tensor(input):
+            return rsub(other, input, alpha=alpha)
+        return apply_op(SUB, (input, other), {"alpha": alpha} if alpha != 1 else None)
+
+    return sub
 
 
 @public(
@@ -692,10 +701,14 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
 @public(
     "mul", ("input", SCALAR_PORT), category="arithmetic", doc="elementwise product", inplace=True
 )
-def mul(input: Any, other: Any) -> Any:  # noqa: A002
-    if not _is_tensor(input):
-        input, other = other, input
-    return apply_op(MUL, (input, other))
+@applying
+def mul(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def mul(input: Any, other: Any) -> Any:  # noqa: A002
+        if not _is_tensor(input):
+            input, other = other, input
+        return apply_op(MUL, (input, other))
+
+    return mul
 
 
 # -- operators ------------------------------------------------------------------
@@ -724,25 +737,38 @@ def div_operator(self: Any, other: Any) -> Any:
 
 
 @public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division", inplace=True)
-def div(input: Any, other: Any) -> Any:  # noqa: A002
-    if not _is_tensor(input):
-        return reciprocal(other) * input
-    return apply_op(DIV, (input, other))
+@applying
+def div(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def div(input: Any, other: Any) -> Any:  # noqa: A002
+        if not _is_tensor(input):
+            return reciprocal(other) * input
+        return apply_op(DIV, (input, other))
+
+    return div
 
 
 @public("reciprocal", ("input",), category="arithmetic", doc="1 / input", inplace=True)
-def reciprocal(input: Any) -> Any:  # noqa: A002
-    return apply_op(RECIPROCAL, (input,))
+@applying
+def reciprocal(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def reciprocal(input: Any) -> Any:  # noqa: A002
+        return apply_op(RECIPROCAL, (input,))
+
+    return reciprocal
 
 
 @public("neg", ("input",), category="arithmetic", doc="-input", inplace=True)
-def neg(input: Any) -> Any:  # noqa: A002
-    if input._data.dtype == bool:
-        raise RuntimeError(
-            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-            "invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-    return apply_op(NEG, (input,))
+@applying
+def neg(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def neg(input: Any) -> Any:  # noqa: A002
+        if input._data.dtype == bool:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                "instead."
+            )
+        return apply_op(NEG, (input,))
+
+    return neg
 
 
 @public(
@@ -752,17 +778,22 @@ def neg(input: Any) -> Any:  # noqa: A002
     doc="input ** exponent",
     inplace=True,
 )
-def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
-    if is_bool(input) and is_bool(exponent) and _is_tensor(exponent):
-        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
-    if not _is_tensor(input):
-        return apply_op(POW2, (exponent,), {"base": input})
-    if _is_tensor(exponent):
-        if exponent.ndim == 0 and not exponent.requires_grad and exponent.device != input.device:
-            exponent = exponent.item()
-        else:
-            return apply_op(POW1, (input, exponent))
-    return apply_op(POW0, (input,), {"exponent": exponent})
+@applying
+def pow(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def pow(input: Any, exponent: Any) -> Any:  # noqa: A001, A002
+        if is_bool(input) and is_bool(exponent) and _is_tensor(exponent):
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        if not _is_tensor(input):
+            return apply_op(POW2, (exponent,), {"base": input})
+        if _is_tensor(exponent):
+            scalar = exponent.ndim == 0 and not exponent.requires_grad
+            if scalar and exponent.device != input.device:
+                exponent = exponent.item()
+            else:
+                return apply_op(POW1, (input, exponent))
+        return apply_op(POW0, (input,), {"exponent": exponent})
+
+    return pow
 
 
 def _unary_public(
@@ -777,14 +808,17 @@ def _unary_public(
     """The public function of a one-input op; ``kernel`` names the ATen kernel that
     refuses bool (or, with ``integral``, every non-floating) input."""
 
-    def fn(input: Any) -> Any:  # noqa: A002
-        if kernel is not None:
-            refuse_dtype(kernel, input, integral=integral)
-        return apply_op(op, (input,))
+    def make(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+        def fn(input: Any) -> Any:  # noqa: A002
+            if kernel is not None:
+                refuse_dtype(kernel, input, integral=integral)
+            return apply_op(op, (input,))
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return public(name, ("input",), category=category, doc=doc, inplace=inplace)(fn)
+        fn.__name__ = name
+        fn.__doc__ = doc
+        return fn
+
+    return public(name, ("input",), category=category, doc=doc, inplace=inplace)(applying(make))
 
 
 exp = _unary_public("exp", EXP, "math", "e ** input", inplace=True)
@@ -798,11 +832,15 @@ sigmoid = _unary_public("sigmoid", SIGMOID, "activation", "logistic sigmoid", in
 
 
 @public("relu", ("input",), category="activation", doc="max(input, 0)", inplace=True)
-def relu(input: Any) -> Any:  # noqa: A002
-    """``max(input, 0)``; PyTorch refuses bools here rather than returning a copy."""
-    if is_bool(input):
-        raise RuntimeError("Boolean inputs not supported for relu")
-    return apply_op(RELU, (input,))
+@applying
+def relu(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def relu(input: Any) -> Any:  # noqa: A002
+        """``max(input, 0)``; PyTorch refuses bools here rather than returning a copy."""
+        if is_bool(input):
+            raise RuntimeError("Boolean inputs not supported for relu")
+        return apply_op(RELU, (input,))
+
+    return relu
 
 
 sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
@@ -817,12 +855,16 @@ sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
     inplace=True,
     example=Example(params={"min": -0.5, "max": 0.5}),
 )
-def clamp(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if _is_tensor(min) or _is_tensor(max):
-        return apply_op(CLAMP_T, (input, min, max))
-    return apply_op(CLAMP, (input,), {"min": min, "max": max})
+@applying
+def clamp(apply_op: Callable[..., Any]) -> Callable[..., Any]:
+    def clamp(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        if _is_tensor(min) or _is_tensor(max):
+            return apply_op(CLAMP_T, (input, min, max))
+        return apply_op(CLAMP, (input,), {"min": min, "max": max})
+
+    return clamp
 
 
 @public("maximum", ("input", "other"), category="math", doc="elementwise maximum")

@@ -1,0 +1,144 @@
+"""Build the compiled core: ``python -m engine.build`` (``--status`` only reports).
+
+Each module of ``engine.compiled_core.MODULES`` whose build is not fresh is translated
+by Cython and compiled into ``build/cython/``, named by the hash of the source it was
+built from; older builds of it are removed.  Building is an optimisation, never a
+requirement: without Cython or a C compiler, or on any error, this prints why and exits
+0, and the engine runs as pure Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+from engine import compiled_core as cc
+
+#: Cython reads the sources as Python: annotations are documentation (a ``float``
+#: parameter must still accept an int, a ``list`` one a subclass) and the functions keep
+#: their Python introspection (names, signatures, ``__wrapped__``).
+DIRECTIVES = {
+    "language_level": 3,
+    "annotation_typing": False,
+    "binding": True,
+    "embedsignature": False,
+    "always_allow_keywords": True,
+}
+
+
+def status() -> dict[str, str]:
+    return {m: cc.state(m) for m in cc.MODULES}
+
+
+def _compiler_problem() -> str | None:
+    """Why no extension can be compiled here, or None when the tools are present."""
+    try:
+        import Cython  # noqa: F401
+    except ImportError:
+        return "Cython is not installed (pip install cython)"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        return "Python's headers are missing (Debian: python3-dev)"
+    cc_name = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc_name) is None and shutil.which("cc") is None:
+        return "no C compiler (Debian: gcc)"
+    return None
+
+
+def build(modules: list[str], jobs: int = 2) -> list[str]:
+    """Compile ``modules``; returns the ones built.  Raises on a compiler error."""
+    from Cython import __version__ as cython_version
+    from Cython.Build import cythonize
+    from setuptools import Distribution, Extension
+    from setuptools.command.build_ext import build_ext
+
+    sources = {m: cc.source_path(m).read_bytes() for m in modules}
+    with tempfile.TemporaryDirectory(prefix="engine-build-") as tmp:
+        # Cython names the module from the package layout around the source, so a copy
+        # keeps the layout: the .c files and objects never land in the checkout.
+        extensions = []
+        for m, text in sources.items():
+            src = Path(tmp, "src", *m.split(".")).with_suffix(".py")
+            src.parent.mkdir(parents=True, exist_ok=True)
+            src.write_bytes(text)
+            for parent in src.relative_to(Path(tmp, "src")).parents:
+                init = Path(tmp, "src", parent, "__init__.py")
+                if parent != Path(".") and not init.exists():
+                    init.write_text("")
+            extensions.append(Extension(m, [str(src)], extra_compile_args=["-O2", "-w"]))
+        ext_modules = cythonize(
+            extensions,
+            compiler_directives=DIRECTIVES,
+            nthreads=jobs,
+            quiet=True,
+            force=True,
+        )
+        dist = Distribution({"ext_modules": ext_modules})
+        cmd = build_ext(dist)
+        cmd.build_lib = str(Path(tmp, "lib"))
+        cmd.build_temp = str(Path(tmp, "obj"))
+        cmd.parallel = jobs
+        cmd.ensure_finalized()
+        cmd.run()
+        built = []
+        for m, text in sources.items():
+            out = Path(tmp, "lib", *m.split(".")).with_suffix(cc.SUFFIX)
+            target = cc.extension_path(m, text)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            for old in cc.builds_of(m):
+                old.unlink()
+            # a build cut short must never leave a truncated extension under the final name
+            partial = target.with_name(f".{target.name}.partial")
+            shutil.copyfile(out, partial)
+            os.replace(partial, target)
+            built.append(m)
+    manifest = cc.BUILD_DIR / "manifest.json"
+    record = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    for m in built:
+        record[m] = {
+            "source": cc.source_hash(sources[m]),
+            "cython": cython_version,
+            "python": sys.version.split()[0],
+            "suffix": cc.SUFFIX,
+        }
+    manifest.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return built
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.build", description=__doc__)
+    parser.add_argument("--status", action="store_true", help="only list each module's build")
+    parser.add_argument("--force", action="store_true", help="rebuild fresh modules too")
+    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
+    args = parser.parse_args(argv)
+    states = status()
+    if args.status:
+        for m, s in states.items():
+            print(f"{s:8} {m}")
+        if cc.pure_forced():
+            print(f"({cc.PURE_ENV} is set: every module runs pure)")
+        return 0
+    todo = [m for m, s in states.items() if args.force or s != "fresh"]
+    if not todo:
+        print(f"engine.build: all {len(states)} compiled modules are fresh")
+        return 0
+    problem = _compiler_problem()
+    if problem is not None:
+        print(f"engine.build: not compiled, the engine runs as pure Python: {problem}")
+        return 0
+    try:
+        built = build(todo, args.jobs)
+    except (Exception, SystemExit) as exc:  # a build must never break the caller
+        print(f"engine.build: the build failed, the engine runs as pure Python: {exc!r}")
+        return 0
+    print(f"engine.build: compiled {len(built)} module(s) into {cc.BUILD_DIR}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

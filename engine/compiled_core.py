@@ -1,0 +1,145 @@
+"""The compiled core: the engine's hot modules built by Cython from their own ``.py`` files.
+
+The sources stay plain Python (Cython's pure-Python mode), so the engine runs the same
+without a compiler.  ``python -m engine.build`` writes one extension per module under
+``build/cython/``, named by a hash of the exact source it was built from; the import hook
+below loads an extension only when that hash matches the source on disk now, so an edit
+to a source (or a switch of Python version, which changes the extension suffix) can
+never run stale compiled code: that module falls back to its ``.py`` and one line on
+stderr says so.  ``GRADSTUDIO_PURE=1`` keeps every module pure.
+
+Importing this module installs the hook; ``engine/__init__`` imports it first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+#: The modules that are compiled: the per-op path (dispatch, node creation, dtype logic,
+#: the elementwise ops and their formulas) and the backward loop.  A module added here
+#: must not rely on bytecode or frames: ``catalog.applying`` replaces the bytecode
+#: rewriting of in-place variants, ``warn_site`` the fixed warning stacklevels.
+MODULES: tuple[str, ...] = (
+    "engine._methods",
+    "engine.autograd.engine_run",
+    "engine.autograd.graph",
+    "engine.backend",
+    "engine.cascade_sum",
+    "engine.dtypes",
+    "engine.grad_mode",
+    "engine.ops.core",
+    "engine.ops.kernel_dtypes",
+    "engine.ops.pointwise",
+    "engine.ops.shape",
+    "engine.out_arg",
+    "engine.tensor",
+    "engine.transcendental",
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD_DIR = ROOT / "build" / "cython"
+PURE_ENV = "GRADSTUDIO_PURE"
+SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+_compiled: dict[str, str] = {}
+_stale: list[str] = []
+
+
+def source_path(module: str) -> Path:
+    """The ``.py`` file a module of this package is built from."""
+    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_hash(source: bytes) -> str:
+    """The tag of one source text; the extension suffix adds Python's version and ABI."""
+    return hashlib.sha256(source).hexdigest()[:16]
+
+
+def extension_path(module: str, source: bytes) -> Path:
+    """Where the build of exactly this source lives (it may not exist)."""
+    leaf = module.rpartition(".")[2]
+    return BUILD_DIR.joinpath(*module.split(".")[:-1], f"{leaf}.{source_hash(source)}{SUFFIX}")
+
+
+def builds_of(module: str) -> list[Path]:
+    """Every extension built for ``module`` for this Python, whatever source it came from."""
+    parts = module.split(".")
+    folder = BUILD_DIR.joinpath(*parts[:-1])
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"{parts[-1]}.*{SUFFIX}"))
+
+
+def state(module: str) -> str:
+    """``fresh`` (built from the source as it is now), ``stale`` (built, but the source
+    changed since) or ``missing`` (never built for this Python)."""
+    if extension_path(module, source_path(module).read_bytes()).is_file():
+        return "fresh"
+    return "stale" if builds_of(module) else "missing"
+
+
+def compiled() -> dict[str, str]:
+    """The modules running compiled in this process, each with its extension's path."""
+    return dict(_compiled)
+
+
+def pure_forced() -> bool:
+    return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
+class CompiledCoreFinder(importlib.abc.MetaPathFinder):
+    """Finds the fresh build of a listed module; for anything else, or a stale or
+    missing build, it defers to the normal finders (the ``.py`` source)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in MODULES:
+            return None
+        try:
+            source = source_path(fullname).read_bytes()
+        except OSError:
+            return None
+        ext = extension_path(fullname, source)
+        if not ext.is_file():
+            if builds_of(fullname):
+                _report_stale(fullname)
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(fullname, str(ext))
+        spec = importlib.util.spec_from_file_location(fullname, ext, loader=loader)
+        if spec is not None:
+            _compiled[fullname] = str(ext)
+        return spec
+
+
+def _report_stale(module: str) -> None:
+    """One line per process, at the first stale module: the rest fall back silently
+    (and ``python -m engine.build``, about to rebuild them, says nothing)."""
+    _stale.append(module)
+    if len(_stale) == 1 and sys.orig_argv[1:3] != ["-m", "engine.build"]:
+        print(
+            f"engine: the compiled core is stale ({module} changed since it was built); "
+            "running pure Python where it is: `python -m engine.build` rebuilds",
+            file=sys.stderr,
+        )
+
+
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (once), unless pure Python is forced."""
+    if pure_forced() or any(isinstance(f, CompiledCoreFinder) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, CompiledCoreFinder())
+
+
+install()

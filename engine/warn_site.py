@@ -1,0 +1,34 @@
+"""Where a warning raised by the engine points: the same line compiled or not.
+
+``warnings.warn(stacklevel=n)`` counts Python frames, and functions compiled by Cython
+(``engine.compiled_core``) have none, so a fixed ``n`` would point too far up the stack.
+This module stays pure Python so that its own frame is always there to count from.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_ENGINE = str(Path(__file__).resolve().parent)
+
+
+def stacklevel(level: int, module_file: str) -> int:
+    """``level`` for a warning raised in the module at ``module_file`` when it runs as
+    Python; compiled, the level of the first frame outside the engine (the user's call,
+    which is where ``level`` points in the interpreted engine)."""
+    if module_file.endswith(".py"):
+        return level
+    return outside_engine(2)
+
+
+def outside_engine(depth: int = 1) -> int:
+    """The stacklevel of the first frame outside the engine, for a warning about the
+    user's call whose engine frames differ by path (``Tensor.backward``,
+    ``autograd.backward``) and by build.  ``depth`` 2 counts from the caller's caller."""
+    frame = sys._getframe(depth)  # the frame that warnings.warn will count as level 1
+    n = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_ENGINE):
+        frame = frame.f_back
+        n += 1
+    return n
