@@ -361,7 +361,10 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
     r.grad_fn = node
     if op.save_plan:
-        needs = (ea[0] is not None,) if b is None else (ea[0] is not None, eb[0] is not None)
+        if b is None:
+            needs = (ea[0] is not None,)
+        else:
+            needs = (ea[0] is not None, eb[0] is not None)
         node._saved = _save(op, inputs, r, out, needs)
     else:
         node._saved = None
