@@ -23,6 +23,7 @@ from gradstudio.evaluation import worker
 from gradstudio.evaluation.budget import DEFAULT_BUDGET
 from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare
 from gradstudio.evaluation.plan_key import plan_key
+from ui import gc_policy
 
 if TYPE_CHECKING:
     from gradstudio.document.events import DocumentEvent
@@ -61,7 +62,12 @@ class _Job(QRunnable):
             self.signals.progress.emit(gen, step, total)
 
         try:
-            ev = worker.run_plan(self.plan, cancel=self.cancel.is_set, progress=progress)
+            ev = worker.run_plan(
+                self.plan,
+                cancel=self.cancel.is_set,
+                progress=progress,
+                received=gc_policy.freeze_received,
+            )
             key = plan_key(self.plan)  # here, not on the UI thread
         except Exception:
             self.signals.done.emit(gen, None, None, traceback.format_exc())
@@ -240,6 +246,7 @@ class EvaluationRunner(QObject):
         self.state.set_evaluation(ev)
         self._set_stale(edited or ev.cancelled)
         self.finished.emit(ev)
+        gc_policy.freeze_evaluation()
 
     def _on_event(self, event: DocumentEvent) -> None:
         self._prepared = None
