@@ -32,8 +32,10 @@ NODE_GAP = 22.0
 WEIGHT = {"fn": 20.0, "leaf": 4.0, "out": 4.0, "saved": 1.0}  # who keeps its place in a layer
 
 BoxId = tuple  # ("fn", key) | ("leaf", key) | ("out", key) | ("saved", key, i)
-#: Per GradFnFacts object (by id, holding it): (facts, caption, tooltip, saved parts).
-Memo = dict[int, tuple[Any, Any, str, list[Any], dict[str | None, Any]]]
+#: Per GradFnFacts object (by id, holding it): (facts, caption, tooltip, saved parts,
+#: boxes and links, what it is drawn as); and per what it is drawn as (``_drawn_as``),
+#: the parts shared by the equal grad_fns of another evaluation.
+Memo = dict[Any, tuple[Any, ...]]
 
 
 def parse_key(text: str) -> int | None:
@@ -183,9 +185,14 @@ def build_model(
         sub = caption.get(key, "") if named else ""
         parts = memo.get(id(fn))
         if parts is None or parts[0] is not fn or parts[1] != caption.get(key):
-            tip = fn_tooltip(fn, caption.get(key))
-            saved = _saved_parts(fn, key, index)
-            parts = memo[id(fn)] = (fn, caption.get(key), tip, saved, {})
+            # a re-run after an edit of values: the equal grad_fn of the evaluation
+            # before is drawn the same, so its boxes (the same objects) are taken over
+            drawn_as = _drawn_as(fn, caption.get(key), index.node_for(key))
+            shared = memo.get(drawn_as)
+            if shared is None:
+                tip = fn_tooltip(fn, caption.get(key))
+                shared = memo[drawn_as] = (tip, _saved_parts(fn, key, index), {})
+            parts = memo[id(fn)] = (fn, caption.get(key), *shared, drawn_as)
         # the same Box object while nothing about it changes: the view compares by identity
         # (parts[4]: boxes by subtitle, and under None the links to next_functions)
         box = parts[4].get(sub)
@@ -256,6 +263,24 @@ def _add_leaf(
     )
     model.links.append(Link(leaf_id, ("fn", key), ("acc", key)))
     model.layering.append((("fn", key), leaf_id))
+
+
+def _drawn_as(fn: GradFnFacts, caption: str | None, node_id: str | None) -> tuple[Any, ...]:
+    """What a grad_fn's boxes, links and tooltip are made of (no tensor values)."""
+    saved = tuple(
+        (s.name, s.kind, s.value.shape if isinstance(s.value, GradValue) else s.value)
+        for s in fn.saved
+    )
+    return ("drawn", fn.key, fn.name, fn.next_functions, caption, node_id, saved)
+
+
+def prune_memo(memo: Memo) -> None:
+    """Before a new evaluation is drawn: forget the grad_fn objects drawn so far; keep
+    only what they were drawn as, for the equal ones of the new evaluation."""
+    drawn = {parts[-1] for k, parts in memo.items() if type(k) is int}
+    kept = {k: memo[k] for k in drawn if k in memo}
+    memo.clear()
+    memo.update(kept)
 
 
 def _saved_parts(fn: GradFnFacts, key: int, index: GradFnIndex) -> list[tuple[Box, Link]]:
