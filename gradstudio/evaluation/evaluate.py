@@ -421,15 +421,18 @@ class Evaluation:
     def snapshot(self, step: int) -> Snapshot:
         """The state right after ``step`` (steps that did not run change nothing)."""
         step = min(step, len(self.steps) - 1)
-        fresh = self._index()
+        fresh = self.catch_up()
         if fresh and self._cache is not None and self._cache[0] == step:
             return self._cache[1]
         snap = Snapshot(step, self._facts_index.as_of(step), self._fn_index.as_of(step))
         self._cache = (step, snap)
         return snap
 
-    def _index(self) -> bool:
+    def catch_up(self) -> bool:
         """Bring the per-tensor index up to the finished steps (False: it changed).
+
+        ``snapshot`` calls it; ``worker.run_plan`` calls it as each batch of results
+        arrives, so the index is built while later steps still run, not all at the end.
 
         Results arrive in step order (a worker replaces its "not run" placeholders);
         a step is indexed once it has run, and a result replaced under it (rare: a

@@ -470,6 +470,7 @@ class _Run:
         if kind == "steps":
             for result in message[1]:
                 self.ev.steps[result.step] = result
+            self.ev.catch_up()  # while the worker runs the next steps
             return False
         if kind == "failed":
             raise RuntimeError(f"the evaluation failed:\n{message[1]}")
