@@ -115,3 +115,28 @@ def test_a_long_edge_is_routed_between_the_layers_it_spans() -> None:
     route = pos.routes[(("fn", "out"), ("fn", "a"))]
     assert len(route) == 1 and route[0][1] == pos.positions[("fn", "mid")][1]
     assert abs(route[0][0] - pos.positions[("fn", "mid")][0]) >= 40.0 + NODE_GAP
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.name)
+def test_the_union_stands_for_the_last_step_only_when_it_is_that_graph(example) -> None:  # noqa: ANN001
+    from ui.backward.model import model_at, union_is_final, union_model
+
+    ev = evaluate(build(example))
+    index = index_for(ev)
+    union = union_model(ev, index)
+    last = model_at(ev, ev.final, index)
+    same = (union.boxes, union.links, union.layering, union.roots) == (
+        last.boxes,
+        last.links,
+        last.layering,
+        last.roots,
+    )
+    assert union_is_final(ev) <= same, example.name
+
+
+def test_an_in_place_op_makes_the_last_step_differ_from_the_union() -> None:
+    from gradstudio.interchange.pytorch_import import import_snippet
+    from tests.gradstudio.test_history import INPLACE
+    from ui.backward.model import union_is_final
+
+    assert not union_is_final(evaluate(import_snippet(INPLACE)))

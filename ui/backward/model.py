@@ -135,6 +135,24 @@ def union_model(
     )
 
 
+def union_is_final(evaluation: Evaluation) -> bool:
+    """Whether the graph after the last step is the union graph: no output's grad_fn
+    or shape was other than its final one when a step recorded it (no in-place op
+    rebased a tensor's history).  Then the view shows the union at the end, built once."""
+    final = evaluation.final
+    for result in evaluation.steps:
+        for ref, facts in result.changed.items():
+            if facts is None:
+                continue
+            last = final.facts(ref.node_id, ref.port, ref.index)
+            if last is None or last.shape != facts.shape:
+                return False
+            fn, last_fn = facts.grad_fn, last.grad_fn
+            if (fn is None) != (last_fn is None) or (fn is not None and fn.key != last_fn.key):
+                return False
+    return True
+
+
 def build_model(
     evaluation: Evaluation,
     tensors: list[tuple[OutputRef, TensorFacts]],

@@ -75,6 +75,7 @@ from ui.backward.model import (
     model_at,
     parse_key,
     prune_memo,
+    union_is_final,
     union_model,
 )
 from ui.inspector.value_view import WrapLabel
@@ -450,7 +451,10 @@ class BackwardView(QWidget):
             self._applied_model = self._applied_flow = None
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
-            self.model = model_at(ev, snap, index, self.show_saved, self._memo)
+            if snap.step == len(ev.steps) - 1 and union_is_final(ev):
+                self.model = self._union  # the same graph: not built a second time
+            else:
+                self.model = model_at(ev, snap, index, self.show_saved, self._memo)
             self._model_key = key
             self._apply_model(self.model)
         if not self.model.boxes:
