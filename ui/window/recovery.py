@@ -22,10 +22,9 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -34,6 +33,9 @@ from gradstudio.interchange.atomic import atomic_write
 from gradstudio.interchange.fileformat import DocumentError, loads, to_json
 from gradstudio.interchange.trust import admit, content_hash
 from ui.state import StudioState
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 #: A write comes at most this long after the first edit since the last one.
 AUTOSAVE_MS = 5_000
@@ -124,7 +126,9 @@ class Recovery(QObject):
         original = self._path_of_document()
         trusted = doc.trusted
         self._dirty = False
-        if self._writer is None:
+        if self._writer is None:  # imported with the first write, not at startup
+            from concurrent.futures import ThreadPoolExecutor
+
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="gradstudio-recovery")
         self._pending = [f for f in self._pending if not f.done()]
         future = self._writer.submit(self._write_copy, data, original, trusted)
