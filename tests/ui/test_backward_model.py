@@ -140,3 +140,20 @@ def test_an_in_place_op_makes_the_last_step_differ_from_the_union() -> None:
     from ui.backward.model import union_is_final
 
     assert not union_is_final(evaluate(import_snippet(INPLACE)))
+
+
+def test_the_memo_keeps_what_equal_grad_fns_share_and_stays_bounded() -> None:
+    from ui.backward.model import Memo, prune_memo, union_model
+
+    memo: Memo = {}
+    evaluations = [evaluate(build(e)) for e in EXAMPLES] * 2
+    for ev in evaluations:
+        prune_memo(memo)
+        assert not any(type(k) is int for k in memo)  # no grad_fn object of a run before
+        model = union_model(ev, index_for(ev), memo=memo)
+        drawn = sum(1 for k in memo if type(k) is int)
+        assert len(memo) - drawn <= 3 * drawn + 1000
+    prune_memo(memo)
+    rerun = evaluate(build(EXAMPLES[-1]))  # new facts objects, equal grad_fns
+    again = union_model(rerun, index_for(rerun), memo=memo)
+    assert all(again.boxes[k] is box for k, box in model.boxes.items() if k[0] == "fn")

@@ -289,16 +289,24 @@ def _drawn_as(fn: GradFnFacts, caption: str | None, node_id: str | None) -> tupl
         (s.name, s.kind, s.value.shape if isinstance(s.value, GradValue) else s.value)
         for s in fn.saved
     )
-    return ("drawn", fn.key, fn.name, fn.next_functions, caption, node_id, saved)
+    nexts = tuple(None if n is None else (n.key, n.name, n.index) for n in fn.next_functions)
+    # plain tuples: hashed in C (a dataclass hashes by a Python call per entry)
+    return ("drawn", fn.key, fn.name, nexts, caption, node_id, saved)
 
 
 def prune_memo(memo: Memo) -> None:
-    """Before a new evaluation is drawn: forget the grad_fn objects drawn so far; keep
-    only what they were drawn as, for the equal ones of the new evaluation."""
-    drawn = {parts[-1] for k, parts in memo.items() if type(k) is int}
-    kept = {k: memo[k] for k in drawn if k in memo}
-    memo.clear()
-    memo.update(kept)
+    """Before a new evaluation is drawn: forget the grad_fn objects drawn so far, and
+    keep what they were drawn as, for the equal ones of the new evaluation (those of
+    earlier graphs too, until they outnumber the last graph's)."""
+    objects = [k for k in memo if type(k) is int]
+    if len(memo) - len(objects) > 2 * len(objects) + 1000:
+        drawn = {memo[k][-1] for k in objects}
+        kept = {k: memo[k] for k in drawn if k in memo}
+        memo.clear()
+        memo.update(kept)
+    else:
+        for k in objects:
+            del memo[k]
 
 
 def _saved_parts(fn: GradFnFacts, key: int, index: GradFnIndex) -> list[tuple[Box, Link]]:
