@@ -676,17 +676,19 @@ class _Runner:
 
     # -- reading facts ---------------------------------------------------------
 
-    def value_of(self, t: Any) -> GradValue:
+    def array_of(self, t: Any) -> np.ndarray:
+        """A private copy of the tensor's values."""
         data = getattr(t, "_data", None)
         if type(data) is np.ndarray:  # the engine on the CPU: its array, no detached wrapper
-            array = np.array(data, copy=True)
-        else:
-            d = t.detach()
-            if d.is_cuda:
-                d = d.cpu()
-            array = np.array(d.numpy(), copy=True)
+            return np.array(data, copy=True)
+        d = t.detach()
+        if d.is_cuda:
+            d = d.cpu()
+        return np.array(d.numpy(), copy=True)
+
+    def value_of(self, t: Any) -> GradValue:
         return GradValue(
-            array,
+            self.array_of(t),
             tuple(t.shape),
             _dtype_name(t.dtype),
             _device_name(t.device),
@@ -809,7 +811,7 @@ class _Runner:
         fn = t.grad_fn
         return TensorFacts(
             tensor_id=self.tensor_id(t),
-            array=self.value_of(t).array if array is None else array,
+            array=self.array_of(t) if array is None else array,
             shape=tuple(t.shape),
             dtype=_dtype_name(t.dtype),
             device=_device_name(t.device),
