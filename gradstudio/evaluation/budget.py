@@ -130,6 +130,10 @@ def _numel(shape: Sequence[int]) -> int:
 
 
 def _broadcast(shapes: Sequence[Shape]) -> Shape:
+    distinct = set(shapes)
+    distinct.discard(())
+    if len(distinct) <= 1:  # most steps: one shape, and numbers
+        return distinct.pop() if distinct else ()
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(-ndim, 0):
@@ -251,8 +255,8 @@ def _tensor_bytes(outputs: Mapping[str, Any]) -> int:
     total = 0
     for value in outputs.values():
         for v in value if isinstance(value, list | tuple) else [value]:
-            if hasattr(v, "shape") and hasattr(v, "dtype"):
-                total += _numel(v.shape) * getattr(v.dtype, "itemsize", DEFAULT_ITEMSIZE)
+            if hasattr(v, "shape") and hasattr(v, "dtype"):  # a tensor's sizes are >= 0
+                total += math.prod(v.shape) * getattr(v.dtype, "itemsize", DEFAULT_ITEMSIZE)
     return total
 
 

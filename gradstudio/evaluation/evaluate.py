@@ -50,6 +50,22 @@ Progress = Callable[[int, int], None]
 # ------------------------------------------------------------------------- the facts
 
 
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """``np.array_equal`` (NaN equal to NaN in float arrays), with the common answers
+    first: other shapes, or the same bytes of an integer, bool or float array (equal
+    NaNs included); anything else (-0.0 against 0.0, other dtypes, complex numbers)
+    asks NumPy.  A tensor's facts are compared after every step and between runs."""
+    if a.shape != b.shape:
+        return False
+    kind = a.dtype.kind
+    if a.dtype == b.dtype and kind in "biuf":
+        if a is b or a.tobytes() == b.tobytes():
+            return True
+        if kind != "f":
+            return False
+    return bool(np.array_equal(a, b, equal_nan=kind == "f"))
+
+
 class OutputRef(NamedTuple):
     """One tensor output of a node (``index`` picks an item of a list output).
 
@@ -81,7 +97,7 @@ class GradValue:
             and self.shape == other.shape
             and self.dtype == other.dtype
             and self.device == other.device
-            and np.array_equal(self.array, other.array, equal_nan=self.array.dtype.kind == "f")
+            and same_values(self.array, other.array)
         )
 
 
@@ -186,7 +202,7 @@ class TensorFacts:
             == (other.is_leaf, other.retains_grad, other.version, other.grad_access_warns)
             and same_grad
             and same_fn
-            and np.array_equal(self.array, other.array, equal_nan=self.array.dtype.kind == "f")
+            and same_values(self.array, other.array)
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -405,15 +421,18 @@ class Evaluation:
     def snapshot(self, step: int) -> Snapshot:
         """The state right after ``step`` (steps that did not run change nothing)."""
         step = min(step, len(self.steps) - 1)
-        fresh = self._index()
+        fresh = self.catch_up()
         if fresh and self._cache is not None and self._cache[0] == step:
             return self._cache[1]
         snap = Snapshot(step, self._facts_index.as_of(step), self._fn_index.as_of(step))
         self._cache = (step, snap)
         return snap
 
-    def _index(self) -> bool:
+    def catch_up(self) -> bool:
         """Bring the per-tensor index up to the finished steps (False: it changed).
+
+        ``snapshot`` calls it; ``worker.run_plan`` calls it as each batch of results
+        arrives, so the index is built while later steps still run, not all at the end.
 
         Results arrive in step order (a worker replaces its "not run" placeholders);
         a step is indexed once it has run, and a result replaced under it (rare: a
@@ -657,17 +676,19 @@ class _Runner:
 
     # -- reading facts ---------------------------------------------------------
 
-    def value_of(self, t: Any) -> GradValue:
+    def array_of(self, t: Any) -> np.ndarray:
+        """A private copy of the tensor's values."""
         data = getattr(t, "_data", None)
         if type(data) is np.ndarray:  # the engine on the CPU: its array, no detached wrapper
-            array = np.array(data, copy=True)
-        else:
-            d = t.detach()
-            if d.is_cuda:
-                d = d.cpu()
-            array = np.array(d.numpy(), copy=True)
+            return np.array(data, copy=True)
+        d = t.detach()
+        if d.is_cuda:
+            d = d.cpu()
+        return np.array(d.numpy(), copy=True)
+
+    def value_of(self, t: Any) -> GradValue:
         return GradValue(
-            array,
+            self.array_of(t),
             tuple(t.shape),
             _dtype_name(t.dtype),
             _device_name(t.device),
@@ -790,7 +811,7 @@ class _Runner:
         fn = t.grad_fn
         return TensorFacts(
             tensor_id=self.tensor_id(t),
-            array=self.value_of(t).array if array is None else array,
+            array=self.array_of(t) if array is None else array,
             shape=tuple(t.shape),
             dtype=_dtype_name(t.dtype),
             device=_device_name(t.device),

@@ -45,7 +45,11 @@ class PlayheadEvent:
 
 @dataclass(frozen=True)
 class EvaluationShown(PlayheadEvent):
-    """The playhead now plays another evaluation (or none)."""
+    """The playhead now plays another evaluation (or none).
+
+    It stands for a new position too (the step may have moved to the end): one event
+    per evaluation, so that every view re-reads a new evaluation once, not twice.
+    """
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,6 @@ class Playhead(Observable[PlayheadEvent]):
         if self.replay is not None and (n == 0 or self.replay > n):
             self.replay = None  # the step has no replay of that length now
         self.emit(EvaluationShown())
-        self.emit(PositionChanged(self.step, self.replay))
 
     def relabel(self, node_id: str, label: str) -> None:
         """A node was renamed: the evaluation shown names it anew at once (a label

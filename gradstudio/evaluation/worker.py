@@ -33,7 +33,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 from typing import Any
@@ -360,14 +360,17 @@ def run_plan(
     cancel: CancelCheck | None = None,
     progress: Progress | None = None,
     timeout: float | None = None,
+    received: Callable[[], None] | None = None,
 ) -> Evaluation:
     """Evaluate ``plan`` in a worker process; whatever its steps do, this returns.
 
     ``cancel`` is polled every ``POLL_S``: a cancelled run gives back the steps that
     finished.  Past ``timeout`` seconds, the step running gets an error saying so.  A
-    step that ends the process gets an error naming the exit.
+    step that ends the process gets an error naming the exit.  ``received`` is called
+    after each message is unpickled, the collector still paused (the studio freezes
+    the results there: see ``ui/gc_policy.py``).
     """
-    return _Run(plan, cancel, progress, timeout).run()
+    return _Run(plan, cancel, progress, timeout, received).run()
 
 
 class _Run:
@@ -377,8 +380,10 @@ class _Run:
         cancel: CancelCheck | None,
         progress: Progress | None,
         timeout: float | None,
+        received: Callable[[], None] | None = None,
     ) -> None:
         self.plan = plan
+        self.received = received
         self.cancel = cancel
         self.progress = progress
         self.timeout = timeout
@@ -440,6 +445,8 @@ class _Run:
                 try:
                     with _collector_paused():
                         message = worker.conn.recv()
+                        if self.received is not None:
+                            self.received()
                 except (EOFError, OSError):
                     return "crashed"
                 if self._take(message):
@@ -463,6 +470,7 @@ class _Run:
         if kind == "steps":
             for result in message[1]:
                 self.ev.steps[result.step] = result
+            self.ev.catch_up()  # while the worker runs the next steps
             return False
         if kind == "failed":
             raise RuntimeError(f"the evaluation failed:\n{message[1]}")

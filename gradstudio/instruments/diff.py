@@ -13,9 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from gradstudio.evaluation.evaluate import Evaluation, GradValue, OutputRef, TensorFacts
+from gradstudio.evaluation.evaluate import (
+    Evaluation,
+    GradValue,
+    OutputRef,
+    TensorFacts,
+    same_values,
+)
 
 #: The facts compared, in the order they are listed.
 FACTS = ("tensor", "requires_grad", "is_leaf", "grad_fn", "retains_grad", "grad", "value")
@@ -32,15 +36,17 @@ class Change:
 
 def diff(previous: Evaluation, new: Evaluation) -> dict[str, tuple[Change, ...]]:
     """``{node_id: changes}`` for every node whose outputs or error changed."""
-    old_rows = {ref: (label, facts) for label, ref, facts in previous.rows()}
-    new_rows = {ref: (label, facts) for label, ref, facts in new.rows()}
+    old_rows, new_rows = _final_facts(previous), _final_facts(new)
     changes: dict[str, list[Change]] = {}
     for ref in [*new_rows, *(r for r in old_rows if r not in new_rows)]:
-        label = (new_rows.get(ref) or old_rows[ref])[0]
-        before = old_rows[ref][1] if ref in old_rows else _ABSENT
-        after = new_rows[ref][1] if ref in new_rows else _ABSENT
-        for fact, x, y in _fact_changes(before, after):
-            changes.setdefault(ref.node_id, []).append(Change(ref, label, fact, x, y))
+        before = old_rows.get(ref, _ABSENT)
+        after = new_rows.get(ref, _ABSENT)
+        found = _fact_changes(before, after)
+        if found:
+            label = (new if ref in new_rows else previous).plan.display_label(ref)
+            changes.setdefault(ref.node_id, []).extend(
+                Change(ref, label, fact, x, y) for fact, x, y in found
+            )
     node_ids = {s.node_id for s in previous.plan.steps} | {s.node_id for s in new.plan.steps}
     errors_before, errors_now = _errors(previous), _errors(new)
     for node_id in node_ids:
@@ -52,6 +58,15 @@ def diff(previous: Evaluation, new: Evaluation) -> dict[str, tuple[Change, ...]]
 
 
 _ABSENT: Any = "absent"
+
+
+def _final_facts(ev: Evaluation) -> dict[OutputRef, TensorFacts | None]:
+    """Every output's final facts in the order of ``Evaluation.rows`` (by step, then as
+    the step recorded them), without its display labels: only a change needs one."""
+    by_node: dict[str, list[tuple[OutputRef, TensorFacts | None]]] = {}
+    for ref, facts in ev.final.items():
+        by_node.setdefault(ref.node_id, []).append((ref, facts))
+    return {ref: facts for step in ev.plan.steps for ref, facts in by_node.get(step.node_id, ())}
 
 
 def _errors(ev: Evaluation) -> dict[str, str]:
@@ -74,10 +89,7 @@ def _fact_changes(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
             out.append((fact.removesuffix("_name"), x, y))
     if not _same_grad(before.grad, after.grad):
         out.append(("grad", _plain(before.grad), _plain(after.grad)))
-    same_value = before.shape == after.shape and np.array_equal(
-        before.array, after.array, equal_nan=before.array.dtype.kind == "f"
-    )
-    if not same_value or before.dtype != after.dtype:
+    if not same_values(before.array, after.array) or before.dtype != after.dtype:
         out.append(("value", before.value, after.value))
     return out
 

@@ -9,10 +9,12 @@ objects at both positions.
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 
-from gradstudio.evaluation.evaluate import Evaluation, evaluate
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import Evaluation, StepResult, _Runner, evaluate, prepare
 from gradstudio.evaluation.history import AsOf, History
 from gradstudio.evaluation.playhead import Playhead
 from gradstudio.interchange.pytorch_import import import_snippet
@@ -124,3 +126,70 @@ def test_a_scrub_rereads_every_node_that_changed(code: str) -> None:
             now = seen[after][node_id]
             same = was[0] is now[0] and was[1:] == now[1:]
             assert same or node_id in named, (before, after, doc.node(node_id).label)
+
+
+def random_graph(seed: int, n: int = 40) -> Document:
+    """Leaves, unary and binary ops on recent outputs, a sum, two backwards (the first
+    keeps the graph) and a retain_grad: the kind of graph the studio benchmarks."""
+    rng = random.Random(seed)
+    doc = Document()
+    ids = []
+    for i in range(4):
+        data = [rng.uniform(-1, 1) for _ in range(3)]
+        node = doc.new_node("torch.tensor", (0, 0), {"data": data, "requires_grad": i != 3})
+        doc.add_node(node)
+        ids.append(node.id)
+    for _ in range(n):
+        unary = rng.random() < 0.4
+        op = rng.choice(
+            ["torch.tanh", "torch.exp", "torch.neg"] if unary else ["torch.add", "torch.mul"]
+        )
+        node = doc.new_node(op, (0, 0))
+        doc.add_node(node)
+        sources = rng.sample(ids[-8:], 1 if unary else 2)
+        for port, src in zip(("input", "other"), sources, strict=False):
+            doc.connect(src, "out", node.id, port)
+        ids.append(node.id)
+    retain = doc.new_node("Tensor.retain_grad", (0, 0))
+    doc.add_node(retain)
+    doc.connect(ids[-3], "out", retain.id, "input")
+    total = doc.new_node("torch.sum", (0, 0))
+    doc.add_node(total)
+    doc.connect(ids[-1], "out", total.id, "input")
+    for retain_graph in (True, None):
+        backward = doc.new_node("Tensor.backward", (0, 0), {"retain_graph": retain_graph})
+        doc.add_node(backward)
+        doc.connect(total.id, "out", backward.id, "input")
+    return doc
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_index_answers_what_reading_every_tensor_says(seed: int) -> None:
+    """Steps record only what they changed; the oracle reads every tensor (and every
+    grad_fn) again after every step: the index must answer the same at each step."""
+    import engine
+
+    plan = prepare(random_graph(seed) if seed < 3 else import_snippet(INPLACE))
+    runner = _Runner(plan, engine)
+    full: list[tuple[dict, dict]] = []
+
+    def read_everything(result: StepResult) -> None:
+        scratch = StepResult(-1, "")
+        tensors = {
+            ref: None if t is None else runner.tensor_facts(t, scratch)
+            for ref, t in runner.live.items()
+        }
+        fns = {key: runner.fn_facts(fn) for key, fn in runner.fn_objects.items()}
+        full.append((tensors, fns))
+
+    ev = runner.run(None, None, read_everything)
+    assert ev.ok, ev.errors
+    assert len(full) == len(ev.steps)
+    for step, (tensors, fns) in enumerate(full):
+        snap = ev.snapshot(step)
+        assert {ref for ref, _ in snap.items()} == tensors.keys()
+        for ref, facts in tensors.items():
+            got = snap.facts(ref.node_id, ref.port, ref.index)
+            assert (facts is None and got is None) or facts.same_as(got), (step, ref)
+        for key, facts in fns.items():
+            assert facts.same_as(snap.grad_fns().get(key)), (step, key)

@@ -115,3 +115,20 @@ def test_a_long_edge_is_routed_between_the_layers_it_spans() -> None:
     route = pos.routes[(("fn", "out"), ("fn", "a"))]
     assert len(route) == 1 and route[0][1] == pos.positions[("fn", "mid")][1]
     assert abs(route[0][0] - pos.positions[("fn", "mid")][0]) >= 40.0 + NODE_GAP
+
+
+def test_the_memo_keeps_what_equal_grad_fns_share_and_stays_bounded() -> None:
+    from ui.backward.model import Memo, prune_memo, union_model
+
+    memo: Memo = {}
+    evaluations = [evaluate(build(e)) for e in EXAMPLES] * 2
+    for ev in evaluations:
+        prune_memo(memo)
+        assert not any(type(k) is int for k in memo)  # no grad_fn object of a run before
+        model = union_model(ev, index_for(ev), memo=memo)
+        drawn = sum(1 for k in memo if type(k) is int)
+        assert len(memo) - drawn <= 3 * drawn + 1000
+    prune_memo(memo)
+    rerun = evaluate(build(EXAMPLES[-1]))  # new facts objects, equal grad_fns
+    again = union_model(rerun, index_for(rerun), memo=memo)
+    assert all(again.boxes[k] is box for k, box in model.boxes.items() if k[0] == "fn")

@@ -327,10 +327,13 @@ def test_a_rerun_of_the_same_graph_keeps_the_scene_and_shows_new_gradients(seed)
 
     state, view = seed
     items, links = dict(view.boxes), list(view.links)
+    drawn = {k: b for k, b in view._union.boxes.items() if k[0] in ("fn", "saved")}
     w = node_id(state.document, "w")
     state.document.set_param(w, "data", [4.0])  # y = (w + x)(w + 1): dy/dw = 2w + x + 1
     state.set_evaluation(evaluate(state.document))
     assert view.boxes == items and view.links == links  # no rebuild, no relayout
+    # the equal grad_fns of the new run are drawn by the same boxes (compared by identity)
+    assert all(view._union.boxes[k] is box for k, box in drawn.items())
     w_key = next(i.box.key for i in view.visible_boxes("leaf") if i.box.title == "w")
     np.testing.assert_array_equal(view.link_flow(("acc", w_key)).array, [11.0])
     state.document.set_param(w, "data", [[4.0]])  # a new shape: the boxes change

@@ -241,3 +241,77 @@ def test_untrusted_custom_code_waits_for_trust(window, qtbot, example_paths, tmp
     window.bridge.set_clean()
     assert window.open_file(received)
     assert window.state.document.trusted
+
+
+def test_recovery_writes_copies_in_order_off_the_ui_thread(
+    qtbot,  # noqa: ANN001
+    settings,  # noqa: ANN001
+    answers,  # noqa: ANN001
+    tmp_path,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """The UI thread only copies the document; one writer thread writes the copies in
+    order (the later state wins), and a discard waits for a write under way."""
+    import threading
+
+    from gradstudio.document.commands import SetLabelCommand
+    from ui.window import recovery as recovery_module
+
+    window = make_window(qtbot, settings, answers)
+    recovery = Recovery(window.state, tmp_path / "rec")
+    w, _ = small_graph(window)
+    gate, writers, written = threading.Event(), [], []
+    real_write = recovery_module.atomic_write
+
+    def held_write(path, data: bytes) -> None:  # noqa: ANN001
+        assert gate.wait(10)
+        writers.append(threading.current_thread())
+        if path == recovery.path:
+            written.append({n["label"] for n in json.loads(data)["nodes"]})
+        real_write(path, data)
+
+    monkeypatch.setattr(recovery_module, "atomic_write", held_write)
+    assert recovery.write(wait=False)  # returns with the writer still held
+    window.bridge.push(lambda: SetLabelCommand(window.state.document, w, "w2"))
+    assert recovery.write(wait=False)
+    assert not recovery.available()
+    gate.set()
+    recovery.wait()
+    assert written == [{"w", "sum"}, {"w2", "sum"}]  # each copy as it was when taken
+    assert threading.main_thread() not in writers
+    assert {n.label for n in recovery.load().document.nodes()} == {"w2", "sum"}
+
+    gate.clear()
+    assert recovery.write(wait=False)
+    threading.Timer(0.2, gate.set).start()
+    recovery.discard()  # waits for the write, then removes the files
+    assert not recovery.available() and not recovery.note.exists()
+    recovery.stop()
+
+
+def test_a_failed_recovery_write_keeps_the_last_file_and_tries_again(
+    qtbot,  # noqa: ANN001
+    settings,  # noqa: ANN001
+    answers,  # noqa: ANN001
+    tmp_path,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    from gradstudio.document.commands import SetLabelCommand
+    from ui.window import recovery as recovery_module
+
+    window = make_window(qtbot, settings, answers)
+    recovery = Recovery(window.state, tmp_path / "rec")
+    w, _ = small_graph(window)
+    assert recovery.autosave()
+    window.bridge.push(lambda: SetLabelCommand(window.state.document, w, "w2"))
+
+    def full_disk(path, data: bytes) -> None:  # noqa: ANN001
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(recovery_module, "atomic_write", full_disk)
+    assert not recovery.autosave()
+    assert {n.label for n in recovery.load().document.nodes()} == {"w", "sum"}
+    monkeypatch.undo()
+    assert recovery.autosave()  # still unsaved: the next tick writes it
+    assert {n.label for n in recovery.load().document.nodes()} == {"w2", "sum"}
+    recovery.stop()

@@ -10,7 +10,12 @@ from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from gradstudio.document.commands import AddNodeCommand, ConnectCommand, SetParamCommand
+from gradstudio.document.commands import (
+    AddNodeCommand,
+    ConnectCommand,
+    RemoveNodesCommand,
+    SetParamCommand,
+)
 from gradstudio.document.model import Document
 from tests.ui.uitools import add_source, run_and_wait, wait_evaluated
 from ui.errors import ErrorReporter
@@ -306,3 +311,32 @@ def test_an_edit_and_its_run_share_one_copy_of_the_document_until_a_rename(
     ev = window.state.evaluation
     assert ev.plan.labels[ids["y"]] == "product"
     assert runner._prepare(doc) is not plan
+
+
+def test_a_new_evaluation_reaches_every_view_by_one_signal(window, qtbot) -> None:  # noqa: ANN001
+    """A re-run is announced once (``evaluationChanged``, which stands for the position
+    too), so no view re-reads a big graph twice; yet each shows the new results, and a
+    position the new run no longer has falls back to the end everywhere."""
+    ids = build_seed_001(window)
+    run_and_wait(qtbot, window)
+    state, scene = window.state, window.canvas.graph_scene
+    state.playhead.set_position(3)
+    signals: list[str] = []
+    state.evaluationChanged.connect(lambda: signals.append("evaluation"))
+    state.positionChanged.connect(lambda: signals.append("position"))
+    window.bridge.push(lambda: SetParamCommand(state.document, ids["w"], "data", [3.0]))
+    run_and_wait(qtbot, window)
+    assert signals == ["evaluation"]
+    assert state.playhead.step == 3  # the position stays where it still exists
+    assert scene.facts_of(ids["w"]).value == "[3.]"
+    assert scene.facts_of(ids["y"]).status == "pending" and scene.node_item(ids["y"]).dimmed
+    assert window.position_label.text() == state.playhead.caption().text
+    state.playhead.set_position(4)  # the last step of a graph about to lose one
+    signals.clear()
+    window.bridge.push(lambda: RemoveNodesCommand(state.document, [ids["y"]]))
+    run_and_wait(qtbot, window)
+    assert signals == ["evaluation"] and state.playhead.step == -1
+    assert scene.facts_of(ids["b"]).value == "[4.]" and not scene.node_item(ids["b"]).dimmed
+    assert window.position_label.text() == state.playhead.caption().text
+    step_text = window.panel("timeline").step_label.text()
+    assert step_text == state.playhead.caption().step == "step 4 / 4  (end)"

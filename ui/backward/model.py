@@ -32,8 +32,10 @@ NODE_GAP = 22.0
 WEIGHT = {"fn": 20.0, "leaf": 4.0, "out": 4.0, "saved": 1.0}  # who keeps its place in a layer
 
 BoxId = tuple  # ("fn", key) | ("leaf", key) | ("out", key) | ("saved", key, i)
-#: Per GradFnFacts object (by id, holding it): (facts, caption, tooltip, saved parts).
-Memo = dict[int, tuple[Any, Any, str, list[Any], dict[str | None, Any]]]
+#: Per GradFnFacts object (by id, holding it): (facts, caption, tooltip, saved parts,
+#: boxes and links, what it is drawn as); and per what it is drawn as (``_drawn_as``),
+#: the parts shared by the equal grad_fns of another evaluation.
+Memo = dict[Any, tuple[Any, ...]]
 
 
 def parse_key(text: str) -> int | None:
@@ -217,14 +219,20 @@ def build_model(
 
 def fn_parts(
     fn: GradFnFacts, key: int, caption: str | None, index: GradFnIndex, memo: Memo
-) -> tuple[Any, Any, str, list[Any], dict[str | None, Any]]:
+) -> tuple[Any, ...]:
     """What depends only on one GradFnFacts object and its tensor's caption, made once:
-    (facts, caption, tooltip, saved parts, boxes by subtitle and links under None)."""
+    (facts, caption, tooltip, saved parts, boxes by subtitle and links under None, what it
+    is drawn as). Equal grad_fns of a re-run share all but the first two."""
     parts = memo.get(id(fn))
     if parts is None or parts[0] is not fn or parts[1] != caption:
-        tip = fn_tooltip(fn, caption)
-        saved = _saved_parts(fn, key, index)
-        parts = memo[id(fn)] = (fn, caption, tip, saved, {})
+        # a re-run after an edit of values: the equal grad_fn of the evaluation
+        # before is drawn the same, so its boxes (the same objects) are taken over
+        drawn_as = _drawn_as(fn, caption, index.node_for(key))
+        shared = memo.get(drawn_as)
+        if shared is None:
+            tip = fn_tooltip(fn, caption)
+            shared = memo[drawn_as] = (tip, _saved_parts(fn, key, index), {})
+        parts = memo[id(fn)] = (fn, caption, *shared, drawn_as)
     return parts
 
 
@@ -287,6 +295,32 @@ def leaf_box(label: str, var: TensorFacts | None, fn: GradFnFacts, key: int) -> 
         "backward adds its gradient into .grad (AccumulateGrad)",
     )
     return box, Link(leaf_id, ("fn", key), ("acc", key))
+
+
+def _drawn_as(fn: GradFnFacts, caption: str | None, node_id: str | None) -> tuple[Any, ...]:
+    """What a grad_fn's boxes, links and tooltip are made of (no tensor values)."""
+    saved = tuple(
+        (s.name, s.kind, s.value.shape if isinstance(s.value, GradValue) else s.value)
+        for s in fn.saved
+    )
+    nexts = tuple(None if n is None else (n.key, n.name, n.index) for n in fn.next_functions)
+    # plain tuples: hashed in C (a dataclass hashes by a Python call per entry)
+    return ("drawn", fn.key, fn.name, nexts, caption, node_id, saved)
+
+
+def prune_memo(memo: Memo) -> None:
+    """Before a new evaluation is drawn: forget the grad_fn objects drawn so far, and
+    keep what they were drawn as, for the equal ones of the new evaluation (those of
+    earlier graphs too, until they outnumber the last graph's)."""
+    objects = [k for k in memo if type(k) is int]
+    if len(memo) - len(objects) > 2 * len(objects) + 1000:
+        drawn = {memo[k][-1] for k in objects}
+        kept = {k: memo[k] for k in drawn if k in memo}
+        memo.clear()
+        memo.update(kept)
+    else:
+        for k in objects:
+            del memo[k]
 
 
 def _saved_parts(fn: GradFnFacts, key: int, index: GradFnIndex) -> list[tuple[Box, Link]]:

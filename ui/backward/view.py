@@ -78,6 +78,7 @@ from ui.backward.model import (
     extents,
     layers_of,
     parse_key,
+    prune_memo,
     union_model,
 )
 from ui.backward.scrub_model import ModelDelta, ScrubModel
@@ -578,6 +579,7 @@ class BackwardView(QWidget):
             return
         built = (ev, self.vertical, self.show_saved)
         if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
+            prune_memo(self._memo)
             union = union_model(ev, index, self.show_saved, self._memo)
             same_options = self._built is not None and self._built[1:] == built[1:]
             if not (

@@ -23,6 +23,7 @@ from gradstudio.evaluation import worker
 from gradstudio.evaluation.budget import DEFAULT_BUDGET
 from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare
 from gradstudio.evaluation.plan_key import plan_key
+from ui import gc_policy
 
 if TYPE_CHECKING:
     from gradstudio.document.events import DocumentEvent
@@ -42,10 +43,16 @@ class _Job(QRunnable):
     """Runs one plan on the pool; reports through signals queued to the UI thread."""
 
     def __init__(
-        self, plan: Plan, generation: int, cancel: threading.Event, signals: _JobSignals
+        self,
+        plan: Plan,
+        generation: int,
+        cancel: threading.Event,
+        signals: _JobSignals,
+        key: tuple | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
+        self.key = key
         self.generation = generation
         self.cancel = cancel
         # The signals object belongs to the runner (UI thread) and outlives every job:
@@ -61,8 +68,13 @@ class _Job(QRunnable):
             self.signals.progress.emit(gen, step, total)
 
         try:
-            ev = worker.run_plan(self.plan, cancel=self.cancel.is_set, progress=progress)
-            key = plan_key(self.plan)  # here, not on the UI thread
+            ev = worker.run_plan(
+                self.plan,
+                cancel=self.cancel.is_set,
+                progress=progress,
+                received=gc_policy.freeze_received,
+            )
+            key = self.key if self.key is not None else plan_key(self.plan)
         except Exception:
             self.signals.done.emit(gen, None, None, traceback.format_exc())
             return
@@ -108,6 +120,8 @@ class EvaluationRunner(QObject):
         #: The last plan prepared and what it was prepared from: the check after an
         #: edit (``cached``) and the run that follows it share one copy of the document.
         self._prepared: tuple[Document, tuple, Plan] | None = None
+        #: ``plan_key`` of that plan, once asked (computed once for the check and the run).
+        self._key: tuple | None = None
         #: A run of a document shown (``run(doc)``) that finished before it was shown.
         self._early: tuple[int, Evaluation | None, tuple | None, str | None] | None = None
         self._unsubscribe = state.document.subscribe(self._on_event)
@@ -143,12 +157,14 @@ class EvaluationRunner(QObject):
         self._timer.stop()
         doc = doc or self.state.document
         plan = self._prepare(doc)
+        # the key, if the check after the edit computed it already (else the job does)
+        key = self._key if self._prepared is not None and self._prepared[2] is plan else None
         self._cancel_current()
         self._generation += 1
         gen = self._generation
         cancel = threading.Event()
         self._cancel = cancel
-        job = _Job(plan, gen, cancel, self._signals)
+        job = _Job(plan, gen, cancel, self._signals, key)
         self._jobs[gen] = job
         self._revisions[gen] = (doc, doc.revision)
         self._set_busy(True)
@@ -175,7 +191,9 @@ class EvaluationRunner(QObject):
     def cached(self, doc: Document | None = None) -> Evaluation | None:
         """A remembered evaluation of exactly this document's content, if any."""
         plan = self._prepare(doc or self.state.document)
-        return self._cache.get(plan_key(plan))
+        if self._key is None:
+            self._key = plan_key(plan)
+        return self._cache.get(self._key)
 
     def _prepare(self, doc: Document) -> Plan:
         """``prepare(doc)``, once per state of the document: any event (a rename too,
@@ -192,6 +210,7 @@ class EvaluationRunner(QObject):
             return self._prepared[2]
         plan = prepare(doc, self.device, self.memory_budget)
         self._prepared = (doc, key, plan)
+        self._key = None
         return plan
 
     # ------------------------------------------------------------------ internals
@@ -240,6 +259,7 @@ class EvaluationRunner(QObject):
         self.state.set_evaluation(ev)
         self._set_stale(edited or ev.cancelled)
         self.finished.emit(ev)
+        gc_policy.freeze_evaluation()
 
     def _on_event(self, event: DocumentEvent) -> None:
         self._prepared = None

@@ -48,6 +48,8 @@ class RunCommands:
     act_cancel: QAction
     progress: QProgressBar
     cancel_button: QToolButton
+    #: The last progress reported (step, total), drawn when the bar appears.
+    _progress_at: tuple[int, int] = (0, 1)
     result_label: QLabel
     error_label: QLabel
     stale_label: QLabel
@@ -108,6 +110,7 @@ class RunCommands:
     def _busy_changed(self, busy: bool) -> None:
         self.act_cancel.setEnabled(busy)
         if busy:
+            self._progress_at = (0, 1)
             self._progress_timer.start()
         else:
             self._progress_timer.stop()
@@ -116,12 +119,17 @@ class RunCommands:
 
     def _show_progress(self) -> None:
         if self.runner.busy:
+            self._progress(*self._progress_at)
             self.progress.show()
             self.cancel_button.show()
 
     def _progress(self, step: int, total: int) -> None:
-        self.progress.setMaximum(max(total, 1))
-        self.progress.setValue(step)
+        """Remember the step; draw it only while the bar shows (``setValue`` repaints
+        at once, a few milliseconds each, and a short run never shows the bar)."""
+        self._progress_at = (step, total)
+        if self.progress.isVisible():
+            self.progress.setMaximum(max(total, 1))
+            self.progress.setValue(step)
 
     def _finished(self, ev: object) -> None:
         from gradstudio.evaluation.evaluate import Evaluation, waiting_text
