@@ -100,7 +100,7 @@ core: venv
 	  fi; \
 	fi
 	-@$(BIN)/python -c 'import Cython, setuptools' 2>/dev/null || \
-	  $(BIN)/python -m pip install -q cython setuptools
+	  $(BIN)/python -m pip install -q 'cython>=3.1,<4' setuptools
 	-@$(BIN)/python -m engine.build
 
 # ------------------------------------------------------------------ cleaning
