@@ -419,7 +419,7 @@ class GraphScene(QGraphicsScene):
                         f = snap.facts(src, port) if snap is not None else None
                     grad = bool(f is not None and f.requires_grad)
                 for edge_item in port_wires:
-                    if edge_item.carries_grad != grad:
+                    if edge_item.carries_grad is not grad:
                         edge_item.set_carries_grad(grad, far)
                         wires.append(edge_item)
         if changed is None:
