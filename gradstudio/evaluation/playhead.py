@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, TypeVar, cast
 
 from gradstudio.catalogue import HookFiring
@@ -343,9 +344,12 @@ class Playhead(Observable[PlayheadEvent]):
             return set()
         old = n - 1 if step < 0 else min(step, n - 1)
         new = self.effective_step
-        refs, _ = ev.changed_between(old, new)
-        nodes = {ref.node_id for ref in refs}
-        nodes.update(s.node_id for s in ev.plan.steps[min(old, new) + 1 : max(old, new) + 1])
+        lo, hi = min(old, new), max(old, new)
+        nodes: set[str] = set()
+        node_of = itemgetter(0)  # an output ref's node id, read in C
+        for result in ev.steps[max(lo + 1, 0) : hi + 1]:  # the outputs they changed
+            nodes.update(map(node_of, result.changed))
+        nodes.update(s.node_id for s in ev.plan.steps[lo + 1 : hi + 1])
         index = self.index
         for at, count in ((old, replay), (new, self.replay)):
             trace = ev.steps[at].trace

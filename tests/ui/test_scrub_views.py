@@ -175,3 +175,32 @@ def test_zoomed_far_out_the_overview_draws_the_position_before_the_items_catch_u
     view.view.zoom(100.0)  # back in: the items show the position
     assert view.detail
     assert backward_state(view) == redrawn(window, view)[1]
+
+
+def test_cards_and_wires_restyled_far_out_are_repainted_when_zoomed_back_in(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+    example_paths,  # noqa: ANN001
+) -> None:
+    """Far out the canvas's overview draws the graph and a scrub repaints no card or
+    wire (they paint nothing, or are hidden); zoomed back in, each one restyled meanwhile
+    must show the position, not its cached picture.  The oracle: every item repainted."""
+    from ui.canvas.overview import OVERVIEW_LOD as CANVAS_LOD
+
+    open_example(window, qtbot, example_paths[EXAMPLES[0].name])
+    canvas, playhead = window.canvas, window.state.playhead
+    scene = canvas.graph_scene
+    canvas.zoom_reset()
+    canvas.centerOn(scene.overview.boundingRect().center())
+    canvas.viewport().grab()  # the cards and wires cache their pictures at the end
+    for step, replay in playhead.positions()[:: max(1, len(playhead.positions()) // 4)]:
+        canvas.set_zoom(CANVAS_LOD / 2)
+        assert scene.overview_on
+        playhead.set_position(step, replay)
+        canvas.viewport().grab()
+        canvas.zoom_reset()
+        canvas.centerOn(scene.overview.boundingRect().center())
+        shown = canvas.viewport().grab().toImage()
+        for item in (*scene.node_items(), *scene.edge_items()):
+            item.update()
+        assert shown == canvas.viewport().grab().toImage(), (step, replay)

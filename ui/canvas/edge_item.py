@@ -36,6 +36,7 @@ class EdgeItem(QGraphicsItem):
         self.edge = edge
         self.host = host
         self.carries_grad = False
+        self.stale = False  # restyled while hidden far out: to repaint once shown
         self._path: QPainterPath | None = None
         self._shape: QPainterPath | None = None
         self._bounds = QRectF()
@@ -82,10 +83,17 @@ class EdgeItem(QGraphicsItem):
             self._path = bezier(self.start, self.end)
         return self._path
 
-    def set_carries_grad(self, value: bool) -> None:
+    def set_carries_grad(self, value: bool, far: bool = False) -> bool:
+        """True when the wire changed.  ``far``: the wire is hidden under the scene's
+        overview, and repainted when shown again (``stale``), not now."""
         if value != self.carries_grad:
             self.carries_grad = value
-            self.update()
+            if far:
+                self.stale = True
+            else:
+                self.update()
+            return True
+        return False
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         return self._bounds

@@ -137,6 +137,8 @@ class NodeItem(QGraphicsItem):
         self.step = 0
         self.facts = NodeFacts()
         self.dimmed = False
+        self._far = False  # far out: the scene's overview draws this card
+        self._stale = False  # changed while far out: repainted once drawn again
         self._hover_port: PortItem | None = None
         self._drawn: list[DrawnText] = []
         # no ItemSendsGeometryChanges / itemChange: the scene re-routes wires itself,
@@ -202,7 +204,8 @@ class NodeItem(QGraphicsItem):
             self.host.node_item_moved(self)
         self.refresh()
 
-    def set_facts(self, facts: NodeFacts, dimmed: bool) -> None:
+    def set_facts(self, facts: NodeFacts, dimmed: bool) -> bool:
+        """Show these facts; True when they differ from the ones shown (a repaint)."""
         if (facts is not self.facts and facts != self.facts) or dimmed != self.dimmed:
             was_error = self.facts.status == "error"
             self.facts = facts
@@ -210,6 +213,8 @@ class NodeItem(QGraphicsItem):
             if was_error or facts.status == "error":
                 self._update_tooltip()
             self.refresh()
+            return True
+        return False
 
     def set_step(self, step: int) -> None:
         if step != self.step:
@@ -217,13 +222,21 @@ class NodeItem(QGraphicsItem):
             self.refresh()
 
     def refresh(self) -> None:
-        """Repaint (and drop the cached pixmap)."""
-        self.update()
+        """Repaint (and drop the cached pixmap); far out, once the card is drawn again
+        (a scrub restyles thousands of cards that paint nothing then)."""
+        if self._far:
+            self._stale = True
+        else:
+            self.update()
 
     def set_overview(self, on: bool) -> None:
         """Far out the scene's overview draws this card: paint nothing, but stay
         in the scene so that clicks, drags and rubber-band selection still find it."""
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, on)
+        self._far = on
+        if not on and self._stale:
+            self._stale = False
+            self.update()
 
     def _update_tooltip(self) -> None:
         f = self.facts

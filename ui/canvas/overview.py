@@ -169,23 +169,46 @@ class Overview(QGraphicsItem):
                 if v
             }
         s = self.host.style
-        batches: Batches = {}
-
-        def batch(what: str, colour: QColor, dimmed: bool = False) -> list:
-            return batches.setdefault((what, colour.rgba(), dimmed), [])
-
-        plain, grad = batch("wire", s.c("edge")), batch("wire", s.c("edge_grad"))
+        selected = {id(item) for item in self.host.selectedItems()}
+        rgba = {role: s.c(role).rgba() for role in ("error", "requires_grad", "node_selected")}
+        category: dict[str, int] = {}
+        plain: list[QLineF] = []
+        grad: list[QLineF] = []
         for edge, line in self._wires:
             (grad if edge.carries_grad else plain).append(line)
-        body = s.c("node_body")
+        bodies: tuple[list[QRectF], list[QRectF]] = ([], [])  # by dimmed
+        bands: dict[tuple[int, bool], list[QRectF]] = {}
+        outlines: dict[tuple[str, int, bool], list[QRectF]] = {}
         for card, rect, band in self._cards or ():
             dimmed = card.dimmed
-            batch("body", body, dimmed).append(rect)
-            batch("band", s.category(card.node_type.category), dimmed).append(band)
-            if card.isSelected():
-                batch("selected", s.c("node_selected"), dimmed).append(rect)
-            elif card.facts.status == "error" or card.facts.requires_grad:
-                batch("outline", card.border_color(s), dimmed).append(rect)
+            bodies[dimmed].append(rect)
+            name = card.node_type.category
+            colour = category.get(name)
+            if colour is None:
+                colour = category[name] = s.category(name).rgba()
+            key = (colour, dimmed)
+            shapes = bands.get(key)
+            if shapes is None:
+                shapes = bands[key] = []
+            shapes.append(band)
+            if id(card) in selected:
+                outlines.setdefault(("selected", rgba["node_selected"], dimmed), []).append(rect)
+            else:
+                facts = card.facts
+                if facts.status == "error":
+                    outlines.setdefault(("outline", rgba["error"], dimmed), []).append(rect)
+                elif facts.requires_grad:
+                    role = rgba["requires_grad"]
+                    outlines.setdefault(("outline", role, dimmed), []).append(rect)
+        batches: Batches = {
+            ("wire", s.c("edge").rgba(), False): plain,
+            ("wire", s.c("edge_grad").rgba(), False): grad,
+        }
+        body = s.c("node_body").rgba()
+        batches[("body", body, False)] = bodies[False]
+        batches[("body", body, True)] = bodies[True]
+        batches.update(((("band", *key), shapes) for key, shapes in bands.items()))
+        batches.update(outlines)
         return {k: v for k, v in sorted(batches.items(), key=lambda kv: order[kv[0][0]]) if v}
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name

@@ -30,7 +30,7 @@ from gradstudio.document.events import (
 from ui.canvas.edge_item import EdgeItem
 from ui.canvas.group_item import GroupCardItem, GroupFrameItem
 from ui.canvas.group_layer import GroupLayer
-from ui.canvas.node_facts import NodeFacts, facts_reader, node_facts
+from ui.canvas.node_facts import PENDING, NodeFacts, facts_reader, node_facts
 from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import OVERVIEW_LOD, Overview
 from ui.canvas.style import CanvasStyle, canvas_style
@@ -38,6 +38,7 @@ from ui.themes import DARK, Theme
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document, Edge
+    from gradstudio.evaluation.evaluate import TensorFacts
     from ui.state import StudioState
 
 SCENE_MARGIN = 3000.0
@@ -58,7 +59,8 @@ class GraphScene(QGraphicsScene):
         self._edges: dict[Edge, EdgeItem] = {}
         self._edges_by_node: dict[str, set[Edge]] = {}
         #: The wires out of each node (None: to gather again after an edit).
-        self._out_wires: dict[str, list[EdgeItem]] | None = None
+        #: the wires out of each node, by output port (a scrub re-colours them)
+        self._out_wires: dict[str, tuple[tuple[str, list[EdgeItem]], ...]] | None = None
         self._connected: dict[str, set[tuple[str, bool]]] = {}
         self._input_counts: dict[tuple[str, str], int] = {}
         self._unsubscribe: Callable[[], None] | None = None
@@ -319,6 +321,9 @@ class GraphScene(QGraphicsScene):
         self._overview_on = on
         for item in self._edges.values():
             item.setVisible(not on)
+            if not on and item.stale:
+                item.stale = False
+                item.update()
         self.groups.apply_edge_visibility()
         for card in self._nodes.values():
             card.set_overview(on)
@@ -359,30 +364,68 @@ class GraphScene(QGraphicsScene):
             changed = playhead.nodes_changed_since(before[1], before[2])
             items = [item for n in changed if (item := self._nodes.get(n)) is not None]
         read = facts_reader(playhead)
+        # A node whose step is after the one shown is pending and has no outputs yet:
+        # most of a long jump back, told apart here without reading any facts.
+        step_of = ev.plan.step_of if ev is not None and snap is not None else {}
+        shown = playhead.effective_step
+        later: set[str] = set()
+        #: the first output's facts, read for the card already (its wires' colour)
+        first: dict[str, tuple[str, TensorFacts | None]] = {}
+        restyled = []  # the cards whose look far out (the overview's) changed
+        pending_dimmed = not at_end
         for item in items:
-            facts = read(item.node_id, item.node_type)
+            node_id = item.node_id
+            step = step_of.get(node_id)
+            old, was_dimmed = item.facts, item.dimmed
+            if step is not None and step > shown:
+                later.add(node_id)
+                if old is PENDING and was_dimmed == pending_dimmed:
+                    continue
+                item.set_facts(PENDING, dimmed=pending_dimmed)
+                if was_dimmed != pending_dimmed or old.status == "error" or old.requires_grad:
+                    restyled.append(item)
+                continue
+            facts = read(node_id, item.node_type)
             dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
-            item.set_facts(facts, dimmed=dimmed)
+            if facts.status == "ok" and facts.list_length is None and item.node_type.outputs:
+                first[node_id] = (item.node_type.outputs[0].name, facts.tensor)
+            if item.set_facts(facts, dimmed=dimmed) and (
+                dimmed != was_dimmed
+                or (old.status == "error") != (facts.status == "error")
+                or old.requires_grad != facts.requires_grad
+            ):
+                restyled.append(item)
         out = self._out_wires
         if out is None:
-            out = self._out_wires = {}
+            by_port: dict[str, dict[str, list[EdgeItem]]] = {}
             for edge, edge_item in self._edges.items():
-                out.setdefault(edge.src, []).append(edge_item)
-        wires = []
+                by_port.setdefault(edge.src, {}).setdefault(edge.src_port, []).append(edge_item)
+            out = self._out_wires = {src: tuple(ports.items()) for src, ports in by_port.items()}
+        wires = []  # the wires whose gradient colour changed
+        far = self._overview_on
         for src in out if changed is None else changed:  # the wires out of changed nodes
-            grads: dict[str, bool] = {}
-            for edge_item in out.get(src, ()):
-                port = edge_item.edge.src_port
-                grad = grads.get(port)
-                if grad is None:
-                    f = snap.facts(src, port) if snap is not None else None
-                    grad = grads[port] = bool(f is not None and f.requires_grad)
-                edge_item.set_carries_grad(grad)
-                wires.append(edge_item)
+            ports = out.get(src)
+            if ports is None:
+                continue
+            pending = src in later
+            known = first.get(src)
+            for port, port_wires in ports:
+                if pending:
+                    grad = False
+                else:
+                    if known is not None and known[0] == port:
+                        f = known[1]
+                    else:
+                        f = snap.facts(src, port) if snap is not None else None
+                    grad = bool(f is not None and f.requires_grad)
+                for edge_item in port_wires:
+                    if edge_item.carries_grad is not grad:
+                        edge_item.set_carries_grad(grad, far)
+                        wires.append(edge_item)
         if changed is None:
             self._overview_changed(geometry=False)
         elif self.overview is not None:
-            self.overview.restyle(items, wires)
+            self.overview.restyle(restyled, wires)
 
     def _refresh_node_facts(self, node_id: str) -> None:
         item = self._nodes.get(node_id)
