@@ -195,12 +195,13 @@ def _nll_fwd(
     if xp is np and _plain_targets(a, target, weight, ignore_index):
         t = target.reshape(-1)
         rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
-        picked = -rows[np.arange(rows.shape[0]), t]
+        picked = rows[np.arange(rows.shape[0]), t]
         if reduction == "none":
-            return picked.reshape(target.shape)
+            return np.negative(picked, out=picked).reshape(target.shape)
+        # negation is exact, so the sum of the negated picks is the negated sum
         if reduction == "sum":
-            return np.add.reduce(picked)
-        return np.add.reduce(picked) / a.dtype.type(t.size)
+            return -np.add.reduce(picked)
+        return -np.add.reduce(picked) / a.dtype.type(t.size)
     rows, t, w = _nll_parts(xp, a, target, weight, ignore_index)
     picked = -rows[xp.arange(rows.shape[0]), t] * w
     if reduction == "none":
@@ -424,6 +425,9 @@ def nll_loss(
     c = input.shape[-1]
     if not tdata.size:
         lo = hi = 0
+    elif type(tdata) is np.ndarray and tdata.dtype == np.int64:
+        # read as unsigned, a negative class is huge: one reduction checks both bounds
+        lo, hi = 0, np.maximum.reduce(tdata.view(np.uint64), None)
     elif type(tdata) is np.ndarray:  # the ufuncs' reductions: ``min``/``max`` minus a layer
         lo, hi = np.minimum.reduce(tdata, None), np.maximum.reduce(tdata, None)
     else:

@@ -22,21 +22,47 @@ def c(value: float, like: Any) -> Any:
     return like.dtype.type(value)
 
 
+def _fma(a: Any, b: Any, addend: Any) -> Any:
+    """``numerics.fma``; for float32 arrays of one shape (a float32 scalar factor
+    allowed) the same float64 arithmetic in three NumPy calls, without the trial
+    ``a * b + c`` that ``fma`` makes to learn the result's dtype: an optimizer step
+    runs it once or twice per parameter element."""
+    if type(addend) is np.ndarray and addend.dtype == _F32:
+        arr, other = (a, b) if type(a) is np.ndarray else (b, a)
+        if (
+            type(arr) is np.ndarray
+            and arr.dtype == _F32
+            and arr.ndim  # (0-d arrays give NumPy scalars)
+            and arr.shape == addend.shape
+            and (
+                type(other) is np.float32
+                or (type(other) is np.ndarray and other.dtype == _F32 and other.shape == arr.shape)
+            )
+        ):
+            wide = np.multiply(a, b, dtype=np.float64)  # exact: 24-bit by 24-bit digits
+            np.add(wide, addend, out=wide)
+            return wide.astype(_F32)
+    return fma(a, b, addend)
+
+
+_F32 = np.dtype(np.float32)
+
+
 def add(a: Any, b: Any, alpha: float = 1.0) -> Any:
     """``a.add(b, alpha=alpha)``."""
-    return a + b if alpha == 1 else fma(b, c(alpha, a), a)
+    return a + b if alpha == 1 else _fma(b, c(alpha, a), a)
 
 
 def lerp(start: Any, end: Any, weight: float) -> Any:
     """``start.lerp(end, weight)`` with a scalar weight (ATen's two-sided formula)."""
     w = c(weight, start)
     if abs(w) < 0.5:
-        return fma(w, end - start, start)
-    return fma(-(end - start), c(1, start) - w, end)
+        return _fma(w, end - start, start)
+    return _fma(-(end - start), c(1, start) - w, end)
 
 
 def addcmul(a: Any, t1: Any, t2: Any, value: float = 1.0) -> Any:
-    return fma(c(value, a) * t1, t2, a)
+    return _fma(c(value, a) * t1, t2, a)
 
 
 def addcdiv(a: Any, t1: Any, t2: Any, value: float = 1.0) -> Any:

@@ -137,3 +137,17 @@ def test_linear_bias_gradients_match_torch(shape: tuple[int, ...]) -> None:
     a[::3] = -0.0
     _check(a, 0, True, "sum")
     _check(a, 0, False, "sum")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [1, 2, 3, 5, 15, 16, 17, 33, 64, 65, 255, 256, 257])
+@pytest.mark.parametrize("cols", [2, 3, 5, 10, 16, 32, 40, 64, 100])
+def test_column_sums_over_few_rows_match_torch(rows: int, cols: int, dtype: type) -> None:
+    """Column sums whose cascade has one level (a batch's bias gradient) take a short
+    path of whole-row additions; its order is PyTorch's for every width, leftover rows
+    and ``-0.0`` included."""
+    rng = np.random.default_rng(rows * 1000 + cols)
+    a = rng.standard_normal((rows, cols)).astype(dtype) * rng.choice([1e-6, 1.0, 1e6], (rows, 1))
+    a[::4] = -0.0
+    _check(a, 0, True, "sum")
+    _check(a, 0, False, "sum")
