@@ -266,7 +266,9 @@ def run_backward(
         n = stack.pop()
         if keep_order:
             order.append(n)
-        for nxt, _ in n.next_functions:
+        e = n._edges
+        for k in range(0, len(e), 2):
+            nxt = e[k]
             if nxt is not None:
                 if nxt in deps:
                     deps[nxt] += 1
@@ -398,11 +400,13 @@ def run_backward(
             if observers and run:  # PyTorch never runs a node off the path to the inputs
                 _observe(observers, node, grads, outs, tm)
             n_outs = len(outs)
-            i = -1
-            for nxt, nr in node.next_functions:
-                i += 1
+            e = node._edges
+            for k in range(0, len(e), 2):
+                nxt = e[k]
                 if nxt is None:
                     continue
+                nr = e[k + 1]
+                i = k >> 1
                 d = deps[nxt] - 1
                 g = None
                 if i < n_outs:
@@ -540,7 +544,7 @@ def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:
         for n in reversed(order):
             if n in needed:
                 continue
-            if any(nxt in needed for nxt, _ in n.next_functions if nxt is not None):
+            if any(nxt in needed for nxt in n._edges[::2] if nxt is not None):
                 needed.add(n)
                 changed = True
     return needed
@@ -590,7 +594,7 @@ def _observe(
         arr = g._data if tm else g
         return Tensor._wrap(arr.copy())
 
-    n_edges = len(node.next_functions)
+    n_edges = len(node._edges) // 2
     out_list = list(outs) + [None] * (n_edges - len(outs))
     record = NodeExecution(node, tuple(snap(g) for g in grads), tuple(snap(g) for g in out_list))
     for obs in observers:

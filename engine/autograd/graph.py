@@ -60,7 +60,9 @@ class Node:
 
     # Slots for what every node sets; hooks and metadata are rare, so they are
     # class-level defaults that an instance overrides (in its __dict__) on first use.
-    __slots__ = ("__dict__", "__weakref__", "_out_meta", "_seq", "next_functions")
+    # ``_edges`` is ``next_functions`` flattened, ``(node0, nr0, node1, nr1, ...)``: one
+    # tuple per node instead of one per edge more, for the collector of a wide graph.
+    __slots__ = ("__dict__", "__weakref__", "_edges", "_out_meta", "_seq")
     _name = "Node"
     _tensor_hooks: dict[int, dict[int, Any]] | None = None
     _retain_hooks: dict[int, Any] | None = None
@@ -70,13 +72,24 @@ class Node:
 
     def __init__(self) -> None:
         self._seq = next(SEQ)
-        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
+        self._edges: tuple[Any, ...] = ()
         self._out_meta: list[tuple[tuple[int, ...], Any, Any]] = []
         if ANOMALY.enabled:
             store_stack(self)
 
     def name(self) -> str:
         return self._name
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """The edges as PyTorch shows them, ``(node, output_nr)`` pairs, built on each
+        access (as PyTorch's are) from the flat ``_edges``."""
+        e = self._edges
+        return tuple([(e[k], e[k + 1]) for k in range(0, len(e), 2)])
+
+    @next_functions.setter
+    def next_functions(self, edges: Any) -> None:
+        self._edges = flat_edges(edges)
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -235,30 +248,8 @@ class SavedTensor:
         return self.tensor
 
     def _modified_message(self, node: Node) -> str:
-        from engine.backend import device_of
-        from engine.dtypes import FROM_NP, legacy_name
-
-        arr = self.data
-        kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
-        sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
-        # PyTorch names the op without its "Backward<N>" suffix: the owning node
-        # for a saved output, the tensor's current grad_fn for a saved input.
-        fn = node if self.is_output else (self.tensor.grad_fn if self.tensor is not None else None)
-        of = ""
-        if fn is not None:
-            short = re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
-            of = f", which is output {self.output_nr} of {short},"
-        hint = (
-            "Hint: the backtrace further above shows the operation that failed to compute its "
-            "gradient. The variable in question was changed in there or anywhere later. Good luck!"
-            if ANOMALY.enabled
-            else "Hint: enable anomaly detection to find the operation that failed to compute "
-            "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
-        )
-        return (
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{kind} {sizes}]{of} is at version {self.vc[0]}; expected "
-            f"version {self.version} instead. {hint}"
+        return modified_message(
+            node, self.data, self.vc[0], self.version, self.output_nr, self.is_output, self.tensor
         )
 
     def _unpack_hooked(self, tensor_mode: bool) -> Any:
@@ -278,6 +269,43 @@ class SavedTensor:
         self.tensor = None
         if self.unpack_hook is not None:
             self.packed = None
+
+
+def modified_message(
+    node: Node,
+    arr: Any,
+    now: int,
+    version: int,
+    output_nr: int,
+    is_output: bool,
+    tensor: Tensor | None,
+) -> str:
+    """PyTorch's error for a saved tensor changed in place since it was saved (at
+    ``version``, now at ``now``): a ``SavedTensor``'s or a node's compact record's."""
+    from engine.backend import device_of
+    from engine.dtypes import FROM_NP, legacy_name
+
+    kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
+    sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
+    # PyTorch names the op without its "Backward<N>" suffix: the owning node
+    # for a saved output, the tensor's current grad_fn for a saved input.
+    fn = node if is_output else (tensor.grad_fn if tensor is not None else None)
+    of = ""
+    if fn is not None:
+        short = re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
+        of = f", which is output {output_nr} of {short},"
+    hint = (
+        "Hint: the backtrace further above shows the operation that failed to compute its "
+        "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+        if ANOMALY.enabled
+        else "Hint: enable anomaly detection to find the operation that failed to compute "
+        "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{kind} {sizes}]{of} is at version {now}; expected "
+        f"version {version} instead. {hint}"
+    )
 
 
 # -- observing backward ------------------------------------------------------
@@ -314,6 +342,15 @@ def observe_backward() -> Iterator[BackwardTrace]:
         yield trace
     finally:
         OBSERVERS.active = prev
+
+
+def flat_edges(edges: Any) -> tuple[Any, ...]:
+    """``(node, output_nr)`` pairs as one flat tuple (a node's ``_edges``)."""
+    flat: list[Any] = []
+    for fn, nr in edges:
+        flat.append(fn)
+        flat.append(nr)
+    return tuple(flat)
 
 
 def new_seq() -> int:
