@@ -266,9 +266,7 @@ def run_backward(
         n = stack.pop()
         if keep_order:
             order.append(n)
-        e = n._edges
-        for k in range(0, len(e), 2):
-            nxt = e[k]
+        for nxt in n._fns:
             if nxt is not None:
                 if nxt in deps:
                     deps[nxt] += 1
@@ -400,13 +398,12 @@ def run_backward(
             if observers and run:  # PyTorch never runs a node off the path to the inputs
                 _observe(observers, node, grads, outs, tm)
             n_outs = len(outs)
-            e = node._edges
-            for k in range(0, len(e), 2):
-                nxt = e[k]
+            i = -1
+            for nxt in node._fns:
+                i += 1
                 if nxt is None:
                     continue
-                nr = e[k + 1]
-                i = k >> 1
+                nr = node._nrs[i]
                 d = deps[nxt] - 1
                 g = None
                 if i < n_outs:
@@ -481,7 +478,7 @@ def _validate_outputs(node: Node, outs: list[Any], tm: bool) -> None:
     """PyTorch's ``validate_outputs``: each gradient is summed back to its input's shape
     and cast to its dtype as soon as the node returns, so post-hooks, the recorded
     trace and the next node all see what the next node receives."""
-    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, outs)):
+    for i, (nxt, nr, g) in enumerate(zip(node._fns, node._nrs, outs)):
         if g is None or nxt is None:
             continue
         meta = nxt._out_meta[nr]
@@ -544,7 +541,7 @@ def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:
         for n in reversed(order):
             if n in needed:
                 continue
-            if any(nxt in needed for nxt in n._edges[::2] if nxt is not None):
+            if any(nxt in needed for nxt in n._fns if nxt is not None):
                 needed.add(n)
                 changed = True
     return needed
@@ -594,7 +591,7 @@ def _observe(
         arr = g._data if tm else g
         return Tensor._wrap(arr.copy())
 
-    n_edges = len(node._edges) // 2
+    n_edges = len(node._fns)
     out_list = list(outs) + [None] * (n_edges - len(outs))
     record = NodeExecution(node, tuple(snap(g) for g in grads), tuple(snap(g) for g in out_list))
     for obs in observers:

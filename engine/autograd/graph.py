@@ -60,9 +60,10 @@ class Node:
 
     # Slots for what every node sets; hooks and metadata are rare, so they are
     # class-level defaults that an instance overrides (in its __dict__) on first use.
-    # ``_edges`` is ``next_functions`` flattened, ``(node0, nr0, node1, nr1, ...)``: one
-    # tuple per node instead of one per edge more, for the collector of a wide graph.
-    __slots__ = ("__dict__", "__weakref__", "_edges", "_out_meta", "_seq")
+    # ``next_functions`` is kept as two tuples, the nodes (``_fns``) and their output
+    # numbers (``_nrs``, usually a shared ``(0,)`` or ``(0, 0)``): no tuple per edge for
+    # the collector of a wide graph to count and scan.
+    __slots__ = ("__dict__", "__weakref__", "_fns", "_nrs", "_out_meta", "_seq")
     _name = "Node"
     _tensor_hooks: dict[int, dict[int, Any]] | None = None
     _retain_hooks: dict[int, Any] | None = None
@@ -72,7 +73,8 @@ class Node:
 
     def __init__(self) -> None:
         self._seq = next(SEQ)
-        self._edges: tuple[Any, ...] = ()
+        self._fns: tuple[Node | None, ...] = ()
+        self._nrs: tuple[int, ...] = ()
         self._out_meta: list[tuple[tuple[int, ...], Any, Any]] = []
         if ANOMALY.enabled:
             store_stack(self)
@@ -83,13 +85,13 @@ class Node:
     @property
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
         """The edges as PyTorch shows them, ``(node, output_nr)`` pairs, built on each
-        access (as PyTorch's are) from the flat ``_edges``."""
-        e = self._edges
-        return tuple([(e[k], e[k + 1]) for k in range(0, len(e), 2)])
+        access (as PyTorch's are) from ``_fns`` and ``_nrs``."""
+        return tuple(zip(self._fns, self._nrs, strict=True))
 
     @next_functions.setter
     def next_functions(self, edges: Any) -> None:
-        self._edges = flat_edges(edges)
+        self._fns = tuple([fn for fn, _ in edges])
+        self._nrs = output_nrs(*[nr for _, nr in edges])
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -344,13 +346,15 @@ def observe_backward() -> Iterator[BackwardTrace]:
         OBSERVERS.active = prev
 
 
-def flat_edges(edges: Any) -> tuple[Any, ...]:
-    """``(node, output_nr)`` pairs as one flat tuple (a node's ``_edges``)."""
-    flat: list[Any] = []
-    for fn, nr in edges:
-        flat.append(fn)
-        flat.append(nr)
-    return tuple(flat)
+#: The usual ``_nrs``, shared: every input the first output of its node (or no edge).
+NRS = ((), (0,), (0, 0), (0, 0, 0))
+
+
+def output_nrs(*nrs: int) -> tuple[int, ...]:
+    """A node's ``_nrs``: a shared tuple when every number is 0."""
+    if len(nrs) < 4 and not any(nrs):
+        return NRS[len(nrs)]
+    return nrs
 
 
 def new_seq() -> int:

@@ -23,12 +23,14 @@ import numpy as np
 from engine import dtypes, grad_mode
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
 from engine.autograd.graph import (
+    NRS,
     SAVED_HOOKS,
     SEQ,
     Node,
     SavedTensor,
     edge_of,
     modified_message,
+    output_nrs,
 )
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
@@ -129,7 +131,7 @@ class OpNode(Node):
         if needs is None:
             # kept: formulas ask once per input, and the edges never change once made
             # (an in-place op that moves its first edge sets ``needs`` before it does)
-            needs = self._needs = tuple([fn is not None for fn in self._edges[::2]])
+            needs = self._needs = tuple([fn is not None for fn in self._fns])
         return needs
 
     @needs.setter
@@ -170,8 +172,8 @@ class OpNode(Node):
         if type(out) is not tuple:
             # one input: the common case, without the general zip below
             if type(out) is np.ndarray:
-                edges = self._edges
-                if edges and (edges[0] is not None if needs is None else needs[0]):
+                fns = self._fns
+                if fns and (fns[0] is not None if needs is None else needs[0]):
                     return [out]
             out = (out,)
         if needs is None:
@@ -191,6 +193,13 @@ class OpNode(Node):
         saved = self._saved
         if saved:
             self._released = True
+            if len(saved) == _STRIDE:  # most nodes save one value: no list to build
+                vc = saved[2]
+                if vc is not None:
+                    self._saved = (saved[0], None, vc, saved[3], saved[4], None)
+                elif type(saved[1]) is SavedTensor:
+                    saved[1].release()
+                return
             kept: list[Any] = []
             for k in range(0, len(saved), _STRIDE):
                 v = saved[k + 1]
@@ -388,7 +397,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     else:
         na = 0
     if b is None:
-        node._edges = (fa, na)
+        node._fns = (fa,)
+        node._nrs = _NRS1 if na == 0 else (na,)
         shapes: Any = (ad.shape,)
         fb = None
     else:
@@ -405,7 +415,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             else:
                 nb = 0
             shapes = (ad.shape, bd.shape)
-        node._edges = (fa, na, fb, nb)
+        node._fns = (fa, fb)
+        node._nrs = _NRS2 if na == 0 and nb == 0 else (na, nb)
     node.p = _EMPTY
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     by_shape = _META.get(dt)
@@ -422,6 +433,9 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         node._saved = None
     return r
 
+
+_NRS1 = NRS[1]
+_NRS2 = NRS[2]
 
 #: Shared, never mutated: the input shapes and output metadata a node records, one
 #: tuple per layout rather than new tuples per node (which a wide graph's collector
@@ -551,34 +565,36 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
         node._seq = next(SEQ)
         if ANOMALY.enabled:
             store_stack(node)
-        edges = []
+        fns = []
+        nrs = []
         needs = []
         shapes = []
         for x, a in zip(inputs, arrays, strict=True):
             if type(x) is tensor_cls or isinstance(x, tensor_cls):
                 fn = x.grad_fn
                 if fn is not None:
-                    edges.append(fn)
-                    edges.append(x._output_nr)
+                    fns.append(fn)
+                    nrs.append(x._output_nr)
                     needs.append(True)
                 elif x._requires_grad:
                     fn, nr = edge_of(x)
-                    edges.append(fn)
-                    edges.append(nr)
+                    fns.append(fn)
+                    nrs.append(nr)
                     needs.append(fn is not None)
                 else:
-                    edges.append(None)
-                    edges.append(0)
+                    fns.append(None)
+                    nrs.append(0)
                     needs.append(False)
                 shapes.append(a.shape)
             else:
-                edges.append(None)
-                edges.append(0)
+                fns.append(None)
+                nrs.append(0)
                 needs.append(False)
                 shapes.append(a.shape if type(a) is arr_type else ())
         # Tuples, not lists: the collector stops tracking a tuple of plain values, and
         # a wide graph's nodes are otherwise what its full collections spend time on.
-        node._edges = tuple(edges)
+        node._fns = tuple(fns)
+        node._nrs = output_nrs(*nrs)
         node.p = params
         shapes = tuple(shapes)
         node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
