@@ -115,14 +115,13 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    # ``_saved`` is a slot (set wherever a node is made), so that saving leaves no
-    # per-node ``__dict__`` for the collector to scan.
-    __slots__ = ("_saved", "m", "p", "s", "shapes")
+    # Slots, each set wherever a node is made, so that neither saving nor backward
+    # gives a node a ``__dict__`` (for the collector to scan, and to allocate).
+    # ``_needs`` is set where it differs from the edges (an in-place op on a view,
+    # whose first edge moves to ``CopySlices``) or is known anyway; otherwise None,
+    # and derived on first use in backward.
+    __slots__ = ("_needs", "_released", "_saved", "m", "p", "s", "shapes")
     _op: OpDef
-    _released = False
-    #: Set where it differs from the edges (an in-place op on a view, whose first
-    #: edge moves to ``CopySlices``); otherwise derived on first use in backward.
-    _needs: list[bool] | tuple[bool, ...] | None = None
 
     @property
     def needs(self) -> list[bool] | tuple[bool, ...]:
@@ -388,6 +387,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         return r
     node = _new(op.node_cls)  # every field is set below; skip the generic __init__
     node._seq = next(SEQ)
+    node._released = False
     if ANOMALY.enabled:
         store_stack(node)
     if fa is not None:
@@ -423,15 +423,24 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     meta = None if by_shape is None else by_shape.get(out.shape)
     node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
     r.grad_fn = node
-    if op.save_plan:
-        if b is None:
-            needs = (fa is not None,)
-        else:
-            needs = (fa is not None, fb is not None)
-        node._saved = _save(op, inputs, r, out, needs)
+    if b is None:
+        needs = _NEEDS_1 if fa is not None else _NEEDS_0
+    elif fa is not None:
+        needs = _NEEDS_11 if fb is not None else _NEEDS_10
     else:
-        node._saved = None
+        needs = _NEEDS_01 if fb is not None else _NEEDS_00
+    node._needs = needs
+    node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     return r
+
+
+#: The fast path's ``needs``, shared.
+_NEEDS_0 = (False,)
+_NEEDS_1 = (True,)
+_NEEDS_00 = (False, False)
+_NEEDS_01 = (False, True)
+_NEEDS_10 = (True, False)
+_NEEDS_11 = (True, True)
 
 
 _NRS1 = NRS[1]
@@ -563,6 +572,8 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = _new(op.node_cls)  # every field is set below; skip the generic __init__
         node._seq = next(SEQ)
+        node._released = False
+        node._needs = None
         if ANOMALY.enabled:
             store_stack(node)
         fns = []
@@ -633,6 +644,7 @@ def _split_outputs(
     ):
         node = _new(op.node_cls)
         node._seq = next_seq()
+        node._released = False
         node._saved = None
         if ANOMALY.enabled:
             store_stack(node)
@@ -790,6 +802,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
     self._counter()[0] += 1
     if need:
         node = op.node_cls()
+        node._released = False
         node._saved = None
         edges, needs = [], []
         for x in original:
