@@ -23,6 +23,11 @@ from engine.messages import BACKWARD_TWICE
 if TYPE_CHECKING:
     from engine.tensor import Tensor
 
+#: The version counter a node records for an output it saves that has none yet: an
+#: output is new, at version 0, and most are never changed in place, so no list is made
+#: for it.  The tensor's ``_counter()``, which every in-place change goes through, hands
+#: the node the real counter when it makes one (``Node._count_output``).
+UNCOUNTED = (0,)
 SEQ = itertools.count()  # creation order of nodes (``new_seq``)
 MAX_SEQ = 2**63
 
@@ -135,6 +140,9 @@ class Node:
     def saved_names(self) -> tuple[str, ...]:
         return ()
 
+    def _count_output(self, output_nr: int, vc: list[int]) -> None:
+        """Output ``output_nr`` was given its version counter ``vc`` (see ``UNCOUNTED``)."""
+
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *(f"_saved_{n}" for n in self.saved_names())})
 
@@ -219,9 +227,7 @@ class SavedTensor:
             if not is_inference_mode_enabled():
                 raise RuntimeError(SAVE_ERROR)
         self.data = t._data
-        vc = t._vc
-        if vc is None:
-            vc = t._vc = [0]  # the tensor's version counter, made on first use
+        vc = t._counter()
         self.vc = vc
         self.version = vc[0]
         self.is_output = is_output

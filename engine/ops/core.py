@@ -26,6 +26,7 @@ from engine.autograd.graph import (
     NRS,
     SAVED_HOOKS,
     SEQ,
+    UNCOUNTED,
     Node,
     SavedTensor,
     edge_of,
@@ -215,6 +216,14 @@ class OpNode(Node):
 
     def saved_names(self) -> tuple[str, ...]:
         return tuple(self._saved[::_STRIDE]) if self._saved else ()
+
+    def _count_output(self, output_nr: int, vc: list[int]) -> None:
+        saved = getattr(self, "_saved", None)  # unset while its own records are made
+        if saved:
+            for k in range(0, len(saved), _STRIDE):
+                if saved[k + 2] is UNCOUNTED and saved[k + 4] == output_nr and saved[k + 5] is None:
+                    saved = (*saved[: k + 2], vc, *saved[k + 3 :])
+            self._saved = saved
 
     def _unpack_saved(self, name: str) -> Any:
         saved = self._saved or ()
@@ -713,7 +722,7 @@ def _save_tensor(saved: list[Any], key: str, t: Any, is_output: bool) -> None:
         return
     vc = t._vc
     if vc is None:
-        vc = t._vc = [0]  # the tensor's version counter, made on first use
+        vc = UNCOUNTED if is_output else t._counter()
     saved += (key, t._data, vc, vc[0], t._output_nr, None if is_output else t)
 
 
