@@ -65,6 +65,9 @@ class Tensor:
         vc = self._vc
         if vc is None:
             vc = self._vc = [0]
+            fn = self.grad_fn
+            if fn is not None:
+                fn._count_output(self._output_nr, vc)  # a record saved it uncounted
         return vc
 
     # -- autograd facts -----------------------------------------------------
@@ -234,6 +237,8 @@ class Tensor:
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self.grad_fn is not None:
+            self._counter()  # its node's records keep watching for in-place changes
         self.grad_fn = None
         self._requires_grad = False
         self._output_nr = 0

@@ -266,7 +266,7 @@ def run_backward(
         n = stack.pop()
         if keep_order:
             order.append(n)
-        for nxt, _ in n.next_functions:
+        for nxt in n._fns:
             if nxt is not None:
                 if nxt in deps:
                     deps[nxt] += 1
@@ -399,10 +399,11 @@ def run_backward(
                 _observe(observers, node, grads, outs, tm)
             n_outs = len(outs)
             i = -1
-            for nxt, nr in node.next_functions:
+            for nxt in node._fns:
                 i += 1
                 if nxt is None:
                     continue
+                nr = node._nrs[i]
                 d = deps[nxt] - 1
                 g = None
                 if i < n_outs:
@@ -477,7 +478,7 @@ def _validate_outputs(node: Node, outs: list[Any], tm: bool) -> None:
     """PyTorch's ``validate_outputs``: each gradient is summed back to its input's shape
     and cast to its dtype as soon as the node returns, so post-hooks, the recorded
     trace and the next node all see what the next node receives."""
-    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, outs)):
+    for i, (nxt, nr, g) in enumerate(zip(node._fns, node._nrs, outs)):
         if g is None or nxt is None:
             continue
         meta = nxt._out_meta[nr]
@@ -540,7 +541,7 @@ def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:
         for n in reversed(order):
             if n in needed:
                 continue
-            if any(nxt in needed for nxt, _ in n.next_functions if nxt is not None):
+            if any(nxt in needed for nxt in n._fns if nxt is not None):
                 needed.add(n)
                 changed = True
     return needed
@@ -590,7 +591,7 @@ def _observe(
         arr = g._data if tm else g
         return Tensor._wrap(arr.copy())
 
-    n_edges = len(node.next_functions)
+    n_edges = len(node._fns)
     out_list = list(outs) + [None] * (n_edges - len(outs))
     record = NodeExecution(node, tuple(snap(g) for g in grads), tuple(snap(g) for g in out_list))
     for obs in observers:

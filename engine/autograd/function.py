@@ -178,6 +178,8 @@ class Function:
                             raise RuntimeError(LEAF_DIRTY)
                     else:
                         o = outs[i] = o.detach()._view_alias_of(o)
+                if o.grad_fn is not None:
+                    o._counter()  # records of its old node keep watching its version
                 o.grad_fn = ctx
                 o._output_nr = i
                 o._requires_grad = False

@@ -23,6 +23,11 @@ from engine.messages import BACKWARD_TWICE
 if TYPE_CHECKING:
     from engine.tensor import Tensor
 
+#: The version counter a node records for an output it saves that has none yet: an
+#: output is new, at version 0, and most are never changed in place, so no list is made
+#: for it.  The tensor's ``_counter()``, which every in-place change goes through, hands
+#: the node the real counter when it makes one (``Node._count_output``).
+UNCOUNTED = (0,)
 SEQ = itertools.count()  # creation order of nodes (``new_seq``)
 MAX_SEQ = 2**63
 
@@ -60,7 +65,10 @@ class Node:
 
     # Slots for what every node sets; hooks and metadata are rare, so they are
     # class-level defaults that an instance overrides (in its __dict__) on first use.
-    __slots__ = ("__dict__", "__weakref__", "_out_meta", "_seq", "next_functions")
+    # ``next_functions`` is kept as two tuples, the nodes (``_fns``) and their output
+    # numbers (``_nrs``, usually a shared ``(0,)`` or ``(0, 0)``): no tuple per edge for
+    # the collector of a wide graph to count and scan.
+    __slots__ = ("__dict__", "__weakref__", "_fns", "_nrs", "_out_meta", "_seq")
     _name = "Node"
     _tensor_hooks: dict[int, dict[int, Any]] | None = None
     _retain_hooks: dict[int, Any] | None = None
@@ -70,13 +78,25 @@ class Node:
 
     def __init__(self) -> None:
         self._seq = next(SEQ)
-        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
+        self._fns: tuple[Node | None, ...] = ()
+        self._nrs: tuple[int, ...] = ()
         self._out_meta: list[tuple[tuple[int, ...], Any, Any]] = []
         if ANOMALY.enabled:
             store_stack(self)
 
     def name(self) -> str:
         return self._name
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """The edges as PyTorch shows them, ``(node, output_nr)`` pairs, built on each
+        access (as PyTorch's are) from ``_fns`` and ``_nrs``."""
+        return tuple(zip(self._fns, self._nrs, strict=True))
+
+    @next_functions.setter
+    def next_functions(self, edges: Any) -> None:
+        self._fns = tuple([fn for fn, _ in edges])
+        self._nrs = output_nrs(*[nr for _, nr in edges])
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -119,6 +139,9 @@ class Node:
 
     def saved_names(self) -> tuple[str, ...]:
         return ()
+
+    def _count_output(self, output_nr: int, vc: list[int]) -> None:
+        """Output ``output_nr`` was given its version counter ``vc`` (see ``UNCOUNTED``)."""
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *(f"_saved_{n}" for n in self.saved_names())})
@@ -204,9 +227,7 @@ class SavedTensor:
             if not is_inference_mode_enabled():
                 raise RuntimeError(SAVE_ERROR)
         self.data = t._data
-        vc = t._vc
-        if vc is None:
-            vc = t._vc = [0]  # the tensor's version counter, made on first use
+        vc = t._counter()
         self.vc = vc
         self.version = vc[0]
         self.is_output = is_output
@@ -235,30 +256,8 @@ class SavedTensor:
         return self.tensor
 
     def _modified_message(self, node: Node) -> str:
-        from engine.backend import device_of
-        from engine.dtypes import FROM_NP, legacy_name
-
-        arr = self.data
-        kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
-        sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
-        # PyTorch names the op without its "Backward<N>" suffix: the owning node
-        # for a saved output, the tensor's current grad_fn for a saved input.
-        fn = node if self.is_output else (self.tensor.grad_fn if self.tensor is not None else None)
-        of = ""
-        if fn is not None:
-            short = re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
-            of = f", which is output {self.output_nr} of {short},"
-        hint = (
-            "Hint: the backtrace further above shows the operation that failed to compute its "
-            "gradient. The variable in question was changed in there or anywhere later. Good luck!"
-            if ANOMALY.enabled
-            else "Hint: enable anomaly detection to find the operation that failed to compute "
-            "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
-        )
-        return (
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{kind} {sizes}]{of} is at version {self.vc[0]}; expected "
-            f"version {self.version} instead. {hint}"
+        return modified_message(
+            node, self.data, self.vc[0], self.version, self.output_nr, self.is_output, self.tensor
         )
 
     def _unpack_hooked(self, tensor_mode: bool) -> Any:
@@ -278,6 +277,43 @@ class SavedTensor:
         self.tensor = None
         if self.unpack_hook is not None:
             self.packed = None
+
+
+def modified_message(
+    node: Node,
+    arr: Any,
+    now: int,
+    version: int,
+    output_nr: int,
+    is_output: bool,
+    tensor: Tensor | None,
+) -> str:
+    """PyTorch's error for a saved tensor changed in place since it was saved (at
+    ``version``, now at ``now``): a ``SavedTensor``'s or a node's compact record's."""
+    from engine.backend import device_of
+    from engine.dtypes import FROM_NP, legacy_name
+
+    kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
+    sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
+    # PyTorch names the op without its "Backward<N>" suffix: the owning node
+    # for a saved output, the tensor's current grad_fn for a saved input.
+    fn = node if is_output else (tensor.grad_fn if tensor is not None else None)
+    of = ""
+    if fn is not None:
+        short = re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
+        of = f", which is output {output_nr} of {short},"
+    hint = (
+        "Hint: the backtrace further above shows the operation that failed to compute its "
+        "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+        if ANOMALY.enabled
+        else "Hint: enable anomaly detection to find the operation that failed to compute "
+        "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{kind} {sizes}]{of} is at version {now}; expected "
+        f"version {version} instead. {hint}"
+    )
 
 
 # -- observing backward ------------------------------------------------------
@@ -314,6 +350,17 @@ def observe_backward() -> Iterator[BackwardTrace]:
         yield trace
     finally:
         OBSERVERS.active = prev
+
+
+#: The usual ``_nrs``, shared: every input the first output of its node (or no edge).
+NRS = ((), (0,), (0, 0), (0, 0, 0))
+
+
+def output_nrs(*nrs: int) -> tuple[int, ...]:
+    """A node's ``_nrs``: a shared tuple when every number is 0."""
+    if len(nrs) < 4 and not any(nrs):
+        return NRS[len(nrs)]
+    return nrs
 
 
 def new_seq() -> int:

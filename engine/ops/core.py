@@ -22,7 +22,17 @@ import numpy as np
 
 from engine import dtypes, grad_mode
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
-from engine.autograd.graph import SEQ, Node, SavedTensor, edge_of
+from engine.autograd.graph import (
+    NRS,
+    SAVED_HOOKS,
+    SEQ,
+    UNCOUNTED,
+    Node,
+    SavedTensor,
+    edge_of,
+    modified_message,
+    output_nrs,
+)
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
@@ -106,14 +116,13 @@ def declare(
 class OpNode(Node):
     """A node whose backward is an ``OpDef``'s formula."""
 
-    # ``_saved`` is a slot (set wherever a node is made), so that saving leaves no
-    # per-node ``__dict__`` for the collector to scan.
-    __slots__ = ("_saved", "m", "p", "s", "shapes")
+    # Slots, each set wherever a node is made, so that neither saving nor backward
+    # gives a node a ``__dict__`` (for the collector to scan, and to allocate).
+    # ``_needs`` is set where it differs from the edges (an in-place op on a view,
+    # whose first edge moves to ``CopySlices``) or is known anyway; otherwise None,
+    # and derived on first use in backward.
+    __slots__ = ("_needs", "_released", "_saved", "m", "p", "s", "shapes")
     _op: OpDef
-    _released = False
-    #: Set where it differs from the edges (an in-place op on a view, whose first
-    #: edge moves to ``CopySlices``); otherwise derived on first use in backward.
-    _needs: list[bool] | tuple[bool, ...] | None = None
 
     @property
     def needs(self) -> list[bool] | tuple[bool, ...]:
@@ -122,7 +131,7 @@ class OpNode(Node):
         if needs is None:
             # kept: formulas ask once per input, and the edges never change once made
             # (an in-place op that moves its first edge sets ``needs`` before it does)
-            needs = self._needs = tuple([fn is not None for fn, _ in self.next_functions])
+            needs = self._needs = tuple([fn is not None for fn in self._fns])
         return needs
 
     @needs.setter
@@ -136,8 +145,18 @@ class OpNode(Node):
             raise RuntimeError(BACKWARD_TWICE)
         if saved:
             s = {}
-            for k, v in saved.items():
-                s[k] = v.unpack(self, tensor_mode) if type(v) is SavedTensor else v
+            for k in range(0, len(saved), _STRIDE):
+                v = saved[k + 1]
+                vc = saved[k + 2]
+                if vc is None:
+                    s[saved[k]] = v.unpack(self, tensor_mode) if type(v) is SavedTensor else v
+                    continue
+                if vc[0] != saved[k + 3]:
+                    raise RuntimeError(_modified(self, saved, k))
+                if tensor_mode:
+                    t = saved[k + 5]
+                    v = _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
+                s[saved[k]] = v
             self.s = s
         self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
@@ -153,8 +172,8 @@ class OpNode(Node):
         if type(out) is not tuple:
             # one input: the common case, without the general zip below
             if type(out) is np.ndarray:
-                edges = self.next_functions
-                if edges and (edges[0][0] is not None if needs is None else needs[0]):
+                fns = self._fns
+                if fns and (fns[0] is not None if needs is None else needs[0]):
                     return [out]
             out = (out,)
         if needs is None:
@@ -174,23 +193,72 @@ class OpNode(Node):
         saved = self._saved
         if saved:
             self._released = True
-            for v in saved.values():
+            if len(saved) == _STRIDE:  # most nodes save one value: no list to build
+                vc = saved[2]
+                if vc is not None:
+                    self._saved = (saved[0], None, vc, saved[3], saved[4], None)
+                elif type(saved[1]) is SavedTensor:
+                    saved[1].release()
+                return
+            kept: list[Any] = []
+            for k in range(0, len(saved), _STRIDE):
+                v = saved[k + 1]
+                if saved[k + 2] is not None:
+                    # the arrays go; the record stays, to say "a second time" on unpack
+                    kept += (saved[k], None, saved[k + 2], saved[k + 3], saved[k + 4], None)
+                    continue
                 if type(v) is SavedTensor:
                     v.release()
+                kept += saved[k : k + _STRIDE]
+            self._saved = tuple(kept)
         elif self._op.saved_params:
             self._released = True
 
     def saved_names(self) -> tuple[str, ...]:
-        return tuple(self._saved or ())
+        return tuple(self._saved[::_STRIDE]) if self._saved else ()
+
+    def _count_output(self, output_nr: int, vc: list[int]) -> None:
+        saved = getattr(self, "_saved", None)  # unset while its own records are made
+        if saved:
+            for k in range(0, len(saved), _STRIDE):
+                if saved[k + 2] is UNCOUNTED and saved[k + 4] == output_nr and saved[k + 5] is None:
+                    saved = (*saved[: k + 2], vc, *saved[k + 3 :])
+            self._saved = saved
 
     def _unpack_saved(self, name: str) -> Any:
-        saved = self._saved or {}
-        if name not in saved:
+        saved = self._saved or ()
+        names = saved[::_STRIDE]
+        if name not in names:
             if name in self._op.save or name in (self.p or {}):
                 return (self.p or {}).get(name)
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
-        v = saved[name]
-        return v.unpack(self, True) if type(v) is SavedTensor else v
+        k = names.index(name) * _STRIDE
+        v = saved[k + 1]
+        if saved[k + 2] is None:
+            return v.unpack(self, True) if type(v) is SavedTensor else v
+        if v is None:
+            raise RuntimeError(BACKWARD_TWICE)
+        if saved[k + 2][0] != saved[k + 3]:
+            raise RuntimeError(_modified(self, saved, k))
+        t = saved[k + 5]
+        return _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
+
+
+#: A node's ``_saved`` is one flat tuple of records of this many fields: name, value,
+#: then for a tensor its version counter, the version it was saved at, its output
+#: number and (for an input) the tensor itself; for anything else (a number, indices,
+#: a ``SavedTensor`` under ``saved_tensors_hooks``) the counter is None.  One tuple per
+#: node, where a dict and a ``SavedTensor`` per tensor would each be an object that a
+#: wide graph's collector scans.
+_STRIDE = 6
+
+
+def _modified(node: OpNode, saved: tuple[Any, ...], k: int) -> str:
+    """The in-place error for the tensor record at ``saved[k]``."""
+    t = saved[k + 5]
+    return modified_message(
+        node, saved[k + 1], saved[k + 2][0], saved[k + 3], saved[k + 4], t is None, t
+    )
 
 
 # -- the two math namespaces that backward formulas run on -------------------
@@ -266,7 +334,6 @@ def _same_device(op: OpDef, tensors: list[Any]) -> Any:
 
 
 _EMPTY: dict[str, Any] = {}
-_NO_EDGE = (None, 0)
 
 
 def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
@@ -329,47 +396,64 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         return r
     node = _new(op.node_cls)  # every field is set below; skip the generic __init__
     node._seq = next(SEQ)
+    node._released = False
     if ANOMALY.enabled:
         store_stack(node)
     if fa is not None:
-        ea = (fa, a._output_nr)
+        na = a._output_nr
     elif a._requires_grad:
-        ea = _leaf_edge(a)
+        fa, na = _leaf_edge(a)
     else:
-        ea = _NO_EDGE
+        na = 0
     if b is None:
-        node.next_functions = (ea,)
+        node._fns = (fa,)
+        node._nrs = _NRS1 if na == 0 else (na,)
         shapes: Any = (ad.shape,)
+        fb = None
     else:
         if bd is b:
-            eb = _NO_EDGE
+            fb = None
+            nb = 0
             shapes = (ad.shape, ())
         else:
             fb = b.grad_fn
             if fb is not None:
-                eb = (fb, b._output_nr)
+                nb = b._output_nr
             elif b._requires_grad:
-                eb = _leaf_edge(b)
+                fb, nb = _leaf_edge(b)
             else:
-                eb = _NO_EDGE
+                nb = 0
             shapes = (ad.shape, bd.shape)
-        node.next_functions = (ea, eb)
+        node._fns = (fa, fb)
+        node._nrs = _NRS2 if na == 0 and nb == 0 else (na, nb)
     node.p = _EMPTY
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     by_shape = _META.get(dt)
     meta = None if by_shape is None else by_shape.get(out.shape)
     node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
     r.grad_fn = node
-    if op.save_plan:
-        if b is None:
-            needs = (ea[0] is not None,)
-        else:
-            needs = (ea[0] is not None, eb[0] is not None)
-        node._saved = _save(op, inputs, r, out, needs)
+    if b is None:
+        needs = _NEEDS_1 if fa is not None else _NEEDS_0
+    elif fa is not None:
+        needs = _NEEDS_11 if fb is not None else _NEEDS_10
     else:
-        node._saved = None
+        needs = _NEEDS_01 if fb is not None else _NEEDS_00
+    node._needs = needs
+    node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     return r
 
+
+#: The fast path's ``needs``, shared.
+_NEEDS_0 = (False,)
+_NEEDS_1 = (True,)
+_NEEDS_00 = (False, False)
+_NEEDS_01 = (False, True)
+_NEEDS_10 = (True, False)
+_NEEDS_11 = (True, True)
+
+
+_NRS1 = NRS[1]
+_NRS2 = NRS[2]
 
 #: Shared, never mutated: the input shapes and output metadata a node records, one
 #: tuple per layout rather than new tuples per node (which a wide graph's collector
@@ -497,32 +581,40 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
         node = _new(op.node_cls)  # every field is set below; skip the generic __init__
         node._seq = next(SEQ)
+        node._released = False
+        node._needs = None
         if ANOMALY.enabled:
             store_stack(node)
-        edges = []
+        fns = []
+        nrs = []
         needs = []
         shapes = []
         for x, a in zip(inputs, arrays, strict=True):
             if type(x) is tensor_cls or isinstance(x, tensor_cls):
                 fn = x.grad_fn
                 if fn is not None:
-                    edges.append((fn, x._output_nr))
+                    fns.append(fn)
+                    nrs.append(x._output_nr)
                     needs.append(True)
                 elif x._requires_grad:
-                    e = edge_of(x)
-                    edges.append(e)
-                    needs.append(e[0] is not None)
+                    fn, nr = edge_of(x)
+                    fns.append(fn)
+                    nrs.append(nr)
+                    needs.append(fn is not None)
                 else:
-                    edges.append(_NO_EDGE)
+                    fns.append(None)
+                    nrs.append(0)
                     needs.append(False)
                 shapes.append(a.shape)
             else:
-                edges.append(_NO_EDGE)
+                fns.append(None)
+                nrs.append(0)
                 needs.append(False)
                 shapes.append(a.shape if type(a) is arr_type else ())
         # Tuples, not lists: the collector stops tracking a tuple of plain values, and
         # a wide graph's nodes are otherwise what its full collections spend time on.
-        node.next_functions = tuple(edges)
+        node._fns = tuple(fns)
+        node._nrs = output_nrs(*nrs)
         node.p = params
         shapes = tuple(shapes)
         node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
@@ -561,6 +653,7 @@ def _split_outputs(
     ):
         node = _new(op.node_cls)
         node._seq = next_seq()
+        node._released = False
         node._saved = None
         if ANOMALY.enabled:
             store_stack(node)
@@ -597,10 +690,9 @@ _TENSOR: list[Any] = []
 _new = object.__new__
 
 
-def _save(
-    op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: list[bool]
-) -> dict[str, Any]:
-    saved: dict[str, Any] = {}
+def _save(op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: Any) -> tuple[Any, ...]:
+    """The node's ``_saved`` records (see ``_STRIDE``) for what ``op`` saves."""
+    saved: list[Any] = []
     for key, idx, when in op.save_plan:
         if when is not None:
             for w in when:
@@ -609,14 +701,29 @@ def _save(
             else:
                 continue  # no input that needs it requires grad
         if idx == -1:
-            saved[key] = SavedTensor(result, True)
+            _save_tensor(saved, key, result, True)
         elif idx == -2:
-            saved[key] = raw[1]
+            saved += (key, raw[1], None, 0, 0, None)
         else:
             v = inputs[idx]
             if v is not None:
-                saved[key] = SavedTensor(v, False) if isinstance(v, _TENSOR[0]) else v
-    return saved
+                if isinstance(v, _TENSOR[0]):
+                    _save_tensor(saved, key, v, False)
+                else:
+                    saved += (key, v, None, 0, 0, None)
+    return tuple(saved)
+
+
+def _save_tensor(saved: list[Any], key: str, t: Any, is_output: bool) -> None:
+    """Append ``t``'s record; a ``SavedTensor`` under hooks or for an inference tensor
+    (whose checks and packing it keeps)."""
+    if t._inference or SAVED_HOOKS.stack:
+        saved += (key, SavedTensor(t, is_output), None, 0, 0, None)
+        return
+    vc = t._vc
+    if vc is None:
+        vc = UNCOUNTED if is_output else t._counter()
+    saved += (key, t._data, vc, vc[0], t._output_nr, None if is_output else t)
 
 
 # -- in-place ----------------------------------------------------------------
@@ -704,6 +811,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
     self._counter()[0] += 1
     if need:
         node = op.node_cls()
+        node._released = False
         node._saved = None
         edges, needs = [], []
         for x in original:
