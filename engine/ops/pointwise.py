@@ -15,7 +15,12 @@ from engine import dtypes
 from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_op, declare
-from engine.ops.kernel_dtypes import is_bool, refuse_bool_subtraction, refuse_dtype
+from engine.ops.kernel_dtypes import (
+    is_bool,
+    number_operand,
+    refuse_bool_subtraction,
+    refuse_dtype,
+)
 from engine.transcendental import libm
 
 S23 = Sample(((2, 3), (2, 3)))
@@ -46,12 +51,23 @@ ADD = declare(
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
     ufunc="add",
 )
+
+
+def _sub_other_grad(c: Any, g: Any) -> Any:
+    """``-alpha * grad`` for ``other``, computed only where it has an edge (as PyTorch's
+    ``should_compute_output``): ``x - 0.001`` negates nothing."""
+    if not c.needs[1]:
+        return None
+    alpha = c.p.get("alpha", 1)
+    return -g if alpha == 1 else -g * alpha
+
+
 SUB = declare(
     "sub",
     "SubBackward0",
     ("self", "other"),
     lambda xp, a, b, alpha=1: a - b if alpha == 1 else _axpy(xp, a, b, -alpha),
-    lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
+    lambda c, g: (g, _sub_other_grad(c, g)),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",
 )
@@ -72,11 +88,23 @@ RSUB = declare(
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.0}),),
 )
+
+
+def _operand(a: Any, k: Any) -> Any:
+    """``k`` as the second operand of a ufunc on ``a``: a Python number on a floating
+    NumPy array becomes the 0-d array NumPy would cast it to, which costs half as much
+    (``number_operand``); anything else is left as it is."""
+    tk = type(k)
+    if (tk is float or tk is int) and type(a) is np.ndarray and a.dtype.kind == "f":
+        return number_operand(k, a.dtype)
+    return k
+
+
 ADD_SCALAR = declare(
     "add_scalar",
     "AddBackward1",
     ("self",),
-    lambda xp, a, other: a + other,
+    lambda xp, a, other: a + _operand(a, other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
@@ -86,7 +114,7 @@ SUB_SCALAR = declare(
     "sub_scalar",
     "SubBackward1",
     ("self",),
-    lambda xp, a, other: a - other,
+    lambda xp, a, other: a - _operand(a, other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
@@ -96,7 +124,7 @@ DIV_SCALAR = declare(
     "div_scalar",
     "DivBackward1",
     ("self",),
-    lambda xp, a, other: a / other,
+    lambda xp, a, other: a / _operand(a, other),
     lambda c, g: c.m.div_scalar(g, other=c.p["other"]),
     dtype="float",
     samples=(Sample(((2, 3),), {"other": 4.0}),),
@@ -136,12 +164,7 @@ def _mul_grads(c: Any, g: Any) -> tuple[Any, Any]:
     grad_other = g * c.s["self"] if needs[1] else None
     if not needs[0]:
         return (None, grad_other)
-    other = c.s["other"]
-    if type(other) is float and type(g) is np.ndarray and g.dtype.kind == "f":
-        # the number as NumPy would cast it, but without its slow path for a Python
-        # scalar operand (twice the cost of the product on a small array)
-        other = np.array(other, g.dtype)
-    return (g * other, grad_other)
+    return (g * _operand(g, c.s["other"]), grad_other)
 
 
 MUL = declare(
@@ -158,7 +181,7 @@ MUL_SCALAR = declare(
     "mul_scalar",
     "MulBackward1",
     ("self",),
-    lambda xp, a, other: a * other,
+    lambda xp, a, other: a * _operand(a, other),
     lambda c, g: c.m.mul_scalar(g, other=c.p["other"]),
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.5}),),
