@@ -26,7 +26,7 @@ from engine.autograd.graph import SEQ, Node, SavedTensor, edge_of
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
-from engine.ops.kernel_dtypes import number_operand
+from engine.ops.kernel_dtypes import NUMBER_OPERANDS, number_operand
 from engine.quiet import quietly
 
 Forward = Callable[..., Any]
@@ -309,7 +309,12 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         if b is None:
             out = quietly(op.forward, np, ad) if op.quiet else op.forward(np, ad)
         else:
-            operand = bd if bd is not b or op.ufunc is None else number_operand(b, dt)
+            operand = bd
+            if bd is b and op.ufunc is not None:  # the number's 0-d array, looked up inline
+                known = NUMBER_OPERANDS.get(dt)
+                operand = None if known is None else known.get(b)
+                if operand is None:
+                    operand = number_operand(b, dt)
             if op.quiet:
                 out = quietly(op.forward, np, ad, operand)
             else:

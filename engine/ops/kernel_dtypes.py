@@ -46,9 +46,11 @@ def refuse_bool_subtraction(a: Any, b: Any) -> None:
         raise RuntimeError(SUBTRACT_BOOLS if a_bool and b_bool else SUBTRACT_BOOL)
 
 
-#: (number, NumPy dtype) -> the number as a read-only 0-d array of that dtype.
-_OPERANDS: dict[tuple[Any, Any], Any] = {}
-_OPERAND_LIMIT = 256
+#: NumPy dtype -> {number: the number as a 0-d array of that dtype}.
+NUMBER_OPERANDS: dict[Any, dict[float | int, Any]] = {}
+#: Numbers kept per dtype: past it a new number stays a Python number (a scale per
+#: branch would otherwise cycle the cache, building and dropping an array each time).
+_OPERAND_LIMIT = 512
 #: NumPy floating dtype -> its largest finite value, as a Python float.
 _LARGEST: dict[Any, float] = {}
 
@@ -61,22 +63,21 @@ def number_operand(value: float | int, dtype: Any) -> Any:
     as a product on a small tensor); its weak-scalar rule casts it to the array's dtype
     first, so a 0-d array already cast gives the same bits for less.  The number itself
     comes back where the cast is not that simple: zero (the cache could not tell ``0.0``
-    from ``-0.0``), NaN (never equal to its key), and a number beyond the dtype's
-    largest (NumPy warns or raises there, and must do so at the op as before).  Many
-    distinct numbers (a scale per branch) only cycle the cache: building the array
-    costs about what NumPy's own conversion would."""
-    key = (value, dtype)
-    operand = _OPERANDS.get(key)
+    from ``-0.0``), NaN (never equal to its key), a number beyond the dtype's largest
+    (NumPy warns or raises there, and must do so at the op as before), and any number
+    once the cache is full."""
+    known = NUMBER_OPERANDS.get(dtype)
+    if known is None:
+        known = NUMBER_OPERANDS[dtype] = {}
+    operand = known.get(value)
     if operand is not None:
         return operand
     largest = _LARGEST.get(dtype)
     if largest is None:
         largest = _LARGEST[dtype] = float(np.finfo(dtype).max)
-    if value == 0 or not -largest <= value <= largest:  # NaN fails the comparison too
-        return value
-    operand = np.array(value, dtype)
-    operand.flags.writeable = False
-    if len(_OPERANDS) >= _OPERAND_LIMIT:
-        _OPERANDS.clear()
-    _OPERANDS[key] = operand
+    if value == 0 or not -largest <= value <= largest or len(known) >= _OPERAND_LIMIT:
+        return value  # NaN fails the range comparison too
+    # left writeable: marking it read-only costs twice what building it does, and it
+    # only ever reaches a ufunc as an input (never ``out=``, never a result's base)
+    operand = known[value] = np.array(value, dtype)
     return operand

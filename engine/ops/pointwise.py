@@ -16,6 +16,7 @@ from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_dtypes import (
+    NUMBER_OPERANDS,
     is_bool,
     number_operand,
     refuse_bool_subtraction,
@@ -95,8 +96,12 @@ def _operand(a: Any, k: Any) -> Any:
     NumPy array becomes the 0-d array NumPy would cast it to, which costs half as much
     (``number_operand``); anything else is left as it is."""
     tk = type(k)
-    if (tk is float or tk is int) and type(a) is np.ndarray and a.dtype.kind == "f":
-        return number_operand(k, a.dtype)
+    if (tk is float or tk is int) and type(a) is np.ndarray:
+        dtype = a.dtype
+        if dtype.kind == "f":
+            known = NUMBER_OPERANDS.get(dtype)
+            operand = None if known is None else known.get(k)
+            return number_operand(k, dtype) if operand is None else operand
     return k
 
 
