@@ -21,6 +21,7 @@ import numpy as np
 #: Elements widened at a time: the float64 copy stays at 256 KiB.
 _BLOCK = 1 << 15
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 
 
 def libm(name: str, bounded: bool = False) -> Callable[[Any, Any], Any]:
@@ -41,11 +42,12 @@ def libm(name: str, bounded: bool = False) -> Callable[[Any, Any], Any]:
             dtype = None
             fn = getattr(xp, name)
         if dtype is _F32 or (dtype is not None and dtype == np.float32):
+            # ``dtype=`` widens inside the ufunc, exactly as ``astype`` would, in one call
             if bounded and a.size <= _BLOCK:
-                return fn(a.astype(np.float64)).astype(np.float32)
+                return fn(a, dtype=_F64).astype(_F32)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 if a.size <= _BLOCK:
-                    return fn(a.astype(np.float64)).astype(np.float32)
+                    return fn(a, dtype=_F64).astype(_F32)
                 # in blocks, so the float64 copy never costs more than a block of memory
                 flat = a.reshape(-1)
                 out = np.empty(a.shape, np.float32)

@@ -36,6 +36,7 @@ from engine.autograd.graph import (
 from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
+from engine.ops.kernel_dtypes import NUMBER_OPERANDS, number_operand
 from engine.quiet import quietly
 
 Forward = Callable[..., Any]
@@ -372,12 +373,19 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     else:
         return _apply_op(op, inputs, _EMPTY)
     try:
-        if op.quiet:
-            out = quietly(op.forward, np, ad) if b is None else quietly(op.forward, np, ad, bd)
-        elif b is None:
-            out = op.forward(np, ad)
+        if b is None:
+            out = quietly(op.forward, np, ad) if op.quiet else op.forward(np, ad)
         else:
-            out = op.forward(np, ad, bd)
+            operand = bd
+            if bd is b and op.ufunc is not None:  # the number's 0-d array, looked up inline
+                known = NUMBER_OPERANDS.get(dt)
+                operand = None if known is None else known.get(b)
+                if operand is None:
+                    operand = number_operand(b, dt)
+            if op.quiet:
+                out = quietly(op.forward, np, ad, operand)
+            else:
+                out = op.forward(np, ad, operand)
     except ValueError as exc:
         raise _broadcast_error([ad, bd]) or exc from None
     if type(out) is not np.ndarray and (isinstance(out, np.generic) or not hasattr(out, "shape")):

@@ -15,7 +15,13 @@ from engine import dtypes
 from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_op, declare
-from engine.ops.kernel_dtypes import is_bool, refuse_bool_subtraction, refuse_dtype
+from engine.ops.kernel_dtypes import (
+    NUMBER_OPERANDS,
+    is_bool,
+    number_operand,
+    refuse_bool_subtraction,
+    refuse_dtype,
+)
 from engine.transcendental import libm
 
 S23 = Sample(((2, 3), (2, 3)))
@@ -46,12 +52,23 @@ ADD = declare(
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
     ufunc="add",
 )
+
+
+def _sub_other_grad(c: Any, g: Any) -> Any:
+    """``-alpha * grad`` for ``other``, computed only where it has an edge (as PyTorch's
+    ``should_compute_output``): ``x - 0.001`` negates nothing."""
+    if not c.needs[1]:
+        return None
+    alpha = c.p.get("alpha", 1)
+    return -g if alpha == 1 else -g * alpha
+
+
 SUB = declare(
     "sub",
     "SubBackward0",
     ("self", "other"),
     lambda xp, a, b, alpha=1: a - b if alpha == 1 else _axpy(xp, a, b, -alpha),
-    lambda c, g: (g, -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"]),
+    lambda c, g: (g, _sub_other_grad(c, g)),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",
 )
@@ -72,11 +89,27 @@ RSUB = declare(
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.0}),),
 )
+
+
+def _operand(a: Any, k: Any) -> Any:
+    """``k`` as the second operand of a ufunc on ``a``: a Python number on a floating
+    NumPy array becomes the 0-d array NumPy would cast it to, which costs half as much
+    (``number_operand``); anything else is left as it is."""
+    tk = type(k)
+    if (tk is float or tk is int) and type(a) is np.ndarray:
+        dtype = a.dtype
+        if dtype.kind == "f":
+            known = NUMBER_OPERANDS.get(dtype)
+            operand = None if known is None else known.get(k)
+            return number_operand(k, dtype) if operand is None else operand
+    return k
+
+
 ADD_SCALAR = declare(
     "add_scalar",
     "AddBackward1",
     ("self",),
-    lambda xp, a, other: a + other,
+    lambda xp, a, other: a + _operand(a, other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
@@ -86,7 +119,7 @@ SUB_SCALAR = declare(
     "sub_scalar",
     "SubBackward1",
     ("self",),
-    lambda xp, a, other: a - other,
+    lambda xp, a, other: a - _operand(a, other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
@@ -96,7 +129,7 @@ DIV_SCALAR = declare(
     "div_scalar",
     "DivBackward1",
     ("self",),
-    lambda xp, a, other: a / other,
+    lambda xp, a, other: a / _operand(a, other),
     lambda c, g: c.m.div_scalar(g, other=c.p["other"]),
     dtype="float",
     samples=(Sample(((2, 3),), {"other": 4.0}),),
@@ -136,12 +169,7 @@ def _mul_grads(c: Any, g: Any) -> tuple[Any, Any]:
     grad_other = g * c.s["self"] if needs[1] else None
     if not needs[0]:
         return (None, grad_other)
-    other = c.s["other"]
-    if type(other) is float and type(g) is np.ndarray and g.dtype.kind == "f":
-        # the number as NumPy would cast it, but without its slow path for a Python
-        # scalar operand (twice the cost of the product on a small array)
-        other = np.array(other, g.dtype)
-    return (g * other, grad_other)
+    return (g * _operand(g, c.s["other"]), grad_other)
 
 
 MUL = declare(
@@ -158,7 +186,7 @@ MUL_SCALAR = declare(
     "mul_scalar",
     "MulBackward1",
     ("self",),
-    lambda xp, a, other: a * other,
+    lambda xp, a, other: a * _operand(a, other),
     lambda c, g: c.m.mul_scalar(g, other=c.p["other"]),
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.5}),),
@@ -331,15 +359,39 @@ TANH = declare(
     "TanhBackward0",
     ("self",),
     libm("tanh", bounded=True),
-    lambda c, g: c.m.tanh_backward(g, c.s["result"]),
+    lambda c, g: _tanh_grad(c, g),
     dtype="float",
     save={"result": None},
     samples=UNARY,
 )
 
 
+def _tanh_grad(c: Any, g: Any) -> Any:
+    """``TanhBackward0``: ``tanh_backward`` called directly on arrays (the formula runs
+    once per tanh in every backward; ``c.m``'s lookup and wrapper cost a third of it)."""
+    if c.m is ARRAY_MATH and type(g) is np.ndarray:
+        return _tanh_backward(np, g, c.s["result"])
+    return c.m.tanh_backward(g, c.s["result"])
+
+
+#: Up to this many elements ``tanh_backward`` allocates its temporaries rather than
+#: reusing one with ``out=`` (whose keyword costs more than a small allocation).
+_SMALL = 4096
+
+
 def _tanh_backward(xp: Any, g: Any, r: Any) -> Any:
     """``g * (1 - r**2)`` with one temporary (PyTorch's fused ``tanh_backward``)."""
+    if (
+        xp is np
+        and type(r) is np.ndarray
+        and r.ndim
+        and r.size <= _SMALL
+        and type(g) is np.ndarray
+        and g.dtype is r.dtype
+        and g.shape == r.shape
+        and (r.ndim == 1 or g.strides == r.strides)  # a new 1-d array is contiguous
+    ):
+        return (_one(r.dtype) - r * r) * g  # the same three roundings, in r's dtype
     t = xp.asarray(r * r)
     xp.subtract(_one(t.dtype) if xp is np else 1, t, out=t)
     t *= g
