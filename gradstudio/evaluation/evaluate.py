@@ -18,9 +18,9 @@ import operator
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -588,6 +588,17 @@ def prepare(
         revision=doc.revision,
         memory_budget=memory_budget,
     )
+
+
+def with_params(plan: Plan, doc: Document, node_ids: Iterable[str]) -> Plan:
+    """``prepare(doc)``, made from ``plan`` (prepared from ``doc`` before) when only the
+    parameters of ``node_ids`` changed since: editing a value copies one step, not the
+    whole document (a 5,000-node graph takes tens of milliseconds to copy)."""
+    steps = list(plan.steps)
+    for node_id in node_ids:
+        index = plan.step_of[node_id]
+        steps[index] = replace(steps[index], params=dict(doc.node(node_id).params))
+    return replace(plan, steps=tuple(steps), revision=doc.revision)
 
 
 def evaluate(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import copyreg
 import gc
 import io
 import mmap
@@ -37,6 +38,8 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from gradstudio.catalogue import NodeKind, NodeType, catalogue
 from gradstudio.evaluation.evaluate import (
@@ -85,6 +88,42 @@ def _node_type(type_id: str) -> NodeType:
 def dumps_plan(plan: Plan) -> bytes:
     buffer = io.BytesIO()
     _PlanPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(plan)
+    return buffer.getvalue()
+
+
+# ----------------------------------------------------------------- the results on the wire
+
+#: Arrays up to this size travel as raw bytes (see ``dumps_results``); bigger ones as
+#: NumPy pickles them, which copies them no more than once on the way.
+SMALL_ARRAY_BYTES = 1 << 16
+
+
+def _small_array(array: np.ndarray) -> Any:
+    if (
+        array.dtype.kind not in "biufc"
+        or array.nbytes > SMALL_ARRAY_BYTES
+        or not array.flags.c_contiguous  # (NumPy keeps a Fortran-ordered array so)
+    ):
+        return array.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    return _array, (array.dtype.str, array.shape, array.tobytes())
+
+
+def _array(dtype: str, shape: tuple[int, ...], data: bytes) -> np.ndarray:
+    """An array sent by ``dumps_results`` (writable, as an unpickled array is)."""
+    return np.frombuffer(bytearray(data), dtype).reshape(shape)
+
+
+_RESULTS_DISPATCH = copyreg.dispatch_table | {np.ndarray: _small_array}
+
+
+def dumps_results(message: Any) -> bytes:
+    """``message`` pickled, with its many small arrays (a value and a gradient per
+    tensor per step) as raw bytes: NumPy's own reduction costs several microseconds
+    each, a third of the time it takes to send a step's results."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _RESULTS_DISPATCH
+    pickler.dump(message)
     return buffer.getvalue()
 
 
@@ -150,7 +189,7 @@ def _run(conn: Connection, plan: Plan, flags: _Flags) -> None:
             batch.clear()
         if ready:
             with sending, _collector_paused():
-                conn.send(("steps", ready))
+                conn.send_bytes(dumps_results(("steps", ready)))
 
     def flusher() -> None:
         while not finished.wait(FLUSH_S):

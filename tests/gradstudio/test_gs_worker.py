@@ -4,9 +4,11 @@ next one works (issue 9, part 3)."""
 from __future__ import annotations
 
 import io
+import pickle
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gradstudio.cli import main
@@ -52,6 +54,35 @@ def test_results_match_an_evaluation_in_this_process() -> None:
         ours, theirs = dict(there.snapshot(step).items()), dict(here.snapshot(step).items())
         assert ours.keys() == theirs.keys()
         assert all(ours[ref].same_as(theirs[ref]) for ref in ours if ours[ref] is not None)
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.arange(6, dtype=np.float32).reshape(2, 3),
+        np.zeros((0, 3), np.float64),
+        np.array(2.5),
+        np.arange(4, dtype=">i8"),
+        np.array([True, False]),
+        np.array([1 + 2j], np.complex64),
+        np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+        np.arange(8.0)[::2],
+        np.array(["a", "bc"]),
+        np.zeros(worker.SMALL_ARRAY_BYTES // 8 + 1),
+    ],
+    ids=str,
+)
+def test_results_travel_as_pickle_would_send_them(array: np.ndarray) -> None:
+    """The results' arrays, sent as raw bytes when small, arrive as NumPy's own
+    pickling would bring them: dtype, shape, order, values, writable."""
+    message = ("steps", [array, {"again": array}])
+    sent = pickle.loads(worker.dumps_results(message))
+    plain = pickle.loads(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+    for got, want in ((sent[1][0], plain[1][0]), (sent[1][1]["again"], plain[1][1]["again"])):
+        assert type(got) is np.ndarray and got.dtype == want.dtype and got.shape == want.shape
+        assert got.strides == want.strides and got.flags.writeable == want.flags.writeable
+        assert np.array_equal(got, want)
+    assert sent[1][0] is sent[1][1]["again"]  # one array, as pickle keeps it
 
 
 @pytest.mark.parametrize("name", HANGS)

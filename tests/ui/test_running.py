@@ -313,6 +313,40 @@ def test_an_edit_and_its_run_share_one_copy_of_the_document_until_a_rename(
     assert runner._prepare(doc) is not plan
 
 
+def test_edited_values_update_the_last_copy_as_a_fresh_copy_would_read(
+    window,  # noqa: ANN001
+    qtbot,  # noqa: ANN001
+) -> None:
+    """After edits of values alone (and a move), the next plan is the last one with
+    those steps' parameters renewed: equal to a fresh copy, and a run shows them."""
+    from gradstudio.document.commands import MoveNodesCommand
+    from gradstudio.evaluation.evaluate import prepare
+    from gradstudio.evaluation.plan_key import plan_key
+
+    ids = build_seed_001(window)
+    runner = window.runner
+    doc = window.state.document
+    plan = runner._prepare(doc)
+    window.bridge.push(lambda: SetParamCommand(doc, ids["w"], "data", [3.0]))
+    window.bridge.push(lambda: SetParamCommand(doc, ids["b"], "other", 2))
+    window.bridge.push(lambda: MoveNodesCommand(doc, {ids["y"]: (720.0, 90.0)}))
+    edited = runner._prepare(doc)
+    fresh = prepare(doc, runner.device, runner.memory_budget)
+    assert edited is not plan and edited.steps[1] is plan.steps[1]  # x: the same step
+    assert edited == fresh and plan_key(edited) == plan_key(fresh)
+    assert edited.revision == doc.revision
+    window.bridge.undo()  # the move, then a value edit: one more edit of values
+    window.bridge.undo()
+    assert runner._prepare(doc) == prepare(doc, runner.device, runner.memory_budget)
+    window.bridge.push(lambda: RemoveNodesCommand(doc, [ids["b"]]))
+    after = runner._prepare(doc)
+    assert after == prepare(doc, runner.device, runner.memory_budget)
+    with qtbot.waitSignal(runner.finished, timeout=10000):
+        runner.run()
+    facts = window.state.evaluation.final.facts(ids["a"], "out")
+    assert facts is not None and facts.array.tolist() == [5.0]  # w = 3 + x = 2
+
+
 def test_a_new_evaluation_reaches_every_view_by_one_signal(window, qtbot) -> None:  # noqa: ANN001
     """A re-run is announced once (``evaluationChanged``, which stands for the position
     too), so no view re-reads a big graph twice; yet each shows the new results, and a

@@ -484,10 +484,16 @@ def grad_text(grad: GradValue) -> str:
 
 def box_fill(box: Box) -> QColor:
     """torchviz's colour for a box's kind; washed out (opaque, both themes) when faded."""
-    fill = QColor(KIND_FILL[box.kind])
-    if box.faded:  # a saved tensor freed by backward or modified in place
+    return QColor.fromRgba(fill_rgba(box.kind, box.faded))
+
+
+@functools.cache
+def fill_rgba(kind: str, faded: bool) -> int:
+    """``box_fill`` as a number, worked out once per kind (the overview asks per box)."""
+    fill = QColor(KIND_FILL[kind])
+    if faded:  # a saved tensor freed by backward or modified in place
         fill = _mix(fill, QColor("#c8c8c8"), 0.6)
-    return fill
+    return fill.rgba()
 
 
 @dataclass(frozen=True)
@@ -524,6 +530,8 @@ class Overview(QGraphicsItem):
         self._links: list[LinkItem] = []
         self._paths: list[tuple[str, QColor, float, Any]] | None = None
         self._state: OverviewState | None = None
+        #: The links, their styles and the paths made of them (``_edge_paths``).
+        self._edges: tuple[list[LinkItem], list, dict] | None = None
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setZValue(0.5)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # panning blits
@@ -541,6 +549,11 @@ class Overview(QGraphicsItem):
         if self.isVisible():
             self.update()
 
+    @property
+    def batching(self) -> bool:
+        """Its next paint batches the items as they are then (nothing needs redrawing)."""
+        return self._paths is None and self._state is None
+
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         return self._bounds
 
@@ -553,29 +566,27 @@ class Overview(QGraphicsItem):
         Edges are one path of curves per colour; boxes are lists of rectangles for
         ``drawRects``: one path of a thousand rectangles fills several times slower.
         """
-        groups: dict[tuple[str, int, float], Any] = {}
         state = self._state
         if state is not None:
             return self._batch_state(state, highlight)
+        styles: list[tuple[str, int, float] | None] = []
         for link in self._links:
             if not link.shown:
+                styles.append(None)
                 continue
             if link.flow is None:
                 colour, width = link.ink, 0.0
             else:
                 colour, width = (CURRENT, 2.0) if link.strong else (FLOW, 0.0)
-            key = ("edge", colour.rgba(), width)
-            edge = groups.get(key)
-            if edge is None:
-                edge = groups[key] = QPainterPath()
-            edge.moveTo(*link.segments[0][0])
-            for _, c0, c1, end in link.segments:
-                edge.cubicTo(*c0, *c1, *end)
+            styles.append(("edge", colour.rgba(), width))
+        groups = self._edge_paths(styles)
         for box in self._boxes:
             if not box.shown:
                 continue
             rect = QRectF(box.cx - box.w / 2, box.cy - box.h / 2, box.w, box.h)
-            groups.setdefault(("fill", box.fill.rgba(), 0.0), []).append(rect)
+            groups.setdefault(("fill", fill_rgba(box.box.kind, box.box.faded), 0.0), []).append(
+                rect
+            )
             if box.current:
                 groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
             elif box.executed:  # many during a replay: hairlines, Qt's fastest stroke
@@ -589,34 +600,26 @@ class Overview(QGraphicsItem):
         self, state: OverviewState, highlight: QColor
     ) -> list[tuple[str, QColor, float, Any]]:
         """``_batch``, with what is shown read from ``state`` instead of the items."""
-        groups: dict[tuple[str, int, float], Any] = {}
         present, flows, strong = state.present, state.flows, state.strong
+        styles: list[tuple[str, int, float] | None] = []
         for link in self._links:
             flow = link.link.flow
             if flow not in present:
+                styles.append(None)
                 continue
             if flows.get(flow) is None:
                 colour, width = link.ink, 0.0
             else:
                 colour, width = (CURRENT, 2.0) if flow in strong else (FLOW, 0.0)
-            key = ("edge", colour.rgba(), width)
-            edge = groups.get(key)
-            if edge is None:
-                edge = groups[key] = QPainterPath()
-            edge.moveTo(*link.segments[0][0])
-            for _, c0, c1, end in link.segments:
-                edge.cubicTo(*c0, *c1, *end)
+            styles.append(("edge", colour.rgba(), width))
+        groups = self._edge_paths(styles)
         boxes, done, current = state.boxes, state.done, state.current
-        fills: dict[tuple[str, bool], int] = {}
         for item in self._boxes:
             box = boxes.get(item.box.id)
             if box is None:
                 continue
             rect = QRectF(item.cx - item.w / 2, item.cy - item.h / 2, item.w, item.h)
-            style = (box.kind, box.faded)
-            rgba = fills.get(style)
-            if rgba is None:
-                rgba = fills[style] = box_fill(box).rgba()
+            rgba = fill_rgba(box.kind, box.faded)
             groups.setdefault(("fill", rgba, 0.0), []).append(rect)
             if box.kind == "fn" and box.key == current:
                 groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
@@ -626,6 +629,30 @@ class Overview(QGraphicsItem):
                 halo = rect.adjusted(-4, -4, 4, 4)
                 groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
         return _sorted_batches(groups)
+
+    def _edge_paths(
+        self, styles: list[tuple[str, int, float] | None]
+    ) -> dict[tuple[str, int, float], Any]:
+        """One path of curves per edge style (``styles``: each link's, None: not shown).
+
+        The same styles as the last time give the same paths, kept: a re-run after an
+        edit of values, or a scrub that changes no edge's colour, builds no curve again.
+        """
+        memo = self._edges
+        if memo is not None and memo[0] is self._links and memo[1] == styles:
+            return dict(memo[2])
+        paths: dict[tuple[str, int, float], Any] = {}
+        for link, key in zip(self._links, styles, strict=True):
+            if key is None:
+                continue
+            edge = paths.get(key)
+            if edge is None:
+                edge = paths[key] = QPainterPath()
+            edge.moveTo(*link.segments[0][0])
+            for _, c0, c1, end in link.segments:
+                edge.cubicTo(*c0, *c1, *end)
+        self._edges = (self._links, styles, paths)
+        return dict(paths)
 
     def set_state(self, state: OverviewState | None) -> None:
         """Draw from ``state`` (the items lag behind), or from the items again (None)."""

@@ -1023,10 +1023,10 @@ class BackwardView(QWidget):
         """Redraw the overview once the timeline rests: while the learner drags the
         slider, batching the whole graph anew at every step would cost more than the
         step itself; the picture catches up a moment after the last one."""
-        if self.overview.isVisible():
-            self._overview_timer.start()
-        else:
+        if not self.overview.isVisible():
             self.overview.invalidate()
+        elif not self.overview.batching:  # (a batch still to make reads the items then)
+            self._overview_timer.start()
 
     def _apply_selection(self) -> None:
         key = self.selected_key

@@ -280,7 +280,14 @@ class GraphScene(QGraphicsScene):
             if item is not None and (item.x(), item.y()) != (event.x, event.y):
                 item.setPos(event.x, event.y)
                 self.node_item_moved(item)
-        elif isinstance(event, ParamChanged | LabelChanged):
+        elif isinstance(event, ParamChanged):
+            item = self._nodes.get(event.node_id)
+            if item is not None:
+                item.set_node(doc.node(event.node_id))
+            # a card the edit widened re-measured the overview (``node_item_moved``);
+            # a new value alone draws the same there, so the graph is not measured again
+            return
+        elif isinstance(event, LabelChanged):
             item = self._nodes.get(event.node_id)
             if item is not None:
                 item.set_node(doc.node(event.node_id))

@@ -104,11 +104,16 @@ class MemoryStrip(QWidget):
         if not steps:
             return
         p = QPainter(self)
-        # the bars change with the evaluation, not the position: drawn once, then copied
+        # the bars change with the evaluation, not the position: drawn once, then copied;
+        # a re-run after editing values mostly holds the same bytes, and keeps the picture
         ratio = self.devicePixelRatioF()
-        key = (id(steps), self.width(), self.height(), ratio)
-        if self._bars is None or self._bars[0] != key or self._bars[2] is not steps:
-            self._bars = (key, self._draw_bars(steps, ratio), steps)
+        size = (self.width(), self.height(), ratio, self.state.playhead.step_count)
+        bars = self._bars
+        if bars is None or bars[0][:4] != size or bars[2] is not steps:
+            key = (*size, tuple(map(bands, steps)))
+            same = bars is not None and bars[0] == key
+            picture = bars[1] if same and bars is not None else self._draw_bars(steps, ratio)
+            self._bars = (key, picture, steps)
         p.drawPixmap(0, 0, self._bars[1])
         current = self.state.playhead.effective_step
         if current >= 0:

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
+from gradstudio.document.events import MetaChanged, NodeMoved, ParamChanged
 from gradstudio.evaluation import worker
 from gradstudio.evaluation.budget import DEFAULT_BUDGET
-from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare
+from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare, with_params
 from gradstudio.evaluation.plan_key import plan_key
 from ui import gc_policy
 
@@ -120,6 +121,8 @@ class EvaluationRunner(QObject):
         #: The last plan prepared and what it was prepared from: the check after an
         #: edit (``cached``) and the run that follows it share one copy of the document.
         self._prepared: tuple[Document, tuple, Plan] | None = None
+        #: The nodes whose parameters changed since that plan was prepared.
+        self._edited: set[str] = set()
         #: ``plan_key`` of that plan, once asked (computed once for the check and the run).
         self._key: tuple | None = None
         #: A run of a document shown (``run(doc)``) that finished before it was shown.
@@ -196,8 +199,9 @@ class EvaluationRunner(QObject):
         return self._cache.get(self._key)
 
     def _prepare(self, doc: Document) -> Plan:
-        """``prepare(doc)``, once per state of the document: any event (a rename too,
-        which changes no revision) forgets the copy."""
+        """``prepare(doc)``, once per state of the document: any event that changes a
+        plan (a rename too, which changes no revision) forgets the copy; after edits
+        of parameters alone, the copy is updated instead."""
         key = (
             doc.revision,
             doc.trusted,
@@ -206,9 +210,14 @@ class EvaluationRunner(QObject):
             self.device,
             self.memory_budget,
         )
-        if self._prepared is not None and self._prepared[0] is doc and self._prepared[1] == key:
-            return self._prepared[2]
-        plan = prepare(doc, self.device, self.memory_budget)
+        prepared, edited = self._prepared, self._edited
+        if prepared is not None and prepared[0] is doc and prepared[1] == key:
+            return prepared[2]
+        if prepared is not None and prepared[0] is doc and prepared[1][1:] == key[1:]:
+            plan = with_params(prepared[2], doc, edited)  # values edited since, nothing else
+        else:
+            plan = prepare(doc, self.device, self.memory_budget)
+        self._edited = set()
         self._prepared = (doc, key, plan)
         self._key = None
         return plan
@@ -262,7 +271,10 @@ class EvaluationRunner(QObject):
         gc_policy.freeze_evaluation()
 
     def _on_event(self, event: DocumentEvent) -> None:
-        self._prepared = None
+        if isinstance(event, ParamChanged):
+            self._edited.add(event.node_id)  # the next plan is the last one with new values
+        elif not isinstance(event, NodeMoved | MetaChanged):  # (neither is in a plan)
+            self._prepared = None
         if not event.affects_evaluation:
             return
         # Coalesce: a paste or an undo emits many events; look at the result once.
