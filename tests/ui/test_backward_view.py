@@ -24,7 +24,11 @@ def grad_fn_key(state: StudioState, label: str) -> int:
 
 @pytest.fixture
 def seed(qtbot) -> tuple[StudioState, BackwardView]:  # noqa: ANN001
-    state = make_state(SEED_001)
+    return shown_view(qtbot, make_state(SEED_001))
+
+
+def shown_view(qtbot, state: StudioState) -> tuple[StudioState, BackwardView]:  # noqa: ANN001
+    """A backward view of ``state``, 700 × 520, shown and exposed."""
     view = BackwardView(state)
     qtbot.addWidget(view)
     view.resize(700, 520)
@@ -358,12 +362,7 @@ def test_a_big_graph_is_laid_out_on_a_thread_and_drawn_as_the_same_picture(
     pictures = []
     for limit in (10_000, 0):
         monkeypatch.setattr(view_module, "BACKGROUND_BOXES", limit)
-        state = make_state(SEED_001)
-        view = BackwardView(state)
-        qtbot.addWidget(view)
-        view.resize(700, 520)
-        view.show()
-        qtbot.waitExposed(view)
+        state, view = shown_view(qtbot, make_state(SEED_001))
         if limit == 0:
             assert view.laying_out and not view.boxes
             assert view._message.isVisible() and "Laying out" in view._message.text()
