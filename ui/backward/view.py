@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import html
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer, Signal
@@ -96,6 +96,7 @@ ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this muc
 BACKGROUND_BOXES = 1_500
 """Graphs with more boxes than this are laid out on a thread (see ``BackgroundLayout``)."""
 LAYOUT_POLL_MS = 15  # how often the view looks whether a background layout is done
+BUILD_CHUNK = 200  # items a big graph's build makes per tick (about 30 ms of work)
 
 
 def fit_orientation(
@@ -652,6 +653,8 @@ class BackwardView(QWidget):
         """An empty scene with its two shared items (gradient labels, overview)."""
         self.scene.clear()
         self._pending = None  # a layout still on its thread is dropped when it ends
+        self._building: Iterator[None] | None = None  # its items, being made
+        self._layout_timer.setInterval(LAYOUT_POLL_MS)
         self._layout_timer.stop()
         self.boxes, self.links = {}, []
         self._extents = {}
@@ -718,18 +721,26 @@ class BackwardView(QWidget):
             self._collect_layout(wait=True)
 
     def _collect_layout(self, wait: bool = False) -> None:
+        """Once the thread's layout is done, make the items a chunk per tick (the window
+        paints and answers between chunks), then show them all at once."""
         pending = self._pending
         if pending is None:
             self._layout_timer.stop()
             return
         job, model = pending
-        if not wait:
-            job.start()
-            if not job.done():
+        if self._building is None:
+            if not wait:
+                job.start()
+                if not job.done():
+                    return
+            self._building = self._build_steps(model, job.take())
+            self._layout_timer.setInterval(0)  # a chunk whenever the event loop is idle
+        for _ in self._building:
+            if not wait:
                 return
         self._layout_timer.stop()
-        self._pending = None
-        self._build(model, job.take())
+        self._layout_timer.setInterval(LAYOUT_POLL_MS)
+        self._pending = self._building = None
         if self._built is not None:  # the orientation may have been chosen meanwhile
             self._built = (self._built[0], self.vertical, self._built[2])
         # every item is new: refresh sets them all to the position, then the flows and
@@ -740,8 +751,18 @@ class BackwardView(QWidget):
 
     def _build(self, model: GraphModel, layout: Layout) -> None:
         """The items of ``model``, placed as ``layout`` says, in the scene."""
+        for _ in self._build_steps(model, layout):
+            pass
+
+    def _build_steps(self, model: GraphModel, layout: Layout) -> Iterator[None]:
+        """``_build`` in steps: it yields after each chunk of items made; the scene gets
+        them all in the last step, so no half graph is ever drawn."""
         fonts = self.pill_layer.fonts
-        boxes = {box_id: BoxItem(box, fonts) for box_id, box in model.boxes.items()}
+        boxes: dict[BoxId, BoxItem] = {}
+        for n, (box_id, box) in enumerate(model.boxes.items(), 1):
+            boxes[box_id] = BoxItem(box, fonts)
+            if n % BUILD_CHUNK == 0:
+                yield
         if self.orientation_auto:  # only then does a resize look at the extents
             self._extents = layout.extents
             self._show_orientation(layout.vertical)
@@ -768,6 +789,8 @@ class BackwardView(QWidget):
             links.append(
                 LinkItem(link, tail, head, self.vertical, ink, ports[link], pill_at, vias[link])
             )
+            if len(links) % BUILD_CHUNK == 0:
+                yield
         rect = QRectF()
         for item in boxes.values():
             rect = rect.united(item.rect().translated(item.cx, item.cy))
