@@ -427,6 +427,27 @@ class LinkItem(Shown, QGraphicsPathItem):
         self.setZValue(1.5 if grad is not None else 1)
 
 
+def _group_box(
+    groups: dict[tuple[str, int, float], Any],
+    item: Any,
+    fill: int,
+    current: bool,
+    executed: bool,
+    selected: bool,
+    highlight: QColor,
+) -> None:
+    """A box's rectangle in the overview's batches: its fill, then its marks."""
+    rect = QRectF(item.cx - item.w / 2, item.cy - item.h / 2, item.w, item.h)
+    groups.setdefault(("fill", fill, 0.0), []).append(rect)
+    if current:
+        groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
+    elif executed:  # many during a replay: hairlines, Qt's fastest stroke
+        groups.setdefault(("mark", FLOW.rgba(), 0.0), []).append(rect)
+    if selected:
+        halo = rect.adjusted(-4, -4, 4, 4)
+        groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
+
+
 def _sorted_batches(
     groups: dict[tuple[str, int, float], Any],
 ) -> list[tuple[str, QColor, float, Any]]:
@@ -583,17 +604,8 @@ class Overview(QGraphicsItem):
         for box in self._boxes:
             if not box.shown:
                 continue
-            rect = QRectF(box.cx - box.w / 2, box.cy - box.h / 2, box.w, box.h)
-            groups.setdefault(("fill", fill_rgba(box.box.kind, box.box.faded), 0.0), []).append(
-                rect
-            )
-            if box.current:
-                groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
-            elif box.executed:  # many during a replay: hairlines, Qt's fastest stroke
-                groups.setdefault(("mark", FLOW.rgba(), 0.0), []).append(rect)
-            if box.selected:
-                halo = rect.adjusted(-4, -4, 4, 4)
-                groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
+            fill = fill_rgba(box.box.kind, box.box.faded)
+            _group_box(groups, box, fill, box.current, box.executed, box.selected, highlight)
         return _sorted_batches(groups)
 
     def _batch_state(
@@ -618,16 +630,10 @@ class Overview(QGraphicsItem):
             box = boxes.get(item.box.id)
             if box is None:
                 continue
-            rect = QRectF(item.cx - item.w / 2, item.cy - item.h / 2, item.w, item.h)
-            rgba = fill_rgba(box.kind, box.faded)
-            groups.setdefault(("fill", rgba, 0.0), []).append(rect)
-            if box.kind == "fn" and box.key == current:
-                groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
-            elif box.kind == "fn" and box.key in done:
-                groups.setdefault(("mark", FLOW.rgba(), 0.0), []).append(rect)
-            if item.selected:
-                halo = rect.adjusted(-4, -4, 4, 4)
-                groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
+            fn = box.kind == "fn"
+            is_current, executed = fn and box.key == current, fn and box.key in done
+            fill = fill_rgba(box.kind, box.faded)
+            _group_box(groups, item, fill, is_current, executed, item.selected, highlight)
         return _sorted_batches(groups)
 
     def _edge_paths(
