@@ -29,7 +29,9 @@ from types import ModuleType
 #: rewriting of in-place variants, ``warn_site`` the fixed warning stacklevels.
 MODULES: tuple[str, ...] = (
     "engine._methods",
+    "engine.autograd.collector",
     "engine.autograd.engine_run",
+    "engine.autograd.functional",
     "engine.autograd.graph",
     "engine.backend",
     "engine.cascade_sum",
@@ -37,9 +39,12 @@ MODULES: tuple[str, ...] = (
     "engine.grad_mode",
     "engine.ops.core",
     "engine.ops.kernel_dtypes",
+    "engine.ops.linalg",
+    "engine.ops.nn",
     "engine.ops.pointwise",
     "engine.ops.shape",
     "engine.out_arg",
+    "engine.quiet",
     "engine.tensor",
     "engine.transcendental",
 )

@@ -41,6 +41,28 @@ def quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         _STATE.reset(token)
 
 
+def silence() -> Any:
+    """Ignore NumPy's floating-point warnings until ``restore(token)``; the token.
+    For a long block (a whole backward pass) where ``quietly`` would wrap every call."""
+    if _STATE is None:  # pragma: no cover
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+    current = _STATE.get()
+    ignoring = _IGNORING.get(current)
+    if ignoring is None:
+        ignoring = _ignoring(current)
+    return _STATE.set(ignoring)
+
+
+def restore(token: Any) -> None:
+    """End what ``silence`` began."""
+    if _STATE is None:  # pragma: no cover
+        token.__exit__(None, None, None)
+    else:
+        _STATE.reset(token)
+
+
 def _ignoring(current: Any) -> Any:
     """The state ``current`` with every floating-point error ignored (built once each)."""
     if len(_IGNORING) > 64:  # states come and go with ``np.errstate`` blocks: keep a few

@@ -213,9 +213,7 @@ class Tensor:
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
-        from engine.autograd.functional import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _backward_fn()(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         t = Tensor._wrap(self._data)
@@ -589,3 +587,16 @@ class _Functions:
 _f: Any = _Functions()
 
 __all__ = ["AccumulateGrad", "Size", "Tensor", "device_of", "xp_for"]
+
+
+_BACKWARD: list[Any] = []
+
+
+def _backward_fn() -> Any:
+    """``engine.autograd.functional.backward``, imported on first use (it imports this
+    module) and kept, so ``loss.backward()`` pays no import statement per call."""
+    if not _BACKWARD:
+        from engine.autograd.functional import backward
+
+        _BACKWARD.append(backward)
+    return _BACKWARD[0]

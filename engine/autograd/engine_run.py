@@ -24,6 +24,7 @@ from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution
 from engine.backend import CPU, array_module, device_of, is_writeable
 from engine.cascade_sum import reduce_sum
 from engine.messages import CREATE_GRAPH_CYCLE
+from engine.quiet import restore, silence
 
 if TYPE_CHECKING:
     from engine.tensor import Tensor
@@ -318,8 +319,7 @@ def run_backward(
     # between its return and their hand-over, so each is validated as it is handed over.
     late_check = not observers and not nan_check
     node: Node | None = None
-    quiet = np.errstate(all="ignore")  # PyTorch gives inf/nan silently, so must we
-    quiet.__enter__()
+    quiet = silence()  # PyTorch gives inf/nan silently, so must we
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
         # A node made ready that would be the next out of the heap anyway (its sequence
@@ -461,7 +461,7 @@ def run_backward(
             anomaly_mode.print_stack(node)
         raise
     finally:
-        quiet.__exit__(None, None, None)
+        restore(quiet)
         grad_mode.STATE.enabled = prev_mode
         if anomaly:
             anomaly_mode.EVALUATING.node = prev_evaluating

@@ -8,6 +8,17 @@ from engine.autograd.engine_run import run_backward
 from engine.backend import array_module
 from engine.messages import SCALAR_ONLY
 
+_TENSOR_CLS: list[type] = []
+
+
+def _tensor_cls() -> type:
+    """``engine.tensor.Tensor``, imported once (it imports this module)."""
+    if not _TENSOR_CLS:
+        from engine.tensor import Tensor
+
+        _TENSOR_CLS.append(Tensor)
+    return _TENSOR_CLS[0]
+
 
 def _as_list(x: Any) -> list[Any]:
     from engine.tensor import Tensor
@@ -65,6 +76,20 @@ def backward(
     grad_variables: Any = None,
     inputs: Any = None,
 ) -> None:
+    if (
+        grad_tensors is None
+        and inputs is None
+        and not retain_graph
+        and not create_graph
+        and isinstance(tensors, _tensor_cls())
+        and (tensors.grad_fn is not None or tensors._requires_grad)
+        and tensors._data.size == 1
+        and tensors._data.dtype.kind == "f"
+    ):
+        # ``loss.backward()``: every check below would pass
+        data = tensors._data
+        run_backward([tensors], [array_module(data).ones_like(data)], False, False, None)
+        return
     outputs = _as_list(tensors)
     grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(outputs)
     if len(grads) != len(outputs):

@@ -198,6 +198,8 @@ class OpNode(Node):
                 vc = saved[2]
                 if vc is not None:
                     self._saved = (saved[0], None, vc, saved[3], saved[4], None)
+                elif saved[5] is WRAPPED:
+                    self._saved = (saved[0], None, None, 0, 0, WRAPPED)
                 elif type(saved[1]) is SavedTensor:
                     saved[1].release()
                 return
@@ -207,6 +209,9 @@ class OpNode(Node):
                 if saved[k + 2] is not None:
                     # the arrays go; the record stays, to say "a second time" on unpack
                     kept += (saved[k], None, saved[k + 2], saved[k + 3], saved[k + 4], None)
+                    continue
+                if saved[k + 5] is WRAPPED:
+                    kept += (saved[k], None, None, 0, 0, WRAPPED)
                     continue
                 if type(v) is SavedTensor:
                     v.release()
@@ -230,12 +235,22 @@ class OpNode(Node):
         saved = self._saved or ()
         names = saved[::_STRIDE]
         if name not in names:
-            if name in self._op.save or name in (self.p or {}):
-                return (self.p or {}).get(name)
+            p = self.p or {}
+            if name in self._op.saved_params:
+                # saved by PyTorch as a tensor: one to read, freed by backward
+                if self._released:
+                    raise RuntimeError(BACKWARD_TWICE)
+                return None if p.get(name) is None else wrapped_tensor(p[name])
+            if name in self._op.save or name in p:
+                return p.get(name)
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
         k = names.index(name) * _STRIDE
         v = saved[k + 1]
         if saved[k + 2] is None:
+            if saved[k + 5] is WRAPPED:
+                if v is None:
+                    raise RuntimeError(BACKWARD_TWICE)
+                return wrapped_tensor(v)
             return v.unpack(self, True) if type(v) is SavedTensor else v
         if v is None:
             raise RuntimeError(BACKWARD_TWICE)
@@ -252,6 +267,27 @@ class OpNode(Node):
 #: node, where a dict and a ``SavedTensor`` per tensor would each be an object that a
 #: wide graph's collector scans.
 _STRIDE = 6
+#: The last field of a record whose value PyTorch saves as a tensor though the engine
+#: keeps it raw: a Python number in a tensor's place (a "wrapped number", as in
+#: ``x * 2.0``) or an op's indices.  Read as ``_saved_*`` it is a tensor; backward
+#: frees it, as PyTorch's ``SavedVariable``.
+WRAPPED = object()
+
+
+def wrapped_tensor(v: Any) -> Any:
+    """``v`` as PyTorch shows a saved non-tensor: a Python number as the 0-d tensor it
+    wraps it in (double, long, bool or complex double), an array as a tensor."""
+    if isinstance(v, bool | np.bool_):
+        data = np.asarray(v, np.bool_)
+    elif isinstance(v, int | np.integer):
+        data = np.asarray(v, np.int64)
+    elif isinstance(v, float | np.floating):
+        data = np.asarray(v, np.float64)
+    elif isinstance(v, complex | np.complexfloating):
+        data = np.asarray(v, np.complex128)
+    else:
+        data = v
+    return _TENSOR[0]._wrap(data)
 
 
 def _modified(node: OpNode, saved: tuple[Any, ...], k: int) -> str:
@@ -711,14 +747,14 @@ def _save(op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: Any)
         if idx == -1:
             _save_tensor(saved, key, result, True)
         elif idx == -2:
-            saved += (key, raw[1], None, 0, 0, None)
+            saved += (key, raw[1], None, 0, 0, WRAPPED)
         else:
             v = inputs[idx]
             if v is not None:
                 if isinstance(v, _TENSOR[0]):
                     _save_tensor(saved, key, v, False)
                 else:
-                    saved += (key, v, None, 0, 0, None)
+                    saved += (key, v, None, 0, 0, WRAPPED)
     return tuple(saved)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import warn_site
 from engine.catalog import Example, Param, Port, public
 from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
@@ -337,7 +338,7 @@ def _softmax_dim(x: Any, dim: int | None) -> int:
             "Implicit dimension choice for softmax has been deprecated. Change the call to "
             "include dim=X as an argument.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=warn_site.stacklevel(4, __file__),
         )
         dim = 0 if x.ndim in (0, 1, 3) else 1
     return _wrap(dim, x.ndim)
@@ -363,7 +364,7 @@ def mse_loss(
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=warn_site.stacklevel(2, __file__),
         )
 
         from engine.ops.shape import expand

@@ -855,12 +855,20 @@ class _Runner:
             self.keep.append(value)
         self.live[ref] = value
         facts = None if value is None else self.tensor_facts(value, result)
-        self.last[ref] = facts
+        self.remember(ref, facts)
         result.changed[ref] = facts
         if facts is not None:
             self.fingerprints[ref] = self.fingerprint(value)
-            if facts.grad_fn is not None:
-                self.fn_tensors.setdefault(facts.grad_fn.key, []).append(ref)
+
+    def remember(self, ref: OutputRef, facts: TensorFacts | None) -> None:
+        """``facts`` are now what ``ref`` shows; its grad_fn (which an in-place op may
+        have changed since ``ref`` was made) will mark it stale when backward changes
+        that node's facts (its saved values freed)."""
+        self.last[ref] = facts
+        if facts is not None and facts.grad_fn is not None:
+            refs = self.fn_tensors.setdefault(facts.grad_fn.key, [])
+            if ref not in refs:
+                refs.append(ref)
 
     def refresh_grads(self, result: StepResult, fn_keys: set[int] | None) -> None:
         """After backward, autograd.grad, zero grads, retain_grad, requires_grad_.
@@ -888,7 +896,7 @@ class _Runner:
             facts = self.tensor_facts(value, result, last.array if same_version else None)
             self.fingerprints[ref] = fingerprint
             if not facts.same_as(last):
-                self.last[ref] = facts
+                self.remember(ref, facts)
                 result.changed[ref] = facts
 
     def refresh_all(self, result: StepResult) -> None:
@@ -903,7 +911,7 @@ class _Runner:
             facts = self.tensor_facts(value, result)
             self.fingerprints[ref] = self.fingerprint(value)
             if not facts.same_as(self.last.get(ref)):
-                self.last[ref] = facts
+                self.remember(ref, facts)
                 result.changed[ref] = facts
 
     # -- running -----------------------------------------------------------------
