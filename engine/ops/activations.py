@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalog import Param, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import data_of, scalar_minus, zero_scalar, zeros_like
 
@@ -106,6 +106,40 @@ _fused_backward(
 )
 
 
+def _elu_result_second(c: Any, gg: Any) -> Any:
+    """``elu_double_backward`` for a result: ``gg * grad_output * (result < 0)``."""
+    value = gg * c.s["grad_output"]
+    return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, c.s["self"]) < 0)
+
+
+# ``elu_backward(..., is_result=True, result)``: the gradient read off the output, which
+# is all an in-place ELU keeps (its node saves the result; ``self`` here is that result)
+_fused_backward(
+    "elu_result_backward",
+    "EluBackwardBackward0",
+    lambda xp, g, r, alpha: xp.where(r > 0, g, g * (r + r.dtype.type(alpha))),
+    _elu_result_second,
+    {"alpha": 1.0},
+)
+
+LEAKY_RELU_INPLACE_NEGATIVE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead. File an issue at "
+    "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+    "backward calculation with negative slope"
+)
+
+
+def _leaky_relu_result_grad(c: Any, g: Any) -> Any:
+    """``leaky_relu_backward(grad, result, slope, self_is_result=True)``: with a positive
+    slope the result has the input's sign; a negative one is refused, in backward."""
+    slope = c.p.get("negative_slope", 0.01)
+    if slope < 0:
+        raise RuntimeError(LEAKY_RELU_INPLACE_NEGATIVE)
+    return c.m.leaky_relu_backward(g, c.s["result"], negative_slope=slope)
+
+
 LEAKY_RELU = declare(
     "leaky_relu",
     "LeakyReluBackward0",
@@ -118,6 +152,18 @@ LEAKY_RELU = declare(
     save={"self": None},
     samples=(Sample(((2, 3),), {"negative_slope": 0.1}, distinct=True),),
 )
+#: ``leaky_relu_`` (``F.leaky_relu(x, inplace=True)``): the input is gone, so the node
+#: (``LeakyReluBackward1``) saves the result.
+LEAKY_RELU_INPLACE = declare(
+    "leaky_relu_",
+    "LeakyReluBackward1",
+    ("self",),
+    LEAKY_RELU.forward,
+    _leaky_relu_result_grad,
+    dtype="same",
+    save={"result": None},
+    samples=(Sample(((2, 3),), {"negative_slope": 0.1}, distinct=True),),
+)
 ELU = declare(
     "elu",
     "EluBackward0",
@@ -126,6 +172,19 @@ ELU = declare(
     lambda c, g: c.m.elu_backward(g, c.s["self"], alpha=c.p.get("alpha", 1.0)),
     dtype="float",
     save={"self": None},
+    samples=DISTINCT,
+    quiet=True,
+)
+
+#: ``elu_`` (``F.elu(x, inplace=True)``): ``EluBackward1``, from the saved result.
+ELU_INPLACE = declare(
+    "elu_",
+    "EluBackward1",
+    ("self",),
+    ELU.forward,
+    lambda c, g: c.m.elu_result_backward(g, c.s["result"], alpha=c.p.get("alpha", 1.0)),
+    dtype="float",
+    save={"result": None},
     samples=DISTINCT,
     quiet=True,
 )
@@ -214,22 +273,19 @@ def _f(name: str, params: tuple[Param, ...], doc: str) -> Any:
     )
 
 
-def _inplace_unsupported(name: str, inplace: bool) -> None:
-    if inplace:
-        raise NotImplementedError(f"{name}(inplace=True) is not supported; use inplace=False")
-
-
 @_f("leaky_relu", (Param("negative_slope", "float"),), "x if x > 0 else slope * x")
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:  # noqa: A002
-    _inplace_unsupported("leaky_relu", inplace)
     refuse_dtype("leaky_relu_cpu", input, integral=True)
+    if inplace:
+        return apply_inplace(LEAKY_RELU_INPLACE, (input,), {"negative_slope": negative_slope})
     return apply_op(LEAKY_RELU, (input,), {"negative_slope": negative_slope})
 
 
 @_f("elu", (Param("alpha", "float"),), "x if x > 0 else alpha * (exp(x) - 1)")
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002
-    _inplace_unsupported("elu", inplace)
     refuse_dtype("elu_cpu", input, integral=True)
+    if inplace:
+        return apply_inplace(ELU_INPLACE, (input,), {"alpha": alpha})
     return apply_op(ELU, (input,), {"alpha": alpha})
 
 
@@ -245,17 +301,20 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:  # 
 
 @_f("silu", (), "x * sigmoid(x)")
 def silu(input: Any, inplace: bool = False) -> Any:  # noqa: A002
-    _inplace_unsupported("silu", inplace)
     refuse_dtype("silu_cpu", input, integral=True)
-    return apply_op(SILU, (input,))
+    return apply_inplace(SILU, (input,)) if inplace else apply_op(SILU, (input,))
 
 
 @_f("hardtanh", (Param("min_val", "float"), Param("max_val", "float")), "clip")
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002
-    _inplace_unsupported("hardtanh", inplace)
     if is_bool(input):
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    return apply_op(HARDTANH, (input,), {"min_val": min_val, "max_val": max_val})
+    params = {"min_val": min_val, "max_val": max_val}
+    return (
+        apply_inplace(HARDTANH, (input,), params)
+        if inplace
+        else apply_op(HARDTANH, (input,), params)
+    )
 
 
 @_f("relu6", (), "min(max(x, 0), 6)")

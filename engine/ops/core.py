@@ -838,11 +838,9 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
     )
     original = inputs
     if need and op.save and "self" in op.save:
-        snapshot = Tensor._wrap(self._data.copy())
-        snapshot._vc = [self._counter()[0]]
-        snapshot.grad_fn, snapshot._output_nr = self.grad_fn, self._output_nr
-        snapshot._requires_grad = self._requires_grad
-        original = (snapshot, *inputs[1:])
+        # PyTorch saves ``self.clone()`` for a formula that reads the overwritten input:
+        # a tensor of its own, whose ``CloneBackward0`` leads to self's history
+        original = (apply_op(OPS["clone"], (self,)), *inputs[1:])
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     xp = array_module(self._data)
     out = quietly(op.forward, xp, *arrays, **params)
@@ -858,7 +856,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         node._released = False
         node._saved = None
         edges, needs = [], []
-        for x in original:
+        for x in inputs:
             if isinstance(x, Tensor) and x.requires_grad:
                 e = edge_of(x)
                 edges.append(e)

@@ -551,14 +551,22 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
 
 def _f_unary(name: str, op: Any, doc: str) -> Any:
     def fn(input: Any) -> Any:  # noqa: A002
-        if name == "relu" and is_bool(input):
-            raise RuntimeError("Boolean inputs not supported for relu")
         return apply_op(op, (input,))
 
     fn.__name__ = fn.__qualname__ = name
     return public(name, ("input",), namespace=NS, category="activation", doc=doc, method=False)(fn)
 
 
-relu = _f_unary("relu", pointwise.RELU, "max(input, 0)")
+@public("relu", ("input",), namespace=NS, category="activation", doc="max(input, 0)", method=False)
+def relu(input: Any, inplace: bool = False) -> Any:  # noqa: A002
+    """``inplace=True`` (``nn.ReLU(inplace=True)``) is ``input.relu_()``: the same tensor
+    back, its version bumped."""
+    if is_bool(input):
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if inplace:
+        return input.relu_()
+    return apply_op(pointwise.RELU, (input,))
+
+
 sigmoid = _f_unary("sigmoid", pointwise.SIGMOID, "logistic sigmoid")
 tanh = _f_unary("tanh", pointwise.TANH, "hyperbolic tangent")

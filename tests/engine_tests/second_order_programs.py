@@ -24,7 +24,9 @@ DEPTH = 8
 #: op name -> the call, in PyTorch's public API, that makes the op's node.
 PROGRAMS: dict[str, str] = {
     "leaky_relu": "F.leaky_relu(a, 0.1)",
+    "leaky_relu_": "F.leaky_relu(a * 1, 0.1, inplace=True)",
     "elu": "F.elu(a)",
+    "elu_": "F.elu(a * 1, inplace=True)",
     "softplus": "F.softplus(a)",
     "silu": "F.silu(a)",
     "hardtanh": "F.hardtanh(a)",
@@ -217,6 +219,7 @@ NOT_PROGRAMS: dict[str, str] = {
     "sub_scalar": "internal: ATen's Tensor - Scalar (SubBackward1), inside pow's tree",
     "leaky_relu_backward": "internal: the node of leaky_relu's gradient, inside its tree",
     "elu_backward": "internal: the node of elu's gradient, inside its tree",
+    "elu_result_backward": "internal: the node of an in-place elu's gradient, inside elu_'s tree",
     "softplus_backward": "internal: the node of softplus's gradient, inside its tree",
     "hardtanh_backward": "internal: the node of hardtanh's gradient, inside its tree",
     "log_sigmoid_backward": "internal: the node of logsigmoid's gradient, inside its tree",
