@@ -295,12 +295,17 @@ def modified_message(
 
     kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
     sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
-    # PyTorch names the op without its "Backward<N>" suffix: the owning node
-    # for a saved output, the tensor's current grad_fn for a saved input.
+    # PyTorch names the op without "Backward" and its overload number 0 ("Exp" for
+    # ExpBackward0, "Elu1" for EluBackward1): the owning node for a saved output, the
+    # tensor's current grad_fn for a saved input.
     fn = node if is_output else (tensor.grad_fn if tensor is not None else None)
     of = ""
     if fn is not None:
-        short = re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
+        short = re.sub(
+            r"Backward(\d*)$",
+            lambda m: "" if m.group(1) in ("", "0") else m.group(1),
+            fn.name().rsplit("::", 1)[-1],
+        )
         of = f", which is output {output_nr} of {short},"
     hint = (
         "Hint: the backtrace further above shows the operation that failed to compute its "

@@ -317,6 +317,35 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
     )
 
 
+def _f_inplace(name: str, params: tuple[Param, ...], doc: str) -> Any:
+    """``F.<name>_``: PyTorch's in-place functional, what ``inplace=True`` calls."""
+    return public(
+        f"{name}_",
+        ("input",),
+        params,
+        namespace=NS,
+        category="in-place",
+        doc=f"{doc}, in place",
+        method=False,
+        mutates=True,
+    )
+
+
+@_f_inplace("leaky_relu", (Param("negative_slope", "float"),), "x if x > 0 else slope * x")
+def leaky_relu_(input: Any, negative_slope: float = 0.01) -> Any:  # noqa: A002
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+@_f_inplace("elu", (Param("alpha", "float"),), "x if x > 0 else alpha * (exp(x) - 1)")
+def elu_(input: Any, alpha: float = 1.0) -> Any:  # noqa: A002
+    return elu(input, alpha, inplace=True)
+
+
+@_f_inplace("hardtanh", (Param("min_val", "float"), Param("max_val", "float")), "clip")
+def hardtanh_(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:  # noqa: A002
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
 @_f("relu6", (), "min(max(x, 0), 6)")
 def relu6(input: Any, inplace: bool = False) -> Any:  # noqa: A002
     return hardtanh(input, 0.0, 6.0, inplace)

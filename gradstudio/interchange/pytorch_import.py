@@ -896,6 +896,19 @@ class _Importer:
     ) -> Value:
         """A node of a catalogue type, binding call arguments to its ports and params."""
         node_type = self.doc.catalogue.get(type_id)
+        inplace = _inplace_argument(node_type, args, kwargs, line)
+        if inplace is not None:
+            args, kwargs, in_place = inplace
+            if in_place:
+                twin = _inplace_twin(self.doc.catalogue, node_type)
+                if twin is None:
+                    raise ImportProblem(
+                        f"{node_type.title}(inplace=True) cannot be imported: GradStudio has no "
+                        f"in-place {node_type.title} node (inplace=False computes the same "
+                        "values, with a grad_fn of its own)",
+                        line,
+                    )
+                type_id, node_type = twin.id, twin
         inputs, params = _bind(node_type, args, kwargs, line, self.plain)
         n = self.add(type_id, params, label, line)
         for port, value in inputs:
@@ -951,6 +964,56 @@ class _Importer:
                 raise ImportProblem(exc.message, line) from None
         else:
             raise ImportProblem(f"{node_type.title}: {port} must be a tensor", line)
+
+
+def _inplace_argument(
+    node_type: NodeType, args: list[Value], kwargs: dict[str, Value], line: int | None
+) -> tuple[list[Value], dict[str, Value], bool] | None:
+    """The call without its ``inplace`` argument (``F.relu(x, inplace=True)``, or the
+    ``F.leaky_relu(input, slope, self.inplace)`` of ``nn.LeakyReLU``), and whether it
+    asked for in place; None when the function takes no such argument or it is absent."""
+    position = _inplace_position(node_type)
+    if position is None:
+        return None
+    if "inplace" in kwargs:
+        rest = dict(kwargs)
+        value = rest.pop("inplace")
+        args_left = list(args)
+    elif len(args) > position:
+        value = args[position]
+        args_left, rest = list(args[:position]) + list(args[position + 1 :]), dict(kwargs)
+    else:
+        return None
+    if not isinstance(value, Const) or not isinstance(value.value, bool):
+        raise ImportProblem(f"{node_type.title}(): inplace must be True or False", line)
+    return args_left, rest, value.value
+
+
+def _inplace_twin(catalogue: Any, node_type: NodeType) -> NodeType | None:
+    """The in-place node ``inplace=True`` stands for: ``F.leaky_relu_`` for
+    ``F.leaky_relu``, the method ``x.relu_()`` for ``F.relu``."""
+    for qualname in node_type.functions:
+        twin = catalogue.by_function(f"{qualname}_")
+        if twin is not None and twin.kind is NodeKind.INPLACE:
+            return twin
+    twin = catalogue.by_method(f"{node_type.title}_")
+    return twin if twin is not None and twin.kind is NodeKind.INPLACE else None
+
+
+def _inplace_position(node_type: NodeType) -> int | None:
+    """Where ``inplace`` sits in the engine function's Python signature, if it has one."""
+    import inspect
+
+    from engine.catalog import FUNCTIONS
+
+    for qualname in node_type.functions:
+        sig = FUNCTIONS.get(qualname)
+        if sig is None:
+            continue
+        names = list(inspect.signature(sig.fn).parameters)
+        if "inplace" in names:
+            return names.index("inplace")
+    return None
 
 
 def _bind(

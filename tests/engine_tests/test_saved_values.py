@@ -131,3 +131,41 @@ def test_relu_of_integers_and_zero_dim() -> None:
     assert engine.relu(engine.tensor([-3, 0, 4])).tolist() == [0, 0, 4]
     r = engine.relu(engine.tensor(-0.0))
     assert r.shape == () and np.signbit(r.numpy())
+
+
+MODIFIED: dict[str, Callable[[Any, Any], Any]] = {
+    "exp": lambda T, w: w.exp(),
+    "sigmoid_": lambda T, w: (w * 1).sigmoid_(),
+    "elu_": lambda T, w: T.nn.functional.elu(w * 1, inplace=True),
+    "leaky_relu_": lambda T, w: T.nn.functional.leaky_relu(w * 1, 0.1, inplace=True),
+    "2 ** w": lambda T, w: T.pow(2.0, w),
+}
+#: PyTorch 2.13 names the op without "Backward" and without an overload number 0.
+MODIFIED_NAMES = {
+    "exp": "Exp",
+    "sigmoid_": "Sigmoid",
+    "elu_": "Elu1",
+    "leaky_relu_": "LeakyRelu1",
+    "2 ** w": "Pow2",
+}
+
+
+def _modified_name(T: Any, case: str) -> str:
+    w = T.ones(2, requires_grad=True)
+    y = MODIFIED[case](T, w)
+    y.add_(1)
+    with pytest.raises(RuntimeError) as err:
+        y.sum().backward()
+    text = str(err.value)
+    return text[text.index("which is output 0 of ") + 21 : text.index(", is at version")]
+
+
+@pytest.mark.parametrize("case", MODIFIED)
+def test_a_modified_saved_output_names_its_op_as_pytorch(case: str) -> None:
+    assert _modified_name(engine, case) == MODIFIED_NAMES[case]
+
+
+@pytest.mark.parametrize("case", MODIFIED)
+def test_modified_names_match_torch(case: str) -> None:
+    torch = pytest.importorskip("torch")
+    assert _modified_name(torch, case) == MODIFIED_NAMES[case]

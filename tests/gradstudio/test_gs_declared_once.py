@@ -110,15 +110,25 @@ def test_runs_under_torch_with_the_same_facts(sig: Signature) -> None:
                 assert np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True), (a["label"], key)
 
 
+NN_FUNCTIONAL = "torch.nn.functional"
+
+
 def test_every_in_place_method_is_in_the_table() -> None:
     """The table generates the in-place methods: none is kept by hand."""
     import engine
 
-    mutating = {s.name for s in SIGNATURES if s.mutates}
+    mutating = {s.name for s in SIGNATURES if s.mutates and s.namespace != NN_FUNCTIONAL}
     assert {"add_", "tanh_", "relu_", "zero_", "copy_"} <= mutating
     for name in mutating:
         assert callable(getattr(engine.Tensor, name))
         assert catalogue().by_method(name) is not None
+    # PyTorch's in-place functionals (``F.leaky_relu_``) have no method twin
+    functional = {s.name for s in SIGNATURES if s.mutates and s.namespace == NN_FUNCTIONAL}
+    assert {"leaky_relu_", "elu_", "hardtanh_"} <= functional
+    for name in functional:
+        assert callable(getattr(engine.nn.functional, name))
+        assert not hasattr(engine.Tensor, name)
+        assert catalogue().by_function(f"{NN_FUNCTIONAL}.{name}") is not None
     for sig in SIGNATURES:
         if sig.inplace:
             assert f"torch.Tensor.{sig.inplace}" in {s.qualname for s in SIGNATURES}

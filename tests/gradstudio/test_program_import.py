@@ -222,6 +222,46 @@ def test_losses_with_extra_arguments_agree_with_golden() -> None:
     assert facts["c"].grad_fn.name == "AddBackward0"
 
 
+INPLACE_NAMES = ("a", "b", "c", "d", "e", "loss", "w")
+
+
+@pytest.mark.torch
+def test_inplace_activations_agree_with_torch() -> None:
+    """``inplace=True`` by keyword and by position become in-place nodes
+    (``F.leaky_relu_``, ``x.relu_()``); ``nn.LeakyReLU``'s ``False`` is dropped."""
+    _agree(_facts("inplace_activations.py"), _torch_scope("inplace_activations.py"), INPLACE_NAMES)
+
+
+def test_inplace_activations_agree_with_golden() -> None:
+    facts = _facts("inplace_activations.py")
+    # recorded from PyTorch 2.13 running the program
+    names = {n: facts[n].grad_fn.name for n in "abcde"}
+    assert names == {
+        "a": "LeakyReluBackward1",
+        "b": "EluBackward1",
+        "c": "HardtanhBackward0",
+        "d": "ReluBackward0",
+        "e": "LeakyReluBackward0",
+    }
+    assert [facts[n].version for n in "abcde"] == [1, 1, 1, 1, 0]
+    np.testing.assert_allclose(
+        facts["w"].grad.array,
+        [[1.5, -1.5, 6.0], [0.07651537656784058, 0.15303075313568115, -0.07651537656784058]],
+        rtol=1e-6,
+    )
+
+
+def test_inplace_without_an_inplace_node_is_refused_at_its_line(tmp_path: Path) -> None:
+    program = tmp_path / "silu.py"
+    program.write_text(
+        "import torch\nimport torch.nn.functional as F\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "y = F.silu(w * 1, inplace=True)\n"
+    )
+    with pytest.raises(ImportProblem, match=r"line 4: silu\(inplace=True\) cannot be imported"):
+        import_program(program)
+
+
 EXPORTED = {
     "tensor_actions.py": ("x", "c", "k", "w"),
     "custom_function.py": ("x",),
@@ -232,6 +272,7 @@ EXPORTED = {
     "hooks.py": ("x",),
     "training_loop.py": ("first_weight", "last_bias"),
     "multi_output.py": ("x",),
+    "inplace_activations.py": ("w",),
 }
 
 
