@@ -128,6 +128,16 @@ def _dims(value: Any, choices: tuple[str, ...] = ()) -> int | list[int] | None:
     return check_int(value)
 
 
+def _ints(value: Any, choices: tuple[str, ...] = ()) -> int | list[int]:
+    """One int for every spatial dim, or one each (``stride=(1, 2)``, as ``nn.Conv2d``
+    keeps it)."""
+    if isinstance(value, list | tuple):
+        if not value:
+            raise ValueError("expected an integer or a list of integers, got []")
+        return [check_int(v) for v in value]
+    return check_int(value)
+
+
 def check_shape(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
@@ -270,6 +280,9 @@ kind(  # None, an int, or a list of ints
         to_source=_none_source(_tuple_source),
         from_text=_dims_text,
     )
+)
+kind(  # an int or one per spatial dim: a convolution's stride, padding, dilation
+    ParamKind("ints", _ints, 1, to_python=_tuple, to_source=_tuple_source, from_text=_dims_text)
 )
 kind(  # sizes (-1 where PyTorch allows it)
     ParamKind(

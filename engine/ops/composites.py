@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import grad_mode
+from engine.catalog import Example, Param, Port, public
 from engine.ops.index import narrow
 from engine.ops.norms import vector_norm
 from engine.ops.pointwise import div, mul, sub
@@ -14,6 +15,7 @@ from engine.ops.reduce import sum as reduce_sum
 from engine.ops.shape import cat, expand
 
 
+@public("tile", ("input",), (Param("dims", "shape"),), category="shape", doc="repeat, dims padded")
 def tile(input: Any, dims: Any) -> Any:  # noqa: A002
     """``repeat`` with ``dims`` padded by leading ones to the input's rank."""
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
@@ -21,6 +23,13 @@ def tile(input: Any, dims: Any) -> Any:  # noqa: A002
     return repeat(input, dims)
 
 
+@public(
+    "diff",
+    ("input", Port("prepend", optional=True), Port("append", optional=True)),
+    (Param("n", "int"), Param("dim", "dim")),
+    category="math",
+    doc="differences of neighbours along dim",
+)
 def diff(
     input: Any,  # noqa: A002
     n: int = 1,
@@ -37,7 +46,9 @@ def diff(
         length = x.shape[dim]
         if length == 0:
             break
-        x = sub(narrow(x, dim, 1, length - 1), narrow(x, dim, 0, length - 1))
+        # ``narrow(1) - narrow(0)`` in C++: the right operand is made first (GCC)
+        right = narrow(x, dim, 0, length - 1)
+        x = sub(narrow(x, dim, 1, length - 1), right)
     return x
 
 
@@ -64,6 +75,15 @@ def unique(
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@public(
+    "normalize",
+    ("input",),
+    (Param("p", "number"), Param("dim", "dim"), Param("eps", "float")),
+    namespace="torch.nn.functional",
+    category="math",
+    doc="input over its p-norm along dim",
+    method=False,
+)
 def normalize(
     input: Any,  # noqa: A002
     p: float = 2.0,
@@ -78,6 +98,16 @@ def normalize(
     return div(input, denom)
 
 
+@public(
+    "cosine_similarity",
+    ("x1", "x2"),
+    (Param("dim", "dim"), Param("eps", "float")),
+    namespace="torch.nn.functional",
+    category="math",
+    doc="cosine of the angle between x1 and x2 along dim",
+    method=False,
+    example=Example(inputs={"x2": (2, 3)}),
+)
 def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     """ATen's ``cosine_similarity``: each input over a clone of its norm, clamped in place
     without grad, then the product summed over ``dim`` (``SumBackward1``)."""
@@ -96,4 +126,7 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     with grad_mode.no_grad():
         clamp_(n1, min=eps)
         clamp_(n2, min=eps)
-    return reduce_sum(mul(div(x1, n1), div(x2, n2)), dim)
+    # ``(x1 / n1) * (x2 / n2)`` in C++: GCC evaluates the right operand first, so the
+    # second quotient is made (and its node numbered) before the first
+    right = div(x2, n2)
+    return reduce_sum(mul(div(x1, n1), right), dim)

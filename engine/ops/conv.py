@@ -298,9 +298,9 @@ def _conv_public(spatial: int) -> Any:
         name,
         ("input", "weight", Port("bias", optional=True)),
         (
-            Param("stride", "int"),
-            Param("padding", "int"),
-            Param("dilation", "int"),
+            Param("stride", "ints"),
+            Param("padding", "ints"),
+            Param("dilation", "ints"),
             Param("groups", "int"),
         ),
         namespace=NS,

@@ -896,10 +896,12 @@ class _Importer:
     ) -> Value:
         """A node of a catalogue type, binding call arguments to its ports and params."""
         node_type = self.doc.catalogue.get(type_id)
-        inplace = _inplace_argument(node_type, args, kwargs, line)
-        if inplace is not None:
-            args, kwargs, in_place = inplace
-            if in_place:
+        args, kwargs = _python_arguments(node_type, args, kwargs)
+        if "inplace" in kwargs:
+            value = kwargs.pop("inplace")
+            if not isinstance(value, Const) or not isinstance(value.value, bool):
+                raise ImportProblem(f"{node_type.title}(): inplace must be True or False", line)
+            if value.value:
                 twin = _inplace_twin(self.doc.catalogue, node_type)
                 if twin is None:
                     raise ImportProblem(
@@ -966,27 +968,42 @@ class _Importer:
             raise ImportProblem(f"{node_type.title}: {port} must be a tensor", line)
 
 
-def _inplace_argument(
-    node_type: NodeType, args: list[Value], kwargs: dict[str, Value], line: int | None
-) -> tuple[list[Value], dict[str, Value], bool] | None:
-    """The call without its ``inplace`` argument (``F.relu(x, inplace=True)``, or the
-    ``F.leaky_relu(input, slope, self.inplace)`` of ``nn.LeakyReLU``), and whether it
-    asked for in place; None when the function takes no such argument or it is absent."""
-    position = _inplace_position(node_type)
-    if position is None:
-        return None
-    if "inplace" in kwargs:
-        rest = dict(kwargs)
-        value = rest.pop("inplace")
-        args_left = list(args)
-    elif len(args) > position:
-        value = args[position]
-        args_left, rest = list(args[:position]) + list(args[position + 1 :]), dict(kwargs)
-    else:
-        return None
-    if not isinstance(value, Const) or not isinstance(value.value, bool):
-        raise ImportProblem(f"{node_type.title}(): inplace must be True or False", line)
-    return args_left, rest, value.value
+def _python_arguments(
+    node_type: NodeType, args: list[Value], kwargs: dict[str, Value]
+) -> tuple[list[Value], dict[str, Value]]:
+    """The call with the arguments a node does not hold named by the engine function's
+    Python signature, and dropped where they are that function's defaults: modules pass
+    every argument positionally (``nn.MaxPool2d`` gives ``max_pool2d`` its ``dilation=1,
+    ceil_mode=False, return_indices=False``, ``nn.LeakyReLU`` its ``inplace``).
+    Arguments that change the result stay, for ``_bind`` to refuse by name."""
+    parameters = _python_parameters(node_type)
+    if parameters is None:
+        return args, kwargs
+    held = {p.name for p in node_type.inputs} | {p.name for p in node_type.params}
+    names = list(parameters)
+    args, kwargs = list(args), dict(kwargs)
+    first_unheld = next((i for i, n in enumerate(names) if n not in held), len(names))
+    if len(args) > first_unheld:
+        for name, value in zip(names[first_unheld:], args[first_unheld:], strict=False):
+            kwargs.setdefault(name, value)
+        args = args[:first_unheld]
+    for name in [n for n in kwargs if n not in held and n in parameters]:
+        value, default = kwargs[name], parameters[name].default
+        if name != "inplace" and isinstance(value, Const) and _same_default(value.value, default):
+            del kwargs[name]
+    if "inplace" in kwargs and kwargs["inplace"] == Const(False):
+        del kwargs["inplace"]
+    return args, kwargs
+
+
+def _same_default(value: Any, default: Any) -> bool:
+    """``value`` is what the function would take anyway (``(1, 1)`` for a default 1 is
+    not: only the same value)."""
+    import inspect
+
+    if default is inspect.Parameter.empty:
+        return False
+    return type(value) is type(default) and value == default
 
 
 def _inplace_twin(catalogue: Any, node_type: NodeType) -> NodeType | None:
@@ -1000,8 +1017,9 @@ def _inplace_twin(catalogue: Any, node_type: NodeType) -> NodeType | None:
     return twin if twin is not None and twin.kind is NodeKind.INPLACE else None
 
 
-def _inplace_position(node_type: NodeType) -> int | None:
-    """Where ``inplace`` sits in the engine function's Python signature, if it has one."""
+def _python_parameters(node_type: NodeType) -> Any:
+    """The engine function's Python parameters, for a node made from a function without
+    ``*args`` (None otherwise: methods, ``einsum``'s operands)."""
     import inspect
 
     from engine.catalog import FUNCTIONS
@@ -1010,9 +1028,10 @@ def _inplace_position(node_type: NodeType) -> int | None:
         sig = FUNCTIONS.get(qualname)
         if sig is None:
             continue
-        names = list(inspect.signature(sig.fn).parameters)
-        if "inplace" in names:
-            return names.index("inplace")
+        parameters = inspect.signature(sig.fn).parameters
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values()):
+            return None
+        return parameters
     return None
 
 

@@ -120,6 +120,33 @@ def install_actions(recorder: Recorder, tensor_type: type) -> None:
     _function_apply(recorder, tensor_type)
     _random(recorder, tensor_type)
     _hooks(recorder, tensor_type)
+    _functional_transforms(recorder)
+
+
+#: ``torch.autograd.functional``: each runs the program's function on tensors it makes
+#: itself (views of its input, stacked rows), which no document node stands for.
+TRANSFORMS = ("jacobian", "hessian", "vjp", "jvp", "hvp", "vhp")
+
+
+def _functional_transforms(recorder: Recorder) -> None:
+    """Refuse the transforms at their own line, rather than at an op inside the function
+    that meets a tensor the document never saw."""
+    import engine.autograd.functional as transforms
+
+    for name in TRANSFORMS:
+        fn = getattr(transforms, name, None)
+        if fn is None:
+            continue
+
+        def refused(*args: Any, _fn: Any = fn, _name: str = name, **kwargs: Any) -> Any:
+            if not recorder.depth:
+                recorder.refuse(
+                    f"torch.autograd.functional.{_name} cannot be imported: it runs the "
+                    "function on tensors of its own making, which a document cannot hold"
+                )
+            return recorder.quiet(_fn, *args, **kwargs)
+
+        setattr(transforms, name, refused)
 
 
 def _plain_methods(recorder: Recorder, tensor_type: type) -> None:

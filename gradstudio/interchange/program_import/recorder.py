@@ -194,6 +194,8 @@ class Recorder:
             return [self.value(v, tensor_type) for v in value]
         if isinstance(value, bool | int | float | str) or value is None:
             return value
+        if isinstance(value, _device_type()):  # ``torch.device("cpu")``: its name, "cpu"
+            return str(value)
         item = getattr(value, "item", None)  # NumPy scalars become literal numbers
         if callable(item):
             return item()
@@ -286,6 +288,12 @@ class _Lazy(dict):
         return state
 
 
+def _device_type() -> type:
+    from engine.backend import device
+
+    return device
+
+
 def _wrap(recorder: Recorder, qualname: str, fn: Any, tensor_type: type) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         return recorder.call(qualname, fn, args, kwargs, tensor_type)
@@ -367,7 +375,7 @@ def install(recorder: Recorder) -> None:
             )
         method = getattr(tensor_type, sig.name, None)
         method_only = sig.namespace == "torch.Tensor"  # x.view(...), x.expand(...)
-        if callable(method) and (method_only or (sig.method and sig.namespace == "torch")):
+        if callable(method) and (method_only or sig.method):  # x.softmax(-1) too
             setattr(tensor_type, sig.name, _wrap(recorder, sig.qualname, method, tensor_type))
     for dunder, (qualname, reflected) in OPERATORS.items():
         method = getattr(tensor_type, dunder)
