@@ -138,6 +138,13 @@ def _ints(value: Any, choices: tuple[str, ...] = ()) -> int | list[int]:
     return check_int(value)
 
 
+def _dim_list(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
+    dims = _dims(value)
+    if dims is None:
+        raise ValueError("expected a dim or a list of dims, got None")
+    return [dims] if isinstance(dims, int) else dims
+
+
 def check_shape(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
@@ -278,6 +285,16 @@ kind(  # None, an int, or a list of ints
         optional=True,
         to_python=_tuple,
         to_source=_none_source(_tuple_source),
+        from_text=_dims_text,
+    )
+)
+kind(  # dims kept as a list: ``torch.flip(x, dims)`` takes no bare int (``x.flip(0)`` does)
+    ParamKind(
+        "dim_list",
+        _dim_list,
+        [0],
+        to_python=_tuple,
+        to_source=_tuple_source,
         from_text=_dims_text,
     )
 )

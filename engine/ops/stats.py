@@ -466,7 +466,7 @@ cumprod = _cumulative("cumprod", CUMPROD, "running product along dim")
 @public(
     "flip",
     ("input",),
-    (Param("dims", "dims", (0,)),),
+    (Param("dims", "dim_list", (0,)),),
     category="shape",
     doc="reverse the order of elements along dims",
 )

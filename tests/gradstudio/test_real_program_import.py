@@ -45,7 +45,12 @@ def test_real_program_imports_or_is_refused_at_its_line(program: str) -> None:
 
 
 #: Programs whose imports needed the fixes above, checked step by step against PyTorch.
-VERIFIED = ("small_cnn.py", "poly_tensors.py", "embeddings_similarity.py")
+VERIFIED = (
+    "small_cnn.py",
+    "poly_tensors.py",
+    "embeddings_similarity.py",
+    "einsum_cumulative.py",
+)
 
 
 @pytest.mark.torch
