@@ -14,8 +14,16 @@ import random
 import pytest
 from PySide6.QtGui import QColor
 
+from gradstudio.document.layout import auto_layout
+from gradstudio.document.model import Document
 from gradstudio.interchange.examples import EXAMPLES
-from tests.ui.test_playhead_views import check_backward, check_canvas, open_example
+from tests.ui.test_playhead_views import (
+    check_backward,
+    check_canvas,
+    check_inspector,
+    open_example,
+)
+from tests.ui.uitools import wait_evaluated
 from ui.backward.items import OVERVIEW_LOD
 from ui.backward.view import BackwardView
 from ui.window.main_window import MainWindow
@@ -204,3 +212,91 @@ def test_cards_and_wires_restyled_far_out_are_repainted_when_zoomed_back_in(
         for item in (*scene.node_items(), *scene.edge_items()):
             item.update()
         assert shown == canvas.viewport().grab().toImage(), (step, replay)
+
+
+def chain_document(length: int = 60) -> Document:
+    """A leaf and a chain of ``length`` operations after it, laid out as a saved file is:
+    wider than any window at 100 %, so that most cards are off screen there."""
+    doc = Document(trusted=True)
+    leaf = doc.new_node("torch.tensor", (0, 0), {"data": [0.5, -1.0], "requires_grad": True}, "w")
+    doc.add_node(leaf)
+    last = leaf.id
+    for i in range(length):
+        node = doc.new_node(("torch.tanh", "torch.sigmoid", "torch.exp")[i % 3], (0, 0))
+        doc.add_node(node)
+        doc.connect(last, "out", node.id, "input")
+        last = node.id
+    total = doc.new_node("torch.sum", (0, 0), label="loss")
+    doc.add_node(total)
+    doc.connect(last, "out", total.id, "input")
+    backward = doc.new_node("Tensor.backward", (0, 0))
+    doc.add_node(backward)
+    doc.connect(total.id, "out", backward.id, "input")
+    for node_id, (x, y) in auto_layout(doc).items():
+        doc.move_node(node_id, x, y)
+    return doc
+
+
+def test_cards_restyled_off_screen_are_repainted_once_they_come_into_view(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+) -> None:
+    """Zoomed in, a scrub repaints only the cards and wires on screen: the others take
+    their facts at once but keep their cached pictures until a view shows them (panned
+    to, or a grown window).  Each then must show the position, as the inspector does.
+    The oracle: the view after every item is repainted."""
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.set_document(chain_document())
+    wait_evaluated(qtbot, window)
+    canvas, playhead, state = window.canvas, window.state.playhead, window.state
+    scene = canvas.graph_scene
+    cards = sorted(scene.node_items(), key=lambda card: card.x())
+    canvas.zoom_reset()
+    assert not scene.overview_on
+    for card in cards:  # every card and wire caches its picture at the end
+        canvas.centerOn(card)
+        canvas.viewport().grab()
+    canvas.centerOn(cards[0])
+    timeline = window.panel("timeline")
+    timeline.first_button.click()  # the first step: every card after it turns pending
+    assert playhead.effective_step == 0
+    for _ in range(len(cards) // 2):
+        window.act_step_next.trigger()
+    assert scene._put_off, "the scrub put off the cards off screen"
+    inspector = window.panel("inspector")
+    for card in cards[1:]:
+        canvas.pan_by(-(canvas.mapFromScene(card.pos()).x() - 20), 0)  # as a drag does
+        shown = canvas.viewport().grab().toImage()
+        assert card not in scene._put_off
+        for item in (*scene.node_items(), *scene.edge_items()):
+            item.update()
+        assert shown == canvas.viewport().grab().toImage(), card.node.label
+        drawn = {where: text for where, text, _ in card.drawn_texts()}
+        if card.facts.status == "ok" and card.facts.tensor is not None:
+            assert drawn.get("value") == card.facts.value, card.node.label
+            state.select((card.node_id,))
+            qtbot.waitUntil(lambda card=card: inspector.node_id == card.node_id)
+            check_inspector(inspector, playhead)
+            assert inspector.facts() is card.facts.tensor
+    timeline.last_button.click()  # back at the end, then a window grown to show more cards
+    canvas.centerOn(cards[0])
+    canvas.viewport().grab()
+    timeline.first_button.click()
+    width = canvas.viewport().width()
+    window.resize(window.width() + 600, window.height())
+    qtbot.waitUntil(lambda: canvas.viewport().width() > width)
+    shown = canvas.viewport().grab().toImage()
+    for item in (*scene.node_items(), *scene.edge_items()):
+        item.update()
+    assert shown == canvas.viewport().grab().toImage()
+    timeline.last_button.click()  # and zoomed out, still above the overview's zoom
+    canvas.zoom_reset()
+    canvas.centerOn(cards[0])
+    canvas.viewport().grab()
+    timeline.first_button.click()
+    canvas.zoom_out()
+    assert not scene.overview_on
+    shown = canvas.viewport().grab().toImage()
+    for item in (*scene.node_items(), *scene.edge_items()):
+        item.update()
+    assert shown == canvas.viewport().grab().toImage()
