@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
@@ -127,8 +127,13 @@ def test_a_hidden_backward_view_waits_and_catches_up_when_shown(
 
 def overview_batches(view: BackwardView) -> list:
     """What the backward view's overview draws: per batch its style and its shapes."""
+    return overview_paths(view.overview._batch(QColor("#3d7be0")))
+
+
+def overview_paths(batches: list) -> list:
+    """Batches of the backward view's overview as plain data: style and shapes."""
     out = []
-    for kind, colour, width, shapes in view.overview._batch(QColor("#3d7be0")):
+    for kind, colour, width, shapes in batches:
         if kind == "edge":
             drawn = [
                 (e.type, round(e.x, 3), round(e.y, 3))
@@ -300,3 +305,71 @@ def test_cards_restyled_off_screen_are_repainted_once_they_come_into_view(
     for item in (*scene.node_items(), *scene.edge_items()):
         item.update()
     assert shown == canvas.viewport().grab().toImage()
+
+
+def test_a_big_graph_catches_up_at_rest_a_chunk_per_tick_as_a_full_redraw_draws(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """Far out, once the timeline rests, a big graph's model and overview are brought
+    to the position a chunk per idle tick (a jump walks thousands of grad_fns: done at
+    once, the window would stop answering for a tenth of a second).  The picture shown
+    then is the one made at once, and the items brought up later agree with it.  Chunks
+    are made tiny here so that a small graph takes many ticks."""
+    from ui.backward import items, scrub_model
+    from ui.backward import view as view_module
+
+    monkeypatch.setattr(view_module, "CATCH_UP_BOXES", 0)
+    monkeypatch.setattr(scrub_model, "REBUILD_CHUNK", 2)
+    monkeypatch.setattr(items, "BATCH_CHUNK", 2)
+    ticks: list[int] = []
+    meanwhile: list = []  # what the user does while the view catches up
+    catch_tick = BackwardView._catch_tick
+
+    def tick(self: BackwardView) -> None:
+        ticks.append(1)
+        if meanwhile:
+            meanwhile.pop()()
+        catch_tick(self)
+
+    monkeypatch.setattr(BackwardView, "_catch_tick", tick)
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.set_document(chain_document(30))
+    wait_evaluated(qtbot, window)
+    playhead = window.state.playhead
+    view = window.panel("backwardGraph")
+    assert isinstance(view, BackwardView)
+    view.finish_layout()
+    view.view.zoom(0.02)
+    assert not view.detail
+    positions = playhead.positions()
+    rng = random.Random(7)
+    for i, (step, replay) in enumerate(positions[::-1][:6] + rng.sample(positions, 6)):
+        ticks.clear()
+        playhead.set_position(step, replay)
+        if i % 2:  # moved on while catching up: it catches up once more after
+            there = (step, replay)
+            meanwhile.append(
+                lambda there=there: (
+                    playhead.set_position(*positions[0]),
+                    playhead.set_position(*there),
+                )
+            )
+        qtbot.waitUntil(lambda: not view._overview_timer.isActive() and not view.catching_up)
+        shown = view.overview._paths
+        assert shown is not None
+        assert len(ticks) > 2, "in chunks, a tick each"
+        view.view.grab()
+        assert shown is view.overview._paths  # nothing made again to paint
+        highlight = view.view.viewport().palette().color(QPalette.ColorRole.Highlight)
+        at_once = view.overview._batch(highlight)  # from the model, made at once
+        assert overview_paths(shown) == overview_paths(at_once), (step, replay)
+        drawn = overview_batches(view)
+        if i % 3:
+            continue
+        view.sync_items()
+        assert overview_batches(view) == drawn, (step, replay)
+        check_backward(view, playhead)
+        assert backward_state(view) == redrawn(window, view)[1], (step, replay)
+        view.view.zoom(0.02 / view.view.transform().m11())  # far out again
