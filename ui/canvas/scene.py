@@ -445,6 +445,7 @@ class GraphScene(QGraphicsScene):
         first: dict[str, tuple[str, TensorFacts | None]] = {}
         restyled = []  # the cards whose look far out (the overview's) changed
         pending_dimmed = not at_end
+        far = self._overview_on
         for item in items:
             node_id = item.node_id
             step = step_of.get(node_id)
@@ -457,7 +458,10 @@ class GraphScene(QGraphicsScene):
                     restyled.append(item)
                 elif old.status == "error" or old.requires_grad or item.dimmed != pending_dimmed:
                     restyled.append(item)
-                item.set_pending(pending_dimmed)
+                if far and old.status != "error":  # ``set_pending``, inlined: thousands
+                    item.facts, item.dimmed, item._stale = PENDING, pending_dimmed, True
+                else:
+                    item.set_pending(pending_dimmed)
                 continue
             was_dimmed = item.dimmed
             facts = read(node_id, item.node_type)
@@ -477,7 +481,6 @@ class GraphScene(QGraphicsScene):
                 by_port.setdefault(edge.src, {}).setdefault(edge.src_port, []).append(edge_item)
             out = self._out_wires = {src: tuple(ports.items()) for src, ports in by_port.items()}
         wires: list[EdgeItem] = []  # the wires whose gradient colour changed
-        far = self._overview_on
         on_screen = self.on_screen
         for src in out if changed is None else changed:  # the wires out of changed nodes
             ports = out.get(src)
@@ -487,7 +490,10 @@ class GraphScene(QGraphicsScene):
                 for _port, port_wires in ports:
                     for edge_item in port_wires:
                         if edge_item.carries_grad:
-                            edge_item.set_carries_grad(False, far or not on_screen(edge_item))
+                            if far:  # hidden: ``set_carries_grad``, inlined
+                                edge_item.carries_grad, edge_item.stale = False, True
+                            else:
+                                edge_item.set_carries_grad(False, not on_screen(edge_item))
                             wires.append(edge_item)
                 continue
             known = first.get(src)
