@@ -532,7 +532,7 @@ class OverviewState:
     current: int | None
 
 
-BATCH_CHUNK = 1500  # links or boxes batched between two yields (a few ms of work)
+BATCH_CHUNK = 1000  # links or boxes batched between two yields (a few ms of work)
 OVERVIEW_LOD = 0.3  # below this zoom (no text is readable) one Overview item draws the graph
 
 
@@ -623,7 +623,9 @@ class Overview(QGraphicsItem):
         that a big graph's picture is made over idle ticks (``BackwardView``)."""
         present, flows, strong = state.present, state.flows, state.strong
         styles: list[tuple[str, int, float] | None] = []
-        for link in self._links:
+        for n, link in enumerate(self._links, 1):
+            if n % BATCH_CHUNK == 0:
+                yield
             flow = link.link.flow
             if flow not in present:
                 styles.append(None)

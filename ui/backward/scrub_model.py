@@ -39,7 +39,7 @@ Parts = tuple[dict[BoxId, Box], tuple[Link, ...]]
 #: afresh instead of following the changes.
 RESEED_SHARE = 0.25
 #: grad_fns rebuilt between two yields of ``ScrubModel.moving`` (a few ms of work).
-REBUILD_CHUNK = 600
+REBUILD_CHUNK = 400
 
 
 @dataclass
@@ -175,11 +175,16 @@ class ScrubModel:
                 start_of[ref] = (key, facts.shape)
                 starts.setdefault(key, set()).add(ref)
         grad_fns = dict(snapshot.grad_fns().items())
+        yield
         fns: dict[int, GradFnFacts] = {}
         referrers: dict[int, dict[int, int]] = {}
         acc_of: dict[OutputRef, set[int]] = {}
         stack = list(starts)
+        walked = 0
         while stack:
+            walked += 1
+            if walked % (4 * REBUILD_CHUNK) == 0:
+                yield
             key = stack.pop()
             if key in fns or key not in grad_fns:
                 continue
