@@ -373,3 +373,32 @@ def test_a_big_graph_catches_up_at_rest_a_chunk_per_tick_as_a_full_redraw_draws(
         check_backward(view, playhead)
         assert backward_state(view) == redrawn(window, view)[1], (step, replay)
         view.view.zoom(0.02 / view.view.transform().m11())  # far out again
+
+
+def test_cards_restyled_inside_a_collapsed_group_are_repainted_once_it_expands(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+) -> None:
+    """A card or wire hidden in a collapsed group when a scrub restyles it repaints
+    once the group expands (Edit > Collapse/Expand Group), not only when panned to."""
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.set_document(chain_document(12))
+    wait_evaluated(qtbot, window)
+    canvas, playhead = window.canvas, window.state.playhead
+    scene = canvas.graph_scene
+    cards = sorted(scene.node_items(), key=lambda card: card.x())
+    canvas.zoom_reset()
+    canvas.centerOn(cards[4])
+    canvas.viewport().grab()  # the cards and wires cache their pictures at the end
+    window.state.select(tuple(card.node_id for card in cards[3:6]))
+    window.act_group.trigger()
+    window.act_collapse.trigger()
+    assert not cards[4].isVisible()
+    window.panel("timeline").first_button.click()  # everything after the leaf turns pending
+    assert playhead.effective_step == 0 and cards[4].facts.status == "pending"
+    window.act_collapse.trigger()
+    assert cards[4].isVisible()
+    shown = canvas.viewport().grab().toImage()
+    for item in (*scene.node_items(), *scene.edge_items()):
+        item.update()
+    assert shown == canvas.viewport().grab().toImage()
