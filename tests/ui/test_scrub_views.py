@@ -12,10 +12,18 @@ from __future__ import annotations
 import random
 
 import pytest
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 
+from gradstudio.document.layout import auto_layout
+from gradstudio.document.model import Document
 from gradstudio.interchange.examples import EXAMPLES
-from tests.ui.test_playhead_views import check_backward, check_canvas, open_example
+from tests.ui.test_playhead_views import (
+    check_backward,
+    check_canvas,
+    check_inspector,
+    open_example,
+)
+from tests.ui.uitools import wait_evaluated
 from ui.backward.items import OVERVIEW_LOD
 from ui.backward.view import BackwardView
 from ui.window.main_window import MainWindow
@@ -119,8 +127,13 @@ def test_a_hidden_backward_view_waits_and_catches_up_when_shown(
 
 def overview_batches(view: BackwardView) -> list:
     """What the backward view's overview draws: per batch its style and its shapes."""
+    return overview_paths(view.overview._batch(QColor("#3d7be0")))
+
+
+def overview_paths(batches: list) -> list:
+    """Batches of the backward view's overview as plain data: style and shapes."""
     out = []
-    for kind, colour, width, shapes in view.overview._batch(QColor("#3d7be0")):
+    for kind, colour, width, shapes in batches:
         if kind == "edge":
             drawn = [
                 (e.type, round(e.x, 3), round(e.y, 3))
@@ -204,3 +217,188 @@ def test_cards_and_wires_restyled_far_out_are_repainted_when_zoomed_back_in(
         for item in (*scene.node_items(), *scene.edge_items()):
             item.update()
         assert shown == canvas.viewport().grab().toImage(), (step, replay)
+
+
+def chain_document(length: int = 60) -> Document:
+    """A leaf and a chain of ``length`` operations after it, laid out as a saved file is:
+    wider than any window at 100 %, so that most cards are off screen there."""
+    doc = Document(trusted=True)
+    leaf = doc.new_node("torch.tensor", (0, 0), {"data": [0.5, -1.0], "requires_grad": True}, "w")
+    doc.add_node(leaf)
+    last = leaf.id
+    for i in range(length):
+        node = doc.new_node(("torch.tanh", "torch.sigmoid", "torch.exp")[i % 3], (0, 0))
+        doc.add_node(node)
+        doc.connect(last, "out", node.id, "input")
+        last = node.id
+    total = doc.new_node("torch.sum", (0, 0), label="loss")
+    doc.add_node(total)
+    doc.connect(last, "out", total.id, "input")
+    backward = doc.new_node("Tensor.backward", (0, 0))
+    doc.add_node(backward)
+    doc.connect(total.id, "out", backward.id, "input")
+    for node_id, (x, y) in auto_layout(doc).items():
+        doc.move_node(node_id, x, y)
+    return doc
+
+
+def test_cards_restyled_off_screen_are_repainted_once_they_come_into_view(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+) -> None:
+    """Zoomed in, a scrub repaints only the cards and wires on screen: the others take
+    their facts at once but keep their cached pictures until a view shows them (panned
+    to, or a grown window).  Each then must show the position, as the inspector does.
+    The oracle: the view after every item is repainted."""
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.set_document(chain_document())
+    wait_evaluated(qtbot, window)
+    canvas, playhead, state = window.canvas, window.state.playhead, window.state
+    scene = canvas.graph_scene
+    cards = sorted(scene.node_items(), key=lambda card: card.x())
+    canvas.zoom_reset()
+    assert not scene.overview_on
+    for card in cards:  # every card and wire caches its picture at the end
+        canvas.centerOn(card)
+        canvas.viewport().grab()
+    canvas.centerOn(cards[0])
+    timeline = window.panel("timeline")
+    timeline.first_button.click()  # the first step: every card after it turns pending
+    assert playhead.effective_step == 0
+    for _ in range(len(cards) // 2):
+        window.act_step_next.trigger()
+    assert scene._put_off, "the scrub put off the cards off screen"
+    inspector = window.panel("inspector")
+    for card in cards[1:]:
+        canvas.pan_by(-(canvas.mapFromScene(card.pos()).x() - 20), 0)  # as a drag does
+        shown = canvas.viewport().grab().toImage()
+        assert card not in scene._put_off
+        for item in (*scene.node_items(), *scene.edge_items()):
+            item.update()
+        assert shown == canvas.viewport().grab().toImage(), card.node.label
+        drawn = {where: text for where, text, _ in card.drawn_texts()}
+        if card.facts.status == "ok" and card.facts.tensor is not None:
+            assert drawn.get("value") == card.facts.value, card.node.label
+            state.select((card.node_id,))
+            qtbot.waitUntil(lambda card=card: inspector.node_id == card.node_id)
+            check_inspector(inspector, playhead)
+            assert inspector.facts() is card.facts.tensor
+    timeline.last_button.click()  # back at the end, then a window grown to show more cards
+    canvas.centerOn(cards[0])
+    canvas.viewport().grab()
+    timeline.first_button.click()
+    width = canvas.viewport().width()
+    window.resize(window.width() + 600, window.height())
+    qtbot.waitUntil(lambda: canvas.viewport().width() > width)
+    shown = canvas.viewport().grab().toImage()
+    for item in (*scene.node_items(), *scene.edge_items()):
+        item.update()
+    assert shown == canvas.viewport().grab().toImage()
+    timeline.last_button.click()  # and zoomed out, still above the overview's zoom
+    canvas.zoom_reset()
+    canvas.centerOn(cards[0])
+    canvas.viewport().grab()
+    timeline.first_button.click()
+    canvas.zoom_out()
+    assert not scene.overview_on
+    shown = canvas.viewport().grab().toImage()
+    for item in (*scene.node_items(), *scene.edge_items()):
+        item.update()
+    assert shown == canvas.viewport().grab().toImage()
+
+
+def test_a_big_graph_catches_up_at_rest_a_chunk_per_tick_as_a_full_redraw_draws(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """Far out, once the timeline rests, a big graph's model and overview are brought
+    to the position a chunk per idle tick (a jump walks thousands of grad_fns: done at
+    once, the window would stop answering for a tenth of a second).  The picture shown
+    then is the one made at once, and the items brought up later agree with it.  Chunks
+    are made tiny here so that a small graph takes many ticks."""
+    from ui.backward import items, scrub_model
+    from ui.backward import view as view_module
+
+    monkeypatch.setattr(view_module, "CATCH_UP_BOXES", 0)
+    monkeypatch.setattr(scrub_model, "REBUILD_CHUNK", 2)
+    monkeypatch.setattr(items, "BATCH_CHUNK", 2)
+    ticks: list[int] = []
+    meanwhile: list = []  # what the user does while the view catches up
+    catch_tick = BackwardView._catch_tick
+
+    def tick(self: BackwardView) -> None:
+        ticks.append(1)
+        if meanwhile:
+            meanwhile.pop()()
+        catch_tick(self)
+
+    monkeypatch.setattr(BackwardView, "_catch_tick", tick)
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.set_document(chain_document(30))
+    wait_evaluated(qtbot, window)
+    playhead = window.state.playhead
+    view = window.panel("backwardGraph")
+    assert isinstance(view, BackwardView)
+    view.finish_layout()
+    view.view.zoom(0.02)
+    assert not view.detail
+    positions = playhead.positions()
+    rng = random.Random(7)
+    for i, (step, replay) in enumerate(positions[::-1][:6] + rng.sample(positions, 6)):
+        ticks.clear()
+        playhead.set_position(step, replay)
+        if i % 2:  # moved on while catching up: it catches up once more after
+            there = (step, replay)
+            meanwhile.append(
+                lambda there=there: (
+                    playhead.set_position(*positions[0]),
+                    playhead.set_position(*there),
+                )
+            )
+        qtbot.waitUntil(lambda: not view._overview_timer.isActive() and not view.catching_up)
+        shown = view.overview._paths
+        assert shown is not None
+        assert len(ticks) > 2, "in chunks, a tick each"
+        view.view.grab()
+        assert shown is view.overview._paths  # nothing made again to paint
+        highlight = view.view.viewport().palette().color(QPalette.ColorRole.Highlight)
+        at_once = view.overview._batch(highlight)  # from the model, made at once
+        assert overview_paths(shown) == overview_paths(at_once), (step, replay)
+        drawn = overview_batches(view)
+        if i % 3:
+            continue
+        view.sync_items()
+        assert overview_batches(view) == drawn, (step, replay)
+        check_backward(view, playhead)
+        assert backward_state(view) == redrawn(window, view)[1], (step, replay)
+        view.view.zoom(0.02 / view.view.transform().m11())  # far out again
+
+
+def test_cards_restyled_inside_a_collapsed_group_are_repainted_once_it_expands(
+    window: MainWindow,
+    qtbot,  # noqa: ANN001
+) -> None:
+    """A card or wire hidden in a collapsed group when a scrub restyles it repaints
+    once the group expands (Edit > Collapse/Expand Group), not only when panned to."""
+    with qtbot.waitSignal(window.runner.finished, timeout=20000):
+        window.set_document(chain_document(12))
+    wait_evaluated(qtbot, window)
+    canvas, playhead = window.canvas, window.state.playhead
+    scene = canvas.graph_scene
+    cards = sorted(scene.node_items(), key=lambda card: card.x())
+    canvas.zoom_reset()
+    canvas.centerOn(cards[4])
+    canvas.viewport().grab()  # the cards and wires cache their pictures at the end
+    window.state.select(tuple(card.node_id for card in cards[3:6]))
+    window.act_group.trigger()
+    window.act_collapse.trigger()
+    assert not cards[4].isVisible()
+    window.panel("timeline").first_button.click()  # everything after the leaf turns pending
+    assert playhead.effective_step == 0 and cards[4].facts.status == "pending"
+    window.act_collapse.trigger()
+    assert cards[4].isVisible()
+    shown = canvas.viewport().grab().toImage()
+    for item in (*scene.node_items(), *scene.edge_items()):
+        item.update()
+    assert shown == canvas.viewport().grab().toImage()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from gradstudio.evaluation.evaluate import GradValue
 from ui.backward.model import Box, BoxId, Link, shape_text
+from ui.backward.steps import finish
 from ui.inspector.value_view import short_number
 
 # torchviz's colours (graphviz names): lightblue, lightgrey, orange, darkolivegreen1.
@@ -531,6 +532,7 @@ class OverviewState:
     current: int | None
 
 
+BATCH_CHUNK = 1000  # links or boxes batched between two yields (a few ms of work)
 OVERVIEW_LOD = 0.3  # below this zoom (no text is readable) one Overview item draws the graph
 
 
@@ -612,9 +614,18 @@ class Overview(QGraphicsItem):
         self, state: OverviewState, highlight: QColor
     ) -> list[tuple[str, QColor, float, Any]]:
         """``_batch``, with what is shown read from ``state`` instead of the items."""
+        return finish(self.batching_state(state, highlight))
+
+    def batching_state(
+        self, state: OverviewState, highlight: QColor
+    ) -> Generator[None, None, list[tuple[str, QColor, float, Any]]]:
+        """``_batch_state`` in steps: it yields after each chunk of links or boxes, so
+        that a big graph's picture is made over idle ticks (``BackwardView``)."""
         present, flows, strong = state.present, state.flows, state.strong
         styles: list[tuple[str, int, float] | None] = []
-        for link in self._links:
+        for n, link in enumerate(self._links, 1):
+            if n % BATCH_CHUNK == 0:
+                yield
             flow = link.link.flow
             if flow not in present:
                 styles.append(None)
@@ -624,9 +635,12 @@ class Overview(QGraphicsItem):
             else:
                 colour, width = (CURRENT, 2.0) if flow in strong else (FLOW, 0.0)
             styles.append(("edge", colour.rgba(), width))
-        groups = self._edge_paths(styles)
+        yield
+        groups = yield from self._edge_path_steps(styles)
         boxes, done, current = state.boxes, state.done, state.current
-        for item in self._boxes:
+        for n, item in enumerate(self._boxes, 1):
+            if n % BATCH_CHUNK == 0:
+                yield
             box = boxes.get(item.box.id)
             if box is None:
                 continue
@@ -639,7 +653,13 @@ class Overview(QGraphicsItem):
     def _edge_paths(
         self, styles: list[tuple[str, int, float] | None]
     ) -> dict[tuple[str, int, float], Any]:
-        """One path of curves per edge style (``styles``: each link's, None: not shown).
+        """One path of curves per edge style (``styles``: each link's, None: not shown)."""
+        return finish(self._edge_path_steps(styles))
+
+    def _edge_path_steps(
+        self, styles: list[tuple[str, int, float] | None]
+    ) -> Generator[None, None, dict[tuple[str, int, float], Any]]:
+        """``_edge_paths`` in steps (a chunk of links each).
 
         The same styles as the last time give the same paths, kept: a re-run after an
         edit of values, or a scrub that changes no edge's colour, builds no curve again.
@@ -648,7 +668,9 @@ class Overview(QGraphicsItem):
         if memo is not None and memo[0] is self._links and memo[1] == styles:
             return dict(memo[2])
         paths: dict[tuple[str, int, float], Any] = {}
-        for link, key in zip(self._links, styles, strict=True):
+        for n, (link, key) in enumerate(zip(self._links, styles, strict=True), 1):
+            if n % BATCH_CHUNK == 0:
+                yield
             if key is None:
                 continue
             edge = paths.get(key)
@@ -659,6 +681,17 @@ class Overview(QGraphicsItem):
                 edge.cubicTo(*c0, *c1, *end)
         self._edges = (self._links, styles, paths)
         return dict(paths)
+
+    def show_batches(self, paths: list[tuple[str, QColor, float, Any]]) -> None:
+        """Draw these batches (made by ``batching_state``) from the next paint."""
+        self._paths = paths
+        if self.isVisible():
+            self.update()
+
+    @property
+    def state(self) -> OverviewState | None:
+        """What it draws from while the items lag behind (None: from the items)."""
+        return self._state
 
     def set_state(self, state: OverviewState | None) -> None:
         """Draw from ``state`` (the items lag behind), or from the items again (None)."""

@@ -14,7 +14,7 @@ rebuilds the parts of the few keys it touches, and the view is told what changed
 
 from __future__ import annotations
 
-from collections.abc import KeysView
+from collections.abc import Generator, KeysView
 from dataclasses import dataclass, field
 
 from gradstudio.evaluation.evaluate import Evaluation, GradFnFacts, OutputRef, Snapshot
@@ -31,12 +31,15 @@ from ui.backward.model import (
     next_links,
     out_box,
 )
+from ui.backward.steps import finish
 
 #: The boxes and links one grad_fn contributes: its box, leaf, saved tensors, output.
 Parts = tuple[dict[BoxId, Box], tuple[Link, ...]]
 #: A move that changes more tensors than this share of those shown walks the graph
 #: afresh instead of following the changes.
 RESEED_SHARE = 0.25
+#: grad_fns rebuilt between two yields of ``ScrubModel.moving`` (a few ms of work).
+REBUILD_CHUNK = 400
 
 
 @dataclass
@@ -107,10 +110,17 @@ class ScrubModel:
 
     def move_to(self, snapshot: Snapshot) -> ModelDelta:
         """Bring the model to ``snapshot``'s step (a snapshot of this evaluation)."""
+        return finish(self.moving(snapshot))
+
+    def moving(self, snapshot: Snapshot) -> Generator[None, None, ModelDelta]:
+        """``move_to`` in steps: it yields after each chunk of grad_fns walked or
+        rebuilt, so that a view can spread a long jump over idle ticks.  The model is
+        half moved until the generator returns its delta: run it to the end before
+        asking anything else of this model."""
         refs, keys = self.evaluation.changed_between(self.step, snapshot.step)
         self.step = snapshot.step
         if len(refs) > RESEED_SHARE * max(len(self._start_of), 64):
-            return self._reseed(snapshot)  # a long jump: walk the graph there afresh
+            return (yield from self._reseed(snapshot))  # a long jump: walk afresh
         grad_fns = snapshot.grad_fns()
         dirty: set[int] = set()
         check: set[int] = set(keys)
@@ -152,9 +162,9 @@ class ScrubModel:
             if new_fn is not None:
                 self._fns[key] = new_fn
                 self._link(new_fn, key, work, dirty)
-        return self._rebuild(dirty, snapshot)
+        return (yield from self._rebuild(dirty, snapshot))
 
-    def _reseed(self, snapshot: Snapshot) -> ModelDelta:
+    def _reseed(self, snapshot: Snapshot) -> Generator[None, None, ModelDelta]:
         """Walk the graph at ``snapshot`` from its tensors, as ``model_at`` does (cheaper
         than undoing and redoing most of the graph), and compare the parts."""
         start_of: dict[OutputRef, tuple[int, tuple[int, ...]]] = {}
@@ -165,11 +175,16 @@ class ScrubModel:
                 start_of[ref] = (key, facts.shape)
                 starts.setdefault(key, set()).add(ref)
         grad_fns = dict(snapshot.grad_fns().items())
+        yield
         fns: dict[int, GradFnFacts] = {}
         referrers: dict[int, dict[int, int]] = {}
         acc_of: dict[OutputRef, set[int]] = {}
         stack = list(starts)
+        walked = 0
         while stack:
+            walked += 1
+            if walked % (4 * REBUILD_CHUNK) == 0:
+                yield
             key = stack.pop()
             if key in fns or key not in grad_fns:
                 continue
@@ -184,7 +199,8 @@ class ScrubModel:
         dirty = self._fns.keys() | fns.keys()
         self._start_of, self._starts, self._fns = start_of, starts, fns
         self._referrers, self._acc_of = referrers, acc_of
-        return self._rebuild(dirty, snapshot)
+        yield
+        return (yield from self._rebuild(dirty, snapshot))
 
     def _link(self, fn: GradFnFacts, key: int, work: list[int], dirty: set[int]) -> None:
         for nxt in fn.next_functions:
@@ -210,10 +226,12 @@ class ScrubModel:
         if fn.name == "AccumulateGrad" and fn.variable is not None:
             self._acc_of[fn.variable].discard(key)
 
-    def _rebuild(self, dirty: set[int], snapshot: Snapshot) -> ModelDelta:
+    def _rebuild(self, dirty: set[int], snapshot: Snapshot) -> Generator[None, None, ModelDelta]:
         """Make the parts of the ``dirty`` keys again; what differs is the delta."""
         delta = ModelDelta()
-        for key in dirty:
+        for n, key in enumerate(dirty, 1):
+            if n % REBUILD_CHUNK == 0:
+                yield
             is_root = (
                 key in self._fns and bool(self._starts.get(key)) and key not in self._referrers
             )

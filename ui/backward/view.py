@@ -97,6 +97,8 @@ BACKGROUND_BOXES = 1_500
 """Graphs with more boxes than this are laid out on a thread (see ``BackgroundLayout``)."""
 LAYOUT_POLL_MS = 15  # how often the view looks whether a background layout is done
 BUILD_CHUNK = 200  # items a big graph's build makes per tick (about 30 ms of work)
+CATCH_UP_BOXES = 1_500
+"""Graphs with more boxes than this catch up at rest a chunk per tick (``_at_rest``)."""
 
 
 def fit_orientation(
@@ -406,6 +408,13 @@ class BackwardView(QWidget):
         self._overview_timer.setSingleShot(True)
         self._overview_timer.setInterval(OVERVIEW_REST_MS)
         self._overview_timer.timeout.connect(self._at_rest)
+        #: A big graph's catch-up once the timeline rests, a chunk per idle tick
+        #: (``_catch_up_steps``), and whether the position moved on meanwhile.
+        self._catching: Iterator[None] | None = None
+        self._catch_again = False
+        self._catch_timer = QTimer(self)
+        self._catch_timer.setInterval(0)
+        self._catch_timer.timeout.connect(self._catch_tick)
         #: The state moved on while this view was hidden (see ``refresh``).
         self._stale = False
         #: Zoomed far out, the overview draws the graph from the model and the flows,
@@ -580,6 +589,7 @@ class BackwardView(QWidget):
             return
         built = (ev, self.vertical, self.show_saved)
         if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
+            self.finish_catching_up()  # (its model moves no further)
             prune_memo(self._memo)
             union = union_model(ev, index, self.show_saved, self._memo)
             same_options = self._built is not None and self._built[1:] == built[1:]
@@ -608,6 +618,7 @@ class BackwardView(QWidget):
             return
         key = (id(ev), snap.step, self.show_saved)
         if key != self._model_key:
+            self.finish_catching_up()
             scrub = self._scrub
             if scrub is None or scrub.evaluation is not ev or scrub.show_saved != self.show_saved:
                 scrub = self._scrub = ScrubModel(ev, index, self.show_saved, self._memo)
@@ -972,14 +983,78 @@ class BackwardView(QWidget):
         self._overview_later()
 
     def _at_rest(self) -> None:
-        """The timeline rests: the overview draws the position (see ``_overview_later``)."""
+        """The timeline rests: the overview draws the position (see ``_overview_later``).
+
+        A big graph catches up a chunk per idle tick (a jump walks thousands of
+        grad_fns and batches thousands of shapes: a pause of a tenth of a second at
+        once), the overview showing the position before until it is done."""
+        if self._catching is not None:
+            self._catch_again = True  # the position moved on: once more after this one
+            return
+        if self._deferred and len(self.boxes) > CATCH_UP_BOXES:
+            self._catching = self._catch_up_steps()
+            self._catch_timer.start()
+            return
         if self._deferred:
             self._catch_up()
         self.overview.invalidate()
 
+    @property
+    def catching_up(self) -> bool:
+        """A big graph's overview is being brought to the position (tests, benchmarks)."""
+        return self._catching is not None
+
+    def _catch_tick(self) -> None:
+        if self._catching is not None and next(self._catching, True) is None:
+            return
+        self._catching = None
+        self._catch_timer.stop()
+        if self._catch_again:
+            self._catch_again = False
+            self._at_rest()
+
+    def finish_catching_up(self) -> None:
+        """Run the catch-up under way to its end now (the model is half moved meanwhile)."""
+        job, self._catching = self._catching, None
+        self._catch_timer.stop()
+        self._catch_again = False
+        if job is not None:
+            for _ in job:
+                pass
+
+    def _catch_up_steps(self) -> Iterator[None]:
+        """``_catch_up`` and the overview's batches, in chunks; the batches are shown
+        once all are made."""
+        playhead = self.state.playhead
+        ev, snap, scrub = playhead.evaluation, playhead.snapshot(), self._scrub
+        if ev is None or snap is None or scrub is None or scrub.evaluation is not ev:
+            self.overview.invalidate()
+            return
+        key = (id(ev), snap.step, self.show_saved)
+        if key != self._model_key:
+            delta = yield from scrub.moving(snap)
+            self._deferred_model |= bool(delta)
+            yield
+            self.model = scrub.model
+            self._model_key = key
+            yield
+        self._catch_up_now()  # the model is at the position now: the message and the flows
+        overview, state = self.overview, self.overview.state
+        if state is None:
+            overview.invalidate()
+            return
+        highlight = self.view.viewport().palette().color(QPalette.ColorRole.Highlight)
+        batches = yield from overview.batching_state(state, highlight)
+        if overview is self.overview and overview.state is state:
+            overview.show_batches(batches)
+
     def _catch_up(self) -> None:
         """Far out, after a scrub: the model and the gradients at the position, for the
         overview (the hidden items wait for ``sync_items``)."""
+        self.finish_catching_up()
+        self._catch_up_now()
+
+    def _catch_up_now(self) -> None:
         playhead = self.state.playhead
         ev, snap, scrub = playhead.evaluation, playhead.snapshot(), self._scrub
         if ev is None or snap is None or scrub is None or scrub.evaluation is not ev:

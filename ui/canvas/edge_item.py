@@ -36,7 +36,7 @@ class EdgeItem(QGraphicsItem):
         self.edge = edge
         self.host = host
         self.carries_grad = False
-        self.stale = False  # restyled while hidden far out: to repaint once shown
+        self.stale = False  # restyled while hidden or off screen: to repaint once shown
         self._path: QPainterPath | None = None
         self._shape: QPainterPath | None = None
         self._bounds = QRectF()
@@ -94,6 +94,12 @@ class EdgeItem(QGraphicsItem):
                 self.update()
             return True
         return False
+
+    def show_put_off(self) -> None:
+        """Repaint now a colour change put off while the wire was hidden or off screen."""
+        if self.stale and self.isVisible():
+            self.stale = False
+            self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         return self._bounds

@@ -271,6 +271,7 @@ class GroupLayer:
             item = scene.edge_item(edge)
             if item is not None:
                 item.setVisible(not far and not self.edge_hidden(edge))
+        scene.expose()  # a card or wire a scrub restyled while hidden, shown again
 
     def _set_card_ports(self) -> None:
         doc = self.document

@@ -38,6 +38,7 @@ class NodeFacts:
         "error",
         "list_length",
         "replay_role",
+        "requires_grad",
         "status",
         "tensor",
         "waiting_text",
@@ -58,6 +59,9 @@ class NodeFacts:
         self.waiting_text = waiting_text
         self.replay_role = replay_role
         self.tensor = tensor
+        #: the tensor's ``requires_grad`` (None: no tensor), read once: a scrub and the
+        #: canvas's overview ask it of thousands of cards
+        self.requires_grad: bool | None = tensor.requires_grad if tensor is not None else None
         self.error = error
         self.warnings = warnings
         self.list_length = list_length
@@ -110,10 +114,6 @@ class NodeFacts:
     @property
     def device(self) -> str:
         return self.tensor.device if self.tensor is not None else ""
-
-    @property
-    def requires_grad(self) -> bool | None:
-        return self.tensor.requires_grad if self.tensor is not None else None
 
     @property
     def is_leaf(self) -> bool | None:

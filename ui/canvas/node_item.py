@@ -31,7 +31,13 @@ from PySide6.QtWidgets import (
 
 from gradstudio.catalogue import NodeKind, NodeType, PortSpec
 from gradstudio.document.layout import card_width, port_caption
-from ui.canvas.node_facts import MAX_INLINE_ELEMENTS, NodeFacts, format_array, format_shape
+from ui.canvas.node_facts import (
+    MAX_INLINE_ELEMENTS,
+    PENDING,
+    NodeFacts,
+    format_array,
+    format_shape,
+)
 from ui.canvas.port_item import PortItem
 from ui.canvas.style import (
     CORNER,
@@ -216,17 +222,36 @@ class NodeItem(QGraphicsItem):
             return True
         return False
 
+    def set_pending(self, dimmed: bool) -> None:
+        """Show ``PENDING`` (the timeline is before this node's step): ``set_facts``
+        without comparing facts, since most of a long jump back turns cards pending."""
+        if self.facts is PENDING and dimmed == self.dimmed:
+            return
+        was_error = self.facts.status == "error"
+        self.facts = PENDING
+        self.dimmed = dimmed
+        if was_error:
+            self._update_tooltip()
+        self.refresh()
+
     def set_step(self, step: int) -> None:
         if step != self.step:
             self.step = step
             self.refresh()
 
     def refresh(self) -> None:
-        """Repaint (and drop the cached pixmap); far out, once the card is drawn again
-        (a scrub restyles thousands of cards that paint nothing then)."""
-        if self._far:
+        """Repaint (and drop the cached pixmap); far out, or off screen during a scrub,
+        once the card is drawn again (a scrub restyles thousands of cards that paint
+        nothing then: see ``GraphScene.refresh_facts``)."""
+        if self._far or not self.host.on_screen(self):
             self._stale = True
         else:
+            self.update()
+
+    def show_put_off(self) -> None:
+        """Repaint now what ``refresh`` put off (the card came into view)."""
+        if self._stale and not self._far:
+            self._stale = False
             self.update()
 
     def set_overview(self, on: bool) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPixmapCache
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
 from gradstudio.document.events import (
     DocumentEvent,
@@ -69,6 +69,10 @@ class GraphScene(QGraphicsScene):
         self._press_positions: dict[str, QPointF] = {}
         self._raised: set[str] = set()
         self._facts_key: tuple | None = None
+        #: While a scrub restyles cards: the items the views show (None: every item).
+        self._shown: set[QGraphicsItem] | None = None
+        #: Cards and wires restyled off screen, repainted when a view shows them.
+        self._put_off: set[NodeItem | EdgeItem] = set()
         self._overview_on = False
         self.overview: Overview | None = None
         self.groups = GroupLayer(self)
@@ -158,6 +162,7 @@ class GraphScene(QGraphicsScene):
             self._unsubscribe()
         self._raised = set()
         self._facts_key = None
+        self._put_off.clear()
         self._nodes.clear()
         self._edges.clear()
         self._clearing = True
@@ -231,6 +236,7 @@ class GraphScene(QGraphicsScene):
         if item is None:
             return
         self._out_wires = None
+        self._put_off.discard(item)
         self.removeItem(item)
         for end in (edge.src, edge.dst):
             self._edges_by_node.get(end, set()).discard(edge)
@@ -265,6 +271,7 @@ class GraphScene(QGraphicsScene):
                 self._remove_edge(edge)
             self._connected.pop(event.node_id, None)
             if item is not None:
+                self._put_off.discard(item)
                 self.removeItem(item)
             self._refresh_steps()
         elif isinstance(event, EdgeAdded):
@@ -321,6 +328,7 @@ class GraphScene(QGraphicsScene):
     def set_zoom_level(self, zoom: float) -> None:
         """Far out, the overview draws the graph as a few batches (``ui.canvas.overview``)."""
         self._set_overview(zoom < OVERVIEW_LOD)
+        self.expose()
 
     def _set_overview(self, on: bool) -> None:
         if on == self._overview_on:
@@ -354,8 +362,65 @@ class GraphScene(QGraphicsScene):
         """Repaint node facts from the evaluation at the timeline position.
 
         ``set_evaluation`` announces both a new evaluation and a new position; the
-        second call finds nothing new and returns at once.
+        second call finds nothing new and returns at once.  Every card takes its new
+        facts at once (what the inspector and the tests read), but only those on
+        screen repaint now: a scrub restyles thousands of cards, and Qt's dirty-item
+        pass asks each for its bounds; the others repaint once a view shows them
+        (``expose``).
         """
+        if not self._overview_on:
+            rect = self._screen()
+            self._shown = None if rect is None else set(self._items_in(rect))
+        try:
+            self._refresh_facts()
+        finally:
+            self._shown = None
+
+    def _screen(self) -> QRectF | None:
+        """The part of the scene the visible views show (None: no view shows it)."""
+        rect = QRectF()
+        for view in self.views():
+            if view.isVisible():
+                rect = rect.united(view.mapToScene(view.viewport().rect()).boundingRect())
+        return None if rect.isEmpty() else rect
+
+    def _items_in(self, rect: QRectF) -> list[QGraphicsItem]:
+        """The items whose bounds meet ``rect`` (their shapes are not asked: a Python
+        call each)."""
+        mode = Qt.ItemSelectionMode.IntersectsItemBoundingRect
+        return self.items(rect, mode, Qt.SortOrder.AscendingOrder)
+
+    def on_screen(self, item: NodeItem | EdgeItem) -> bool:
+        """Whether a view shows ``item`` (always, but while a scrub restyles cards);
+        one it does not show is remembered, to repaint when it comes into view."""
+        shown = self._shown
+        if shown is None or item in shown:
+            return True
+        self._put_off.add(item)
+        return False
+
+    def expose(self) -> None:
+        """Repaint the cards and wires a scrub restyled off screen that a view shows
+        now (it scrolled or grew: zooming redraws every cached card anyway)."""
+        if not self._put_off or self._overview_on:
+            return
+        rect = self._screen()
+        if rect is None:
+            return
+        put_off = self._put_off
+        for item in self._items_in(rect):
+            if item in put_off:
+                put_off.discard(item)
+                item.show_put_off()
+
+    def render(self, *args: object, **kwargs: object) -> None:
+        """Draw the scene elsewhere (an exported image): what was put off first."""
+        for item in self._put_off:
+            item.show_put_off()
+        self._put_off.clear()
+        super().render(*args, **kwargs)
+
+    def _refresh_facts(self) -> None:
         playhead = self.state.playhead
         ev = playhead.evaluation
         key = (ev, playhead.step, playhead.replay, len(self._nodes), len(self._edges))
@@ -380,18 +445,25 @@ class GraphScene(QGraphicsScene):
         first: dict[str, tuple[str, TensorFacts | None]] = {}
         restyled = []  # the cards whose look far out (the overview's) changed
         pending_dimmed = not at_end
+        far = self._overview_on
         for item in items:
             node_id = item.node_id
             step = step_of.get(node_id)
-            old, was_dimmed = item.facts, item.dimmed
+            old = item.facts
             if step is not None and step > shown:
                 later.add(node_id)
-                if old is PENDING and was_dimmed == pending_dimmed:
-                    continue
-                item.set_facts(PENDING, dimmed=pending_dimmed)
-                if was_dimmed != pending_dimmed or old.status == "error" or old.requires_grad:
+                if old is PENDING:
+                    if item.dimmed == pending_dimmed:
+                        continue
                     restyled.append(item)
+                elif old.status == "error" or old.requires_grad or item.dimmed != pending_dimmed:
+                    restyled.append(item)
+                if far and old.status != "error":  # ``set_pending``, inlined: thousands
+                    item.facts, item.dimmed, item._stale = PENDING, pending_dimmed, True
+                else:
+                    item.set_pending(pending_dimmed)
                 continue
+            was_dimmed = item.dimmed
             facts = read(node_id, item.node_type)
             dimmed = facts.status == "skipped" or (not at_end and facts.status == "pending")
             if facts.status == "ok" and facts.list_length is None and item.node_type.outputs:
@@ -408,26 +480,32 @@ class GraphScene(QGraphicsScene):
             for edge, edge_item in self._edges.items():
                 by_port.setdefault(edge.src, {}).setdefault(edge.src_port, []).append(edge_item)
             out = self._out_wires = {src: tuple(ports.items()) for src, ports in by_port.items()}
-        wires = []  # the wires whose gradient colour changed
-        far = self._overview_on
+        wires: list[EdgeItem] = []  # the wires whose gradient colour changed
+        on_screen = self.on_screen
         for src in out if changed is None else changed:  # the wires out of changed nodes
             ports = out.get(src)
             if ports is None:
                 continue
-            pending = src in later
+            if src in later:  # pending: no output yet, so no gradient on any wire
+                for _port, port_wires in ports:
+                    for edge_item in port_wires:
+                        if edge_item.carries_grad:
+                            if far:  # hidden: ``set_carries_grad``, inlined
+                                edge_item.carries_grad, edge_item.stale = False, True
+                            else:
+                                edge_item.set_carries_grad(False, not on_screen(edge_item))
+                            wires.append(edge_item)
+                continue
             known = first.get(src)
             for port, port_wires in ports:
-                if pending:
-                    grad = False
+                if known is not None and known[0] == port:
+                    f = known[1]
                 else:
-                    if known is not None and known[0] == port:
-                        f = known[1]
-                    else:
-                        f = snap.facts(src, port) if snap is not None else None
-                    grad = bool(f is not None and f.requires_grad)
+                    f = snap.facts(src, port) if snap is not None else None
+                grad = bool(f is not None and f.requires_grad)
                 for edge_item in port_wires:
                     if edge_item.carries_grad is not grad:
-                        edge_item.set_carries_grad(grad, far)
+                        edge_item.set_carries_grad(grad, far or not on_screen(edge_item))
                         wires.append(edge_item)
         if changed is None:
             self._overview_changed(geometry=False)

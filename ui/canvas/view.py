@@ -159,6 +159,13 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
     def resizeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self._place_hint()
+        self.graph_scene.expose()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt's name
+        """Scrolled (panned): the cards a scrub restyled off screen repaint as they
+        come into view (``GraphScene.expose``)."""
+        super().scrollContentsBy(dx, dy)
+        self.graph_scene.expose()
 
     # ------------------------------------------------------------------ background
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802

@@ -122,6 +122,7 @@ class Timeline(QWidget):
         super().__init__(parent)
         self.setObjectName("timeline")
         self.state = state
+        self._marked: tuple[object, int, dict[int, QColor]] | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         SP = QStyle.StandardPixmap
@@ -345,10 +346,14 @@ class Timeline(QWidget):
         self._sync_replay()
 
     def _markers(self) -> dict[int, QColor]:
-        """Backward steps in the gradient colour, failed steps in red, waiting ones in blue."""
+        """Backward steps in the gradient colour, failed steps in red, waiting ones in blue
+        (kept per evaluation: a scrub moves the position, not the marks)."""
         ev = self.state.evaluation
         if ev is None:
             return {}
+        marked = self._marked
+        if marked is not None and marked[0] is ev and marked[1] == len(ev.steps):
+            return marked[2]
         marks: dict[int, QColor] = {}
         for result in ev.steps:
             if result.status == "error":
@@ -357,6 +362,7 @@ class Timeline(QWidget):
                 marks[result.step] = QColor(WAITING)
             elif result.trace is not None:
                 marks[result.step] = QColor(BACKWARD)
+        self._marked = (ev, len(ev.steps), marks)
         return marks
 
     def _step_html(self, step: int) -> str:
