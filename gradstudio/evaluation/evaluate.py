@@ -428,6 +428,15 @@ class Evaluation:
         self._cache = (step, snap)
         return snap
 
+    def in_order(
+        self, step: int
+    ) -> tuple[Iterator[tuple[OutputRef, TensorFacts | None]], Iterator[tuple[int, GradFnFacts]]]:
+        """Every output's facts and every grad_fn's right after ``step``, each in order
+        of first appearance, read lazily (the memory panel lists the first few)."""
+        step = min(step, len(self.steps) - 1)
+        self.catch_up()
+        return self._facts_index.in_order(step), self._fn_index.in_order(step)
+
     def catch_up(self) -> bool:
         """Bring the per-tensor index up to the finished steps (False: it changed).
 

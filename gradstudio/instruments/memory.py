@@ -192,15 +192,17 @@ def memory(ev: Evaluation) -> list[MemoryStep]:
 def _detail_at(ev: Evaluation, index: int, head: int | None = None) -> Detail:
     """The itemised picture after the ``index``-th step (the facts replayed up to it);
     ``head``: only the first that many saved and grads entries, no values."""
-    facts: dict[OutputRef, TensorFacts | None] = {}
-    grad_fns: dict[int, GradFnFacts] = {}
-    for result in ev.steps[: index + 1]:
-        facts.update(result.changed)
-        grad_fns.update(result.grad_fns)
     if head is None:
+        facts: dict[OutputRef, TensorFacts | None] = {}
+        grad_fns: dict[int, GradFnFacts] = {}
+        for result in ev.steps[: index + 1]:
+            facts.update(result.changed)
+            grad_fns.update(result.grad_fns)
         return _picture(ev, facts, grad_fns)
+    # the first few of each, in the same order, looked up rather than replayed
+    facts_in_order, fns_in_order = ev.in_order(index)
     saved: list[SavedBytes] = []
-    for key, fn in grad_fns.items():
+    for key, fn in fns_in_order:
         if len(saved) >= head:
             break
         total, private, freed = _saved_of(fn)
@@ -208,7 +210,7 @@ def _detail_at(ev: Evaluation, index: int, head: int | None = None) -> Detail:
             saved.append(SavedBytes(key, fn.name, total, private, freed))
     grads: list[GradBytes] = []
     seen: set[int] = set()
-    for ref, f in facts.items():
+    for ref, f in facts_in_order:
         if len(grads) >= head:
             break
         if f is None or f.tensor_id in seen:
