@@ -346,8 +346,10 @@ def _derived(sig: Any) -> NodeType:
             return f"{parts[0]}.{sig.name}({', '.join(parts[1:])})"
         return f"{_pyname(qualname)}({', '.join(parts)})"
 
+    # in-place methods are ids ``Tensor.add_``; an in-place functional keeps its name
+    method_id = sig.mutates and sig.namespace in ("torch", "torch.Tensor")
     return NodeType(
-        id=f"Tensor.{sig.name}" if sig.mutates else qualname,
+        id=f"Tensor.{sig.name}" if method_id else qualname,
         title=sig.name,
         category=sig.category,
         kind=NodeKind.INPLACE if sig.mutates else NodeKind.SOURCE if is_source else NodeKind.OP,
@@ -361,7 +363,7 @@ def _derived(sig: Any) -> NodeType:
         code=code,
         doc=sig.doc,
         effect=Effect.GLOBAL if sig.mutates else Effect.NEW,
-        aliases=(qualname,) if sig.mutates else (),  # ids stay ``Tensor.add_`` in files
+        aliases=(qualname,) if method_id else (),  # ids stay ``Tensor.add_`` in files
         functions=(qualname,) if sig.namespace != "torch.Tensor" else (),
         methods=(sig.name,) if sig.method else (),
         call_order=tuple(p.name for p in order if p.position is not None),
