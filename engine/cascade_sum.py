@@ -247,6 +247,24 @@ def _columns(x: np.ndarray) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
+def rows_sum(a: np.ndarray) -> np.ndarray | None:
+    """``reduce_sum(a, (0,), False)`` for a C-contiguous ``(m, n)`` float array with at
+    least two rows and columns, without the general dispatch: the bias gradient of a
+    linear layer, summed on every backward.  None where ``reduce_sum`` is needed."""
+    if (
+        type(a) is not np.ndarray
+        or a.ndim != 2
+        or a.dtype.kind != "f"
+        or a.dtype.itemsize < 4
+        or a.shape[0] < 2
+        or a.shape[1] < 2
+        or not a.flags.c_contiguous
+        or (a.size >= GRAIN and num_threads() != 1)
+    ):
+        return None
+    return _few_rows(a)
+
+
 def reduce_sum(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> np.ndarray | None:
     """PyTorch's CPU sum of ``a`` over ``dims`` (None: all), or None when not covered."""
     if type(a) is not np.ndarray or a.dtype.kind != "f" or a.dtype.itemsize < 4:

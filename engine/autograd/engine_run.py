@@ -22,7 +22,7 @@ from engine.autograd import anomaly_mode
 from engine.autograd.collector import collector_paused
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import CPU, array_module, device_of, is_writeable
-from engine.cascade_sum import reduce_sum
+from engine.cascade_sum import reduce_sum, rows_sum
 from engine.messages import CREATE_GRAPH_CYCLE
 from engine.quiet import restore, silence
 
@@ -61,6 +61,10 @@ def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
+    if lead == 1 and len(shape) == 1 and gshape[1] == shape[0] and not tensor_mode:
+        exact = rows_sum(g)  # a bias's gradient over a batch: the common case, direct
+        if exact is not None:
+            return exact
     axes = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
     )
