@@ -162,10 +162,15 @@ class AccumulateGrad(Node):
     _name = "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__()
+        # made anew for every leaf on every forward: ``Node.__init__`` spelled out, with
+        # no sequence number taken (PyTorch's is UINT64_MAX: it runs after every node)
         self._seq = MAX_SEQ
+        self._fns = ()
+        self._nrs = ()
         self.variable = variable
         self._out_meta = [(variable.shape, variable._data.dtype, variable.device)]
+        if ANOMALY.enabled:
+            store_stack(self)
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
         from engine.autograd.engine_run import _post_accumulate_hooks, accumulate_into
