@@ -91,6 +91,9 @@ class OpDef:
             and isinstance(self.dtype, str)
             and self.dtype in ("promote", "float", "same")
         )
+        #: A view of one tensor, one output: ``apply_op`` may run it inline without
+        #: parameters (``t``; see ``_apply_view``).
+        self.plain_view = self.view and not self.multi and len(self.inputs) == 1
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
@@ -383,6 +386,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     paths build the same node.
     """
     if params is not None or not op.plain:
+        if params is None and op.plain_view and len(inputs) == 1:
+            return _apply_view(op, inputs[0])
         return _apply_op(op, inputs, _EMPTY if params is None else params)
     tensor_cls = _TENSOR[0]
     a = inputs[0]
@@ -484,6 +489,57 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         needs = _NEEDS_01 if fb is not None else _NEEDS_00
     node._needs = needs
     node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
+    return r
+
+
+def _apply_view(op: OpDef, a: Any) -> Any:
+    """``_apply_op`` for a view of one tensor without parameters (``t``): the same
+    tensor and node, for the common case of a plain CPU float tensor."""
+    tensor_cls = _TENSOR[0]
+    ad = a._data if type(a) is tensor_cls else None
+    if type(ad) is not np.ndarray or ad.dtype.kind != "f":
+        return _apply_op(op, (a,), _EMPTY)
+    out = op.forward(np, ad)
+    r = _new(tensor_cls)
+    r._data = out
+    r._vc = a._counter()
+    step = (op, _EMPTY)
+    base = a._base
+    if base is not None:
+        r._base = base
+        r._view_chain = (*a._view_chain, step)
+    else:
+        r._base = a
+        r._view_chain = (step,)
+    fa = a.grad_fn
+    if fa is None and not a._requires_grad:
+        return r
+    if not grad_mode.STATE.enabled:
+        r._requires_grad = True
+        r._nograd_view = True
+        return r
+    if op.grad_fn is None:
+        return r
+    node = _new(op.node_cls)  # every field is set below; skip the generic __init__
+    node._seq = next(SEQ)
+    node._released = False
+    if ANOMALY.enabled:
+        store_stack(node)
+    if fa is not None:
+        na = a._output_nr
+        needs = _NEEDS_1
+    else:
+        fa, na = edge_of(a)
+        needs = _NEEDS_1 if fa is not None else _NEEDS_0
+    node._fns = (fa,)
+    node._nrs = _NRS1 if na == 0 else (na,)
+    node._needs = needs
+    node.p = _EMPTY
+    shapes = (ad.shape,)
+    node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
+    node._out_meta = _out_meta(out.shape, out.dtype)
+    r.grad_fn = node
+    node._saved = _save(op, (a,), r, out, needs) if op.save_plan else None
     return r
 
 

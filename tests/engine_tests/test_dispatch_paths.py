@@ -1,4 +1,5 @@
-"""``apply_op``'s fast path (one or two same-dtype CPU float inputs) against its general
+"""``apply_op``'s fast paths (one or two same-dtype CPU float inputs; a view of one tensor
+without parameters) against its general
 path and against PyTorch: the same values, dtypes, nodes, edges, saved values and
 version counters, and the general path taken wherever the fast one must not decide."""
 
@@ -67,6 +68,12 @@ FAST: dict[str, Case] = {
     "float16 without grad": lambda T, v: v["h16"] + v["h16"],
     "no grad needed": lambda T, v: v["c"] * 3.0,
     "matmul": lambda T, v: v["x"] @ v["w"],
+    "t of a leaf": lambda T, v: v["x"].t(),
+    "t of a result": lambda T, v: (v["x"] * 2.0).t() * 1.5,
+    "t of a view": lambda T, v: v["xt"].t() * v["w"],
+    "t twice": lambda T, v: v["x"].t().t() + v["y"],
+    "t of a constant": lambda T, v: v["c"].t(),
+    "t of float64": lambda T, v: v["x64"].t() * 2.0,
 }
 
 #: Calls the general path must decide: promotion, integers, bools, parameters, devices.
@@ -130,14 +137,14 @@ def _counting_general() -> Iterator[list[int]]:
 @contextmanager
 def _general_only() -> Iterator[None]:
     """Every op through the general path, as before the fast one existed."""
-    plain = {name: op.plain for name, op in core.OPS.items()}
+    plain = {name: (op.plain, op.plain_view) for name, op in core.OPS.items()}
     for op in core.OPS.values():
-        op.plain = False
+        op.plain = op.plain_view = False
     try:
         yield
     finally:
         for name, op in core.OPS.items():
-            op.plain = plain[name]
+            op.plain, op.plain_view = plain[name]
 
 
 @pytest.mark.parametrize("name", sorted({**FAST, **GENERAL}))
@@ -190,7 +197,8 @@ def test_fast_path_builds_what_the_general_path_builds(name: str) -> None:
     assert _node_facts(fast) == _node_facts(slow)
     if fast.requires_grad:
         fast.sum().backward()
-        assert v["x"].grad is not None or name in {"float64", "0-d result", "no grad needed"}
+        others = {"float64", "t of float64", "t of a view", "0-d result", "no grad needed"}
+        assert v["x"].grad is not None or name in others
 
 
 @pytest.mark.parametrize("name", sorted(GENERAL))
