@@ -168,7 +168,7 @@ def _plain_targets(a: Any, target: Any, weight: Any, ignore_index: int) -> bool:
     so the loss and its gradient need no weight vector (same values: ``x * 1.0 == x``)."""
     if weight is not None or type(target) is not np.ndarray or target.size == 0:
         return False
-    return not (ignore_index >= 0 and ignore_index < a.shape[-1] and (target == ignore_index).any())
+    return not (target == ignore_index).any()
 
 
 def _nll_parts(
@@ -367,8 +367,12 @@ def mse_loss(
             stacklevel=warn_site.stacklevel(2, __file__),
         )
 
+        from engine.ops.core import _broadcast_error
         from engine.ops.shape import expand
 
+        error = _broadcast_error([input, target])  # ``broadcast_tensors``' wording
+        if error is not None:
+            raise error
         shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
         if tuple(input.shape) != shape:
             input = expand(input, shape)
@@ -470,10 +474,7 @@ def cross_entropy(
             raise RuntimeError(
                 f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}"
             )
-        raise NotImplementedError(
-            "cross_entropy with class probabilities (a float target shaped like the input) is "
-            "not supported by the engine; pass class indices (a long tensor) instead"
-        )
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     class_dim = 1 if input.ndim >= 2 else 0
     log_p = log_softmax(input, class_dim)
     nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -482,6 +483,33 @@ def cross_entropy(
     return _label_smoothing(
         log_p, nll, target, weight, class_dim, ignore_index, reduction, label_smoothing
     )
+
+
+def _cross_entropy_probs(
+    input: Any,  # noqa: A002
+    target: Any,
+    weight: Any,
+    reduction: str,
+    label_smoothing: float,
+) -> Any:
+    """Class probabilities as the target: ATen's ``cross_entropy_loss_prob_target``, composed
+    of the same public ops so the graph has its nodes (``DivBackward1`` for the mean)."""
+    class_dim = 1 if input.ndim >= 2 else 0
+    n_classes = input.shape[class_dim]
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = log_softmax(input, class_dim) * target
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = n_classes
+        prod = prod * weight.view(shape)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    if input.numel() == 0:
+        return -prod.sum().fill_(float("nan"))
+    return apply_op(pointwise.DIV_SCALAR, (-prod.sum(),), {"other": input.numel() // n_classes})
 
 
 def _label_smoothing(

@@ -968,7 +968,9 @@ def minimum(input: Any, other: Any) -> Any:  # noqa: A002
     method=False,
     example=Example(values={"condition": "mask"}),
 )
-def where(condition: Any, input: Any, other: Any) -> Any:  # noqa: A002
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    if input is None and other is None:  # ``torch.where(condition)``: nonzero as a tuple
+        return condition.nonzero(as_tuple=True)
     cond = condition._data if _is_tensor(condition) else condition
     if not _is_tensor(input) and not _is_tensor(other):
         from engine.creation import tensor
