@@ -1,5 +1,6 @@
 """Learning-rate schedules step by step, as a training loop reads them."""
 
+import io
 import math
 
 import torch
@@ -33,7 +34,12 @@ print("lambda", trace(opt, lr_scheduler.LambdaLR(opt, lambda e: 1 / (1 + e))))
 opt = fresh()
 warm = lr_scheduler.LambdaLR(opt, lr_lambda=lambda e: min(1.0, (e + 1) / 3))
 print("warmup", trace(opt, warm, 4), opt.param_groups[0]["lr"])
-print(warm.last_epoch, sorted(warm.state_dict().keys())[:3])
+state = warm.state_dict()
+print(warm.last_epoch, state["last_epoch"], state["lr_lambdas"], state["base_lrs"])
+warm.load_state_dict(state)
+buf = io.BytesIO()
+torch.save({"sched": state}, buf)
+print(buf.tell() > 0)
 
 opt = fresh(1.0)
 plateau = lr_scheduler.ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=1)
