@@ -113,6 +113,16 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.promote_types(a, b)
 
 
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether type promotion may cast ``from_`` to ``to``: never down a category
+    (complex to real, floating to integral, anything else to bool), as ``c10::canCast``."""
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
+        return False
+    return from_ is dtypes.bool_ or to is not dtypes.bool_
+
+
 __all__ = [
     *_fn_all,
     "Generator",

@@ -514,13 +514,38 @@ class Tensor:
         return _f.ge(self, other)
 
     def __invert__(self) -> Tensor:
-        return _f.logical_not(self)
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
+        return _f.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return _f.logical_and(self, other)
+        return _f.bitwise_and(self, other)
 
     def __or__(self, other: Any) -> Tensor:
-        return _f.logical_or(self, other)
+        return _f.bitwise_or(self, other)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return _f.bitwise_xor(self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return _f.bitwise_and(self, other)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return _f.bitwise_or(self, other)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return _f.bitwise_xor(self, other)
+
+    def __iand__(self, other: Any) -> Tensor:
+        return _f.bitwise_and_(self, other)
+
+    def __ior__(self, other: Any) -> Tensor:
+        return _f.bitwise_or_(self, other)
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return _f.bitwise_xor_(self, other)
 
     def __getitem__(self, key: Any) -> Tensor:
         from engine.ops.index import getitem

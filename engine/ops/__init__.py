@@ -2,6 +2,7 @@
 
 from engine.ops import (
     activations,
+    bitwise,
     conv,
     convert,
     einsum,
@@ -31,6 +32,7 @@ __all__ = [
     "OpDef",
     "Sample",
     "activations",
+    "bitwise",
     "conv",
     "convert",
     "einsum",

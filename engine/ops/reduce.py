@@ -249,6 +249,8 @@ declare(
     _scatter_fwd,
     _scatter_grad,
 )
+
+
 def _gather_fwd(xp: Any, a: Any, dim: int, index: Any) -> Any:
     """``take_along_axis`` on an explicit grid: PyTorch's index may be smaller than the
     input in the other dims too, where NumPy would ask the two to broadcast."""

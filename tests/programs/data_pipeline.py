@@ -3,7 +3,6 @@
 import torch
 from torch.utils.data import DataLoader, Dataset, Subset, TensorDataset, random_split
 
-
 torch.manual_seed(0)
 
 

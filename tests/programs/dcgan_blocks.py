@@ -73,6 +73,7 @@ for step in range(2):
     errG.backward()
     optG.step()
     d_x = out.mean().item()
-    print(f"[{step}] Loss_D: {(errD_real + errD_fake).item():.4f} Loss_G: {errG.item():.4f} D(G(z)): {d_x:.4f}")
+    err_d = (errD_real + errD_fake).item()
+    print(f"[{step}] Loss_D: {err_d:.4f} Loss_G: {errG.item():.4f} D(G(z)): {d_x:.4f}")
 print(fake.shape, fake.grad_fn, out.grad_fn)
 print(netD.main[3].running_mean, netD.main[3].num_batches_tracked)

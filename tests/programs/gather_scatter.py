@@ -11,7 +11,11 @@ picked.sum().backward()
 print(logits.grad)
 onehot = torch.zeros(4, 5).scatter_(1, labels.unsqueeze(1), 1.0)
 print(onehot)
-print(torch.zeros(3, 5).scatter_add_(0, torch.tensor([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]]), torch.ones(2, 5)))
+print(
+    torch.zeros(3, 5).scatter_add_(
+        0, torch.tensor([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]]), torch.ones(2, 5)
+    )
+)
 src = torch.arange(1, 11).reshape(2, 5)
 print(torch.zeros(3, 5, dtype=src.dtype).scatter_(0, torch.tensor([[0, 1, 2, 0]]), src))
 x = torch.arange(12.0).reshape(3, 4)

@@ -2,6 +2,8 @@
 
 import torch
 
+torch.manual_seed(0)
+
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.no_grad():
     y = x * 2

@@ -16,7 +16,9 @@ print(x.abs().sqrt().log().exp().sum(1))
 print(x.amax(1), x.amin(0), x.norm(), x.norm(dim=1), x.norm(p=1))
 print(torch.logsumexp(x, 1), x.softmax(0).sum(0))
 t = torch.tensor([3, 1, 2, 3, 1, 3])
-print(torch.unique(t), t.unique(return_counts=True), torch.unique(t, sorted=True, return_inverse=True))
+print(
+    torch.unique(t), t.unique(return_counts=True), torch.unique(t, sorted=True, return_inverse=True)
+)
 print((x > 0).any(), (x > 0).all(1), (x > 0).sum(), (x > 0).float().mean())
 print(torch.max(x, torch.zeros_like(x)), torch.maximum(x, torch.zeros(4)).sum())
 print(torch.clamp(x, -0.5, 0.5)[0], x.clamp(max=0)[1])
@@ -24,13 +26,24 @@ print(x.round(decimals=2)[0], x.floor()[0], x.ceil()[0], x.sign()[0], x.trunc()[
 m = x.max(dim=1, keepdim=True)
 print(m.values.shape, m[1].shape, type(m).__name__)
 y = torch.randn(3, 4, requires_grad=True)
-for op in [lambda t: t.max(), lambda t: t.max(1)[0].sum(), lambda t: t.topk(2)[0].sum(),
-           lambda t: t.sort(1)[0][:, 0].sum(), lambda t: t.std(), lambda t: t.norm(), lambda t: t.cumsum(0).sum()]:
+for op in [
+    lambda t: t.max(),
+    lambda t: t.max(1)[0].sum(),
+    lambda t: t.topk(2)[0].sum(),
+    lambda t: t.sort(1)[0][:, 0].sum(),
+    lambda t: t.std(),
+    lambda t: t.norm(),
+    lambda t: t.cumsum(0).sum(),
+]:
     y.grad = None
     out = op(y)
     out.backward()
     print(out.grad_fn.name(), y.grad[0])
-print(torch.tensor([1, 2, 3]).sum().dtype, torch.tensor([True, False]).sum(), torch.tensor([1, 2]).float().mean())
+print(
+    torch.tensor([1, 2, 3]).sum().dtype,
+    torch.tensor([True, False]).sum(),
+    torch.tensor([1, 2]).float().mean(),
+)
 try:
     torch.tensor([1, 2]).mean()
 except RuntimeError as e:

@@ -7,9 +7,7 @@ import torch.nn as nn
 
 torch.manual_seed(0)
 net = nn.Sequential(
-    OrderedDict(
-        [("fc1", nn.Linear(4, 8)), ("act", nn.ReLU()), ("fc2", nn.Linear(8, 2))]
-    )
+    OrderedDict([("fc1", nn.Linear(4, 8)), ("act", nn.ReLU()), ("fc2", nn.Linear(8, 2))])
 )
 print(net)
 print(net.fc1, net[0] is net.fc1, len(net))

@@ -35,7 +35,13 @@ print(a.narrow(1, 1, 2), a.movedim(0, 1).shape if hasattr(a, "movedim") else Non
 print(torch.zeros(2, 1, 3).expand(2, 4, 3).stride(), a.stride(), a.t().stride())
 print(a.size(), a.size(-1), a.shape[0], len(a), a.nelement(), a.element_size())
 print(torch.broadcast_tensors(torch.ones(3, 1), torch.ones(1, 2))[0].shape)
-print(torch.einsum("ij,kj->ik", a, b), torch.einsum("ii", torch.eye(3)), torch.einsum("i,j->ij", a[0], a[1]))
+print(
+    torch.einsum("ij,kj->ik", a, b),
+    torch.einsum("ii", torch.eye(3)),
+    torch.einsum("i,j->ij", a[0], a[1]),
+)
 print(torch.einsum("bij,bjk->bik", torch.ones(2, 2, 3), torch.ones(2, 3, 1)).squeeze(-1))
-print(a @ b.T, torch.matmul(a, torch.ones(3)), torch.mm(a, b.t()), torch.bmm(a[None], b.T[None]).shape)
+print(
+    a @ b.T, torch.matmul(a, torch.ones(3)), torch.mm(a, b.t()), torch.bmm(a[None], b.T[None]).shape
+)
 print(torch.outer(torch.arange(3), torch.arange(2)), torch.dot(a[0], a[1]), a.sum(0, keepdim=True))
