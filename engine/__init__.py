@@ -9,6 +9,8 @@ versions, errors, warnings) agrees with PyTorch 2.13.
 from engine import compiled_core  # first: its import hook must see every engine module load
 
 # isort: on
+from typing import Any
+
 from engine import (
     _methods,
     autograd,
@@ -111,6 +113,20 @@ def result_type(a: object, b: object) -> dtype:
 
 def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.promote_types(a, b)
+
+
+def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
+    """No copy where none is needed: a tensor already of that dtype and device is returned
+    itself, a NumPy array of a supported dtype shares its memory; else ``tensor(data)``."""
+    import numpy as np
+
+    if isinstance(data, Tensor):
+        out = data if dtype is None or dtype is data.dtype else data.to(dtype)
+        return out if device is None else out.to(device)
+    if isinstance(data, np.ndarray) and device is None and data.dtype in dtypes.FROM_NP:
+        out = from_numpy(data)
+        return out if dtype is None or dtype is out.dtype else out.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:

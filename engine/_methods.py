@@ -24,6 +24,7 @@ _EXTRA = (
     "equal",
     "logical_not",
     "nonzero",
+    "repeat_interleave",
     "tile",
     "unique",
 )  # engine methods with no catalogue entry

@@ -14,7 +14,7 @@ from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
-from engine.ops.composites import cosine_similarity, diff, tile, unique
+from engine.ops.composites import cosine_similarity, diff, repeat_interleave, tile, unique
 from engine.ops.logic import allclose, equal
 from engine.ops.nn import cross_entropy, linear, mse_loss, nll_loss
 from engine.ops.nonzero import argwhere, nonzero
@@ -50,6 +50,7 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "nonzero",
+    "repeat_interleave",
     "softmax",
     "tile",
     "unique",

@@ -437,6 +437,20 @@ class Tensor:
 
         return ones(*size, dtype=dtype or self.dtype, device=self.device)
 
+    def new_full(
+        self, size: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        from engine.creation import full
+
+        out = full(size, fill_value, dtype=dtype or self.dtype, device=self.device)
+        return out.requires_grad_() if requires_grad else out
+
+    def new_empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        from engine.creation import empty
+
+        out = empty(*size, dtype=dtype or self.dtype, device=self.device)
+        return out.requires_grad_() if requires_grad else out
+
     # -- operators (the ops live in engine.ops, declared once) ------------
     def __add__(self, other: Any) -> Tensor:
         return _f.add(self, other)

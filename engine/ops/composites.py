@@ -21,6 +21,43 @@ def tile(input: Any, dims: Any) -> Any:  # noqa: A002
     return repeat(input, dims)
 
 
+def repeat_interleave(
+    input: Any,  # noqa: A002
+    repeats: Any = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> Any:
+    """ATen's two overloads: an int repeats by ``unsqueeze``, ``expand``, ``clone`` and
+    ``flatten`` (``ViewBackward0`` last); a tensor of counts by ``index_select``."""
+    from engine.creation import tensor
+    from engine.ops.select import index_select
+    from engine.ops.shape import _wrap, clone, flatten, unsqueeze
+
+    if repeats is None:  # ``repeat_interleave(counts)``: each index, counts times
+        counts = input.tolist()
+        if any(c < 0 for c in counts):
+            raise RuntimeError("repeats can not be negative")
+        return tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=input.dtype)
+    if not isinstance(repeats, int):
+        if repeats.ndim == 0 or repeats.numel() == 1:
+            repeats = int(repeats.reshape(()).item())
+        else:
+            x = input if dim is not None else input.flatten()
+            d = _wrap(dim if dim is not None else 0, x.ndim)
+            if repeats.shape[0] != x.shape[d]:
+                raise RuntimeError("repeats must have the same size as input along dim")
+            return index_select(x, d, repeat_interleave(repeats))
+    if repeats < 0:
+        raise RuntimeError("Repeats can not be negative")
+    x = input if dim is not None else input.flatten()
+    d = _wrap(dim if dim is not None else 0, input.ndim)
+    x = unsqueeze(x, d + 1)
+    shape = list(x.shape)
+    shape[d + 1] = repeats
+    return flatten(clone(expand(x, tuple(shape))), d, d + 1)
+
+
 def diff(
     input: Any,  # noqa: A002
     n: int = 1,

@@ -134,6 +134,7 @@ PROGRAMS: dict[str, str] = {
     "scatter_src": "a.scatter(1, torch.tensor([[2, 0], [1, 2]]), b)",
     "scatter_value": "a.scatter(1, torch.tensor([[2, 0], [1, 2]]), 0.5)",
     "scatter_add": "a.scatter_add(1, torch.tensor([[2, 0], [1, 2]]), b)",
+    "index_add": "a.index_add(0, torch.tensor([2, 0, 0, 1]), b)",
     "sort": "a.sort(1).values",
     "topk": "a.topk(2, 1).values",
     "split": "a.split(2, 0)",

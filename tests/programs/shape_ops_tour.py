@@ -31,7 +31,7 @@ print(len(parts), parts[0].grad_fn, torch.cat(parts, 1).grad_fn, torch.stack(par
 (torch.stack(parts) * 2).sum().backward()
 print(x.grad)
 print(a.flip(0), torch.tril(torch.ones(3, 3)), torch.triu(torch.ones(3, 3), diagonal=1))
-print(a.narrow(1, 1, 2), a.movedim(0, 1).shape if hasattr(a, "movedim") else None)
+print(a.narrow(1, 1, 2), a.movedim(0, 1).shape)
 print(torch.zeros(2, 1, 3).expand(2, 4, 3).stride(), a.stride(), a.t().stride())
 print(a.size(), a.size(-1), a.shape[0], len(a), a.nelement(), a.element_size())
 print(torch.broadcast_tensors(torch.ones(3, 1), torch.ones(1, 2))[0].shape)
