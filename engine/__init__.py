@@ -82,6 +82,7 @@ from engine.dtypes import (
 )
 from engine.dtypes import float as float  # noqa: A004
 from engine.dtypes import int as int  # noqa: A004
+from engine.formatting import set_printoptions
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -154,6 +155,7 @@ __all__ = [
     "randint_like",
     "randperm",
     "seed",
+    "set_printoptions",
     "set_rng_state",
     "autograd",
     "catalog",

@@ -384,6 +384,16 @@ def mse_loss(
 def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
     if target.dtype.is_floating_point:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.scalar_name}")
+    tn = target.shape[0] if target.ndim else 0
+    if input.ndim > 2:  # spatial: ``nll_loss_nd``'s batch check, the rest in ``nll_nd``
+        if tn != input.shape[0]:
+            raise ValueError(
+                f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tn})."
+            )
+        from engine.ops.nll_nd import check_nd
+
+        check_nd(input, target)
+        return
     if input.ndim not in (1, 2):
         raise ValueError(
             f"Expected 2 or more dimensions (got {input.ndim})"
@@ -427,7 +437,7 @@ def nll_loss(
     if weight is not None:
         refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
-    c = input.shape[-1]
+    c = input.shape[1] if input.ndim > 2 else input.shape[-1]
     if not tdata.size:
         lo = hi = 0
     elif type(tdata) is np.ndarray and tdata.dtype == np.int64:
@@ -444,6 +454,10 @@ def nll_loss(
     params = {"target": tdata, "reduction": reduction, "ignore_index": ignore_index}
     if weight is not None:
         params["weight"] = weight._data
+    if input.ndim > 2:
+        from engine.ops.nll_nd import nll_loss_nd
+
+        return nll_loss_nd(input, target, params)
     return apply_op(NLL, (input,), params)
 
 

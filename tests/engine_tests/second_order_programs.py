@@ -106,6 +106,8 @@ PROGRAMS: dict[str, str] = {
     "log_softmax": "a.log_softmax(1)",
     "mse_loss": "F.mse_loss(a, b)",
     "nll_loss": "F.nll_loss(a, torch.tensor([1, 0, 3]))",
+    "nll_loss2d": "F.nll_loss(a, torch.tensor([[[0, 2], [1, 0]], [[2, 2], [0, 1]]]))",
+    "roll": "a.roll((1, -1), (0, 1))",
     "layer_norm": "F.layer_norm(a, (4,), b, c)",
     "batch_norm": "F.batch_norm(a, None, None, b, c, training=True)",
     "embedding": "F.embedding(torch.tensor([[0, 4, 2], [1, 1, 3]]), a)",

@@ -63,7 +63,11 @@ def build(
         params["indices"] = engine.tensor(
             rng.integers(0, shape[0], size=(2, 3)), device=device
         )._data
-    if params.get("target") == "classes":
+    if params.get("target") == "spatial_classes":  # (N, d1, ...) classes of dim 1
+        params["target"] = engine.tensor(
+            rng.integers(0, shape[1], size=(shape[0], *shape[2:])), device=device
+        )._data
+    elif params.get("target") == "classes":
         params["target"] = engine.tensor(
             rng.integers(0, shape[-1], size=shape[:-1]), device=device
         )._data
@@ -245,6 +249,7 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "index_select_backward",
         "index_put_zero",
         "nll_loss_backward",
+        "nll_loss2d_backward",
         "zero_",
         "fill_",
         "copy_",

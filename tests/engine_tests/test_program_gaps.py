@@ -69,6 +69,8 @@ def _indexing(T: Any) -> list[Any]:
     facts += [tuple(r.shape), _chain(r), T.tensor([[1, 2], [3, 4]]).repeat_interleave(2).tolist()]
     facts += [T.repeat_interleave(T.tensor([1, 2]), T.tensor([1, 3])).tolist()]
     facts.append(T.repeat_interleave(T.tensor([2, 1])).tolist())
+    rolled = x.roll((1, -1), (0, 1))
+    facts += [rolled.tolist(), _node(rolled), x.roll(2).tolist()]
     return facts
 
 
@@ -90,6 +92,22 @@ def _losses(T: Any) -> list[Any]:
     kl = T.nn.KLDivLoss(reduction="batchmean", log_target=True)(logp, probs.log())
     kl.backward()
     facts += [round(kl.item(), 5), [round(v, 5) for v in logits.grad[0].tolist()]]
+    pixels = T.randn(2, 3, 2, 2, generator=gen).requires_grad_()
+    masks = T.tensor([[[0, 2], [1, 255]], [[2, 2], [0, 1]]])
+    for red in ("mean", "none"):
+        seg = F.cross_entropy(pixels, masks, ignore_index=255, reduction=red)
+        facts += [[round(v, 5) for v in seg.reshape(-1).tolist()], _chain(seg)[:2]]
+    seq = F.cross_entropy(pixels.reshape(2, 3, 4), masks.reshape(2, 4).clamp(max=2))
+    seq.backward()
+    facts += [
+        round(seq.item(), 5),
+        _chain(seq)[:3],
+        [round(v, 5) for v in pixels.grad[0, 0, 0].tolist()],
+    ]
+    for bad in (masks[:, :1], masks[0]):
+        with pytest.raises(RuntimeError) as err:
+            F.cross_entropy(pixels, bad)
+        facts.append(str(err.value))
     with warnings.catch_warnings(), pytest.raises(RuntimeError) as err:
         warnings.simplefilter("ignore")
         F.mse_loss(logits, T.zeros(4))
