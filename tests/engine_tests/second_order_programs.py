@@ -161,6 +161,7 @@ PROGRAMS: dict[str, str] = {
     "diagonal_copy": "torch.diag(a)",
     "gelu": "F.gelu(a)",
     "linalg_solve": "torch.linalg.solve(a, b)",
+    "linalg_inv": "torch.linalg.inv(a)",
 }
 
 #: Further op-matrix samples (``op#k`` is sample ``k``) where a formula branches on them.

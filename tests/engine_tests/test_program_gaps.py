@@ -69,6 +69,14 @@ def _indexing(T: Any) -> list[Any]:
     facts += [tuple(r.shape), _chain(r), T.tensor([[1, 2], [3, 4]]).repeat_interleave(2).tolist()]
     facts += [T.repeat_interleave(T.tensor([1, 2]), T.tensor([1, 3])).tolist()]
     facts.append(T.repeat_interleave(T.tensor([2, 1])).tolist())
+    a = T.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    inv = T.linalg.inv(a)
+    (inv * T.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    facts += [inv.tolist(), _node(a.inverse()), [round(v, 6) for v in a.grad.reshape(-1).tolist()]]
+    for bad in (T.tensor([[1.0, 2.0], [2.0, 4.0]]), T.ones(2, 3)):
+        with pytest.raises(RuntimeError) as err:
+            T.inverse(bad)
+        facts.append(str(err.value))
     rolled = x.roll((1, -1), (0, 1))
     facts += [rolled.tolist(), _node(rolled), x.roll(2).tolist()]
     return facts
