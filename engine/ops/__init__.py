@@ -2,6 +2,7 @@
 
 from engine.ops import (
     activations,
+    adaptive_pool,
     bitwise,
     conv,
     convert,
@@ -34,6 +35,7 @@ __all__ = [
     "OpDef",
     "Sample",
     "activations",
+    "adaptive_pool",
     "bitwise",
     "conv",
     "convert",

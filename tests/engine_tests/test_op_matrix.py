@@ -260,6 +260,7 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "random_",
         "max_pool2d_backward",
         "avg_pool2d_backward",
+        "adaptive_avg_pool2d_backward",
         "convolution_backward",
         "layer_norm_backward",
         "batch_norm_backward",

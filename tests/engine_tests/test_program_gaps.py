@@ -77,6 +77,12 @@ def _indexing(T: Any) -> list[Any]:
         with pytest.raises(RuntimeError) as err:
             T.inverse(bad)
         facts.append(str(err.value))
+    img = T.arange(70.0).reshape(1, 2, 5, 7).div(10).requires_grad_()
+    for size in (1, (2, 3), (None, 2)):
+        pooled = T.nn.functional.adaptive_avg_pool2d(img, size)
+        facts += [pooled.reshape(-1).tolist(), _node(pooled)]
+    (g,) = T.autograd.grad((pooled * pooled).sum(), img, create_graph=True)
+    facts += [g[0, 0].tolist(), _node(g), repr(T.nn.AdaptiveAvgPool2d((None, 2)))]
     rolled = x.roll((1, -1), (0, 1))
     facts += [rolled.tolist(), _node(rolled), x.roll(2).tolist()]
     return facts

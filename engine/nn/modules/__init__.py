@@ -32,11 +32,18 @@ from engine.nn.modules.loss import (
 )
 from engine.nn.modules.module import Module
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
-from engine.nn.modules.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from engine.nn.modules.pooling import (
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 
 __all__ = [
     "ELU",
     "GELU",
+    "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
     "BCELoss",
