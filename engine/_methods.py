@@ -26,6 +26,7 @@ _EXTRA = (
     "nonzero",
     "repeat_interleave",
     "tile",
+    "unflatten",
     "unique",
 )  # engine methods with no catalogue entry
 

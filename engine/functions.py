@@ -14,7 +14,15 @@ from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
-from engine.ops.composites import cosine_similarity, diff, repeat_interleave, tile, unique
+from engine.ops.composites import (
+    cosine_similarity,
+    diff,
+    meshgrid,
+    repeat_interleave,
+    tile,
+    unflatten,
+    unique,
+)
 from engine.ops.logic import allclose, equal
 from engine.ops.nn import cross_entropy, linear, mse_loss, nll_loss
 from engine.ops.nonzero import argwhere, nonzero
@@ -47,12 +55,14 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "meshgrid",
     "mse_loss",
     "nll_loss",
     "nonzero",
     "repeat_interleave",
     "softmax",
     "tile",
+    "unflatten",
     "unique",
     "unsafe_view",
     "view",

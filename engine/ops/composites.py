@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from engine import grad_mode
@@ -56,6 +57,68 @@ def repeat_interleave(
     shape = list(x.shape)
     shape[d + 1] = repeats
     return flatten(clone(expand(x, tuple(shape))), d, d + 1)
+
+
+_MESHGRID_WARNING = (
+    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+    "argument. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)"
+)
+_warned_meshgrid: list[bool] = []
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
+    """Each 0-d or 1-d tensor viewed along its own dimension and expanded to the grid
+    (``ExpandBackward0``); ``"xy"`` swaps the first two, as ATen does."""
+    import warnings
+
+    from engine.ops.shape import view
+
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        if not _warned_meshgrid:  # TORCH_WARN_ONCE
+            _warned_meshgrid.append(True)
+            warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list")
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    sizes = tuple(t.numel() for t in ts)
+    out = []
+    for i, t in enumerate(ts):
+        shape = [1] * len(ts)
+        shape[i] = -1
+        out.append(expand(view(t, tuple(shape)), sizes))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def unflatten(input: Any, dim: int, sizes: Any) -> Any:  # noqa: A002
+    """One dimension split into ``sizes`` (one may be -1): a ``view`` (``ViewBackward0``)."""
+    from engine.ops.shape import _wrap, view
+
+    d = _wrap(dim, input.ndim)
+    sizes = [int(s) for s in sizes]
+    n = input.shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) == 1 and known and n % known == 0:
+        sizes[sizes.index(-1)] = n // known
+    elif sizes.count(-1) == 0 and known != n:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
+            f"({n}) in the input tensor"
+        )
+    return view(input, (*input.shape[:d], *sizes, *input.shape[d + 1 :]))
 
 
 def diff(

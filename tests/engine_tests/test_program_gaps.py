@@ -83,6 +83,14 @@ def _indexing(T: Any) -> list[Any]:
         facts += [pooled.reshape(-1).tolist(), _node(pooled)]
     (g,) = T.autograd.grad((pooled * pooled).sum(), img, create_graph=True)
     facts += [g[0, 0].tolist(), _node(g), repr(T.nn.AdaptiveAvgPool2d((None, 2)))]
+    u = T.arange(12.0).reshape(2, 6).requires_grad_()
+    facts += [tuple(u.unflatten(1, (3, -1)).shape), _node(u.unflatten(1, (2, 3)))]
+    facts += [repr(T.nn.Unflatten(1, (2, 3))), tuple(T.nn.Unflatten(1, (3, 2))(u).shape)]
+    with pytest.raises(RuntimeError) as err:
+        u.unflatten(1, (4, 2))
+    facts.append(str(err.value))
+    gx, gy = T.meshgrid(u[0, :3], T.tensor([4.0, 5.0]), indexing="xy")
+    facts += [gx.tolist(), gy.tolist(), _node(gx), gy.grad_fn]
     rolled = x.roll((1, -1), (0, 1))
     facts += [rolled.tolist(), _node(rolled), x.roll(2).tolist()]
     return facts

@@ -18,7 +18,7 @@ from engine.nn.modules.activation import (
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
 from engine.nn.modules.dropout import Dropout
-from engine.nn.modules.linear import Flatten, Identity, Linear
+from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -82,4 +82,5 @@ __all__ = [
     "Softmax",
     "Softplus",
     "Tanh",
+    "Unflatten",
 ]
