@@ -108,6 +108,7 @@ PROGRAMS: dict[str, str] = {
     "nll_loss": "F.nll_loss(a, torch.tensor([1, 0, 3]))",
     "nll_loss2d": "F.nll_loss(a, torch.tensor([[[0, 2], [1, 0]], [[2, 2], [0, 1]]]))",
     "roll": "a.roll((1, -1), (0, 1))",
+    "constant_pad_nd": "F.pad(a, (1, 2, -1, 1), value=0.5)",
     "adaptive_avg_pool2d": "F.adaptive_avg_pool2d(a, (2, 3))",
     "layer_norm": "F.layer_norm(a, (4,), b, c)",
     "batch_norm": "F.batch_norm(a, None, None, b, c, training=True)",

@@ -91,6 +91,12 @@ def _indexing(T: Any) -> list[Any]:
     facts.append(str(err.value))
     gx, gy = T.meshgrid(u[0, :3], T.tensor([4.0, 5.0]), indexing="xy")
     facts += [gx.tolist(), gy.tolist(), _node(gx), gy.grad_fn]
+    padded = T.nn.functional.pad(u, (1, -2, 1, 0), value=0.5)
+    facts += [padded.tolist(), _node(padded)]
+    for bad in ((1,), (-4, -4)):
+        with pytest.raises(RuntimeError) as err:
+            T.nn.functional.pad(u, bad)
+        facts.append(str(err.value))
     rolled = x.roll((1, -1), (0, 1))
     facts += [rolled.tolist(), _node(rolled), x.roll(2).tolist()]
     return facts
