@@ -22,6 +22,8 @@ _EXTRA = (
     "broadcast_to",
     "diff",
     "equal",
+    "index_put",
+    "index_put_",
     "logical_not",
     "nonzero",
     "repeat_interleave",

@@ -23,6 +23,7 @@ from engine.ops.composites import (
     unflatten,
     unique,
 )
+from engine.ops.index import index_put, index_put_
 from engine.ops.logic import allclose, equal
 from engine.ops.nn import cross_entropy, linear, mse_loss, nll_loss
 from engine.ops.nonzero import argwhere, nonzero
@@ -50,6 +51,8 @@ __all__ = [
     "diff",
     "equal",
     "expand",
+    "index_put",
+    "index_put_",
     "linear",
     "log_softmax",
     "logical_and",

@@ -63,6 +63,7 @@ PROGRAMS: dict[str, str] = {
     "slice": "a[1:4:2]",
     "index": "a[torch.tensor([0, 2, 2])]",
     "index_put_": "out = a.clone(); out[torch.tensor([0, 2])] = b",
+    "index_put_accumulate": "a.index_put((torch.tensor([0, 2, 0]),), b, accumulate=True)",
     "mm": "a.mm(b)",
     "mv": "a.mv(b)",
     "dot": "a.dot(b)",

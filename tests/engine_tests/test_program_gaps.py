@@ -97,6 +97,10 @@ def _indexing(T: Any) -> list[Any]:
         with pytest.raises(RuntimeError) as err:
             T.nn.functional.pad(u, bad)
         facts.append(str(err.value))
+    acc = T.ones(3, requires_grad=True)
+    put = T.zeros(5).index_put((T.tensor([0, 0, 2]),), acc, accumulate=True)
+    put.sum().backward()
+    facts += [put.tolist(), _node(put), acc.grad.tolist()]
     rolled = x.roll((1, -1), (0, 1))
     facts += [rolled.tolist(), _node(rolled), x.roll(2).tolist()]
     return facts
@@ -160,6 +164,12 @@ def _data(T: Any) -> list[Any]:
     facts += [t.tolist(), T.as_tensor(t) is t, str(T.as_tensor([1, 2]).dtype)]
     facts += [T.ones(2).new_full((1, 2), 4.0).tolist(), str(T.ones(1).new_empty(2).dtype)]
     return facts
+
+
+def test_unsupported_layers_say_so() -> None:
+    assert not hasattr(engine.nn, "LSTM")
+    with pytest.raises(AttributeError, match=r"torch\.nn\.LSTM \(recurrent layers\) is not"):
+        engine.nn.LSTM(3, 4)
 
 
 FACTS = {"arith": _arith, "indexing": _indexing, "losses": _losses, "data": _data}

@@ -34,6 +34,8 @@ print(y.grad)
 v = torch.zeros(5)
 v[torch.tensor([0, 2, 2])] += 1
 print(v)
+v.index_put_((torch.tensor([1, 1]),), torch.tensor([3.0, 4.0]), accumulate=True)
+print(v)
 print(torch.tensor([3, 1, 2]).argsort(), torch.tensor([[1, 5], [7, 2]]).argmax(), x.argmax(dim=1))
 w = torch.randn(3, requires_grad=True)
 out = w.masked_fill(w < 0, 0.0)
