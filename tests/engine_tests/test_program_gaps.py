@@ -158,6 +158,13 @@ def _data(T: Any) -> list[Any]:
     ds = T.utils.data.TensorDataset(T.arange(3))
     cat = T.utils.data.ConcatDataset([ds, ds])
     facts += [type(ds + ds).__name__, len(cat), cat.cumulative_sizes, cat[4][0].item()]
+    w = T.nn.Parameter(T.ones(1))
+    opt = T.optim.SGD([w], lr=0.1)
+    sched = T.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=4)
+    for _ in range(6):
+        opt.step()
+        sched.step()
+        facts.append(sched.get_last_lr()[0])
     arr = __import__("numpy").arange(3.0)
     t = T.as_tensor(arr)
     arr[0] = 9
