@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
 
 NS = "torch.nn.functional"
@@ -82,6 +82,7 @@ ADAPTIVE_AVG = declare(
     category="layer",
     doc="mean over windows that tile the input into output_size",
     method=False,
+    example=Example(inputs={"input": (1, 2, 5, 7)}, params={"output_size": 2}),
 )
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:  # noqa: A002
     if input.ndim not in (3, 4):

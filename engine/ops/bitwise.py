@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalog import Port, public
+from engine.catalog import Example, Port, public
 from engine.ops.core import apply_op, declare
 
 
@@ -47,6 +47,7 @@ def _binary(name: str, ufunc: str, doc: str) -> Any:
         doc=doc,
         differentiable=False,
         inplace=True,
+        example=Example(values={"input": "index", "other": "index"}),
     )(call)
 
 
@@ -56,7 +57,14 @@ bitwise_xor = _binary("bitwise_xor", "bitwise_xor", "input ^ other, bit by bit")
 BITWISE_NOT = declare("bitwise_not", None, ("self",), lambda xp, a: xp.invert(a))
 
 
-@public("bitwise_not", ("input",), category="comparison", doc="~input", differentiable=False)
+@public(
+    "bitwise_not",
+    ("input",),
+    category="comparison",
+    doc="~input",
+    differentiable=False,
+    example=Example(values={"input": "index"}),
+)
 def bitwise_not(input: Any) -> Any:  # noqa: A002
     _refuse_float("bitwise_not", input)
     return apply_op(BITWISE_NOT, (input,))

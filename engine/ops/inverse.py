@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalog import public
+from engine.catalog import Example, public
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -70,7 +70,13 @@ def inv(A: Any) -> Any:  # noqa: N803
     return apply_op(INV, (A,))
 
 
-@public("inverse", ("input",), category="linear algebra", doc="the matrix inverse")
+@public(
+    "inverse",
+    ("input",),
+    category="linear algebra",
+    doc="the matrix inverse",
+    example=Example(inputs={"input": (3, 3)}),
+)
 def inverse(input: Any) -> Any:  # noqa: A002
     _check(input, "linalg.inv")
     return apply_op(INV, (input,))
