@@ -29,6 +29,15 @@ from engine.autograd.anomaly_mode import (
 )
 from engine.backend import device
 from engine.compiled_core import compiled
+from engine.counting import (
+    bincount,
+    count_nonzero,
+    finfo,
+    iinfo,
+    numel,
+    tril_indices,
+    triu_indices,
+)
 from engine.creation import (
     BoolTensor,
     ByteTensor,
@@ -146,6 +155,13 @@ __all__ = [
     "Size",
     "Tensor",
     "bernoulli",
+    "bincount",
+    "count_nonzero",
+    "finfo",
+    "iinfo",
+    "numel",
+    "tril_indices",
+    "triu_indices",
     "normal",
     "default_generator",
     "get_rng_state",

@@ -20,6 +20,7 @@ _EXTRA = (
     "argsort",
     "argwhere",
     "broadcast_to",
+    "count_nonzero",
     "diff",
     "equal",
     "index_put",

@@ -13,6 +13,7 @@ from dataclasses import replace as _replace
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
+from engine.counting import count_nonzero
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
 from engine.ops.composites import (
     cosine_similarity,
@@ -47,6 +48,7 @@ __all__ = [
     "broadcast_to",
     "contiguous",
     "cosine_similarity",
+    "count_nonzero",
     "cross_entropy",
     "diff",
     "equal",

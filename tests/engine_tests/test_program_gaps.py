@@ -165,6 +165,17 @@ def _data(T: Any) -> list[Any]:
         opt.step()
         sched.step()
         facts.append(sched.get_last_lr()[0])
+    facts += [repr(T.finfo(T.float32)), T.finfo().eps, repr(T.iinfo(T.int32)), T.numel(T.ones(2))]
+    facts += [T.tril_indices(3, 2, -1).tolist(), T.triu_indices(2, 3, offset=1).tolist()]
+    weights = T.tensor([0.5, 1.0, 2.0])
+    facts += [
+        T.bincount(T.tensor([0, 1, 1]), weights=weights).tolist(),
+        str(T.bincount(T.tensor([2])).dtype),
+    ]
+    facts += [
+        T.count_nonzero(T.eye(3), dim=0).tolist(),
+        T.tensor([[0, 1], [2, 3]]).count_nonzero(1).tolist(),
+    ]
     arr = __import__("numpy").arange(3.0)
     t = T.as_tensor(arr)
     arr[0] = 9
