@@ -16,13 +16,17 @@ from engine.catalog import resolved as _resolved
 from engine.counting import count_nonzero
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
 from engine.ops.composites import (
+    atleast_1d,
+    atleast_2d,
     cosine_similarity,
     diff,
+    hstack,
     meshgrid,
     repeat_interleave,
     tile,
     unflatten,
     unique,
+    vstack,
 )
 from engine.ops.index import index_put, index_put_
 from engine.ops.logic import allclose, equal
@@ -43,6 +47,8 @@ __all__ = [
     "argmin",
     "argsort",
     "argwhere",
+    "atleast_1d",
+    "atleast_2d",
     "broadcast_shapes",
     "broadcast_tensors",
     "broadcast_to",
@@ -53,6 +59,7 @@ __all__ = [
     "diff",
     "equal",
     "expand",
+    "hstack",
     "index_put",
     "index_put_",
     "linear",
@@ -71,6 +78,7 @@ __all__ = [
     "unique",
     "unsafe_view",
     "view",
+    "vstack",
 ]
 
 

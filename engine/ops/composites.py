@@ -103,6 +103,37 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def atleast_1d(*tensors: Any) -> Any:
+    """A 0-d tensor as ``reshape(1)`` (``ViewBackward0``); others as they are."""
+    from engine.ops.shape import reshape
+
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], list | tuple) else tensors
+    out = tuple(reshape(t, (1,)) if t.ndim == 0 else t for t in ts)
+    return out[0] if len(tensors) == 1 and not isinstance(tensors[0], list | tuple) else out
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """0-d as ``reshape(1, 1)``, 1-d as ``unsqueeze(0)``, as ATen's ``atleast_2d``."""
+    from engine.ops.shape import reshape, unsqueeze
+
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], list | tuple) else tensors
+    out = tuple(
+        reshape(t, (1, 1)) if t.ndim == 0 else unsqueeze(t, 0) if t.ndim == 1 else t for t in ts
+    )
+    return out[0] if len(tensors) == 1 and not isinstance(tensors[0], list | tuple) else out
+
+
+def hstack(tensors: Any) -> Any:
+    """``cat`` of ``atleast_1d`` tensors: along dim 0 for vectors, else dim 1."""
+    ts = atleast_1d(tuple(tensors))
+    return cat(list(ts), 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Any:
+    """``cat`` along dim 0 of ``atleast_2d`` tensors (vectors become rows)."""
+    return cat(list(atleast_2d(tuple(tensors))), 0)
+
+
 def unflatten(input: Any, dim: int, sizes: Any) -> Any:  # noqa: A002
     """One dimension split into ``sizes`` (one may be -1): a ``view`` (``ViewBackward0``)."""
     from engine.ops.shape import _wrap, view

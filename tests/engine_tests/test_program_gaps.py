@@ -101,6 +101,9 @@ def _indexing(T: Any) -> list[Any]:
     put = T.zeros(5).index_put((T.tensor([0, 0, 2]),), acc, accumulate=True)
     put.sum().backward()
     facts += [put.tolist(), _node(put), acc.grad.tolist()]
+    stacked = T.vstack([u[0], T.zeros(6)])
+    facts += [stacked.tolist(), [type(f).__name__ for f, _ in stacked.grad_fn.next_functions[:1]]]
+    facts += [T.hstack((T.tensor([1, 2]), T.tensor([3]))).tolist(), T.hstack([u, u]).shape[1]]
     rolled = x.roll((1, -1), (0, 1))
     facts += [rolled.tolist(), _node(rolled), x.roll(2).tolist()]
     return facts

@@ -45,3 +45,4 @@ print(
     a @ b.T, torch.matmul(a, torch.ones(3)), torch.mm(a, b.t()), torch.bmm(a[None], b.T[None]).shape
 )
 print(torch.outer(torch.arange(3), torch.arange(2)), torch.dot(a[0], a[1]), a.sum(0, keepdim=True))
+print(torch.vstack([a[0], b[0]]), torch.hstack([a, b]).shape, torch.atleast_2d(a[0, 0]).shape)
