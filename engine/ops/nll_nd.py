@@ -27,7 +27,7 @@ def _grad_fwd(
 ) -> Any:
     moved = xp.moveaxis(a, 1, -1)
     out = _nll_grad_fwd(xp, g, moved, target, weight, reduction, ignore_index)
-    return xp.ascontiguousarray(xp.moveaxis(out, -1, 1))
+    return xp.moveaxis(out, -1, 1).copy()
 
 
 def _params(c: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ def _regions(shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[list[int], A
 
 def _fwd(xp: Any, a: Any, pad: tuple[int, ...], value: Any = 0) -> Any:
     shape, src, dst = _regions(a.shape, pad)
-    out = xp.full(shape, value, dtype=a.dtype)
+    out = xp.full(tuple(shape), value, dtype=a.dtype)
     out[dst] = a[src]
     return out
 
