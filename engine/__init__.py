@@ -9,6 +9,8 @@ versions, errors, warnings) agrees with PyTorch 2.13.
 from engine import compiled_core  # first: its import hook must see every engine module load
 
 # isort: on
+from typing import Any
+
 from engine import (
     _methods,
     autograd,
@@ -27,6 +29,15 @@ from engine.autograd.anomaly_mode import (
 )
 from engine.backend import device
 from engine.compiled_core import compiled
+from engine.counting import (
+    bincount,
+    count_nonzero,
+    finfo,
+    iinfo,
+    numel,
+    tril_indices,
+    triu_indices,
+)
 from engine.creation import (
     BoolTensor,
     ByteTensor,
@@ -80,6 +91,7 @@ from engine.dtypes import (
 )
 from engine.dtypes import float as float  # noqa: A004
 from engine.dtypes import int as int  # noqa: A004
+from engine.formatting import set_printoptions
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -113,12 +125,43 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.promote_types(a, b)
 
 
+def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
+    """No copy where none is needed: a tensor already of that dtype and device is returned
+    itself, a NumPy array of a supported dtype shares its memory; else ``tensor(data)``."""
+    import numpy as np
+
+    if isinstance(data, Tensor):
+        out = data if dtype is None or dtype is data.dtype else data.to(dtype)
+        return out if device is None else out.to(device)
+    if isinstance(data, np.ndarray) and device is None and data.dtype in dtypes.FROM_NP:
+        out = from_numpy(data)
+        return out if dtype is None or dtype is out.dtype else out.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether type promotion may cast ``from_`` to ``to``: never down a category
+    (complex to real, floating to integral, anything else to bool), as ``c10::canCast``."""
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
+        return False
+    return from_ is dtypes.bool_ or to is not dtypes.bool_
+
+
 __all__ = [
     *_fn_all,
     "Generator",
     "Size",
     "Tensor",
     "bernoulli",
+    "bincount",
+    "count_nonzero",
+    "finfo",
+    "iinfo",
+    "numel",
+    "tril_indices",
+    "triu_indices",
     "normal",
     "default_generator",
     "get_rng_state",
@@ -128,6 +171,7 @@ __all__ = [
     "randint_like",
     "randperm",
     "seed",
+    "set_printoptions",
     "set_rng_state",
     "autograd",
     "catalog",

@@ -20,11 +20,16 @@ _EXTRA = (
     "argsort",
     "argwhere",
     "broadcast_to",
+    "count_nonzero",
     "diff",
     "equal",
+    "index_put",
+    "index_put_",
     "logical_not",
     "nonzero",
+    "repeat_interleave",
     "tile",
+    "unflatten",
     "unique",
 )  # engine methods with no catalogue entry
 
@@ -92,6 +97,9 @@ Tensor.__mul__ = Tensor.__rmul__ = pointwise.mul_operator  # type: ignore[method
 Tensor.__truediv__ = pointwise.div_operator  # type: ignore[method-assign]
 Tensor.__mod__ = lambda self, other: functions.remainder(self, other)  # type: ignore[attr-defined]
 Tensor.__rmod__ = lambda self, other: functions.remainder(other, self)  # type: ignore[attr-defined]
+Tensor.__floordiv__ = lambda self, other: functions.floor_divide(self, other)  # type: ignore[attr-defined]
+Tensor.__rfloordiv__ = lambda self, other: functions.floor_divide(other, self)  # type: ignore[attr-defined]
+Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
 Tensor.clamp_max = _clamp_max  # type: ignore[attr-defined]
 Tensor.clip = Tensor.clamp  # type: ignore[attr-defined]

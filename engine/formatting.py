@@ -18,9 +18,42 @@ from engine import dtypes
 from engine.backend import to_numpy
 
 PRECISION = 4
-THRESHOLD = 1000
+THRESHOLD: float = 1000
 EDGE = 3
 LINEWIDTH = 80
+SCI_MODE: bool | None = None
+
+_PROFILES = {
+    "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
+    "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+    "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
+}
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """``torch.set_printoptions``: a profile first, then each option given; ``sci_mode``
+    is set every call (``None`` is automatic), as PyTorch sets it."""
+    global PRECISION, THRESHOLD, EDGE, LINEWIDTH, SCI_MODE
+    if profile is not None:
+        chosen = _PROFILES[profile]
+        PRECISION, THRESHOLD = chosen["precision"], chosen["threshold"]
+        EDGE, LINEWIDTH = int(chosen["edgeitems"]), int(chosen["linewidth"])
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGE = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = sci_mode
 
 
 class _Formatter:
@@ -43,7 +76,11 @@ class _Formatter:
         smallest, largest = float(magnitudes.min()), float(magnitudes.max())
         values = shown.tolist()
         self.int_mode = all(v == math.ceil(v) for v in values)
-        self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+        self.sci_mode = (
+            largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+            if SCI_MODE is None
+            else SCI_MODE
+        )
         if self.sci_mode:
             texts = [f"{v:.{PRECISION}e}" for v in values]
         elif self.int_mode:

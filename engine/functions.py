@@ -13,8 +13,22 @@ from dataclasses import replace as _replace
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
+from engine.counting import count_nonzero
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
-from engine.ops.composites import cosine_similarity, diff, tile, unique
+from engine.ops.composites import (
+    atleast_1d,
+    atleast_2d,
+    cosine_similarity,
+    diff,
+    hstack,
+    meshgrid,
+    repeat_interleave,
+    tile,
+    unflatten,
+    unique,
+    vstack,
+)
+from engine.ops.index import index_put, index_put_
 from engine.ops.logic import allclose, equal
 from engine.ops.nn import cross_entropy, linear, mse_loss, nll_loss
 from engine.ops.nonzero import argwhere, nonzero
@@ -33,28 +47,38 @@ __all__ = [
     "argmin",
     "argsort",
     "argwhere",
+    "atleast_1d",
+    "atleast_2d",
     "broadcast_shapes",
     "broadcast_tensors",
     "broadcast_to",
     "contiguous",
     "cosine_similarity",
+    "count_nonzero",
     "cross_entropy",
     "diff",
     "equal",
     "expand",
+    "hstack",
+    "index_put",
+    "index_put_",
     "linear",
     "log_softmax",
     "logical_and",
     "logical_not",
     "logical_or",
+    "meshgrid",
     "mse_loss",
     "nll_loss",
     "nonzero",
+    "repeat_interleave",
     "softmax",
     "tile",
+    "unflatten",
     "unique",
     "unsafe_view",
     "view",
+    "vstack",
 ]
 
 

@@ -42,8 +42,9 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Any:
 
 
 def _reduce_tensor(t: Tensor) -> tuple[Any, ...]:
+    # the tensor's own shape: ``ascontiguousarray`` makes a 0-d array 1-d
     arr = np.ascontiguousarray(to_numpy(t._data))
-    return (_rebuild_tensor, (arr.tobytes(), t.dtype.name, tuple(arr.shape), t.requires_grad))
+    return (_rebuild_tensor, (arr.tobytes(), t.dtype.name, tuple(t.shape), t.requires_grad))
 
 
 def _reduce_parameter(p: Any) -> tuple[Any, ...]:

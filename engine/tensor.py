@@ -437,6 +437,20 @@ class Tensor:
 
         return ones(*size, dtype=dtype or self.dtype, device=self.device)
 
+    def new_full(
+        self, size: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        from engine.creation import full
+
+        out = full(size, fill_value, dtype=dtype or self.dtype, device=self.device)
+        return out.requires_grad_() if requires_grad else out
+
+    def new_empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        from engine.creation import empty
+
+        out = empty(*size, dtype=dtype or self.dtype, device=self.device)
+        return out.requires_grad_() if requires_grad else out
+
     # -- operators (the ops live in engine.ops, declared once) ------------
     def __add__(self, other: Any) -> Tensor:
         return _f.add(self, other)
@@ -514,13 +528,38 @@ class Tensor:
         return _f.ge(self, other)
 
     def __invert__(self) -> Tensor:
-        return _f.logical_not(self)
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
+        return _f.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return _f.logical_and(self, other)
+        return _f.bitwise_and(self, other)
 
     def __or__(self, other: Any) -> Tensor:
-        return _f.logical_or(self, other)
+        return _f.bitwise_or(self, other)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return _f.bitwise_xor(self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return _f.bitwise_and(self, other)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return _f.bitwise_or(self, other)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return _f.bitwise_xor(self, other)
+
+    def __iand__(self, other: Any) -> Tensor:
+        return _f.bitwise_and_(self, other)
+
+    def __ior__(self, other: Any) -> Tensor:
+        return _f.bitwise_or_(self, other)
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return _f.bitwise_xor_(self, other)
 
     def __getitem__(self, key: Any) -> Tensor:
         from engine.ops.index import getitem

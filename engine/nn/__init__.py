@@ -6,3 +6,27 @@ from engine.nn.modules import __all__ as _modules_all
 from engine.nn.parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+
+#: Layers of ``torch.nn`` that real programs use and the engine does not implement: asking
+#: for one says so by name (still an ``AttributeError``, so ``hasattr`` answers False).
+_UNSUPPORTED = {
+    **dict.fromkeys(("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"), "recurrent layers"),
+    **dict.fromkeys(
+        ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"), "transposed convolutions"
+    ),
+    **dict.fromkeys(
+        ("Transformer", "TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"),
+        "attention layers",
+    ),
+    **dict.fromkeys(("InstanceNorm2d", "GroupNorm", "BatchNorm3d", "Conv3d"), "these layers"),
+    **dict.fromkeys(("Upsample", "PixelShuffle", "AdaptiveMaxPool2d", "Dropout2d"), "these layers"),
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _UNSUPPORTED:
+        raise AttributeError(
+            f"module 'engine.nn' has no attribute '{name}': torch.nn.{name} "
+            f"({_UNSUPPORTED[name]}) is not supported by the engine"
+        )
+    raise AttributeError(f"module 'engine.nn' has no attribute '{name}'")

@@ -1,6 +1,7 @@
 """``engine.nn.functional`` (``F``): re-exported from the op declarations."""
 
 from engine.nn.dropout import dropout
+from engine.nn.kl_div import kl_div
 from engine.ops.nn import (
     cross_entropy,
     linear,
@@ -16,6 +17,7 @@ from engine.ops.nn import (
 __all__ = [
     "cross_entropy",
     "dropout",
+    "kl_div",
     "linear",
     "log_softmax",
     "mse_loss",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from engine import grad_mode
@@ -21,6 +22,136 @@ def tile(input: Any, dims: Any) -> Any:  # noqa: A002
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
+
+
+def repeat_interleave(
+    input: Any,  # noqa: A002
+    repeats: Any = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> Any:
+    """ATen's two overloads: an int repeats by ``unsqueeze``, ``expand``, ``clone`` and
+    ``flatten`` (``ViewBackward0`` last); a tensor of counts by ``index_select``."""
+    from engine.creation import tensor
+    from engine.ops.select import index_select
+    from engine.ops.shape import _wrap, clone, flatten, unsqueeze
+
+    if repeats is None:  # ``repeat_interleave(counts)``: each index, counts times
+        counts = input.tolist()
+        if any(c < 0 for c in counts):
+            raise RuntimeError("repeats can not be negative")
+        return tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=input.dtype)
+    if not isinstance(repeats, int):
+        if repeats.ndim == 0 or repeats.numel() == 1:
+            repeats = int(repeats.reshape(()).item())
+        else:
+            x = input if dim is not None else input.flatten()
+            d = _wrap(dim if dim is not None else 0, x.ndim)
+            if repeats.shape[0] != x.shape[d]:
+                raise RuntimeError("repeats must have the same size as input along dim")
+            return index_select(x, d, repeat_interleave(repeats))
+    if repeats < 0:
+        raise RuntimeError("Repeats can not be negative")
+    x = input if dim is not None else input.flatten()
+    d = _wrap(dim if dim is not None else 0, input.ndim)
+    x = unsqueeze(x, d + 1)
+    shape = list(x.shape)
+    shape[d + 1] = repeats
+    return flatten(clone(expand(x, tuple(shape))), d, d + 1)
+
+
+_MESHGRID_WARNING = (
+    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+    "argument. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)"
+)
+_warned_meshgrid: list[bool] = []
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
+    """Each 0-d or 1-d tensor viewed along its own dimension and expanded to the grid
+    (``ExpandBackward0``); ``"xy"`` swaps the first two, as ATen does."""
+    import warnings
+
+    from engine.ops.shape import view
+
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        if not _warned_meshgrid:  # TORCH_WARN_ONCE
+            _warned_meshgrid.append(True)
+            warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list")
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    sizes = tuple(t.numel() for t in ts)
+    out = []
+    for i, t in enumerate(ts):
+        shape = [1] * len(ts)
+        shape[i] = -1
+        out.append(expand(view(t, tuple(shape)), sizes))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """A 0-d tensor as ``reshape(1)`` (``ViewBackward0``); others as they are."""
+    from engine.ops.shape import reshape
+
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], list | tuple) else tensors
+    out = tuple(reshape(t, (1,)) if t.ndim == 0 else t for t in ts)
+    return out[0] if len(tensors) == 1 and not isinstance(tensors[0], list | tuple) else out
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """0-d as ``reshape(1, 1)``, 1-d as ``unsqueeze(0)``, as ATen's ``atleast_2d``."""
+    from engine.ops.shape import reshape, unsqueeze
+
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], list | tuple) else tensors
+    out = tuple(
+        reshape(t, (1, 1)) if t.ndim == 0 else unsqueeze(t, 0) if t.ndim == 1 else t for t in ts
+    )
+    return out[0] if len(tensors) == 1 and not isinstance(tensors[0], list | tuple) else out
+
+
+def hstack(tensors: Any) -> Any:
+    """``cat`` of ``atleast_1d`` tensors: along dim 0 for vectors, else dim 1."""
+    ts = atleast_1d(tuple(tensors))
+    return cat(list(ts), 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Any:
+    """``cat`` along dim 0 of ``atleast_2d`` tensors (vectors become rows)."""
+    return cat(list(atleast_2d(tuple(tensors))), 0)
+
+
+def unflatten(input: Any, dim: int, sizes: Any) -> Any:  # noqa: A002
+    """One dimension split into ``sizes`` (one may be -1): a ``view`` (``ViewBackward0``)."""
+    from engine.ops.shape import _wrap, view
+
+    d = _wrap(dim, input.ndim)
+    sizes = [int(s) for s in sizes]
+    n = input.shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) == 1 and known and n % known == 0:
+        sizes[sizes.index(-1)] = n // known
+    elif sizes.count(-1) == 0 and known != n:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
+            f"({n}) in the input tensor"
+        )
+    return view(input, (*input.shape[:d], *sizes, *input.shape[d + 1 :]))
 
 
 @public(

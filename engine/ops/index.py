@@ -296,6 +296,39 @@ declare(
 )
 
 
+def _accumulate_array(xp: Any, a: Any, v: Any, key: Any) -> Any:
+    out = a.copy()
+    xp.add.at(out, key, v)
+    return out
+
+
+INDEX_PUT_ACCUMULATE = declare(
+    "index_put_accumulate",
+    "IndexPutBackward0",
+    ("self", "values"),
+    _accumulate_array,
+    lambda c, g: (g if c.needs[0] else None, g[c.p["key"]] if c.needs[1] else None),
+    samples=(Sample(((4, 3), (3, 3)), {"key": np.array([0, 2, 0])}),),
+)
+
+
+def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:  # noqa: A002
+    """``input.index_put(indices, values, accumulate)``: a copy, as ``index_put_`` on a clone."""
+    return index_put_(input.clone(), indices, values, accumulate)
+
+
+def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:  # noqa: A002
+    """``input[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up);
+    one ``IndexPutBackward0`` either way, as ATen's ``index_put_``."""
+    from engine.ops.core import apply_inplace
+
+    key = tuple(_as_index_array(k, input.device) for k in indices)
+    key = key if len(key) > 1 else key[0]
+    v = values if values.dtype is input.dtype else values.to(input.dtype)
+    apply_inplace(INDEX_PUT_ACCUMULATE if accumulate else INDEX_PUT, (input, v), {"key": key})
+    return input
+
+
 def _setitem_array(a: Any, key: Any, v: Any) -> Any:
     a[key] = v
     return a

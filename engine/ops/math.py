@@ -252,6 +252,37 @@ declare(
 )
 
 
+def _floor_divide_grad(c: Any, g: Any) -> Any:
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+FLOOR_DIVIDE = declare(
+    "floor_divide",
+    "NotImplemented",
+    ("self", "other"),
+    lambda xp, a, b: xp.floor_divide(a, b),
+    _floor_divide_grad,
+    quiet=True,
+)
+
+
+@public(
+    "floor_divide",
+    ("input", Port("other", scalar_ok=True)),
+    category="arithmetic",
+    doc="input // other, rounded toward minus infinity",
+    inplace=True,
+)
+def floor_divide(input: Any, other: Any) -> Any:  # noqa: A002
+    """``input // other``: ATen's node for it is ``NotImplemented`` (backward refuses)."""
+    from engine.creation import scalar_tensor_like
+    from engine.tensor import Tensor
+
+    if not isinstance(input, Tensor):
+        input = scalar_tensor_like(input, other)  # noqa: A001
+    return apply_op(FLOOR_DIVIDE, (input, other))
+
+
 REMAINDER_SCALAR = declare(
     "remainder",
     "RemainderBackward0",

@@ -168,7 +168,7 @@ def _plain_targets(a: Any, target: Any, weight: Any, ignore_index: int) -> bool:
     so the loss and its gradient need no weight vector (same values: ``x * 1.0 == x``)."""
     if weight is not None or type(target) is not np.ndarray or target.size == 0:
         return False
-    return not (ignore_index >= 0 and ignore_index < a.shape[-1] and (target == ignore_index).any())
+    return not (target == ignore_index).any()
 
 
 def _nll_parts(
@@ -367,8 +367,12 @@ def mse_loss(
             stacklevel=warn_site.stacklevel(2, __file__),
         )
 
+        from engine.ops.core import _broadcast_error
         from engine.ops.shape import expand
 
+        error = _broadcast_error([input, target])  # ``broadcast_tensors``' wording
+        if error is not None:
+            raise error
         shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
         if tuple(input.shape) != shape:
             input = expand(input, shape)
@@ -380,6 +384,16 @@ def mse_loss(
 def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
     if target.dtype.is_floating_point:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.scalar_name}")
+    tn = target.shape[0] if target.ndim else 0
+    if input.ndim > 2:  # spatial: ``nll_loss_nd``'s batch check, the rest in ``nll_nd``
+        if tn != input.shape[0]:
+            raise ValueError(
+                f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tn})."
+            )
+        from engine.ops.nll_nd import check_nd
+
+        check_nd(input, target)
+        return
     if input.ndim not in (1, 2):
         raise ValueError(
             f"Expected 2 or more dimensions (got {input.ndim})"
@@ -423,7 +437,7 @@ def nll_loss(
     if weight is not None:
         refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
-    c = input.shape[-1]
+    c = input.shape[1] if input.ndim > 2 else input.shape[-1]
     if not tdata.size:
         lo = hi = 0
     elif type(tdata) is np.ndarray and tdata.dtype == np.int64:
@@ -440,6 +454,10 @@ def nll_loss(
     params = {"target": tdata, "reduction": reduction, "ignore_index": ignore_index}
     if weight is not None:
         params["weight"] = weight._data
+    if input.ndim > 2:
+        from engine.ops.nll_nd import nll_loss_nd
+
+        return nll_loss_nd(input, target, params)
     return apply_op(NLL, (input,), params)
 
 
@@ -470,10 +488,7 @@ def cross_entropy(
             raise RuntimeError(
                 f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}"
             )
-        raise NotImplementedError(
-            "cross_entropy with class probabilities (a float target shaped like the input) is "
-            "not supported by the engine; pass class indices (a long tensor) instead"
-        )
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     class_dim = 1 if input.ndim >= 2 else 0
     log_p = log_softmax(input, class_dim)
     nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -482,6 +497,33 @@ def cross_entropy(
     return _label_smoothing(
         log_p, nll, target, weight, class_dim, ignore_index, reduction, label_smoothing
     )
+
+
+def _cross_entropy_probs(
+    input: Any,  # noqa: A002
+    target: Any,
+    weight: Any,
+    reduction: str,
+    label_smoothing: float,
+) -> Any:
+    """Class probabilities as the target: ATen's ``cross_entropy_loss_prob_target``, composed
+    of the same public ops so the graph has its nodes (``DivBackward1`` for the mean)."""
+    class_dim = 1 if input.ndim >= 2 else 0
+    n_classes = input.shape[class_dim]
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = log_softmax(input, class_dim) * target
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = n_classes
+        prod = prod * weight.view(shape)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    if input.numel() == 0:
+        return -prod.sum().fill_(float("nan"))
+    return apply_op(pointwise.DIV_SCALAR, (-prod.sum(),), {"other": input.numel() // n_classes})
 
 
 def _label_smoothing(

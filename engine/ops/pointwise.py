@@ -819,10 +819,27 @@ def div_operator(self: Any, other: Any) -> Any:
     return apply_op(DIV, (self, other))
 
 
+def _div_rounding(apply_op: Callable[..., Any], input: Any, other: Any, mode: str) -> Any:  # noqa: A002
+    """``div(..., rounding_mode=...)``: one ``DivBackward2`` node, whose gradients are zeros."""
+    from engine.ops.core import OPS
+
+    if mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
+        )
+    if not _is_tensor(input):
+        from engine.creation import scalar_tensor_like
+
+        input = scalar_tensor_like(input, other)  # noqa: A001
+    return apply_op(OPS["div_mode"], (input, other), {"rounding_mode": mode})
+
+
 @public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division", inplace=True)
 @applying
 def div(apply_op: Callable[..., Any]) -> Callable[..., Any]:
-    def div(input: Any, other: Any) -> Any:  # noqa: A002
+    def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:  # noqa: A002
+        if rounding_mode is not None:
+            return _div_rounding(apply_op, input, other, rounding_mode)
         if not _is_tensor(input):
             return reciprocal(other) * input
         return apply_op(DIV, (input, other))
@@ -968,7 +985,9 @@ def minimum(input: Any, other: Any) -> Any:  # noqa: A002
     method=False,
     example=Example(values={"condition": "mask"}),
 )
-def where(condition: Any, input: Any, other: Any) -> Any:  # noqa: A002
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    if input is None and other is None:  # ``torch.where(condition)``: nonzero as a tuple
+        return condition.nonzero(as_tuple=True)
     cond = condition._data if _is_tensor(condition) else condition
     if not _is_tensor(input) and not _is_tensor(other):
         from engine.creation import tensor

@@ -249,11 +249,21 @@ declare(
     _scatter_fwd,
     _scatter_grad,
 )
+
+
+def _gather_fwd(xp: Any, a: Any, dim: int, index: Any) -> Any:
+    """``take_along_axis`` on an explicit grid: PyTorch's index may be smaller than the
+    input in the other dims too, where NumPy would ask the two to broadcast."""
+    grid = list(xp.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return a[tuple(grid)]
+
+
 declare(
     "gather",
     "GatherBackward0",
     ("self",),
-    lambda xp, a, dim, index: xp.take_along_axis(a, getattr(index, "_data", index), axis=dim),
+    lambda xp, a, dim, index: _gather_fwd(xp, a, dim, getattr(index, "_data", index)),
     lambda c, g: c.m.scatter_backward(
         g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True
     ),

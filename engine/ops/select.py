@@ -120,6 +120,57 @@ INDEX_SELECT = declare(
 )
 
 
+def _index_add_src_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, alpha: Any) -> Any:
+    out = a.copy()
+    xp.add.at(
+        xp.moveaxis(out, dim, 0), index, xp.moveaxis(src * alpha if alpha != 1 else src, dim, 0)
+    )
+    return out
+
+
+INDEX_ADD = declare(
+    "index_add",
+    "IndexAddBackward0",
+    ("self", "source"),
+    _index_add_src_fwd,
+    lambda c, g: (
+        g if c.needs[0] else None,
+        (
+            c.m.index_select_op(g, dim=c.p["dim"], index=c.p["index"])
+            if c.p["alpha"] == 1
+            else c.m.mul_scalar(
+                c.m.index_select_op(g, dim=c.p["dim"], index=c.p["index"]), other=c.p["alpha"]
+            )
+        )
+        if c.needs[1]
+        else None,
+    ),
+    dtype="same",
+    samples=(
+        Sample(((3, 2), (4, 2)), {"dim": 0, "index": "index_param", "alpha": 1}),
+        Sample(((3, 2), (4, 2)), {"dim": 0, "index": "index_param", "alpha": 2.5}),
+    ),
+)
+
+
+@public(
+    "index_add",
+    ("input", "index", "source"),
+    (Param("dim", "dim", 0), Param("alpha", "number")),
+    category="indexing",
+    doc="a copy of input with source's slices added at index along dim (times alpha)",
+    inplace=True,
+    example=Example(inputs={"index": (2,), "source": (2, 3)}, values={"index": "index"}),
+)
+def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+    _check_index("index_add", index)
+    d = _wrap(dim, input.ndim) if input.ndim else 0
+    _check_bounds(index, input.shape[d] if input.ndim else 1, d, "index_add")
+    return apply_op(
+        INDEX_ADD, (input, source), {"dim": d, "index": index._data.reshape(-1), "alpha": alpha}
+    )
+
+
 @public(
     "index_select",
     ("input", "index"),
@@ -153,13 +204,16 @@ def gather(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
 
 
 def _scatter_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, add: bool = False) -> Any:
+    # an explicit grid, not ``put_along_axis``: PyTorch's index may be smaller than self
+    # in the other dims too, where NumPy would ask the two to broadcast
     out = a.copy()
+    grid = list(xp.indices(index.shape, sparse=True))
+    grid[dim] = index
+    values = src[tuple(slice(0, s) for s in index.shape)]
     if add:
-        grid = list(xp.indices(index.shape, sparse=True))
-        grid[dim] = index
-        xp.add.at(out, tuple(grid), src[tuple(slice(0, s) for s in index.shape)])
+        xp.add.at(out, tuple(grid), values)
     else:
-        xp.put_along_axis(out, index, src[tuple(slice(0, s) for s in index.shape)], axis=dim)
+        out[tuple(grid)] = values
     return out
 
 

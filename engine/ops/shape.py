@@ -279,6 +279,36 @@ def permute(input: Any, *dims: Any) -> Any:  # noqa: A002
     return apply_op(PERMUTE, (input,), {"dims": tuple(_wrap(d, input.ndim) for d in dims)})
 
 
+@public(
+    "movedim",
+    ("input",),
+    (Param("source", "shape"), Param("destination", "shape")),
+    category="shape",
+    doc="move dimensions to new positions, the others keeping their order",
+    example=Example(params={"source": [0], "destination": [1]}),
+)
+def movedim(input: Any, source: Any, destination: Any) -> Any:  # noqa: A002
+    """A ``permute`` (so ``PermuteBackward0``), with ATen's checks in its order."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+            f"the same number of dims as destination ({dst} dims)"
+        )
+    n = input.ndim
+    src = [_wrap(d, n) for d in src]
+    dst = [_wrap(d, n) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    order = [-1] * n
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    rest = iter(d for d in range(n) if d not in src)
+    return permute(input, tuple(d if d >= 0 else next(rest) for d in order))
+
+
 def _infer_size(size: Any, numel: int) -> tuple[int, ...]:
     if len(size) == 1 and not isinstance(size[0], int):
         size = tuple(size[0])

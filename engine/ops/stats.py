@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import array_module
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
@@ -350,6 +350,37 @@ FLIP = declare(
     dtype="same",
     samples=(Sample(((2, 3),), {"dims": (0, 1)}),),
 )
+
+
+ROLL = declare(
+    "roll",
+    "RollBackward0",
+    ("self",),
+    lambda xp, a, shifts, dims: xp.roll(a, shifts, axis=dims if dims else None),
+    lambda c, g: c.m.roll(g, shifts=tuple(-s for s in c.p["shifts"]), dims=c.p["dims"]),
+    dtype="same",
+    samples=(Sample(((2, 3),), {"shifts": (1, -1), "dims": (0, 1)}),),
+)
+
+
+@public(
+    "roll",
+    ("input",),
+    (Param("shifts", "shape"), Param("dims", "dims")),
+    category="shape",
+    doc="shift elements along dims, wrapping around (the flattened tensor without dims)",
+    example=Example(params={"shifts": [1]}),
+)
+def roll(input: Any, shifts: Any, dims: Any = ()) -> Any:  # noqa: A002
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
+    if not dims and len(shifts) == 1:
+        return apply_op(ROLL, (input,), {"shifts": shifts, "dims": ()})
+    if len(shifts) != len(dims):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
+    return apply_op(ROLL, (input,), {"shifts": shifts, "dims": _norm_dims(dims, input.ndim)})
 
 
 def _cumulative(name: str, op: Any, doc: str) -> Any:

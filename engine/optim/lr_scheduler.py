@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import types
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -124,6 +125,41 @@ class ExponentialLR(LRScheduler):
         return [g["lr"] * self.gamma for g in groups]
 
 
+class LinearLR(LRScheduler):
+    """The factor moves linearly from ``start_factor`` to ``end_factor`` over
+    ``total_iters`` steps, by PyTorch's chained ratio of consecutive factors."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or "
+                "equal to 1."
+            )
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [g["lr"] * self.start_factor for g in groups]
+        if self.last_epoch > self.total_iters:
+            return [g["lr"] for g in groups]
+        delta = self.end_factor - self.start_factor
+        ratio = 1.0 + delta / (self.total_iters * self.start_factor + (self.last_epoch - 1) * delta)
+        return [g["lr"] * ratio for g in groups]
+
+
 class LambdaLR(LRScheduler):
     def __init__(
         self,
@@ -142,6 +178,24 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Functions and lambdas as ``None`` (they cannot be pickled), a callable object as
+        its ``__dict__``, so a checkpoint with this state saves, as in PyTorch."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+            for fn in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = lambdas
+        for fn, saved in zip(self.lr_lambdas, lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
 
 
 class CosineAnnealingLR(LRScheduler):

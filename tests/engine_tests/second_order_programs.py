@@ -63,6 +63,7 @@ PROGRAMS: dict[str, str] = {
     "slice": "a[1:4:2]",
     "index": "a[torch.tensor([0, 2, 2])]",
     "index_put_": "out = a.clone(); out[torch.tensor([0, 2])] = b",
+    "index_put_accumulate": "a.index_put((torch.tensor([0, 2, 0]),), b, accumulate=True)",
     "mm": "a.mm(b)",
     "mv": "a.mv(b)",
     "dot": "a.dot(b)",
@@ -106,6 +107,10 @@ PROGRAMS: dict[str, str] = {
     "log_softmax": "a.log_softmax(1)",
     "mse_loss": "F.mse_loss(a, b)",
     "nll_loss": "F.nll_loss(a, torch.tensor([1, 0, 3]))",
+    "nll_loss2d": "F.nll_loss(a, torch.tensor([[[0, 2], [1, 0]], [[2, 2], [0, 1]]]))",
+    "roll": "a.roll((1, -1), (0, 1))",
+    "constant_pad_nd": "F.pad(a, (1, 2, -1, 1), value=0.5)",
+    "adaptive_avg_pool2d": "F.adaptive_avg_pool2d(a, (2, 3))",
     "layer_norm": "F.layer_norm(a, (4,), b, c)",
     "batch_norm": "F.batch_norm(a, None, None, b, c, training=True)",
     "embedding": "F.embedding(torch.tensor([[0, 4, 2], [1, 1, 3]]), a)",
@@ -134,6 +139,7 @@ PROGRAMS: dict[str, str] = {
     "scatter_src": "a.scatter(1, torch.tensor([[2, 0], [1, 2]]), b)",
     "scatter_value": "a.scatter(1, torch.tensor([[2, 0], [1, 2]]), 0.5)",
     "scatter_add": "a.scatter_add(1, torch.tensor([[2, 0], [1, 2]]), b)",
+    "index_add": "a.index_add(0, torch.tensor([2, 0, 0, 1]), b)",
     "sort": "a.sort(1).values",
     "topk": "a.topk(2, 1).values",
     "split": "a.split(2, 0)",
@@ -158,6 +164,7 @@ PROGRAMS: dict[str, str] = {
     "diagonal_copy": "torch.diag(a)",
     "gelu": "F.gelu(a)",
     "linalg_solve": "torch.linalg.solve(a, b)",
+    "linalg_inv": "torch.linalg.inv(a)",
 }
 
 #: Further op-matrix samples (``op#k`` is sample ``k``) where a formula branches on them.

@@ -18,12 +18,13 @@ from engine.nn.modules.activation import (
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
 from engine.nn.modules.dropout import Dropout
-from engine.nn.modules.linear import Flatten, Identity, Linear
+from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
     HuberLoss,
+    KLDivLoss,
     L1Loss,
     MSELoss,
     NLLLoss,
@@ -31,11 +32,18 @@ from engine.nn.modules.loss import (
 )
 from engine.nn.modules.module import Module
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
-from engine.nn.modules.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from engine.nn.modules.pooling import (
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 
 __all__ = [
     "ELU",
     "GELU",
+    "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
     "BCELoss",
@@ -51,6 +59,7 @@ __all__ = [
     "Hardtanh",
     "HuberLoss",
     "Identity",
+    "KLDivLoss",
     "L1Loss",
     "LayerNorm",
     "LeakyReLU",
@@ -73,4 +82,5 @@ __all__ = [
     "Softmax",
     "Softplus",
     "Tanh",
+    "Unflatten",
 ]

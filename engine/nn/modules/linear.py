@@ -74,3 +74,18 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """``input.unflatten(dim, unflattened_size)``: the inverse of ``Flatten``."""
+
+    def __init__(self, dim: int | str, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

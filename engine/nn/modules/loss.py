@@ -38,6 +38,21 @@ class _WeightedLoss(_Loss):
         self.register_buffer("weight", weight)
 
 
+class KLDivLoss(_Loss):
+    def __init__(
+        self,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 class MSELoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)

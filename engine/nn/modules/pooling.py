@@ -1,4 +1,5 @@
-"""Pooling layers: ``MaxPool1d``/``MaxPool2d`` and ``AvgPool1d``/``AvgPool2d``."""
+"""Pooling layers: ``MaxPool1d``/``MaxPool2d``, ``AvgPool1d``/``AvgPool2d`` and
+``AdaptiveAvgPool2d``."""
 
 from __future__ import annotations
 
@@ -126,3 +127,15 @@ class AvgPool2d(Module):
 def _one(value: Any) -> tuple[Any, ...]:
     """``AvgPool1d`` keeps its sizes as 1-tuples, as PyTorch prints them."""
     return tuple(value) if isinstance(value, tuple | list) else (value,)
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"

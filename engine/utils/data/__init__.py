@@ -2,6 +2,7 @@
 
 from engine.utils.data.dataloader import DataLoader, default_collate
 from engine.utils.data.dataset import (
+    ConcatDataset,
     Dataset,
     IterableDataset,
     Subset,
@@ -12,6 +13,7 @@ from engine.utils.data.sampler import BatchSampler, RandomSampler, Sampler, Sequ
 
 __all__ = [
     "BatchSampler",
+    "ConcatDataset",
     "DataLoader",
     "Dataset",
     "IterableDataset",

@@ -41,7 +41,7 @@ def default_collate(batch: list[Any]) -> Any:
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
         columns = [default_collate(list(s)) for s in zip(*batch)]
-        return tuple(columns) if isinstance(elem, tuple) else columns
+        return columns  # a list for tuples too, as PyTorch keeps for backward compatibility
     if type(elem).__module__ == "numpy":
         return engine.tensor(__import__("numpy").asarray(batch))
     raise TypeError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ class Dataset:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
     def __add__(self, other: Dataset) -> Dataset:
-        return _Concat([self, other])
+        return ConcatDataset([self, other])
 
 
 class IterableDataset(Dataset):
@@ -56,9 +57,16 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-class _Concat(Dataset):
-    def __init__(self, datasets: list[Dataset]) -> None:
-        self.datasets = datasets
+class ConcatDataset(Dataset):
+    """Datasets one after another; ``a + b`` makes one, as in PyTorch."""
+
+    def __init__(self, datasets: Any) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        self.cumulative_sizes = list(
+            itertools.accumulate(len(d) for d in self.datasets)  # type: ignore[arg-type]
+        )
 
     def __len__(self) -> int:
         return sum(len(d) for d in self.datasets)  # type: ignore[arg-type]

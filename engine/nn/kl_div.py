@@ -1,0 +1,59 @@
+"""``F.kl_div`` as ``torch.nn.functional`` and ATen compose it: pointwise terms, then the
+reduction (``batchmean`` is a sum divided by the batch size in Python, ``DivBackward0``)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from engine import grad_mode, warn_site
+
+_MEAN_WARNING = (
+    "reduction: 'mean' divides the total loss by both the batch size and the support size."
+    "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+    "'mean' will be changed to behave the same as 'batchmean' in the next major release."
+)
+
+
+def _xlogy_self(target: Any) -> Any:
+    """``xlogy(target, target)`` for a target outside the graph: 0 where it is 0."""
+    from engine.ops.pointwise import where
+
+    with grad_mode.no_grad():
+        return where(target == 0, 0.0, target * target.log())
+
+
+def kl_div(
+    input: Any,  # noqa: A002
+    target: Any,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Any:
+    if size_average is not None or reduce is not None:
+        from engine.nn.modules.loss import _legacy_reduction
+
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn(_MEAN_WARNING, stacklevel=warn_site.stacklevel(2, __file__))
+    if reduction not in ("mean", "sum", "none", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        output = target.exp() * (target - input)
+    elif target.requires_grad and grad_mode.is_grad_enabled():
+        raise NotImplementedError(
+            "kl_div with a target that requires grad (log_target=False) is not supported by "
+            "the engine (it needs xlogy's gradient); detach the target or pass log-probabilities "
+            "with log_target=True"
+        )
+    else:
+        output = _xlogy_self(target) - target * input
+    if reduction == "none":
+        return output
+    if reduction == "mean":
+        return output.mean()
+    reduced = output.sum()
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced

@@ -1,0 +1,25 @@
+"""torch.set_printoptions as notebooks use it: precision, sci_mode, threshold, profiles."""
+
+import torch
+
+x = torch.tensor([1.23456789, 200.5, 0.001])
+torch.set_printoptions(precision=2)
+print(x, torch.tensor([1.0, 2.0]), torch.tensor(3.14159))
+torch.set_printoptions(sci_mode=False)
+print(torch.tensor([1e-8, 1.0, 1e8]), x)
+torch.set_printoptions(sci_mode=True)
+print(torch.tensor([1.5, 2.0]), torch.tensor([1.0, 2.0]), torch.tensor([3]))
+torch.set_printoptions(profile="default")
+print(x, torch.tensor([1e-8, 1.0]))
+torch.set_printoptions(threshold=5, edgeitems=2)
+print(torch.arange(10.0), torch.arange(20).reshape(4, 5))
+torch.set_printoptions(linewidth=30)
+print(torch.linspace(0, 1, 8))
+torch.set_printoptions(profile="short")
+print(torch.randn(3, generator=torch.Generator().manual_seed(0)), torch.arange(2000))
+torch.set_printoptions(profile="full")
+print(torch.arange(1200).sum(), torch.arange(1001)[-3:])
+torch.set_printoptions(precision=6)
+print(torch.tensor([0.1, 1 / 3]), torch.tensor([1 / 3], dtype=torch.float64))
+torch.set_printoptions(profile="default")
+print(torch.tensor([1 / 3]))
