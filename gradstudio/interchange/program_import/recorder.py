@@ -373,6 +373,12 @@ def install(recorder: Recorder) -> None:
                 sig.name,
                 _wrap(recorder, sig.qualname, getattr(module, sig.name), tensor_type),
             )
+        if sig.namespace == "torch.nn.functional" and sig.method:
+            # ``torch.softmax(x, 1)``: the same op as ``F.softmax`` under PyTorch's
+            # top-level name (a function of its own in the engine)
+            same = getattr(engine, sig.name, None)
+            if callable(same):
+                setattr(engine, sig.name, _wrap(recorder, sig.qualname, same, tensor_type))
         method = getattr(tensor_type, sig.name, None)
         method_only = sig.namespace == "torch.Tensor"  # x.view(...), x.expand(...)
         if callable(method) and (method_only or sig.method):  # x.softmax(-1) too
