@@ -320,10 +320,12 @@ def _quiet_module_init(recorder: Recorder) -> None:
     import engine.nn
 
     for value in vars(engine.nn).values():
+        # every public module, its ``__init__`` its own or a private base's (``Conv2d``
+        # builds in ``_ConvNd``'s: recorded, its uninitialised weight became a literal)
         if (
             isinstance(value, type)
             and issubclass(value, engine.nn.Module)
-            and "__init__" in vars(value)
+            and value is not engine.nn.Module
         ):
             value.__init__ = _quiet(recorder, value.__init__)  # type: ignore[misc]
 
