@@ -33,7 +33,6 @@ from engine.autograd.graph import (
     modified_message,
     output_nrs,
 )
-from engine.autograd.graph import new_seq as next_seq
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
 from engine.ops.kernel_dtypes import NUMBER_OPERANDS, number_operand
@@ -443,11 +442,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         return r
     if op.grad_fn is None or not grad_mode.STATE.enabled:
         return r
-    node = _new(op.node_cls)  # every field is set below; skip the generic __init__
-    node._seq = next(SEQ)
-    node._released = False
-    if ANOMALY.enabled:
-        store_stack(node)
+    node = _new_node(op)
     if fa is not None:
         na = a._output_nr
     elif a._requires_grad:
@@ -492,6 +487,17 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     return r
 
 
+def _new_node(op: OpDef) -> Any:
+    """A node of ``op``'s class, numbered; its other fields are set by the caller, so the
+    generic ``__init__`` is skipped."""
+    node = _new(op.node_cls)
+    node._seq = next(SEQ)
+    node._released = False
+    if ANOMALY.enabled:
+        store_stack(node)
+    return node
+
+
 def _apply_view(op: OpDef, a: Any) -> Any:
     """``_apply_op`` for a view of one tensor without parameters (``t``): the same
     tensor and node, for the common case of a plain CPU float tensor."""
@@ -520,11 +526,7 @@ def _apply_view(op: OpDef, a: Any) -> Any:
         return r
     if op.grad_fn is None:
         return r
-    node = _new(op.node_cls)  # every field is set below; skip the generic __init__
-    node._seq = next(SEQ)
-    node._released = False
-    if ANOMALY.enabled:
-        store_stack(node)
+    node = _new_node(op)
     if fa is not None:
         na = a._output_nr
         needs = _NEEDS_1
@@ -679,12 +681,8 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
             r._requires_grad = True
             r._nograd_view = True
     if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
-        node = _new(op.node_cls)  # every field is set below; skip the generic __init__
-        node._seq = next(SEQ)
-        node._released = False
+        node = _new_node(op)
         node._needs = None
-        if ANOMALY.enabled:
-            store_stack(node)
         fns = []
         nrs = []
         needs = []
@@ -751,12 +749,8 @@ def _split_outputs(
         and grad_mode.STATE.enabled
         and base.dtype.is_floating_point
     ):
-        node = _new(op.node_cls)
-        node._seq = next_seq()
-        node._released = False
+        node = _new_node(op)
         node._saved = None
-        if ANOMALY.enabled:
-            store_stack(node)
         node.next_functions = (edge_of(base),)
         node.needs = [True]
         node.p = params
