@@ -60,6 +60,14 @@ def add_hook(hooks: dict[int, Any], fn: Any) -> RemovableHandle:
     return RemovableHandle(hooks, key)
 
 
+#: Public-looking names of the engine's node classes that PyTorch's nodes do not have.
+_ENGINE_ONLY = frozenset(
+    {"apply", "m", "p", "s", "shapes", "needs", "metadata_", "release_variables", "saved_names"}
+)
+#: Private names PyTorch's ``dir(grad_fn)`` shows that the engine's nodes have too.
+_SHOWN_PRIVATE = frozenset({"_forward_cls"})
+
+
 class Node:
     """A backward function (``grad_fn``) in the graph."""
 
@@ -144,7 +152,21 @@ class Node:
         """Output ``output_nr`` was given its version counter ``vc`` (see ``UNCOUNTED``)."""
 
     def __dir__(self) -> list[str]:
-        return sorted({*super().__dir__(), *(f"_saved_{n}" for n in self.saved_names())})
+        """What PyTorch's ``dir(grad_fn)`` lists, as far as the engine has it: the public
+        names and every ``_saved_*`` the node answers, not the engine's own records
+        (``_saved``, ``_fns``, the formula's ``m``/``p``/``s``), which a learner filtering
+        ``dir()`` for ``_saved`` would otherwise mistake for PyTorch's."""
+        shown = {
+            n
+            for n in object.__dir__(self)
+            if (n.startswith("__") or not n.startswith("_") or n in _SHOWN_PRIVATE)
+            and n not in _ENGINE_ONLY
+        }
+        return sorted({*shown, *(f"_saved_{n}" for n in self._saved_attr_names())})
+
+    def _saved_attr_names(self) -> tuple[str, ...]:
+        """The names ``_saved_<name>`` answers for; those saved, unless a node knows more."""
+        return self.saved_names()
 
     def _unpack_saved(self, name: str) -> Any:
         raise AttributeError(name)

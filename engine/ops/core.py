@@ -64,6 +64,9 @@ class OpDef:
     dtype: str | Callable[..., dtypes.dtype] = "promote"
     save: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     saved_params: tuple[str, ...] = ()  # params PyTorch saves as tensors (freed after backward)
+    #: Saved params kept under the engine's own name (``index``'s raw key, where PyTorch
+    #: saves a tuple ``_saved_indices``): neither listed by ``dir()`` nor read as ``_saved_*``.
+    unlisted: tuple[str, ...] = ()
     quiet: bool = False  # may hit FP edge cases (log 0, x/0): keep NumPy from warning
     ufunc: str | None = None  # NumPy ufunc name: lets in-place calls write with ``out=``
     view: bool = False
@@ -225,6 +228,13 @@ class OpNode(Node):
     def saved_names(self) -> tuple[str, ...]:
         return tuple(self._saved[::_STRIDE]) if self._saved else ()
 
+    def _saved_attr_names(self) -> tuple[str, ...]:
+        """Every value the op's formula may save, as PyTorch's node class has an attribute
+        for each whether or not this call saved it (``_saved_self`` of ``x * 2.0`` is None)."""
+        op = self._op
+        names = dict.fromkeys((*self.saved_names(), *op.save, *op.saved_params))
+        return tuple(n for n in names if n not in op.unlisted)
+
     def _count_output(self, output_nr: int, vc: list[int]) -> None:
         saved = getattr(self, "_saved", None)  # unset while its own records are made
         if saved:
@@ -238,6 +248,10 @@ class OpNode(Node):
         names = saved[::_STRIDE]
         if name not in names:
             p = self.p or {}
+            if name in self._op.unlisted:
+                raise AttributeError(
+                    f"'{type(self).__name__}' object has no attribute '_saved_{name}'"
+                )
             if name in self._op.saved_params:
                 # saved by PyTorch as a tensor: one to read, freed by backward
                 if self._released:

@@ -64,6 +64,7 @@ INDEX = declare(
     lambda xp, a, key: a[key],
     lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=c.p["key"]),
     saved_params=("key",),
+    unlisted=("key",),
     dtype="same",
     samples=(Sample(((4, 3),), {"key": (np.array([0, 2, 2]),)}),),
 )
