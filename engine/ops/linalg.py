@@ -284,6 +284,13 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
             "self and mat2 must have the same dtype, but got "
             f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}"
         )
+    if mat1.ndim == 2 and mat2.ndim == 2 and mat1.shape[1] == mat2.shape[0]:
+        target = (mat1.shape[0], mat2.shape[1])
+        bias = tuple(input.shape)
+        if bias != target and bias != target[1:]:
+            from engine.ops.shape import expanded_size
+
+            expanded_size(bias, target)
     params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
     params.update(_layout(mat1._data, mat2._data) or {})
     return apply_op(ADDMM, (input, mat1, mat2), params or None)

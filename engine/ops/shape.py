@@ -433,18 +433,9 @@ def unsqueeze(input: Any, dim: int) -> Any:  # noqa: A002
     return apply_op(UNSQUEEZE, (input,), {"dim": _wrap(dim, input.ndim + 1)})
 
 
-@public(
-    "expand",
-    ("input",),
-    (Param("size", "shape"),),
-    category="shape",
-    doc="broadcast to a larger shape without copying",
-    namespace="torch.Tensor",
-)
-def expand(input: Any, *size: Any) -> Any:  # noqa: A002
-    if len(size) == 1 and not isinstance(size[0], int):
-        size = tuple(size[0])
-    shp = tuple(input.shape)
+def expanded_size(shp: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, ...]:
+    """``shp`` broadcast to ``size`` (``-1`` keeps a size), or ATen's ``expand`` error:
+    what ``expand`` and every op that expands an operand first (``addmm``'s bias) say."""
     if len(size) < len(shp):
         raise RuntimeError(
             f"expand(torch.FloatTensor{{[{', '.join(map(str, shp))}]}}, "
@@ -470,7 +461,22 @@ def expand(input: Any, *size: Any) -> Any:  # noqa: A002
                 f"[{', '.join(map(str, size))}].  Tensor sizes: [{', '.join(map(str, shp))}]"
             )
         full.append(s)
-    return apply_op(EXPAND, (input,), {"size": tuple(full)})
+    return tuple(full)
+
+
+@public(
+    "expand",
+    ("input",),
+    (Param("size", "shape"),),
+    category="shape",
+    doc="broadcast to a larger shape without copying",
+    namespace="torch.Tensor",
+)
+def expand(input: Any, *size: Any) -> Any:  # noqa: A002
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = tuple(size[0])
+    full = expanded_size(tuple(input.shape), tuple(size))
+    return apply_op(EXPAND, (input,), {"size": full})
 
 
 @public("clone", ("input",), category="shape", doc="a copy that stays in the graph")

@@ -205,3 +205,44 @@ def test_engine_runs_the_idiom(name: str) -> None:
 def test_idiom_matches_torch(name: str) -> None:
     torch = pytest.importorskip("torch")
     assert FACTS[name](engine) == FACTS[name](torch)
+
+
+#: ``addmm``'s bias is expanded to the product's shape before anything is added, so a bias
+#: that does not fit says what ``expand`` says (PyTorch 2.13's messages, written out).
+ADDMM_BIAS = {
+    ((3,), (2, 3), (4, 2)): "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)",
+    ((3,), (2, 3), (3, 2)): "The expanded size of the tensor (2) must match the existing size "
+    "(3) at non-singleton dimension 1.  Target sizes: [2, 2].  Tensor sizes: [3]",
+    ((2, 3, 1), (2, 3), (3, 2)): "expand(torch.FloatTensor{[2, 3, 1]}, size=[2, 2]): the "
+    "number of sizes provided (2) must be greater or equal to the number of dimensions in the "
+    "tensor (3)",
+    ((5, 1), (2, 3), (3, 2)): "The expanded size of the tensor (2) must match the existing size "
+    "(5) at non-singleton dimension 0.  Target sizes: [2, 2].  Tensor sizes: [5, 1]",
+    ((1,), (2, 3), (3, 2)): None,
+}
+
+
+@pytest.mark.parametrize("shapes", ADDMM_BIAS, ids=str)
+def test_addmm_checks_its_bias_as_expand_does(shapes: tuple[tuple[int, ...], ...]) -> None:
+    bias, mat1, mat2 = (engine.ones(*s) for s in shapes)
+    message = ADDMM_BIAS[shapes]
+    if message is None:
+        assert engine.addmm(bias, mat1, mat2).shape == (mat1.shape[0], mat2.shape[1])
+        return
+    with pytest.raises(RuntimeError) as err:
+        engine.addmm(bias, mat1, mat2)
+    assert str(err.value) == message
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shapes", ADDMM_BIAS, ids=str)
+def test_the_addmm_messages_are_pytorchs(shapes: tuple[tuple[int, ...], ...]) -> None:
+    torch = pytest.importorskip("torch")
+    bias, mat1, mat2 = (torch.ones(*s) for s in shapes)
+    message = ADDMM_BIAS[shapes]
+    if message is None:
+        torch.addmm(bias, mat1, mat2)
+        return
+    with pytest.raises(RuntimeError) as err:
+        torch.addmm(bias, mat1, mat2)
+    assert str(err.value) == message
