@@ -294,7 +294,7 @@ def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: 
     (Param("beta", "float"), Param("threshold", "float")),
     "log(1 + exp(beta * x)) / beta",
 )
-def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:  # noqa: A002
+def softplus(input: Any, beta: float = 1, threshold: float = 20) -> Any:  # noqa: A002
     refuse_dtype("softplus_cpu", input, integral=True)
     return apply_op(SOFTPLUS, (input,), {"beta": beta, "threshold": threshold})
 

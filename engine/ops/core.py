@@ -33,6 +33,7 @@ from engine.autograd.graph import (
     modified_message,
     output_nrs,
 )
+from engine.autograd.saved_attributes import PYTORCH_SAVED
 from engine.backend import array_module
 from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
 from engine.ops.kernel_dtypes import NUMBER_OPERANDS, number_operand
@@ -229,11 +230,43 @@ class OpNode(Node):
         return tuple(self._saved[::_STRIDE]) if self._saved else ()
 
     def _saved_attr_names(self) -> tuple[str, ...]:
-        """Every value the op's formula may save, as PyTorch's node class has an attribute
-        for each whether or not this call saved it (``_saved_self`` of ``x * 2.0`` is None)."""
+        """The ``_saved_*`` names of PyTorch's class of this name that the node answers:
+        every tensor the op may save (``_saved_self`` of ``x * 2.0`` is None, as PyTorch's
+        class has the attribute whether or not this call saved it) and the scalars
+        ``_saved_scalar`` knows; PyTorch's ``*_sym_strides`` and the like are left out."""
         op = self._op
-        names = dict.fromkeys((*self.saved_names(), *op.save, *op.saved_params))
-        return tuple(n for n in names if n not in op.unlisted)
+        own = {n: None for n in (*self.saved_names(), *op.save, *op.saved_params)}
+        for n in op.unlisted:
+            own.pop(n, None)
+        pytorch = PYTORCH_SAVED.get(self._name)
+        if pytorch is None:
+            return tuple(own)
+        return tuple(n for n in pytorch if n in own or self._saved_scalar(n) is not _ABSENT)
+
+    def _saved_scalar(self, name: str) -> Any:
+        """A scalar PyTorch's class of this name saves, where the engine reads it back as
+        PyTorch does: an input's ``*_sym_sizes`` (a tuple of ints), ``reduction`` as
+        ATen's enum, ``keepdim``, and ``alpha``/``beta`` (their default when the call
+        left them out); ``_ABSENT`` otherwise.  The op's other params are not listed:
+        the engine keeps some normalised (a negative ``dim``, a slice's open ``end``)
+        where PyTorch keeps what the call gave."""
+        pytorch = PYTORCH_SAVED.get(self._name)
+        if pytorch is None or name not in pytorch:
+            return _ABSENT
+        p = self.p or {}
+        if name.endswith("_sym_sizes"):
+            inputs = self._op.inputs
+            base = name[: -len("_sym_sizes")]
+            if base in inputs and self.shapes is not None:
+                return tuple(int(n) for n in self.shapes[inputs.index(base)])
+            return _ABSENT
+        if name == "reduction" and isinstance(p.get("reduction"), str):
+            return _REDUCTIONS[p["reduction"]]
+        if name == "keepdim" and type(p.get("keepdim")) is bool:
+            return p["keepdim"]
+        if name in _SAVED_DEFAULTS:
+            return p.get(name, _SAVED_DEFAULTS[name])
+        return _ABSENT
 
     def _count_output(self, output_nr: int, vc: list[int]) -> None:
         saved = getattr(self, "_saved", None)  # unset while its own records are made
@@ -257,8 +290,13 @@ class OpNode(Node):
                 if self._released:
                     raise RuntimeError(BACKWARD_TWICE)
                 return None if p.get(name) is None else wrapped_tensor(p[name])
-            if name in self._op.save or name in p:
+            if name in self._op.save:
                 return p.get(name)
+            value = self._saved_scalar(name)
+            if value is not _ABSENT:
+                return value
+            if name in p:
+                return p[name]
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
         k = names.index(name) * _STRIDE
         v = saved[k + 1]
@@ -275,6 +313,13 @@ class OpNode(Node):
         t = saved[k + 5]
         return _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
 
+
+#: What ``OpNode._saved_scalar`` answers where the engine holds no such fact.
+_ABSENT = object()
+#: Scalars PyTorch saves with their default when a call leaves them out (``x + w``).
+_SAVED_DEFAULTS = {"alpha": 1, "beta": 1}
+#: ``reduction`` as PyTorch's nodes save it: ATen's ``Reduction`` enum.
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 #: A node's ``_saved`` is one flat tuple of records of this many fields: name, value,
 #: then for a tensor its version counter, the version it was saved at, its output
