@@ -98,9 +98,13 @@ def scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
     return _finish(np.array(value, dtype=dtypes.scalar_dtype(value).np), like.device, False)
 
 
+def _flat_size(size: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``f(2, 3)`` and ``f((2, 3))`` alike."""
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], list | tuple) else size
+
+
 def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], list | tuple):
-        size = tuple(size[0])
+    size = _flat_size(size)
     for s in size:
         if not isinstance(s, int | np.integer):
             raise TypeError(
@@ -137,6 +141,8 @@ RG = Param("requires_grad", "bool")
 
 @public("zeros", (), (SIZE, DTYPE, RG), category="creation", doc="a tensor of zeros", method=False)
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if any(isinstance(s, int | np.integer) and s < 0 for s in _flat_size(size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")  # zeros' own check
     return _filled(lambda xp, s, d: xp.zeros(s, d), size, dtype, device, requires_grad)
 
 
@@ -313,6 +319,8 @@ def arange(
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = dtypes.result_type(start, end, step)
     dt = dtypes.as_dtype(dtype)

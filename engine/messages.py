@@ -62,3 +62,12 @@ SCALAR_OF_REQUIRES_GRAD = (
     "Consider using tensor.detach() first. (Triggered internally at "
     "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
 )
+
+
+class _LinAlgError(RuntimeError):  # noqa: N818  (PyTorch's name)
+    """``torch.linalg.LinAlgError`` (``torch._C._LinAlgError``): a linear-algebra routine
+    that met a singular or otherwise unusable matrix.  A ``RuntimeError``, so code that
+    catches either catches it, as under PyTorch."""
+
+
+LinAlgError = _LinAlgError

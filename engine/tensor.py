@@ -428,9 +428,10 @@ class Tensor:
         )
 
     def new_zeros(self, *size: Any, dtype: Any = None) -> Tensor:
-        from engine.creation import zeros
+        from engine.creation import _filled
 
-        return zeros(*size, dtype=dtype or self.dtype, device=self.device)
+        dt = dtype or self.dtype  # not ``zeros``: its negative-size message is its own
+        return _filled(lambda xp, s, d: xp.zeros(s, d), size, dt, self.device, False)
 
     def new_ones(self, *size: Any, dtype: Any = None) -> Tensor:
         from engine.creation import ones

@@ -226,6 +226,10 @@ def _tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
     return value
 
 
+#: Not empty once ``padding='same'``'s zero-padded-copy warning was given.
+_WARNED_SAME: list[bool] = []
+
+
 def convolution(
     input: Any,  # noqa: A002
     weight: Any,
@@ -255,15 +259,16 @@ def convolution(
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         total = [d * (k - 1) for d, k in zip(dilation_t, kernel)]
         padding_t = tuple(t // 2 if t % 2 == 0 else (t // 2, t - t // 2) for t in total)
-        if any(t % 2 for t in total):
+        if any(t % 2 for t in total) and not _WARNED_SAME:
             import warnings
 
+            _WARNED_SAME.append(True)  # ``TORCH_WARN_ONCE``: once per process
             warnings.warn(
                 "Using padding='same' with even kernel lengths and odd dilation may require a "
                 "zero-padded copy of the input be created (Triggered internally at "
                 "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=3,
             )
     else:
         padding_t = _tuple(padding, spatial, "padding")
@@ -273,6 +278,14 @@ def convolution(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
             f"input{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
             f"{channels} channels instead"
+        )
+    padded = [n + lo + hi for n, (lo, hi) in zip(input.shape[2:], _sides(padding_t))]
+    dilated = [d * (k - 1) + 1 for d, k in zip(dilation_t, kernel)]
+    if any(k > n for k, n in zip(dilated, padded)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, dilated))}). "
+            "Kernel size can't be greater than actual input size"
         )
     params = {"stride": stride_t, "padding": padding_t, "dilation": dilation_t, "groups": groups}
     out = apply_op(CONV, (input, weight, bias), params)

@@ -261,6 +261,13 @@ def _check_index_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
             dim += 1
             continue
         if k.dtype.kind == "b":
+            for j, n in enumerate(k.shape):
+                if dim + j < len(shape) and n != shape[dim + j]:
+                    raise IndexError(
+                        f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} "
+                        "does not match the shape of the indexed tensor "
+                        f"[{', '.join(map(str, shape))}] at index {dim + j}"
+                    )
             dim += k.ndim
             nth += k.ndim
             continue
@@ -347,6 +354,8 @@ def setitem(x: Any, key: Any, value: Any) -> None:
     keys = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, Tensor | list | np.ndarray | bool) for k in keys):
         k = tuple(_as_index_array(kk, x.device) for kk in keys)
+        if all(isinstance(kk, slice) or hasattr(kk, "dtype") for kk in k):
+            _check_index_bounds(tuple(x.shape), k)
         if v.dtype is not x.dtype:
             v = v.to(x.dtype)
         apply_inplace(INDEX_PUT, (x, v), {"key": k if len(k) > 1 else k[0]})

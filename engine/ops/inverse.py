@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalog import Example, public
+from engine.messages import LinAlgError
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -41,7 +42,7 @@ def _check(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
 
     pivot = _first_zero_pivot(to_numpy(A._data))
     if pivot:
-        raise RuntimeError(
+        raise LinAlgError(
             f"{name}: The diagonal element {pivot} is zero, the inversion could not be "
             "completed because the input matrix is singular."
         )

@@ -251,15 +251,38 @@ def _pool_params(
     kernel = _tuple(kernel_size, 2, "kernel_size")
     stride_t = kernel if stride is None or stride == [] else _tuple(stride, 2, "stride")
     padding_t = _tuple(padding, 2, "padding")
-    if any(q > k // 2 for q, k in zip(padding_t, kernel)):
-        raise RuntimeError("pad should be at most half of effective kernel size")
+    dilation_t = _tuple(dilation, 2, "dilation")
+    # ATen's ``pooling_output_shape`` (height, then width), then ``pool2d_shape_check``
+    for q, k, d in zip(padding_t, kernel, dilation_t):
+        if q > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={q}, kernel_size={k} and dilation={d}"
+            )
+    (kh, kw), (ph, pw) = kernel, padding_t
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}"
+        )
     return {
         "kernel": kernel,
         "stride": stride_t,
         "padding": padding_t,
-        "dilation": _tuple(dilation, 2, "dilation"),
+        "dilation": dilation_t,
         "ceil_mode": bool(ceil_mode),
     }
+
+
+def _check_output(x: Any, p: dict[str, Any]) -> None:
+    """``pool2d_shape_check``'s last word: every window count at least one."""
+    out = _geometry(tuple(x.shape), p)
+    if min(out) < 1:
+        c, h, w = x.shape[-3:]
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+            f"({c}x{out[0]}x{out[1]}). Output size is too small"
+        )
 
 
 def _check_dims(name: str, x: Any) -> None:
@@ -289,9 +312,9 @@ def max_pool2d(
     return_indices: bool = False,
 ) -> Any:
     _check_dims("max_pool2d", input)
-    values, indices = apply_op(
-        MAX_POOL, (input,), _pool_params(kernel_size, stride, padding, dilation, ceil_mode)
-    )
+    params = _pool_params(kernel_size, stride, padding, dilation, ceil_mode)
+    _check_output(input, params)
+    values, indices = apply_op(MAX_POOL, (input,), params)
     return (values, indices) if return_indices else values
 
 
@@ -316,6 +339,7 @@ def avg_pool2d(
 ) -> Any:
     _check_dims("avg_pool2d", input)
     params = _pool_params(kernel_size, stride, padding, 1, ceil_mode)
+    _check_output(input, params)
     params["count_include_pad"] = count_include_pad
     if divisor_override:
         params["divisor_override"] = divisor_override
@@ -337,6 +361,18 @@ def max_pool1d(
         return (default, _tuple(v, 1, "kernel_size")[0])
 
     stride = kernel_size if stride is None else stride
+    if not return_indices:  # ATen's own ``max_pool1d`` checks; with indices, max_pool2d's
+        k, st, q, d = (
+            _tuple(v, 1, "kernel_size")[0] for v in (kernel_size, stride, padding, dilation)
+        )
+        if q > k // 2:
+            raise RuntimeError(
+                "max_pool1d() padding should be at most half of kernel size, but got "
+                f"padding={q} and kernel_size={k}"
+            )
+        n = _out_len(input.shape[-1], k, st, q, d, bool(ceil_mode))
+        if n < 1:
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {n}")
     out = max_pool2d(
         input.unsqueeze(-2),
         one(kernel_size, 1),

@@ -77,11 +77,15 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
     import numpy as np
 
     m = mask._data
-    if tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))) != tuple(input.shape):
-        raise RuntimeError(
-            f"The expanded size of the tensor ({input.shape[-1] if input.ndim else 1}) must match "
-            "the existing size of the mask"
-        )
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    except ValueError:
+        # ``masked_fill`` expands the mask with self (``expand_outplace(mask, self)``),
+        # ``masked_fill_`` self with the mask: the sizes are named in that order
+        from engine.ops.core import _broadcast_error, apply_inplace
+
+        pair = (input._data, m) if apply_op is apply_inplace else (m, input._data)
+        raise _broadcast_error(pair) from None
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(

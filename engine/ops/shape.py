@@ -313,8 +313,16 @@ def _infer_size(size: Any, numel: int) -> tuple[int, ...]:
     if len(size) == 1 and not isinstance(size[0], int):
         size = tuple(size[0])
     size = tuple(int(s) for s in size)
-    if size.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+    inferred = False
+    for i, s in enumerate(size):  # ATen's ``infer_size``: each dim in order
+        if s == -1:
+            if inferred:
+                raise RuntimeError("only one dimension can be inferred")
+            inferred = True
+        elif s < 0:
+            raise RuntimeError(
+                f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, size))}]"
+            )
     known = math.prod(s for s in size if s != -1)
     if -1 in size:
         if known == 0 or numel % known:

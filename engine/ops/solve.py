@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.messages import LinAlgError
 from engine.ops.core import Sample, apply_op, declare
 
 
@@ -54,7 +55,7 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Any:  # noqa: N803  (PyTorch'
     from engine.backend import to_numpy
 
     if np.linalg.matrix_rank(to_numpy(A._data)) < A.shape[0]:
-        raise RuntimeError(
+        raise LinAlgError(
             "torch.linalg.solve: The solver failed because the input matrix is singular."
         )
     return apply_op(SOLVE, (A, B))
