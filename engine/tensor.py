@@ -26,6 +26,9 @@ from engine.messages import (
     fmt_shape,
 )
 
+#: Not empty once ``float()`` of a tensor that requires grad was warned about.
+_WARNED_SCALAR: list[bool] = []
+
 
 class Tensor:
     # Class-level defaults: a new tensor sets only ``_data`` (the hot path of
@@ -339,14 +342,25 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        if self.requires_grad and is_grad_enabled():
+        if self.requires_grad and is_grad_enabled() and not _WARNED_SCALAR:
+            _WARNED_SCALAR.append(True)  # ``TORCH_WARN_ONCE``: once per process
             warnings.warn(
                 SCALAR_OF_REQUIRES_GRAD, UserWarning, stacklevel=warn_site.stacklevel(2, __file__)
             )
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._python_scalar())
+
+    def _python_scalar(self) -> Any:
+        """What ``float()``/``int()``/``complex()`` convert: Python's ``ValueError`` for
+        more than one element, as PyTorch, where ``item()`` raises a ``RuntimeError``."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self._data.size != 1:

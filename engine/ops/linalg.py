@@ -279,11 +279,12 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
     example=Example(inputs={"input": (2, 2), "mat1": (2, 3), "mat2": (3, 2)}),
 )
 def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:  # noqa: A002
-    if mat1.dtype is not mat2.dtype:
-        raise RuntimeError(
-            "self and mat2 must have the same dtype, but got "
-            f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}"
-        )
+    for name, t in (("self", input), ("mat1", mat1)):  # ATen's order: self, then mat1
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got "
+                f"{t.dtype.scalar_name} and {mat2.dtype.scalar_name}"
+            )
     if mat1.ndim == 2 and mat2.ndim == 2 and mat1.shape[1] == mat2.shape[0]:
         target = (mat1.shape[0], mat2.shape[1])
         bias = tuple(input.shape)

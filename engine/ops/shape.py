@@ -510,7 +510,9 @@ def alias(input: Any) -> Any:  # noqa: A002
 def _check_cat(tensors: Any, name: str) -> list[Any]:
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
     return tensors
 
 

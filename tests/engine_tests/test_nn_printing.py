@@ -161,9 +161,18 @@ def test_scheduler_before_optimizer_warns_like_pytorch() -> None:
 
 
 def test_float_of_a_tensor_that_requires_grad_warns_outside_no_grad() -> None:
+    """Once per process, as PyTorch's ``TORCH_WARN_ONCE`` (the mark is reset to test it)."""
+    import importlib
+
+    tensor = importlib.import_module("engine.tensor")  # ``engine.tensor`` is the function
+    tensor._WARNED_SCALAR.clear()
     x = engine.ones((), requires_grad=True)
     with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True"):
         float(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(x) == 1.0
+    tensor._WARNED_SCALAR.clear()
     with engine.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("error")
         assert float(x) == 1.0
