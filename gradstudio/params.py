@@ -24,8 +24,10 @@ from engine.param_kinds import (
     check_data,
     check_int,
     check_shape,
+    data_python,
     data_source,
     kind,
+    number_python,
     optional,
     to_json_value,
 )
@@ -37,6 +39,8 @@ __all__ = [
     "DTYPE_ALIASES",
     "MAX_DATA_ELEMENTS",
     "checker",
+    "data_python",
+    "number_python",
     "param_kind",
     "to_json_value",
 ]
@@ -111,6 +115,7 @@ kind(
         optional(check_data),
         editor="table",
         optional=True,
+        to_python=data_python,
         to_source=lambda v: "None" if v is None else data_source(v),
     )
 )

@@ -45,3 +45,23 @@ class Mark(Function):
 x = torch.tensor([1.], requires_grad=True)
 y = Mark.apply(x)
 """
+
+
+#: The numbers JSON cannot write, as parameters (an attention mask's ``-inf``, a clamp's
+#: open end, a number standing in for a tensor, a value written at an index) and as data.
+NON_FINITE = """\
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+m = torch.tensor([[False, True], [False, False]])
+s = x.masked_fill(m, float("-inf"))
+p = F.softmax(s, dim=1)
+c = torch.clamp(x, min=float("-inf"), max=3.0)
+z = torch.tensor([1.0, float("inf"), float("nan")])
+y = x * 1
+y[0, 0] = float("inf")
+q = torch.maximum(y, z[:2])
+a = torch.add(x, float("-inf"))
+t = (p * c).sum()
+t.backward()
+"""
