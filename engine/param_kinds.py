@@ -374,6 +374,24 @@ kind(  # a fixed choice among the param's ``choices`` (free text without them)
         options=_choice_options,
     )
 )
+kind(  # None, True or False: ``std``'s ``unbiased``, ``backward``'s ``retain_graph``
+    ParamKind(
+        "optional_bool",
+        optional(check_bool),
+        editor="choice",
+        optional=True,
+        options=lambda choices: [("default (None)", None), ("True", True), ("False", False)],
+    )
+)
+kind(  # None or one of the param's ``choices``: ``div``'s ``rounding_mode``
+    ParamKind(
+        "optional_str",
+        optional(check_choice),
+        editor="choice",
+        optional=True,
+        options=lambda choices: [("default (None)", None), *_choice_options(choices)],
+    )
+)
 kind(
     ParamKind(
         "optional_number",

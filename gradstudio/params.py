@@ -19,7 +19,6 @@ from engine.param_kinds import (
     MAX_DATA_ELEMENTS,
     PARAM_KINDS,
     ParamKind,
-    check_bool,
     check_choice,
     check_data,
     check_int,
@@ -90,15 +89,6 @@ def _raw_text(text: str) -> str:
 _shape = PARAM_KINDS["shape"]
 _data = PARAM_KINDS["data"]
 
-kind(
-    ParamKind(
-        "optional_bool",
-        optional(check_bool),
-        editor="choice",
-        optional=True,
-        options=lambda choices: [("default (None)", None), ("True", True), ("False", False)],
-    )
-)
 kind(
     ParamKind(
         "optional_shape",

@@ -65,3 +65,20 @@ a = torch.add(x, float("-inf"))
 t = (p * c).sum()
 t.backward()
 """
+
+#: Keyword arguments the catalogue declares once for palette, file, import and export:
+#: ``div``'s ``rounding_mode``, ``round``'s ``decimals``, ``std``/``var``'s ``unbiased``
+#: and ``correction``.
+CATALOGUE_KEYWORDS = """\
+import torch
+x = torch.tensor([[1.25, -2.5, 3.75], [-4.125, 5.5, -6.875]], requires_grad=True)
+f = torch.div(x, 2, rounding_mode="floor")
+t = x.div(1.5, rounding_mode="trunc")
+r = x.round(decimals=1)
+s = x.std(0, unbiased=False)
+v = torch.var(x, 1, keepdim=True, correction=0)
+u = x.std(unbiased=True)
+w = x.var(dim=1)
+total = f.sum() + t.sum() + r.sum() + s.sum() + v.sum() + u + w.sum()
+total.backward()
+"""

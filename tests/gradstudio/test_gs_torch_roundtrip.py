@@ -17,7 +17,7 @@ from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.pytorch_export import FACTS_HELPER, export_script
 from gradstudio.interchange.pytorch_import import import_snippet
-from tests.gradstudio.snippets import INDEXING, NON_FINITE
+from tests.gradstudio.snippets import CATALOGUE_KEYWORDS, INDEXING, NON_FINITE
 
 pytestmark = pytest.mark.torch
 pytest.importorskip("torch", reason="PyTorch is the oracle these tests compare with")
@@ -60,6 +60,7 @@ q.backward()
 """,
     "indexing_and_T": INDEXING,
     "non_finite_numbers": NON_FINITE,
+    "catalogue_keywords": CATALOGUE_KEYWORDS,
     "index_keys": """\
 import torch
 x = torch.arange(24.).reshape(2, 3, 4).requires_grad_()

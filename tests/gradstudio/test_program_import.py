@@ -576,3 +576,27 @@ def test_the_polynomial_tutorial_folds_and_agrees_with_golden() -> None:
     assert summary.meta["iterations"] == "16"
     assert {doc.node(n).label for n in summary.members} == {"a", "b", "c", "d"}
     test_polynomial_tutorial_agrees_with_golden()
+
+
+def test_overloaded_names_record_the_op_pytorch_runs(tmp_path: Path) -> None:
+    """``torch.max(a, b)`` is ``maximum`` (``MaximumBackward0``); ``torch.tensor`` of
+    tensors copies their values into a literal of the dtype PyTorch picks (no edge)."""
+    program = tmp_path / "overloads.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\n"
+        "hi = torch.max(x, torch.zeros(3))\n"
+        "lo = x.min(torch.ones(3))\n"
+        "parts = [torch.tensor(2, dtype=torch.float64), torch.tensor(5, dtype=torch.float64)]\n"
+        "copied = torch.tensor(parts)\n"
+        "ids = torch.tensor([x.argmax(), x.argmin()])\n"
+    )
+    doc = import_program(program)
+    types = {n.label: n.type_id for n in doc.nodes()}
+    assert types["hi"] == "torch.maximum" and types["lo"] == "torch.minimum"
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["hi"].grad_fn.name == "MaximumBackward0"
+    assert facts["lo"].grad_fn.name == "MinimumBackward0"
+    assert facts["copied"].dtype == "float64" and facts["copied"].array.tolist() == [2.0, 5.0]
+    assert facts["ids"].dtype == "int64" and facts["ids"].array.tolist() == [2, 1]
+    assert facts["copied"].grad_fn is None

@@ -226,6 +226,7 @@ class Recorder:
             isinstance(result, tensor_type)
         ):
             return
+        qualname, args, kwargs = self.overload(qualname, args, kwargs, result, tensor_type)
         event = {
             "kind": "call",
             "function": qualname,
@@ -236,6 +237,25 @@ class Recorder:
         }
         event["out"] = self.result(result, tensor_type)
         self.events.append(event)
+
+    def overload(
+        self, qualname: str, args: tuple, kwargs: dict, result: Any, tensor_type: type
+    ) -> tuple[str, tuple, dict]:
+        """The call as the catalogue declares it, where PyTorch overloads one name:
+        ``torch.max(a, b)`` is ``torch.maximum`` (``MaximumBackward0``), and
+        ``torch.tensor([t0, t1])`` copies its tensors' values (no edge to them: the
+        document's literal holds those values, in the dtype PyTorch chose)."""
+        binary = len(args) == 2 and isinstance(args[1], tensor_type)
+        if qualname in ("torch.max", "torch.min") and binary:
+            return qualname + "imum", args, kwargs
+        if qualname == "torch.tensor" and args and _holds(args[0], tensor_type):
+            self.depth += 1
+            try:
+                data = _values(args[0], tensor_type)
+            finally:
+                self.depth -= 1
+            return qualname, (data, *args[1:]), {"dtype": result.dtype, **kwargs}
+        return qualname, args, kwargs
 
     def grad_enabled(self) -> bool:
         import engine
@@ -286,6 +306,19 @@ class _Lazy(dict):
         if state is not None and "data" not in state:
             state["data"] = state["array"].tolist()
         return state
+
+
+def _holds(data: Any, tensor_type: type) -> bool:
+    if isinstance(data, list | tuple):
+        return any(_holds(d, tensor_type) for d in data)
+    return isinstance(data, tensor_type)
+
+
+def _values(data: Any, tensor_type: type) -> Any:
+    """Nested data with each tensor replaced by its values."""
+    if isinstance(data, list | tuple):
+        return [_values(d, tensor_type) for d in data]
+    return data.detach().tolist() if isinstance(data, tensor_type) else data
 
 
 def _device_type() -> type:
