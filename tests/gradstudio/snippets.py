@@ -82,3 +82,16 @@ w = x.var(dim=1)
 total = f.sum() + t.sum() + r.sum() + s.sum() + v.sum() + u + w.sum()
 total.backward()
 """
+
+#: The 8-bit integer dtypes: literals, creation, conversion, wrap-around, promotion.
+SMALL_INTS = """\
+import torch
+a = torch.tensor([7, 250], dtype=torch.uint8)
+b = torch.tensor([-3, 100], dtype=torch.int8)
+c = a + 10
+d = b * 2
+e = a.to(torch.int8)
+f = torch.zeros(2, dtype=torch.uint8)
+g = a + b
+h = torch.ones(2, dtype=torch.int8).to(torch.float32)
+"""
