@@ -160,6 +160,16 @@ def _ints(value: Any, choices: tuple[str, ...] = ()) -> int | list[int]:
     return check_int(value)
 
 
+def _sizes(value: Any, choices: tuple[str, ...] = ()) -> int | list[int | None]:
+    """An int for every spatial dim, or one each where None keeps the input's size
+    (``adaptive_avg_pool2d(x, (None, 7))``)."""
+    if isinstance(value, list | tuple):
+        if not value:
+            raise ValueError("expected an integer or a list of integers or None, got []")
+        return [None if v is None else check_int(v) for v in value]
+    return check_int(value)
+
+
 def _dim_list(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
     dims = _dims(value)
     if dims is None:
@@ -332,6 +342,9 @@ kind(  # dims kept as a list: ``torch.flip(x, dims)`` takes no bare int (``x.fli
 )
 kind(  # an int or one per spatial dim: a convolution's stride, padding, dilation
     ParamKind("ints", _ints, 1, to_python=_tuple, to_source=_tuple_source, from_text=_dims_text)
+)
+kind(  # an output size: an int or one per spatial dim, None keeping the input's
+    ParamKind("sizes", _sizes, 1, to_python=_tuple, to_source=_tuple_source, from_text=_dims_text)
 )
 kind(  # sizes (-1 where PyTorch allows it)
     ParamKind(

@@ -95,3 +95,15 @@ f = torch.zeros(2, dtype=torch.uint8)
 g = a + b
 h = torch.ones(2, dtype=torch.int8).to(torch.float32)
 """
+
+#: ``adaptive_avg_pool2d``'s output size: one int, a pair, None keeping the input's size.
+ADAPTIVE_SIZES = """\
+import torch
+import torch.nn.functional as F
+x = torch.arange(60.0).reshape(1, 3, 4, 5).requires_grad_()
+a = F.adaptive_avg_pool2d(x, (None, 2))
+b = F.adaptive_avg_pool2d(x, [3, None])
+c = F.adaptive_avg_pool2d(x, 2)
+s = a.sum() + b.sum() + c.sum()
+s.backward()
+"""
