@@ -600,3 +600,27 @@ def test_overloaded_names_record_the_op_pytorch_runs(tmp_path: Path) -> None:
     assert facts["copied"].dtype == "float64" and facts["copied"].array.tolist() == [2.0, 5.0]
     assert facts["ids"].dtype == "int64" and facts["ids"].array.tolist() == [2, 1]
     assert facts["copied"].grad_fn is None
+
+
+def test_out_is_the_plain_call_then_a_copy_outside_autograd(tmp_path: Path) -> None:
+    """``torch.matmul(a, b, out=y)`` writes into ``y`` one version up, as a no-grad
+    ``copy_`` of the plain call does; an ``out`` the call resizes is refused."""
+    program = tmp_path / "out.py"
+    program.write_text(
+        "import torch\n"
+        "a = torch.ones(2, 3)\n"
+        "y = torch.zeros(2, 2)\n"
+        "torch.matmul(a, a.T, out=y)\n"
+        "z = y * 2\n"
+    )
+    doc = import_program(program)
+    copy = doc.node_by_label("y")
+    assert copy is not None and copy.type_id == "Tensor.copy_" and copy.params["no_grad"]
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["y"].version == 1 and facts["y"].grad_fn is None
+    assert facts["z"].array.tolist() == [[6.0, 6.0], [6.0, 6.0]]
+    program.write_text(
+        "import torch\na = torch.ones(2, 3)\ny = torch.zeros(5)\ntorch.matmul(a, a.T, out=y)\n"
+    )
+    with pytest.raises(ImportProblem, match=r"^line 4: out= resized its tensor from \[5\] to"):
+        import_program(program)

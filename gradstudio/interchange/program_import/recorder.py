@@ -214,8 +214,38 @@ class Recorder:
     def call(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         if self.depth:
             return fn(*args, **kwargs)
+        if isinstance(kwargs.get("out"), tensor_type):
+            return self.call_out(qualname, fn, args, kwargs, tensor_type)
         result = self.quiet(fn, *args, **kwargs)
         self.record(qualname, args, kwargs, result, tensor_type)
+        return result
+
+    def call_out(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
+        """``torch.matmul(a, b, out=y)``: the plain call, then its result copied into ``y``
+        outside autograd (what ``out=`` does: PyTorch refuses it where autograd would
+        need the result), one version up. An ``out`` the call resizes is refused: a copy
+        keeps its shape."""
+        out = kwargs["out"]
+        shape, target = tuple(out.shape), self.key(out)
+        result = self.quiet(fn, *args, **kwargs)
+        if tuple(out.shape) != shape:
+            self.refuse(
+                f"out= resized its tensor from {list(shape)} to {list(out.shape)}; "
+                "GradStudio records out= as a copy into it, which keeps its shape"
+            )
+            return result
+        plain = self.quiet(lambda: out.detach().clone())
+        rest = {k: v for k, v in kwargs.items() if k != "out"}
+        self.record(qualname, args, rest, plain, tensor_type)
+        self.events.append(
+            {
+                "kind": "copy_out",
+                "target": target,
+                "src": self.keys[id(plain)],
+                "out": self.fresh(out),
+                "line": self.line(),
+            }
+        )
         return result
 
     def record(
