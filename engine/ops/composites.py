@@ -136,6 +136,14 @@ def vstack(tensors: Any) -> Any:
     return cat(list(atleast_2d(tuple(tensors))), 0)
 
 
+@public(
+    "unflatten",
+    ("input",),
+    (Param("dim", "dim"), Param("sizes", "shape")),
+    category="shape",
+    doc="split one dimension into sizes",
+    example=Example(params={"dim": 1, "sizes": [3, 1]}),
+)
 def unflatten(input: Any, dim: int, sizes: Any) -> Any:  # noqa: A002
     """One dimension split into ``sizes`` (one may be -1): a ``view`` (``ViewBackward0``)."""
     from engine.ops.shape import _wrap, view

@@ -1138,7 +1138,8 @@ def _is_index_list(value: Any) -> bool:
 
 
 def _device_param(value: Value, line: int | None) -> str:
-    if isinstance(value, DefaultDevice):
+    """``device=None`` is the default device, as in PyTorch (``as_tensor`` passes it on)."""
+    if isinstance(value, DefaultDevice) or (isinstance(value, Const) and value.value is None):
         return "default"
     return _device_const([value], line)
 

@@ -580,10 +580,17 @@ def test_the_polynomial_tutorial_folds_and_agrees_with_golden() -> None:
 
 def test_overloaded_names_record_the_op_pytorch_runs(tmp_path: Path) -> None:
     """``torch.max(a, b)`` is ``maximum`` (``MaximumBackward0``); ``torch.tensor`` of
-    tensors copies their values into a literal of the dtype PyTorch picks (no edge)."""
+    tensors or NumPy data copies their values into a literal of the dtype PyTorch picks
+    (no edge); ``torch.as_tensor`` passes ``device=None`` on; ``parameters_to_vector``
+    is the ``cat`` PyTorch runs."""
     program = tmp_path / "overloads.py"
     program.write_text(
+        "import numpy as np\n"
         "import torch\n"
+        "arr = torch.tensor(np.array([1.5, 2.5]))\n"
+        "listed = torch.as_tensor([1, 2])\n"
+        "lin = torch.nn.Linear(2, 1)\n"
+        "vec = torch.nn.utils.parameters_to_vector(lin.parameters())\n"
         "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\n"
         "hi = torch.max(x, torch.zeros(3))\n"
         "lo = x.min(torch.ones(3))\n"
@@ -600,6 +607,8 @@ def test_overloaded_names_record_the_op_pytorch_runs(tmp_path: Path) -> None:
     assert facts["copied"].dtype == "float64" and facts["copied"].array.tolist() == [2.0, 5.0]
     assert facts["ids"].dtype == "int64" and facts["ids"].array.tolist() == [2, 1]
     assert facts["copied"].grad_fn is None
+    assert facts["arr"].dtype == "float64" and facts["listed"].dtype == "int64"
+    assert types["vec"] == "torch.cat" and facts["vec"].grad_fn.name == "CatBackward0"
 
 
 def test_out_is_the_plain_call_then_a_copy_outside_autograd(tmp_path: Path) -> None:

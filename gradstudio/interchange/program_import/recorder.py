@@ -274,11 +274,12 @@ class Recorder:
         """The call as the catalogue declares it, where PyTorch overloads one name:
         ``torch.max(a, b)`` is ``torch.maximum`` (``MaximumBackward0``), and
         ``torch.tensor([t0, t1])`` copies its tensors' values (no edge to them: the
-        document's literal holds those values, in the dtype PyTorch chose)."""
+        document's literal holds those values, in the dtype PyTorch chose, as for a
+        NumPy array or scalar)."""
         binary = len(args) == 2 and isinstance(args[1], tensor_type)
         if qualname in ("torch.max", "torch.min") and binary:
             return qualname + "imum", args, kwargs
-        if qualname == "torch.tensor" and args and _holds(args[0], tensor_type):
+        if qualname == "torch.tensor" and args and not _plain(args[0]):
             self.depth += 1
             try:
                 data = _values(args[0], tensor_type)
@@ -338,17 +339,21 @@ class _Lazy(dict):
         return state
 
 
-def _holds(data: Any, tensor_type: type) -> bool:
+def _plain(data: Any) -> bool:
+    """Python numbers and bools in lists: what a literal's dtype is inferred from alike."""
     if isinstance(data, list | tuple):
-        return any(_holds(d, tensor_type) for d in data)
-    return isinstance(data, tensor_type)
+        return all(_plain(d) for d in data)
+    return isinstance(data, bool | int | float)
 
 
 def _values(data: Any, tensor_type: type) -> Any:
-    """Nested data with each tensor replaced by its values."""
+    """Nested data with each tensor, NumPy array or scalar replaced by its values."""
     if isinstance(data, list | tuple):
         return [_values(d, tensor_type) for d in data]
-    return data.detach().tolist() if isinstance(data, tensor_type) else data
+    if isinstance(data, tensor_type):
+        return data.detach().tolist()
+    tolist = getattr(data, "tolist", None)
+    return tolist() if callable(tolist) else data
 
 
 def _device_type() -> type:
