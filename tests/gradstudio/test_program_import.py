@@ -633,3 +633,29 @@ def test_out_is_the_plain_call_then_a_copy_outside_autograd(tmp_path: Path) -> N
     )
     with pytest.raises(ImportProblem, match=r"^line 4: out= resized its tensor from \[5\] to"):
         import_program(program)
+
+
+def test_where_of_a_condition_is_nonzero_taken_apart(tmp_path: Path) -> None:
+    """``torch.where(c)`` and ``c.nonzero(as_tuple=True)`` are ``c.nonzero().unbind(1)``,
+    as ATen computes them: each index tensor is one part of the ``unbind``."""
+    program = tmp_path / "where.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.tensor([[1.0, -2.0], [3.0, 4.0]])\n"
+        "rows, cols = torch.where(x > 0)\n"
+        "r, c = (x < 0).nonzero(as_tuple=True)\n"
+        "picked = x[rows, cols]\n"
+    )
+    doc = import_program(program)
+    types = {n.label: n.type_id for n in doc.nodes()}
+    assert types["rows"] == types["c"] == "gradstudio.select"
+    assert sorted(t for t in types.values() if t in ("torch.nonzero", "torch.unbind")) == [
+        "torch.nonzero",
+        "torch.nonzero",
+        "torch.unbind",
+        "torch.unbind",
+    ]
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["rows"].array.tolist() == [0, 1, 1] and facts["cols"].array.tolist() == [0, 0, 1]
+    assert facts["r"].array.tolist() == [0] and facts["c"].array.tolist() == [1]
+    assert facts["picked"].array.tolist() == [1.0, 3.0, 4.0]

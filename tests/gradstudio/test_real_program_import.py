@@ -15,8 +15,8 @@ from gradstudio.interchange.pytorch_import import ImportProblem
 PROGRAMS = Path(__file__).parent.parent / "programs"
 
 #: program -> what the refusal says: something a document cannot hold (a transform, a
-#: hook that adds nodes, several outputs, a program that raises on purpose) or, below the
-#: line, an importer gap still open (named in the README).
+#: hook that adds nodes, a custom Function returning several values, a program that
+#: raises on purpose). No importer gap is open among these programs.
 REFUSED = {
     "broadcasting_grads.py": "line 36: RuntimeError: The size of tensor a (2) must match",
     "custom_function_ctx.py": "returns several values; one tensor is supported",
@@ -26,8 +26,6 @@ REFUSED = {
     "plateau_and_matrices.py": "torch.autograd.functional.hessian cannot be imported",
     "hooks_tutorial.py": "module backward hooks are not recorded",
     "hooks_extra.py": "module backward hooks are not recorded",
-    "gather_scatter.py": "where() returns 2 tensors, which GradStudio cannot take apart yet",
-    # importer gaps
 }
 
 
@@ -65,6 +63,7 @@ VERIFIED = (
     "tensor_basics.py",
     "autoencoder.py",
     "creation_random.py",
+    "gather_scatter.py",
 )
 
 

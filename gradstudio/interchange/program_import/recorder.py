@@ -256,6 +256,8 @@ class Recorder:
             isinstance(result, tensor_type)
         ):
             return
+        if self.index_tuple(qualname, args, kwargs, result, tensor_type):
+            return
         qualname, args, kwargs = self.overload(qualname, args, kwargs, result, tensor_type)
         event = {
             "kind": "call",
@@ -268,6 +270,22 @@ class Recorder:
         event["out"] = self.result(result, tensor_type)
         self.events.append(event)
 
+    def index_tuple(
+        self, qualname: str, args: tuple, kwargs: dict, result: Any, tensor_type: type
+    ) -> bool:
+        """``torch.where(c)`` and ``c.nonzero(as_tuple=True)`` as ATen computes them,
+        ``c.nonzero().unbind(1)``: two recorded calls, the index tensors taken apart."""
+        where = qualname == "torch.where" and len(args) == 1 and not kwargs
+        as_tuple = qualname == "torch.nonzero" and kwargs == {"as_tuple": True}
+        if not (where or as_tuple) or not isinstance(result, tuple) or not args[0].ndim:
+            return False
+        from engine.ops.nonzero import nonzero
+
+        rows = self.quiet(nonzero, args[0])
+        self.record("torch.nonzero", args[:1], {}, rows, tensor_type)
+        self.record("torch.unbind", (rows, 1), {}, result, tensor_type)
+        return True
+
     def overload(
         self, qualname: str, args: tuple, kwargs: dict, result: Any, tensor_type: type
     ) -> tuple[str, tuple, dict]:
@@ -276,6 +294,8 @@ class Recorder:
         ``torch.tensor([t0, t1])`` copies its tensors' values (no edge to them: the
         document's literal holds those values, in the dtype PyTorch chose, as for a
         NumPy array or scalar)."""
+        if qualname == "torch.nonzero" and kwargs == {"as_tuple": False}:
+            return qualname, args, {}
         binary = len(args) == 2 and isinstance(args[1], tensor_type)
         if qualname in ("torch.max", "torch.min") and binary:
             return qualname + "imum", args, kwargs
