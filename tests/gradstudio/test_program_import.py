@@ -659,3 +659,21 @@ def test_where_of_a_condition_is_nonzero_taken_apart(tmp_path: Path) -> None:
     assert facts["rows"].array.tolist() == [0, 1, 1] and facts["cols"].array.tolist() == [0, 0, 1]
     assert facts["r"].array.tolist() == [0] and facts["c"].array.tolist() == [1]
     assert facts["picked"].array.tolist() == [1.0, 3.0, 4.0]
+
+
+def test_another_name_for_a_function_records_the_function(tmp_path: Path) -> None:
+    """``torch.clip`` and ``x.clip`` are PyTorch's names for ``clamp`` (``ClampBackward1``)."""
+    program = tmp_path / "clip.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\n"
+        "a = torch.clip(x, -1.0, 2.0)\n"
+        "b = x.clip(max=0.5)\n"
+        "s = (a * b).sum()\n"
+    )
+    doc = import_program(program)
+    types = {n.label: n.type_id for n in doc.nodes()}
+    assert types["a"] == types["b"] == "torch.clamp"
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["a"].grad_fn.name == facts["b"].grad_fn.name == "ClampBackward1"
+    assert facts["b"].array.tolist() == [0.5, -2.0, 0.5]

@@ -440,6 +440,21 @@ def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
     Optimizer.step = recorded_step  # type: ignore[method-assign]
 
 
+def _wrap_aliases(
+    recorder: Recorder,
+    owners: tuple[Any, ...],
+    wrapped: dict[int, tuple[Any, str]],
+    tensor_type: type,
+) -> None:
+    """PyTorch's other names for a function (``torch.clip`` and ``x.clip`` are ``clamp``,
+    ``ClampBackward1``): the very function under a second name, recorded as the first."""
+    for owner in owners:
+        for name, value in list(vars(owner).items()):
+            found = wrapped.get(id(value))
+            if found is not None and found[0] is value and not name.startswith("_"):
+                setattr(owner, name, _wrap(recorder, found[1], value, tensor_type))
+
+
 def install(recorder: Recorder) -> None:
     """Map ``torch`` to the engine and wrap its dispatch points."""
     import engine
@@ -455,14 +470,14 @@ def install(recorder: Recorder) -> None:
         "torch": engine,
         "torch.nn.functional": engine.nn.functional,
     }
+    #: id of each function wrapped -> (the function, the name recorded)
+    wrapped: dict[int, tuple[Any, str]] = {}
     for sig in functions():
         module = namespaces.get(sig.namespace)
         if module is not None and callable(getattr(module, sig.name, None)):
-            setattr(
-                module,
-                sig.name,
-                _wrap(recorder, sig.qualname, getattr(module, sig.name), tensor_type),
-            )
+            original = getattr(module, sig.name)
+            wrapped[id(original)] = (original, sig.qualname)
+            setattr(module, sig.name, _wrap(recorder, sig.qualname, original, tensor_type))
         if sig.namespace == "torch.nn.functional" and sig.method:
             # ``torch.softmax(x, 1)``: the same op as ``F.softmax`` under PyTorch's
             # top-level name (a function of its own in the engine)
@@ -472,7 +487,9 @@ def install(recorder: Recorder) -> None:
         method = getattr(tensor_type, sig.name, None)
         method_only = sig.namespace == "torch.Tensor"  # x.view(...), x.expand(...)
         if callable(method) and (method_only or sig.method):  # x.softmax(-1) too
+            wrapped[id(method)] = (method, sig.qualname)
             setattr(tensor_type, sig.name, _wrap(recorder, sig.qualname, method, tensor_type))
+    _wrap_aliases(recorder, (engine, tensor_type), wrapped, tensor_type)
     for dunder, (qualname, reflected) in OPERATORS.items():
         method = getattr(tensor_type, dunder)
 
