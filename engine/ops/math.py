@@ -12,7 +12,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.backend import array_module
-from engine.catalog import Port, public
+from engine.catalog import Param, Port, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import POS, UNARY, _unary_public, zeros_like
@@ -184,7 +184,14 @@ ROUND_DECIMALS = declare(
 )
 
 
-@public("round", ("input",), category="math", doc="round half to even", inplace=True)
+@public(
+    "round",
+    ("input",),
+    (Param("decimals", "int"),),
+    category="math",
+    doc="round half to even",
+    inplace=True,
+)
 def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001, A002
     if decimals:
         refuse_dtype("round_cpu", input, integral=True)

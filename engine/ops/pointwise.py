@@ -834,7 +834,14 @@ def _div_rounding(apply_op: Callable[..., Any], input: Any, other: Any, mode: st
     return apply_op(OPS["div_mode"], (input, other), {"rounding_mode": mode})
 
 
-@public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division", inplace=True)
+@public(
+    "div",
+    ("input", SCALAR_PORT),
+    (Param("rounding_mode", "optional_str", choices=("trunc", "floor")),),
+    category="arithmetic",
+    doc="true division",
+    inplace=True,
+)
 @applying
 def div(apply_op: Callable[..., Any]) -> Callable[..., Any]:
     def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:  # noqa: A002
