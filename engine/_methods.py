@@ -108,6 +108,21 @@ Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
 
+
+def _broadcast_to(self: Tensor, *size: Any, **kwargs: Any) -> Tensor:
+    """``x.broadcast_to(2, -1)``: the method takes sizes spread, as ``expand`` does;
+    ``torch.broadcast_to`` takes one size."""
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = tuple(size[0])
+    return (
+        functions.broadcast_to(self, size, **kwargs)
+        if size
+        else functions.broadcast_to(self, **kwargs)
+    )
+
+
+Tensor.broadcast_to = _broadcast_to  # type: ignore[attr-defined]
+
 # The op dispatcher builds tensors without importing this module at load time.
 from engine.ops import core as _core  # noqa: E402
 

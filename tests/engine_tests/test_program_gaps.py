@@ -246,3 +246,68 @@ def test_the_addmm_messages_are_pytorchs(shapes: tuple[tuple[int, ...], ...]) ->
     with pytest.raises(RuntimeError) as err:
         torch.addmm(bias, mat1, mat2)
     assert str(err.value) == message
+
+
+def _graph(fn: Any, depth: int = 0) -> list[str]:
+    if fn is None:
+        return []
+    out = ["  " * depth + type(fn).__name__]
+    for f, _ in fn.next_functions:
+        out += _graph(f, depth + 1)
+    return out
+
+
+#: ``F.linear`` as ATen's ``linear`` builds it (PyTorch 2.13's graphs, written out): a
+#: contiguous N-d input is flattened before ``weight.t()``, a strided one goes through
+#: ``matmul`` with the bias added in place.
+LINEAR_GRAPHS = {
+    (2, 5, 4): "ViewBackward0 AddmmBackward0 AccumulateGrad ViewBackward0 AccumulateGrad "
+    "TBackward0 AccumulateGrad",
+    (4,): "ViewBackward0 AddmmBackward0 AccumulateGrad ViewBackward0 AccumulateGrad TBackward0 "
+    "AccumulateGrad",
+    (5, 2, 4): "AddBackward0 UnsafeViewBackward0 MmBackward0 UnsafeViewBackward0 CloneBackward0 "
+    "TransposeBackward0 AccumulateGrad TBackward0 AccumulateGrad AccumulateGrad",
+}
+
+
+@pytest.mark.parametrize("shape", LINEAR_GRAPHS, ids=str)
+def test_linear_builds_atens_graph(shape: tuple[int, ...]) -> None:
+    w = engine.ones(2, 4, requires_grad=True)
+    b = engine.ones(2, requires_grad=True)
+    x = engine.ones(*shape, requires_grad=True)
+    if shape == (5, 2, 4):
+        x = x.transpose(0, 1)  # not contiguous
+    y = engine.nn.functional.linear(x, w, b)
+    assert " ".join(n.strip() for n in _graph(y.grad_fn)) == LINEAR_GRAPHS[shape]
+
+
+def test_linear_of_a_3d_input_runs_backward_in_atens_order() -> None:
+    """The weight's ``TBackward0`` is newer than the input's view, so it runs first."""
+    w = engine.ones(2, 4, requires_grad=True)
+    y = engine.nn.functional.linear(engine.ones(2, 5, 4, requires_grad=True), w, engine.ones(2))
+    order: list[str] = []
+
+    def watch(fn: Any) -> None:
+        if fn is not None:
+            fn.register_prehook(lambda g, n=type(fn).__name__: order.append(n))
+            for f, _ in fn.next_functions:
+                watch(f)
+
+    watch(y.grad_fn)
+    y.sum().backward()
+    assert order == [
+        "ViewBackward0",
+        "AddmmBackward0",
+        "TBackward0",
+        "AccumulateGrad",
+        "ViewBackward0",
+        "AccumulateGrad",
+    ]
+
+
+def test_broadcast_to_as_a_method_takes_spread_sizes() -> None:
+    x = engine.ones(1, 3, requires_grad=True)
+    assert x.broadcast_to(2, -1).shape == (2, 3)
+    assert type(x.broadcast_to(size=(2, 3)).grad_fn).__name__ == "ExpandBackward0"
+    with pytest.raises(TypeError):
+        engine.broadcast_to(x, 2, 3)

@@ -64,6 +64,7 @@ VERIFIED = (
     "autoencoder.py",
     "creation_random.py",
     "gather_scatter.py",
+    "attention_block.py",
 )
 
 
