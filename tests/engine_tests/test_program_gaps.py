@@ -289,7 +289,8 @@ def test_linear_of_a_3d_input_runs_backward_in_atens_order() -> None:
 
     def watch(fn: Any) -> None:
         if fn is not None:
-            fn.register_prehook(lambda g, n=type(fn).__name__: order.append(n))
+            name = type(fn).__name__
+            fn.register_prehook(lambda g, n=name: order.append(n))
             for f, _ in fn.next_functions:
                 watch(f)
 
