@@ -137,6 +137,8 @@ class NodeType:
     #: Ports and params in the order a call passes them by position (empty: ports, then
     #: params).
     call_order: tuple[str, ...] = ()
+    #: Its outputs hold whatever memory held (``empty_like``): values not comparable.
+    uninitialised: bool = False
 
     def input(self, name: str) -> PortSpec:
         for port in self.inputs:
@@ -376,6 +378,7 @@ def _derived(sig: Any) -> NodeType:
         functions=(qualname,) if sig.namespace != "torch.Tensor" else (),
         methods=(sig.name,) if sig.method else (),
         call_order=tuple(p.name for p in order if p.position is not None),
+        uninitialised=sig.example is not None and not sig.example.deterministic,
     )
 
 

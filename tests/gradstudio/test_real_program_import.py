@@ -65,6 +65,7 @@ VERIFIED = (
     "creation_random.py",
     "gather_scatter.py",
     "attention_block.py",
+    "dtype_promotion.py",
 )
 
 
