@@ -30,11 +30,35 @@ from engine.messages import (
 _WARNED_SCALAR: list[bool] = []
 
 
+class _GradFn:
+    """``tensor.grad_fn`` where the tensor holds none of its own: None, or a view's node.
+    A view keeps its node apart (``_view_fn``) with the version it was made at; once the
+    base or another view of it is changed in place, the node is made anew, an
+    ``AsStridedBackward0`` onto the base's current history, as PyTorch's
+    ``VariableHooks::grad_fn`` does on the next read.  Tensors with a node of their own
+    hold it in their ``__dict__``, which wins over this (non-data) descriptor."""
+
+    def __get__(self, t: Any, cls: Any = None) -> Any:
+        if t is None:
+            return self
+        fn = t._view_fn
+        if fn is None and t._base is None:
+            return None
+        vc = t._vc
+        if vc is None or vc[0] == t._view_ver or t._nograd_view:
+            return fn
+        from engine.ops.core import regenerate_view_fn
+
+        return regenerate_view_fn(t)
+
+
 class Tensor:
     # Class-level defaults: a new tensor sets only ``_data`` (the hot path of
     # every op); the version counter is created the first time it is shared.
     _requires_grad = False
-    grad_fn: Node | None = None
+    grad_fn: Node | None = _GradFn()  # type: ignore[assignment]
+    _view_fn: Node | None = None  # a view's node (see ``_GradFn``)
+    _view_ver = 0  # the version its node was made at
     _grad: Tensor | None = None
     _retains_grad = False
     _vc: list[int] | None = None

@@ -599,7 +599,8 @@ def _apply_view(op: OpDef, a: Any) -> Any:
     shapes = (ad.shape,)
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     node._out_meta = _out_meta(out.shape, out.dtype)
-    r.grad_fn = node
+    r._view_fn = node
+    r._view_ver = r._vc[0]
     node._saved = _save(op, (a,), r, out, needs) if op.save_plan else None
     return r
 
@@ -776,7 +777,11 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
         shapes = tuple(shapes)
         node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
         node._out_meta = _out_meta(first.shape, first.dtype)
-        r.grad_fn = node
+        if op.view:
+            r._view_fn = node
+            r._view_ver = r._vc[0]
+        else:
+            r.grad_fn = node
         node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
@@ -816,7 +821,8 @@ def _split_outputs(
         node.shapes = [base._data.shape]
         node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in outs)
         for i, r in enumerate(outs):
-            r.grad_fn = node
+            r._view_fn = node
+            r._view_ver = r._vc[0]
             r._output_nr = i
     return tuple(outs)
 
@@ -920,6 +926,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
 
     self = inputs[0]
     check_inplace(self)
+    _check_overlap(self, inputs)
     if (
         op.ufunc is not None
         and not params
@@ -958,13 +965,9 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
             f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
             f"shape [{', '.join(map(str, np.shape(out)))}]"
         )
-    self._data[...] = out
-    self._counter()[0] += 1
-    if need:
-        node = op.node_cls()
-        node._released = False
-        node._saved = None
-        edges, needs = [], []
+    edges: list[tuple[Any, int]] = []
+    needs: list[bool] = []
+    if need:  # as ATen, before the write: a view's node is its own until then
         for x in inputs:
             if isinstance(x, Tensor) and x.requires_grad:
                 e = edge_of(x)
@@ -973,19 +976,69 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
             else:
                 edges.append((None, 0))
                 needs.append(False)
+    self._data[...] = out
+    self._counter()[0] += 1
+    if need:
+        node = op.node_cls()
+        node._released = False
+        node._saved = None
         node.next_functions = tuple(edges)
         node.needs = tuple(needs)
         node.p = params
         node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
         if op.save:
-            node._saved = _save(op, original, self, None, needs)
+            node._saved = _before_write(_save(op, original, self, None, needs), self._vc)
         if self._base is not None and self._view_chain is not None:
             _rebase_view(self, node)
         else:
             self.grad_fn = node
             self._output_nr = 0
     return self
+
+
+def _check_overlap(self: Any, inputs: tuple[Any, ...]) -> None:
+    """ATen's ``assert_no_partial_overlap``: an input may be the written tensor itself
+    (``x.add_(x)``) or apart from it, not overlap part of it (``x.add_(x.t())``).  As
+    ATen, only dense tensors are compared, by the span of memory each covers."""
+    data = self._data
+    for x in inputs[1:]:
+        a = getattr(x, "_data", None)
+        if (
+            a is None
+            or a is data
+            or type(a) is not np.ndarray
+            or type(data) is not np.ndarray
+            or (a.base is None and data.base is None)
+            or not (a.flags.c_contiguous or a.flags.f_contiguous)
+            or not (data.flags.c_contiguous or data.flags.f_contiguous)
+        ):
+            continue
+        a0 = a.__array_interface__["data"][0]
+        d0 = data.__array_interface__["data"][0]
+        a1, d1 = a0 + a.nbytes, d0 + data.nbytes
+        full = a0 == d0 and a1 == d1
+        if (full and a.strides != data.strides and a.size > 1) or (
+            not full and a0 < d1 and d0 < a1
+        ):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
+
+
+def _before_write(saved: tuple[Any, ...] | None, vc: list[int]) -> tuple[Any, ...] | None:
+    """An in-place op's records of its *inputs* that share the written tensor's counter
+    (``v.mul_(v)``, a view of it): ATen saves them before the write, so they expect the
+    version before it; the saved result keeps the version after."""
+    if not saved:
+        return saved
+    out = list(saved)
+    for k in range(0, len(out), _STRIDE):
+        if out[k] != "result" and out[k + 2] is vc and out[k + 5] is not None:
+            out[k + 3] -= 1
+    return tuple(out)
 
 
 def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:
@@ -1085,8 +1138,40 @@ def _rebase_view(view: Any, node: OpNode) -> None:
     vnode.base_meta = cs._out_meta[0]
     vnode.next_functions = ((cs, 0),)
     vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
-    view.grad_fn = vnode
+    view._view_fn = vnode
+    view._view_ver = view._counter()[0]
     view._output_nr = 0
+
+
+def regenerate_view_fn(view: Any) -> Any:
+    """The node of a view whose base (or another view of it) changed in place since its
+    node was made: PyTorch's ``AsStridedBackward0`` onto the base's current history, or
+    None where neither the view had a node nor its base requires grad."""
+    base = view._base
+    fn = view._view_fn
+    vc = view._counter()
+    if fn is None and not base.requires_grad:
+        view._view_ver = vc[0]
+        return None
+    last = view._view_chain[-1] if view._view_chain else None
+    if last is not None and last[0].split:
+        op, params = last
+        raise RuntimeError(
+            f"Output {params['output_nr']} of {op.grad_fn.removesuffix('Backward0')} is a view "
+            "and its base or another view of its base has been modified inplace. This view is "
+            "the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation "
+            "by an out-of-place one."
+        )
+    vnode = AsStridedBackward0()
+    vnode.chain = view._view_chain
+    vnode.base_meta = (base.shape, base._data.dtype, base.device)
+    vnode.next_functions = (edge_of(base),)
+    vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
+    view._view_fn = vnode
+    view._view_ver = vc[0]
+    view._output_nr = 0
+    return vnode
 
 
 def _can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:
