@@ -96,6 +96,7 @@ from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
+from engine.ops.order_stats import cummax, cummin, kthvalue, median, mode, msort
 from engine.ops.random import bernoulli, normal
 from engine.random import (
     Generator,
@@ -105,6 +106,18 @@ from engine.random import (
     manual_seed,
     seed,
     set_rng_state,
+)
+from engine.searching import (
+    bitwise_left_shift,
+    bitwise_right_shift,
+    bucketize,
+    gcd,
+    histc,
+    isin,
+    lcm,
+    searchsorted,
+    true_divide,
+    unique_consecutive,
 )
 from engine.serialization import load, save
 from engine.spaced import eye, from_numpy, linspace, logspace
@@ -156,6 +169,22 @@ __all__ = [
     "Tensor",
     "bernoulli",
     "bincount",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "bucketize",
+    "cummax",
+    "cummin",
+    "gcd",
+    "histc",
+    "isin",
+    "kthvalue",
+    "lcm",
+    "median",
+    "mode",
+    "msort",
+    "searchsorted",
+    "true_divide",
+    "unique_consecutive",
     "count_nonzero",
     "finfo",
     "iinfo",

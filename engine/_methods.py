@@ -6,9 +6,9 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any
 
-from engine import functions
+from engine import functions, searching
 from engine.catalog import FUNCTIONS
-from engine.ops import pointwise
+from engine.ops import order_stats, pointwise, restride
 from engine.ops import random as random_fills
 from engine.ops.core import apply_op
 from engine.tensor import Tensor
@@ -57,6 +57,24 @@ for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
 for _name in ("uniform_", "normal_", "bernoulli_", "random_"):
     _attach(_name, getattr(random_fills, _name))
+for _name in ("unsqueeze_", "squeeze_", "t_", "transpose_"):
+    _attach(_name, getattr(restride, _name))
+for _name in ("cummax", "cummin", "kthvalue", "median", "mode", "msort"):
+    _attach(_name, getattr(order_stats, _name))
+for _name in (
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "gcd",
+    "histc",
+    "lcm",
+    "true_divide",
+    "unique_consecutive",
+):
+    _attach(_name, getattr(searching, _name))
+Tensor.__lshift__ = searching.bitwise_left_shift  # type: ignore[method-assign]
+Tensor.__rshift__ = searching.bitwise_right_shift  # type: ignore[method-assign]
+Tensor.__rlshift__ = lambda self, other: searching.bitwise_left_shift(other, self)  # type: ignore[method-assign]
+Tensor.__rrshift__ = lambda self, other: searching.bitwise_right_shift(other, self)  # type: ignore[method-assign]
 
 
 def _clamp_min(self: Tensor, min: Any) -> Any:  # noqa: A002
