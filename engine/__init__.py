@@ -97,7 +97,25 @@ from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
 from engine.ops.order_stats import cummax, cummin, kthvalue, median, mode, msort
-from engine.ops.random import bernoulli, normal
+from engine.ops.pointwise_extra import erf, erfc, fix, lerp, positive, sgn
+from engine.ops.random import bernoulli, multinomial, normal
+from engine.ops.stacking import (
+    atleast_3d,
+    cartesian_prod,
+    column_stack,
+    dsplit,
+    dstack,
+    fliplr,
+    flipud,
+    hsplit,
+    ravel,
+    rot90,
+    row_stack,
+    swapaxes,
+    swapdims,
+    tensor_split,
+    vsplit,
+)
 from engine.random import (
     Generator,
     default_generator,
@@ -168,6 +186,27 @@ __all__ = [
     "Size",
     "Tensor",
     "bernoulli",
+    "erf",
+    "erfc",
+    "fix",
+    "lerp",
+    "positive",
+    "sgn",
+    "atleast_3d",
+    "cartesian_prod",
+    "column_stack",
+    "dsplit",
+    "dstack",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "ravel",
+    "rot90",
+    "row_stack",
+    "swapaxes",
+    "swapdims",
+    "tensor_split",
+    "vsplit",
     "bincount",
     "bitwise_left_shift",
     "bitwise_right_shift",
@@ -182,6 +221,7 @@ __all__ = [
     "median",
     "mode",
     "msort",
+    "multinomial",
     "searchsorted",
     "true_divide",
     "unique_consecutive",

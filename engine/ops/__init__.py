@@ -21,6 +21,7 @@ from engine.ops import (
     order_stats,
     padding,
     pointwise,
+    pointwise_extra,
     pool,
     rearrange,
     reduce,
@@ -29,6 +30,7 @@ from engine.ops import (
     shape,
     solve,
     split,
+    stacking,
     stats,
 )
 from engine.ops.core import OPS, OpDef, Sample
@@ -56,6 +58,7 @@ __all__ = [
     "order_stats",
     "padding",
     "pointwise",
+    "pointwise_extra",
     "pool",
     "rearrange",
     "reduce",
@@ -63,5 +66,6 @@ __all__ = [
     "select",
     "shape",
     "split",
+    "stacking",
     "stats",
 ]

@@ -552,8 +552,13 @@ RELU = declare(
 
 
 def _sign(xp: Any, a: Any) -> Any:
-    """The sign of a bool is itself (NumPy has no bool ``sign`` loop)."""
-    return xp.sign(a) if a.dtype.kind != "b" else a.copy()
+    """The sign of a bool is itself (NumPy has no bool ``sign`` loop); NaN's is 0, as
+    ATen's ``(0 < x) - (x < 0)``."""
+    if a.dtype.kind == "b":
+        return a.copy()
+    if a.dtype.kind == "f":
+        return ((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)).astype(a.dtype)
+    return xp.sign(a)
 
 
 SIGN = declare(

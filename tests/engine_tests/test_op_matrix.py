@@ -258,6 +258,7 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "normal_",
         "bernoulli_",
         "random_",
+        "exponential_",
         "max_pool2d_backward",
         "avg_pool2d_backward",
         "adaptive_avg_pool2d_backward",
