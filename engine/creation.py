@@ -82,6 +82,7 @@ def tensor(
     try:
         arr = np.array(raw, dtype=dt.np)
     except (ValueError, TypeError) as exc:
+        _check_ragged(raw)
         raise ValueError(f"expected sequence of equal-length lists: {exc}") from None
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
@@ -91,6 +92,32 @@ def tensor(
         else (data.device if isinstance(data, Tensor) else to_device(None))
     )
     return _finish(arr, dev, requires_grad)
+
+
+def _check_ragged(data: Any) -> None:
+    """PyTorch's message for nested lists of unequal lengths: the sizes are read down the
+    first elements, then every sequence is checked against its depth's size."""
+    sizes: list[int] = []
+    probe = data
+    while isinstance(probe, list | tuple):
+        sizes.append(len(probe))
+        if not probe:
+            break
+        probe = probe[0]
+
+    def walk(seq: Any, dim: int) -> None:
+        if dim >= len(sizes):
+            return
+        if not isinstance(seq, list | tuple):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(
+                f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
+            )
+        for item in seq:
+            walk(item, dim + 1)
+
+    walk(data, 0)
 
 
 def scalar_tensor_like(value: Any, like: Tensor) -> Tensor:

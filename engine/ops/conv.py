@@ -274,6 +274,15 @@ def convolution(
             f"input{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
             f"{channels} channels instead"
         )
+    if all(isinstance(q, int) for q in padding_t):
+        padded = [n + 2 * q for n, q in zip(input.shape[2:], padding_t)]
+        spans = [d * (k - 1) + 1 for d, k in zip(dilation_t, kernel)]
+        if any(n < k for n, k in zip(padded, spans)):
+            raise RuntimeError(
+                f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                f"Kernel size: ({' x '.join(map(str, spans))}). Kernel size can't be greater "
+                "than actual input size"
+            )
     params = {"stride": stride_t, "padding": padding_t, "dilation": dilation_t, "groups": groups}
     out = apply_op(CONV, (input, weight, bias), params)
     return out if batched else out.squeeze(0)

@@ -260,6 +260,13 @@ def _check_index_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
             dim += 1
             continue
         if k.dtype.kind == "b":
+            for j, n in enumerate(k.shape):
+                if dim + j < len(shape) and n != shape[dim + j]:
+                    mask = ", ".join(map(str, k.shape))
+                    raise IndexError(
+                        f"The shape of the mask [{mask}] at index {j} does not match the shape "
+                        f"of the indexed tensor [{', '.join(map(str, shape))}] at index {dim + j}"
+                    )
             dim += k.ndim
             nth += k.ndim
             continue

@@ -1002,7 +1002,26 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa:
         from engine.creation import scalar_tensor_like
 
         input = scalar_tensor_like(input, other)
+    _where_shapes(cond, input, other)
     return apply_op(WHERE, (input, other), {"condition": cond})
+
+
+def _where_shapes(*operands: Any) -> None:
+    """PyTorch's broadcast message, the shape so far against each next operand in turn."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from engine.ops.core import _broadcast_error
+
+    shape: tuple[int, ...] = ()
+    for op in operands:
+        if not hasattr(op, "shape"):
+            continue
+        mismatch = _broadcast_error([SimpleNamespace(shape=shape), op])
+        if mismatch is not None:
+            raise mismatch
+        shape = tuple(np.broadcast_shapes(shape, tuple(op.shape)))
 
 
 def _cmp_public(name: str) -> Any:

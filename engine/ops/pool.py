@@ -262,6 +262,24 @@ def _pool_params(
     }
 
 
+def _check_output_size(x: Any, params: dict[str, Any]) -> None:
+    """ATen's ``pool2d_shape_check``: every window count must be at least one."""
+    c, h, w = x.shape[-3:]
+    sizes = []
+    for size, k, s, p, d in zip(
+        (h, w), params["kernel"], params["stride"], params["padding"], params["dilation"]
+    ):
+        out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if params["ceil_mode"] else 0)) // s + 1
+        if params["ceil_mode"] and (out - 1) * s >= size + p:
+            out -= 1
+        sizes.append(out)
+    if min(sizes) < 1:
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+            f"({c}x{sizes[0]}x{sizes[1]}). Output size is too small"
+        )
+
+
 def _check_dims(name: str, x: Any) -> None:
     if x.ndim not in (3, 4):
         raise RuntimeError(
@@ -289,9 +307,9 @@ def max_pool2d(
     return_indices: bool = False,
 ) -> Any:
     _check_dims("max_pool2d", input)
-    values, indices = apply_op(
-        MAX_POOL, (input,), _pool_params(kernel_size, stride, padding, dilation, ceil_mode)
-    )
+    params = _pool_params(kernel_size, stride, padding, dilation, ceil_mode)
+    _check_output_size(input, params)
+    values, indices = apply_op(MAX_POOL, (input,), params)
     return (values, indices) if return_indices else values
 
 
@@ -316,6 +334,7 @@ def avg_pool2d(
 ) -> Any:
     _check_dims("avg_pool2d", input)
     params = _pool_params(kernel_size, stride, padding, 1, ceil_mode)
+    _check_output_size(input, params)
     params["count_include_pad"] = count_include_pad
     if divisor_override:
         params["divisor_override"] = divisor_override

@@ -27,6 +27,8 @@ def _norm_dims(dim: Any, ndim: int) -> tuple[int, ...]:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
             )
+        if d % n in out:
+            raise RuntimeError(f"dim {d % n} appears multiple times in the list of dims")
         out.append(d % n)
     return tuple(out) if ndim else ()
 

@@ -77,6 +77,11 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
     import numpy as np
 
     m = mask._data
+    from engine.ops.core import _broadcast_error
+
+    mismatch = _broadcast_error([m, input._data])
+    if mismatch is not None:
+        raise mismatch
     if tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))) != tuple(input.shape):
         raise RuntimeError(
             f"The expanded size of the tensor ({input.shape[-1] if input.ndim else 1}) must match "
