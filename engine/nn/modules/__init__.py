@@ -32,6 +32,7 @@ from engine.nn.modules.loss import (
 )
 from engine.nn.modules.module import Module
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
+from engine.nn.modules.parameter_containers import ParameterDict, ParameterList
 from engine.nn.modules.pooling import (
     AdaptiveAvgPool2d,
     AvgPool1d,
@@ -73,6 +74,8 @@ __all__ = [
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
+    "ParameterDict",
+    "ParameterList",
     "ReLU",
     "ReLU6",
     "Sequential",
