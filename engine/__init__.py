@@ -97,7 +97,20 @@ from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
 from engine.ops.order_stats import cummax, cummin, kthvalue, median, mode, msort
-from engine.ops.pointwise_extra import erf, erfc, fix, lerp, positive, sgn
+from engine.ops.pointwise_extra import (
+    absolute,
+    erf,
+    erfc,
+    fix,
+    isneginf,
+    isposinf,
+    lerp,
+    logical_xor,
+    positive,
+    sgn,
+    signbit,
+    take_along_dim,
+)
 from engine.ops.random import bernoulli, multinomial, normal
 from engine.ops.stacking import (
     atleast_3d,
@@ -144,6 +157,9 @@ from engine.tensor import Size, Tensor
 __version__ = "2.13.0+engine"
 
 
+moveaxis = movedim  # noqa: F405  (NumPy's name, the same op)
+
+
 def is_tensor(obj: object) -> bool:
     return isinstance(obj, Tensor)
 
@@ -186,6 +202,13 @@ __all__ = [
     "Size",
     "Tensor",
     "bernoulli",
+    "absolute",
+    "isneginf",
+    "isposinf",
+    "logical_xor",
+    "signbit",
+    "take_along_dim",
+    "moveaxis",
     "erf",
     "erfc",
     "fix",

@@ -61,7 +61,21 @@ for _name in ("unsqueeze_", "squeeze_", "t_", "transpose_"):
     _attach(_name, getattr(restride, _name))
 for _name in ("cummax", "cummin", "kthvalue", "median", "mode", "msort"):
     _attach(_name, getattr(order_stats, _name))
-for _name in ("erf", "erfc", "fix", "lerp", "lerp_", "positive", "sgn"):
+for _name in (
+    "absolute",
+    "erf",
+    "erfc",
+    "fix",
+    "isneginf",
+    "isposinf",
+    "lerp",
+    "lerp_",
+    "logical_xor",
+    "positive",
+    "sgn",
+    "signbit",
+    "take_along_dim",
+):
     _attach(_name, getattr(pointwise_extra, _name))
 for _name in (
     "dsplit",

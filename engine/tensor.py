@@ -419,6 +419,18 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
 
+    def short(self) -> Tensor:
+        return self.to(dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dtypes.uint8)
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 

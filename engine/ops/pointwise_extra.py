@@ -151,3 +151,58 @@ def positive(input: Any) -> Any:  # noqa: A002
     if input.dtype.scalar_name == "Bool":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
+
+
+LOGICAL_XOR = declare(
+    "logical_xor", None, ("self", "other"), lambda xp, a, b: xp.logical_xor(a, b), dtype="bool"
+)
+
+
+def logical_xor(input: Any, other: Any) -> Any:  # noqa: A002
+    return apply_op(LOGICAL_XOR, (input, other))
+
+
+def absolute(input: Any) -> Any:  # noqa: A002
+    """``abs`` under NumPy's name (``AbsBackward0``)."""
+    from engine.functions import abs as abs_
+
+    return abs_(input)
+
+
+def _flags(input: Any, test: Any) -> Any:  # noqa: A002
+    from engine.creation import tensor
+
+    return tensor(test(to_numpy(input._data)), device=input.device)
+
+
+def isposinf(input: Any) -> Any:  # noqa: A002
+    return _flags(input, np.isposinf)
+
+
+def isneginf(input: Any) -> Any:  # noqa: A002
+    return _flags(input, np.isneginf)
+
+
+def signbit(input: Any) -> Any:  # noqa: A002
+    return _flags(input, np.signbit)
+
+
+def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:  # noqa: A002
+    """``gather`` along ``dim`` with the indices broadcast to the input's other sizes
+    (``GatherBackward0``); without ``dim``, along the flattened input."""
+    from engine.functions import gather
+
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = dim % max(input.ndim, 1)
+    shape = list(
+        np.broadcast_shapes(
+            tuple(s for i, s in enumerate(input.shape) if i != d),
+            tuple(s for i, s in enumerate(indices.shape) if i != d),
+        )
+    )
+    in_shape = [*shape[:d], input.shape[d], *shape[d:]]
+    idx_shape = [*shape[:d], indices.shape[d], *shape[d:]]
+    src = input if list(input.shape) == in_shape else input.expand(*in_shape)
+    idx = indices if list(indices.shape) == idx_shape else indices.expand(*idx_shape)
+    return gather(src, d, idx)
