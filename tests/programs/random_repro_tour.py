@@ -10,6 +10,9 @@ print(
 )
 print(torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 5, replacement=True))
 print(torch.multinomial(torch.tensor([1.0, 1.0, 1.0, 1.0]), 2))
+g = torch.Generator().manual_seed(2147483647)
+p = torch.tensor([0.6, 0.3, 0.1])
+print(torch.multinomial(p, 10, replacement=True, generator=g), p.multinomial(1, generator=g).item())
 print(
     torch.rand(2, 3).argmax(dim=1),
     torch.randint(-5, 5, (2, 2)),

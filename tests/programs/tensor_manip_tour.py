@@ -67,3 +67,7 @@ print(
 )
 print(torch.flatten(torch.ones(2, 3, 4), 0, 1).shape, torch.ravel(x)[:3], x.reshape(-1, 6).shape)
 print(torch.vsplit(x, 3)[0], torch.hsplit(x, [1])[1].shape, torch.argwhere(x % 5 == 0))
+print(x.short(), x.char().dtype, x.byte().dtype, x.ndimension(), torch.moveaxis(x, 0, 1).shape)
+print(torch.take_along_dim(x, torch.tensor([[0], [1], [2]]), 1), torch.logical_xor(x > 3, x < 8)[0])
+f = torch.tensor([1.0, -float("inf"), float("inf"), -0.0])
+print(torch.isposinf(f), torch.isneginf(f), torch.signbit(f), torch.absolute(f))
