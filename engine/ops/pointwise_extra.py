@@ -61,8 +61,9 @@ ERFC = declare(
 
 def _lerp_fwd(xp: Any, a: Any, b: Any, weight: float) -> Any:
     """ATen's ``lerp``: from the nearer end, so ``weight`` 0 and 1 give the ends exactly."""
-    w = np.asarray(weight, dtype=a.dtype)
-    return xp.where(abs(weight) < 0.5, a + w * (b - a), b - (b - a) * (1 - w)).astype(a.dtype)
+    w = xp.asarray(weight, dtype=a.dtype)
+    out = a + w * (b - a) if abs(weight) < 0.5 else b - (b - a) * (1 - w)
+    return out.astype(a.dtype, copy=False)
 
 
 LERP = declare(

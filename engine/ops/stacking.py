@@ -11,11 +11,22 @@ from typing import Any
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.shape import _wrap
 
+
+def _rot90(xp: Any, a: Any, k: int, dims: tuple[int, int]) -> Any:
+    """``np.rot90`` from flips and a swap (CuPy-portable); ``k`` is already in 0..3."""
+    d0, d1 = dims
+    if k == 0:
+        return a.copy()
+    if k == 2:
+        return xp.flip(xp.flip(a, d0), d1).copy()
+    return xp.flip(xp.swapaxes(a, d0, d1), d0 if k == 1 else d1).copy()
+
+
 ROT90 = declare(
     "rot90",
     "Rot90Backward0",
     ("self",),
-    lambda xp, a, k, dims: xp.ascontiguousarray(xp.rot90(a, k, axes=dims)),
+    _rot90,
     lambda c, g: c.m.rot90(g, k=-c.p["k"], dims=c.p["dims"]),
     dtype="same",
     samples=(Sample(((2, 3),), {"k": 1, "dims": (0, 1)}),),
