@@ -1,6 +1,6 @@
 """``engine.nn.functional`` (``F``): re-exported from the op declarations."""
 
-from engine.nn.dropout import dropout
+from engine.nn.dropout import dropout, dropout1d, dropout2d
 from engine.nn.kl_div import kl_div
 from engine.ops.nn import (
     cross_entropy,
@@ -17,6 +17,8 @@ from engine.ops.nn import (
 __all__ = [
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
     "kl_div",
     "linear",
     "log_softmax",

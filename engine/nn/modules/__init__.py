@@ -17,7 +17,7 @@ from engine.nn.modules.activation import (
 )
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
-from engine.nn.modules.dropout import Dropout
+from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.loss import (
     BCELoss,
@@ -55,6 +55,8 @@ __all__ = [
     "Conv2d",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
     "Embedding",
     "Flatten",
     "Hardtanh",
