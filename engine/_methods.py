@@ -71,6 +71,7 @@ for _name in (
     "lerp",
     "lerp_",
     "logical_xor",
+    "masked_select",
     "positive",
     "sgn",
     "signbit",

@@ -207,3 +207,53 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:  # 
     src = input if list(input.shape) == in_shape else input.expand(*in_shape)
     idx = indices if list(indices.shape) == idx_shape else indices.expand(*idx_shape)
     return gather(src, d, idx)
+
+
+def _masked_select_fwd(xp: Any, a: Any, mask: Any) -> Any:
+    shape = np.broadcast_shapes(a.shape, mask.shape)
+    return xp.broadcast_to(a, shape)[xp.broadcast_to(mask, shape)]
+
+
+def _masked_scatter_zero_fwd(xp: Any, g: Any, mask: Any, shape: tuple[int, ...]) -> Any:
+    """``zeros.masked_scatter_(mask, grad)`` summed back to the input's shape."""
+    full = np.broadcast_shapes(shape, mask.shape)
+    out = xp.zeros(full, dtype=g.dtype)
+    out[xp.broadcast_to(mask, full)] = g
+    if tuple(full) != tuple(shape):
+        lead = len(full) - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape) if n == 1 and full[lead + i] != 1
+        )
+        out = out.sum(axis=axes, keepdims=True).reshape(shape)
+    return out
+
+
+MASKED_SELECT = declare(
+    "masked_select",
+    "MaskedSelectBackward0",
+    ("self",),
+    _masked_select_fwd,
+    lambda c, g: c.m.masked_scatter_zero(g, mask=c.p["mask"], shape=tuple(c.shapes[0])),
+    dtype="same",
+    samples=(Sample(((2, 3),), {"mask": "mask_param"}),),
+)
+declare(
+    "masked_scatter_zero",
+    "MaskedScatterBackward0",
+    ("source",),
+    _masked_scatter_zero_fwd,
+    lambda c, gg: c.m.masked_select(gg, mask=c.p["mask"]),
+    dtype="same",
+)
+
+
+def masked_select(input: Any, mask: Any) -> Any:  # noqa: A002
+    """The elements where ``mask`` (broadcast with ``input``) is true, as a 1-D tensor."""
+    if mask.dtype.scalar_name != "Bool":
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    from engine.ops.core import _broadcast_error
+
+    mismatch = _broadcast_error([mask._data, input._data])
+    if mismatch is not None:
+        raise mismatch
+    return apply_op(MASKED_SELECT, (input,), {"mask": mask._data})

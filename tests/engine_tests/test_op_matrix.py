@@ -248,6 +248,7 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "index_backward",
         "index_select_backward",
         "index_put_zero",
+        "masked_scatter_zero",
         "nll_loss_backward",
         "nll_loss2d_backward",
         "zero_",
