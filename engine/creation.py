@@ -13,6 +13,7 @@ from engine import dtypes
 from engine.backend import device, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Example, Param, public
 from engine.ops.random import generator_of
+from engine.quiet import quietly
 from engine.random import sampling
 from engine.tensor import Tensor
 
@@ -119,7 +120,7 @@ def tensor(
     _check_requires_grad(dt, requires_grad)
     raw = _flatten_data(data)
     try:
-        arr = np.array(raw, dtype=dt.np)
+        arr = quietly(np.array, raw, dtype=dt.np)  # 1e40 as float32 is inf, silently
     except (ValueError, TypeError) as exc:
         error = _shape_error(data, dt)
         if error is not None:

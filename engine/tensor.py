@@ -317,6 +317,13 @@ class Tensor:
         strides = tuple(s // item for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
+    def storage_offset(self) -> int:
+        """Elements from its base's first one: a view's offset (a non-view starts at 0)."""
+        base = self._base
+        if base is None:
+            return 0
+        return (self.data_ptr() - base.data_ptr()) // self._data.itemsize
+
     def data_ptr(self) -> int:
         """Address of the first element; programs compare it to tell a view from a copy."""
         data = self._data
@@ -449,6 +456,18 @@ class Tensor:
 
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
+
+    def short(self) -> Tensor:
+        return self.to(dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dtypes.uint8)
+
+    def ndimension(self) -> int:
+        return self._data.ndim
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
@@ -640,6 +659,28 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+    # slices, sums and repeats of a Size are Sizes in PyTorch (``x.shape[1:]`` prints so)
+    def __getitem__(self, key: Any) -> Any:
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            raise TypeError(
+                f"can only concatenate tuple (not {type(other).__name__}) to torch.Size"
+            )
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n: Any) -> Size:
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -314,6 +314,10 @@ class OpNode(Node):
         return _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
 
 
+#: Half precision overflows at 65504: its ops run with NumPy's warnings off, as
+#: PyTorch gives ``inf`` without a word (float32 and float64 keep the fast path).
+_F16 = np.dtype(np.float16)
+
 #: What ``OpNode._saved_scalar`` answers where the engine holds no such fact.
 _ABSENT = object()
 #: Scalars PyTorch saves with their default when a call leaves them out (``x + w``).
@@ -473,7 +477,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         return _apply_op(op, inputs, _EMPTY)
     try:
         if b is None:
-            out = quietly(op.forward, np, ad) if op.quiet else op.forward(np, ad)
+            out = quietly(op.forward, np, ad) if op.quiet or dt is _F16 else op.forward(np, ad)
         else:
             operand = bd
             if bd is b and op.ufunc is not None:  # the number's 0-d array, looked up inline
@@ -481,7 +485,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
                 operand = None if known is None else known.get(b)
                 if operand is None:
                     operand = number_operand(b, dt)
-            if op.quiet:
+            if op.quiet or dt is _F16:
                 out = quietly(op.forward, np, ad, operand)
             else:
                 out = op.forward(np, ad, operand)
@@ -707,7 +711,7 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
     if np_dtype is None:
         np_dtype = _result_dtype(op, inputs, params).np
     try:
-        if op.quiet:
+        if op.quiet or np_dtype == _F16:
             out = quietly(op.forward, xp, *arrays, **params)
         else:
             out = op.forward(xp, *arrays, **params)

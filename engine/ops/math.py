@@ -236,12 +236,21 @@ def atan2(input: Any, other: Any) -> Any:  # noqa: A002
 
 
 # -- remainder and fmod ---------------------------------------------------------------------
+def _nonzero_divisor(xp: Any, b: Any) -> Any:
+    """An integral divisor, refused where it holds a zero, as ATen's integer kernels refuse."""
+    kind = b.dtype.kind if hasattr(b, "dtype") else ("i" if type(b) is int else "f")
+    if kind in "iub" and not xp.all(b):
+        raise RuntimeError("ZeroDivisionError")
+    return b
+
+
 def _floor_div_grad(c: Any, g: Any, floor: bool) -> Any:
     """``-grad * self.div(other, rounding_mode=...)`` (one ``DivBackward2`` node)."""
     return -g * c.m.div_mode(c.s["self"], c.s["other"], rounding_mode="floor" if floor else "trunc")
 
 
 def _div_mode(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
+    b = _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b
     return xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(a / b)
 
 
@@ -267,7 +276,7 @@ FLOOR_DIVIDE = declare(
     "floor_divide",
     "NotImplemented",
     ("self", "other"),
-    lambda xp, a, b: xp.floor_divide(a, b),
+    lambda xp, a, b: xp.floor_divide(a, _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b),
     _floor_divide_grad,
     quiet=True,
 )
@@ -294,7 +303,9 @@ REMAINDER_SCALAR = declare(
     "remainder",
     "RemainderBackward0",
     ("self",),
-    lambda xp, a, other: xp.remainder(a, other),
+    lambda xp, a, other: xp.remainder(
+        a, _nonzero_divisor(xp, other) if a.dtype.kind in "iu" else other
+    ),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
@@ -304,7 +315,7 @@ REMAINDER = declare(
     "remainder_tensor",
     "RemainderBackward1",
     ("self", "other"),
-    lambda xp, a, b: xp.remainder(a, b),
+    lambda xp, a, b: xp.remainder(a, _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b),
     lambda c, g: (
         g if c.needs[0] else None,
         _floor_div_grad(c, g, floor=True) if c.needs[1] else None,
@@ -317,7 +328,7 @@ FMOD_SCALAR = declare(
     "fmod",
     "FmodBackward0",
     ("self",),
-    lambda xp, a, other: xp.fmod(a, other),
+    lambda xp, a, other: xp.fmod(a, _nonzero_divisor(xp, other) if a.dtype.kind in "iu" else other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
@@ -327,7 +338,7 @@ FMOD = declare(
     "fmod_tensor",
     "FmodBackward1",
     ("self", "other"),
-    lambda xp, a, b: xp.fmod(a, b),
+    lambda xp, a, b: xp.fmod(a, _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b),
     lambda c, g: (
         g if c.needs[0] else None,
         _floor_div_grad(c, g, floor=False) if c.needs[1] else None,
