@@ -717,6 +717,9 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
             out = op.forward(xp, *arrays, **params)
     except ValueError as exc:
         raise _broadcast_error(arrays) or exc from None
+    except OverflowError:
+        arrays = _wrapped_ints(arrays, np_dtype)
+        out = quietly(op.forward, xp, *arrays, **params)
     if op.split:
         return _split_outputs(op, inputs, params, out, requires)
     if op.outputs > 1:
@@ -963,7 +966,11 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         original = (apply_op(OPS["clone"], (self,)), *inputs[1:])
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     xp = array_module(self._data)
-    out = quietly(op.forward, xp, *arrays, **params)
+    try:
+        out = quietly(op.forward, xp, *arrays, **params)
+    except OverflowError:
+        arrays = _wrapped_ints(arrays, self._data.dtype)
+        out = quietly(op.forward, xp, *arrays, **params)
     if tuple(np.shape(out)) != self.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
@@ -999,6 +1006,22 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
             self.grad_fn = node
             self._output_nr = 0
     return self
+
+
+def _wrapped_ints(arrays: list[Any], dtype: Any) -> list[Any]:
+    """Python ints beyond an integer tensor's range, cast as ATen casts a Scalar: wrapped
+    (``int8_tensor * 200`` multiplies by -56), where NumPy 2 raises; beyond int64, the
+    ``OverflowError`` PyTorch raises too."""
+    if np.dtype(dtype).kind not in "iu":
+        raise OverflowError("int too big to convert")
+    out = []
+    for a in arrays:
+        if type(a) is int:
+            if not -(2**63) <= a < 2**64:
+                raise OverflowError("int too big to convert")
+            a = np.array(a % 2**64, np.uint64).astype(np.int64).astype(dtype)
+        out.append(a)
+    return out
 
 
 def _check_overlap(self: Any, inputs: tuple[Any, ...]) -> None:

@@ -299,13 +299,22 @@ def floor_divide(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(FLOOR_DIVIDE, (input, other))
 
 
+def _remainder(xp: Any, a: Any, b: Any) -> Any:
+    """ATen's ``remainder``: integers as Python's ``%``; floats as ``fmod`` moved into the
+    divisor's sign, so a zero keeps the dividend's sign (``-3.0 % 3`` is ``-0.0``, where
+    NumPy's ``remainder`` gives the divisor's)."""
+    if a.dtype.kind in "iu":
+        return xp.remainder(a, _nonzero_divisor(xp, b))
+    m = xp.fmod(a, b)
+    shift = (m != 0) & ((xp.asarray(b) < 0) != (m < 0))
+    return xp.where(shift, m + b, m)
+
+
 REMAINDER_SCALAR = declare(
     "remainder",
     "RemainderBackward0",
     ("self",),
-    lambda xp, a, other: xp.remainder(
-        a, _nonzero_divisor(xp, other) if a.dtype.kind in "iu" else other
-    ),
+    lambda xp, a, other: _remainder(xp, a, other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
@@ -315,7 +324,7 @@ REMAINDER = declare(
     "remainder_tensor",
     "RemainderBackward1",
     ("self", "other"),
-    lambda xp, a, b: xp.remainder(a, _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b),
+    _remainder,
     lambda c, g: (
         g if c.needs[0] else None,
         _floor_div_grad(c, g, floor=True) if c.needs[1] else None,

@@ -312,3 +312,51 @@ def test_broadcast_to_as_a_method_takes_spread_sizes() -> None:
     assert type(x.broadcast_to(size=(2, 3)).grad_fn).__name__ == "ExpandBackward0"
     with pytest.raises(TypeError):
         engine.broadcast_to(x, 2, 3)
+
+
+#: Arithmetic edge cases as PyTorch 2.13 computes them (written out): a float remainder
+#: keeps ``fmod``'s signed zero, a Python int beyond an integer tensor's range wraps as
+#: ATen casts a Scalar, and overflow gives ``inf`` without a warning.
+ARITHMETIC = [
+    ("torch.arange(-4., 4) % 3", [2.0, -0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0], "float32"),
+    ("torch.arange(-4., 4) % -3", [-1.0, -0.0, -2.0, -1.0, 0.0, -2.0, -1.0, 0.0], "float32"),
+    ("torch.tensor([5.5, -5.5, 0., -0.]) % 2", [1.5, 0.5, 0.0, -0.0], "float32"),
+    ("torch.tensor([1., -1.]) % torch.tensor([0., 2.])", [float("nan"), 1.0], "float32"),
+    ("torch.tensor([1, 2], dtype=torch.int8) * 200", [-56, -112], "int8"),
+    ("torch.tensor([1, 2], dtype=torch.int8) + 300", [45, 46], "int8"),
+    ("torch.tensor([1, 2], dtype=torch.uint8) * -1", [255, 254], "uint8"),
+    ("torch.tensor([1, 2], dtype=torch.int32) * 2**33", [0, 0], "int32"),
+    ("torch.tensor([1, 2], dtype=torch.int8).add_(200)", [-55, -54], "int8"),
+    ("torch.tensor([65504.0], dtype=torch.float16) * 2", [float("inf")], "float16"),
+    ("torch.tensor([1e40]).float()", [float("inf")], "float32"),
+]
+
+
+def _bits(values: list[Any]) -> list[tuple[bool, str]]:
+    """Values told apart by sign too (``0.0`` from ``-0.0``); a NaN is a NaN."""
+    import math
+
+    return [
+        (False, "nan")
+        if isinstance(v, float) and math.isnan(v)
+        else (math.copysign(1, v) < 0, repr(v))
+        for v in values
+    ]
+
+
+@pytest.mark.parametrize(("line", "values", "dtype"), ARITHMETIC, ids=[a[0] for a in ARITHMETIC])
+def test_arithmetic_edges_match_pytorch(line: str, values: list[Any], dtype: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = eval(line, {"torch": engine})
+    assert str(r.dtype).rsplit(".", 1)[-1] == dtype
+    assert _bits(r.tolist()) == _bits(values)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("line", "values", "dtype"), ARITHMETIC, ids=[a[0] for a in ARITHMETIC])
+def test_the_written_arithmetic_is_pytorchs(line: str, values: list[Any], dtype: str) -> None:
+    torch = pytest.importorskip("torch")
+    r = eval(line, {"torch": torch})
+    assert str(r.dtype).rsplit(".", 1)[-1] == dtype
+    assert _bits(r.tolist()) == _bits(values)
