@@ -74,6 +74,7 @@ VERIFIED = (
     "dtype_promotion.py",
     "printing_edges.py",
     "data_loading_tour.py",
+    "clip_init.py",
 )
 
 
