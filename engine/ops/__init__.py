@@ -26,6 +26,7 @@ from engine.ops import (
     select,
     shape,
     solve,
+    special,
     split,
     stats,
 )
