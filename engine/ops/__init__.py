@@ -31,6 +31,7 @@ from engine.ops import (
     special,
     split,
     stats,
+    summaries,
 )
 from engine.ops.core import OPS, OpDef, Sample
 
@@ -65,4 +66,5 @@ __all__ = [
     "shape",
     "split",
     "stats",
+    "summaries",
 ]
