@@ -20,6 +20,7 @@ from engine import (
     linalg,
     nn,
     optim,
+    tensor_methods,
     utils,
 )
 from engine.autograd.anomaly_mode import (
