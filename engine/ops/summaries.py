@@ -115,7 +115,7 @@ def _spread_part(c: Any, g: Any) -> Any:
     return c.m.mul_scalar(_restore(c, g), other=_two_over(n, c.p.get("correction", 1))) * (x - mean)
 
 
-def _var_mean_grad(c: Any, g_var: Any, g_mean: Any) -> Any:
+def _var_mean_grad(c: Any, g_var: Any, g_mean: Any = None) -> Any:
     """``var_mean_backward``: ``var_backward`` plus ``mean_backward`` for what arrived."""
     out = None if g_var is None else _spread_part(c, g_var)
     if g_mean is not None:
@@ -124,7 +124,7 @@ def _var_mean_grad(c: Any, g_var: Any, g_mean: Any) -> Any:
     return out
 
 
-def _std_mean_grad(c: Any, g_std: Any, g_mean: Any) -> Any:
+def _std_mean_grad(c: Any, g_std: Any, g_mean: Any = None) -> Any:
     """``std_mean_backward``: ``std_backward`` (through ``result0``) plus ``mean_backward``."""
     out = None
     if g_std is not None:
@@ -147,6 +147,7 @@ VAR_MEAN = declare(
     _var_mean_grad,
     dtype="same",
     outputs=2,
+    every_output=True,
     save={"self": None},
     samples=_MOMENT_SAMPLES,
     quiet=True,
@@ -159,23 +160,11 @@ STD_MEAN = declare(
     _std_mean_grad,
     dtype="same",
     outputs=2,
+    every_output=True,
     save={"self": None, "result": None},
     samples=_MOMENT_SAMPLES,
     quiet=True,
 )
-
-
-def second_output(pair: tuple[Any, Any]) -> tuple[Any, Any]:
-    """Give the second output of a two-output node the node too (``output_nr`` 1), as
-    every output of ``std_mean`` is differentiable in PyTorch."""
-    first, second = pair
-    node = first.grad_fn
-    if node is not None:
-        meta = node._out_meta
-        node._out_meta = (meta[0], (second._data.shape, second._data.dtype, None))
-        second.grad_fn = node
-        second._output_nr = 1
-    return first, second
 
 
 def _moment(
@@ -187,7 +176,7 @@ def _moment(
         dim, unbiased = None, dim
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    return second_output(_spread(op, name, input, dim, unbiased, keepdim, correction))
+    return _spread(op, name, input, dim, unbiased, keepdim, correction)
 
 
 @public(
@@ -423,7 +412,7 @@ def _extreme_share(c: Any, g: Any, result: Any) -> Any:
     return c.m.expand(share, size=tuple(c.shapes[0])) * _wrap_bool(c, mask, x)
 
 
-def _aminmax_grad(c: Any, g_min: Any, g_max: Any) -> Any:
+def _aminmax_grad(c: Any, g_min: Any, g_max: Any = None) -> Any:
     out = None
     for g, key in ((g_min, "result"), (g_max, "indices")):
         if g is not None:
@@ -445,6 +434,7 @@ AMINMAX = declare(
     _aminmax_grad,
     dtype="same",
     outputs=2,
+    every_output=True,
     save={"self": None, "result": None, "indices": None},
     samples=(Sample(((2, 3),), distinct=True), Sample(((2, 3),), {"dim": 1}, distinct=True)),
 )
@@ -464,7 +454,7 @@ def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> Any:  # no
         from engine.ops.shape import _wrap
 
         params["dim"] = _wrap(dim, input.ndim) if input.ndim else 0
-    return aminmax_type(*second_output(apply_op(AMINMAX, (input,), params)))
+    return aminmax_type(*apply_op(AMINMAX, (input,), params))
 
 
 # -- masked_select / take -------------------------------------------------------------------------
