@@ -155,7 +155,7 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:  
     t1, t2 = tensor1.dtype, tensor2.dtype
     if not t1.is_floating_point and not t2.is_floating_point:
         raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future release "
+            "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic "
             "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
             "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
