@@ -238,6 +238,42 @@ def _inplace_views(T: Any) -> list[Any]:
     return facts
 
 
+def _products(T: Any) -> list[Any]:
+    gen = T.Generator().manual_seed(0)
+
+    def leaf(*shape: int) -> Any:
+        return T.randn(*shape, generator=gen, dtype=T.float64).requires_grad_()
+
+    a, m, v, w = leaf(2), leaf(2, 3), leaf(3), leaf(2, 3)
+    b1, b2, s3 = leaf(2, 2, 3), leaf(2, 3, 4), leaf(2, 2, 4)
+    bb1, bb2, s2, u, q = leaf(3, 2, 3), leaf(3, 3, 4), leaf(2, 4), leaf(2, 3), leaf(2, 3)
+    leaves = [a, m, v, w, b1, b2, s3, bb1, bb2, s2, u, q]
+    calls = [
+        lambda: T.addmv(a, m, v),
+        lambda: T.addmv(a, m, v, beta=0.5, alpha=2),
+        lambda: T.addr(w, a, v),
+        lambda: w.addr(a, v, alpha=-1),
+        lambda: T.baddbmm(s3, b1, b2),
+        lambda: T.baddbmm(s3[0, 0], b1, b2, beta=0.5, alpha=0.25),
+        lambda: T.addbmm(s2, bb1, bb2),
+        lambda: s2.addbmm(bb1, bb2, beta=2),
+        lambda: T.dist(u, q),
+        lambda: T.dist(u, q, 1),
+        lambda: T.dist(u, q[0], 3),
+        lambda: T.dist(u, q, float("inf")),
+        lambda: T.cross(u, q, dim=1),
+        lambda: T.linalg.cross(u, q),
+        lambda: T.kron(u, q),
+        lambda: T.kron(a, u),
+        lambda: T.diag_embed(u),
+        lambda: T.diag_embed(u, 1, 0, 2),
+        lambda: T.rot90(u),
+        lambda: T.rot90(b1, -1, (2, 0)),
+        lambda: u.rot90(2),
+    ]
+    return [_facts_of(T, f(), leaves) for f in calls]
+
+
 def _attributes(T: Any) -> list[Any]:
     x = T.arange(12.0).reshape(3, 4)
     facts: list[Any] = [x[1:, 2:].storage_offset(), x.t().storage_offset(), x[2].nbytes]
@@ -256,6 +292,7 @@ FACTS = {
     "selection": _selection,
     "reductions": _reductions,
     "inplace_views": _inplace_views,
+    "products": _products,
     "attributes": _attributes,
 }
 
@@ -316,6 +353,15 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "var_mean": lambda x, y, p: engine.var_mean(x),
     "median": lambda x, y, p: engine.median(x, 1)[0],
     "aminmax": lambda x, y, p: engine.aminmax(x, dim=0),
+    "addmv": lambda x, y, p: engine.addmv(x[0, :2], y, p[1], beta=0.5, alpha=2),
+    "addr": lambda x, y, p: engine.addr(x, y[0, :2], p[1]),
+    "baddbmm": lambda x, y, p: engine.baddbmm(x[0, :2], y[None], p.t()[None], alpha=0.5),
+    "addbmm": lambda x, y, p: engine.addbmm(x[:, :2], y[None], p.t()[None]),
+    "dist": lambda x, y, p: engine.dist(x, y, 3),
+    "cross": lambda x, y, p: engine.linalg.cross(x, y),
+    "kron": lambda x, y, p: engine.kron(x, y[0]),
+    "diag_embed": lambda x, y, p: engine.diag_embed(x, -1, 0, 2),
+    "rot90": lambda x, y, p: engine.rot90(x, 3),
 }
 
 
