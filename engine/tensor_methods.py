@@ -205,6 +205,12 @@ def logical_not_(self: Tensor) -> Tensor:
     return self
 
 
+def bincount(self: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
+    from engine.counting import bincount
+
+    return bincount(self, weights, minlength)
+
+
 def _install() -> None:
     methods = {
         "is_complex": is_complex,
@@ -225,6 +231,7 @@ def _install() -> None:
         "cumsum_": cumsum_,
         "square_": square_,
         "logical_not_": logical_not_,
+        "bincount": bincount,
     }
     for name, fn in methods.items():
         if name not in Tensor.__dict__:

@@ -274,6 +274,63 @@ def _products(T: Any) -> list[Any]:
     return [_facts_of(T, f(), leaves) for f in calls]
 
 
+def _ordering(T: Any) -> list[Any]:
+    nan = float("nan")
+    x = T.tensor([[3.0, 1, 3, 1], [2, 2, 5, 5]], requires_grad=True)
+    y = T.tensor([[0.3, -1.0, 2.0, 0.5], [1.0, nan, 0.0, 4.0]], requires_grad=True)
+    facts: list[Any] = []
+    for source, call in [
+        (x, lambda: T.kthvalue(x, 2)),
+        (x, lambda: x.kthvalue(1, 0, True)),
+        (x, lambda: T.mode(x)),
+        (x, lambda: T.mode(x, 0)),
+        (x, lambda: x.mode(1, keepdim=True)),
+        (y, lambda: T.cummax(y, 1)),
+        (y, lambda: y.cummin(0)),
+        (x, lambda: T.cummax(x, 1)),
+        (x, lambda: (T.logcumsumexp(x, 1),)),
+        (x, lambda: (x.logcumsumexp(0),)),
+    ]:
+        results = call()
+        floats = [r for r in results if r.dtype.is_floating_point]
+        loss = sum((r * T.arange(1.0, r.numel() + 1).reshape(r.shape)).sum() for r in floats)
+        (grad,) = T.autograd.grad(loss, source)
+        facts.append(
+            [
+                type(results).__name__,
+                [_chain(r) for r in results],
+                [r.tolist() for r in results],
+                grad.tolist(),
+            ]
+        )
+    ties = T.tensor([[2.0, 2, 5, 5, 2, 0], [1, 1, 1, 0, 0, nan]])
+    facts += [[t.tolist() for t in T.kthvalue(ties, k)] for k in (1, 2, 3, 4)]
+    seq = T.tensor([1, 3, 5, 7])
+    facts.append(T.searchsorted(seq, T.tensor([[3, 6], [9, 0]])).tolist())
+    facts.append(T.searchsorted(seq, 3, right=True).tolist())
+    facts.append(T.searchsorted(seq, T.tensor([3, 5]), side="right").tolist())
+    facts.append(str(T.searchsorted(seq, T.tensor([3]), out_int32=True).dtype))
+    facts.append(T.searchsorted(T.tensor([[1, 3, 5], [2, 4, 6]]), T.tensor([[3], [3]])).tolist())
+    facts.append(T.bucketize(T.tensor([1, 5, 9, 0]), T.tensor([1, 5, 9]), right=True).tolist())
+    facts.append(T.bucketize(T.tensor([1.5, 5, 9, 0]), T.tensor([1, 5, 9])).tolist())
+    runs = T.unique_consecutive(
+        T.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True
+    )
+    facts.append([t.tolist() for t in runs])
+    facts.append(T.unique_consecutive(T.tensor([[1, 1], [1, 1], [2, 3]]), dim=0).tolist())
+    runs = T.unique_consecutive(x, return_counts=True)
+    facts.append([_chain(runs[0]), runs[0].tolist(), runs[1].requires_grad])
+    facts.append(_error(lambda: runs[0].sum().backward()))
+    facts.append(T.histc(T.tensor([1.0, 2, 1]), bins=4, min=0, max=3).tolist())
+    facts.append(T.histc(T.tensor([1.0, 2, 1, 1.5]), bins=5).tolist())
+    h = T.histc(x, 3)
+    facts.append([h.tolist(), h.requires_grad, str(h.dtype)])
+    facts.append(T.tensor([0, 1, 1, 3]).bincount().tolist())
+    facts.append(T.tensor([0, 1, 1]).bincount(T.tensor([0.5, 1.0, 2.0]), minlength=4).tolist())
+    facts.append(repr(T.kthvalue(T.tensor([3.0, 1.0]), 1)))
+    return facts
+
+
 def _attributes(T: Any) -> list[Any]:
     x = T.arange(12.0).reshape(3, 4)
     facts: list[Any] = [x[1:, 2:].storage_offset(), x.t().storage_offset(), x[2].nbytes]
@@ -293,6 +350,7 @@ FACTS = {
     "reductions": _reductions,
     "inplace_views": _inplace_views,
     "products": _products,
+    "ordering": _ordering,
     "attributes": _attributes,
 }
 
@@ -362,6 +420,11 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "kron": lambda x, y, p: engine.kron(x, y[0]),
     "diag_embed": lambda x, y, p: engine.diag_embed(x, -1, 0, 2),
     "rot90": lambda x, y, p: engine.rot90(x, 3),
+    "kthvalue": lambda x, y, p: engine.kthvalue(x, 2, 1)[0],
+    "mode": lambda x, y, p: engine.mode(x, 0)[0],
+    "cummax": lambda x, y, p: engine.cummax(x, 1)[0],
+    "cummin": lambda x, y, p: engine.cummin(y, 0)[0],
+    "logcumsumexp": lambda x, y, p: engine.logcumsumexp(y, 1),
 }
 
 
