@@ -3,9 +3,34 @@ error they raise on a singular matrix, ``LinAlgError``."""
 
 from engine.messages import LinAlgError
 from engine.ops.inverse import inv
+from engine.ops.matrix_functions import (
+    cholesky,
+    det,
+    matrix_norm,
+    matrix_power,
+    matrix_rank,
+    multi_dot,
+    slogdet,
+    vecdot,
+)
 from engine.ops.norms import linalg_norm as norm
 from engine.ops.norms import vector_norm
 from engine.ops.products import linalg_cross as cross
 from engine.ops.solve import solve
 
-__all__ = ["LinAlgError", "cross", "inv", "norm", "solve", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cross",
+    "det",
+    "inv",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "slogdet",
+    "solve",
+    "vecdot",
+    "vector_norm",
+]

@@ -331,6 +331,51 @@ def _ordering(T: Any) -> list[Any]:
     return facts
 
 
+def _linalg(T: Any) -> list[Any]:
+    a = T.tensor([[2.0, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 1.5]], requires_grad=True)
+    n = T.tensor([[1.0, 2], [3, -4]], requires_grad=True)
+    s = T.tensor([[1.0, 2], [2, 4]], requires_grad=True)
+    b = T.tensor([[0.5, -1, 2], [1, 0.3, -0.7]], requires_grad=True)
+    c = T.tensor([[0.1, 0.9, -2], [0.4, 0.3, 0.7], [1.0, 1, 1], [0, 0, 0.5]], requires_grad=True)
+    leaves = [a, n, s, b, c]
+    calls = [
+        lambda: T.det(a),
+        lambda: T.linalg.det(n),
+        lambda: s.det(),
+        lambda: T.linalg.slogdet(n)[1],
+        lambda: T.slogdet(a)[1],
+        lambda: T.logdet(a),
+        lambda: T.linalg.cholesky(a),
+        lambda: T.linalg.cholesky(a, upper=True),
+        lambda: T.linalg.matrix_norm(b),
+        lambda: T.linalg.matrix_norm(a, 1),
+        lambda: T.linalg.matrix_norm(b, float("inf")),
+        lambda: T.linalg.matrix_norm(b, -1, keepdim=True),
+        lambda: T.linalg.vecdot(b, b),
+        lambda: T.linalg.multi_dot([a, b.t(), b]),
+        lambda: T.linalg.multi_dot([b[0], a, b.t()]),
+        lambda: T.linalg.matrix_power(a, 3),
+        lambda: T.matrix_power(a, 5),
+        lambda: a.matrix_power(0),
+        lambda: T.linalg.matrix_power(n, -1),
+        lambda: T.cdist(b, c),
+        lambda: T.cdist(b, c, p=1),
+        lambda: T.cdist(b, c, p=3),
+        lambda: T.cdist(b, c, p=float("inf")),
+        lambda: T.cdist(b[None], c[None], p=0),
+        lambda: T.cdist(T.cat([c] * 7), b),
+    ]
+    facts: list[Any] = [_facts_of(T, f(), leaves) for f in calls]
+    facts.append(T.linalg.slogdet(n).sign.tolist())
+    facts.append(repr(T.slogdet(T.eye(2))))
+    rank = T.linalg.matrix_rank(a)
+    facts.append([T.linalg.matrix_rank(s).item(), rank.item(), str(rank.dtype)])
+    facts.append(_error(lambda: T.linalg.cholesky(n)))
+    facts.append(_error(lambda: T.det(b)))
+    facts.append(_error(lambda: T.det(T.ones(2, 2, dtype=T.long))))
+    return facts
+
+
 def _attributes(T: Any) -> list[Any]:
     x = T.arange(12.0).reshape(3, 4)
     facts: list[Any] = [x[1:, 2:].storage_offset(), x.t().storage_offset(), x[2].nbytes]
@@ -351,6 +396,7 @@ FACTS = {
     "inplace_views": _inplace_views,
     "products": _products,
     "ordering": _ordering,
+    "linalg": _linalg,
     "attributes": _attributes,
 }
 
@@ -425,6 +471,12 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "cummax": lambda x, y, p: engine.cummax(x, 1)[0],
     "cummin": lambda x, y, p: engine.cummin(y, 0)[0],
     "logcumsumexp": lambda x, y, p: engine.logcumsumexp(y, 1),
+    "det": lambda x, y, p: engine.det(y[:, :2] @ p[:, :2].t() + x[:, :2] @ x[:, :2].t()),
+    "slogdet": lambda x, y, p: engine.linalg.slogdet(x[:, :2] + p[:, 1:])[1],
+    "cholesky": lambda x, y, p: engine.linalg.cholesky(x @ x.t() + engine.eye(2)),
+    "cdist": lambda x, y, p: engine.cdist(x, y, p=3),
+    "euclidean_dist": lambda x, y, p: engine.cdist(engine.cat([x] * 13), y),
+    "matrix_norm": lambda x, y, p: engine.linalg.matrix_norm(x, 1),
 }
 
 
