@@ -21,6 +21,7 @@ from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.messages import LinAlgError
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.host import on_host
 from engine.ops.pointwise import data_of
 
 SQUARE = (Sample(((3, 3),), distinct=True),)
@@ -123,7 +124,7 @@ SLOGDET = declare(
     "linalg_slogdet",
     "LinalgSlogdetBackward0",
     ("A",),
-    _slogdet_fwd,
+    on_host(_slogdet_fwd),
     _slogdet_grad,
     dtype="same",
     outputs=2,
@@ -231,7 +232,7 @@ def _cholesky_op(name: str, grad_fn: str) -> Any:
         name,
         grad_fn,
         ("self",),
-        _cholesky_fwd,
+        on_host(_cholesky_fwd),
         _cholesky_grad,
         dtype="same",
         save={"result": None},

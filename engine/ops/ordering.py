@@ -16,6 +16,7 @@ import numpy as np
 from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.host import on_host
 from engine.ops.pointwise import data_of
 from engine.return_types import _make
 
@@ -212,7 +213,7 @@ CUMMAX = declare(
     "cummax",
     "CummaxBackward0",
     ("self",),
-    _running("max"),
+    on_host(_running("max")),
     _cummaxmin_grad,
     dtype="same",
     outputs=2,
@@ -223,7 +224,7 @@ CUMMIN = declare(
     "cummin",
     "CumminBackward0",
     ("self",),
-    _running("min"),
+    on_host(_running("min")),
     _cummaxmin_grad,
     dtype="same",
     outputs=2,
@@ -285,7 +286,7 @@ LOGCUMSUMEXP = declare(
     "logcumsumexp",
     "LogcumsumexpBackward0",
     ("self",),
-    _logcumsumexp_fwd,
+    on_host(_logcumsumexp_fwd),
     _logcumsumexp_grad,
     dtype="same",
     save={"self": None, "result": None},

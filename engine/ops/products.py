@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.host import on_host
 from engine.ops.norms import _vector_norm_fwd, _vector_norm_grad
 
 BETA, ALPHA = Param("beta", "number"), Param("alpha", "number")
@@ -59,7 +60,9 @@ ADDR = declare(
     "addr",
     "AddrBackward0",
     ("self", "vec1", "vec2"),
-    lambda xp, a, v1, v2, beta=1, alpha=1: _fused(xp, a, xp.multiply.outer(v1, v2), beta, alpha),
+    on_host(
+        lambda xp, a, v1, v2, beta=1, alpha=1: _fused(xp, a, xp.multiply.outer(v1, v2), beta, alpha)
+    ),
     lambda c, g: (
         _scaled(c, g, c.p.get("beta", 1)) if c.needs[0] else None,
         _scaled(c, c.m.mv(g, c.s["vec2"]), c.p.get("alpha", 1)) if c.needs[1] else None,
@@ -235,7 +238,7 @@ LINALG_CROSS = declare(
     "linalg_cross",
     "LinalgCrossBackward0",
     ("self", "other"),
-    _cross_fwd,
+    on_host(_cross_fwd),
     lambda c, g: (
         c.m.linalg_cross(c.s["other"], g, dim=c.p["dim"]) if c.needs[0] else None,
         c.m.linalg_cross(g, c.s["self"], dim=c.p["dim"]) if c.needs[1] else None,
@@ -314,7 +317,7 @@ DIAG_EMBED = declare(
     "diag_embed_dims",
     "DiagEmbedBackward0",
     ("self",),
-    _diag_embed_fwd,
+    on_host(_diag_embed_fwd),
     lambda c, g: c.m.diagonal(g, offset=c.p["offset"], dim1=c.p["dim1"], dim2=c.p["dim2"]),
     dtype="same",
     samples=(
@@ -349,7 +352,7 @@ ROT90 = declare(
     "rot90",
     "Rot90Backward0",
     ("self",),
-    _rot90_fwd,
+    on_host(_rot90_fwd),
     lambda c, g: c.m.rot90(g, k=-c.p["k"], dims=c.p["dims"]),
     dtype="same",
     samples=(

@@ -19,6 +19,7 @@ import numpy as np
 from engine import dtypes
 from engine.catalog import Example, Param, Port, applying, public
 from engine.ops.core import ARRAY_MATH, OPS, Sample, apply_op, declare
+from engine.ops.host import on_host
 from engine.ops.kernel_dtypes import refuse_dtype
 from engine.ops.pointwise import POS, UNARY, _unary_public, data_of, zeros_like
 from engine.transcendental import libm
@@ -256,7 +257,9 @@ def _sinc_grad(c: Any, g: Any) -> Any:
     return m.masked_fill(out, mask=data == 0, value=0)
 
 
-sinc = _float_unary("sinc", "SincBackward0", lambda xp, a: xp.sinc(a), _sinc_grad, "sin(πx)/(πx)")
+sinc = _float_unary(
+    "sinc", "SincBackward0", on_host(lambda xp, a: xp.sinc(a)), _sinc_grad, "sin(πx)/(πx)"
+)
 deg2rad = _float_unary(
     "deg2rad",
     "Deg2RadBackward0",
@@ -472,7 +475,7 @@ LOGADDEXP = declare(
     "logaddexp",
     "LogaddexpBackward0",
     ("self", "other"),
-    lambda xp, a, b: xp.logaddexp(a, b),
+    on_host(lambda xp, a, b: xp.logaddexp(a, b)),
     lambda c, g: (
         g / c.m.add_scalar(c.m.exp(c.s["other"] - c.s["self"]), other=1) if c.needs[0] else None,
         g / c.m.add_scalar(c.m.exp(c.s["self"] - c.s["other"]), other=1) if c.needs[1] else None,

@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.host import on_host
 from engine.ops.pointwise import data_of
 from engine.ops.reduce import _norm_dims, _sum, _sum_dtype
 from engine.ops.stats import _restore, _two_over, _var_fwd
@@ -468,7 +471,7 @@ def _masked_select_grad(c: Any, g: Any) -> Any:
     the engine sums a broadcast gradient back to the input's shape."""
     mask = c.p["mask"]
     xp = array_module(mask)
-    shape = tuple(xp.broadcast_shapes(tuple(c.shapes[0]), mask.shape))
+    shape = tuple(np.broadcast_shapes(tuple(c.shapes[0]), mask.shape))
     return c.m.index_backward(g, shape=shape, key=(xp.broadcast_to(mask, shape),))
 
 
@@ -476,7 +479,7 @@ MASKED_SELECT = declare(
     "masked_select",
     "MaskedSelectBackward0",
     ("self",),
-    _masked_select_fwd,
+    on_host(_masked_select_fwd),
     _masked_select_grad,
     dtype="same",
     samples=(Sample(((2, 3),), {"mask": "mask_param"}),),
@@ -504,11 +507,12 @@ def _take_grad(c: Any, g: Any) -> Any:
     shape = tuple(c.shapes[0])
     index = c.p["index"]
     xp = array_module(index)
-    flat = xp.where(index < 0, index + max(math.prod(shape), 1), index)
-    key = xp.unravel_index(flat, shape) if shape else ()
     if not shape:
         return c.m.sum(g)
-    return c.m.index_backward(g, shape=shape, key=tuple(key))
+    host = index if xp is np else xp.asnumpy(index)
+    flat = np.where(host < 0, host + max(math.prod(shape), 1), host)
+    key = tuple(k if xp is np else xp.asarray(k) for k in np.unravel_index(flat, shape))
+    return c.m.index_backward(g, shape=shape, key=key)
 
 
 TAKE = declare(
