@@ -16,6 +16,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.ops.core import OPS, Sample, apply_inplace, apply_op, check_inplace, declare
+from engine.ops.placement import fill_diagonal_
 from engine.ops.shape import _reshape_back, _wrap
 from engine.tensor import Tensor
 
@@ -232,6 +233,7 @@ def _install() -> None:
         "square_": square_,
         "logical_not_": logical_not_,
         "bincount": bincount,
+        "fill_diagonal_": fill_diagonal_,
     }
     for name, fn in methods.items():
         if name not in Tensor.__dict__:

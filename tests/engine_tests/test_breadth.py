@@ -376,6 +376,33 @@ def _linalg(T: Any) -> list[Any]:
     return facts
 
 
+def _placement(T: Any) -> list[Any]:
+    a = T.ones(3, 4, requires_grad=True)
+    s = T.full((3, 2), 5.0, requires_grad=True)
+    src = T.arange(12.0).requires_grad_()
+    v = T.tensor(2.0, requires_grad=True)
+    w = T.arange(12.0).reshape(3, 4)
+    calls = [
+        lambda: (a * 1).index_fill_(1, T.tensor([0, 2]), -1.0),
+        lambda: T.index_fill(a, 0, T.tensor([1]), v),
+        lambda: (a * 1).index_copy_(1, T.tensor([3, 0]), s),
+        lambda: a.index_copy(1, T.tensor([1]), s[:, :1]),
+        lambda: (a * 1).masked_scatter_(T.tensor([True, False, True, False]), src),
+        lambda: T.masked_scatter(a, w > 5, src),
+        lambda: (a * 1).fill_diagonal_(3.0),
+    ]
+    facts: list[Any] = []
+    for call in calls:
+        r = call()
+        grads = T.autograd.grad((r * w).sum(), [a, s, src, v], allow_unused=True)
+        facts.append([_chain(r), r.tolist(), [None if g is None else g.tolist() for g in grads]])
+    for rows, wrap in ((3, False), (7, True), (7, False)):
+        c = T.zeros(rows, 2)
+        c.fill_diagonal_(1.5, wrap=wrap)
+        facts.append(c.tolist())
+    return facts
+
+
 def _attributes(T: Any) -> list[Any]:
     x = T.arange(12.0).reshape(3, 4)
     facts: list[Any] = [x[1:, 2:].storage_offset(), x.t().storage_offset(), x[2].nbytes]
@@ -397,6 +424,7 @@ FACTS = {
     "products": _products,
     "ordering": _ordering,
     "linalg": _linalg,
+    "placement": _placement,
     "attributes": _attributes,
 }
 
@@ -477,6 +505,9 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "cdist": lambda x, y, p: engine.cdist(x, y, p=3),
     "euclidean_dist": lambda x, y, p: engine.cdist(engine.cat([x] * 13), y),
     "matrix_norm": lambda x, y, p: engine.linalg.matrix_norm(x, 1),
+    "index_fill": lambda x, y, p: engine.index_fill(x, 1, engine.tensor([0, 2]), y[0, 0]),
+    "index_copy": lambda x, y, p: engine.index_copy(x, 1, engine.tensor([2, 0]), y[:, :2]),
+    "masked_scatter": lambda x, y, p: engine.masked_scatter(x, p > 0.5, y),
 }
 
 
