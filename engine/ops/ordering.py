@@ -487,3 +487,105 @@ def unique_consecutive(
     if return_counts:
         out.append(back(counts, np.int64))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+# -- quantile -----------------------------------------------------------------------------
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    name: str,
+    input: Any,  # noqa: A002
+    q: Any,
+    dim: int | None,
+    keepdim: bool,
+    interpolation: str,
+    ignore_nan: bool,
+) -> Any:
+    """ATen's ``quantile_compute``: sort, view as ``(*, n)``, gather the ranks below and
+    above, ``lerp_`` between them, then squeeze (and move the quantiles first)."""
+    from engine.creation import tensor
+    from engine.ops.shape import _wrap
+
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {interpolation}"
+        )
+    q_arr = np.asarray(q._data if hasattr(q, "_data") else q, dtype=np.float64)
+    if q_arr.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if ((q_arr < 0) | (q_arr > 1)).any():
+        if hasattr(q, "_data"):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if dim is None:
+        sorted_ = input.flatten().sort()[0]
+        out_shape = [1] * input.ndim if keepdim else []
+    else:
+        d = _wrap(dim, input.ndim) if input.ndim else 0
+        last = d == input.ndim - 1 or not input.ndim
+        sorted_ = (input if last else input.unsqueeze(-1).transpose(d, -1)).sort()[0]
+        out_shape = list(input.shape)
+        if input.ndim:
+            if keepdim:
+                out_shape[d] = 1
+            else:
+                del out_shape[d]
+    n = sorted_.shape[-1]
+    if n == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    sorted_ = sorted_.view(*out_shape, n)
+    host = sorted_._data if isinstance(sorted_._data, np.ndarray) else None
+    host = host if host is not None else array_module(sorted_._data).asnumpy(sorted_._data)
+    qs = q_arr.reshape(-1)
+    nan = np.isnan(host)
+    if ignore_nan:
+        ranks = qs * (np.logical_not(nan).sum(-1, keepdims=True) - 1)
+        ranks = np.where(ranks < 0, 0, ranks)
+    else:
+        ranks = np.broadcast_to(qs * (n - 1), (*host.shape[:-1], qs.size)).copy()
+        ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    device = input.device
+    below = np.floor(ranks).astype(np.int64)
+    values = sorted_.gather(-1, tensor(below, device=device))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = sorted_.gather(-1, tensor(np.ceil(ranks).astype(np.int64), device=device))
+        values.lerp_(above, tensor(weights, dtype=input.dtype, device=device))
+    if q_arr.ndim == 0:
+        return values.squeeze_(-1)
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def _quantile_public(name: str, ignore_nan: bool) -> Any:
+    def fn(
+        input: Any,  # noqa: A002
+        q: Any,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        interpolation: str = "linear",
+    ) -> Any:
+        return _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan)
+
+    fn.__name__ = fn.__qualname__ = name
+    return public(
+        name,
+        ("input",),
+        (Param("q", "number", 0.5), Param("dim", "dims"), KEEPDIM),
+        category="reduction",
+        doc="q-th quantile" + (", NaN ignored" if ignore_nan else ""),
+    )(fn)
+
+
+quantile = _quantile_public("quantile", False)
+nanquantile = _quantile_public("nanquantile", True)

@@ -403,6 +403,31 @@ def _placement(T: Any) -> list[Any]:
     return facts
 
 
+def _quantiles(T: Any) -> list[Any]:
+    nan = float("nan")
+    x = T.tensor([[0.3, -1.0, 2.0, 0.5, 1.1], [1.0, 4.0, 0.0, -2.0, 0.7]], requires_grad=True)
+    y = T.tensor([[0.3, nan, 2.0, 0.5], [1.0, 4.0, 0.0, -2.0]], requires_grad=True)
+    calls = [
+        (x, lambda: T.quantile(x, 0.3)),
+        (x, lambda: x.quantile(0.25, dim=1)),
+        (x, lambda: T.quantile(x, T.tensor([0.1, 0.5, 0.9]), dim=0, keepdim=True)),
+        (x, lambda: T.quantile(x, 0.4, 1, interpolation="lower")),
+        (x, lambda: T.quantile(x, 0.4, 1, interpolation="higher")),
+        (x, lambda: T.quantile(x, 0.45, 1, interpolation="nearest")),
+        (x, lambda: T.quantile(x, 0.4, 1, interpolation="midpoint")),
+        (x, lambda: T.quantile(x, 0.5, keepdim=True)),
+        (y, lambda: T.quantile(y, 0.5, 1)),
+        (y, lambda: T.nanquantile(y, 0.5, 1)),
+        (y, lambda: y.nanquantile(T.tensor([0.2, 0.8]))),
+    ]
+    facts: list[Any] = [_facts_of(T, call(), [source]) for source, call in calls]
+    facts.append(_error(lambda: T.quantile(x, 1.5)))
+    facts.append(_error(lambda: T.quantile(x, T.tensor([0.5, 2.0]))))
+    facts.append(_error(lambda: T.quantile(T.tensor([1, 2]), 0.5)))
+    facts.append(_error(lambda: T.quantile(x, 0.5, interpolation="x")))
+    return facts
+
+
 def _attributes(T: Any) -> list[Any]:
     x = T.arange(12.0).reshape(3, 4)
     facts: list[Any] = [x[1:, 2:].storage_offset(), x.t().storage_offset(), x[2].nbytes]
@@ -425,6 +450,7 @@ FACTS = {
     "ordering": _ordering,
     "linalg": _linalg,
     "placement": _placement,
+    "quantiles": _quantiles,
     "attributes": _attributes,
 }
 
@@ -508,6 +534,7 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "index_fill": lambda x, y, p: engine.index_fill(x, 1, engine.tensor([0, 2]), y[0, 0]),
     "index_copy": lambda x, y, p: engine.index_copy(x, 1, engine.tensor([2, 0]), y[:, :2]),
     "masked_scatter": lambda x, y, p: engine.masked_scatter(x, p > 0.5, y),
+    "quantile": lambda x, y, p: engine.quantile(x, engine.tensor([0.3, 0.8]), dim=0),
 }
 
 
