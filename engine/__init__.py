@@ -110,6 +110,7 @@ from engine.random import (
 from engine.serialization import load, save
 from engine.spaced import eye, from_numpy, linspace, logspace
 from engine.tensor import Size, Tensor
+from engine.tensor_methods import is_complex, is_floating_point, is_signed, square_
 
 __version__ = "2.13.0+engine"
 

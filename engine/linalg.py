@@ -6,6 +6,8 @@ from engine.ops.inverse import inv
 from engine.ops.matrix_functions import (
     cholesky,
     det,
+    eigh,
+    eigvalsh,
     matrix_norm,
     matrix_power,
     matrix_rank,
@@ -23,6 +25,8 @@ __all__ = [
     "cholesky",
     "cross",
     "det",
+    "eigh",
+    "eigvalsh",
     "inv",
     "matrix_norm",
     "matrix_power",

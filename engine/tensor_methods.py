@@ -31,6 +31,10 @@ def is_signed(self: Tensor) -> bool:
     return self.dtype.is_floating_point or self.dtype in _SIGNED
 
 
+def is_floating_point(self: Tensor) -> bool:
+    return self.dtype.is_floating_point
+
+
 def ndimension(self: Tensor) -> int:
     return self.ndim
 

@@ -581,3 +581,87 @@ def _euclidean_dist(x1: Any, x2: Any) -> Any:
         a = x1.expand(*batch, r1, c1).reshape(n, r1, c1)
         b = x2.expand(*batch, r2, c2).reshape(n, r2, c2)
     return apply_op(EUCLIDEAN_DIST, (a, b)).view(*batch, r1, r2)
+
+
+# -- eigh -------------------------------------------------------------------------------------
+def _eigh_fwd(xp: Any, a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
+    values, vectors = np.linalg.eigh(a, UPLO=UPLO)
+    return values.astype(a.dtype), vectors.astype(a.dtype)
+
+
+def _eigh_grad(c: Any, g_values: Any, g_vectors: Any = None) -> Any:
+    """``linalg_eig_backward`` for a symmetric matrix: ``V (skew(Vᵀ gV) / E, with gL on
+    the diagonal) Vᵀ``, ``E_ij = λ_j - λ_i`` (computed on arrays: no double backward)."""
+    values, vectors = data_of(c, c.s["result"]), data_of(c, c.s["indices"])
+    gl = None if g_values is None else data_of(c, g_values)
+    gv = None if g_vectors is None else data_of(c, g_vectors)
+    xp = array_module(vectors)
+    v = vectors if xp is np else xp.asnumpy(vectors)
+    lam = values if xp is np else xp.asnumpy(values)
+    if gv is None:
+        out = (v * (np.zeros_like(lam) if gl is None else np.asarray(gl))[None, :]) @ v.T
+    else:
+        vhgv = v.T @ (gv if xp is np else xp.asnumpy(gv))
+        vhgv = 0.5 * (vhgv - vhgv.T)
+        e = lam[None, :] - lam[:, None]
+        np.fill_diagonal(e, 1.0)
+        inner = vhgv / e
+        if gl is not None:
+            np.fill_diagonal(inner, gl if xp is np else xp.asnumpy(gl))
+        out = v @ (inner @ v.T)
+    out = out.astype(v.dtype)
+    out = out if xp is np else xp.asarray(out)
+    return out if c.m is ARRAY_MATH else type(c.s["result"])._wrap(out)
+
+
+EIGH = declare(
+    "linalg_eigh",
+    "LinalgEighBackward0",
+    ("A",),
+    on_host(_eigh_fwd),
+    _eigh_grad,
+    dtype="same",
+    outputs=2,
+    every_output=True,
+    save={"result": None, "indices": None},
+)
+
+
+class linalg_eigh_type(tuple):  # noqa: N801  (PyTorch's class name)
+    """``torch.return_types.linalg_eigh``: ``(eigenvalues, eigenvectors)``."""
+
+    __slots__ = ()
+    __module__ = "torch.return_types"
+
+    def __new__(cls, eigenvalues: Any, eigenvectors: Any) -> linalg_eigh_type:
+        return tuple.__new__(cls, (eigenvalues, eigenvectors))
+
+    @property
+    def eigenvalues(self) -> Any:
+        return self[0]
+
+    @property
+    def eigenvectors(self) -> Any:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return (
+            f"torch.return_types.linalg_eigh(\neigenvalues={self[0]!r},\neigenvectors={self[1]!r})"
+        )
+
+
+linalg_eigh_type.__name__ = linalg_eigh_type.__qualname__ = "linalg_eigh"
+
+
+def eigh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
+    """``torch.linalg.eigh``: ascending eigenvalues and orthonormal eigenvectors of the
+    symmetric matrix whose lower (``UPLO='L'``) or upper triangle is given."""
+    _square(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return linalg_eigh_type(*apply_op(EIGH, (A,), {"UPLO": UPLO} if UPLO != "L" else {}))
+
+
+def eigvalsh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
+    """``torch.linalg.eigvalsh``: the eigenvalues, from the same node as ``eigh``'s."""
+    return eigh(A, UPLO)[0]

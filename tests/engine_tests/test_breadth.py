@@ -366,6 +366,19 @@ def _linalg(T: Any) -> list[Any]:
         lambda: T.cdist(T.cat([c] * 7), b),
     ]
     facts: list[Any] = [_facts_of(T, f(), leaves) for f in calls]
+    sym = T.tensor([[2.0, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 1.5]], requires_grad=True)
+    for pair in (T.linalg.eigh(sym), T.linalg.eigh(c[:3], UPLO="U")):
+        loss = sum((t * T.arange(1.0, t.numel() + 1).reshape(t.shape)).sum() for t in pair)
+        grads = T.autograd.grad(loss, [sym, c], allow_unused=True)
+        facts.append(
+            [
+                type(pair).__name__,
+                [_chain(t) for t in pair],
+                pair[0].tolist(),
+                [None if g is None else g.tolist() for g in grads],
+            ]
+        )
+    facts.append(_facts_of(T, T.linalg.eigvalsh(sym), [sym]))
     facts.append(T.linalg.slogdet(n).sign.tolist())
     facts.append(repr(T.slogdet(T.eye(2))))
     rank = T.linalg.matrix_rank(a)
@@ -534,6 +547,7 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "index_fill": lambda x, y, p: engine.index_fill(x, 1, engine.tensor([0, 2]), y[0, 0]),
     "index_copy": lambda x, y, p: engine.index_copy(x, 1, engine.tensor([2, 0]), y[:, :2]),
     "masked_scatter": lambda x, y, p: engine.masked_scatter(x, p > 0.5, y),
+    "eigh": lambda x, y, p: engine.linalg.eigh(x @ x.t() + y[:, :2] @ y[:, :2].t()),
     "quantile": lambda x, y, p: engine.quantile(x, engine.tensor([0.3, 0.8]), dim=0),
 }
 
