@@ -13,6 +13,8 @@ from engine.ops.matrix_functions import (
     matrix_rank,
     multi_dot,
     slogdet,
+    svd,
+    svdvals,
     vecdot,
 )
 from engine.ops.norms import linalg_norm as norm
@@ -35,6 +37,8 @@ __all__ = [
     "norm",
     "slogdet",
     "solve",
+    "svd",
+    "svdvals",
     "vecdot",
     "vector_norm",
 ]

@@ -665,3 +665,128 @@ def eigh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
 def eigvalsh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
     """``torch.linalg.eigvalsh``: the eigenvalues, from the same node as ``eigh``'s."""
     return eigh(A, UPLO)[0]
+
+
+# -- svd ----------------------------------------------------------------------------------------
+def _svd_fwd(xp: Any, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return u.astype(a.dtype), s.astype(a.dtype), vh.astype(a.dtype)
+
+
+def _svd_grad(c: Any, g_u: Any, g_s: Any = None, g_vh: Any = None) -> Any:
+    """``svd_backward`` (real input), on the reduced factors (``full_matrices`` narrows
+    them, as ``derivatives.yaml`` does); computed on arrays: no double backward.  The
+    factors are recomputed from the saved input (the same LAPACK call, the same
+    factors)."""
+
+    def host(t: Any) -> Any:
+        if t is None:
+            return None
+        d = data_of(c, t)
+        xp = array_module(d)
+        return d if xp is np else xp.asnumpy(d)
+
+    a = host(c.s["A"])
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    gu, gs, gvh = (host(t) for t in (g_u, g_s, g_vh))
+    k = s.shape[-1]
+    m, n = u.shape[0], vh.shape[-1]
+    u, vh = u[:, :k], vh[:k, :]
+    gu = None if gu is None else gu[:, :k]
+    gvh = None if gvh is None else gvh[:k, :]
+    if gu is None and gvh is None:
+        out = (u * (np.zeros(k) if gs is None else gs)[None, :]) @ vh
+    else:
+        s2 = s * s
+        e = s2[None, :] - s2[:, None]
+        np.fill_diagonal(e, 1.0)
+        uhgu = None if gu is None else u.T @ gu
+        uhgu = None if uhgu is None else uhgu - uhgu.T
+        vhgv = None if gvh is None else vh @ gvh.T
+        vhgv = None if vhgv is None else vhgv - vhgv.T
+        if uhgu is not None and vhgv is not None:
+            ga = (uhgu * s[None, :] + s[:, None] * vhgv) / e
+        elif vhgv is None:
+            ga = (uhgu / e) * s[None, :]
+        else:
+            ga = s[:, None] * (vhgv / e)
+        if gs is not None:
+            ga = ga + np.diag(gs)
+        if m > n and gu is not None:
+            ga = u @ ga
+            gu_sinv = gu / s[None, :]
+            ga = (ga + gu_sinv - u @ (u.T @ gu_sinv)) @ vh
+        elif m < n and gvh is not None:
+            ga = ga @ vh
+            sinv_gvh = gvh / s[:, None]
+            ga = u @ (ga + sinv_gvh - (sinv_gvh @ vh.T) @ vh)
+        else:
+            ga = u @ ga @ vh
+        out = ga
+    ref = data_of(c, c.s["A"])
+    out = out.astype(ref.dtype)
+    xp = array_module(ref)
+    out = out if xp is np else xp.asarray(out)
+    return out if c.m is ARRAY_MATH else type(c.s["A"])._wrap(out)
+
+
+def _svd_backward(c: Any, *grads: Any) -> Any:
+    return _svd_grad(c, *grads)
+
+
+SVD = declare(
+    "linalg_svd",
+    "LinalgSvdBackward0",
+    ("A",),
+    on_host(_svd_fwd),
+    _svd_backward,
+    dtype="same",
+    outputs=3,
+    every_output=True,
+    save={"A": None},
+    samples=(Sample(((3, 2),), {"full_matrices": False}, distinct=True),),
+)
+
+
+class linalg_svd_type(tuple):  # noqa: N801  (PyTorch's class name)
+    """``torch.return_types.linalg_svd``: ``(U, S, Vh)``."""
+
+    __slots__ = ()
+    __module__ = "torch.return_types"
+
+    def __new__(cls, U: Any, S: Any, Vh: Any) -> linalg_svd_type:  # noqa: N803
+        return tuple.__new__(cls, (U, S, Vh))
+
+    @property
+    def U(self) -> Any:  # noqa: N802
+        return self[0]
+
+    @property
+    def S(self) -> Any:  # noqa: N802
+        return self[1]
+
+    @property
+    def Vh(self) -> Any:  # noqa: N802
+        return self[2]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.linalg_svd(\nU={self[0]!r},\nS={self[1]!r},\nVh={self[2]!r})"
+
+
+linalg_svd_type.__name__ = linalg_svd_type.__qualname__ = "linalg_svd"
+
+
+def svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:  # noqa: N803
+    """``torch.linalg.svd`` of one matrix: ``U``, ``S`` (descending), ``Vh``."""
+    if A.ndim != 2:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+        raise NotImplementedError(
+            "linalg.svd of a batch of matrices is not supported by the engine"
+        )
+    return linalg_svd_type(*apply_op(SVD, (A,), {"full_matrices": full_matrices}))
+
+
+def svdvals(A: Any, *, driver: Any = None) -> Any:  # noqa: N803
+    """``torch.linalg.svdvals``: ``S`` of the reduced SVD (the same node)."""
+    return svd(A, full_matrices=False)[1]

@@ -379,6 +379,16 @@ def _linalg(T: Any) -> list[Any]:
             ]
         )
     facts.append(_facts_of(T, T.linalg.eigvalsh(sym), [sym]))
+    for source, triple in (
+        (c, T.linalg.svd(c[:, :2], full_matrices=False)),
+        (sym, T.linalg.svd(sym)),
+    ):
+        loss = sum((t * T.arange(1.0, t.numel() + 1).reshape(t.shape)).sum() for t in triple)
+        (g,) = T.autograd.grad(loss, source)
+        facts.append(
+            [type(triple).__name__, [_chain(t) for t in triple], triple[1].tolist(), g.tolist()]
+        )
+    facts.append(_facts_of(T, T.linalg.svdvals(b), [b]))
     facts.append(T.linalg.slogdet(n).sign.tolist())
     facts.append(repr(T.slogdet(T.eye(2))))
     rank = T.linalg.matrix_rank(a)
@@ -548,6 +558,8 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "index_copy": lambda x, y, p: engine.index_copy(x, 1, engine.tensor([2, 0]), y[:, :2]),
     "masked_scatter": lambda x, y, p: engine.masked_scatter(x, p > 0.5, y),
     "eigh": lambda x, y, p: engine.linalg.eigh(x @ x.t() + y[:, :2] @ y[:, :2].t()),
+    "svd": lambda x, y, p: engine.linalg.svd(x.t(), full_matrices=False)[:2],
+    "svdvals": lambda x, y, p: engine.linalg.svdvals(x),
     "quantile": lambda x, y, p: engine.quantile(x, engine.tensor([0.3, 0.8]), dim=0),
 }
 
