@@ -790,3 +790,75 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:  # no
 def svdvals(A: Any, *, driver: Any = None) -> Any:  # noqa: N803
     """``torch.linalg.svdvals``: ``S`` of the reduced SVD (the same node)."""
     return svd(A, full_matrices=False)[1]
+
+
+# -- pinv -----------------------------------------------------------------------------------
+def _pinv_fwd(xp: Any, a: Any) -> Any:
+    rcond = np.finfo(a.dtype).eps * max(a.shape)
+    return np.linalg.pinv(a, rcond=rcond).astype(a.dtype)
+
+
+def _pinv_grad(c: Any, g: Any) -> Any:
+    """``pinv_backward``, in the order that keeps the products smallest."""
+    m = c.m
+    a, pinv = c.s["self"], c.s["result"]
+    rows, cols = a.shape
+    pinv_h, g_h = _mT(m, pinv), _mT(m, g)
+    if rows <= cols:
+        k = m.mm(g_h, pinv)
+        k_pinv_h = m.mm(k, pinv_h)
+        return (
+            -_mT(m, m.mm(pinv, k))
+            + k_pinv_h
+            - m.mm(m.mm(a, pinv), k_pinv_h)
+            + m.mm(m.mm(pinv_h, pinv), g_h - m.mm(k, a))
+        )
+    k = m.mm(pinv, g_h)
+    pinv_h_k = m.mm(pinv_h, k)
+    return (
+        -_mT(m, m.mm(k, pinv))
+        + m.mm(m.mm(g_h - m.mm(a, k), pinv), pinv_h)
+        + pinv_h_k
+        - m.mm(m.mm(pinv_h_k, pinv), a)
+    )
+
+
+PINV = declare(
+    "linalg_pinv",
+    "LinalgPinvBackward0",
+    ("self",),
+    on_host(_pinv_fwd),
+    _pinv_grad,
+    dtype="same",
+    save={"self": None, "result": None},
+    samples=(Sample(((3, 2),), distinct=True), Sample(((2, 3),), distinct=True)),
+)
+
+
+def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:  # noqa: N803
+    """``torch.linalg.pinv`` of one matrix (default tolerance ``eps * max(m, n)``)."""
+    if A.ndim != 2:
+        if A.ndim < 2:
+            raise RuntimeError(
+                "linalg.pinv(A): The input tensor A must have at least 2 dimensions."
+            )
+        raise NotImplementedError(
+            "linalg.pinv of a batch of matrices is not supported by the engine"
+        )
+    if atol is not None or rtol is not None:
+        raise NotImplementedError("linalg.pinv with atol/rtol is not supported by the engine")
+    return apply_op(PINV, (A,))
+
+
+@public(
+    "pinverse",
+    ("input",),
+    category="linear algebra",
+    doc="Moore-Penrose pseudo-inverse",
+    example=Example(inputs={"input": (3, 2)}),
+)
+def pinverse(input: Any, rcond: float = 1e-15) -> Any:  # noqa: A002
+    """``torch.pinverse``: ``linalg.pinv`` (its default ``rcond`` is ``1e-15``)."""
+    if input.ndim != 2:
+        raise NotImplementedError("pinverse of a batch of matrices is not supported by the engine")
+    return apply_op(PINV, (input,))

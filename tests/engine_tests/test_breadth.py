@@ -389,6 +389,7 @@ def _linalg(T: Any) -> list[Any]:
             [type(triple).__name__, [_chain(t) for t in triple], triple[1].tolist(), g.tolist()]
         )
     facts.append(_facts_of(T, T.linalg.svdvals(b), [b]))
+    facts += [_facts_of(T, T.linalg.pinv(b), [b]), _facts_of(T, b.t().pinverse(), [b])]
     facts.append(T.linalg.slogdet(n).sign.tolist())
     facts.append(repr(T.slogdet(T.eye(2))))
     rank = T.linalg.matrix_rank(a)
@@ -560,6 +561,7 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "eigh": lambda x, y, p: engine.linalg.eigh(x @ x.t() + y[:, :2] @ y[:, :2].t()),
     "svd": lambda x, y, p: engine.linalg.svd(x.t(), full_matrices=False)[:2],
     "svdvals": lambda x, y, p: engine.linalg.svdvals(x),
+    "pinv": lambda x, y, p: engine.linalg.pinv(x),
     "quantile": lambda x, y, p: engine.quantile(x, engine.tensor([0.3, 0.8]), dim=0),
 }
 
