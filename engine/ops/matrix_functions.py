@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -862,3 +863,86 @@ def pinverse(input: Any, rcond: float = 1e-15) -> Any:  # noqa: A002
     if input.ndim != 2:
         raise NotImplementedError("pinverse of a batch of matrices is not supported by the engine")
     return apply_op(PINV, (input,))
+
+
+# -- lstsq ----------------------------------------------------------------------------------
+def _lstsq_fwd(xp: Any, a: Any, b: Any) -> tuple[Any, Any]:
+    solution = np.linalg.lstsq(a, b, rcond=None)[0].astype(np.result_type(a, b))
+    return solution, np.zeros((0,), solution.dtype)
+
+
+def _lstsq_grads(c: Any, g: Any, _g_residuals: Any = None) -> tuple[Any, Any]:
+    """``linalg_lstsq_backward``: through ``pinv(A)``: ``A`` by ``pinv_backward`` of
+    ``gX Bᵀ``, ``B`` by ``pinv(A)ᵀ gX``."""
+    m = c.m
+    a, b = c.s["self"], c.s["b"]
+    pinv = m.linalg_pinv(a)
+    vector = b.ndim == 1
+    gx = m.unsqueeze(g, dim=1) if vector else g
+    bb = m.unsqueeze(b, dim=1) if vector else b
+    grad_a = grad_b = None
+    if c.needs[0]:
+        view = SimpleNamespace(s={"self": a, "result": pinv}, m=m)
+        grad_a = _pinv_grad(view, m.mm(gx, _mT(m, bb)))
+    if c.needs[1]:
+        grad_b = m.mm(_mT(m, pinv), gx)
+        grad_b = m.squeeze_dim(grad_b, dim=1) if vector else grad_b
+    return grad_a, grad_b
+
+
+LSTSQ = declare(
+    "linalg_lstsq",
+    "LinalgLstsqBackward0",
+    ("self", "b"),
+    on_host(_lstsq_fwd),
+    _lstsq_grads,
+    outputs=2,
+    every_output=True,
+    save={"self": None, "b": None},
+    samples=(Sample(((3, 2), (3, 2)), distinct=True),),
+)
+
+
+class linalg_lstsq_type(tuple):  # noqa: N801  (PyTorch's class name)
+    """``torch.return_types.linalg_lstsq``: solution, residuals, rank, singular values."""
+
+    __slots__ = ()
+    __module__ = "torch.return_types"
+    _fields = ("solution", "residuals", "rank", "singular_values")
+
+    def __new__(cls, *parts: Any) -> linalg_lstsq_type:
+        return tuple.__new__(cls, parts)
+
+    solution = property(lambda self: self[0])
+    residuals = property(lambda self: self[1])
+    rank = property(lambda self: self[2])
+    singular_values = property(lambda self: self[3])
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))
+        return f"torch.return_types.linalg_lstsq(\n{body})"
+
+
+linalg_lstsq_type.__name__ = linalg_lstsq_type.__qualname__ = "linalg_lstsq"
+
+
+def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:  # noqa: N803
+    """``torch.linalg.lstsq`` with the CPU default driver (``gelsy``): the solution, empty
+    residuals and singular values, and the rank."""
+    from engine.tensor import Tensor
+
+    if A.ndim != 2 or B.ndim not in (1, 2):
+        raise NotImplementedError(
+            "linalg.lstsq of batches of matrices is not supported by the engine"
+        )
+    if A.shape[0] != B.shape[0]:
+        raise RuntimeError(
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
+            if B.ndim == 2
+            else "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1"
+        )
+    solution, residuals = apply_op(LSTSQ, (A, B))
+    rank = matrix_rank(A)
+    empty = Tensor._wrap(array_module(A._data).zeros((0,), A._data.dtype))
+    return linalg_lstsq_type(solution, residuals, rank, empty)

@@ -390,6 +390,10 @@ def _linalg(T: Any) -> list[Any]:
         )
     facts.append(_facts_of(T, T.linalg.svdvals(b), [b]))
     facts += [_facts_of(T, T.linalg.pinv(b), [b]), _facts_of(T, b.t().pinverse(), [b])]
+    fit = T.linalg.lstsq(b.t(), c[:3, :2])
+    facts.append([type(fit).__name__, [_chain(t) for t in fit], fit.rank.tolist()])
+    facts.append(_facts_of(T, fit.solution, [b, c]))
+    facts.append(_facts_of(T, T.linalg.lstsq(b.t(), c[:3, 0]).solution, [b, c]))
     facts.append(T.linalg.slogdet(n).sign.tolist())
     facts.append(repr(T.slogdet(T.eye(2))))
     rank = T.linalg.matrix_rank(a)
@@ -562,6 +566,7 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "svd": lambda x, y, p: engine.linalg.svd(x.t(), full_matrices=False)[:2],
     "svdvals": lambda x, y, p: engine.linalg.svdvals(x),
     "pinv": lambda x, y, p: engine.linalg.pinv(x),
+    "lstsq": lambda x, y, p: engine.linalg.lstsq(x.t(), y.t()).solution,
     "quantile": lambda x, y, p: engine.quantile(x, engine.tensor([0.3, 0.8]), dim=0),
 }
 
