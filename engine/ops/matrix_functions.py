@@ -946,3 +946,86 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:  # n
     rank = matrix_rank(A)
     empty = Tensor._wrap(array_module(A._data).zeros((0,), A._data.dtype))
     return linalg_lstsq_type(solution, residuals, rank, empty)
+
+
+# -- qr -------------------------------------------------------------------------------------
+def _qr_fwd(xp: Any, a: Any, mode: str = "reduced") -> tuple[Any, Any]:
+    q, r = np.linalg.qr(a, mode=mode)
+    return q.astype(a.dtype), r.astype(a.dtype)
+
+
+def _qr_grads(c: Any, g_q: Any, g_r: Any = None) -> Any:
+    """``linalg_qr_backward`` for ``m >= n``: ``X = triu(gR Rᵀ - Qᵀ gQ)``, then
+    ``gA = (gQ + Q (X + Xᵀ - diag X)) R^{-T}`` (computed on arrays)."""
+    a = data_of(c, c.s["A"])
+    xp = array_module(a)
+    host = a if xp is np else xp.asnumpy(a)
+    rows, cols = host.shape
+    if rows < cols or c.p.get("mode", "reduced") != "reduced":
+        raise NotImplementedError(
+            "The derivative of linalg.qr is only implemented in the engine for mode='reduced' "
+            "and at least as many rows as columns"
+        )
+    q, r = np.linalg.qr(host)
+
+    def arr(t: Any) -> Any:
+        if t is None:
+            return None
+        d = data_of(c, t)
+        return d if xp is np else xp.asnumpy(d)
+
+    gq, gr = arr(g_q), arr(g_r)
+    x = np.zeros((cols, cols)) if gr is None else gr @ r.T
+    if gq is not None:
+        x = x - q.T @ gq
+    x = np.triu(x)
+    sym = x + x.T - np.diag(np.diag(x))
+    ga = q @ sym if gq is None else gq + q @ sym
+    out = np.linalg.solve(r, ga.T).T.astype(host.dtype)
+    out = out if xp is np else xp.asarray(out)
+    return out if c.m is ARRAY_MATH else type(c.s["A"])._wrap(out)
+
+
+QR = declare(
+    "linalg_qr",
+    "LinalgQrBackward0",
+    ("A",),
+    on_host(_qr_fwd),
+    _qr_grads,
+    dtype="same",
+    outputs=2,
+    every_output=True,
+    save={"A": None},
+    samples=(Sample(((3, 2),), distinct=True),),
+)
+
+
+class linalg_qr_type(tuple):  # noqa: N801  (PyTorch's class name)
+    """``torch.return_types.linalg_qr``: ``(Q, R)``."""
+
+    __slots__ = ()
+    __module__ = "torch.return_types"
+
+    def __new__(cls, Q: Any, R: Any) -> linalg_qr_type:  # noqa: N803
+        return tuple.__new__(cls, (Q, R))
+
+    Q = property(lambda self: self[0])
+    R = property(lambda self: self[1])
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.linalg_qr(\nQ={self[0]!r},\nR={self[1]!r})"
+
+
+linalg_qr_type.__name__ = linalg_qr_type.__qualname__ = "linalg_qr"
+
+
+def qr(A: Any, mode: str = "reduced") -> Any:  # noqa: N803
+    """``torch.linalg.qr`` of one matrix (``'reduced'`` or ``'complete'``)."""
+    if mode not in ("reduced", "complete"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    if A.ndim != 2:
+        raise NotImplementedError("linalg.qr of a batch of matrices is not supported by the engine")
+    return linalg_qr_type(*apply_op(QR, (A,), {"mode": mode} if mode != "reduced" else {}))

@@ -390,6 +390,17 @@ def _linalg(T: Any) -> list[Any]:
         )
     facts.append(_facts_of(T, T.linalg.svdvals(b), [b]))
     facts += [_facts_of(T, T.linalg.pinv(b), [b]), _facts_of(T, b.t().pinverse(), [b])]
+    for pair in (T.linalg.qr(c[:, :2]), T.linalg.qr(sym)):
+        loss = sum((t * T.arange(1.0, t.numel() + 1).reshape(t.shape)).sum() for t in pair)
+        grads = T.autograd.grad(loss, [sym, c], allow_unused=True)
+        facts.append(
+            [
+                type(pair).__name__,
+                [_chain(t) for t in pair],
+                [t.tolist() for t in pair],
+                [None if g is None else g.tolist() for g in grads],
+            ]
+        )
     fit = T.linalg.lstsq(b.t(), c[:3, :2])
     facts.append([type(fit).__name__, [_chain(t) for t in fit], fit.rank.tolist()])
     facts.append(_facts_of(T, fit.solution, [b, c]))
@@ -567,6 +578,7 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     "svdvals": lambda x, y, p: engine.linalg.svdvals(x),
     "pinv": lambda x, y, p: engine.linalg.pinv(x),
     "lstsq": lambda x, y, p: engine.linalg.lstsq(x.t(), y.t()).solution,
+    "qr": lambda x, y, p: engine.linalg.qr(x.t()),
     "quantile": lambda x, y, p: engine.quantile(x, engine.tensor([0.3, 0.8]), dim=0),
 }
 
