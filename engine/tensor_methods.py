@@ -216,6 +216,13 @@ def bincount(self: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     return bincount(self, weights, minlength)
 
 
+def polygamma(self: Tensor, n: int) -> Tensor:
+    """``x.polygamma(n)``: the method takes ``n`` after the tensor, the function before."""
+    from engine.ops.special import polygamma as of_order
+
+    return of_order(n, self)
+
+
 def _install() -> None:
     methods = {
         "is_complex": is_complex,
@@ -238,6 +245,7 @@ def _install() -> None:
         "logical_not_": logical_not_,
         "bincount": bincount,
         "fill_diagonal_": fill_diagonal_,
+        "polygamma": polygamma,
     }
     for name, fn in methods.items():
         if name not in Tensor.__dict__:
