@@ -12,7 +12,8 @@ from typing import Any
 
 from engine.catalog import Example, Param, Port, public
 from engine.numerics import fma
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.pointwise import scalar_minus, zero_scalar
 
 S3 = Sample(((2, 3), (2, 3), (2, 3)))
 S3B = Sample(((2, 3), (3,), (2, 1)))
@@ -46,7 +47,7 @@ LERP_T = declare(
     ("self", "end", "weight"),
     _lerp,
     lambda c, g: (
-        g * c.m.rsub(c.s["weight"], other=1) if c.needs[0] else None,
+        g * scalar_minus(c, 1.0, c.s["weight"]) if c.needs[0] else None,
         g * c.s["weight"] if c.needs[1] else None,
         g * (c.s["end"] - c.s["self"]) if c.needs[2] else None,
     ),
@@ -101,14 +102,21 @@ ADDCMUL = declare(
 )
 
 
+def _scalar_over(c: Any, k: Any, t: Any) -> Any:
+    """``value / tensor2`` in a formula: a 0-d constant divided by the tensor (PyTorch's
+    ``DivBackward0`` with a constant first edge under ``create_graph``)."""
+    if c.m is ARRAY_MATH:
+        return k / t
+    return c.m.div(zero_scalar(c, t) + k, t)
+
+
 def _addcdiv_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    """``value / tensor2`` is ATen's ``Scalar / Tensor``: ``reciprocal(tensor2) * value``."""
     value = c.p.get("value", 1)
     m = c.m
     t1, t2 = c.s["tensor1"], c.s["tensor2"]
     return (
         g if c.needs[0] else None,
-        g * m.mul_scalar(m.reciprocal(t2), other=value) if c.needs[1] else None,
+        g * _scalar_over(c, value, t2) if c.needs[1] else None,
         -g * (m.mul_scalar(t1, other=value) / (t2 * t2)) if c.needs[2] else None,
     )
 

@@ -21,7 +21,15 @@ from engine.catalog import Example, Param, Port, applying, public
 from engine.ops.core import ARRAY_MATH, OPS, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.kernel_dtypes import refuse_dtype
-from engine.ops.pointwise import POS, UNARY, _unary_public, data_of, zeros_like
+from engine.ops.pointwise import (
+    POS,
+    UNARY,
+    _unary_public,
+    data_of,
+    scalar_minus,
+    zero_scalar,
+    zeros_like,
+)
 from engine.transcendental import libm
 
 S23 = Sample(((2, 3), (2, 3)))
@@ -248,13 +256,14 @@ exp2 = _float_unary(
 
 
 def _sinc_grad(c: Any, g: Any) -> Any:
-    """``sinc_backward``: ``(πx cos πx − sin πx) / (π x²)``, 0 where ``x`` is 0."""
+    """``sinc_backward``: ``grad * ((πx cos πx − sin πx) / (π x²))``, 0 where ``x`` is 0."""
     x = c.s["self"]
     m = c.m
-    px = m.mul_scalar(x, other=math.pi)
-    out = (px * m.cos(px) - m.sin(px)) / (px * x) * g
-    data = data_of(c, x)
-    return m.masked_fill(out, mask=data == 0, value=0)
+    ratio = (
+        m.mul_scalar(x, other=math.pi) * m.cos(m.mul_scalar(x, other=math.pi))
+        - m.sin(m.mul_scalar(x, other=math.pi))
+    ) / m.mul_scalar(x * x, other=math.pi)
+    return m.where(zero_scalar(c, g), g * ratio, condition=data_of(c, x) == 0)
 
 
 sinc = _float_unary(
@@ -285,16 +294,17 @@ def _logit_fwd(xp: Any, a: Any, eps: float | None = None) -> Any:
 
 
 def _logit_grad(c: Any, g: Any) -> Any:
-    """``infinitely_differentiable_logit_backward``: 0 outside ``[eps, 1 - eps]`` with
-    ``eps``, NaN outside ``[0, 1]`` without."""
+    """``infinitely_differentiable_logit_backward``: ``grad / (x (1 - x))`` inside
+    ``[eps, 1 - eps]``, 0 outside it with ``eps``, NaN outside ``[0, 1]`` without."""
     x = c.s["self"]
     m = c.m
     eps = c.p.get("eps")
-    out = g / (x * m.rsub(x, other=1))
+    out = g / (x * scalar_minus(c, 1.0, x))
     data = data_of(c, x)
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
-    outside = (data < lo) | (data > hi)
-    return m.masked_fill(out, mask=outside, value=math.nan if eps is None else 0.0)
+    inside = (data >= lo) & (data <= hi)
+    fill = zero_scalar(c, g) + (math.nan if eps is None else 0.0)
+    return m.where(out, fill, condition=inside)
 
 
 LOGIT_EPS = declare(
