@@ -97,7 +97,18 @@ from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
-from engine.ops.random import bernoulli, normal
+from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
+from engine.ops.random import bernoulli, multinomial, normal
+from engine.ops.stacking import (
+    atleast_3d,
+    cartesian_prod,
+    column_stack,
+    dstack,
+    ravel,
+    row_stack,
+    swapaxes,
+    swapdims,
+)
 from engine.random import (
     Generator,
     default_generator,
@@ -107,12 +118,16 @@ from engine.random import (
     seed,
     set_rng_state,
 )
+from engine.searching import bitwise_left_shift, bitwise_right_shift, gcd, isin, lcm
 from engine.serialization import load, save
 from engine.spaced import eye, from_numpy, linspace, logspace
 from engine.tensor import Size, Tensor
 from engine.tensor_methods import is_complex, is_floating_point, is_signed, square_
 
 __version__ = "2.13.0+engine"
+
+
+moveaxis = movedim  # noqa: F405  (NumPy's name, the same op)
 
 
 def is_tensor(obj: object) -> bool:
@@ -157,7 +172,26 @@ __all__ = [
     "Size",
     "Tensor",
     "bernoulli",
+    "isneginf",
+    "isposinf",
+    "logical_xor",
+    "moveaxis",
+    "fix",
+    "atleast_3d",
+    "cartesian_prod",
+    "column_stack",
+    "dstack",
+    "ravel",
+    "row_stack",
+    "swapaxes",
+    "swapdims",
     "bincount",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "gcd",
+    "isin",
+    "lcm",
+    "multinomial",
     "count_nonzero",
     "finfo",
     "iinfo",

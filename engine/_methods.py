@@ -6,9 +6,9 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any
 
-from engine import functions
+from engine import functions, searching
 from engine.catalog import FUNCTIONS
-from engine.ops import pointwise
+from engine.ops import pointwise, pointwise_extra, stacking
 from engine.ops import random as random_fills
 from engine.ops.core import apply_op
 from engine.tensor import Tensor
@@ -55,8 +55,18 @@ for _sig in FUNCTIONS.values():
         _attach(_sig.name, getattr(_fn, "_without_out", _fn))
 for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
-for _name in ("uniform_", "normal_", "bernoulli_", "random_"):
+for _name in ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "multinomial"):
     _attach(_name, getattr(random_fills, _name))
+for _name in ("fix", "isneginf", "isposinf", "logical_xor"):
+    _attach(_name, getattr(pointwise_extra, _name))
+for _name in ("ravel", "swapaxes", "swapdims"):
+    _attach(_name, getattr(stacking, _name))
+for _name in ("bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"):
+    _attach(_name, getattr(searching, _name))
+Tensor.__lshift__ = searching.bitwise_left_shift  # type: ignore[method-assign]
+Tensor.__rshift__ = searching.bitwise_right_shift  # type: ignore[method-assign]
+Tensor.__rlshift__ = lambda self, other: searching.bitwise_left_shift(other, self)  # type: ignore[method-assign]
+Tensor.__rrshift__ = lambda self, other: searching.bitwise_right_shift(other, self)  # type: ignore[method-assign]
 
 
 def _clamp_min(self: Tensor, min: Any) -> Any:  # noqa: A002
@@ -107,6 +117,21 @@ Tensor.clip_ = Tensor.clamp_  # type: ignore[attr-defined]
 Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
+
+
+def _broadcast_to(self: Tensor, *size: Any, **kwargs: Any) -> Tensor:
+    """``x.broadcast_to(2, -1)``: the method takes sizes spread, as ``expand`` does;
+    ``torch.broadcast_to`` takes one size."""
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = tuple(size[0])
+    return (
+        functions.broadcast_to(self, size, **kwargs)
+        if size
+        else functions.broadcast_to(self, **kwargs)
+    )
+
+
+Tensor.broadcast_to = _broadcast_to  # type: ignore[attr-defined]
 
 # The op dispatcher builds tensors without importing this module at load time.
 from engine.ops import core as _core  # noqa: E402

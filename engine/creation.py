@@ -13,6 +13,7 @@ from engine import dtypes
 from engine.backend import device, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Example, Param, public
 from engine.ops.random import generator_of
+from engine.quiet import quietly
 from engine.random import sampling
 from engine.tensor import Tensor
 
@@ -36,7 +37,46 @@ def _infer(data: Any) -> dtypes.dtype:
             di = _infer(d)
             out = di if out is None else dtypes.promote_types(out, di)
         return out or dtypes.DEFAULT_FLOAT
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not isinstance(data, bool | int | float | np.generic):
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     return dtypes.infer_dtype(data)
+
+
+def _shape_error(data: Any, dt: dtypes.dtype) -> Exception | None:
+    """PyTorch's complaint about nested data that is not a box: the sizes are read off
+    the first element at each depth, then every element is checked against them."""
+    sizes: list[int] = []
+    d = data
+    while isinstance(d, list | tuple | Tensor | np.ndarray) and not (
+        isinstance(d, Tensor | np.ndarray) and d.ndim == 0
+    ):
+        sizes.append(len(d))
+        if not len(d):
+            break
+        d = d[0]
+
+    def walk(d: Any, dim: int) -> Exception | None:
+        if dim == len(sizes):
+            if isinstance(d, list | tuple):
+                if dt.is_floating_point:
+                    return TypeError(f"must be real number, not {type(d).__name__}")
+                return TypeError(f"'{type(d).__name__}' object cannot be interpreted as an integer")
+            return None
+        if not isinstance(d, list | tuple | Tensor | np.ndarray):
+            return TypeError("not a sequence")
+        if len(d) != sizes[dim]:
+            return ValueError(
+                f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(d)})"
+            )
+        for x in d:
+            e = walk(x, dim + 1)
+            if e is not None:
+                return e
+        return None
+
+    return walk(data, 0)
 
 
 def _check_requires_grad(dt: dtypes.dtype, requires_grad: bool) -> None:
@@ -80,8 +120,11 @@ def tensor(
     _check_requires_grad(dt, requires_grad)
     raw = _flatten_data(data)
     try:
-        arr = np.array(raw, dtype=dt.np)
+        arr = quietly(np.array, raw, dtype=dt.np)  # 1e40 as float32 is inf, silently
     except (ValueError, TypeError) as exc:
+        error = _shape_error(data, dt)
+        if error is not None:
+            raise error from None
         raise ValueError(f"expected sequence of equal-length lists: {exc}") from None
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")

@@ -14,6 +14,8 @@ from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
 from engine.catalog import resolved as _resolved
 from engine.counting import count_nonzero
+from engine.numpy_names import REDUCTIONS as _NUMPY_REDUCTIONS
+from engine.numpy_names import accept_numpy_names as _accept_numpy_names
 from engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast_to
 from engine.ops.composites import (
     atleast_1d,
@@ -98,6 +100,9 @@ def _from_the_table() -> list[str]:
 
 
 __all__ += _from_the_table()
+for _name in _NUMPY_REDUCTIONS:
+    if _name in globals():
+        globals()[_name] = _accept_numpy_names(globals()[_name])
 globals()["clip"] = globals()["clamp"]  # PyTorch's alias: the same node, ``ClampBackward1``
 __all__.append("clip")
 del _ops

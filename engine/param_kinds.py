@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-DTYPES = ("float32", "float64", "float16", "int64", "int32", "int16", "bool")
+DTYPES = ("float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_ALIASES = {
     "float": "float32",
     "double": "float64",
@@ -91,10 +91,31 @@ def _is_number(value: Any) -> bool:
     )
 
 
-def check_number(value: Any, choices: tuple[str, ...] = ()) -> int | float:
+#: The numbers JSON cannot write, kept in documents and files as these names.
+NON_FINITE = ("inf", "-inf", "nan")
+
+
+def check_number(value: Any, choices: tuple[str, ...] = ()) -> int | float | str:
+    """A finite number, or the name of a non-finite one: ``masked_fill(mask,
+    float("-inf"))`` is in every attention mask, and JSON has no infinity, so
+    ``-inf`` is held as the text ``"-inf"`` (``number_python`` turns it back)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+    if isinstance(value, str) and value in NON_FINITE:
+        return value
     if not _is_number(value):
         raise ValueError(f"expected a number, got {value!r}")
     return value
+
+
+def number_python(value: Any, backend: Any = None) -> Any:
+    """A number parameter as a function takes it (``"-inf"`` is ``float("-inf")``)."""
+    return float(value) if isinstance(value, str) else value
+
+
+def number_source(value: Any) -> str:
+    """A number parameter as PyTorch source (``"-inf"`` is ``float('-inf')``)."""
+    return f"float({value!r})" if isinstance(value, str) else repr(value)
 
 
 def check_int(value: Any, choices: tuple[str, ...] = ()) -> int:
@@ -105,8 +126,9 @@ def check_int(value: Any, choices: tuple[str, ...] = ()) -> int:
     return value
 
 
-def _float(value: Any, choices: tuple[str, ...] = ()) -> float:
-    return float(check_number(value))
+def _float(value: Any, choices: tuple[str, ...] = ()) -> float | str:
+    number = check_number(value)
+    return number if isinstance(number, str) else float(number)
 
 
 def check_bool(value: Any, choices: tuple[str, ...] = ()) -> bool:
@@ -135,6 +157,16 @@ def _ints(value: Any, choices: tuple[str, ...] = ()) -> int | list[int]:
         if not value:
             raise ValueError("expected an integer or a list of integers, got []")
         return [check_int(v) for v in value]
+    return check_int(value)
+
+
+def _sizes(value: Any, choices: tuple[str, ...] = ()) -> int | list[int | None]:
+    """An int for every spatial dim, or one each where None keeps the input's size
+    (``adaptive_avg_pool2d(x, (None, 7))``)."""
+    if isinstance(value, list | tuple):
+        if not value:
+            raise ValueError("expected an integer or a list of integers or None, got []")
+        return [None if v is None else check_int(v) for v in value]
     return check_int(value)
 
 
@@ -170,14 +202,15 @@ def _dtype(value: Any, choices: tuple[str, ...] = ()) -> str | None:
 
 
 def check_data(value: Any, choices: tuple[str, ...] = ()) -> Any:
-    """A number, a bool or a rectangular nested list of them (what ``torch.tensor`` takes)."""
+    """A number, a bool or a rectangular nested list of them (what ``torch.tensor`` takes);
+    a non-finite number is held by its name, as a number parameter's is."""
     count = 0
 
     def walk(v: Any, depth: int) -> tuple[int, ...]:
         nonlocal count
         if depth > 16:
             raise ValueError("data is nested too deeply")
-        if isinstance(v, bool) or _is_number(v):
+        if isinstance(v, bool | int | float) or (isinstance(v, str) and v in NON_FINITE):
             count += 1
             if count > MAX_DATA_ELEMENTS:
                 raise ValueError("data has too many elements")
@@ -196,7 +229,16 @@ def check_data(value: Any, choices: tuple[str, ...] = ()) -> Any:
 def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return check_number(value)
     return value
+
+
+def data_python(value: Any, backend: Any = None) -> Any:
+    """Literal tensor data as ``torch.tensor`` takes it (``"-inf"`` is ``float("-inf")``)."""
+    if isinstance(value, list):
+        return [data_python(v) for v in value]
+    return float(value) if isinstance(value, str) else value
 
 
 def check_choice(value: Any, choices: tuple[str, ...] = ()) -> str:
@@ -217,12 +259,10 @@ def _tuple_source(value: Any) -> str:
 
 
 def data_source(value: Any) -> str:
-    """Literal tensor data as PyTorch source (``inf`` as ``float('inf')``)."""
+    """Literal tensor data as PyTorch source (``"-inf"`` as ``float('-inf')``)."""
     if isinstance(value, list):
         return "[" + ", ".join(data_source(v) for v in value) + "]"
-    if isinstance(value, float):
-        return repr(value).replace("inf", "float('inf')")
-    return repr(value)
+    return number_source(value)
 
 
 def _shape_text(text: str) -> Any:
@@ -272,9 +312,11 @@ def kind(k: ParamKind) -> ParamKind:
     return k
 
 
-kind(ParamKind("number", check_number, 1.0))  # int or float
+kind(  # int or float ("inf", "-inf", "nan" for the ones JSON cannot write)
+    ParamKind("number", check_number, 1.0, to_python=number_python, to_source=number_source)
+)
 kind(ParamKind("int", check_int, 0))
-kind(ParamKind("float", _float, 1.0))
+kind(ParamKind("float", _float, 1.0, to_python=number_python, to_source=number_source))
 kind(ParamKind("bool", check_bool, False, editor="check"))
 kind(ParamKind("dim", check_int, 0))  # one dimension index (may be negative)
 kind(  # None, an int, or a list of ints
@@ -301,6 +343,9 @@ kind(  # dims kept as a list: ``torch.flip(x, dims)`` takes no bare int (``x.fli
 kind(  # an int or one per spatial dim: a convolution's stride, padding, dilation
     ParamKind("ints", _ints, 1, to_python=_tuple, to_source=_tuple_source, from_text=_dims_text)
 )
+kind(  # an output size: an int or one per spatial dim, None keeping the input's
+    ParamKind("sizes", _sizes, 1, to_python=_tuple, to_source=_tuple_source, from_text=_dims_text)
+)
 kind(  # sizes (-1 where PyTorch allows it)
     ParamKind(
         "shape",
@@ -313,7 +358,14 @@ kind(  # sizes (-1 where PyTorch allows it)
     )
 )
 kind(  # a number or nested lists of numbers: ``tensor``'s literal
-    ParamKind("data", check_data, [1.0, 2.0, 3.0], editor="table", to_source=data_source)
+    ParamKind(
+        "data",
+        check_data,
+        [1.0, 2.0, 3.0],
+        editor="table",
+        to_python=data_python,
+        to_source=data_source,
+    )
 )
 kind(
     ParamKind(
@@ -335,7 +387,33 @@ kind(  # a fixed choice among the param's ``choices`` (free text without them)
         options=_choice_options,
     )
 )
-kind(ParamKind("optional_number", optional(check_number), optional=True))
+kind(  # None, True or False: ``std``'s ``unbiased``, ``backward``'s ``retain_graph``
+    ParamKind(
+        "optional_bool",
+        optional(check_bool),
+        editor="choice",
+        optional=True,
+        options=lambda choices: [("default (None)", None), ("True", True), ("False", False)],
+    )
+)
+kind(  # None or one of the param's ``choices``: ``div``'s ``rounding_mode``
+    ParamKind(
+        "optional_str",
+        optional(check_choice),
+        editor="choice",
+        optional=True,
+        options=lambda choices: [("default (None)", None), *_choice_options(choices)],
+    )
+)
+kind(
+    ParamKind(
+        "optional_number",
+        optional(check_number),
+        optional=True,
+        to_python=number_python,
+        to_source=number_source,
+    )
+)
 
 
 def to_json_value(value: Any) -> Any:

@@ -30,11 +30,35 @@ from engine.messages import (
 _WARNED_SCALAR: list[bool] = []
 
 
+class _GradFn:
+    """``tensor.grad_fn`` where the tensor holds none of its own: None, or a view's node.
+    A view keeps its node apart (``_view_fn``) with the version it was made at; once the
+    base or another view of it is changed in place, the node is made anew, an
+    ``AsStridedBackward0`` onto the base's current history, as PyTorch's
+    ``VariableHooks::grad_fn`` does on the next read.  Tensors with a node of their own
+    hold it in their ``__dict__``, which wins over this (non-data) descriptor."""
+
+    def __get__(self, t: Any, cls: Any = None) -> Any:
+        if t is None:
+            return self
+        fn = t._view_fn
+        if fn is None and t._base is None:
+            return None
+        vc = t._vc
+        if vc is None or vc[0] == t._view_ver or t._nograd_view:
+            return fn
+        from engine.ops.core import regenerate_view_fn
+
+        return regenerate_view_fn(t)
+
+
 class Tensor:
     # Class-level defaults: a new tensor sets only ``_data`` (the hot path of
     # every op); the version counter is created the first time it is shared.
     _requires_grad = False
-    grad_fn: Node | None = None
+    grad_fn: Node | None = _GradFn()  # type: ignore[assignment]
+    _view_fn: Node | None = None  # a view's node (see ``_GradFn``)
+    _view_ver = 0  # the version its node was made at
     _grad: Tensor | None = None
     _retains_grad = False
     _vc: list[int] | None = None
@@ -293,6 +317,13 @@ class Tensor:
         strides = tuple(s // item for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
+    def storage_offset(self) -> int:
+        """Elements from its base's first one: a view's offset (a non-view starts at 0)."""
+        base = self._base
+        if base is None:
+            return 0
+        return (self.data_ptr() - base.data_ptr()) // self._data.itemsize
+
     def data_ptr(self) -> int:
         """Address of the first element; programs compare it to tell a view from a copy."""
         data = self._data
@@ -425,6 +456,18 @@ class Tensor:
 
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
+
+    def short(self) -> Tensor:
+        return self.to(dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dtypes.uint8)
+
+    def ndimension(self) -> int:
+        return self._data.ndim
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
@@ -616,6 +659,28 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+    # slices, sums and repeats of a Size are Sizes in PyTorch (``x.shape[1:]`` prints so)
+    def __getitem__(self, key: Any) -> Any:
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            raise TypeError(
+                f"can only concatenate tuple (not {type(other).__name__}) to torch.Size"
+            )
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n: Any) -> Size:
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

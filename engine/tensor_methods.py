@@ -124,11 +124,15 @@ def _restride(self: Tensor, op: Any, params: dict[str, Any]) -> Tensor:
     self._data = out._data
     self._counter()[0] += 1
     if out.grad_fn is not None:
-        self.grad_fn = out.grad_fn
         self._output_nr = 0
         if self._base is not None and self._view_chain is not None:
-            # the view is now the old view followed by this op's out-of-place twin
+            # the view is now the old view followed by this op's out-of-place twin, its
+            # node kept as a view's is, to be made anew if its base changes (``_GradFn``)
             self._view_chain = (*self._view_chain, (_TWINS[op.name], params))
+            self._view_fn = out.grad_fn
+            self._view_ver = self._vc[0]
+        else:
+            self.grad_fn = out.grad_fn
     elif self._base is not None and self._view_chain is not None:
         self._view_chain = (*self._view_chain, (_TWINS[op.name], params))
     return self

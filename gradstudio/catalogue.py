@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradstudio.document.index_key import PLACEHOLDER, IndexKey, parse_key
-from gradstudio.params import checker, param_kind, to_json_value
+from gradstudio.params import checker, data_python, number_python, param_kind, to_json_value
 
 
 class PortType(str, enum.Enum):
@@ -137,6 +137,8 @@ class NodeType:
     #: Ports and params in the order a call passes them by position (empty: ports, then
     #: params).
     call_order: tuple[str, ...] = ()
+    #: Its outputs hold whatever memory held (``empty_like``): values not comparable.
+    uninitialised: bool = False
 
     def input(self, name: str) -> PortSpec:
         for port in self.inputs:
@@ -180,6 +182,11 @@ def py(kind: str, value: Any) -> str:
     if value is None:
         return "None"
     return param_kind(kind).to_source(value) if kind else repr(value)
+
+
+def _scalar_source(value: Any) -> str:
+    """A number standing in for a tensor input, as PyTorch source."""
+    return py("optional_number", value)
 
 
 def engine_value(call: RunCall, kind: str, value: Any) -> Any:
@@ -266,9 +273,12 @@ def _derived(sig: Any) -> NodeType:
     order = sorted(declared.values(), key=lambda p: (p.position is None, p.position or 0))
 
     def args(
-        values: Mapping[str, Any], params_: Mapping[str, Any]
+        values: Mapping[str, Any],
+        params_: Mapping[str, Any],
+        scalar: Callable[[Any], Any] = lambda v: v,
     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
-        """Positional and keyword arguments, written the way PyTorch code reads."""
+        """Positional and keyword arguments, written the way PyTorch code reads; a number
+        standing in for a tensor input passes through ``scalar`` (made source text)."""
         positional: list[tuple[str, Any]] = []
         keywords: list[tuple[str, Any]] = []
 
@@ -287,6 +297,7 @@ def _derived(sig: Any) -> NodeType:
                 value = values.get(port.name)
                 if value is None and port.scalar_ok:
                     value = params_.get(port.name)
+                    value = None if value is None else scalar(value)
                 if value is None or (isinstance(value, list) and not value and port.optional):
                     if not port.optional:
                         raise NodeInputError(f"input {port.name!r} is not connected")
@@ -336,7 +347,7 @@ def _derived(sig: Any) -> NodeType:
         return py(kinds.get(name, ""), value)
 
     def code(c: CodeCall) -> str:
-        positional, keywords = args(c.inputs, c.params)
+        positional, keywords = args(c.inputs, c.params, _scalar_source)
         parts = [text(k, v) for k, v in positional] + [f"{k}={text(k, v)}" for k, v in keywords]
         if sig.takes_device:
             device = c.device_kw(c.params["device"])
@@ -367,6 +378,7 @@ def _derived(sig: Any) -> NodeType:
         functions=(qualname,) if sig.namespace != "torch.Tensor" else (),
         methods=(sig.name,) if sig.method else (),
         call_order=tuple(p.name for p in order if p.position is not None),
+        uninitialised=sig.example is not None and not sig.example.deterministic,
     )
 
 
@@ -378,7 +390,7 @@ LEGACY_CLASSES = ("Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTen
 def _legacy_run(call: RunCall) -> dict[str, Any]:
     cls = getattr(call.backend, call.params["cls"])
     if call.params["data"] is not None:
-        return {"out": cls(call.params["data"])}
+        return {"out": cls(data_python(call.params["data"]))}
     return {"out": cls(*(call.params["sizes"] or []))}
 
 
@@ -405,13 +417,18 @@ def _method(
     scalar = {p.name for p in extra_inputs if p.scalar_ok}
 
     def call_args(
-        values: Mapping[str, Any], params_: Mapping[str, Any]
+        values: Mapping[str, Any],
+        params_: Mapping[str, Any],
+        number: Callable[[Any], Any] = number_python,
     ) -> list[tuple[str | None, Any]]:
+        """The arguments; a number standing in for a tensor input passes through ``number``
+        (made what Python takes, or source text)."""
         items: list[tuple[str | None, Any]] = []
         for port in extra_inputs:
             value = values.get(port.name)
             if value is None and port.name in scalar:
                 value = params_.get(port.name)
+                value = None if value is None else number(value)
             if value is None:
                 if port.optional:
                     continue
@@ -431,7 +448,7 @@ def _method(
         return {outputs[0].name: result} if outputs else {}
 
     def code(c: CodeCall) -> str:
-        items = call_args(c.inputs, c.params)
+        items = call_args(c.inputs, c.params, _scalar_source)
         text = [
             (
                 k,
@@ -673,7 +690,7 @@ def function_arguments(call_inputs: list[Any], template: list[dict[str, Any]]) -
                 raise NodeInputError(f"argument input {item['input']} is not connected")
             out.append(call_inputs[item["input"]])
         else:
-            out.append(item["value"])
+            out.append(data_python(item["value"]))
     return out
 
 
@@ -844,13 +861,13 @@ def _setitem_run(call: RunCall) -> dict[str, Any]:
     x = call.tensor("input")
     tensors = list(call.inputs.get("index") or [])
     key = _index_key(call.params, len(tensors)).value(tensors)
-    x[key] = _setitem_value(call.inputs, call.params)
+    x[key] = number_python(_setitem_value(call.inputs, call.params))
     return {"out": x}
 
 
 def _setitem_code(c: CodeCall) -> str:
     value = _setitem_value(c.inputs, c.params)
-    text = value if c.inputs.get("value") is not None else py("number", value)
+    text = value if c.inputs.get("value") is not None else _scalar_source(value)
     return f"{c.inputs['input']}[{_key_code(c)}] = {text}"
 
 

@@ -19,13 +19,14 @@ from engine.param_kinds import (
     MAX_DATA_ELEMENTS,
     PARAM_KINDS,
     ParamKind,
-    check_bool,
     check_choice,
     check_data,
     check_int,
     check_shape,
+    data_python,
     data_source,
     kind,
+    number_python,
     optional,
     to_json_value,
 )
@@ -37,6 +38,8 @@ __all__ = [
     "DTYPE_ALIASES",
     "MAX_DATA_ELEMENTS",
     "checker",
+    "data_python",
+    "number_python",
     "param_kind",
     "to_json_value",
 ]
@@ -88,15 +91,6 @@ _data = PARAM_KINDS["data"]
 
 kind(
     ParamKind(
-        "optional_bool",
-        optional(check_bool),
-        editor="choice",
-        optional=True,
-        options=lambda choices: [("default (None)", None), ("True", True), ("False", False)],
-    )
-)
-kind(
-    ParamKind(
         "optional_shape",
         optional(check_shape),
         optional=True,
@@ -111,6 +105,7 @@ kind(
         optional(check_data),
         editor="table",
         optional=True,
+        to_python=data_python,
         to_source=lambda v: "None" if v is None else data_source(v),
     )
 )

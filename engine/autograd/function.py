@@ -193,9 +193,46 @@ class Function:
         return outs[0] if single else tuple(outs)
 
 
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _DelayedError(Function):
+    """Passes tensors through; differentiating them raises (PyTorch's ``Error`` node)."""
+
+    @staticmethod
+    def forward(ctx: Any, *tensors: Any) -> Any:
+        return tensors if len(tensors) > 1 else tensors[0]
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(_TWICE)
+
+
+_DelayedError._backward_cls.__name__ = "Error"  # type: ignore[union-attr]
+_DelayedError._backward_cls.name = lambda self: "torch::autograd::Error"  # type: ignore[method-assign,union-attr]
+
+
 def once_differentiable(fn: Any) -> Any:
-    """Accepted for compatibility; the engine does not differentiate ``backward`` twice."""
-    return fn
+    """``backward`` runs without recording, as PyTorch's decorator runs it; when a graph is
+    being built (``create_graph``) its results lead to a node that raises if differentiated."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        from engine.tensor import Tensor
+
+        with grad_mode.no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.STATE.enabled:
+            return outputs
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fake = [v.detach().requires_grad_() if isinstance(v, Tensor) else v for v in outs]
+        return _DelayedError.apply(*fake)
+
+    return wrapper
 
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "Node", "once_differentiable"]

@@ -155,7 +155,11 @@ def grad(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
-            final.append(Tensor._wrap(t._data * 0) if materialize_grads else None)
+            final.append(
+                Tensor._wrap(array_module(t._data).zeros_like(t._data))
+                if materialize_grads
+                else None
+            )
         else:
             final.append(g)
     return tuple(final)

@@ -77,6 +77,7 @@ PYTORCH_SAVED: dict[str, tuple[str, ...]] = {
     "ExpBackward0": ("result",),
     "ExpandBackward0": ("self_sym_sizes",),
     "Expm1Backward0": ("result",),
+    "ExponentialBackward0": (),
     "FillBackward2": (),
     "FlipBackward0": ("dims",),
     "FloorBackward0": (),

@@ -19,7 +19,7 @@ _UNSUPPORTED = {
         "attention layers",
     ),
     **dict.fromkeys(("InstanceNorm2d", "GroupNorm", "BatchNorm3d", "Conv3d"), "these layers"),
-    **dict.fromkeys(("Upsample", "PixelShuffle", "AdaptiveMaxPool2d", "Dropout2d"), "these layers"),
+    **dict.fromkeys(("Upsample", "PixelShuffle", "AdaptiveMaxPool2d"), "these layers"),
 }
 
 

@@ -1,6 +1,6 @@
 """``engine.nn.functional`` (``F``): re-exported from the op declarations."""
 
-from engine.nn.dropout import dropout
+from engine.nn.dropout import dropout, dropout1d, dropout2d
 from engine.nn.kl_div import kl_div
 from engine.ops.nn import (
     cross_entropy,
@@ -17,6 +17,8 @@ from engine.ops.nn import (
 __all__ = [
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
     "kl_div",
     "linear",
     "log_softmax",
@@ -39,5 +41,17 @@ for _sig in _FUNCTIONS.values():
         globals()[_sig.name] = _sig.fn
         __all__.append(_sig.name)
 
-__all__ += ["avg_pool1d", "cosine_similarity", "max_pool1d", "normalize", "one_hot"]
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # type: ignore[no-untyped-def]  # noqa: A002
+    """``softmax(-input)``, as ``torch.nn.functional`` writes it (``NegBackward0`` first)."""
+    from engine.ops.nn import softmax as _softmax
+
+    if dim is None:
+        raise TypeError(
+            "softmin() requires dim in the engine (PyTorch's implicit dim is deprecated)"
+        )
+    return _softmax(-input if dtype is None else (-input).to(dtype), dim)
+
+
+__all__ += ["avg_pool1d", "cosine_similarity", "max_pool1d", "normalize", "one_hot", "softmin"]
 del _ops, _sig

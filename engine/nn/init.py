@@ -89,6 +89,41 @@ def zeros_(tensor: Any) -> Any:
         return tensor.zero_()
 
 
+def eye_(tensor: Any) -> Any:
+    """The identity written into a 2-D tensor (ones on the diagonal of a non-square one)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from engine.spaced import eye
+
+    with no_grad():
+        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def orthogonal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
+    """PyTorch's recipe: standard normal draws of shape ``(rows, numel // rows)``, their QR
+    (of the transpose when wide), Q's columns signed by R's diagonal, times ``gain``."""
+    import numpy as np
+
+    from engine.backend import to_numpy
+    from engine.creation import tensor as make
+
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    drawn = fills.normal_(tensor.new_empty((rows, cols)), 0.0, 1.0, generator=generator)
+    a = to_numpy(drawn._data)
+    a = a.T if rows < cols else a
+    q, r = np.linalg.qr(a)
+    q = q * np.sign(np.diag(r))
+    q = q.T if rows < cols else q
+    with no_grad():
+        tensor.copy_(make(np.ascontiguousarray(q).reshape(tuple(tensor.shape))))
+        return tensor.mul_(gain)
+
+
 def xavier_uniform_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))

@@ -25,6 +25,7 @@ from engine.ops import (
     padding,
     placement,
     pointwise,
+    pointwise_extra,
     pool,
     products,
     rearrange,
@@ -34,6 +35,7 @@ from engine.ops import (
     solve,
     special,
     split,
+    stacking,
     stats,
     summaries,
 )
@@ -66,6 +68,7 @@ __all__ = [
     "padding",
     "placement",
     "pointwise",
+    "pointwise_extra",
     "pool",
     "products",
     "rearrange",
@@ -73,6 +76,7 @@ __all__ = [
     "select",
     "shape",
     "split",
+    "stacking",
     "stats",
     "summaries",
 ]

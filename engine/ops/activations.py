@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalog import Param, public
-from engine.ops.core import Sample, apply_inplace, apply_op, declare
+from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import data_of, scalar_minus, zero_scalar, zeros_like
 
@@ -64,11 +64,14 @@ _fused_backward(
 
 def _softplus_second(c: Any, gg: Any) -> Any:
     """``softplus_double_backward``: ``sigmoid_backward(gg * go, sigmoid(x * beta))``
-    where ``x * beta`` is under the threshold, times beta."""
+    times the mask ``x * beta < threshold`` (``MulBackward0``), times beta."""
     beta, x = c.p["beta"], c.s["self"]
     scaled = c.m.mul_scalar(x, other=beta)
-    value = c.m.sigmoid_backward(gg * c.s["grad_output"], c.m.sigmoid(scaled)) * beta
-    return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, scaled) < c.p["threshold"])
+    mask = data_of(c, scaled) < c.p["threshold"]
+    if c.m is not ARRAY_MATH:
+        mask = _TENSOR[0]._wrap(mask)
+    value = c.m.sigmoid_backward(gg * c.s["grad_output"], c.m.sigmoid(scaled)) * mask
+    return c.m.mul_scalar(value, other=beta)
 
 
 _fused_backward(

@@ -77,7 +77,7 @@ ADAPTIVE_AVG = declare(
 @public(
     "adaptive_avg_pool2d",
     ("input",),
-    (Param("output_size", "ints", 1),),
+    (Param("output_size", "sizes", 1),),
     namespace=NS,
     category="layer",
     doc="mean over windows that tile the input into output_size",

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.catalog import Example, Param, public
 from engine.ops.core import _broadcast_error
 from engine.ops.shape import expand
 
@@ -30,6 +31,14 @@ def broadcast_shapes(*shapes: Any) -> Any:
     return Size(result)
 
 
+@public(
+    "broadcast_to",
+    ("input",),
+    (Param("size", "shape"),),
+    category="shape",
+    doc="a view expanded to size (-1 keeps a size)",
+    example=Example(params={"size": [4, 2, 3]}),
+)
 def broadcast_to(input: Any, size: Any) -> Any:  # noqa: A002
     """``input.expand(size)``: a view with ``ExpandBackward0``."""
     return expand(input, tuple(size))

@@ -125,17 +125,39 @@ def atleast_2d(*tensors: Any) -> Any:
     return out[0] if len(tensors) == 1 and not isinstance(tensors[0], list | tuple) else out
 
 
+@public(
+    "hstack",
+    (Port("tensors", variadic=True),),
+    category="shape",
+    doc="cat along dim 1 (dim 0 for vectors)",
+    method=False,
+)
 def hstack(tensors: Any) -> Any:
     """``cat`` of ``atleast_1d`` tensors: along dim 0 for vectors, else dim 1."""
     ts = atleast_1d(tuple(tensors))
     return cat(list(ts), 0 if ts[0].ndim == 1 else 1)
 
 
+@public(
+    "vstack",
+    (Port("tensors", variadic=True),),
+    category="shape",
+    doc="cat along dim 0, vectors as rows",
+    method=False,
+)
 def vstack(tensors: Any) -> Any:
     """``cat`` along dim 0 of ``atleast_2d`` tensors (vectors become rows)."""
     return cat(list(atleast_2d(tuple(tensors))), 0)
 
 
+@public(
+    "unflatten",
+    ("input",),
+    (Param("dim", "dim"), Param("sizes", "shape")),
+    category="shape",
+    doc="split one dimension into sizes",
+    example=Example(params={"dim": 1, "sizes": [3, 1]}),
+)
 def unflatten(input: Any, dim: int, sizes: Any) -> Any:  # noqa: A002
     """One dimension split into ``sizes`` (one may be -1): a ``view`` (``ViewBackward0``)."""
     from engine.ops.shape import _wrap, view

@@ -317,6 +317,10 @@ class OpNode(Node):
         return _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
 
 
+#: Half precision overflows at 65504: its ops run with NumPy's warnings off, as
+#: PyTorch gives ``inf`` without a word (float32 and float64 keep the fast path).
+_F16 = np.dtype(np.float16)
+
 #: What ``OpNode._saved_scalar`` answers where the engine holds no such fact.
 _ABSENT = object()
 #: Scalars PyTorch saves with their default when a call leaves them out (``x + w``).
@@ -476,7 +480,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         return _apply_op(op, inputs, _EMPTY)
     try:
         if b is None:
-            out = quietly(op.forward, np, ad) if op.quiet else op.forward(np, ad)
+            out = quietly(op.forward, np, ad) if op.quiet or dt is _F16 else op.forward(np, ad)
         else:
             operand = bd
             if bd is b and op.ufunc is not None:  # the number's 0-d array, looked up inline
@@ -484,7 +488,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
                 operand = None if known is None else known.get(b)
                 if operand is None:
                     operand = number_operand(b, dt)
-            if op.quiet:
+            if op.quiet or dt is _F16:
                 out = quietly(op.forward, np, ad, operand)
             else:
                 out = op.forward(np, ad, operand)
@@ -602,7 +606,8 @@ def _apply_view(op: OpDef, a: Any) -> Any:
     shapes = (ad.shape,)
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     node._out_meta = _out_meta(out.shape, out.dtype)
-    r.grad_fn = node
+    r._view_fn = node
+    r._view_ver = r._vc[0]
     node._saved = _save(op, (a,), r, out, needs) if op.save_plan else None
     return r
 
@@ -709,12 +714,15 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
     if np_dtype is None:
         np_dtype = _result_dtype(op, inputs, params).np
     try:
-        if op.quiet:
+        if op.quiet or np_dtype == _F16:
             out = quietly(op.forward, xp, *arrays, **params)
         else:
             out = op.forward(xp, *arrays, **params)
     except ValueError as exc:
         raise _broadcast_error(arrays) or exc from None
+    except OverflowError:
+        arrays = _wrapped_ints(arrays, np_dtype)
+        out = quietly(op.forward, xp, *arrays, **params)
     if op.split:
         return _split_outputs(op, inputs, params, out, requires)
     if op.outputs > 1:
@@ -779,7 +787,11 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
         shapes = tuple(shapes)
         node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
         node._out_meta = _out_meta(first.shape, first.dtype)
-        r.grad_fn = node
+        if op.view:
+            r._view_fn = node
+            r._view_ver = r._vc[0]
+        else:
+            r.grad_fn = node
         node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
@@ -825,7 +837,8 @@ def _split_outputs(
         node.shapes = [base._data.shape]
         node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in outs)
         for i, r in enumerate(outs):
-            r.grad_fn = node
+            r._view_fn = node
+            r._view_ver = r._vc[0]
             r._output_nr = i
     return tuple(outs)
 
@@ -929,6 +942,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
 
     self = inputs[0]
     check_inplace(self)
+    _check_overlap(self, inputs)
     if (
         op.ufunc is not None
         and not params
@@ -961,19 +975,19 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         original = (apply_op(OPS["clone"], (self,)), *inputs[1:])
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     xp = array_module(self._data)
-    out = quietly(op.forward, xp, *arrays, **params)
+    try:
+        out = quietly(op.forward, xp, *arrays, **params)
+    except OverflowError:
+        arrays = _wrapped_ints(arrays, self._data.dtype)
+        out = quietly(op.forward, xp, *arrays, **params)
     if tuple(np.shape(out)) != self.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
             f"shape [{', '.join(map(str, np.shape(out)))}]"
         )
-    self._data[...] = out
-    self._counter()[0] += 1
-    if need:
-        node = op.node_cls()
-        node._released = False
-        node._saved = None
-        edges, needs = [], []
+    edges: list[tuple[Any, int]] = []
+    needs: list[bool] = []
+    if need:  # as ATen, before the write: a view's node is its own until then
         for x in inputs:
             if isinstance(x, Tensor) and x.requires_grad:
                 e = edge_of(x)
@@ -982,19 +996,85 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
             else:
                 edges.append((None, 0))
                 needs.append(False)
+    self._data[...] = out
+    self._counter()[0] += 1
+    if need:
+        node = op.node_cls()
+        node._released = False
+        node._saved = None
         node.next_functions = tuple(edges)
         node.needs = tuple(needs)
         node.p = params
         node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
         if op.save:
-            node._saved = _save(op, original, self, None, needs)
+            node._saved = _before_write(_save(op, original, self, None, needs), self._vc)
         if self._base is not None and self._view_chain is not None:
             _rebase_view(self, node)
         else:
             self.grad_fn = node
             self._output_nr = 0
     return self
+
+
+def _wrapped_ints(arrays: list[Any], dtype: Any) -> list[Any]:
+    """Python ints beyond an integer tensor's range, cast as ATen casts a Scalar: wrapped
+    (``int8_tensor * 200`` multiplies by -56), where NumPy 2 raises; beyond int64, the
+    ``OverflowError`` PyTorch raises too."""
+    if np.dtype(dtype).kind not in "iu":
+        raise OverflowError("int too big to convert")
+    out = []
+    for a in arrays:
+        if type(a) is int:
+            if not -(2**63) <= a < 2**64:
+                raise OverflowError("int too big to convert")
+            a = np.array(a % 2**64, np.uint64).astype(np.int64).astype(dtype)
+        out.append(a)
+    return out
+
+
+def _check_overlap(self: Any, inputs: tuple[Any, ...]) -> None:
+    """ATen's ``assert_no_partial_overlap``: an input may be the written tensor itself
+    (``x.add_(x)``) or apart from it, not overlap part of it (``x.add_(x.t())``).  As
+    ATen, only dense tensors are compared, by the span of memory each covers."""
+    data = self._data
+    for x in inputs[1:]:
+        a = getattr(x, "_data", None)
+        if (
+            a is None
+            or a is data
+            or type(a) is not np.ndarray
+            or type(data) is not np.ndarray
+            or (a.base is None and data.base is None)
+            or not (a.flags.c_contiguous or a.flags.f_contiguous)
+            or not (data.flags.c_contiguous or data.flags.f_contiguous)
+        ):
+            continue
+        a0 = a.__array_interface__["data"][0]
+        d0 = data.__array_interface__["data"][0]
+        a1, d1 = a0 + a.nbytes, d0 + data.nbytes
+        full = a0 == d0 and a1 == d1
+        if (full and a.strides != data.strides and a.size > 1) or (
+            not full and a0 < d1 and d0 < a1
+        ):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
+
+
+def _before_write(saved: tuple[Any, ...] | None, vc: list[int]) -> tuple[Any, ...] | None:
+    """An in-place op's records of its *inputs* that share the written tensor's counter
+    (``v.mul_(v)``, a view of it): ATen saves them before the write, so they expect the
+    version before it; the saved result keeps the version after."""
+    if not saved:
+        return saved
+    out = list(saved)
+    for k in range(0, len(out), _STRIDE):
+        if out[k] != "result" and out[k + 2] is vc and out[k + 5] is not None:
+            out[k + 3] -= 1
+    return tuple(out)
 
 
 def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:
@@ -1094,8 +1174,40 @@ def _rebase_view(view: Any, node: OpNode) -> None:
     vnode.base_meta = cs._out_meta[0]
     vnode.next_functions = ((cs, 0),)
     vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
-    view.grad_fn = vnode
+    view._view_fn = vnode
+    view._view_ver = view._counter()[0]
     view._output_nr = 0
+
+
+def regenerate_view_fn(view: Any) -> Any:
+    """The node of a view whose base (or another view of it) changed in place since its
+    node was made: PyTorch's ``AsStridedBackward0`` onto the base's current history, or
+    None where neither the view had a node nor its base requires grad."""
+    base = view._base
+    fn = view._view_fn
+    vc = view._counter()
+    if fn is None and not base.requires_grad:
+        view._view_ver = vc[0]
+        return None
+    last = view._view_chain[-1] if view._view_chain else None
+    if last is not None and last[0].split:
+        op, params = last
+        raise RuntimeError(
+            f"Output {params['output_nr']} of {op.grad_fn.removesuffix('Backward0')} is a view "
+            "and its base or another view of its base has been modified inplace. This view is "
+            "the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation "
+            "by an out-of-place one."
+        )
+    vnode = AsStridedBackward0()
+    vnode.chain = view._view_chain
+    vnode.base_meta = (base.shape, base._data.dtype, base.device)
+    vnode.next_functions = (edge_of(base),)
+    vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
+    view._view_fn = vnode
+    view._view_ver = vc[0]
+    view._output_nr = 0
+    return vnode
 
 
 def _can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:

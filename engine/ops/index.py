@@ -351,7 +351,7 @@ def setitem(x: Any, key: Any, value: Any) -> None:
     from engine.tensor import Tensor
 
     v = value if isinstance(value, Tensor) else tensor(value, dtype=x.dtype, device=x.device)
-    keys = key if isinstance(key, tuple) else (key,)
+    keys = tuple(_scalar_index(k) for k in (key if isinstance(key, tuple) else (key,)))
     if any(isinstance(k, Tensor | list | np.ndarray | bool) for k in keys):
         k = tuple(_as_index_array(kk, x.device) for kk in keys)
         if all(isinstance(kk, slice) or hasattr(kk, "dtype") for kk in k):

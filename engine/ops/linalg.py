@@ -267,6 +267,12 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
         raise RuntimeError(
             f"expected scalar type {input.dtype.scalar_name} but found {mat2.dtype.scalar_name}"
         )
+    b, _, k = input.shape
+    if tuple(mat2.shape[:2]) != (b, k):
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but "
+            f"got: [{mat2.shape[0]}, {mat2.shape[1]}]."
+        )
     return apply_op(BMM, (input, mat2))
 
 

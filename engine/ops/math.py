@@ -12,7 +12,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.backend import array_module
-from engine.catalog import Port, public
+from engine.catalog import Param, Port, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import POS, UNARY, _unary_public, zeros_like
@@ -184,7 +184,14 @@ ROUND_DECIMALS = declare(
 )
 
 
-@public("round", ("input",), category="math", doc="round half to even", inplace=True)
+@public(
+    "round",
+    ("input",),
+    (Param("decimals", "int"),),
+    category="math",
+    doc="round half to even",
+    inplace=True,
+)
 def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001, A002
     if decimals:
         refuse_dtype("round_cpu", input, integral=True)
@@ -229,12 +236,21 @@ def atan2(input: Any, other: Any) -> Any:  # noqa: A002
 
 
 # -- remainder and fmod ---------------------------------------------------------------------
+def _nonzero_divisor(xp: Any, b: Any) -> Any:
+    """An integral divisor, refused where it holds a zero, as ATen's integer kernels refuse."""
+    kind = b.dtype.kind if hasattr(b, "dtype") else ("i" if type(b) is int else "f")
+    if kind in "iub" and not xp.all(b):
+        raise RuntimeError("ZeroDivisionError")
+    return b
+
+
 def _floor_div_grad(c: Any, g: Any, floor: bool) -> Any:
     """``-grad * self.div(other, rounding_mode=...)`` (one ``DivBackward2`` node)."""
     return -g * c.m.div_mode(c.s["self"], c.s["other"], rounding_mode="floor" if floor else "trunc")
 
 
 def _div_mode(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
+    b = _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b
     return xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(a / b)
 
 
@@ -260,7 +276,7 @@ FLOOR_DIVIDE = declare(
     "floor_divide",
     "NotImplemented",
     ("self", "other"),
-    lambda xp, a, b: xp.floor_divide(a, b),
+    lambda xp, a, b: xp.floor_divide(a, _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b),
     _floor_divide_grad,
     quiet=True,
 )
@@ -283,11 +299,22 @@ def floor_divide(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(FLOOR_DIVIDE, (input, other))
 
 
+def _remainder(xp: Any, a: Any, b: Any) -> Any:
+    """ATen's ``remainder``: integers as Python's ``%``; floats as ``fmod`` moved into the
+    divisor's sign, so a zero keeps the dividend's sign (``-3.0 % 3`` is ``-0.0``, where
+    NumPy's ``remainder`` gives the divisor's)."""
+    if a.dtype.kind in "iu":
+        return xp.remainder(a, _nonzero_divisor(xp, b))
+    m = xp.fmod(a, b)
+    shift = (m != 0) & ((xp.asarray(b) < 0) != (m < 0))
+    return xp.where(shift, m + b, m)
+
+
 REMAINDER_SCALAR = declare(
     "remainder",
     "RemainderBackward0",
     ("self",),
-    lambda xp, a, other: xp.remainder(a, other),
+    lambda xp, a, other: _remainder(xp, a, other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
@@ -297,7 +324,7 @@ REMAINDER = declare(
     "remainder_tensor",
     "RemainderBackward1",
     ("self", "other"),
-    lambda xp, a, b: xp.remainder(a, b),
+    _remainder,
     lambda c, g: (
         g if c.needs[0] else None,
         _floor_div_grad(c, g, floor=True) if c.needs[1] else None,
@@ -310,7 +337,7 @@ FMOD_SCALAR = declare(
     "fmod",
     "FmodBackward0",
     ("self",),
-    lambda xp, a, other: xp.fmod(a, other),
+    lambda xp, a, other: xp.fmod(a, _nonzero_divisor(xp, other) if a.dtype.kind in "iu" else other),
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
@@ -320,7 +347,7 @@ FMOD = declare(
     "fmod_tensor",
     "FmodBackward1",
     ("self", "other"),
-    lambda xp, a, b: xp.fmod(a, b),
+    lambda xp, a, b: xp.fmod(a, _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b),
     lambda c, g: (
         g if c.needs[0] else None,
         _floor_div_grad(c, g, floor=False) if c.needs[1] else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -578,17 +579,21 @@ def _label_smoothing(
     example=Example(inputs={"weight": (4, 3), "bias": (4,)}),
 )
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
+    """ATen's ``linear``: ``addmm`` for a matrix; a contiguous input of other rank with a
+    1-D bias (or any 3-D one) flattened first, then ``weight.t()`` (``_flatten_nd_linear``:
+    the nodes are made, and run backward, in that order); otherwise ``matmul`` with the
+    bias added in place."""
     from engine.ops import linalg, shape
 
-    wt = shape.t(weight)
     if input.ndim == 2 and bias is not None:
-        return linalg.addmm(bias, input, wt)
-    if bias is not None and input.ndim != 2:
+        return linalg.addmm(bias, input, shape.t(weight))
+    if bias is not None and input.is_contiguous() and (input.ndim == 3 or bias.ndim == 1):
         lead = tuple(input.shape[:-1])
-        folded = shape.reshape(input, (-1, input.shape[-1]))
-        out = linalg.addmm(bias, folded, wt)
-        return shape.view(out, *lead, weight.shape[0])
-    return linalg.matmul(input, wt)
+        folded = shape.reshape(input, (math.prod(lead), input.shape[-1]))
+        out = linalg.addmm(bias, folded, shape.t(weight))
+        return shape.view(out, *lead, out.shape[1])
+    out = linalg.matmul(input, shape.t(weight))
+    return out if bias is None else out.add_(bias)
 
 
 def _f_unary(name: str, op: Any, doc: str) -> Any:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.catalog import Example, public
 
+
+@public(
+    "nonzero",
+    ("input",),
+    category="indexing",
+    doc="the indices of the non-zero elements, one row each",
+    differentiable=False,
+    example=Example(values={"input": "mask"}),
+)
 def nonzero(input: Any, *, as_tuple: bool = False) -> Any:  # noqa: A002
     """An int64 ``(n, ndim)`` tensor, or one 1-D index tensor per dimension with ``as_tuple``."""
     from engine.backend import array_module

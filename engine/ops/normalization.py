@@ -366,6 +366,12 @@ def batch_norm(
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size {input.shape}"
         )
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != input.shape[1]:
+            raise RuntimeError(f"{name} should contain {input.shape[1]} elements not {t.numel()}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != input.shape[1]:
+            raise RuntimeError(f"{name} should contain {input.shape[1]} elements not {t.numel()}")
     params: dict[str, Any] = {"training": bool(training), "eps": eps}
     if not training:
         if running_mean is None or running_var is None:

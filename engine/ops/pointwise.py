@@ -552,8 +552,13 @@ RELU = declare(
 
 
 def _sign(xp: Any, a: Any) -> Any:
-    """The sign of a bool is itself (NumPy has no bool ``sign`` loop)."""
-    return xp.sign(a) if a.dtype.kind != "b" else a.copy()
+    """The sign of a bool is itself (NumPy has no bool ``sign`` loop); NaN's is 0, as
+    ATen's ``(0 < x) - (x < 0)``."""
+    if a.dtype.kind == "b":
+        return a.copy()
+    if a.dtype.kind == "f":
+        return ((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)).astype(a.dtype)
+    return xp.sign(a)
 
 
 SIGN = declare(
@@ -834,7 +839,14 @@ def _div_rounding(apply_op: Callable[..., Any], input: Any, other: Any, mode: st
     return apply_op(OPS["div_mode"], (input, other), {"rounding_mode": mode})
 
 
-@public("div", ("input", SCALAR_PORT), category="arithmetic", doc="true division", inplace=True)
+@public(
+    "div",
+    ("input", SCALAR_PORT),
+    (Param("rounding_mode", "optional_str", choices=("trunc", "floor")),),
+    category="arithmetic",
+    doc="true division",
+    inplace=True,
+)
 @applying
 def div(apply_op: Callable[..., Any]) -> Callable[..., Any]:
     def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:  # noqa: A002
@@ -997,7 +1009,26 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa:
         from engine.creation import scalar_tensor_like
 
         input = scalar_tensor_like(input, other)
+    _where_shapes(cond, input, other)
     return apply_op(WHERE, (input, other), {"condition": cond})
+
+
+def _where_shapes(*operands: Any) -> None:
+    """PyTorch's broadcast message, the shape so far against each next operand in turn."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from engine.ops.core import _broadcast_error
+
+    shape: tuple[int, ...] = ()
+    for op in operands:
+        if not hasattr(op, "shape"):
+            continue
+        mismatch = _broadcast_error([SimpleNamespace(shape=shape), op])
+        if mismatch is not None:
+            raise mismatch
+        shape = tuple(np.broadcast_shapes(shape, tuple(op.shape)))
 
 
 def _cmp_public(name: str) -> Any:

@@ -33,6 +33,9 @@ BERNOULLI = declare(
     "bernoulli_", "BernoulliBackward2", ("self",), _written, _zero_grad, dtype="same"
 )
 RANDOM = declare("random_", "RandomBackward0", ("self",), _written, _zero_grad, dtype="same")
+EXPONENTIAL = declare(
+    "exponential_", "ExponentialBackward0", ("self",), _written, _zero_grad, dtype="same"
+)
 
 
 def _num(x: float) -> str:
@@ -134,6 +137,59 @@ def random_(t: Any, from_: int = 0, to: int | None = None, *, generator: Any = N
             f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}"
         )
     return _fill(RANDOM, t, lambda n: sampling.randint(gen, n, int(from_), int(to)))
+
+
+def exponential_(t: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:
+    """``Tensor.exponential_(lambd=1)``."""
+    if not t.dtype.is_floating_point:
+        raise _not_implemented("exponential_cpu", t)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    gen = generator_of(generator, t.is_cuda)
+    return _fill(EXPONENTIAL, t, lambda n: sampling.exponential(gen, n, lambd))
+
+
+def multinomial(
+    input: Any,  # noqa: A002
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Any = None,
+) -> Any:
+    """``torch.multinomial``: indices drawn by the rows' weights.  One sample, or any
+    number without replacement, is ATen's fast path: ``topk(p / q)`` (``argmax`` for one)
+    with ``q`` exponential draws shaped like ``input``; more with replacement search
+    the normalised running sum for uniform draws."""
+    from engine.creation import empty_like, tensor
+
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        kind = input.dtype.scalar_name
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {kind}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_categories = input.shape[-1]
+    if not replacement and num_samples > n_categories:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    probs = np.asarray(input.numpy(force=True))
+    if (probs < 0).any() or not np.isfinite(probs).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (probs.reshape(-1, n_categories).sum(axis=1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    gen = generator_of(generator, input.is_cuda)
+    if not replacement or num_samples == 1:
+        with_q = empty_like(input, requires_grad=False)
+        q = exponential_(with_q, generator=gen)._data
+        keys = (probs / q).astype(q.dtype)
+        order = np.argsort(-keys, axis=-1, kind="stable")[..., :num_samples]
+        return tensor(order.astype(np.int64), device=input.device)
+    drawn = sampling.multinomial_with_replacement(gen, probs, num_samples)
+    return tensor(drawn, device=input.device)
 
 
 def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # noqa: A002

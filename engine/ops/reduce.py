@@ -17,9 +17,9 @@ KEEPDIM = Param("keepdim", "bool")
 
 
 def _norm_dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    if dim is None:
+    dims = (dim,) if isinstance(dim, int) else () if dim is None else tuple(dim)
+    if not dims:  # None or ``()``: every dim, as ATen's empty dim list
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
     n = builtins.max(ndim, 1)
     out = []
     for d in dims:
@@ -27,6 +27,8 @@ def _norm_dims(dim: Any, ndim: int) -> tuple[int, ...]:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
             )
+        if d % n in out:
+            raise RuntimeError(f"dim {d % n} appears multiple times in the list of dims")
         out.append(d % n)
     return tuple(out) if ndim else ()
 

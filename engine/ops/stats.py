@@ -20,6 +20,13 @@ from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
 KEEPDIM = Param("keepdim", "bool")
+#: ``std`` and ``var``: ``unbiased`` (the older spelling) or ``correction``.
+SPREAD_PARAMS = (
+    Param("dim", "dims"),
+    Param("unbiased", "optional_bool"),
+    KEEPDIM,
+    Param("correction", "optional_number"),
+)
 _DOF_WARNING = (
     "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
     "reduction factor (input numel divided by output numel). (Triggered internally at "
@@ -289,7 +296,7 @@ def _spread(
 @public(
     "var",
     ("input",),
-    (Param("dim", "dims"), KEEPDIM),
+    SPREAD_PARAMS,
     category="reduction",
     doc="variance (Bessel-corrected by default)",
 )
@@ -307,7 +314,7 @@ def var(
 @public(
     "std",
     ("input",),
-    (Param("dim", "dims"), KEEPDIM),
+    SPREAD_PARAMS,
     category="reduction",
     doc="standard deviation (Bessel-corrected by default)",
 )

@@ -1,11 +1,14 @@
 """Learning-rate schedulers: ``StepLR``, ``ExponentialLR``, ``LambdaLR``, ``MultiStepLR``,
-``CosineAnnealingLR``, ``ReduceLROnPlateau``."""
+``ConstantLR``, ``LinearLR``, ``MultiplicativeLR``, ``PolynomialLR``, ``CosineAnnealingLR``,
+``ReduceLROnPlateau``; the cyclic ones (``lr_cycles``) and the combined ones
+(``lr_combined``) are exported here too, where PyTorch keeps them."""
 
 from __future__ import annotations
 
 import math
 import types
 import warnings
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +25,9 @@ _ORDER_WARNING = (
 
 class LRScheduler:
     """Sets each group's ``lr`` from ``get_lr()`` at every ``step()``."""
+
+    _get_lr_called_within_step: bool = False
+    _is_initial: bool = False
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -40,8 +46,16 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._wrap_optimizer_step()
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The step a new scheduler takes (``_is_initial`` while it runs, as in PyTorch)."""
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def _wrap_optimizer_step(self) -> None:
         """Remember whether ``optimizer.step()`` ran, for PyTorch's order warning."""
@@ -67,8 +81,22 @@ class LRScheduler:
         self._step_count += 1
         if self._step_count == 2 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """The next rates, or (an epoch given) the closed form at that epoch where there is one."""
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed = getattr(self, "_get_closed_form_lr", None)
+                values = closed() if closed is not None else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -93,6 +121,9 @@ class StepLR(LRScheduler):
             return [g["lr"] for g in groups]
         return [g["lr"] * self.gamma for g in groups]
 
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
 
 class MultiStepLR(LRScheduler):
     def __init__(
@@ -112,6 +143,10 @@ class MultiStepLR(LRScheduler):
             return [g["lr"] for g in groups]
         return [g["lr"] * self.gamma ** self.milestones[self.last_epoch] for g in groups]
 
+    def _get_closed_form_lr(self) -> list[float]:
+        marks = sorted(m for m, n in self.milestones.items() for _ in range(n))
+        return [base * self.gamma ** bisect_right(marks, self.last_epoch) for base in self.base_lrs]
+
 
 class ExponentialLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
@@ -123,6 +158,9 @@ class ExponentialLR(LRScheduler):
         if self.last_epoch == 0:
             return [g["lr"] for g in groups]
         return [g["lr"] * self.gamma for g in groups]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
@@ -159,6 +197,119 @@ class LinearLR(LRScheduler):
         ratio = 1.0 + delta / (self.total_iters * self.start_factor + (self.last_epoch - 1) * delta)
         return [g["lr"] * ratio for g in groups]
 
+    def _get_closed_form_lr(self) -> list[float]:
+        delta = self.end_factor - self.start_factor
+        share = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * (self.start_factor + delta * share) for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """``factor`` times the rate for ``total_iters`` steps, then the rate itself."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [g["lr"] * self.factor for g in groups]
+        if self.last_epoch != self.total_iters:
+            return [g["lr"] for g in groups]
+        return [g["lr"] * (1.0 / self.factor) for g in groups]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [
+            base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base in self.base_lrs
+        ]
+
+
+class PolynomialLR(LRScheduler):
+    """The rate decays as ``(1 - t / total_iters) ** power``, step by step."""
+
+    def __init__(
+        self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1
+    ) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return [g["lr"] for g in groups]
+        t, n = self.last_epoch, self.total_iters
+        decay = ((1.0 - t / n) / (1.0 - (t - 1) / n)) ** self.power
+        return [g["lr"] * decay for g in groups]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        n = self.total_iters
+        return [base * (1.0 - min(n, self.last_epoch) / n) ** self.power for base in self.base_lrs]
+
+
+def _lambdas(optimizer: Optimizer, lr_lambda: Any) -> list[Callable[[int], float]]:
+    n = len(optimizer.param_groups)
+    if isinstance(lr_lambda, list | tuple):
+        if len(lr_lambda) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * n
+
+
+def _lambdas_state(self: Any) -> dict[str, Any]:
+    """Functions and lambdas as ``None`` (they cannot be pickled), a callable object as
+    its ``__dict__``, so a checkpoint with this state saves, as in PyTorch."""
+    state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+    state["lr_lambdas"] = [
+        None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in self.lr_lambdas
+    ]
+    return state
+
+
+def _load_lambdas_state(self: Any, state_dict: dict[str, Any]) -> None:
+    lambdas = state_dict.pop("lr_lambdas")
+    self.__dict__.update(state_dict)
+    state_dict["lr_lambdas"] = lambdas
+    for fn, saved in zip(self.lr_lambdas, lambdas):
+        if saved is not None:
+            fn.__dict__.update(saved)
+
+
+class MultiplicativeLR(LRScheduler):
+    """Each step multiplies the rate by ``lr_lambda(epoch)``."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self._is_initial:
+            return [g["lr"] for g in groups]
+        return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, groups)]
+
+    state_dict = _lambdas_state
+    load_state_dict = _load_lambdas_state
+
 
 class LambdaLR(LRScheduler):
     def __init__(
@@ -167,35 +318,14 @@ class LambdaLR(LRScheduler):
         lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
         last_epoch: int = -1,
     ) -> None:
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, list | tuple):
-            if len(lr_lambda) != n:
-                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
-    def state_dict(self) -> dict[str, Any]:
-        """Functions and lambdas as ``None`` (they cannot be pickled), a callable object as
-        its ``__dict__``, so a checkpoint with this state saves, as in PyTorch."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [
-            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-            for fn in self.lr_lambdas
-        ]
-        return state
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lambdas
-        for fn, saved in zip(self.lr_lambdas, lambdas):
-            if saved is not None:
-                fn.__dict__.update(saved)
+    state_dict = _lambdas_state
+    load_state_dict = _load_lambdas_state
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -230,6 +360,11 @@ class CosineAnnealingLR(LRScheduler):
             + eta
             for g in groups
         ]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        eta, t = self.eta_min, self.last_epoch
+        cos = 1 + math.cos(math.pi * t / self.T_max)
+        return [eta + (base - eta) * cos / 2 for base in self.base_lrs]
 
 
 class ReduceLROnPlateau:
@@ -318,3 +453,26 @@ class ReduceLROnPlateau:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
+
+
+from engine.optim.lr_combined import ChainedScheduler, SequentialLR  # noqa: E402
+from engine.optim.lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402
+
+__all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "MultiplicativeLR",
+    "OneCycleLR",
+    "PolynomialLR",
+    "ReduceLROnPlateau",
+    "SequentialLR",
+    "StepLR",
+]

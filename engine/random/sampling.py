@@ -167,3 +167,23 @@ def bernoulli(gen: Generator, n: int, p: float) -> np.ndarray:
     This is the kernel PyTorch runs on every CPU but Intel ones with MKL, where
     it seeds MKL's MCG31 stream from one word instead (not reproduced)."""
     return unit(gen, n, np.dtype(np.float64)) < p
+
+
+def exponential(gen: Generator, n: int, lambd: float) -> np.ndarray:
+    """``exponential_(lambd)``: ``-1 / lambd * log1p(-u)`` of a 53-bit uniform, in double
+    (``exponential_kernel_default``; a float tensor takes the rounded double)."""
+    u = unit(gen, n, np.dtype(np.float64))
+    return (-1.0 / lambd) * _libm(math.log1p, -u)
+
+
+def multinomial_with_replacement(gen: Generator, probs: np.ndarray, n_sample: int) -> np.ndarray:
+    """``multinomial_with_replacement_apply``: each row's running sum in double over its
+    total, the last bucket set to 1, then per sample a 53-bit uniform placed by binary
+    search (the first bucket whose cumulative mass is not below it)."""
+    rows = probs.reshape(-1, probs.shape[-1]).astype(np.float64)
+    out = np.empty((rows.shape[0], n_sample), dtype=np.int64)
+    for i, row in enumerate(rows):
+        cum = np.cumsum(row) / row.sum()
+        cum[-1] = 1.0
+        out[i] = np.searchsorted(cum, unit(gen, n_sample, np.dtype(np.float64)), side="left")
+    return out.reshape(*probs.shape[:-1], n_sample)

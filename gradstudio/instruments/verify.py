@@ -170,10 +170,11 @@ def compare(
             other.update(b.changed)
         diffs += _step_differences(a, b)
         touched = {**(a.changed if a else {}), **(b.changed if b else {})}
+        values = not step.type.uninitialised  # ``empty_like``: memory, not a fact
         for ref in touched:
             label = plan.display_label(ref)
-            for fact, x, y in facts_differences(mine.get(ref, _ABSENT), other.get(ref, _ABSENT)):
-                diffs.append(Difference(label, fact, x, y))
+            facts = facts_differences(mine.get(ref, _ABSENT), other.get(ref, _ABSENT), values)
+            diffs += [Difference(label, fact, x, y) for fact, x, y in facts]
         diffs += _trace_differences(a.trace if a else None, b.trace if b else None)
         marks.append(NodeMark(step.node_id, step.label, index, tuple(diffs)))
     return VerifyReport(tuple(marks), torch_version)
@@ -207,8 +208,9 @@ def _warnings_text(warnings: Counter[tuple[str, str]]) -> str:
     return "; ".join(f"{c}: {m}" for c, m in sorted(warnings.elements())) or "none"
 
 
-def facts_differences(a: Any, b: Any) -> list[tuple[str, str, str]]:
-    """``(fact, engine, torch)`` for every fact of one tensor that differs."""
+def facts_differences(a: Any, b: Any, values: bool = True) -> list[tuple[str, str, str]]:
+    """``(fact, engine, torch)`` for every fact of one tensor that differs (its values
+    only where ``values``)."""
     if a is _ABSENT or b is _ABSENT or a is None or b is None:
         if (a is None) == (b is None) and (a is _ABSENT) == (b is _ABSENT):
             return []
@@ -227,7 +229,7 @@ def facts_differences(a: Any, b: Any) -> list[tuple[str, str, str]]:
         if na != nb:
             out.append(("next_functions", str(na), str(nb)))
     same_kind = (a.shape, a.dtype) == (b.shape, b.dtype)  # else reported above
-    if same_kind and not _close_arrays(a.array, b.array, a.dtype):
+    if values and same_kind and not _close_arrays(a.array, b.array, a.dtype):
         out.append(("value", _show(a.array), _show(b.array)))
     if not _same_grad(a.grad, b.grad):
         out.append(("grad", _show_grad(a.grad), _show_grad(b.grad)))

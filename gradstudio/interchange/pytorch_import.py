@@ -625,6 +625,18 @@ class _Importer:
             return Module(f"{owner.name}.apply")
         raise ImportProblem(f"the attribute .{node.attr} cannot be used as a value here", line)
 
+    def float_call(self, node: ast.Call, line: int | None) -> Const:
+        """``float("-inf")`` (an attention mask's fill), ``float(2)``: a number."""
+        args = [self.expr(a) for a in node.args]
+        if len(args) == 1 and not node.keywords and isinstance(args[0], Const):
+            value = args[0].value
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                try:
+                    return Const(float(value))
+                except ValueError:
+                    pass
+        raise ImportProblem("float() is supported on a number or a text such as '-inf'", line)
+
     def call(self, node: ast.Call, label: str | None, line: int | None, statement: bool) -> Value:
         label = label or _segment(self.source, node)
         if any(isinstance(a, ast.Starred) for a in node.args) or any(
@@ -652,6 +664,8 @@ class _Importer:
             if isinstance(owner, ListRef | TensorList):
                 raise ImportProblem(f"calling .{func.attr}() on a list is not supported", line)
             raise ImportProblem(f"cannot call .{func.attr}() on this value", line)
+        if path is None and isinstance(func, ast.Name) and func.id == "float":
+            return self.float_call(node, line)
         if path is None:
             name = func.id if isinstance(func, ast.Name) else _segment(self.source, func)
             raise ImportProblem(f"{name}() is not a PyTorch function GradStudio knows", line)
@@ -1124,7 +1138,8 @@ def _is_index_list(value: Any) -> bool:
 
 
 def _device_param(value: Value, line: int | None) -> str:
-    if isinstance(value, DefaultDevice):
+    """``device=None`` is the default device, as in PyTorch (``as_tensor`` passes it on)."""
+    if isinstance(value, DefaultDevice) or (isinstance(value, Const) and value.value is None):
         return "default"
     return _device_const([value], line)
 

@@ -246,3 +246,117 @@ def test_the_addmm_messages_are_pytorchs(shapes: tuple[tuple[int, ...], ...]) ->
     with pytest.raises(RuntimeError) as err:
         torch.addmm(bias, mat1, mat2)
     assert str(err.value) == message
+
+
+def _graph(fn: Any, depth: int = 0) -> list[str]:
+    if fn is None:
+        return []
+    out = ["  " * depth + type(fn).__name__]
+    for f, _ in fn.next_functions:
+        out += _graph(f, depth + 1)
+    return out
+
+
+#: ``F.linear`` as ATen's ``linear`` builds it (PyTorch 2.13's graphs, written out): a
+#: contiguous N-d input is flattened before ``weight.t()``, a strided one goes through
+#: ``matmul`` with the bias added in place.
+LINEAR_GRAPHS = {
+    (2, 5, 4): "ViewBackward0 AddmmBackward0 AccumulateGrad ViewBackward0 AccumulateGrad "
+    "TBackward0 AccumulateGrad",
+    (4,): "ViewBackward0 AddmmBackward0 AccumulateGrad ViewBackward0 AccumulateGrad TBackward0 "
+    "AccumulateGrad",
+    (5, 2, 4): "AddBackward0 UnsafeViewBackward0 MmBackward0 UnsafeViewBackward0 CloneBackward0 "
+    "TransposeBackward0 AccumulateGrad TBackward0 AccumulateGrad AccumulateGrad",
+}
+
+
+@pytest.mark.parametrize("shape", LINEAR_GRAPHS, ids=str)
+def test_linear_builds_atens_graph(shape: tuple[int, ...]) -> None:
+    w = engine.ones(2, 4, requires_grad=True)
+    b = engine.ones(2, requires_grad=True)
+    x = engine.ones(*shape, requires_grad=True)
+    if shape == (5, 2, 4):
+        x = x.transpose(0, 1)  # not contiguous
+    y = engine.nn.functional.linear(x, w, b)
+    assert " ".join(n.strip() for n in _graph(y.grad_fn)) == LINEAR_GRAPHS[shape]
+
+
+def test_linear_of_a_3d_input_runs_backward_in_atens_order() -> None:
+    """The weight's ``TBackward0`` is newer than the input's view, so it runs first."""
+    w = engine.ones(2, 4, requires_grad=True)
+    y = engine.nn.functional.linear(engine.ones(2, 5, 4, requires_grad=True), w, engine.ones(2))
+    order: list[str] = []
+
+    def watch(fn: Any) -> None:
+        if fn is not None:
+            name = type(fn).__name__
+            fn.register_prehook(lambda g, n=name: order.append(n))
+            for f, _ in fn.next_functions:
+                watch(f)
+
+    watch(y.grad_fn)
+    y.sum().backward()
+    assert order == [
+        "ViewBackward0",
+        "AddmmBackward0",
+        "TBackward0",
+        "AccumulateGrad",
+        "ViewBackward0",
+        "AccumulateGrad",
+    ]
+
+
+def test_broadcast_to_as_a_method_takes_spread_sizes() -> None:
+    x = engine.ones(1, 3, requires_grad=True)
+    assert x.broadcast_to(2, -1).shape == (2, 3)
+    assert type(x.broadcast_to(size=(2, 3)).grad_fn).__name__ == "ExpandBackward0"
+    with pytest.raises(TypeError):
+        engine.broadcast_to(x, 2, 3)
+
+
+#: Arithmetic edge cases as PyTorch 2.13 computes them (written out): a float remainder
+#: keeps ``fmod``'s signed zero, a Python int beyond an integer tensor's range wraps as
+#: ATen casts a Scalar, and overflow gives ``inf`` without a warning.
+ARITHMETIC = [
+    ("torch.arange(-4., 4) % 3", [2.0, -0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0], "float32"),
+    ("torch.arange(-4., 4) % -3", [-1.0, -0.0, -2.0, -1.0, 0.0, -2.0, -1.0, 0.0], "float32"),
+    ("torch.tensor([5.5, -5.5, 0., -0.]) % 2", [1.5, 0.5, 0.0, -0.0], "float32"),
+    ("torch.tensor([1., -1.]) % torch.tensor([0., 2.])", [float("nan"), 1.0], "float32"),
+    ("torch.tensor([1, 2], dtype=torch.int8) * 200", [-56, -112], "int8"),
+    ("torch.tensor([1, 2], dtype=torch.int8) + 300", [45, 46], "int8"),
+    ("torch.tensor([1, 2], dtype=torch.uint8) * -1", [255, 254], "uint8"),
+    ("torch.tensor([1, 2], dtype=torch.int32) * 2**33", [0, 0], "int32"),
+    ("torch.tensor([1, 2], dtype=torch.int8).add_(200)", [-55, -54], "int8"),
+    ("torch.tensor([65504.0], dtype=torch.float16) * 2", [float("inf")], "float16"),
+    ("torch.tensor([1e40]).float()", [float("inf")], "float32"),
+]
+
+
+def _bits(values: list[Any]) -> list[tuple[bool, str]]:
+    """Values told apart by sign too (``0.0`` from ``-0.0``); a NaN is a NaN."""
+    import math
+
+    return [
+        (False, "nan")
+        if isinstance(v, float) and math.isnan(v)
+        else (math.copysign(1, v) < 0, repr(v))
+        for v in values
+    ]
+
+
+@pytest.mark.parametrize(("line", "values", "dtype"), ARITHMETIC, ids=[a[0] for a in ARITHMETIC])
+def test_arithmetic_edges_match_pytorch(line: str, values: list[Any], dtype: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = eval(line, {"torch": engine})
+    assert str(r.dtype).rsplit(".", 1)[-1] == dtype
+    assert _bits(r.tolist()) == _bits(values)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("line", "values", "dtype"), ARITHMETIC, ids=[a[0] for a in ARITHMETIC])
+def test_the_written_arithmetic_is_pytorchs(line: str, values: list[Any], dtype: str) -> None:
+    torch = pytest.importorskip("torch")
+    r = eval(line, {"torch": torch})
+    assert str(r.dtype).rsplit(".", 1)[-1] == dtype
+    assert _bits(r.tolist()) == _bits(values)

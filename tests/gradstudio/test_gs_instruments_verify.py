@@ -164,3 +164,42 @@ def test_a_different_dtype_is_one_difference_not_also_a_value() -> None:
     theirs[0] = StepRecord(**{**vars(theirs[0]), "changed": changed})
     (diff,) = compare(ev.plan, ours, theirs).marks[0].differences
     assert (diff.tensor, diff.fact, diff.engine, diff.torch) == ("w", "dtype", "float32", "float64")
+
+
+UNINITIALISED = """
+import torch
+x = torch.ones(3, requires_grad=True)
+e = torch.empty_like(x)
+f = e.fill_(2.0)
+y = (x * f).sum()
+"""
+
+
+def test_an_uninitialised_tensors_values_are_compared_once_written() -> None:
+    """``empty_like``'s values are whatever memory held, under either library: verify
+    compares its other facts at its step, and its values once an op writes them."""
+    ev = evaluate(import_snippet(UNINITIALISED))
+    ours = records_of(ev)
+    theirs = list(ours)
+    step = next(i for i, s in enumerate(ev.plan.steps) if s.type.uninitialised)
+    changed = dict(theirs[step].changed)
+    (ref,) = changed
+    facts = changed[ref]
+    assert facts is not None
+    changed[ref] = type(facts)(**{**vars(facts), "array": facts.array + 7})
+    theirs[step] = StepRecord(**{**vars(theirs[step]), "changed": changed})
+    assert compare(ev.plan, ours, theirs).agrees
+    changed[ref] = type(facts)(**{**vars(facts), "array": facts.array + 7, "version": 5})
+    theirs[step] = StepRecord(**{**vars(theirs[step]), "changed": changed})
+    (diff,) = compare(ev.plan, ours, theirs).marks[step].differences
+    assert diff.fact == "_version"
+    theirs[step] = ours[step]
+    written = step + 1  # ``fill_``: its output is ``e`` itself
+    changed = {
+        ref: type(f)(**{**vars(f), "array": f.array + 1})
+        for ref, f in theirs[written].changed.items()
+        if f is not None
+    }
+    theirs[written] = StepRecord(**{**vars(theirs[written]), "changed": changed})
+    diffs = compare(ev.plan, ours, theirs).marks[written].differences
+    assert diffs and {d.fact for d in diffs} == {"value"}

@@ -17,7 +17,13 @@ from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.pytorch_export import FACTS_HELPER, export_script
 from gradstudio.interchange.pytorch_import import import_snippet
-from tests.gradstudio.snippets import INDEXING
+from tests.gradstudio.snippets import (
+    ADAPTIVE_SIZES,
+    CATALOGUE_KEYWORDS,
+    INDEXING,
+    NON_FINITE,
+    SMALL_INTS,
+)
 
 pytestmark = pytest.mark.torch
 pytest.importorskip("torch", reason="PyTorch is the oracle these tests compare with")
@@ -59,6 +65,10 @@ q = (gx * gx).sum()
 q.backward()
 """,
     "indexing_and_T": INDEXING,
+    "non_finite_numbers": NON_FINITE,
+    "catalogue_keywords": CATALOGUE_KEYWORDS,
+    "small_ints": SMALL_INTS,
+    "adaptive_sizes": ADAPTIVE_SIZES,
     "index_keys": """\
 import torch
 x = torch.arange(24.).reshape(2, 3, 4).requires_grad_()

@@ -576,3 +576,104 @@ def test_the_polynomial_tutorial_folds_and_agrees_with_golden() -> None:
     assert summary.meta["iterations"] == "16"
     assert {doc.node(n).label for n in summary.members} == {"a", "b", "c", "d"}
     test_polynomial_tutorial_agrees_with_golden()
+
+
+def test_overloaded_names_record_the_op_pytorch_runs(tmp_path: Path) -> None:
+    """``torch.max(a, b)`` is ``maximum`` (``MaximumBackward0``); ``torch.tensor`` of
+    tensors or NumPy data copies their values into a literal of the dtype PyTorch picks
+    (no edge); ``torch.as_tensor`` passes ``device=None`` on; ``parameters_to_vector``
+    is the ``cat`` PyTorch runs."""
+    program = tmp_path / "overloads.py"
+    program.write_text(
+        "import numpy as np\n"
+        "import torch\n"
+        "arr = torch.tensor(np.array([1.5, 2.5]))\n"
+        "listed = torch.as_tensor([1, 2])\n"
+        "lin = torch.nn.Linear(2, 1)\n"
+        "vec = torch.nn.utils.parameters_to_vector(lin.parameters())\n"
+        "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\n"
+        "hi = torch.max(x, torch.zeros(3))\n"
+        "lo = x.min(torch.ones(3))\n"
+        "parts = [torch.tensor(2, dtype=torch.float64), torch.tensor(5, dtype=torch.float64)]\n"
+        "copied = torch.tensor(parts)\n"
+        "ids = torch.tensor([x.argmax(), x.argmin()])\n"
+    )
+    doc = import_program(program)
+    types = {n.label: n.type_id for n in doc.nodes()}
+    assert types["hi"] == "torch.maximum" and types["lo"] == "torch.minimum"
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["hi"].grad_fn.name == "MaximumBackward0"
+    assert facts["lo"].grad_fn.name == "MinimumBackward0"
+    assert facts["copied"].dtype == "float64" and facts["copied"].array.tolist() == [2.0, 5.0]
+    assert facts["ids"].dtype == "int64" and facts["ids"].array.tolist() == [2, 1]
+    assert facts["copied"].grad_fn is None
+    assert facts["arr"].dtype == "float64" and facts["listed"].dtype == "int64"
+    assert types["vec"] == "torch.cat" and facts["vec"].grad_fn.name == "CatBackward0"
+
+
+def test_out_is_the_plain_call_then_a_copy_outside_autograd(tmp_path: Path) -> None:
+    """``torch.matmul(a, b, out=y)`` writes into ``y`` one version up, as a no-grad
+    ``copy_`` of the plain call does; an ``out`` the call resizes is refused."""
+    program = tmp_path / "out.py"
+    program.write_text(
+        "import torch\n"
+        "a = torch.ones(2, 3)\n"
+        "y = torch.zeros(2, 2)\n"
+        "torch.matmul(a, a.T, out=y)\n"
+        "z = y * 2\n"
+    )
+    doc = import_program(program)
+    copy = doc.node_by_label("y")
+    assert copy is not None and copy.type_id == "Tensor.copy_" and copy.params["no_grad"]
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["y"].version == 1 and facts["y"].grad_fn is None
+    assert facts["z"].array.tolist() == [[6.0, 6.0], [6.0, 6.0]]
+    program.write_text(
+        "import torch\na = torch.ones(2, 3)\ny = torch.zeros(5)\ntorch.matmul(a, a.T, out=y)\n"
+    )
+    with pytest.raises(ImportProblem, match=r"^line 4: out= resized its tensor from \[5\] to"):
+        import_program(program)
+
+
+def test_where_of_a_condition_is_nonzero_taken_apart(tmp_path: Path) -> None:
+    """``torch.where(c)`` and ``c.nonzero(as_tuple=True)`` are ``c.nonzero().unbind(1)``,
+    as ATen computes them: each index tensor is one part of the ``unbind``."""
+    program = tmp_path / "where.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.tensor([[1.0, -2.0], [3.0, 4.0]])\n"
+        "rows, cols = torch.where(x > 0)\n"
+        "r, c = (x < 0).nonzero(as_tuple=True)\n"
+        "picked = x[rows, cols]\n"
+    )
+    doc = import_program(program)
+    types = {n.label: n.type_id for n in doc.nodes()}
+    assert types["rows"] == types["c"] == "gradstudio.select"
+    assert sorted(t for t in types.values() if t in ("torch.nonzero", "torch.unbind")) == [
+        "torch.nonzero",
+        "torch.nonzero",
+        "torch.unbind",
+        "torch.unbind",
+    ]
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["rows"].array.tolist() == [0, 1, 1] and facts["cols"].array.tolist() == [0, 0, 1]
+    assert facts["r"].array.tolist() == [0] and facts["c"].array.tolist() == [1]
+    assert facts["picked"].array.tolist() == [1.0, 3.0, 4.0]
+
+
+def test_another_name_for_a_function_records_the_function(tmp_path: Path) -> None:
+    """``torch.clip`` and ``x.clip`` are PyTorch's names for ``clamp`` (``ClampBackward1``)."""
+    program = tmp_path / "clip.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\n"
+        "a = torch.clip(x, -1.0, 2.0)\n"
+        "b = x.clip(max=0.5)\n"
+        "s = (a * b).sum()\n"
+    )
+    doc = import_program(program)
+    types = {n.label: n.type_id for n in doc.nodes()}
+    assert types["a"] == types["b"] == "torch.clamp"
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert facts["a"].grad_fn.name == facts["b"].grad_fn.name == "ClampBackward1"
+    assert facts["b"].array.tolist() == [0.5, -2.0, 0.5]

@@ -15,8 +15,8 @@ from gradstudio.interchange.pytorch_import import ImportProblem
 PROGRAMS = Path(__file__).parent.parent / "programs"
 
 #: program -> what the refusal says: something a document cannot hold (a transform, a
-#: hook that adds nodes, several outputs, a program that raises on purpose) or, below the
-#: line, an importer gap still open (named in the README).
+#: hook that adds nodes, a custom Function returning several values, a program that
+#: raises on purpose). No importer gap is open among these programs.
 REFUSED = {
     "broadcasting_grads.py": "line 36: RuntimeError: The size of tensor a (2) must match",
     "custom_function_ctx.py": "returns several values; one tensor is supported",
@@ -26,20 +26,12 @@ REFUSED = {
     "plateau_and_matrices.py": "torch.autograd.functional.hessian cannot be imported",
     "hooks_tutorial.py": "module backward hooks are not recorded",
     "hooks_extra.py": "module backward hooks are not recorded",
-    "gather_scatter.py": "where() returns 2 tensors, which GradStudio cannot take apart yet",
-    # importer gaps
-    "tensor_basics.py": "matmul() got an argument 'out' GradStudio does not know",
-    "attention_block.py": "parameter 'value': expected a number, got -inf",
-    "padded_batches.py": "parameter 'value': expected a number, got -inf",
-    "autoencoder.py": "made by an operation GradStudio does not record (ViewBackward0)",
-    "clip_init.py": "made by an operation GradStudio does not record (CatBackward0)",
-    "creation_random.py": "ValueError: can only convert an array of size 1 to a Python scalar",
-    "data_pipeline.py": "expected a plain value (number, bool, list) here",
-    "dtype_promotion.py": "div() got an argument 'rounding_mode' GradStudio does not know",
-    "linear_regression_nn.py": "round() got an argument 'decimals' GradStudio does not know",
-    "printing_tour.py": "expected a dtype (float32, float64, float16, int64, int32, int16, bool)",
-    "reductions_tour.py": "std() got an argument 'unbiased' GradStudio does not know",
-    "resnet_block.py": "parameter 'output_size': expected an integer, got None",
+    "custom_function_more.py": "returns several values; one tensor is supported",
+    "higher_order_grads.py": "made by an operation GradStudio does not record (CopyBackwards)",
+    "pointwise_math_tour.py": "does not record (LerpBackward0)",
+    "int_arith_tour.py": "remainder: input must be a tensor",
+    "sort_search_tour.py": "sort() got an argument 'stable' GradStudio does not know",
+    "tensor_manip_tour.py": "does not record (MaskedSelectBackward0)",
 }
 
 
@@ -68,6 +60,20 @@ VERIFIED = (
     "poly_tensors.py",
     "embeddings_similarity.py",
     "einsum_cumulative.py",
+    "padded_batches.py",
+    "reductions_tour.py",
+    "data_pipeline.py",
+    "linear_regression_nn.py",
+    "printing_tour.py",
+    "resnet_block.py",
+    "tensor_basics.py",
+    "autoencoder.py",
+    "creation_random.py",
+    "gather_scatter.py",
+    "attention_block.py",
+    "dtype_promotion.py",
+    "printing_edges.py",
+    "data_loading_tour.py",
 )
 
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 
 from gradstudio.document.model import Document
 from ui.inspector.panel import Inspector
-from ui.inspector.params import ChoiceEditor, LiteralEditor
+from ui.inspector.params import ChoiceEditor, DataEditor, LiteralEditor
 from ui.state import StudioState
 
 pytestmark = pytest.mark.gui
@@ -66,3 +66,28 @@ def test_choice_kinds_offer_their_options(qtbot) -> None:  # noqa: ANN001
     assert [v for _, v in reduction.choices] == ["mean", "sum", "none"]
     reduction.combo.activated.emit(1)
     assert doc.node(loss.id).params["reduction"] == "sum"
+
+
+def test_minus_inf_is_typed_and_shown_as_itself(qtbot) -> None:  # noqa: ANN001
+    """An attention mask's fill: typed "-inf" in a number's line or a data cell, held
+    by its name (JSON has no infinity) and shown as typed."""
+    doc = Document(trusted=True)
+    x = doc.new_node("torch.tensor", (0, 0), {"data": [1.0, "-inf"]}, "x")
+    doc.add_node(x)
+    fill = doc.new_node("torch.masked_fill", (300, 0), {}, "fill")
+    doc.add_node(fill)
+    state, inspector = _inspect(qtbot, doc, fill.id)
+    value = inspector.param_editors["value"]
+    assert isinstance(value, LiteralEditor)
+    _type_into(qtbot, value.line, "-inf")
+    qtbot.waitUntil(lambda: doc.node(fill.id).params["value"] == "-inf")
+    inspector.flush()
+    assert inspector.param_editors["value"].line.text() == "-inf"
+
+    state.select((x.id,))
+    inspector.flush()
+    data = inspector.param_editors["data"]
+    assert isinstance(data, DataEditor)
+    assert data.table.item(0, 1).text() == "-inf"
+    data.table.item(0, 0).setText("nan")
+    qtbot.waitUntil(lambda: doc.node(x.id).params["data"] == ["nan", "-inf"])

@@ -176,6 +176,8 @@ def _depth(data: Any) -> int:
 
 
 def _cell_text(v: Any) -> str:
+    if isinstance(v, str):  # a non-finite number, held by its name ("-inf")
+        return v
     if isinstance(v, float) and math.isfinite(v) and v == int(v) and abs(v) < 1e15:
         return f"{v:.1f}"
     return repr(v)

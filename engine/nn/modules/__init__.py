@@ -17,7 +17,7 @@ from engine.nn.modules.activation import (
 )
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
-from engine.nn.modules.dropout import Dropout
+from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.loss import (
     BCELoss,
@@ -32,6 +32,7 @@ from engine.nn.modules.loss import (
 )
 from engine.nn.modules.module import Module
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
+from engine.nn.modules.parameter_containers import ParameterDict, ParameterList
 from engine.nn.modules.pooling import (
     AdaptiveAvgPool2d,
     AvgPool1d,
@@ -54,6 +55,8 @@ __all__ = [
     "Conv2d",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
     "Embedding",
     "Flatten",
     "Hardtanh",
@@ -73,6 +76,8 @@ __all__ = [
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
+    "ParameterDict",
+    "ParameterList",
     "ReLU",
     "ReLU6",
     "Sequential",

@@ -1,4 +1,5 @@
-"""``Dropout``: zeroes elements with probability ``p`` in training mode only."""
+"""``Dropout`` (elements) and ``Dropout1d``/``Dropout2d`` (whole channels): zeroed with
+probability ``p`` in training mode only."""
 
 from __future__ import annotations
 
@@ -20,3 +21,17 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """Zeroes whole channels of ``(N, C, L)`` inputs (``F.dropout1d``)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """Zeroes whole channels of ``(N, C, H, W)`` inputs (``F.dropout2d``)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -301,6 +301,16 @@ class Module:
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
+    def get_buffer(self, target: str) -> Any:
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        buffer = getattr(module, name)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
     # -- modes ---------------------------------------------------------------------
     def train(self, mode: bool = True) -> Module:
         if not isinstance(mode, bool):
@@ -358,13 +368,29 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Moves every parameter and buffer; a dtype applies to the floating ones only
+        (an integer buffer such as ``num_batches_tracked`` keeps its dtype)."""
+        from engine.dtypes import dtype as dtype_type
+
+        device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        for arg in args:
+            if isinstance(arg, dtype_type):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                device, dtype = arg.device, arg.dtype
+            elif arg is not None and not isinstance(arg, bool):
+                device = arg
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                f"dtype={dtype}"
+            )
+
         def convert(t: Tensor) -> Tensor:
-            if args and not isinstance(args[0], str) and hasattr(args[0], "is_floating_point"):
-                return t.to(*args, **kwargs)
-            moved = t.to(*args, **kwargs)
-            if not t.is_floating_point() and moved.dtype is not t.dtype:
-                return t.to(moved.device)
-            return moved
+            wanted = dtype if t.is_floating_point() else None
+            if device is None and (wanted is None or wanted is t.dtype):
+                return t
+            return t.to(device=device, dtype=wanted)
 
         return self._apply(convert)
 

@@ -9,7 +9,14 @@ from engine.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
-from engine.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from engine.utils.data.sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = [
     "BatchSampler",
@@ -21,7 +28,9 @@ __all__ = [
     "Sampler",
     "SequentialSampler",
     "Subset",
+    "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
     "default_collate",
     "random_split",
 ]

@@ -138,4 +138,21 @@ class DataLoader:
 
 
 def _convert(item: Any) -> Any:
+    """``default_convert``: an unbatched sample's NumPy arrays become tensors; tuples
+    become lists (PyTorch's backwards compatibility), namedtuples and mappings keep
+    their type."""
+    import numpy as np
+
+    import engine
+
+    if isinstance(item, np.ndarray) and item.dtype.kind not in "SaUO":
+        return engine.as_tensor(item)
+    if isinstance(item, dict):
+        return {k: _convert(v) for k, v in item.items()}
+    if isinstance(item, tuple) and hasattr(item, "_fields"):
+        return type(item)(*(_convert(v) for v in item))
+    if isinstance(item, tuple):
+        return [_convert(v) for v in item]
+    if isinstance(item, list):
+        return [_convert(v) for v in item]
     return item

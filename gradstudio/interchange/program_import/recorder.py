@@ -214,8 +214,38 @@ class Recorder:
     def call(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         if self.depth:
             return fn(*args, **kwargs)
+        if isinstance(kwargs.get("out"), tensor_type):
+            return self.call_out(qualname, fn, args, kwargs, tensor_type)
         result = self.quiet(fn, *args, **kwargs)
         self.record(qualname, args, kwargs, result, tensor_type)
+        return result
+
+    def call_out(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
+        """``torch.matmul(a, b, out=y)``: the plain call, then its result copied into ``y``
+        outside autograd (what ``out=`` does: PyTorch refuses it where autograd would
+        need the result), one version up. An ``out`` the call resizes is refused: a copy
+        keeps its shape."""
+        out = kwargs["out"]
+        shape, target = tuple(out.shape), self.key(out)
+        result = self.quiet(fn, *args, **kwargs)
+        if tuple(out.shape) != shape:
+            self.refuse(
+                f"out= resized its tensor from {list(shape)} to {list(out.shape)}; "
+                "GradStudio records out= as a copy into it, which keeps its shape"
+            )
+            return result
+        plain = self.quiet(lambda: out.detach().clone())
+        rest = {k: v for k, v in kwargs.items() if k != "out"}
+        self.record(qualname, args, rest, plain, tensor_type)
+        self.events.append(
+            {
+                "kind": "copy_out",
+                "target": target,
+                "src": self.keys[id(plain)],
+                "out": self.fresh(out),
+                "line": self.line(),
+            }
+        )
         return result
 
     def record(
@@ -226,6 +256,9 @@ class Recorder:
             isinstance(result, tensor_type)
         ):
             return
+        if self.index_tuple(qualname, args, kwargs, result, tensor_type):
+            return
+        qualname, args, kwargs = self.overload(qualname, args, kwargs, result, tensor_type)
         event = {
             "kind": "call",
             "function": qualname,
@@ -236,6 +269,44 @@ class Recorder:
         }
         event["out"] = self.result(result, tensor_type)
         self.events.append(event)
+
+    def index_tuple(
+        self, qualname: str, args: tuple, kwargs: dict, result: Any, tensor_type: type
+    ) -> bool:
+        """``torch.where(c)`` and ``c.nonzero(as_tuple=True)`` as ATen computes them,
+        ``c.nonzero().unbind(1)``: two recorded calls, the index tensors taken apart."""
+        where = qualname == "torch.where" and len(args) == 1 and not kwargs
+        as_tuple = qualname == "torch.nonzero" and kwargs == {"as_tuple": True}
+        if not (where or as_tuple) or not isinstance(result, tuple) or not args[0].ndim:
+            return False
+        from engine.ops.nonzero import nonzero
+
+        rows = self.quiet(nonzero, args[0])
+        self.record("torch.nonzero", args[:1], {}, rows, tensor_type)
+        self.record("torch.unbind", (rows, 1), {}, result, tensor_type)
+        return True
+
+    def overload(
+        self, qualname: str, args: tuple, kwargs: dict, result: Any, tensor_type: type
+    ) -> tuple[str, tuple, dict]:
+        """The call as the catalogue declares it, where PyTorch overloads one name:
+        ``torch.max(a, b)`` is ``torch.maximum`` (``MaximumBackward0``), and
+        ``torch.tensor([t0, t1])`` copies its tensors' values (no edge to them: the
+        document's literal holds those values, in the dtype PyTorch chose, as for a
+        NumPy array or scalar)."""
+        if qualname == "torch.nonzero" and kwargs == {"as_tuple": False}:
+            return qualname, args, {}
+        binary = len(args) == 2 and isinstance(args[1], tensor_type)
+        if qualname in ("torch.max", "torch.min") and binary:
+            return qualname + "imum", args, kwargs
+        if qualname == "torch.tensor" and args and not _plain(args[0]):
+            self.depth += 1
+            try:
+                data = _values(args[0], tensor_type)
+            finally:
+                self.depth -= 1
+            return qualname, (data, *args[1:]), {"dtype": result.dtype, **kwargs}
+        return qualname, args, kwargs
 
     def grad_enabled(self) -> bool:
         import engine
@@ -286,6 +357,23 @@ class _Lazy(dict):
         if state is not None and "data" not in state:
             state["data"] = state["array"].tolist()
         return state
+
+
+def _plain(data: Any) -> bool:
+    """Python numbers and bools in lists: what a literal's dtype is inferred from alike."""
+    if isinstance(data, list | tuple):
+        return all(_plain(d) for d in data)
+    return isinstance(data, bool | int | float)
+
+
+def _values(data: Any, tensor_type: type) -> Any:
+    """Nested data with each tensor, NumPy array or scalar replaced by its values."""
+    if isinstance(data, list | tuple):
+        return [_values(d, tensor_type) for d in data]
+    if isinstance(data, tensor_type):
+        return data.detach().tolist()
+    tolist = getattr(data, "tolist", None)
+    return tolist() if callable(tolist) else data
 
 
 def _device_type() -> type:
@@ -352,6 +440,21 @@ def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
     Optimizer.step = recorded_step  # type: ignore[method-assign]
 
 
+def _wrap_aliases(
+    recorder: Recorder,
+    owners: tuple[Any, ...],
+    wrapped: dict[int, tuple[Any, str]],
+    tensor_type: type,
+) -> None:
+    """PyTorch's other names for a function (``torch.clip`` and ``x.clip`` are ``clamp``,
+    ``ClampBackward1``): the very function under a second name, recorded as the first."""
+    for owner in owners:
+        for name, value in list(vars(owner).items()):
+            found = wrapped.get(id(value))
+            if found is not None and found[0] is value and not name.startswith("_"):
+                setattr(owner, name, _wrap(recorder, found[1], value, tensor_type))
+
+
 def install(recorder: Recorder) -> None:
     """Map ``torch`` to the engine and wrap its dispatch points."""
     import engine
@@ -367,14 +470,14 @@ def install(recorder: Recorder) -> None:
         "torch": engine,
         "torch.nn.functional": engine.nn.functional,
     }
+    #: id of each function wrapped -> (the function, the name recorded)
+    wrapped: dict[int, tuple[Any, str]] = {}
     for sig in functions():
         module = namespaces.get(sig.namespace)
         if module is not None and callable(getattr(module, sig.name, None)):
-            setattr(
-                module,
-                sig.name,
-                _wrap(recorder, sig.qualname, getattr(module, sig.name), tensor_type),
-            )
+            original = getattr(module, sig.name)
+            wrapped[id(original)] = (original, sig.qualname)
+            setattr(module, sig.name, _wrap(recorder, sig.qualname, original, tensor_type))
         if sig.namespace == "torch.nn.functional" and sig.method:
             # ``torch.softmax(x, 1)``: the same op as ``F.softmax`` under PyTorch's
             # top-level name (a function of its own in the engine)
@@ -384,7 +487,9 @@ def install(recorder: Recorder) -> None:
         method = getattr(tensor_type, sig.name, None)
         method_only = sig.namespace == "torch.Tensor"  # x.view(...), x.expand(...)
         if callable(method) and (method_only or sig.method):  # x.softmax(-1) too
+            wrapped[id(method)] = (method, sig.qualname)
             setattr(tensor_type, sig.name, _wrap(recorder, sig.qualname, method, tensor_type))
+    _wrap_aliases(recorder, (engine, tensor_type), wrapped, tensor_type)
     for dunder, (qualname, reflected) in OPERATORS.items():
         method = getattr(tensor_type, dunder)
 

@@ -245,6 +245,13 @@ def build(report: dict[str, Any]) -> Document:
             importer.connect(refs[event["target"]], node, "input", line)
             importer.connect(TensorRef(value), node, "src", line)
             refs[event["out"]] = TensorRef(node)
+        elif event["kind"] == "copy_out":
+            importer.no_grad = True
+            node = importer.add("Tensor.copy_", {}, labels.get(event["out"], "out="), line)
+            importer.no_grad = False
+            importer.connect(refs[event["target"]], node, "input", line)
+            importer.connect(refs[event["src"]], node, "src", line)
+            refs[event["out"]] = TensorRef(node)
         elif event["kind"] == "clear_grad":
             node = importer.add("gradstudio.zero_grad", {"set_to_none": True}, "grad = None", line)
             importer.connect(refs[event["target"]], node, "tensors", line)

@@ -1,0 +1,73 @@
+"""Splitting, stacking and turning tensors the NumPy way (``tensor_split``, ``hsplit``,
+``dstack``, ``column_stack``, ``atleast_3d``, ``cartesian_prod``, ``ravel``,
+``swapaxes``, ``fliplr``, ``rot90``): composites of the engine's views, cats and
+flips, as ATen composes them, so their nodes are PyTorch's (``rot90`` has its own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def ravel(input: Any) -> Any:  # noqa: A002
+    """``contiguous().view(-1)``: a copy (``CloneBackward0``) only when not contiguous."""
+    from engine.ops.shape import contiguous, view
+
+    return view(contiguous(input), -1)
+
+
+def swapaxes(input: Any, axis0: int, axis1: int) -> Any:  # noqa: A002
+    return input.transpose(axis0, axis1)
+
+
+def swapdims(input: Any, dim0: int, dim1: int) -> Any:  # noqa: A002
+    return input.transpose(dim0, dim1)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least three dimensions: a 0-d one viewed as ``(1, 1, 1)``, a
+    1-d one ``(1, n, 1)``, a 2-d one with a trailing 1 (unsqueezes, as ATen)."""
+    from engine.ops.shape import reshape
+
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        return tuple(atleast_3d(t) for t in tensors[0])
+    if len(tensors) > 1:
+        return tuple(atleast_3d(t) for t in tensors)
+    t = tensors[0]
+    if t.ndim == 0:
+        return reshape(t, (1, 1, 1))
+    if t.ndim == 1:
+        return t.unsqueeze(0).unsqueeze(-1)
+    if t.ndim == 2:
+        return t.unsqueeze(-1)
+    return t
+
+
+def dstack(tensors: Any) -> Any:
+    from engine.functions import cat
+
+    return cat(atleast_3d(list(tensors)), 2)
+
+
+def column_stack(tensors: Any) -> Any:
+    """1-d (and 0-d) tensors as columns, then the pieces side by side."""
+    from engine.functions import cat
+    from engine.ops.shape import reshape
+
+    cols = [reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors]
+    return cat(cols, 1)
+
+
+def row_stack(tensors: Any) -> Any:
+    from engine.functions import vstack
+
+    return vstack(tensors)
+
+
+def cartesian_prod(*tensors: Any) -> Any:
+    """Every combination, one per row: the ``ij`` meshgrid flattened and stacked."""
+    from engine.functions import meshgrid, stack
+
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.flatten() for g in grids], 1)

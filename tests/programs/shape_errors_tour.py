@@ -1,0 +1,62 @@
+"""The shape errors beginners meet, and PyTorch's exact words for them."""
+
+import torch
+from torch import nn
+
+
+def show(fn):
+    try:
+        out = fn()
+        print("ok", tuple(out.shape) if hasattr(out, "shape") else out)
+    except (RuntimeError, IndexError, ValueError, TypeError) as e:
+        print(type(e).__name__ + ":", str(e).splitlines()[0])
+
+
+a, b = torch.ones(2, 3), torch.ones(3, 2)
+show(lambda: a + b)
+show(lambda: a @ a)
+show(lambda: torch.mm(a, torch.ones(2, 2)))
+show(lambda: torch.matmul(torch.ones(3), torch.ones(4)))
+show(lambda: torch.bmm(torch.ones(2, 3, 4), torch.ones(3, 4, 5)))
+show(lambda: a.view(4, 2))
+show(lambda: a.reshape(5, -1))
+show(lambda: a.view(-1, -1))
+show(lambda: torch.cat([a, b]))
+show(lambda: torch.cat([a, b], dim=1))
+show(lambda: torch.stack([a, b]))
+show(lambda: a.expand(4, 3))
+show(lambda: a.expand(2, 6))
+show(lambda: a[2])
+show(lambda: a[:, 5])
+show(lambda: a.sum(dim=2))
+show(lambda: a.transpose(0, 3))
+show(lambda: a.permute(0))
+show(lambda: a.squeeze(3))
+show(lambda: a.unsqueeze(4))
+show(lambda: nn.Linear(4, 2)(a))
+show(lambda: nn.Conv2d(3, 8, 3)(torch.ones(1, 1, 5, 5)))
+show(lambda: nn.Conv2d(1, 8, 7)(torch.ones(1, 1, 5, 5)))
+show(lambda: nn.BatchNorm1d(4)(a))
+show(lambda: nn.CrossEntropyLoss()(a, torch.tensor([0, 5])))
+show(lambda: nn.CrossEntropyLoss()(a, torch.tensor([0.0, 1.0])))
+show(lambda: nn.MSELoss()(a, torch.ones(2, 3, dtype=torch.float64)))
+show(lambda: nn.functional.nll_loss(a, torch.tensor([1])))
+show(lambda: nn.Embedding(3, 2)(torch.tensor([3])))
+show(lambda: nn.Embedding(3, 2)(torch.tensor([1.0])))
+show(lambda: torch.ones(2, 2).mm(torch.ones(2, 2, dtype=torch.int64)))
+show(lambda: torch.tensor([[1, 2], [3]]))
+show(lambda: torch.zeros(2, 3).view(3, 2).t().view(6))
+show(lambda: torch.ones(3).item())
+show(lambda: torch.ones(2, 3)[torch.tensor([True, False, True])])
+show(lambda: torch.gather(a, 1, torch.tensor([[0, 5]])))
+show(lambda: torch.ones(2, 3).masked_fill(torch.ones(3, 2, dtype=torch.bool), 0))
+show(lambda: torch.where(torch.ones(2, dtype=torch.bool), torch.ones(3), 0.0))
+show(lambda: torch.einsum("ij,jk->ik", a, a))
+show(lambda: nn.Sequential(nn.Flatten(), nn.Linear(10, 2))(torch.ones(4, 3, 3)))
+show(lambda: nn.MaxPool2d(2)(torch.ones(1, 1, 1, 1)))
+show(lambda: nn.LayerNorm(4)(a))
+show(lambda: torch.ones(2, 3).split(2, dim=2))
+show(lambda: torch.arange(6).view(2, 3).float().mean(dim=(0, 0)))
+show(lambda: torch.ones(2).dot(torch.ones(3)))
+show(lambda: torch.randn(2, 3).softmax(dim=2))
+show(lambda: a.new_tensor([1, 2]).reshape(3))
