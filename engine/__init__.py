@@ -20,6 +20,7 @@ from engine import (
     linalg,
     nn,
     optim,
+    tensor_methods,
     utils,
 )
 from engine.autograd.anomaly_mode import (
@@ -96,39 +97,17 @@ from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
-from engine.ops.order_stats import cummax, cummin, kthvalue, median, mode, msort
-from engine.ops.pointwise_extra import (
-    absolute,
-    erf,
-    erfc,
-    fix,
-    isneginf,
-    isposinf,
-    lerp,
-    logical_xor,
-    masked_select,
-    positive,
-    sgn,
-    signbit,
-    take_along_dim,
-)
+from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
 from engine.ops.random import bernoulli, multinomial, normal
 from engine.ops.stacking import (
     atleast_3d,
     cartesian_prod,
     column_stack,
-    dsplit,
     dstack,
-    fliplr,
-    flipud,
-    hsplit,
     ravel,
-    rot90,
     row_stack,
     swapaxes,
     swapdims,
-    tensor_split,
-    vsplit,
 )
 from engine.random import (
     Generator,
@@ -139,21 +118,11 @@ from engine.random import (
     seed,
     set_rng_state,
 )
-from engine.searching import (
-    bitwise_left_shift,
-    bitwise_right_shift,
-    bucketize,
-    gcd,
-    histc,
-    isin,
-    lcm,
-    searchsorted,
-    true_divide,
-    unique_consecutive,
-)
+from engine.searching import bitwise_left_shift, bitwise_right_shift, gcd, isin, lcm
 from engine.serialization import load, save
 from engine.spaced import eye, from_numpy, linspace, logspace
 from engine.tensor import Size, Tensor
+from engine.tensor_methods import is_complex, is_floating_point, is_signed, square_
 
 __version__ = "2.13.0+engine"
 
@@ -203,53 +172,26 @@ __all__ = [
     "Size",
     "Tensor",
     "bernoulli",
-    "masked_select",
-    "absolute",
     "isneginf",
     "isposinf",
     "logical_xor",
-    "signbit",
-    "take_along_dim",
     "moveaxis",
-    "erf",
-    "erfc",
     "fix",
-    "lerp",
-    "positive",
-    "sgn",
     "atleast_3d",
     "cartesian_prod",
     "column_stack",
-    "dsplit",
     "dstack",
-    "fliplr",
-    "flipud",
-    "hsplit",
     "ravel",
-    "rot90",
     "row_stack",
     "swapaxes",
     "swapdims",
-    "tensor_split",
-    "vsplit",
     "bincount",
     "bitwise_left_shift",
     "bitwise_right_shift",
-    "bucketize",
-    "cummax",
-    "cummin",
     "gcd",
-    "histc",
     "isin",
-    "kthvalue",
     "lcm",
-    "median",
-    "mode",
-    "msort",
     "multinomial",
-    "searchsorted",
-    "true_divide",
-    "unique_consecutive",
     "count_nonzero",
     "finfo",
     "iinfo",

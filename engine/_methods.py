@@ -8,7 +8,7 @@ from typing import Any
 
 from engine import functions, searching
 from engine.catalog import FUNCTIONS
-from engine.ops import order_stats, pointwise, pointwise_extra, restride, stacking
+from engine.ops import pointwise, pointwise_extra, stacking
 from engine.ops import random as random_fills
 from engine.ops.core import apply_op
 from engine.tensor import Tensor
@@ -57,49 +57,11 @@ for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
 for _name in ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "multinomial"):
     _attach(_name, getattr(random_fills, _name))
-for _name in ("unsqueeze_", "squeeze_", "t_", "transpose_"):
-    _attach(_name, getattr(restride, _name))
-for _name in ("cummax", "cummin", "kthvalue", "median", "mode", "msort"):
-    _attach(_name, getattr(order_stats, _name))
-for _name in (
-    "absolute",
-    "erf",
-    "erfc",
-    "fix",
-    "isneginf",
-    "isposinf",
-    "lerp",
-    "lerp_",
-    "logical_xor",
-    "masked_select",
-    "positive",
-    "sgn",
-    "signbit",
-    "take_along_dim",
-):
+for _name in ("fix", "isneginf", "isposinf", "logical_xor"):
     _attach(_name, getattr(pointwise_extra, _name))
-for _name in (
-    "dsplit",
-    "fliplr",
-    "flipud",
-    "hsplit",
-    "ravel",
-    "rot90",
-    "swapaxes",
-    "swapdims",
-    "tensor_split",
-    "vsplit",
-):
+for _name in ("ravel", "swapaxes", "swapdims"):
     _attach(_name, getattr(stacking, _name))
-for _name in (
-    "bitwise_left_shift",
-    "bitwise_right_shift",
-    "gcd",
-    "histc",
-    "lcm",
-    "true_divide",
-    "unique_consecutive",
-):
+for _name in ("bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"):
     _attach(_name, getattr(searching, _name))
 Tensor.__lshift__ = searching.bitwise_left_shift  # type: ignore[method-assign]
 Tensor.__rshift__ = searching.bitwise_right_shift  # type: ignore[method-assign]

@@ -23,43 +23,6 @@ def _array(x: Any) -> np.ndarray:
     return to_numpy(x._data) if isinstance(x, Tensor) else np.asarray(x)
 
 
-def searchsorted(
-    sorted_sequence: Tensor,
-    input: Any,  # noqa: A002
-    *,
-    out_int32: bool = False,
-    right: bool = False,
-    side: str | None = None,
-    sorter: Tensor | None = None,
-) -> Tensor:
-    """For each value, the index where it would be inserted to keep each row sorted."""
-    seq, vals = _array(sorted_sequence), _array(input)
-    if sorter is not None:
-        seq = np.take_along_axis(seq, _array(sorter), axis=-1)
-    how = side or ("right" if right else "left")
-    if seq.ndim <= 1:
-        out = np.searchsorted(seq, vals, side=how)
-    else:
-        rows = seq.reshape(-1, seq.shape[-1])
-        queries = vals.reshape(rows.shape[0], -1)
-        out = np.stack([np.searchsorted(r, q, side=how) for r, q in zip(rows, queries)])
-        out = out.reshape(vals.shape)
-    return _like(np.asarray(out, dtype=np.int32 if out_int32 else np.int64), sorted_sequence)
-
-
-def bucketize(
-    input: Any,  # noqa: A002
-    boundaries: Tensor,
-    *,
-    out_int32: bool = False,
-    right: bool = False,
-) -> Tensor:
-    """The bucket of each value among 1-D ``boundaries`` (``searchsorted`` turned round)."""
-    if boundaries.ndim != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
-
-
 def isin(
     elements: Any,
     test_elements: Any,
@@ -70,56 +33,6 @@ def isin(
     """Whether each element is among ``test_elements`` (a bool tensor of its shape)."""
     out = np.isin(_array(elements), _array(test_elements), invert=invert)
     return _like(out, elements if isinstance(elements, Tensor) else test_elements)
-
-
-def unique_consecutive(
-    input: Tensor,  # noqa: A002
-    return_inverse: bool = False,
-    return_counts: bool = False,
-    dim: int | None = None,
-) -> Any:
-    """Each run of equal neighbours kept once (flattened unless ``dim`` is given)."""
-    arr = _array(input)
-    if dim is None:
-        flat = arr.reshape(-1)
-        starts = np.flatnonzero(np.r_[True, flat[1:] != flat[:-1]]) if flat.size else flat[:0]
-        values = flat[starts]
-    else:
-        moved = np.moveaxis(arr, dim, 0)
-        change = [True] + [not np.array_equal(moved[i], moved[i - 1]) for i in range(1, len(moved))]
-        starts = np.flatnonzero(change[: len(moved)])
-        values = np.moveaxis(moved[starts], 0, dim)
-    out: list[Any] = [_like(values, input)]
-    n = arr.size if dim is None else arr.shape[dim]
-    if return_inverse:
-        inverse = np.cumsum(np.isin(np.arange(n), starts)) - 1
-        out.append(
-            _like(inverse.reshape(arr.shape if dim is None else (n,)).astype(np.int64), input)
-        )
-    if return_counts:
-        out.append(_like(np.diff(np.r_[starts, n]).astype(np.int64), input))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
-    """Counts in ``bins`` equal bins over [min, max] (the data's range when both are 0);
-    elements outside are left out.  The counts have the input's floating dtype."""
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"histogram_cpu\" not implemented for '{input.dtype.scalar_name}'"
-        )
-    arr = _array(input).reshape(-1)
-    lo, hi = float(min), float(max)
-    if lo == hi and arr.size:
-        lo, hi = float(arr.min()), float(arr.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    inside = arr[(arr >= lo) & (arr <= hi)]
-    pos = ((inside - lo) * bins / (hi - lo)).astype(np.int64)
-    counts = np.bincount(np.minimum(pos, bins - 1), minlength=bins)
-    return _like(counts.astype(arr.dtype), input)
 
 
 def _integral(name: str, *xs: Any) -> None:
@@ -169,10 +82,3 @@ def bitwise_left_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
 
 def bitwise_right_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
     return _shift(False, input, other)
-
-
-def true_divide(input: Any, other: Any) -> Any:  # noqa: A002
-    """``div`` under its old name (``DivBackward0``)."""
-    from engine.functions import div
-
-    return div(input, other)

@@ -22,6 +22,10 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter() expected a Tensor as data, got {type(data).__name__}")
+        if requires_grad and not data.dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         p = object.__new__(cls)
         p._data = data._data
         p._vc = data._counter()

@@ -72,6 +72,9 @@ class OpDef:
     ufunc: str | None = None  # NumPy ufunc name: lets in-place calls write with ``out=``
     view: bool = False
     outputs: int = 1
+    #: Every output carries the node, not only the first (``std_mean``, ``aminmax``;
+    #: where the others are indices, as ``max(dim)``'s, they carry none).
+    every_output: bool = False
     #: Outputs are a tuple of any length, every one a view carrying the node (split, unbind).
     split: bool = False
     samples: tuple[Sample, ...] = ()
@@ -792,6 +795,12 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
         node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     if op.outputs > 1:
         rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
+        node = r.grad_fn
+        if op.every_output and node is not None:
+            node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in (r, *rest))
+            for i, o in enumerate(rest, 1):
+                o.grad_fn = node
+                o._output_nr = i
         return (r, *rest)
     return r
 

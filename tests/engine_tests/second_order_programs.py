@@ -231,6 +231,78 @@ PROGRAMS.update(
     }
 )
 
+#: The ops of ``test_breadth``: special functions, fused updates, reductions, in-place
+#: views, products, order statistics, matrix functions and placements.
+PROGRAMS.update(
+    {
+        "erf": "a.erf()",
+        "erfc": "a.erfc()",
+        "erfinv": "a.erfinv()",
+        "lgamma": "a.lgamma()",
+        "digamma": "a.digamma()",
+        "polygamma": "torch.polygamma(1, a)",
+        "exp2": "a.exp2()",
+        "sinc": "a.sinc()",
+        "deg2rad": "a.deg2rad()",
+        "rad2deg": "a.rad2deg()",
+        "logit_eps": "a.logit()",
+        "logit_eps#1": "a.logit(0.2)",
+        "nan_to_num": "a.nan_to_num()",
+        "xlogy": "torch.xlogy(a, b)",
+        "xlogy_scalar_self": "torch.xlogy(2.0, a)",
+        "xlogy_scalar_other": "a.xlogy(2.0)",
+        "logaddexp": "torch.logaddexp(a, b)",
+        "hypot": "torch.hypot(a, b)",
+        "copysign": "torch.copysign(a, b)",
+        "copysign_scalar": "a.copysign(-1.0)",
+        "lerp": "a.lerp(b, 0.3)",
+        "lerp_tensor": "a.lerp(b, c)",
+        "addcmul": "a.addcmul(b, c)",
+        "addcdiv": "a.addcdiv(b, c)",
+        "nansum": "a.nansum()",
+        "var_mean": "torch.var_mean(a)",
+        "std_mean": "torch.std_mean(a)",
+        "median": "a.median()",
+        "nanmedian": "a.nanmedian()",
+        "median_dim": "a.median(1).values",
+        "nanmedian_dim": "a.nanmedian(0, keepdim=True).values",
+        "aminmax": "tuple(a.aminmax())",
+        "masked_select": "a.masked_select(mask)",
+        "take": "a.take(torch.tensor([0, 5, 3, 3]))",
+        "t_": "(a * 1).t_()",
+        "transpose_": "(a * 1).transpose_(0, 2)",
+        "squeeze_all_": "(a * 1).squeeze_()",
+        "squeeze_dims_": "(a * 1).squeeze_((0, 2))",
+        "unsqueeze_": "(a * 1).unsqueeze_(1)",
+        "addmv": "torch.addmv(a, b, c)",
+        "addr": "torch.addr(a, b, c)",
+        "baddbmm": "torch.baddbmm(a, b, c)",
+        "addbmm": "torch.addbmm(a, b, c)",
+        "dist": "torch.dist(a, b)",
+        "linalg_cross": "torch.linalg.cross(a, b, dim=1)",
+        "diag_embed_dims": "torch.diag_embed(a, 0, 1, 2)",
+        "rot90": "a.rot90(1, (0, 1))",
+        "kthvalue": "a.kthvalue(2, 1).values",
+        "mode": "a.mode(1).values",
+        "cummax": "a.cummax(1).values",
+        "cummin": "a.cummin(0).values",
+        "logcumsumexp": "a.logcumsumexp(1)",
+        "linalg_det": "torch.linalg.det(a)",
+        "linalg_slogdet": "torch.linalg.slogdet(a).logabsdet",
+        "linalg_cholesky": "torch.linalg.cholesky(a)",
+        "cdist": "torch.cdist(a, b)",
+        "_euclidean_dist": "torch.cdist(a, b, compute_mode='use_mm_for_euclid_dist')",
+        "linalg_svd": "tuple(torch.linalg.svd(a, full_matrices=False))",
+        "linalg_pinv": "torch.linalg.pinv(a)",
+        "linalg_lstsq": "torch.linalg.lstsq(a, b).solution",
+        "linalg_qr": "tuple(torch.linalg.qr(a))",
+        "index_fill": "a.index_fill(0, torch.tensor([2, 0]), 1.5)",
+        "index_fill_tensor": "a.index_fill(1, torch.tensor([1]), b)",
+        "index_copy": "a.index_copy(0, torch.tensor([2, 0]), b)",
+        "masked_scatter": "a.masked_scatter(mask, b)",
+    }
+)
+
 #: Differentiable ops with no program of their own, and why.
 NOT_PROGRAMS: dict[str, str] = {
     "tanh_backward": "internal: the node of tanh's gradient, covered inside tanh's tree",
@@ -258,6 +330,7 @@ NOT_PROGRAMS: dict[str, str] = {
     "binary_cross_entropy_backward": "internal: the node of binary_cross_entropy's gradient",
     "diagonal_backward": "internal: the node of diagonal's gradient, inside its tree",
     "gelu_backward": "internal: the node of gelu's gradient, inside its tree",
+    "cholesky": "torch.cholesky warns (deprecated); its formula is linalg_cholesky's program",
 }
 
 

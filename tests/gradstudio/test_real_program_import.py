@@ -28,10 +28,8 @@ REFUSED = {
     "hooks_extra.py": "module backward hooks are not recorded",
     "custom_function_more.py": "returns several values; one tensor is supported",
     "higher_order_grads.py": "made by an operation GradStudio does not record (CopyBackwards)",
-    "pointwise_math_tour.py": "does not record (LerpBackward0)",
     "int_arith_tour.py": "remainder: input must be a tensor",
     "sort_search_tour.py": "sort() got an argument 'stable' GradStudio does not know",
-    "tensor_manip_tour.py": "does not record (MaskedSelectBackward0)",
 }
 
 
@@ -75,6 +73,8 @@ VERIFIED = (
     "printing_edges.py",
     "data_loading_tour.py",
     "clip_init.py",
+    "pointwise_math_tour.py",
+    "tensor_manip_tour.py",
 )
 
 
