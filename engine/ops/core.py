@@ -902,6 +902,14 @@ def _save_tensor(saved: list[Any], key: str, t: Any, is_output: bool) -> None:
 
 
 # -- in-place ----------------------------------------------------------------
+#: The end of PyTorch's message for an output of ``split``/``unbind`` changed in place.
+_MULTI_VIEW = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation "
+    "by an out-of-place one."
+)
+
+
 def check_inplace(t: Any) -> None:
     if not grad_mode.STATE.enabled:
         return
@@ -912,9 +920,7 @@ def check_inplace(t: Any) -> None:
         op, params = chain[-1]
         raise RuntimeError(
             f"Output {params['output_nr']} of {op.grad_fn.removesuffix('Backward0')} is a view "
-            "and is being modified inplace. This view is the output of a function that returns "
-            "multiple views. Such functions do not allow the output views to be modified "
-            "inplace. You should replace the inplace operation by an out-of-place one."
+            f"and is being modified inplace. {_MULTI_VIEW}"
         )
     if t.grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_INPLACE)
@@ -1169,14 +1175,7 @@ def _rebase_view(view: Any, node: OpNode) -> None:
     node.next_functions = ((None, 0), *node.next_functions[1:])
     base.grad_fn = cs
     base._output_nr = 0
-    vnode = AsStridedBackward0()
-    vnode.chain = view._view_chain
-    vnode.base_meta = cs._out_meta[0]
-    vnode.next_functions = ((cs, 0),)
-    vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
-    view._view_fn = vnode
-    view._view_ver = view._counter()[0]
-    view._output_nr = 0
+    _as_strided_onto_base(view)
 
 
 def regenerate_view_fn(view: Any) -> Any:
@@ -1194,18 +1193,21 @@ def regenerate_view_fn(view: Any) -> Any:
         op, params = last
         raise RuntimeError(
             f"Output {params['output_nr']} of {op.grad_fn.removesuffix('Backward0')} is a view "
-            "and its base or another view of its base has been modified inplace. This view is "
-            "the output of a function that returns multiple views. Such functions do not allow "
-            "the output views to be modified inplace. You should replace the inplace operation "
-            "by an out-of-place one."
+            f"and its base or another view of its base has been modified inplace. {_MULTI_VIEW}"
         )
+    return _as_strided_onto_base(view)
+
+
+def _as_strided_onto_base(view: Any) -> AsStridedBackward0:
+    """The view's node from now on: its region of the base's current history."""
+    base = view._base
     vnode = AsStridedBackward0()
     vnode.chain = view._view_chain
     vnode.base_meta = (base.shape, base._data.dtype, base.device)
     vnode.next_functions = (edge_of(base),)
     vnode._out_meta = [(view.shape, view._data.dtype, view.device)]
     view._view_fn = vnode
-    view._view_ver = vc[0]
+    view._view_ver = view._counter()[0]
     view._output_nr = 0
     return vnode
 

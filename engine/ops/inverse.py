@@ -28,7 +28,8 @@ INV = declare(
 )
 
 
-def _check(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
+def check_square(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
+    """ATen's checks of one square floating-point matrix (the engine takes no batches)."""
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
@@ -38,6 +39,15 @@ def _check(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
         )
     if A.ndim > 2:
         raise NotImplementedError(f"{name} of a batch of matrices is not supported by the engine")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got "
+            f"{A.dtype.scalar_name}"
+        )
+
+
+def _check(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
+    check_square(A, name)
     from engine.backend import to_numpy
 
     pivot = _first_zero_pivot(to_numpy(A._data))

@@ -23,26 +23,10 @@ from engine.catalog import Example, Param, public
 from engine.messages import LinAlgError
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
+from engine.ops.inverse import check_square as _square
 from engine.ops.pointwise import data_of
 
 SQUARE = (Sample(((3, 3),), distinct=True),)
-
-
-def _square(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
-    if A.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
-            f"{A.shape[-1]} matrices"
-        )
-    if A.ndim > 2:
-        raise NotImplementedError(f"{name} of a batch of matrices is not supported by the engine")
-    if not A.dtype.is_floating_point:
-        raise RuntimeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got "
-            f"{A.dtype.scalar_name}"
-        )
 
 
 def _mT(m: Any, x: Any) -> Any:  # noqa: N802  (PyTorch's name)
