@@ -57,20 +57,24 @@ def build(modules: list[str], jobs: int = 2) -> list[str]:
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
 
-    sources = {m: cc.source_path(m).read_bytes() for m in modules}
+    parts = {m: cc.source_parts(m) for m in modules}
+    sources = {m: cc.source_bytes(m, parts[m]) for m in modules}
     with tempfile.TemporaryDirectory(prefix="engine-build-") as tmp:
         # Cython names the module from the package layout around the source, so a copy
         # keeps the layout: the .c files and objects never land in the checkout.
         extensions = []
-        for m, text in sources.items():
+        for m, (py, pxd) in parts.items():
             src = Path(tmp, "src", *m.split(".")).with_suffix(".py")
             src.parent.mkdir(parents=True, exist_ok=True)
-            src.write_bytes(text)
+            src.write_bytes(py)
+            if pxd is not None:
+                src.with_suffix(".pxd").write_bytes(pxd)
             for parent in src.relative_to(Path(tmp, "src")).parents:
                 init = Path(tmp, "src", parent, "__init__.py")
                 if parent != Path(".") and not init.exists():
                     init.write_text("")
-            extensions.append(Extension(m, [str(src)], extra_compile_args=["-O2", "-w"]))
+            level = "-O3" if m in cc.VECTORISED else "-O2"
+            extensions.append(Extension(m, [str(src)], extra_compile_args=[level, "-w"]))
         ext_modules = cythonize(
             extensions,
             compiler_directives=DIRECTIVES,

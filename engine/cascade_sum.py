@@ -23,6 +23,8 @@ from functools import cache
 
 import numpy as np
 
+from engine import cpu_loops
+
 #: ``at::internal::GRAIN_SIZE``: below it a reduction runs on one thread.
 GRAIN = 32768
 #: ``TensorIteratorReduce``: adjacent output columns are split between threads in
@@ -177,6 +179,9 @@ def _one_level(x: np.ndarray) -> np.ndarray | None:
         tail = np.add.reduce(x[body:], axis=0) + zero
     if n_chunks == 0:
         return tail
+    total = cpu_loops.chunk_total(x, step, n_chunks)  # (never -0.0: ``+ zero`` is a no-op)
+    if total is not None:
+        return total if tail is None else tail + total
     chunks = np.add.reduce(x[:body].reshape(n_chunks, step, lanes), axis=1)
     total = np.add.reduce(chunks, axis=0)
     return total + zero if tail is None else tail + total

@@ -35,6 +35,7 @@ MODULES: tuple[str, ...] = (
     "engine.autograd.graph",
     "engine.backend",
     "engine.cascade_sum",
+    "engine.cpu_loops",
     "engine.dtypes",
     "engine.grad_mode",
     "engine.ops.core",
@@ -53,6 +54,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build" / "cython"
 PURE_ENV = "GRADSTUDIO_PURE"
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+#: Modules of plain loops over typed arrays, compiled at ``-O3``: GCC vectorises a loop
+#: over two buffers that may alias only there (the rest build at ``-O2``).
+VECTORISED: frozenset[str] = frozenset({"engine.cpu_loops"})
 
 _compiled: dict[str, str] = {}
 _stale: list[str] = []
@@ -61,6 +65,25 @@ _stale: list[str] = []
 def source_path(module: str) -> Path:
     """The ``.py`` file a module of this package is built from."""
     return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def declarations_path(module: str) -> Path:
+    """The module's augmenting ``.pxd`` (C types for its loops), which it may not have."""
+    return source_path(module).with_suffix(".pxd")
+
+
+def source_parts(module: str) -> tuple[bytes, bytes | None]:
+    """The texts a build of ``module`` is made from: its ``.py`` and its ``.pxd`` (None
+    when it has none), each read once."""
+    pxd = declarations_path(module)
+    return source_path(module).read_bytes(), pxd.read_bytes() if pxd.is_file() else None
+
+
+def source_bytes(module: str, parts: tuple[bytes, bytes | None] | None = None) -> bytes:
+    """What the build's tag is computed from: the ``.py``, then the ``.pxd`` if any, so
+    that editing either makes the build stale."""
+    source, pxd = parts or source_parts(module)
+    return source if pxd is None else source + pxd
 
 
 def source_hash(source: bytes) -> str:
@@ -86,7 +109,7 @@ def builds_of(module: str) -> list[Path]:
 def state(module: str) -> str:
     """``fresh`` (built from the source as it is now), ``stale`` (built, but the source
     changed since) or ``missing`` (never built for this Python)."""
-    if extension_path(module, source_path(module).read_bytes()).is_file():
+    if extension_path(module, source_bytes(module)).is_file():
         return "fresh"
     return "stale" if builds_of(module) else "missing"
 
@@ -113,7 +136,7 @@ class CompiledCoreFinder(importlib.abc.MetaPathFinder):
         if fullname not in MODULES:
             return None
         try:
-            source = source_path(fullname).read_bytes()
+            source = source_bytes(fullname)
         except OSError:
             return None
         ext = extension_path(fullname, source)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import cpu_loops
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
@@ -179,8 +180,11 @@ def _linear_nt(a: np.ndarray, b: np.ndarray, bias: np.ndarray) -> np.ndarray | N
     if 2 * m > n or k < 256:
         out = np.matmul(a, b)
         return np.add(out, bias, out=out)
-    out = np.empty((m, n), a.dtype)
-    np.add(np.matmul(b.T, a.T).T, bias, out=out)
+    product = np.matmul(b.T, a.T)
+    out = cpu_loops.transpose_add(product, bias)
+    if out is None:
+        out = np.empty((m, n), a.dtype)
+        np.add(product.T, bias, out=out)
     return out
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import cpu_loops, dtypes
 from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
 from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_op, declare
@@ -480,6 +480,9 @@ def _threshold_backward(xp: Any, g: Any, a: Any, threshold: Any) -> Any:
     """``a <= threshold ? 0 : g``.  For equal-shaped C-contiguous float arrays, the
     gradient's bits are ANDed with an all-ones or all-zeros word per element, a third of
     ``np.where``'s time and the same result (``+0.0`` where cut, NaN or inf included)."""
+    looped = cpu_loops.threshold_backward(g, a, threshold)
+    if looped is not None:
+        return looped
     bits = _BITS.get(g.dtype.itemsize) if type(g) is np.ndarray else None
     if (
         bits is not None
@@ -531,6 +534,9 @@ def _relu(xp: Any, a: Any) -> Any:
     ``_FEW`` elements ``where``'s two calls cost less than the four."""
     if a.dtype.kind != "f":
         return xp.maximum(a, 0)
+    looped = cpu_loops.relu(a)
+    if looped is not None:
+        return looped
     bits = _BITS.get(a.dtype.itemsize) if type(a) is np.ndarray else None
     if bits is None or a.size < _FEW:
         return xp.where(a < 0, _zero(xp, a.dtype), a)

@@ -149,3 +149,15 @@ def test_warnings_point_at_the_callers_line() -> None:
     assert len(caught) == 3
     assert [w.filename for w in caught] == [__file__] * 3
     assert [w.lineno for w in caught] == [line, line + 1, line + 2]
+
+
+def test_editing_the_declarations_makes_the_build_stale(fake_tree: Path) -> None:
+    """A module's ``.pxd`` types its loops: a build of an older ``.pxd`` is never loaded."""
+    (fake_tree / "engine" / "hot.pxd").write_text("cpdef int f(int x)\n")
+    ext = cc.extension_path("engine.hot", cc.source_bytes("engine.hot"))
+    ext.parent.mkdir(parents=True, exist_ok=True)
+    ext.write_bytes(b"")
+    assert cc.state("engine.hot") == "fresh"
+    (fake_tree / "engine" / "hot.pxd").write_text("cpdef long f(long x)\n")
+    assert cc.state("engine.hot") == "stale"
+    assert cc.CompiledCoreFinder().find_spec("engine.hot", None) is None

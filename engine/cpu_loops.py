@@ -1,0 +1,166 @@
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
+"""Single-pass loops over float arrays where NumPy needs several calls, for the hot ops of a
+training step: ``relu``, its backward (``threshold_backward``) and ``F.linear``'s bias added
+while its transposed product is copied out.
+
+The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled core); the
+entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous
+float32/float64 NumPy array), and their callers keep their NumPy expressions.  Each loop
+gives the bits those expressions give, so compiled and pure Python runs agree exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+COMPILED: bool = not __file__.endswith(".py")
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def relu_loop(src, dst) -> None:  # noqa: ANN001 - typed by the .pxd
+    """``dst = src < 0 ? 0 : src``: ``-0.0`` and NaN pass through, as ATen's ``clamp_min``."""
+    for i in range(src.shape[0]):
+        v = src[i]
+        dst[i] = 0 if v < 0 else v
+
+
+def threshold_backward_loop(grad, src, dst, threshold) -> None:  # noqa: ANN001
+    """``dst = src <= threshold ? 0 : grad`` (``+0.0`` where cut; a NaN ``src`` keeps ``grad``)."""
+    for i in range(src.shape[0]):
+        g = grad[i]  # read whether kept or not: a loop without branches vectorises
+        dst[i] = 0 if src[i] <= threshold else g
+
+
+def transpose_add_loop(p, bias, out) -> None:  # noqa: ANN001
+    """``out[i, j] = p[j, i] + bias[j]``, in 16 × 16 tiles so both sides stay in cache."""
+    m, n = out.shape[0], out.shape[1]
+    for jj in range(0, n, 16):
+        je = min(jj + 16, n)
+        for ii in range(0, m, 16):
+            ie = min(ii + 16, m)
+            for i in range(ii, ie):
+                for j in range(jj, je):
+                    out[i, j] = p[j, i] + bias[j]
+
+
+def chunk_total_loop(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
+    """``out`` = the in-order sum over ``n_chunks`` chunks of ``step`` rows of ``x`` of each
+    chunk's in-order row sum, each sum started at ``0`` as NumPy's (so ``-0.0`` rows sum to
+    ``0.0``): ``np.add.reduce`` over a middle axis, then over the first, row by row."""
+    n = x.shape[1]
+    for c in range(n_chunks):
+        r0 = c * step
+        for j in range(n):
+            acc[j] = x[r0, j] + 0
+        for r in range(r0 + 1, r0 + step):
+            for j in range(n):
+                acc[j] = acc[j] + x[r, j]
+        if c == 0:
+            for j in range(n):
+                out[j] = acc[j] + 0
+        else:
+            for j in range(n):
+                out[j] = out[j] + acc[j]
+
+
+# The typed entry points, one per dtype (Python calls a fused loop only through them).
+def relu_f32(src, dst) -> None:  # noqa: ANN001
+    relu_loop(src, dst)
+
+
+def relu_f64(src, dst) -> None:  # noqa: ANN001
+    relu_loop(src, dst)
+
+
+def threshold_backward_f32(grad, src, dst, threshold) -> None:  # noqa: ANN001
+    threshold_backward_loop(grad, src, dst, threshold)
+
+
+def threshold_backward_f64(grad, src, dst, threshold) -> None:  # noqa: ANN001
+    threshold_backward_loop(grad, src, dst, threshold)
+
+
+def transpose_add_f32(p, bias, out) -> None:  # noqa: ANN001
+    transpose_add_loop(p, bias, out)
+
+
+def transpose_add_f64(p, bias, out) -> None:  # noqa: ANN001
+    transpose_add_loop(p, bias, out)
+
+
+def chunk_total_f32(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
+    chunk_total_loop(x, acc, out, step, n_chunks)
+
+
+def chunk_total_f64(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
+    chunk_total_loop(x, acc, out, step, n_chunks)
+
+
+_F32 = np.dtype(np.float32)
+
+
+def _takes(*arrays: object) -> bool:
+    first = arrays[0]
+    return (
+        COMPILED
+        and all(
+            type(a) is np.ndarray and a.dtype is first.dtype and a.flags.c_contiguous  # type: ignore[attr-defined]
+            for a in arrays
+        )
+        and first.dtype in _FLOATS
+    )  # type: ignore[attr-defined]
+
+
+def relu(a: np.ndarray) -> np.ndarray | None:
+    """``relu`` of ``a`` in one pass, or None where the loop does not apply."""
+    if not _takes(a):
+        return None
+    out = np.empty_like(a)
+    if a.dtype is _F32:
+        relu_f32(a.reshape(-1), out.reshape(-1))
+    else:
+        relu_f64(a.reshape(-1), out.reshape(-1))
+    return out
+
+
+def threshold_backward(grad: np.ndarray, a: np.ndarray, threshold: float) -> np.ndarray | None:
+    """``threshold_backward`` of equal-shaped arrays in one pass, or None."""
+    exact = type(threshold) is float or (type(threshold) is int and abs(threshold) < 2**53)
+    if not (exact and _takes(grad, a) and grad.shape == a.shape):
+        return None
+    out = np.empty_like(grad)
+    if a.dtype is _F32:
+        threshold_backward_f32(grad.reshape(-1), a.reshape(-1), out.reshape(-1), threshold)
+    else:
+        threshold_backward_f64(grad.reshape(-1), a.reshape(-1), out.reshape(-1), threshold)
+    return out
+
+
+def transpose_add(p: np.ndarray, bias: np.ndarray) -> np.ndarray | None:
+    """``p.T + bias`` as a new C-contiguous array, for a 2-D ``p`` and a bias of one value
+    per row of ``p``; or None."""
+    if not (_takes(p, bias) and p.ndim == 2 and bias.shape == (p.shape[0],)):
+        return None
+    out = np.empty((p.shape[1], p.shape[0]), p.dtype)
+    if p.dtype is _F32:
+        transpose_add_f32(p, bias, out)
+    else:
+        transpose_add_f64(p, bias, out)
+    return out
+
+
+def chunk_total(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:
+    """For a 2-D ``x`` with at least ``step * n_chunks`` rows: ``np.add.reduce`` of
+    ``x[:step * n_chunks].reshape(n_chunks, step, -1)`` over axis 1, then over axis 0
+    (the summation cascade's chunks, in its order); or None."""
+    if not (_takes(x) and x.ndim == 2 and n_chunks > 0 and step > 0):
+        return None
+    if x.shape[0] < step * n_chunks:
+        return None
+    out = np.empty(x.shape[1], x.dtype)
+    acc = np.empty(x.shape[1], x.dtype)
+    if x.dtype is _F32:
+        chunk_total_f32(x, acc, out, step, n_chunks)
+    else:
+        chunk_total_f64(x, acc, out, step, n_chunks)
+    return out

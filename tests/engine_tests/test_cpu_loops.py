@@ -1,0 +1,127 @@
+"""``engine.cpu_loops``: each loop gives exactly the bits of the NumPy expression its caller
+uses otherwise, so compiled and pure-Python runs agree; the entry points decline what the
+loops do not take.  The loops' Python source is checked too (called directly, as pure
+Python), since it is what Cython compiles."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from engine import compiled_core, cpu_loops
+
+SPECIAL = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, -1e-30, 1e-30, -2.5, 3.0]
+DTYPES = [np.float32, np.float64]
+
+
+def _data(dtype: type, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    flat = a.reshape(-1)
+    flat[: len(SPECIAL)] = SPECIAL[: flat.size]
+    return a
+
+
+def _relu_expr(a: np.ndarray) -> np.ndarray:
+    return np.where(a < 0, a.dtype.type(0), a)
+
+
+def _threshold_expr(g: np.ndarray, a: np.ndarray, threshold: float) -> np.ndarray:
+    return np.where(a <= threshold, g.dtype.type(0), g)
+
+
+def _pure_source() -> object:
+    """``cpu_loops.py`` run as plain Python under another name (compiled, its loops are C
+    functions that Python cannot call)."""
+    path = compiled_core.source_path("engine.cpu_loops")
+    spec = importlib.util.spec_from_file_location("cpu_loops_source", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_the_loops_source_gives_the_expressions_bits(dtype: type) -> None:
+    source = _pure_source()
+    assert not source.COMPILED and source.relu(np.ones(2, dtype)) is None
+    a, g = _data(dtype, (13,)), _data(dtype, (13,), seed=1)
+    out = np.full_like(a, 7)
+    source.relu_loop(a, out)
+    assert out.tobytes() == _relu_expr(a).tobytes()
+    source.threshold_backward_loop(g, a, out, 0.5)
+    assert out.tobytes() == _threshold_expr(g, a, 0.5).tobytes()
+    p, bias = _data(dtype, (19, 5)), _data(dtype, (19,), seed=2)
+    out2 = np.empty((5, 19), dtype)
+    source.transpose_add_loop(p, bias, out2)
+    assert out2.tobytes() == (p.T + bias).tobytes()
+    x = _data(dtype, (11, 3))
+    total, acc = np.empty(3, dtype), np.empty(3, dtype)
+    x[:, 0] = -0.0
+    source.chunk_total_loop(x, acc, total, 4, 2)
+    assert total.tobytes() == _chunk_total_expr(x, 4, 2).tobytes()
+
+
+def _chunk_total_expr(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray:
+    chunks = np.add.reduce(x[: step * n_chunks].reshape(n_chunks, step, -1), axis=1)
+    return np.add.reduce(chunks, axis=0)
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("shape", "step", "n_chunks"),
+    [((64, 256), 16, 4), ((70, 3), 16, 4), ((1, 5), 1, 1), ((33, 8), 8, 4), ((16, 1), 16, 1)],
+)
+def test_compiled_chunk_total_matches(
+    dtype: type, shape: tuple[int, int], step: int, n_chunks: int
+) -> None:
+    x = _data(dtype, shape)
+    x[:, 0] = -0.0  # negative zeros: NumPy's sums start at ``0``, so they give ``0.0``
+    out = cpu_loops.chunk_total(x, step, n_chunks)
+    assert out is not None
+    assert out.tobytes() == _chunk_total_expr(x, step, n_chunks).tobytes()
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (64, 257), (3, 0, 2)])
+def test_compiled_elementwise_loops_match(dtype: type, shape: tuple[int, ...]) -> None:
+    a, g = _data(dtype, shape), _data(dtype, shape, seed=1)
+    r = cpu_loops.relu(a)
+    assert r is not None and r.shape == a.shape and r.dtype == a.dtype
+    assert r.tobytes() == _relu_expr(a).tobytes()
+    for threshold in (0, 0.5, -1, 1e-40, 0.1):
+        t = cpu_loops.threshold_backward(g, a, threshold)
+        assert t is not None
+        assert t.tobytes() == _threshold_expr(g, a, threshold).tobytes()
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (256, 64), (17, 33), (40, 0), (0, 3)])
+def test_compiled_transpose_add_matches(dtype: type, shape: tuple[int, int]) -> None:
+    p, bias = _data(dtype, shape), _data(dtype, shape[:1], seed=3)
+    out = cpu_loops.transpose_add(p, bias)
+    assert out is not None and out.flags.c_contiguous and out.shape == shape[::-1]
+    assert out.tobytes() == np.ascontiguousarray(p.T + bias).tobytes()
+
+
+def test_what_the_entry_points_decline() -> None:
+    f32 = np.ones((4, 4), np.float32)
+    declined = [
+        cpu_loops.relu(f32.T[::2]),  # not C-contiguous
+        cpu_loops.relu(np.ones(4, np.float16)),
+        cpu_loops.relu(np.ones(4, np.int64)),
+        cpu_loops.threshold_backward(f32, f32.reshape(16), 0),  # shapes differ
+        cpu_loops.threshold_backward(f32, f32.astype(np.float64), 0),  # dtypes differ
+        cpu_loops.threshold_backward(f32, f32, 2**60),  # not exact as a float
+        cpu_loops.threshold_backward(f32, f32, True),
+        cpu_loops.transpose_add(f32, np.ones(3, np.float32)),  # bias is not one per row
+        cpu_loops.transpose_add(f32, np.ones((1, 4), np.float32)),
+        cpu_loops.chunk_total(f32, 4, 2),  # fewer rows than the chunks cover
+        cpu_loops.chunk_total(f32.reshape(16), 4, 1),
+    ]
+    assert declined == [None] * len(declined)
+    if not cpu_loops.COMPILED:
+        assert cpu_loops.relu(f32) is None
