@@ -289,22 +289,29 @@ def bmm(input: Any, mat2: Any) -> Any:  # noqa: A002
     example=Example(inputs={"input": (2, 2), "mat1": (2, 3), "mat2": (3, 2)}),
 )
 def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:  # noqa: A002
+    # (the arrays' own shapes and dtypes: this runs for every F.linear)
+    d1, d2 = mat1._data, mat2._data
+    dt = d2.dtype
     for name, t in (("self", input), ("mat1", mat1)):  # ATen's order: self, then mat1
-        if t.dtype is not mat2.dtype:
+        if t._data.dtype != dt:
             raise RuntimeError(
                 f"{name} and mat2 must have the same dtype, but got "
                 f"{t.dtype.scalar_name} and {mat2.dtype.scalar_name}"
             )
-    if mat1.ndim == 2 and mat2.ndim == 2 and mat1.shape[1] == mat2.shape[0]:
-        target = (mat1.shape[0], mat2.shape[1])
-        bias = tuple(input.shape)
+    s1, s2 = d1.shape, d2.shape
+    if len(s1) == 2 and len(s2) == 2 and s1[1] == s2[0]:
+        target = (s1[0], s2[1])
+        bias = input._data.shape
         if bias != target and bias != target[1:]:
             from engine.ops.shape import expanded_size
 
             expanded_size(bias, target)
-    params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
-    params.update(_layout(mat1._data, mat2._data) or {})
-    return apply_op(ADDMM, (input, mat1, mat2), params or None)
+    layout = _layout(d1, d2)
+    if beta == 1 and alpha == 1:
+        return apply_op(ADDMM, (input, mat1, mat2), layout)
+    params = {"beta": beta, "alpha": alpha}
+    params.update(layout or {})
+    return apply_op(ADDMM, (input, mat1, mat2), params)
 
 
 @public(
