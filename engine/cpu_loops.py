@@ -11,6 +11,8 @@ gives the bits those expressions give, so compiled and pure Python runs agree ex
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 COMPILED: bool = not __file__.endswith(".py")
@@ -63,6 +65,46 @@ def chunk_total_loop(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
                 out[j] = out[j] + acc[j]
 
 
+def nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums) -> int:  # noqa: ANN001
+    """``nll_loss_out_frame``'s cascade: ``sums[:8]`` the loss's partial sums, ``sums[8:]``
+    the weights', added up from 0 into ``sums[0]`` and ``sums[8]`` at the end.  Returns how
+    many targets were ignored, or -1 at a target that is not a class (nothing is read out
+    of bounds)."""
+    n_classes = x.shape[1]
+    mask = (1 << power) - 1
+    for j in range(16):
+        sums[j] = 0
+    ignored = 0
+    for b in range(x.shape[0]):
+        t = target[b]
+        if t == ignore_index:
+            ignored += 1
+            continue
+        if t < 0 or t >= n_classes:
+            return -1
+        if weighted:
+            wv = weight[t]
+            sums[0] = sums[0] - x[b, t] * wv
+            sums[8] = sums[8] + wv
+        else:
+            sums[0] = sums[0] - x[b, t]
+        for j in range(7):
+            if b & (mask << (j * power)) != 0:
+                break
+            sums[9 + j] = sums[9 + j] + sums[8 + j]
+            sums[1 + j] = sums[1 + j] + sums[j]
+            sums[8 + j] = 0
+            sums[j] = 0
+    loss = sums[0] + 0
+    total = sums[8] + 0
+    for j in range(1, 8):
+        loss = loss + sums[j]
+        total = total + sums[8 + j]
+    sums[0] = loss
+    sums[8] = total
+    return ignored
+
+
 # The typed entry points, one per dtype (Python calls a fused loop only through them).
 def relu_f32(src, dst) -> None:  # noqa: ANN001
     relu_loop(src, dst)
@@ -96,7 +138,16 @@ def chunk_total_f64(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
     chunk_total_loop(x, acc, out, step, n_chunks)
 
 
+def nll_reduce_f32(x, target, weight, weighted, ignore_index, power, sums) -> int:  # noqa: ANN001
+    return nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums)
+
+
+def nll_reduce_f64(x, target, weight, weighted, ignore_index, power, sums) -> int:  # noqa: ANN001
+    return nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums)
+
+
 _F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
 
 
 def _takes(*arrays: object) -> bool:
@@ -164,3 +215,32 @@ def chunk_total(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:
     else:
         chunk_total_f64(x, acc, out, step, n_chunks)
     return out
+
+
+def nll_reduce(
+    x: np.ndarray, target: np.ndarray, weight: np.ndarray | None, ignore_index: int, power: int
+) -> tuple[Any, Any] | None:
+    """``(loss, total_weight)`` as ATen's ``nll_loss`` sums them (``engine.ops.nll_cascade``,
+    which gives ``power``) for a 2-D ``x``, an int64 ``target`` of one class per row and an
+    optional ``weight``; or None."""
+    weighted = weight is not None
+    if not (_takes(x, weight) if weighted else _takes(x)) or x.ndim != 2:
+        return None
+    if not (
+        type(target) is np.ndarray
+        and target.dtype is _I64
+        and target.shape == (x.shape[0],)
+        and target.flags.c_contiguous
+        and type(ignore_index) is int
+        and -(2**63) <= ignore_index < 2**63
+    ):
+        return None
+    sums = np.empty(16, x.dtype)
+    w = weight if weighted else sums  # (never read without a weight)
+    if x.dtype is _F32:
+        ignored = nll_reduce_f32(x, target, w, weighted, ignore_index, power, sums)
+    else:
+        ignored = nll_reduce_f64(x, target, w, weighted, ignore_index, power, sums)
+    if ignored < 0:
+        return None
+    return sums[0], (sums[8] if weighted else x.dtype.type(x.shape[0] - ignored))

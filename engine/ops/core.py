@@ -944,8 +944,7 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
 
 
 def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None) -> Any:
-    from engine.tensor import Tensor
-
+    Tensor = _TENSOR[0]  # noqa: N806 - (a function-level import costs a microsecond here)
     self = inputs[0]
     check_inplace(self)
     _check_overlap(self, inputs)

@@ -9,7 +9,8 @@ import numpy as np
 
 from engine import warn_site
 from engine.catalog import Example, Param, Port, public
-from engine.ops import pointwise
+from engine.ops import linalg, nll_cascade, pointwise
+from engine.ops import shape as shape_ops
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.losses import pointwise_loss_backward, refuse_grad
@@ -172,16 +173,17 @@ def _plain_targets(a: Any, target: Any, weight: Any, ignore_index: int) -> bool:
     return not (target == ignore_index).any()
 
 
-def _nll_parts(
-    xp: Any, a: Any, target: Any, weight: Any, ignore_index: int
-) -> tuple[Any, Any, Any]:
-    t = target.reshape(-1) if a.ndim > 1 else target.reshape(1)
-    rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
-    valid = t != ignore_index
-    safe_t = xp.where(valid, t, 0)
-    w = weight[safe_t] if weight is not None else xp.ones(t.shape, dtype=a.dtype)
-    w = w * valid
-    return rows, safe_t, w
+def _nll_rows(a: Any, target: Any) -> tuple[Any, Any]:
+    """The input as rows (batch, classes) and one target per row: a 1-D input is one row."""
+    if a.ndim > 1:
+        return a.reshape(-1, a.shape[-1]), target.reshape(-1)
+    return a.reshape(1, -1), target.reshape(1)
+
+
+def _kept(xp: Any, t: Any, ignore_index: int) -> tuple[Any, Any]:
+    """The rows whose target is not ignored, and their targets."""
+    kept = xp.flatnonzero(t != ignore_index)
+    return kept, t[kept]
 
 
 def _nll_fwd(
@@ -191,30 +193,37 @@ def _nll_fwd(
     weight: Any = None,
     reduction: str = "mean",
     ignore_index: int = -100,
+    plain: bool = False,
 ) -> Any:
+    """ATen's ``nll_loss_out_frame`` (and ``nll_loss2d``'s): ``-input[i][t] * w`` per row
+    unreduced (``0`` for an ignored row), but for a 1-D input; otherwise one value, summed
+    in ATen's cascade (``nll_cascade``) and divided by the total weight for ``mean``."""
     if reduction == "mean" and target.size == 0:  # PyTorch's empty batch: a positive NaN
         return xp.full((), xp.nan, a.dtype)
-    if xp is np and _plain_targets(a, target, weight, ignore_index):
-        t = target.reshape(-1)
-        rows = a.reshape(-1, a.shape[-1]) if a.ndim > 1 else a.reshape(1, -1)
-        picked = rows[np.arange(rows.shape[0]), t]
-        if reduction == "none":
+    rows, t = _nll_rows(a, target)
+    if reduction == "none" and a.ndim > 1:  # (``nll_nd`` passes its classes moved last)
+        if xp is np and (plain or _plain_targets(a, target, weight, ignore_index)):
+            picked = rows[np.arange(rows.shape[0]), t]
             return np.negative(picked, out=picked).reshape(target.shape)
-        # negation is exact, so the sum of the negated picks is the negated sum
-        if reduction == "sum":
-            return -np.add.reduce(picked)
-        return -np.add.reduce(picked) / a.dtype.type(t.size)
-    rows, t, w = _nll_parts(xp, a, target, weight, ignore_index)
-    picked = -rows[xp.arange(rows.shape[0]), t] * w
-    if reduction == "none":
-        return picked.reshape(target.shape)
-    if reduction == "sum":
-        return picked.sum()
-    den = w.sum()
-    if xp is np and not den:  # every target ignored: NaN, silently as PyTorch
-        with np.errstate(invalid="ignore"):
-            return picked.sum() / den
-    return picked.sum() / den
+        out = xp.zeros(t.shape, a.dtype)
+        kept, classes = _kept(xp, t, ignore_index)
+        picked = -rows[kept, classes]
+        out[kept] = picked if weight is None else picked * weight[classes]
+        return out.reshape(target.shape)
+    if xp is np:
+        loss, total = nll_cascade.reduce(rows, t, weight, ignore_index)
+        if reduction == "mean":
+            with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 is NaN, as PyTorch
+                loss = loss / total
+        return np.asarray(loss)
+    kept, classes = _kept(xp, t, ignore_index)
+    picked = -rows[kept, classes]
+    if weight is None:
+        loss, total = picked.sum(), xp.asarray(kept.size, a.dtype)
+    else:
+        w = weight[classes]
+        loss, total = (picked * w).sum(), w.sum()
+    return loss / total if reduction == "mean" else loss
 
 
 def _nll_grad_fwd(
@@ -225,27 +234,38 @@ def _nll_grad_fwd(
     weight: Any,
     reduction: str,
     ignore_index: int,
+    plain: bool = False,
 ) -> Any:
-    shape = a.shape
-    if xp is np and _plain_targets(a, target, weight, ignore_index):
-        n = target.size
-        out = np.zeros((n, shape[-1]) if len(shape) > 1 else (1, shape[-1]), dtype=g.dtype)
-        coef = -g.reshape(-1) if reduction == "none" else -g
-        out[np.arange(n), target.reshape(-1)] = (
-            coef / g.dtype.type(n) if reduction == "mean" else coef
-        )
-        return out.reshape(shape)
-    dummy = xp.zeros(shape, dtype=g.dtype)
-    rows, t, w = _nll_parts(xp, dummy, target, weight, ignore_index)
+    """ATen's ``nll_loss_backward_out_frame``: zeros, but at each kept row's target
+    ``-w * grad[i]`` (unreduced) or ``w * -(grad / total_weight)`` (``mean``; ``-grad``
+    otherwise), ``w`` 1 without a weight."""
+    rows, t = _nll_rows(a, target)
     out = xp.zeros(rows.shape, dtype=g.dtype)
-    if reduction == "none":
-        coef = -w * g.reshape(-1)
-    elif reduction == "sum":
-        coef = -w * g
+    each = reduction == "none" and a.ndim > 1
+    if xp is np and (plain or _plain_targets(a, target, weight, ignore_index)):
+        every = np.arange(rows.shape[0])
+        if each:
+            out[every, t] = -g.reshape(-1)
+        else:
+            out[every, t] = -g / g.dtype.type(t.size) if reduction == "mean" else -g
+        return out.reshape(a.shape)
+    kept, classes = _kept(xp, t, ignore_index)
+    w = None if weight is None else weight[classes]
+    if each:
+        grad = -g.reshape(-1)[kept]
+        out[kept, classes] = grad if w is None else -w * g.reshape(-1)[kept]
+        return out.reshape(a.shape)
+    if reduction == "mean":
+        if xp is np:
+            total = nll_cascade.reduce(rows, t, weight, ignore_index)[1]
+        else:
+            total = xp.asarray(kept.size, g.dtype) if w is None else w.sum()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grad = -(g / total)
     else:
-        coef = -w * g / w.sum()
-    out[xp.arange(rows.shape[0]), t] = coef
-    return out.reshape(shape)
+        grad = -g
+    out[kept, classes] = grad if w is None else w * grad
+    return out.reshape(a.shape)
 
 
 def _nll_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
@@ -281,6 +301,7 @@ NLL = declare(
         weight=c.p.get("weight"),
         reduction=c.p.get("reduction", "mean"),
         ignore_index=c.p.get("ignore_index", -100),
+        plain=c.p.get("plain", False),
     ),
     save={"self": None},
     saved_params=("target", "weight"),
@@ -330,8 +351,6 @@ def _softmax_kernel(name: str, x: Any, dim: int) -> str:
 
 
 def _softmax_dim(x: Any, dim: int | None) -> int:
-    from engine.ops.shape import _wrap
-
     if dim is None:
         import warnings
 
@@ -342,7 +361,7 @@ def _softmax_dim(x: Any, dim: int | None) -> int:
             stacklevel=warn_site.stacklevel(4, __file__),
         )
         dim = 0 if x.ndim in (0, 1, 3) else 1
-    return _wrap(dim, x.ndim)
+    return shape_ops._wrap(dim, x.ndim)
 
 
 @public(
@@ -448,13 +467,17 @@ def nll_loss(
         lo, hi = np.minimum.reduce(tdata, None), np.maximum.reduce(tdata, None)
     else:
         lo, hi = tdata.min(), tdata.max()
-    if lo < 0 or hi >= c:
+    in_range = not (lo < 0 or hi >= c)
+    if not in_range:
         bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
         if bad.size:
             raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     params = {"target": tdata, "reduction": reduction, "ignore_index": ignore_index}
     if weight is not None:
         params["weight"] = weight._data
+    elif in_range and tdata.size and input.ndim <= 2 and not 0 <= ignore_index < c:
+        # every class is in range and ``ignore_index`` is not: ``_plain_targets`` holds
+        params["plain"] = True
     if input.ndim > 2:
         from engine.ops.nll_nd import nll_loss_nd
 
@@ -583,16 +606,14 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
     1-D bias (or any 3-D one) flattened first, then ``weight.t()`` (``_flatten_nd_linear``:
     the nodes are made, and run backward, in that order); otherwise ``matmul`` with the
     bias added in place."""
-    from engine.ops import linalg, shape
-
     if input.ndim == 2 and bias is not None:
-        return linalg.addmm(bias, input, shape.t(weight))
+        return linalg.addmm(bias, input, shape_ops.t(weight))
     if bias is not None and input.is_contiguous() and (input.ndim == 3 or bias.ndim == 1):
         lead = tuple(input.shape[:-1])
-        folded = shape.reshape(input, (math.prod(lead), input.shape[-1]))
-        out = linalg.addmm(bias, folded, shape.t(weight))
-        return shape.view(out, *lead, out.shape[1])
-    out = linalg.matmul(input, shape.t(weight))
+        folded = shape_ops.reshape(input, (math.prod(lead), input.shape[-1]))
+        out = linalg.addmm(bias, folded, shape_ops.t(weight))
+        return shape_ops.view(out, *lead, out.shape[1])
+    out = linalg.matmul(input, shape_ops.t(weight))
     return out if bias is None else out.add_(bias)
 
 

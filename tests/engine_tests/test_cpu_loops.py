@@ -125,3 +125,14 @@ def test_what_the_entry_points_decline() -> None:
     assert declined == [None] * len(declined)
     if not cpu_loops.COMPILED:
         assert cpu_loops.relu(f32) is None
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+def test_read_only_inputs_are_taken() -> None:
+    """A broadcast gradient or a constant is read-only: the loops only read their inputs."""
+    a = _data(np.float32, (4, 4))
+    a.flags.writeable = False
+    assert cpu_loops.relu(a).tobytes() == _relu_expr(a).tobytes()
+    assert cpu_loops.threshold_backward(a, a, 0).tobytes() == _threshold_expr(a, a, 0).tobytes()
+    assert cpu_loops.transpose_add(a, a[0]).tobytes() == (a.T + a[0]).tobytes()
+    assert cpu_loops.chunk_total(a, 2, 2).tobytes() == _chunk_total_expr(a, 2, 2).tobytes()
