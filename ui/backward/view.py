@@ -590,15 +590,21 @@ class BackwardView(QWidget):
             self._show_message("Run the graph to see the grad_fn graph autograd records.")
             return
         built = (ev, self.vertical, self.show_saved)
+        carried = False
         if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
             self.finish_catching_up()  # (its model moves no further)
             prune_memo(self._memo)
-            if not self._carry_over(ev, index, built):
+            carried = self._carry_over(ev, index, built)
+            if not carried:
                 self._new_evaluation(ev, index, built)
-        if self._applied_model is not None and (self._deferred or not self.detail):
+        if self._applied_model is not None and (
+            self._deferred or (not self.detail and not carried)
+        ):
             # Far out the overview alone draws the graph, and it is redrawn once the
             # timeline rests: the model and the gradients catch up then (``_at_rest``),
-            # so dragging the slider costs this view nothing per step.
+            # so dragging the slider costs this view nothing per step.  (A re-run that
+            # changed values alone sets its gradients at once: the items are up to date,
+            # and the overview draws from them as after any new evaluation.)
             self._deferred = True
             self._overview_timer.start()
             self._read_flow_keys()
