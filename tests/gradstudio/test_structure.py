@@ -91,3 +91,18 @@ def test_memory_of_a_rerun_with_other_values_carries_over_exactly() -> None:
     ev = evaluate(doc)
     playhead.set_evaluation(ev)  # other shapes: counted afresh
     assert _numbers(playhead.memory_steps()) == _numbers(memory(ev)) != _numbers(fresh)
+
+
+def test_a_run_described_while_it_arrives_is_described_as_a_whole() -> None:
+    from gradstudio.evaluation.evaluate import prepare
+    from gradstudio.evaluation.structure import warm
+    from gradstudio.evaluation.worker import run_plan
+
+    doc = _doc()
+    arrived = run_plan(prepare(doc), taken=warm)  # described batch by batch
+    assert structure(arrived) == structure(evaluate(doc))
+    ev = evaluate(doc)
+    warm(ev)
+    before = structure(ev)
+    ev.steps[2] = dataclasses.replace(ev.steps[2], status="error")  # a result replaced
+    assert structure(ev) != before and structure(ev)[3][2][1] == "error"
