@@ -8,6 +8,7 @@ index per evaluation, built once.
 from __future__ import annotations
 
 from gradstudio.evaluation.evaluate import Evaluation, Snapshot, TensorFacts
+from gradstudio.evaluation.structure import same_structure
 
 
 class GradFnIndex:
@@ -18,9 +19,14 @@ class GradFnIndex:
     modified), and an ``AccumulateGrad`` belongs to its leaf's node.
     """
 
-    def __init__(self, evaluation: Evaluation) -> None:
+    def __init__(self, evaluation: Evaluation, like: GradFnIndex | None = None) -> None:
+        """``like``: the index of a run with the same structure (``same_structure``),
+        whose owners are this one's."""
         self.evaluation = evaluation
         self.owner: dict[int, str] = {}
+        if like is not None:
+            self.owner = like.owner  # (never changed once made)
+            return
         for result in evaluation.steps:
             for ref, facts in result.changed.items():
                 if (
@@ -72,9 +78,12 @@ _INDEX_CACHE: list[GradFnIndex] = []
 
 
 def index_for(evaluation: Evaluation) -> GradFnIndex:
-    """The (cached) index of an evaluation: built once per evaluation object."""
-    if _INDEX_CACHE and _INDEX_CACHE[0].evaluation is evaluation:
-        return _INDEX_CACHE[0]
-    index = GradFnIndex(evaluation)
+    """The (cached) index of an evaluation: built once per evaluation object (a re-run
+    that changed values alone shares the owners of the run before)."""
+    before = _INDEX_CACHE[0] if _INDEX_CACHE else None
+    if before is not None and before.evaluation is evaluation:
+        return before
+    same = before is not None and same_structure(before.evaluation, evaluation)
+    index = GradFnIndex(evaluation, before if same else None)
     _INDEX_CACHE[:] = [index]
     return index

@@ -29,8 +29,9 @@ from gradstudio.evaluation.evaluate import (
     TraceExecution,
 )
 from gradstudio.evaluation.grad_fn_index import GradFnIndex, index_for
+from gradstudio.evaluation.structure import same_structure
 from gradstudio.instruments.diff import Change, diff
-from gradstudio.instruments.memory import MemoryStep, freed_by, memory
+from gradstudio.instruments.memory import MemoryStep, carried_over, freed_by, memory
 
 #: A gradient on the backward graph: ``("next", fn key, slot)`` leaves a grad_fn along
 #: its slot-th ``next_functions`` edge; ``("acc", key)`` reaches an AccumulateGrad's
@@ -432,12 +433,17 @@ class Playhead(Observable[PlayheadEvent]):
     # -- instruments -------------------------------------------------------------
     def memory_steps(self) -> list[MemoryStep]:
         """Bytes held after every step of the evaluation shown (``instruments.memory``),
-        computed once per evaluation: the timeline's strip and the inspector read these."""
+        computed once per evaluation: the timeline's strip and the inspector read these.
+        A re-run that changed values alone holds the same bytes: its numbers carry over."""
         ev = self.evaluation
         if ev is None:
             return []
-        if self._memory is None or self._memory[0] is not ev:
-            self._memory = (ev, memory(ev))
+        before = self._memory
+        if before is None or before[0] is not ev:
+            if before is not None and same_structure(before[0], ev):
+                self._memory = (ev, carried_over(before[1], ev))
+            else:
+                self._memory = (ev, memory(ev))
         return self._memory[1]
 
     def memory_now(self) -> MemoryStep | None:

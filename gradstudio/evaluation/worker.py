@@ -400,6 +400,7 @@ def run_plan(
     progress: Progress | None = None,
     timeout: float | None = None,
     received: Callable[[], None] | None = None,
+    taken: Callable[[Evaluation], None] | None = None,
 ) -> Evaluation:
     """Evaluate ``plan`` in a worker process; whatever its steps do, this returns.
 
@@ -407,9 +408,11 @@ def run_plan(
     finished.  Past ``timeout`` seconds, the step running gets an error saying so.  A
     step that ends the process gets an error naming the exit.  ``received`` is called
     after each message is unpickled, the collector still paused (the studio freezes
-    the results there: see ``ui/gc_policy.py``).
+    the results there: see ``ui/gc_policy.py``).  ``taken`` is called with the
+    evaluation once each batch of steps is in it, while the worker runs the next ones
+    (the studio describes them meanwhile: ``structure.warm``).
     """
-    return _Run(plan, cancel, progress, timeout, received).run()
+    return _Run(plan, cancel, progress, timeout, received, taken).run()
 
 
 class _Run:
@@ -420,9 +423,11 @@ class _Run:
         progress: Progress | None,
         timeout: float | None,
         received: Callable[[], None] | None = None,
+        taken: Callable[[Evaluation], None] | None = None,
     ) -> None:
         self.plan = plan
         self.received = received
+        self.taken = taken
         self.cancel = cancel
         self.progress = progress
         self.timeout = timeout
@@ -510,6 +515,8 @@ class _Run:
             for result in message[1]:
                 self.ev.steps[result.step] = result
             self.ev.catch_up()  # while the worker runs the next steps
+            if self.taken is not None:
+                self.taken(self.ev)
             return False
         if kind == "failed":
             raise RuntimeError(f"the evaluation failed:\n{message[1]}")

@@ -189,6 +189,27 @@ def memory(ev: Evaluation) -> list[MemoryStep]:
     return steps
 
 
+def carried_over(steps: list[MemoryStep], ev: Evaluation) -> list[MemoryStep]:
+    """``memory(ev)`` from the steps of a run with the same structure (``same_structure``:
+    values alone differ, and bytes do not depend on values): the same numbers, itemised
+    from ``ev``."""
+    return [
+        MemoryStep(
+            m.step,
+            m.node_id,
+            m.values_bytes,
+            m.saved_bytes,
+            m.saved_private_bytes,
+            m.grad_bytes,
+            m.retained_grad_bytes,
+            m.saved_count,
+            m.grad_count,
+            partial(_detail_at, ev, i),
+        )
+        for i, m in enumerate(steps)
+    ]
+
+
 def _detail_at(ev: Evaluation, index: int, head: int | None = None) -> Detail:
     """The itemised picture after the ``index``-th step (the facts replayed up to it);
     ``head``: only the first that many saved and grads entries, no values."""

@@ -108,6 +108,14 @@ class ScrubModel:
             len(self._fns),
         )
 
+    def rebase(self, evaluation: Evaluation, index: GradFnIndex) -> None:
+        """Stand for ``evaluation``, a run of the same structure (``same_structure``:
+        values alone differ) at the same step: the boxes and links stay what they are,
+        only the grad_fn facts read later are the new run's."""
+        grad_fns = evaluation.snapshot(self.step).grad_fns()
+        self._fns = {key: grad_fns[key] for key in self._fns}
+        self.evaluation, self.index = evaluation, index
+
     def move_to(self, snapshot: Snapshot) -> ModelDelta:
         """Bring the model to ``snapshot``'s step (a snapshot of this evaluation)."""
         return finish(self.moving(snapshot))

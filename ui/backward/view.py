@@ -49,6 +49,8 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.evaluation.evaluate import Evaluation, GradValue
+from gradstudio.evaluation.grad_fn_index import GradFnIndex
+from gradstudio.evaluation.structure import same_structure
 from ui.backward.items import (
     CURRENT,
     FLOW,
@@ -588,28 +590,21 @@ class BackwardView(QWidget):
             self._show_message("Run the graph to see the grad_fn graph autograd records.")
             return
         built = (ev, self.vertical, self.show_saved)
+        carried = False
         if self._built is None or self._built[0] is not ev or self._built[1:] != built[1:]:
             self.finish_catching_up()  # (its model moves no further)
             prune_memo(self._memo)
-            union = union_model(ev, index, self.show_saved, self._memo)
-            same_options = self._built is not None and self._built[1:] == built[1:]
-            if not (
-                same_options
-                and union.boxes == self._union.boxes
-                and union.links == self._union.links
-            ):
-                self._rebuild(union)
-            # else: the same graph again (a re-run after editing values, undo, redo):
-            # its items, layout and zoom stay; only gradients and facts are new
-            self._union = union
-            self._built = (ev, self.vertical, self.show_saved)  # the orientation may be new
-            self._model_key = None
-            # another evaluation: every box and gradient is new, set them all at once
-            self._applied_model = self._applied_flow = None
-        if self._applied_model is not None and (self._deferred or not self.detail):
+            carried = self._carry_over(ev, index, built)
+            if not carried:
+                self._new_evaluation(ev, index, built)
+        if self._applied_model is not None and (
+            self._deferred or (not self.detail and not carried)
+        ):
             # Far out the overview alone draws the graph, and it is redrawn once the
             # timeline rests: the model and the gradients catch up then (``_at_rest``),
-            # so dragging the slider costs this view nothing per step.
+            # so dragging the slider costs this view nothing per step.  (A re-run that
+            # changed values alone sets its gradients at once: the items are up to date,
+            # and the overview draws from them as after any new evaluation.)
             self._deferred = True
             self._overview_timer.start()
             self._read_flow_keys()
@@ -646,6 +641,45 @@ class BackwardView(QWidget):
         self._apply_flow()
         self._apply_selection()
         self._update_status()
+
+    def _new_evaluation(self, ev: Evaluation, index: GradFnIndex, built: tuple) -> None:
+        """Another evaluation: the union of its graphs, laid out anew unless it is the
+        graph shown (undo, redo, an edit that changed the structure back)."""
+        union = union_model(ev, index, self.show_saved, self._memo)
+        same_options = self._built is not None and self._built[1:] == built[1:]
+        if not (
+            same_options and union.boxes == self._union.boxes and union.links == self._union.links
+        ):
+            self._rebuild(union)
+        # else: the same graph again: its items, layout and zoom stay
+        self._union = union
+        self._built = (ev, self.vertical, self.show_saved)  # the orientation may be new
+        self._model_key = None
+        # another evaluation: every box and gradient is new, set them all at once
+        self._applied_model = self._applied_flow = None
+
+    def _carry_over(self, ev: Evaluation, index: GradFnIndex, built: tuple) -> bool:
+        """A re-run of the same graph (values alone differ, ``same_structure``): the union
+        model, the items and the model at the position all stay, the scrub model stands
+        for the new run, and only what depends on values (the gradients) is set anew.
+        False: anything else (another graph, other options, a layout under way)."""
+        before, scrub = self._built, self._scrub
+        if (
+            before is None
+            or before[1:] != built[1:]
+            or self._pending is not None
+            or scrub is None
+            or scrub.evaluation is not before[0]
+            or scrub.show_saved != self.show_saved
+            or not same_structure(before[0], ev)
+        ):
+            return False
+        scrub.rebase(ev, index)
+        self._built = built
+        key = self._model_key
+        # the model at the position is the same one (its boxes the same objects)
+        self._model_key = (id(ev), *key[1:]) if key is not None and key[1] == scrub.step else None
+        return True
 
     def _set_message(self, text: str | None) -> None:
         """A word-wrapped note over the middle of the view (a widget, so any zoom and any

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from gradstudio.document.events import MetaChanged, NodeMoved, ParamChanged
-from gradstudio.evaluation import worker
+from gradstudio.evaluation import structure, worker
 from gradstudio.evaluation.budget import DEFAULT_BUDGET
 from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare, with_params
 from gradstudio.evaluation.plan_key import plan_key
@@ -74,6 +74,7 @@ class _Job(QRunnable):
                 cancel=self.cancel.is_set,
                 progress=progress,
                 received=gc_policy.freeze_received,
+                taken=structure.warm,
             )
             key = self.key if self.key is not None else plan_key(self.plan)
         except Exception:
