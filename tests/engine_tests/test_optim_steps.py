@@ -56,9 +56,9 @@ def test_sgd_steps_match_torch(config: dict[str, Any], dtype: type) -> None:
 
 @pytest.mark.xfail(
     reason="after three Adam steps about 1 % of a 60,000-element float32 parameter is one "
-    "ulp away from PyTorch's: PyTorch's CPU sqrt of a long float32 array (MKL's vector "
-    "math here) is not correctly rounded, NumPy's is; with PyTorch's sqrt substituted the "
-    "engine's steps agree bit for bit",
+    "ulp away from PyTorch's: PyTorch's CPU sqrt of a float32 array (its vectorised kernel "
+    "on this machine) is not correctly rounded, NumPy's is; with PyTorch's sqrt "
+    "substituted the engine's steps agree bit for bit",
     strict=False,
 )
 @pytest.mark.parametrize("amsgrad", [False, True])
