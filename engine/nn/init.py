@@ -168,3 +168,97 @@ def kaiming_normal_(
     if std is None:
         return tensor
     return normal_(tensor, 0, std, generator)
+
+
+def trunc_normal_(
+    tensor: Any,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Any = None,
+) -> Any:
+    """PyTorch 2.13's recipe, draw for draw: when most of the normal lies in ``[a, b]``
+    (``p > 0.3``), normal draws with the ones outside drawn again; otherwise uniform draws
+    on ``[a, b]`` accepted against the normal's density, rejected ones drawn again."""
+
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    from engine.ops.pointwise import where
+
+    with no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = fills.normal_(tensor, mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                again = result.new_empty(tuple(result.shape))
+                fills.normal_(again, mean, std, generator=generator)
+                result = where(mask, again, result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates = tensor.new_empty(tuple(tensor.shape))
+        accept = tensor.new_empty(tuple(tensor.shape))
+        fills.uniform_(tensor, a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = fills.uniform_(accept, generator=generator).log_().gt(candidates)
+        if not pending.any():
+            return tensor
+        result = tensor
+        while True:
+            fills.uniform_(candidates, a, b, generator=generator)
+            result = where(pending, candidates, result)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            drawn = fills.uniform_(accept, generator=generator).log_().gt(candidates)
+            pending = where(pending, drawn, pending)
+            if not pending.any():
+                break
+        tensor.copy_(result)
+        return tensor
+
+
+def sparse_(tensor: Any, sparsity: float, std: float = 0.01, generator: Any = None) -> Any:
+    """Normal draws, then in each column ``ceil(sparsity * rows)`` rows zeroed, chosen by
+    ``randperm`` on the default generator (as PyTorch does, whatever ``generator`` is)."""
+    from engine.creation import randperm
+
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        fills.normal_(tensor, 0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
+    return tensor
+
+
+def dirac_(tensor: Any, groups: int = 1) -> Any:
+    """The identity of a convolution: a one at the centre of each (group's) input
+    channel's kernel for the matching output channel."""
+    dims = tensor.ndim
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    centre = tuple(s // 2 for s in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, sizes[1])):
+                tensor[(g * per_group + d, d, *centre)] = 1
+    return tensor

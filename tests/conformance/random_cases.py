@@ -184,6 +184,24 @@ def _init(T: Any) -> dict[str, Any]:
     return out
 
 
+@_case("nn_init_truncated_sparse_dirac")
+def _init_more(T: Any) -> dict[str, Any]:
+    """``trunc_normal_`` down both of PyTorch 2.13's paths (normal draws redrawn outside
+    ``[a, b]``; uniform draws accepted against the density), ``sparse_`` (``randperm`` on
+    the default generator per column) and ``dirac_``."""
+    init = T.nn.init
+    T.manual_seed(0)
+    out = {"trunc_normal_ std 0.02": init.trunc_normal_(T.empty(50, 40), std=0.02)}
+    out["trunc_normal_ narrow"] = init.trunc_normal_(T.empty(7, 9), 0.5, 1.0, -0.1, 0.2)
+    out["trunc_normal_ tail"] = init.trunc_normal_(T.empty(33), 0.0, 1.0, 1.5, 4.0)
+    out["trunc_normal_ redrawn"] = init.trunc_normal_(T.empty(64, 3), 0.0, 1.0, -1.0, 1.0)
+    gen = T.Generator().manual_seed(5)
+    out["trunc_normal_ generator"] = init.trunc_normal_(T.empty(3, 4), generator=gen)
+    out["sparse_"] = init.sparse_(T.empty(6, 5), 0.4)
+    out["dirac_ groups 2"] = init.dirac_(T.empty(4, 2, 3, 3), groups=2)
+    return out
+
+
 def as_array(t: Any) -> np.ndarray:
     return np.ascontiguousarray(t.detach().numpy() if hasattr(t, "detach") else np.asarray(t))
 
