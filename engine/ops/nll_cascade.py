@@ -40,7 +40,7 @@ def emulate(
 ) -> tuple[Any, Any]:
     """``reduce`` in NumPy: the same additions, run by level rather than by row."""
     power = level_power(rows.shape[0])
-    kept = np.flatnonzero(target != ignore_index)
+    kept = np.nonzero(target != ignore_index)[0]
     classes = target[kept]
     picked = rows[kept, classes]
     if weight is None:

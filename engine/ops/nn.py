@@ -182,7 +182,7 @@ def _nll_rows(a: Any, target: Any) -> tuple[Any, Any]:
 
 def _kept(xp: Any, t: Any, ignore_index: int) -> tuple[Any, Any]:
     """The rows whose target is not ignored, and their targets."""
-    kept = xp.flatnonzero(t != ignore_index)
+    kept = xp.nonzero(t != ignore_index)[0]  # (CuPy has no ``flatnonzero``)
     return kept, t[kept]
 
 
