@@ -6,6 +6,8 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any
 
+import numpy as np
+
 from engine import functions, searching
 from engine.catalog import FUNCTIONS
 from engine.ops import pointwise, pointwise_extra, stacking
@@ -101,14 +103,34 @@ def _where(self: Tensor, condition: Any, other: Any) -> Any:
 Tensor.where = _where  # type: ignore[attr-defined]
 # The arithmetic operators call their op directly, not ``engine.functions`` (``out=``) and
 # the public function's argument checks, which a tensor on the left never needs.
-Tensor.__add__ = Tensor.__radd__ = pointwise.add_operator  # type: ignore[method-assign]
+Tensor.__add__ = pointwise.add_operator  # type: ignore[method-assign]
 Tensor.__sub__ = pointwise.sub_operator  # type: ignore[method-assign]
-Tensor.__mul__ = Tensor.__rmul__ = pointwise.mul_operator  # type: ignore[method-assign]
+Tensor.__mul__ = pointwise.mul_operator  # type: ignore[method-assign]
 Tensor.__truediv__ = pointwise.div_operator  # type: ignore[method-assign]
 Tensor.__mod__ = lambda self, other: functions.remainder(self, other)  # type: ignore[attr-defined]
-Tensor.__rmod__ = lambda self, other: functions.remainder(other, self)  # type: ignore[attr-defined]
 Tensor.__floordiv__ = lambda self, other: functions.floor_divide(self, other)  # type: ignore[attr-defined]
-Tensor.__rfloordiv__ = lambda self, other: functions.floor_divide(other, self)  # type: ignore[attr-defined]
+
+
+def _no_arrays(reflected: Any) -> Any:
+    """A reflected operator that, as PyTorch's, will not take a NumPy array on its left
+    (``np.ones(2) - t`` raises Python's ``TypeError``; a NumPy scalar is a number)."""
+
+    def op(self: Tensor, other: Any) -> Any:
+        if isinstance(other, np.ndarray):
+            return NotImplemented
+        return reflected(self, other)
+
+    op.__name__ = op.__qualname__ = getattr(reflected, "__name__", "reflected")
+    return op
+
+
+Tensor.__radd__ = _no_arrays(pointwise.add_operator)  # type: ignore[method-assign]
+Tensor.__rmul__ = _no_arrays(pointwise.mul_operator)  # type: ignore[method-assign]
+Tensor.__rsub__ = _no_arrays(Tensor.__rsub__)  # type: ignore[method-assign]
+Tensor.__rpow__ = _no_arrays(Tensor.__rpow__)  # type: ignore[method-assign]
+Tensor.__rmatmul__ = _no_arrays(Tensor.__rmatmul__)  # type: ignore[method-assign]
+Tensor.__rmod__ = _no_arrays(lambda self, other: functions.remainder(other, self))  # type: ignore[attr-defined]
+Tensor.__rfloordiv__ = _no_arrays(lambda self, other: functions.floor_divide(other, self))  # type: ignore[attr-defined]
 Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
 Tensor.clamp_max = _clamp_max  # type: ignore[attr-defined]

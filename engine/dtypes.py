@@ -92,10 +92,12 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def scalar_dtype(value: Any) -> dtype:
-    """The dtype a Python number takes as a wrapped scalar in promotion."""
+    """The dtype a Python number takes as a wrapped scalar in promotion.  A NumPy integer
+    counts as a Python int, as in PyTorch (``arange(np.int64(3))`` is int64); PyTorch
+    reads a NumPy bool as a float (``tensor([1, 2]) * np.bool_(True)`` is float32)."""
     if isinstance(value, builtins.bool):
         return bool_
-    if isinstance(value, builtins.int):
+    if isinstance(value, builtins.int | np.integer):
         return int64
     return DEFAULT_FLOAT
 

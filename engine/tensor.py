@@ -53,6 +53,9 @@ class _GradFn:
 
 
 class Tensor:
+    #: PyTorch's value: NumPy defers a binary operator to the tensor's reflected one, so
+    #: ``np.float64(2) * t`` is a tensor (with its node), not an array.
+    __array_priority__ = 1000
     # Class-level defaults: a new tensor sets only ``_data`` (the hot path of
     # every op); the version counter is created the first time it is shared.
     _requires_grad = False
@@ -366,6 +369,15 @@ class Tensor:
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype)
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        """A NumPy ufunc of a tensor (``np.exp(t)``) gives a tensor, as PyTorch's does:
+        sharing the result's memory, a boolean result as uint8 (PyTorch's own workaround)."""
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        from engine.spaced import from_numpy
+
+        return from_numpy(array)
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
