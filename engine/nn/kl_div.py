@@ -6,21 +6,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from engine import grad_mode, warn_site
+from engine import warn_site
 
 _MEAN_WARNING = (
     "reduction: 'mean' divides the total loss by both the batch size and the support size."
     "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
     "'mean' will be changed to behave the same as 'batchmean' in the next major release."
 )
-
-
-def _xlogy_self(target: Any) -> Any:
-    """``xlogy(target, target)`` for a target outside the graph: 0 where it is 0."""
-    from engine.ops.pointwise import where
-
-    with grad_mode.no_grad():
-        return where(target == 0, 0.0, target * target.log())
 
 
 def kl_div(
@@ -41,14 +33,10 @@ def kl_div(
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if log_target:
         output = target.exp() * (target - input)
-    elif target.requires_grad and grad_mode.is_grad_enabled():
-        raise NotImplementedError(
-            "kl_div with a target that requires grad (log_target=False) is not supported by "
-            "the engine (it needs xlogy's gradient); detach the target or pass log-probabilities "
-            "with log_target=True"
-        )
     else:
-        output = _xlogy_self(target) - target * input
+        from engine.ops.special import xlogy
+
+        output = xlogy(target, target) - target * input
     if reduction == "none":
         return output
     if reduction == "mean":

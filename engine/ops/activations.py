@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from engine.catalog import Param, public
 from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
@@ -32,6 +34,24 @@ def _fused_backward(name: str, grad_fn: str, kernel: Any, second: Any, params: A
         samples=(Sample(((2, 3), (2, 3)), params, distinct=True),),
         quiet=True,
     )
+
+
+def _softplus_backward(xp: Any, g: Any, x: Any, beta: float, threshold: float) -> Any:
+    """ATen's ``softplus_backward`` kernel: ``z = exp(x * beta)``, then ``g * z / (z + 1)``
+    below the threshold (not ``g * sigmoid``, which rounds differently)."""
+    scaled = x * x.dtype.type(beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = xp.exp(scaled)
+        return xp.where(scaled > threshold, g, g * z / (z + 1))
+
+
+def _log_sigmoid_backward(xp: Any, g: Any, x: Any) -> Any:
+    """ATen's ``log_sigmoid_backward`` kernel on its buffer ``z = exp(-|x|)``:
+    ``(1 - z / (1 + z)) * g`` for a negative input, ``(0 + z / (1 + z)) * g`` otherwise
+    (NaN takes the second branch)."""
+    z = xp.exp(-xp.abs(x))
+    q = z / (1 + z)
+    return xp.where(x < 0, 1 - q, 0 + q) * g
 
 
 def _no_second(c: Any, gg: Any) -> Any:
@@ -77,9 +97,7 @@ def _softplus_second(c: Any, gg: Any) -> Any:
 _fused_backward(
     "softplus_backward",
     "SoftplusBackwardBackward0",
-    lambda xp, g, x, beta, threshold: xp.where(
-        x * beta > threshold, g, g * (1 / (1 + xp.exp(-(x * beta))))
-    ),
+    lambda xp, g, x, beta, threshold: _softplus_backward(xp, g, x, beta, threshold),
     _softplus_second,
     {"beta": 1.0, "threshold": 20.0},
 )
@@ -103,7 +121,7 @@ def _log_sigmoid_second(c: Any, gg: Any) -> Any:
 _fused_backward(
     "log_sigmoid_backward",
     "LogSigmoidBackwardBackward0",
-    lambda xp, g, x: g * (1 - 1 / (1 + xp.exp(-x))),
+    lambda xp, g, x: _log_sigmoid_backward(xp, g, x),
     _log_sigmoid_second,
     {},
 )
@@ -171,7 +189,9 @@ ELU = declare(
     "elu",
     "EluBackward0",
     ("self",),
-    lambda xp, a, alpha=1.0: xp.where(a > 0, a, a.dtype.type(alpha) * xp.expm1(xp.minimum(a, 0))),
+    lambda xp, a, alpha=1.0: xp.where(
+        a > 0, a, a.dtype.type(alpha) * xp.expm1(xp.where(a > 0, a.dtype.type(0), a))
+    ),
     lambda c, g: c.m.elu_backward(g, c.s["self"], alpha=c.p.get("alpha", 1.0)),
     dtype="float",
     save={"self": None},

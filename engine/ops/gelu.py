@@ -1,7 +1,7 @@
 """``F.gelu`` (exact and ``approximate="tanh"``) with PyTorch's fused backward kernel.
 
 NumPy has no ``erf``; the exact form evaluates it in float64 with ``math.erf`` and rounds
-once, which can differ from PyTorch's float32 kernel in the last bit.
+it once, then follows ATen's kernel step by step in the input's precision.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_op, declare
 
 _SQRT1_2 = math.sqrt(0.5)
-_BETA_NONE = 2 / math.sqrt(math.pi) * _SQRT1_2 * 0.5
-_BETA_TANH = math.sqrt(2) * 2 / math.sqrt(math.pi) * 0.5
+_M_2_SQRTPI = 1.12837916709551257390  # M_2_SQRTPI
+_BETA_NONE = _M_2_SQRTPI * _SQRT1_2 * 0.5
+_BETA_TANH = math.sqrt(2) * _M_2_SQRTPI * 0.5
 _KAPPA = 0.044715
 
 
@@ -36,24 +37,39 @@ def _erf(xp: Any, a: Any) -> Any:
     return cupyx.scipy.special.erf(a.astype("float64"))
 
 
+def _widened(xp: Any, fn: Any, x: Any) -> Any:
+    """``fn`` evaluated in float64 and rounded once to ``x``'s dtype: the correctly rounded
+    value, which is what SLEEF's float32 routines give almost everywhere."""
+    return fn(x.astype(np.float64)).astype(x.dtype)
+
+
 def _forward(xp: Any, a: Any, approximate: str = "none") -> Any:
-    x = a.astype(np.float64)
+    """ATen's ``GeluKernel`` in the input's own precision (opmath is float for float32):
+    ``x * 0.5 * (1 + erf(x * M_SQRT1_2))``, or ``0.5 * x * (1 + tanh(kBeta * (x + kKappa
+    * x^3)))``; erf (or tanh) is the only step rounded from float64, so a large negative
+    input gives PyTorch's ``-0.0`` rather than a tiny negative number."""
+    one, half = a.dtype.type(1), a.dtype.type(0.5)
     if approximate == "tanh":
-        out = 0.5 * x * (1 + xp.tanh(_BETA_TANH * (x + _KAPPA * x * x * x)))
-    else:
-        out = 0.5 * x * (1 + _erf(xp, x * _SQRT1_2))
-    return out.astype(a.dtype)
+        inner = a.dtype.type(_BETA_TANH) * (a + a.dtype.type(_KAPPA) * (a * a * a))
+        return half * a * (one + _widened(xp, xp.tanh, inner))
+    return a * half * (one + _widened(xp, lambda v: _erf(xp, v), a * a.dtype.type(_SQRT1_2)))
 
 
 def _backward_kernel(xp: Any, g: Any, a: Any, approximate: str = "none") -> Any:
-    x = a.astype(np.float64)
+    """ATen's ``GeluBackwardKernel``, step by step in the input's precision."""
+    t = a.dtype.type
     if approximate == "tanh":
-        t = xp.tanh(_BETA_TANH * (x + _KAPPA * x * x * x))
-        right = 0.5 * x * (1 - t * t) * _BETA_TANH * (1 + 3 * _KAPPA * x * x)
-        d = 0.5 * (1 + t) + right
-    else:
-        d = 0.5 * (1 + _erf(xp, x * _SQRT1_2)) + x * xp.exp(-0.5 * x * x) * _BETA_NONE
-    return (g * d).astype(g.dtype)
+        x_sq = a * a
+        inner = t(_BETA_TANH) * (a + t(_KAPPA) * (x_sq * a))
+        tanh_inner = _widened(xp, xp.tanh, inner)
+        left = t(0.5) * a
+        right = t(1) + tanh_inner
+        tanh_derivative = t(1) - tanh_inner * tanh_inner
+        inner_derivative = t(_BETA_TANH) * (t(1) + t(3) * t(_KAPPA) * x_sq)
+        return g * (t(0.5) * right + left * tanh_derivative * inner_derivative)
+    cdf = t(0.5) * (t(1) + _widened(xp, lambda v: _erf(xp, v), a * t(_SQRT1_2)))
+    pdf = t(_BETA_NONE) * _widened(xp, xp.exp, a * a * t(-0.5))
+    return g * (cdf + a * pdf)
 
 
 def _second(c: Any, gg: Any) -> Any:

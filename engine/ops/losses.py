@@ -18,13 +18,20 @@ from engine.ops.pointwise import scalar_minus, zero_scalar
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
 _EPSILON = 1e-12
+#: ``constexpr float EPSILON = 1e-12`` in ATen's ``Loss.cpp``: the BCE backward kernel's
+#: floor is that float widened, so for float64 it is 9.9999999600419720e-13, not 1e-12.
+_FLOAT_EPSILON = 9.9999999600419720025e-13
 
 
 def _reduce(xp: Any, loss: Any, reduction: str) -> Any:
+    """ATen's ``apply_loss_reduction``: ``loss.mean()`` or ``loss.sum()``, so in the
+    order of PyTorch's sum kernel (``engine.cascade_sum``), not NumPy's pairwise sum."""
+    from engine.ops.reduce import _mean, _sum
+
     if reduction == "mean":
-        return xp.mean(loss)
+        return _mean(xp, loss)
     if reduction == "sum":
-        return xp.sum(loss)
+        return _sum(xp, loss)
     return loss
 
 
@@ -43,7 +50,11 @@ def _weight(c: Any) -> Any:
 
 # -- the fused backward kernels of the pointwise losses -------------------------------------
 def _norm(reduction: str, n: int, base: float = 1.0) -> float:
-    return base / n if reduction == "mean" else base
+    """ATen's ``norm`` of a loss backward: ``base / numel`` for mean, a double, so an
+    empty input gives ``inf`` (times no elements) rather than a Python division error."""
+    if reduction != "mean":
+        return base
+    return base / n if n else math.inf
 
 
 def pointwise_loss_backward(
@@ -163,7 +174,7 @@ def _bce_backward(
     xp: Any, g: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean"
 ) -> Any:
     """``binary_cross_entropy_backward``: ``grad * (x - t) / max(x * (1 - x), eps)``."""
-    out = g * (a - t) / xp.maximum((1 - a) * a, a.dtype.type(_EPSILON))
+    out = g * (a - t) / xp.maximum((1 - a) * a, a.dtype.type(_FLOAT_EPSILON))
     if weight is not None:
         out = out * weight
     return out / a.size if reduction == "mean" else out
@@ -388,6 +399,62 @@ def _same_size(name: str, input: Any, target: Any) -> None:  # noqa: A002
         )
 
 
+def expanded(input: Any, target: Any) -> tuple[Any, Any]:  # noqa: A002
+    """``torch.broadcast_tensors(input, target)`` as ``F``'s pointwise losses call it,
+    after their warning when the sizes differ (``broadcast_tensors``' error if they
+    cannot broadcast)."""
+    import numpy as np
+
+    from engine import warn_site
+
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    warnings.warn(
+        f"Using a target size ({target.shape}) that is different to the input size "
+        f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+        "Please ensure they have the same size.",
+        UserWarning,
+        stacklevel=warn_site.outside_engine(),
+    )
+    from engine.ops.core import _broadcast_error
+    from engine.ops.shape import expand
+
+    error = _broadcast_error([input, target])
+    if error is not None:
+        raise error
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    if tuple(input.shape) != shape:
+        input = expand(input, shape)
+    if tuple(target.shape) != shape:
+        target = expand(target, shape)
+    return input, target
+
+
+def weighted(
+    loss: Any,
+    input: Any,  # noqa: A002
+    weight: Any,
+    reduction: str,
+    by_weight: bool = True,
+) -> Any:
+    """``F.mse_loss``/``l1_loss``/``huber_loss`` with ``weight``: composite in Python, the
+    unreduced loss times the weight; ``mean`` is its sum over the weights' sum
+    (``by_weight``, mse and l1) or its plain mean (Huber)."""
+    from engine.ops.pointwise import div, mul
+    from engine.ops.reduce import mean, sum
+
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    out = mul(loss, weight)
+    if reduction == "none":
+        return out
+    if reduction == "sum":
+        return sum(out)
+    if reduction == "mean":
+        return div(sum(out), sum(weight)) if by_weight else mean(out)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
 def _loss(
     name: str,
     params: tuple[Param, ...],
@@ -468,13 +535,17 @@ def l1_loss(
     size_average: Any = None,
     reduce: Any = None,
     reduction: str = "mean",
+    weight: Any = None,
 ) -> Any:
     """Composite in PyTorch: ``(input - target).abs()`` then the reduction."""
     from engine.ops.pointwise import abs, sub
     from engine.ops.reduce import mean, sum
 
+    input, target = expanded(input, target)
     reduction = _check_reduction(size_average, reduce, reduction)
     loss = abs(sub(input, target))
+    if weight is not None:
+        return weighted(loss, input, weight, reduction)
     if reduction == "mean":
         return mean(loss)
     return sum(loss) if reduction == "sum" else loss
@@ -489,7 +560,13 @@ def smooth_l1_loss(
     reduction: str = "mean",
     beta: float = 1.0,
 ) -> Any:
+    """``beta == 0`` is ``l1_loss`` (its composite graph), as ``F.smooth_l1_loss`` calls it."""
+    input, target = expanded(input, target)
     reduction = _check_reduction(size_average, reduce, reduction)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return apply_op(SMOOTH_L1, (input, target), {"reduction": reduction, "beta": beta})
 
 
@@ -501,4 +578,9 @@ def huber_loss(
     delta: float = 1.0,
     weight: Any = None,
 ) -> Any:
-    return apply_op(HUBER, (input, target), {"reduction": reduction, "delta": delta})
+    """With ``weight``, the unreduced loss times it, reduced in Python (``weighted``)."""
+    input, target = expanded(input, target)
+    if weight is None:
+        return apply_op(HUBER, (input, target), {"reduction": reduction, "delta": delta})
+    loss = apply_op(HUBER, (input, target), {"reduction": "none", "delta": delta})
+    return weighted(loss, input, weight, reduction, by_weight=False)

@@ -119,17 +119,16 @@ LOG_SOFTMAX = declare(
 
 
 def _mse_fwd(xp: Any, a: Any, b: Any, reduction: str = "mean") -> Any:
-    d = (a - b) ** 2
-    if reduction == "mean":
-        return xp.mean(d)
-    if reduction == "sum":
-        return xp.sum(d)
-    return d
+    from engine.ops.losses import _reduce
+
+    return _reduce(xp, (a - b) ** 2, reduction)
 
 
 def _mse_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str) -> Any:
     """``mse_loss_backward``: ``norm * (self - target) * grad``, norm ``2 / n`` for mean."""
-    norm = a.dtype.type(2.0 / a.size if reduction == "mean" else 2.0)
+    from engine.ops.losses import _norm
+
+    norm = a.dtype.type(_norm(reduction, a.size, 2.0))
     return norm * (a - t) * g
 
 
@@ -137,7 +136,9 @@ def _mse_curvature(c: Any, gg_go: Any, x: Any) -> Any:
     import math
 
     n = math.prod(x.shape)
-    return c.m.mul_scalar(gg_go, other=2.0 / n if c.p["reduction"] == "mean" else 2.0)
+    from engine.ops.losses import _norm
+
+    return c.m.mul_scalar(gg_go, other=_norm(c.p["reduction"], n, 2.0))
 
 
 pointwise_loss_backward(
@@ -374,30 +375,20 @@ def _softmax_dim(x: Any, dim: int | None) -> int:
     method=False,
 )
 def mse_loss(
-    input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean"
-) -> Any:  # noqa: A002
-    if tuple(input.shape) != tuple(target.shape):
-        import warnings
+    input: Any,  # noqa: A002
+    target: Any,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    weight: Any = None,
+) -> Any:
+    from engine.ops.losses import _check_reduction, expanded, weighted
 
-        warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-            "Please ensure they have the same size.",
-            UserWarning,
-            stacklevel=warn_site.stacklevel(2, __file__),
-        )
-
-        from engine.ops.core import _broadcast_error
-        from engine.ops.shape import expand
-
-        error = _broadcast_error([input, target])  # ``broadcast_tensors``' wording
-        if error is not None:
-            raise error
-        shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
-        if tuple(input.shape) != shape:
-            input = expand(input, shape)
-        if tuple(target.shape) != shape:
-            target = expand(target, shape)
+    input, target = expanded(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _check_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return weighted(pointwise.pow(pointwise.sub(input, target), 2), input, weight, reduction)
     return apply_op(MSE, (input, target), {"reduction": reduction})
 
 

@@ -634,23 +634,28 @@ CLAMP_MIN, CLAMP_MAX = (
 
 
 def _clamp_t_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    """ATen's ``clamp_backward_min_max``: where min > max, max wins."""
+    """ATen's ``clamp_backward_min_max``: ``where(pred, grad, 0)`` for each input (a
+    masked-out negative gradient is ``+0.0``); where min > max, max wins."""
     x, lo, hi, m = c.s["self"], c.s.get("min"), c.s.get("max"), c.m
-    keep = g
-    if lo is not None:
-        keep = keep * m.ge(x, lo)
-    if hi is not None:
-        keep = keep * m.le(x, hi)
+    zero = zero_scalar(c, g)
+
+    def pick(pred: Any) -> Any:
+        return m.where(g, zero, condition=pred)
+
+    if lo is not None and hi is not None:
+        keep = pick(m.logical_and(m.ge(x, lo), m.le(x, hi)))
+    else:
+        keep = pick(m.ge(x, lo) if lo is not None else m.le(x, hi))
     g_min = g_max = None
     if lo is not None and hi is not None:
         crossed = m.gt(lo, hi)
         if c.needs[1]:
-            g_min = g * m.logical_and(m.logical_not(crossed), m.lt(x, lo))
+            g_min = pick(m.logical_and(m.logical_not(crossed), m.lt(x, lo)))
         if c.needs[2]:
-            g_max = g * m.logical_or(crossed, m.gt(x, hi))
+            g_max = pick(m.logical_or(crossed, m.gt(x, hi)))
     else:
-        g_min = g * m.lt(x, lo) if c.needs[1] else None
-        g_max = g * m.gt(x, hi) if c.needs[2] else None
+        g_min = pick(m.lt(x, lo)) if c.needs[1] else None
+        g_max = pick(m.gt(x, hi)) if c.needs[2] else None
     return (keep if c.needs[0] else None, g_min, g_max)
 
 
@@ -703,8 +708,8 @@ WHERE = declare(
     ("self", "other"),
     _where_fwd,
     lambda c, g: (
-        c.m.where(g, g * 0, condition=c.p["condition"]) if c.needs[0] else None,
-        c.m.where(g * 0, g, condition=c.p["condition"]) if c.needs[1] else None,
+        c.m.where(g, zero_scalar(c, g), condition=c.p["condition"]) if c.needs[0] else None,
+        c.m.where(zero_scalar(c, g), g, condition=c.p["condition"]) if c.needs[1] else None,
     ),
     saved_params=("condition",),
     samples=(Sample(((2, 3), (2, 3)), {"condition": "mask"}),),

@@ -108,7 +108,8 @@ def _mean(xp: Any, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
     reduction is NaN without NumPy's "Mean of empty slice" warning."""
     n = _numel(a.shape, dims)
     if not a.size:
-        return xp.sum(a, axis=dims, keepdims=keepdim) / n
+        with np.errstate(invalid="ignore"):  # 0 / 0 is the NaN PyTorch gives, silently
+            return xp.sum(a, axis=dims, keepdims=keepdim) / n
     if a.dtype.itemsize < 4:
         return xp.mean(a, axis=dims, keepdims=keepdim)
     total = _sum(xp, a, dims, keepdim)

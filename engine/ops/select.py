@@ -12,6 +12,7 @@ from typing import Any
 from engine import dtypes, return_types
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pointwise import zero_scalar
 from engine.ops.shape import _wrap
 from engine.tensor import Tensor
 
@@ -41,7 +42,7 @@ MASKED_FILL = declare(
     "MaskedFillBackward0",
     ("self",),
     lambda xp, a, mask, value: xp.where(mask, a.dtype.type(value), a),
-    lambda c, g: c.m.where(g * 0, g, condition=c.p["mask"]),
+    lambda c, g: c.m.masked_fill(g, mask=c.p["mask"], value=0.0),
     dtype="same",
     samples=(Sample(((2, 3),), {"mask": "mask_param", "value": 0.5}),),
 )
@@ -51,8 +52,8 @@ MASKED_FILL_T = declare(
     ("self", "value"),
     lambda xp, a, v, mask: xp.where(mask, v.astype(a.dtype), a),
     lambda c, g: (
-        c.m.where(g * 0, g, condition=c.p["mask"]) if c.needs[0] else None,
-        c.m.sum(c.m.where(g, g * 0, condition=c.p["mask"])) if c.needs[1] else None,
+        c.m.masked_fill(g, mask=c.p["mask"], value=0.0) if c.needs[0] else None,
+        c.m.sum(c.m.where(g, zero_scalar(c, g), condition=c.p["mask"])) if c.needs[1] else None,
     ),
     dtype="same",
     samples=(Sample(((2, 3), ()), {"mask": "mask_param"}),),

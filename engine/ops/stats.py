@@ -195,12 +195,61 @@ def logsumexp(input: Any, dim: Any, keepdim: bool = False) -> Any:  # noqa: A002
 
 
 # -- var / std -----------------------------------------------------------------------------
-def _var_fwd(xp: Any, a: Any, dims: Any, correction: float = 1, keepdim: bool = False) -> Any:
+#: ``at::internal::GRAIN_SIZE``: up to this many elements ``std_var_all_cpu`` sums on one
+#: thread, in order.
+_ONE_THREAD = 32768
+
+
+def _var_all(a: np.ndarray, correction: float, take_sqrt: bool) -> np.ndarray:
+    """ATen's ``std_var_all_cpu`` (one output, float32/float64): the mean as PyTorch's
+    ``mean()`` gives it, then ``(double(x) - mean)**2`` summed in order in double,
+    divided by ``max(0, n - correction)``, the square root in double, then rounded."""
+    from engine.ops.reduce import _mean
+
+    mean = float(_mean(np, a))
+    dx = a.reshape(-1).astype(np.float64) - mean
+    total = np.cumsum(dx * dx)[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = total / max(0.0, a.size - correction)
+        return np.asarray(np.sqrt(var) if take_sqrt else var).astype(a.dtype)
+
+
+def _one_output(xp: Any, a: Any, dims: Any) -> bool:
+    """Whether ``std_var_all_cpu`` computes this reduction (one output element)."""
+    if xp is not np or a.dtype not in (np.float32, np.float64) or not 0 < a.size <= _ONE_THREAD:
+        return False
+    kept = math.prod(s for i, s in enumerate(a.shape) if dims and i not in dims)
+    return bool(dims) and kept == 1
+
+
+def _two_pass(xp: Any, a: Any, dims: Any, correction: float = 1, keepdim: bool = False) -> Any:
     """Two-pass variance; ``n - correction <= 0`` gives inf/NaN silently, as in PyTorch."""
     n = math.prod(a.shape[d] for d in dims) if dims else 1
     centred = a - xp.mean(a, axis=dims, keepdims=True) if dims else a - a
     squares = xp.sum(centred * centred, axis=dims, keepdims=keepdim)
     return squares / a.dtype.type(n - correction)
+
+
+def _var_fwd(
+    xp: Any,
+    a: Any,
+    dims: Any,
+    correction: float = 1,
+    keepdim: bool = False,
+    take_sqrt: bool = False,
+) -> Any:
+    """``var`` (``std`` with ``take_sqrt``): one output as ATen's ``std_var_all_cpu``
+    computes it (``_var_all``), otherwise two passes."""
+    if _one_output(xp, a, dims):
+        out = _var_all(a, correction, take_sqrt)
+        kept = tuple(1 if i in dims else s for i, s in enumerate(a.shape)) if keepdim else ()
+        return (
+            out.reshape(kept)
+            if keepdim
+            else out.reshape(tuple(s for i, s in enumerate(a.shape) if i not in dims))
+        )
+    out = _two_pass(xp, a, dims, correction, keepdim)
+    return xp.sqrt(out) if take_sqrt else out
 
 
 def _two_over(n: int, correction: float) -> float:
@@ -260,8 +309,8 @@ STD = declare(
     "std",
     "StdBackward0",
     ("self",),
-    lambda xp, a, dims, correction=1, keepdim=False: xp.sqrt(
-        _var_fwd(xp, a, dims, correction, keepdim)
+    lambda xp, a, dims, correction=1, keepdim=False: _var_fwd(
+        xp, a, dims, correction, keepdim, take_sqrt=True
     ),
     _std_grad,
     dtype="same",
@@ -330,6 +379,19 @@ def std(
 
 
 # -- cumsum ----------------------------------------------------------------------------------
+def _cumsum(xp: Any, a: Any, dim: int) -> Any:
+    """ATen's ``cumsum`` kernel: a running sum in ``acc_type`` (double for float32, float
+    for half), each prefix rounded to the input's dtype; integers sum as int64."""
+    if not a.ndim:
+        return a.copy()
+    if a.dtype.kind != "f":
+        return xp.cumsum(a, axis=dim, dtype="int64")
+    if a.dtype.itemsize < 8:
+        acc = "float64" if a.dtype.itemsize == 4 else "float32"
+        return xp.cumsum(a, axis=dim, dtype=acc).astype(a.dtype)
+    return xp.cumsum(a, axis=dim)
+
+
 def _cumsum_grad(c: Any, g: Any) -> Any:
     dim = c.p["dim"]
     return c.m.flip(c.m.cumsum(c.m.flip(g, dims=(dim,)), dim=dim), dims=(dim,))
@@ -339,11 +401,7 @@ CUMSUM = declare(
     "cumsum",
     "CumsumBackward0",
     ("self",),
-    lambda xp, a, dim: (
-        xp.cumsum(a, axis=dim, dtype=None if a.dtype.kind == "f" else "int64")
-        if a.ndim
-        else a.copy()
-    ),
+    lambda xp, a, dim: _cumsum(xp, a, dim),
     _cumsum_grad,
     dtype=_int_to_long,
     samples=(Sample(((2, 3),), {"dim": 1}),),

@@ -21,7 +21,7 @@ from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.pointwise import data_of
 from engine.ops.reduce import _norm_dims, _sum, _sum_dtype
-from engine.ops.stats import _restore, _two_over, _var_fwd
+from engine.ops.stats import _restore, _two_over, _two_pass
 from engine.return_types import _make
 
 KEEPDIM = Param("keepdim", "bool")
@@ -96,7 +96,7 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 # -- std_mean / var_mean ----------------------------------------------------------------------
 def _moments(root: bool) -> Any:
     def forward(xp: Any, a: Any, dims: Any, correction: float = 1, keepdim: bool = False) -> Any:
-        spread = _var_fwd(xp, a, dims, correction, keepdim)
+        spread = _two_pass(xp, a, dims, correction, keepdim)
         mean = xp.mean(a, axis=dims, keepdims=keepdim) if dims else a.copy()
         return (xp.sqrt(spread) if root else spread), xp.asarray(mean, dtype=a.dtype)
 
