@@ -62,5 +62,6 @@ class ASGD(Optimizer):
             k.write(ax, ax._data + (p._data - ax._data) * k.c(float(mu._data), g))
         else:
             k.write(ax, p._data)
-        k.write(state["eta"], k.c(lr / ((1 + lambd * lr * step) ** group["alpha"]), mu._data))
-        k.write(mu, k.c(1 / max(1, step - group["t0"]), mu._data))
+        # new values are made as default-dtype tensors, then copied into the state's own
+        k.write(state["eta"], tensor(lr / ((1 + lambd * lr * step) ** group["alpha"]))._data)
+        k.write(mu, tensor(1 / max(1, step - group["t0"]))._data)
