@@ -46,9 +46,10 @@ class ASGD(Optimizer):
         self, p: Tensor, grad: Tensor, group: dict[str, Any], state: dict[str, Any]
     ) -> None:
         if not state:
-            state["step"] = k.step_tensor()
-            state["eta"] = tensor(float(group["lr"]))
-            state["mu"] = tensor(1.0)
+            # unlike the other rules' counters, ASGD's live on the parameter's device
+            state["step"] = tensor(0.0, device=p.device)
+            state["eta"] = tensor(float(group["lr"]), device=p.device)
+            state["mu"] = tensor(1.0, device=p.device)
             state["ax"] = zeros_like(p)
         lr, lambd = group["lr"], group["lambd"]
         g = -grad._data if group["maximize"] else grad._data
@@ -63,5 +64,5 @@ class ASGD(Optimizer):
         else:
             k.write(ax, p._data)
         # new values are made as default-dtype tensors, then copied into the state's own
-        k.write(state["eta"], tensor(lr / ((1 + lambd * lr * step) ** group["alpha"]))._data)
-        k.write(mu, tensor(1 / max(1, step - group["t0"]))._data)
+        k.write(state["eta"], tensor(lr / ((1 + lambd * lr * step) ** group["alpha"])).item())
+        k.write(mu, tensor(1 / max(1, step - group["t0"])).item())

@@ -98,16 +98,24 @@ def _hex(values: Any) -> list[str]:
     return [float(v).hex() for v in np.asarray(values, dtype=np.float64).reshape(-1)]
 
 
-def _params(T: Any, dtype: str) -> tuple[list[Any], np.random.Generator]:
+def _params(T: Any, dtype: str, device: str) -> tuple[list[Any], np.random.Generator]:
     rng = np.random.default_rng(11)
     np_dtype = np.dtype(dtype)
-    params = [T.tensor(rng.standard_normal(s).astype(np_dtype), requires_grad=True) for s in SHAPES]
+    params = [
+        T.tensor(rng.standard_normal(s).astype(np_dtype), device=device, requires_grad=True)
+        for s in SHAPES
+    ]
     return params, rng
 
 
 def _grads(T: Any, params: list[Any], rng: np.random.Generator) -> None:
     for p in params:
-        p.grad = T.tensor(rng.standard_normal(tuple(p.shape)).astype(p.detach().numpy().dtype))
+        values = rng.standard_normal(tuple(p.shape)).astype(_numpy(p).dtype)
+        p.grad = T.tensor(values, device=p.device)
+
+
+def _numpy(t: Any) -> np.ndarray:
+    return np.asarray(t.detach().cpu().numpy())
 
 
 def _state_facts(opt: Any, params: list[Any]) -> list[dict[str, Any]]:
@@ -115,7 +123,7 @@ def _state_facts(opt: Any, params: list[Any]) -> list[dict[str, Any]]:
     for p in params:
         entry = {}
         for key, value in opt.state[p].items():
-            entry[key] = [str(value.dtype).rsplit(".", 1)[-1], value._version, _hex(value.numpy())]
+            entry[key] = [str(value.dtype).rsplit(".", 1)[-1], value._version, _hex(_numpy(value))]
         out.append(entry)
     return out
 
@@ -124,23 +132,23 @@ def _groups(opt: Any) -> list[dict[str, Any]]:
     return json.loads(json.dumps(opt.state_dict()["param_groups"]))
 
 
-def facts(T: Any, case: str, dtype: str) -> dict[str, Any]:
+def facts(T: Any, case: str, dtype: str, device: str = "cpu") -> dict[str, Any]:
     """Parameters, state, versions and groups after the case's steps, and after a
     ``state_dict``/``load_state_dict`` round trip into a fresh optimizer midway."""
     name, options, steps = CASES[case]
     make = getattr(T.optim, name)
-    params, rng = _params(T, dtype)
+    params, rng = _params(T, dtype, device)
     opt = make(params, **options)
     for _ in range(steps):
         _grads(T, params, rng)
         opt.step()
     out: dict[str, Any] = {
-        "params": [_hex(p.detach().numpy()) for p in params],
+        "params": [_hex(_numpy(p)) for p in params],
         "versions": [p._version for p in params],
         "state": _state_facts(opt, params),
         "groups": _groups(opt),
     }
-    params, rng = _params(T, dtype)
+    params, rng = _params(T, dtype, device)
     opt = make(params, **options)
     for step in range(steps):
         _grads(T, params, rng)
@@ -149,7 +157,8 @@ def facts(T: Any, case: str, dtype: str) -> dict[str, Any]:
             saved = opt.state_dict()
             opt = make(params, **options)
             opt.load_state_dict(saved)
-    out["reloaded_params"] = [_hex(p.detach().numpy()) for p in params]
+    out["reloaded_params"] = [_hex(_numpy(p)) for p in params]
+    out["devices"] = [{k: str(v.device) for k, v in opt.state[p].items()} for p in params]
     out["reloaded_state"] = _state_facts(opt, params)
     return out
 
@@ -191,6 +200,7 @@ def _values_close(got: list[str], want: list[str], dtype: str, exact: bool) -> b
 
 def assert_facts_match(got: dict[str, Any], want: dict[str, Any], case: str, dtype: str) -> None:
     exact = CASES[case][0] not in SQRT_BASED
+    assert got["devices"] == want["devices"]
     assert got["versions"] == want["versions"]
     assert got["groups"] == want["groups"]
     for params_key, state_key in (("params", "state"), ("reloaded_params", "reloaded_state")):
@@ -234,6 +244,25 @@ def test_mnist_example_names_exist() -> None:
     sched.step()
     assert opt.param_groups[0]["lr"] == 0.7
     assert w.detach().numpy().tolist() != [0.0, 0.0, 0.0]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("case", CASES)
+def test_steps_on_cuda_match_the_golden(case: str) -> None:
+    """On a CUDA device the same values; state on PyTorch's devices after
+    ``load_state_dict`` (step counters stay on the CPU, except ASGD's, made on the
+    parameter's device; NAdam's ``mu_product``, made on the CPU, is moved there as a new
+    tensor, as ``Tensor.to`` makes one)."""
+    got = facts(engine, case, "float32", "cuda")
+    want = dict(_golden()[f"{case}/float32"])
+    on_cpu = ("step",) if CASES[case][0] != "ASGD" else ()
+    want["devices"] = [{k: "cpu" if k in on_cpu else "cuda:0" for k in d} for d in want["devices"]]
+    if CASES[case][0] == "NAdam":  # the moved mu_product is a new tensor: one write fewer
+        want["reloaded_state"] = [
+            {k: [v[0], v[1] - (k == "mu_product"), v[2]] for k, v in d.items()}
+            for d in want["reloaded_state"]
+        ]
+    assert_facts_match(got, want, case, "float32")
 
 
 @pytest.mark.torch
