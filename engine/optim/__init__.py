@@ -6,6 +6,7 @@ from engine.optim.adagrad import Adagrad
 from engine.optim.adam import Adam, AdamW
 from engine.optim.adamax import Adamax
 from engine.optim.asgd import ASGD
+from engine.optim.lbfgs import LBFGS
 from engine.optim.nadam import NAdam
 from engine.optim.optimizer import Optimizer
 from engine.optim.radam import RAdam
@@ -15,6 +16,7 @@ from engine.optim.sgd import SGD
 
 __all__ = [
     "ASGD",
+    "LBFGS",
     "SGD",
     "Adadelta",
     "Adagrad",
