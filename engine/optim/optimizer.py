@@ -37,6 +37,17 @@ def _params_type_error(params: Any) -> TypeError:
     )
 
 
+def _cast_state(p: Tensor, key: str, value: Any) -> Any:
+    """A loaded state value as PyTorch keeps it: ``step`` untouched, other tensors moved to
+    the parameter's device and, for a floating parameter, cast to its dtype (so a float64
+    parameter's ``mu_product`` or ``eta`` becomes float64, as in PyTorch)."""
+    if not isinstance(value, Tensor) or key == "step":
+        return value
+    if p.is_floating_point():
+        return value.to(dtype=p.dtype, device=p.device)
+    return value.to(p.device)
+
+
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts with ``params`` and options) and ``state``."""
 
@@ -145,10 +156,7 @@ class Optimizer:
         self.state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             p = by_index[int(key)]
-            self.state[p] = {
-                k: (v.to(p.device) if isinstance(v, Tensor) and k != "step" else v)
-                for k, v in value.items()
-            }
+            self.state[p] = {k: _cast_state(p, k, v) for k, v in value.items()}
         for mine, loaded in zip(self.param_groups, groups):
             mine.update({k: v for k, v in loaded.items() if k != "params"})
 

@@ -131,6 +131,15 @@ for _name, _ctor in (
         "torch.optim.RMSprop(params, lr=0.01, momentum=0.9, centered=True)",
     ),
     ("adagrad", "torch.optim.Adagrad(params, lr=0.1, lr_decay=0.01, weight_decay=0.05)"),
+    ("adadelta", "torch.optim.Adadelta(params, lr=1.0, weight_decay=0.05)"),
+    ("adamax", "torch.optim.Adamax(params, lr=0.01, maximize=True)"),
+    (
+        "nadam_decoupled",
+        "torch.optim.NAdam(params, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)",
+    ),
+    ("radam", "torch.optim.RAdam(params, lr=0.01, betas=(0.9, 0.8), weight_decay=0.1)"),
+    ("rprop", "torch.optim.Rprop(params, lr=0.05, etas=(0.4, 1.3), step_sizes=(1e-3, 1.0))"),
+    ("asgd", "torch.optim.ASGD(params, lr=0.05, t0=2, lambd=0.01)"),
 ):
     _add(
         f"optim_{_name}",
