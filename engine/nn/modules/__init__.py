@@ -18,6 +18,8 @@ from engine.nn.modules.activation import (
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
 from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
+from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
+from engine.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.loss import (
     BCELoss,
@@ -59,9 +61,12 @@ __all__ = [
     "Dropout2d",
     "Embedding",
     "Flatten",
+    "GroupNorm",
     "Hardtanh",
     "HuberLoss",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
@@ -78,6 +83,7 @@ __all__ = [
     "NLLLoss",
     "ParameterDict",
     "ParameterList",
+    "RMSNorm",
     "ReLU",
     "ReLU6",
     "Sequential",
