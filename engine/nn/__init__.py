@@ -19,7 +19,7 @@ _UNSUPPORTED = {
         "attention layers",
     ),
     **dict.fromkeys(("BatchNorm3d", "Conv3d"), "these layers"),
-    **dict.fromkeys(("Upsample", "PixelShuffle", "AdaptiveMaxPool2d"), "these layers"),
+    **dict.fromkeys(("AdaptiveMaxPool2d",), "these layers"),
 }
 
 

@@ -25,6 +25,7 @@ from engine.ops import (
     norms,
     ordering,
     padding,
+    pixel_shuffle,
     placement,
     pointwise,
     pointwise_extra,
@@ -40,6 +41,7 @@ from engine.ops import (
     stacking,
     stats,
     summaries,
+    upsample,
 )
 from engine.ops.core import OPS, OpDef, Sample
 

@@ -42,6 +42,13 @@ from engine.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from engine.nn.modules.upsampling import (
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "ELU",
@@ -83,6 +90,8 @@ __all__ = [
     "NLLLoss",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "RMSNorm",
     "ReLU",
     "ReLU6",
@@ -94,4 +103,7 @@ __all__ = [
     "Softplus",
     "Tanh",
     "Unflatten",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]
