@@ -385,3 +385,24 @@ def record(torch: Any, name: str) -> list[Any]:
         None if g is None else _describe(g.grad_fn, inputs, DEPTH) if g.requires_grad else "const"
         for g in grads
     ]
+
+
+#: Normalisation and resampling layers (group norm, interpolate, pixel shuffle).
+PROGRAMS.update(
+    {
+        "native_group_norm": "F.group_norm(a, 2, b, c)",
+        "native_group_norm#1": "F.group_norm(a, 3, b, c)",
+        "upsample_nearest1d": "F.interpolate(a, size=(7,))",
+        "upsample_nearest2d": "F.interpolate(a, size=(7, 5))",
+        "upsample_linear1d": "F.interpolate(a, size=(7,), mode='linear')",
+        "upsample_bilinear2d": "F.interpolate(a, size=(7, 5), mode='bilinear')",
+        "pixel_shuffle": "F.pixel_shuffle(a, 2)",
+        "pixel_unshuffle": "F.pixel_unshuffle(a, 2)",
+    }
+)
+NOT_PROGRAMS.update(
+    {
+        f"upsample_{kind}_backward": f"internal: the node of upsample_{kind}'s gradient"
+        for kind in ("nearest1d", "nearest2d", "linear1d", "bilinear2d")
+    }
+)
