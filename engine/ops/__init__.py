@@ -24,6 +24,7 @@ from engine.ops import (
     normalization,
     norms,
     ordering,
+    pad_modes,
     padding,
     pixel_shuffle,
     placement,

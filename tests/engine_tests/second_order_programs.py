@@ -398,11 +398,22 @@ PROGRAMS.update(
         "upsample_bilinear2d": "F.interpolate(a, size=(7, 5), mode='bilinear')",
         "pixel_shuffle": "F.pixel_shuffle(a, 2)",
         "pixel_unshuffle": "F.pixel_unshuffle(a, 2)",
+        "reflection_pad1d": "F.pad(a, (2, 1), mode='reflect')",
+        "reflection_pad2d": "F.pad(a, (2, 1, 1, 2), mode='reflect')",
+        "reflection_pad3d": "F.pad(a, (2, 1, 1, 2, 0, 1), mode='reflect')",
+        "replication_pad1d": "F.pad(a, (2, 1), mode='replicate')",
+        "replication_pad2d": "F.pad(a, (2, 1, 1, 2), mode='replicate')",
+        "replication_pad3d": "F.pad(a, (2, 1, 1, 2, 0, 1), mode='replicate')",
     }
 )
 NOT_PROGRAMS.update(
     {
         f"upsample_{kind}_backward": f"internal: the node of upsample_{kind}'s gradient"
         for kind in ("nearest1d", "nearest2d", "linear1d", "bilinear2d")
+    }
+    | {
+        f"{kind}_pad{d}d_backward": f"internal: the node of {kind}_pad{d}d's gradient"
+        for kind in ("reflection", "replication")
+        for d in (1, 2, 3)
     }
 )

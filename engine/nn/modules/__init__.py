@@ -34,6 +34,20 @@ from engine.nn.modules.loss import (
 )
 from engine.nn.modules.module import Module
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
+from engine.nn.modules.padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from engine.nn.modules.parameter_containers import ParameterDict, ParameterList
 from engine.nn.modules.pooling import (
     AdaptiveAvgPool2d,
@@ -60,6 +74,9 @@ __all__ = [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
     "Conv1d",
     "Conv2d",
     "CrossEntropyLoss",
@@ -95,6 +112,12 @@ __all__ = [
     "RMSNorm",
     "ReLU",
     "ReLU6",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
     "Sequential",
     "SiLU",
     "Sigmoid",
@@ -106,4 +129,7 @@ __all__ = [
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
 ]
