@@ -59,7 +59,7 @@ def instance_norm(
     shape = tuple(input.shape)
     if use_input_stats and math.prod(shape[2:]) == 1:
         raise ValueError(
-            f"Expected more than 1 spatial element when training, got input size {list(shape)}"
+            f"Expected more than 1 spatial element when training, got input size {input.shape}"
         )
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
@@ -114,7 +114,7 @@ def rms_norm(
     if tuple(input.shape[input.ndim - len(shape) :]) != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
-            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+            f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
         )
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(

@@ -118,7 +118,7 @@ def pad_mode(input: Any, pad: tuple[int, ...], mode: str) -> Any:  # noqa: A002
         lo, hi = pad[2 * i], pad[2 * i + 1]
         if reflect and (lo >= shape[d] or hi >= shape[d]):
             raise RuntimeError(
-                "Argument #4: Padding size should be less than the corresponding input "
+                f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
                 f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input {shape}"
             )
         if shape[d] + lo + hi < 1:

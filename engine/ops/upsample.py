@@ -156,7 +156,7 @@ _OPS = {
     ("linear", 3): _declare("upsample_linear1d", "UpsampleLinear1D", True, (2, 2, 3)),
     ("bilinear", 4): _declare("upsample_bilinear2d", "UpsampleBilinear2D", True, (1, 2, 3, 2)),
 }
-_MODES = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
 
 def _is_integer(x: Any) -> bool:
