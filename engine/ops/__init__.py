@@ -10,6 +10,7 @@ from engine.ops import (
     convert,
     decompositions,
     einsum,
+    fold,
     gelu,
     group_norm,
     index,

@@ -38,8 +38,15 @@ def _repeat(t: Any, times: int) -> Any:
     doc="normalise each channel of each sample over its positions",
     method=False,
     example=Example(
-        inputs={"input": (2, 3, 4), "weight": (3,), "bias": (3,)},
+        inputs={
+            "input": (2, 3, 4),
+            "running_mean": (3,),
+            "running_var": (3,),
+            "weight": (3,),
+            "bias": (3,),
+        },
         params={"use_input_stats": True},
+        values={"running_mean": "constant", "running_var": "positive"},
     ),
 )
 def instance_norm(

@@ -398,6 +398,8 @@ PROGRAMS.update(
         "upsample_bilinear2d": "F.interpolate(a, size=(7, 5), mode='bilinear')",
         "pixel_shuffle": "F.pixel_shuffle(a, 2)",
         "pixel_unshuffle": "F.pixel_unshuffle(a, 2)",
+        "im2col": "F.unfold(a, 2, padding=(1, 0), stride=(1, 2))",
+        "col2im": "F.fold(a, (3, 4), 2, padding=(1, 0), stride=(1, 2))",
         "reflection_pad1d": "F.pad(a, (2, 1), mode='reflect')",
         "reflection_pad2d": "F.pad(a, (2, 1, 1, 2), mode='reflect')",
         "reflection_pad3d": "F.pad(a, (2, 1, 1, 2, 0, 1), mode='reflect')",

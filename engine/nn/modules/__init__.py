@@ -18,6 +18,7 @@ from engine.nn.modules.activation import (
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
 from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
+from engine.nn.modules.fold import Fold, Unfold
 from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
 from engine.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
@@ -85,6 +86,7 @@ __all__ = [
     "Dropout2d",
     "Embedding",
     "Flatten",
+    "Fold",
     "GroupNorm",
     "Hardtanh",
     "HuberLoss",
@@ -126,6 +128,7 @@ __all__ = [
     "Softplus",
     "Tanh",
     "Unflatten",
+    "Unfold",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
