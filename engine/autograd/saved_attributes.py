@@ -27,6 +27,8 @@ PYTORCH_SAVED: dict[str, tuple[str, ...]] = {
     "AtanBackward0": ("self",),
     "AvgPool2DBackward0": ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self", "stride"),
     "AvgPool2DBackwardBackward0": ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride"),
+    "AvgPool3DBackward0": ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self", "stride"),
+    "AvgPool3DBackwardBackward0": ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride"),
     "BaddbmmBackward0": ("alpha", "batch1", "batch2", "beta"),
     "BernoulliBackward2": (),
     "BinaryCrossEntropyBackward0": ("reduction", "self", "target", "weight"),

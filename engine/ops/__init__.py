@@ -16,6 +16,7 @@ from engine.ops import (
     index,
     inverse,
     linalg,
+    local_response_norm,
     logic,
     losses,
     math,

@@ -398,6 +398,7 @@ PROGRAMS.update(
         "upsample_bilinear2d": "F.interpolate(a, size=(7, 5), mode='bilinear')",
         "pixel_shuffle": "F.pixel_shuffle(a, 2)",
         "pixel_unshuffle": "F.pixel_unshuffle(a, 2)",
+        "depth_avg_pool3d": "F.local_response_norm(a.view(2, 5, 2, 3), 3)",
         "im2col": "F.unfold(a, 2, padding=(1, 0), stride=(1, 2))",
         "col2im": "F.fold(a, (3, 4), 2, padding=(1, 0), stride=(1, 2))",
         "reflection_pad1d": "F.pad(a, (2, 1), mode='reflect')",
@@ -408,6 +409,7 @@ PROGRAMS.update(
         "replication_pad3d": "F.pad(a, (2, 1, 1, 2, 0, 1), mode='replicate')",
     }
 )
+NOT_PROGRAMS["depth_avg_pool3d_backward"] = "internal: the node of depth_avg_pool3d's gradient"
 NOT_PROGRAMS.update(
     {
         f"upsample_{kind}_backward": f"internal: the node of upsample_{kind}'s gradient"

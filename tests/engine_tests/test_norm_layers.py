@@ -166,6 +166,49 @@ def _padding(T: Any) -> list[Any]:
     return facts + [_error(e) for e in errors]
 
 
+def _fold(T: Any) -> list[Any]:
+    F, nn = T.nn.functional, T.nn
+    x, c = _x(T, 2, 2, 3, 4), _x(T, 2, 8, 6, seed=1)
+    facts = [
+        _facts_of(T, F.unfold(x, 2), [x]),
+        _facts_of(T, F.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)), [x]),
+        _facts_of(T, nn.Unfold(3, padding=(0, 1), stride=2)(x[0]), [x]),
+        _facts_of(T, F.fold(c, (3, 4), 2), [c]),
+        _facts_of(T, nn.Fold((4, 5), (2, 2), padding=1, stride=(2, 3))(c), [c]),
+        _facts_of(T, F.fold(c[0], (2, 7), 2), [c]),
+        [repr(nn.Fold((4, 5), 2, padding=[1, 0])), repr(nn.Unfold((2, 3), 1, 0, 2))],
+    ]
+    errors: list[Callable[[], Any]] = [
+        lambda: F.unfold(T.ones(3, 4), 2),
+        lambda: F.unfold(x, 4),
+        lambda: F.unfold(x, 0),
+        lambda: F.unfold(x, 2, stride=0),
+        lambda: F.unfold(x, 2, padding=-1),
+        lambda: F.unfold(x, 2, dilation=0),
+        lambda: F.unfold(T.ones(2, 3, 4, 5, 6), 2),
+        lambda: F.fold(c, (3, 3), 3),
+        lambda: F.fold(c, (3, 3), 2),
+        lambda: F.fold(T.ones(8), (3, 3), 2),
+    ]
+    return facts + [_error(e) for e in errors]
+
+
+def _local_response_norm(T: Any) -> list[Any]:
+    F, nn = T.nn.functional, T.nn
+    d = T.float64
+    x3, x4 = _x(T, 2, 5, 4, dtype=d), _x(T, 1, 6, 3, 2, seed=1, dtype=d)
+    x5 = _x(T, 1, 4, 2, 2, 2, seed=2, dtype=d)
+    return [
+        _forward(F.local_response_norm(_x(T, 1, 6, 3, 2, seed=1), 3)),
+        _facts_of(T, F.local_response_norm(x3, 2), [x3]),
+        _facts_of(T, F.local_response_norm(x3, 3, alpha=0.5, beta=0.5, k=2.0), [x3]),
+        _facts_of(T, F.local_response_norm(x4, 4, alpha=0.3), [x4]),
+        _facts_of(T, nn.LocalResponseNorm(3, 0.2)(x5), [x5]),
+        repr(nn.LocalResponseNorm(3, 0.2)),
+        _error(lambda: F.local_response_norm(T.ones(2, 3), 2)),
+    ]
+
+
 def _versions(m: Any) -> list[Any]:
     return [[n, t._version, t.tolist()] for n, t in [*m.named_parameters(), *m.named_buffers()]]
 
@@ -225,6 +268,8 @@ FACTS = {
     "pixel_shuffle": _pixel_shuffle,
     "padding": _padding,
     "modules": _modules,
+    "fold": _fold,
+    "local_response_norm": _local_response_norm,
 }
 
 
@@ -256,6 +301,10 @@ GRADCHECKED: dict[str, Callable[..., Any]] = {
     ),
     "pixel_shuffle": lambda x, w: F.pixel_shuffle(x, 2),
     "pixel_unshuffle": lambda x, w: F.pixel_unshuffle(x.reshape(2, 1, 4, 6), 2),
+    "unfold": lambda x, w: F.unfold(x, (2, 2), dilation=(1, 2), padding=1, stride=(2, 1)),
+    "fold": lambda x, w: F.fold(x.reshape(2, 4, 6), (2, 4), 2, padding=(1, 0), stride=(1, 2)),
+    "local_response_norm": lambda x, w: F.local_response_norm(x, 3, alpha=0.5, k=1.5),
+    "local_response_norm_3d": lambda x, w: F.local_response_norm(x[0], 2, alpha=0.5),
     "reflect": lambda x, w: F.pad(x, (2, 1, 1, 1), mode="reflect"),
     "replicate": lambda x, w: F.pad(x, (2, -1, 3, 1), mode="replicate"),
 }

@@ -22,6 +22,7 @@ from engine.nn.modules.fold import Fold, Unfold
 from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
 from engine.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
+from engine.nn.modules.local_response_norm import LocalResponseNorm
 from engine.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -98,6 +99,7 @@ __all__ = [
     "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
