@@ -66,7 +66,7 @@ def _col2im(
     for i, j, rows, cs in _windows(kernel_size, dilation, stride, blocks):
         padded[:, :, rows, cs] += cols[:, :, i, j]
     out = padded[:, :, ph : ph + h, pw : pw + w]
-    return xp.ascontiguousarray(out if batched else out[0])
+    return (out if batched else out[0]).copy()
 
 
 def _geometry(p: dict[str, Any]) -> dict[str, Any]:

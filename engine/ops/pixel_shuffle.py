@@ -18,7 +18,7 @@ def _shuffle(xp: Any, a: Any, factor: int) -> Any:
     b = a.reshape(*batch, c // (r * r), r, r, h, w)
     k = len(batch)
     b = b.transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)
-    return xp.ascontiguousarray(b).reshape(*batch, c // (r * r), h * r, w * r)
+    return b.reshape(*batch, c // (r * r), h * r, w * r)
 
 
 def _unshuffle(xp: Any, a: Any, factor: int) -> Any:
@@ -27,7 +27,7 @@ def _unshuffle(xp: Any, a: Any, factor: int) -> Any:
     b = a.reshape(*batch, c, h // r, r, w // r, r)
     k = len(batch)
     b = b.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
-    return xp.ascontiguousarray(b).reshape(*batch, c * r * r, h // r, w // r)
+    return b.reshape(*batch, c * r * r, h // r, w // r)
 
 
 PIXEL_SHUFFLE = declare(
