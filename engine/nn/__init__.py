@@ -18,8 +18,8 @@ _UNSUPPORTED = {
         ("Transformer", "TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"),
         "attention layers",
     ),
-    **dict.fromkeys(("InstanceNorm2d", "GroupNorm", "BatchNorm3d", "Conv3d"), "these layers"),
-    **dict.fromkeys(("Upsample", "PixelShuffle", "AdaptiveMaxPool2d"), "these layers"),
+    **dict.fromkeys(("BatchNorm3d", "Conv3d"), "these layers"),
+    **dict.fromkeys(("AdaptiveMaxPool2d",), "these layers"),
 }
 
 

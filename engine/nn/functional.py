@@ -55,3 +55,39 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # type: ignore[no-unty
 
 __all__ += ["avg_pool1d", "cosine_similarity", "max_pool1d", "normalize", "one_hot", "softmin"]
 del _ops, _sig
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # type: ignore[no-untyped-def]  # noqa: A002
+    """Deprecated in PyTorch (it warns so): ``interpolate``."""
+    import warnings
+
+    warnings.warn(
+        "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode, align_corners)  # type: ignore[name-defined]  # noqa: F821
+
+
+def upsample_nearest(input, size=None, scale_factor=None):  # type: ignore[no-untyped-def]  # noqa: A002
+    """Deprecated in PyTorch (it warns so): ``interpolate`` in nearest mode."""
+    import warnings
+
+    warnings.warn(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")  # type: ignore[name-defined]  # noqa: F821
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):  # type: ignore[no-untyped-def]  # noqa: A002
+    """Deprecated in PyTorch (it warns so): ``interpolate``, bilinear with corners aligned."""
+    import warnings
+
+    warnings.warn(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)  # type: ignore[name-defined]  # noqa: F821
+
+
+__all__ += ["upsample", "upsample_bilinear", "upsample_nearest"]

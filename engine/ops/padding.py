@@ -1,5 +1,6 @@
 """``F.pad`` in its constant mode (``ConstantPadNdBackward0``): pads given last dimension
-first, negative ones crop, and the gradient is the opposite pad of the gradient."""
+first, negative ones crop, and the gradient is the opposite pad of the gradient. The
+reflect and replicate modes are ``engine.ops.pad_modes``."""
 
 from __future__ import annotations
 
@@ -52,13 +53,20 @@ PAD = declare(
     example=Example(params={"pad": [1, 1]}),
 )
 def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:  # noqa: A002
-    if mode != "constant":
-        raise NotImplementedError(
-            f"F.pad(mode='{mode}') is not supported by the engine; only mode='constant' is"
-        )
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
+    if mode in ("reflect", "replicate"):
+        from engine.ops.pad_modes import pad_mode
+
+        return pad_mode(input, pad, mode)
+    if mode == "circular":
+        raise NotImplementedError(
+            f"F.pad(mode='{mode}') is not supported by the engine; only modes 'constant', "
+            "'reflect' and 'replicate' are"
+        )
+    if mode != "constant":
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) > 2 * input.ndim:
         raise RuntimeError(
             "Padding length should be less than or equal to two times the input dimension but "

@@ -385,3 +385,39 @@ def record(torch: Any, name: str) -> list[Any]:
         None if g is None else _describe(g.grad_fn, inputs, DEPTH) if g.requires_grad else "const"
         for g in grads
     ]
+
+
+#: Normalisation and resampling layers (group norm, interpolate, pixel shuffle).
+PROGRAMS.update(
+    {
+        "native_group_norm": "F.group_norm(a, 2, b, c)",
+        "native_group_norm#1": "F.group_norm(a, 3, b, c)",
+        "upsample_nearest1d": "F.interpolate(a, size=(7,))",
+        "upsample_nearest2d": "F.interpolate(a, size=(7, 5))",
+        "upsample_linear1d": "F.interpolate(a, size=(7,), mode='linear')",
+        "upsample_bilinear2d": "F.interpolate(a, size=(7, 5), mode='bilinear')",
+        "pixel_shuffle": "F.pixel_shuffle(a, 2)",
+        "pixel_unshuffle": "F.pixel_unshuffle(a, 2)",
+        "depth_avg_pool3d": "F.local_response_norm(a.view(2, 5, 2, 3), 3)",
+        "im2col": "F.unfold(a, 2, padding=(1, 0), stride=(1, 2))",
+        "col2im": "F.fold(a, (3, 4), 2, padding=(1, 0), stride=(1, 2))",
+        "reflection_pad1d": "F.pad(a, (2, 1), mode='reflect')",
+        "reflection_pad2d": "F.pad(a, (2, 1, 1, 2), mode='reflect')",
+        "reflection_pad3d": "F.pad(a, (2, 1, 1, 2, 0, 1), mode='reflect')",
+        "replication_pad1d": "F.pad(a, (2, 1), mode='replicate')",
+        "replication_pad2d": "F.pad(a, (2, 1, 1, 2), mode='replicate')",
+        "replication_pad3d": "F.pad(a, (2, 1, 1, 2, 0, 1), mode='replicate')",
+    }
+)
+NOT_PROGRAMS["depth_avg_pool3d_backward"] = "internal: the node of depth_avg_pool3d's gradient"
+NOT_PROGRAMS.update(
+    {
+        f"upsample_{kind}_backward": f"internal: the node of upsample_{kind}'s gradient"
+        for kind in ("nearest1d", "nearest2d", "linear1d", "bilinear2d")
+    }
+    | {
+        f"{kind}_pad{d}d_backward": f"internal: the node of {kind}_pad{d}d's gradient"
+        for kind in ("reflection", "replication")
+        for d in (1, 2, 3)
+    }
+)

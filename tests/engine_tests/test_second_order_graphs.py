@@ -34,6 +34,18 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "linalg_cholesky": "the engine inverts L (linalg_inv), ATen solves triangular systems",
     "linalg_qr": "the engine computes the gradient on arrays: a constant under create_graph",
     "linalg_svd": "the engine computes the gradient on arrays: a constant under create_graph",
+    "depth_avg_pool3d": (
+        "local_response_norm's views: the engine's gradient of a view is ReshapeCopyBackward0, "
+        "ATen's reshape of a contiguous gradient a view (ViewBackward0)"
+    ),
+    "native_group_norm": (
+        "ATen's formula reads mean and rstd from the forward node (its outputs 1 and 2) "
+        "with sum/unsqueeze nodes; the engine recomputes them with mean/rsqrt nodes"
+    ),
+    "native_group_norm#1": (
+        "ATen's formula reads mean and rstd from the forward node (its outputs 1 and 2) "
+        "with sum/unsqueeze nodes; the engine recomputes them with mean/rsqrt nodes"
+    ),
 }
 
 

@@ -18,7 +18,11 @@ from engine.nn.modules.activation import (
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import Conv1d, Conv2d
 from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
+from engine.nn.modules.fold import Fold, Unfold
+from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
+from engine.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
+from engine.nn.modules.local_response_norm import LocalResponseNorm
 from engine.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -32,6 +36,20 @@ from engine.nn.modules.loss import (
 )
 from engine.nn.modules.module import Module
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
+from engine.nn.modules.padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from engine.nn.modules.parameter_containers import ParameterDict, ParameterList
 from engine.nn.modules.pooling import (
     AdaptiveAvgPool2d,
@@ -39,6 +57,13 @@ from engine.nn.modules.pooling import (
     AvgPool2d,
     MaxPool1d,
     MaxPool2d,
+)
+from engine.nn.modules.upsampling import (
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
 )
 
 __all__ = [
@@ -51,6 +76,9 @@ __all__ = [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
     "Conv1d",
     "Conv2d",
     "CrossEntropyLoss",
@@ -59,14 +87,19 @@ __all__ = [
     "Dropout2d",
     "Embedding",
     "Flatten",
+    "Fold",
+    "GroupNorm",
     "Hardtanh",
     "HuberLoss",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
@@ -78,8 +111,17 @@ __all__ = [
     "NLLLoss",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "RMSNorm",
     "ReLU",
     "ReLU6",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
     "Sequential",
     "SiLU",
     "Sigmoid",
@@ -88,4 +130,11 @@ __all__ = [
     "Softplus",
     "Tanh",
     "Unflatten",
+    "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
 ]
