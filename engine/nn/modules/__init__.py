@@ -31,6 +31,22 @@ from engine.nn.modules.loss import (
     SmoothL1Loss,
 )
 from engine.nn.modules.module import Module
+from engine.nn.modules.more_activations import (
+    CELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Mish,
+    PReLU,
+    Softmax2d,
+    Softmin,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
 from engine.nn.modules.parameter_containers import ParameterDict, ParameterList
 from engine.nn.modules.pooling import (
@@ -42,8 +58,11 @@ from engine.nn.modules.pooling import (
 )
 
 __all__ = [
+    "CELU",
     "ELU",
     "GELU",
+    "GLU",
+    "SELU",
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
@@ -59,6 +78,9 @@ __all__ = [
     "Dropout2d",
     "Embedding",
     "Flatten",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
     "Hardtanh",
     "HuberLoss",
     "Identity",
@@ -72,10 +94,12 @@ __all__ = [
     "MSELoss",
     "MaxPool1d",
     "MaxPool2d",
+    "Mish",
     "Module",
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
+    "PReLU",
     "ParameterDict",
     "ParameterList",
     "ReLU",
@@ -85,7 +109,13 @@ __all__ = [
     "Sigmoid",
     "SmoothL1Loss",
     "Softmax",
+    "Softmax2d",
+    "Softmin",
     "Softplus",
+    "Softshrink",
+    "Softsign",
     "Tanh",
+    "Tanhshrink",
+    "Threshold",
     "Unflatten",
 ]
