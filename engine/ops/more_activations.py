@@ -24,8 +24,9 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _where_zero(c: Any, value: Any, keep_zero: Any) -> Any:
-    """``at::where(cond, zeros({}), value)`` in a formula (``keep_zero`` an array mask)."""
-    return c.m.where(value, zero_scalar(c, value), condition=keep_zero)
+    """``at::where(cond, zeros({}), value)`` in a formula (``keep_zero`` an array mask;
+    the formulas' ``where(a, b, condition)`` picks ``a`` where the condition holds)."""
+    return c.m.where(value, zero_scalar(c, value), condition=~keep_zero)
 
 
 # -- CELU: ELU with input_scale = 1 / alpha, a node of its own --------------------------
@@ -71,9 +72,11 @@ def _hardswish_fwd(xp: Any, a: Any) -> Any:
 
 
 def _hardswish_backward_kernel(xp: Any, g: Any, x: Any) -> Any:
+    """ATen's CPU kernel: 0 up to -3 inclusive, ``grad * (x / 3 + 0.5)`` below 3, then
+    ``grad`` (measured at the ends: 0 at -3, ``grad`` at 3)."""
     t = g.dtype.type
-    mid = xp.where(x <= t(3), g * (x / t(3) + t(0.5)), g)
-    return xp.where(x < t(-3), xp.zeros((), g.dtype), mid)
+    mid = xp.where(x < t(3), g * (x / t(3) + t(0.5)), g)
+    return xp.where(x <= t(-3), xp.zeros((), g.dtype), mid)
 
 
 def _hardswish_second(c: Any, gg: Any) -> Any:
@@ -104,7 +107,8 @@ HARDSWISH = declare(
 def _hardsigmoid_backward_kernel(xp: Any, g: Any, x: Any) -> Any:
     t = g.dtype.type
     inside = (x > t(-3)) & (x < t(3))
-    return xp.where(inside, g * t(1.0 / 6.0), xp.zeros((), g.dtype))
+    # ATen's ``one_sixth`` is ``1.0f / 6.0f``, a float even for double inputs
+    return xp.where(inside, g * t(np.float32(1.0) / np.float32(6.0)), xp.zeros((), g.dtype))
 
 
 def _hardsigmoid_second(c: Any, gg: Any) -> Any:
