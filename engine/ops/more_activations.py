@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.catalog import Param, public
 from engine.ops.activations import ELU, ELU_INPLACE, _elu_forward, _fused_backward, _no_second
-from engine.ops.core import Sample, apply_inplace, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import data_of, scalar_minus, zero_scalar, zeros_like
 
@@ -116,7 +116,9 @@ def _hardsigmoid_second(c: Any, gg: Any) -> Any:
 
 
 #: ``hardsigmoid_backward`` has no derivative in ``derivatives.yaml``: under
-#: ``create_graph`` PyTorch records a ``NotImplemented`` node that refuses backward.
+#: ``create_graph`` PyTorch's fallback records a ``NotImplemented`` node that refuses
+#: backward, with edges to the inputs that require grad only; the two one-input forms
+#: take the other operand as a constant.
 declare(
     "hardsigmoid_backward",
     "NotImplemented",
@@ -124,6 +126,33 @@ declare(
     _hardsigmoid_backward_kernel,
     _hardsigmoid_second,
 )
+declare(
+    "hardsigmoid_backward_of_self",
+    "NotImplemented",
+    ("self",),
+    lambda xp, x, grad_output: _hardsigmoid_backward_kernel(xp, grad_output, x),
+    _hardsigmoid_second,
+)
+declare(
+    "hardsigmoid_backward_of_grad",
+    "NotImplemented",
+    ("grad_output",),
+    lambda xp, g, other: _hardsigmoid_backward_kernel(xp, g, other),
+    _hardsigmoid_second,
+)
+
+
+def _hardsigmoid_grad(c: Any, g: Any) -> Any:
+    x, m = c.s["self"], c.m
+    if m is ARRAY_MATH:
+        return m.hardsigmoid_backward(g, x)
+    if not g.requires_grad:
+        return m.hardsigmoid_backward_of_self(x, grad_output=g._data)
+    if not x.requires_grad:
+        return m.hardsigmoid_backward_of_grad(g, other=x._data)
+    return m.hardsigmoid_backward(g, x)
+
+
 HARDSIGMOID = declare(
     "hardsigmoid",
     "HardsigmoidBackward0",
@@ -132,7 +161,7 @@ HARDSIGMOID = declare(
         xp.minimum(xp.maximum(a + a.dtype.type(3), a.dtype.type(0)), a.dtype.type(6))
         / a.dtype.type(6)
     ),
-    lambda c, g: c.m.hardsigmoid_backward(g, c.s["self"]),
+    _hardsigmoid_grad,
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 3),), distinct=True),),
@@ -278,6 +307,7 @@ declare(
     samples=(
         Sample(((2, 3), (2, 3), (1, 3)), {"which": "self"}, distinct=True),
         Sample(((2, 3), (2, 3), (1, 3)), {"which": "weight"}, distinct=True),
+        Sample(((4,), (4,), (1,)), {"which": "self"}, distinct=True),
     ),
 )
 
@@ -297,7 +327,8 @@ PRELU_KERNEL = declare(
     lambda xp, a, w: xp.where(a > 0, a, w * a),
     _prelu_grad,
     save={"self": None, "weight": None},
-    samples=(Sample(((2, 3), (1, 3)), distinct=True),),
+    # the first: a 1-D input and a one-element weight, which ``F.prelu`` passes unshaped
+    samples=(Sample(((4,), (1,)), distinct=True), Sample(((2, 3), (1, 3)), distinct=True)),
 )
 
 

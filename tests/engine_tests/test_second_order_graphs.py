@@ -34,6 +34,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "linalg_cholesky": "the engine inverts L (linalg_inv), ATen solves triangular systems",
     "linalg_qr": "the engine computes the gradient on arrays: a constant under create_graph",
     "linalg_svd": "the engine computes the gradient on arrays: a constant under create_graph",
+    "_prelu_kernel": "ATen's _prelu_kernel_backward is one node with two outputs; the engine's "
+    "are two nodes, so the weight gradient's sum_to sees output 0, not 1",
 }
 
 
