@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.ops.activations import ELU, ELU_INPLACE, _elu_forward, _fused_backward, _no_second
 from engine.ops.core import ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
@@ -405,8 +405,23 @@ GLU = declare(
 # -- public functions ---------------------------------------------------------------------
 
 
-def _f(name: str, params: tuple[Param, ...], doc: str, inputs: tuple[Any, ...] = ("input",)) -> Any:
-    return public(name, inputs, params, namespace=NS, category="activation", doc=doc, method=False)
+def _f(
+    name: str,
+    params: tuple[Param, ...],
+    doc: str,
+    inputs: tuple[Any, ...] = ("input",),
+    example: Example | None = None,
+) -> Any:
+    return public(
+        name,
+        inputs,
+        params,
+        namespace=NS,
+        category="activation",
+        doc=doc,
+        method=False,
+        example=example,
+    )
 
 
 def _f_inplace(name: str, params: tuple[Param, ...], doc: str) -> Any:
@@ -431,11 +446,19 @@ def _torch(
     inputs: tuple[Any, ...] = ("input",),
     *,
     method: bool = False,
+    example: Example | None = None,
 ) -> Any:
     """``torch.<name>``: the ATen function PyTorch also exposes at top level (the
     ``torch_`` prefix only keeps it apart from ``F``'s in this module)."""
     register = public(
-        name, inputs, params, namespace="torch", category="activation", doc=doc, method=method
+        name,
+        inputs,
+        params,
+        namespace="torch",
+        category="activation",
+        doc=doc,
+        method=method,
+        example=example,
     )
 
     def named(fn: Any) -> Any:
@@ -614,17 +637,33 @@ def _prelu(input: Any, weight: Any) -> Any:  # noqa: A002
     return apply_op(PRELU_KERNEL, (input, weight))
 
 
-@_f("prelu", (), "x if x > 0 else weight * x", inputs=("input", "weight"))
+#: one slope per channel (dimension 1) of the palette's (2, 3) input
+_PRELU_EXAMPLE = Example(inputs={"weight": (3,)})
+
+
+@_f("prelu", (), "x if x > 0 else weight * x", ("input", "weight"), _PRELU_EXAMPLE)
 def prelu(input: Any, weight: Any) -> Any:  # noqa: A002
     return _prelu(input, weight)
 
 
-@_torch("prelu", (), "x if x > 0 else weight * x", inputs=("input", "weight"), method=True)
+@_torch(
+    "prelu",
+    (),
+    "x if x > 0 else weight * x",
+    ("input", "weight"),
+    method=True,
+    example=_PRELU_EXAMPLE,
+)
 def torch_prelu(input: Any, weight: Any) -> Any:  # noqa: A002
     return _prelu(input, weight)
 
 
-@_f("glu", (Param("dim", "int"),), "first half * sigmoid(second half) along dim")
+@_f(
+    "glu",
+    (Param("dim", "int"),),
+    "first half * sigmoid(second half) along dim",
+    example=Example(inputs={"input": (2, 4)}),
+)
 def glu(input: Any, dim: int = -1) -> Any:  # noqa: A002
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
