@@ -65,6 +65,8 @@ def _elu_backward_kernel(
 ) -> Any:
     """ATen's ``elu_backward`` for ``self``: ``grad * input_scale * alpha * scale *
     exp(x * input_scale)`` where ``x <= 0``, else ``grad * scale``, in the input's dtype."""
+    if scale == 1 and input_scale == 1:  # plain ELU: no multiplications by one
+        return xp.where(x > 0, g, g * alpha * xp.exp(x))
     t = g.dtype.type
     negcoef, negiptcoef = t(alpha) * t(scale), t(input_scale)
     return xp.where(x > 0, g * t(scale), g * negiptcoef * negcoef * xp.exp(x * negiptcoef))
@@ -138,6 +140,8 @@ def _elu_result_second(c: Any, gg: Any) -> Any:
 def _elu_result_kernel(
     xp: Any, g: Any, r: Any, alpha: float, scale: float = 1.0, input_scale: float = 1.0
 ) -> Any:
+    if scale == 1 and input_scale == 1:  # plain ELU: no multiplications by one
+        return xp.where(r > 0, g, g * (r + r.dtype.type(alpha)))
     t = g.dtype.type
     negcoef = t(alpha) * t(scale)
     return xp.where(r > 0, g * t(scale), g * t(input_scale) * (r + negcoef))
@@ -203,6 +207,8 @@ def _elu_forward(
     """ATen's ELU kernel: ``expm1(x * input_scale) * alpha * scale`` where ``x <= 0``, else
     ``x * scale``, with the coefficients in the input's dtype (SELU and CELU are ELUs)."""
     t = a.dtype.type
+    if scale == 1 and input_scale == 1:  # plain ELU: no multiplications by one
+        return xp.where(a > 0, a, t(alpha) * xp.expm1(xp.minimum(a, 0)))
     neg = xp.expm1(xp.minimum(a, 0) * t(input_scale)) * (t(alpha) * t(scale))
     return xp.where(a > 0, a * t(scale), neg)
 
