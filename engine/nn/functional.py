@@ -43,17 +43,37 @@ for _sig in _FUNCTIONS.values():
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):  # type: ignore[no-untyped-def]  # noqa: A002
-    """``softmax(-input)``, as ``torch.nn.functional`` writes it (``NegBackward0`` first)."""
+    """``softmax(-input)``, as ``torch.nn.functional`` writes it (``NegBackward0`` first);
+    without ``dim``, PyTorch's deprecated implicit choice, with its warning."""
     from engine.ops.nn import softmax as _softmax
 
     if dim is None:
-        raise TypeError(
-            "softmin() requires dim in the engine (PyTorch's implicit dim is deprecated)"
+        import warnings
+
+        warnings.warn(
+            "Implicit dimension choice for softmin has been deprecated. Change the call to "
+            "include dim=X as an argument.",
+            UserWarning,
+            stacklevel=max(_stacklevel - 1, 1),
         )
+        dim = 0 if input.ndim in (0, 1, 3) else 1
     return _softmax(-input if dtype is None else (-input).to(dtype), dim)
 
 
-__all__ += ["avg_pool1d", "cosine_similarity", "max_pool1d", "normalize", "one_hot", "softmin"]
+def relu_(input):  # type: ignore[no-untyped-def]  # noqa: A002
+    """``F.relu_`` is ``torch.relu_``: the same tensor back, its version bumped."""
+    return input.relu_()
+
+
+__all__ += [
+    "avg_pool1d",
+    "cosine_similarity",
+    "max_pool1d",
+    "normalize",
+    "one_hot",
+    "relu_",
+    "softmin",
+]
 del _ops, _sig
 
 

@@ -68,15 +68,34 @@ _fused_backward(
 
 
 def _elu_second(c: Any, gg: Any) -> Any:
-    x = c.s["self"]
-    value = gg * c.s["grad_output"] * c.p["alpha"] * c.m.exp(x)
+    """``elu_double_backward``; ``scale`` and ``input_scale`` (SELU's, CELU's) enter only
+    where they are not 1, so plain ELU's graph keeps its nodes."""
+    x, p = c.s["self"], c.p
+    scale, input_scale = p.get("scale", 1.0), p.get("input_scale", 1.0)
+    coef = p["alpha"] * scale * input_scale * input_scale
+    if input_scale == 1.0:
+        value = gg * c.s["grad_output"] * coef * c.m.exp(x)
+    else:
+        value = gg * c.s["grad_output"] * coef * c.m.exp(c.m.mul_scalar(x, other=input_scale))
     return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, x) <= 0)
+
+
+def _elu_backward_kernel(
+    xp: Any, g: Any, x: Any, alpha: float, scale: float = 1.0, input_scale: float = 1.0
+) -> Any:
+    """ATen's ``elu_backward`` for ``self``: ``grad * input_scale * alpha * scale *
+    exp(x * input_scale)`` where ``x <= 0``, else ``grad * scale``, in the input's dtype."""
+    if scale == 1 and input_scale == 1:  # plain ELU: no multiplications by one
+        return xp.where(x > 0, g, g * alpha * xp.exp(x))
+    t = g.dtype.type
+    negcoef, negiptcoef = t(alpha) * t(scale), t(input_scale)
+    return xp.where(x > 0, g * t(scale), g * negiptcoef * negcoef * xp.exp(x * negiptcoef))
 
 
 _fused_backward(
     "elu_backward",
     "EluBackwardBackward0",
-    lambda xp, g, x, alpha: xp.where(x > 0, g, g * alpha * xp.exp(x)),
+    _elu_backward_kernel,
     _elu_second,
     {"alpha": 1.0},
 )
@@ -128,9 +147,22 @@ _fused_backward(
 
 
 def _elu_result_second(c: Any, gg: Any) -> Any:
-    """``elu_double_backward`` for a result: ``gg * grad_output * (result < 0)``."""
+    """``elu_double_backward`` for a result: ``gg * grad_output * input_scale * (result < 0)``."""
     value = gg * c.s["grad_output"]
+    input_scale = c.p.get("input_scale", 1.0)
+    if input_scale != 1.0:
+        value = value * input_scale
     return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, c.s["self"]) < 0)
+
+
+def _elu_result_kernel(
+    xp: Any, g: Any, r: Any, alpha: float, scale: float = 1.0, input_scale: float = 1.0
+) -> Any:
+    if scale == 1 and input_scale == 1:  # plain ELU: no multiplications by one
+        return xp.where(r > 0, g, g * (r + r.dtype.type(alpha)))
+    t = g.dtype.type
+    negcoef = t(alpha) * t(scale)
+    return xp.where(r > 0, g * t(scale), g * t(input_scale) * (r + negcoef))
 
 
 # ``elu_backward(..., is_result=True, result)``: the gradient read off the output, which
@@ -138,7 +170,7 @@ def _elu_result_second(c: Any, gg: Any) -> Any:
 _fused_backward(
     "elu_result_backward",
     "EluBackwardBackward0",
-    lambda xp, g, r, alpha: xp.where(r > 0, g, g * (r + r.dtype.type(alpha))),
+    _elu_result_kernel,
     _elu_result_second,
     {"alpha": 1.0},
 )
@@ -185,14 +217,32 @@ LEAKY_RELU_INPLACE = declare(
     save={"result": None},
     samples=(Sample(((2, 3),), {"negative_slope": 0.1}, distinct=True),),
 )
+
+
+def _elu_forward(
+    xp: Any, a: Any, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0
+) -> Any:
+    """ATen's ELU kernel: ``expm1(x * input_scale) * alpha * scale`` where ``x <= 0``, else
+    ``x * scale``, with the coefficients in the input's dtype (SELU and CELU are ELUs)."""
+    t = a.dtype.type
+    below = xp.where(a > 0, t(0), a)  # the input where not positive: elu(-0.0) is -0.0
+    if scale == 1 and input_scale == 1:  # plain ELU: no multiplications by one
+        return xp.where(a > 0, a, t(alpha) * xp.expm1(below))
+    neg = xp.expm1(below * t(input_scale)) * (t(alpha) * t(scale))
+    return xp.where(a > 0, a * t(scale), neg)
+
+
+def _elu_params(p: dict[str, Any]) -> dict[str, Any]:
+    """The node's params with ``alpha`` defaulted (``F.elu`` passes it; others may not)."""
+    return {"alpha": 1.0, **p}
+
+
 ELU = declare(
     "elu",
     "EluBackward0",
     ("self",),
-    lambda xp, a, alpha=1.0: xp.where(
-        a > 0, a, a.dtype.type(alpha) * xp.expm1(xp.where(a > 0, a.dtype.type(0), a))
-    ),
-    lambda c, g: c.m.elu_backward(g, c.s["self"], alpha=c.p.get("alpha", 1.0)),
+    _elu_forward,
+    lambda c, g: c.m.elu_backward(g, c.s["self"], **_elu_params(c.p)),
     dtype="float",
     save={"self": None},
     samples=DISTINCT,
@@ -205,7 +255,7 @@ ELU_INPLACE = declare(
     "EluBackward1",
     ("self",),
     ELU.forward,
-    lambda c, g: c.m.elu_result_backward(g, c.s["result"], alpha=c.p.get("alpha", 1.0)),
+    lambda c, g: c.m.elu_result_backward(g, c.s["result"], **_elu_params(c.p)),
     dtype="float",
     save={"result": None},
     samples=DISTINCT,

@@ -35,6 +35,22 @@ from engine.nn.modules.loss import (
     SmoothL1Loss,
 )
 from engine.nn.modules.module import Module
+from engine.nn.modules.more_activations import (
+    CELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Mish,
+    PReLU,
+    Softmax2d,
+    Softmin,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
 from engine.nn.modules.normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
 from engine.nn.modules.padding import (
     ConstantPad1d,
@@ -67,8 +83,11 @@ from engine.nn.modules.upsampling import (
 )
 
 __all__ = [
+    "CELU",
     "ELU",
     "GELU",
+    "GLU",
+    "SELU",
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
@@ -89,6 +108,9 @@ __all__ = [
     "Flatten",
     "Fold",
     "GroupNorm",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
     "Hardtanh",
     "HuberLoss",
     "Identity",
@@ -105,10 +127,12 @@ __all__ = [
     "MSELoss",
     "MaxPool1d",
     "MaxPool2d",
+    "Mish",
     "Module",
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
+    "PReLU",
     "ParameterDict",
     "ParameterList",
     "PixelShuffle",
@@ -127,8 +151,14 @@ __all__ = [
     "Sigmoid",
     "SmoothL1Loss",
     "Softmax",
+    "Softmax2d",
+    "Softmin",
     "Softplus",
+    "Softshrink",
+    "Softsign",
     "Tanh",
+    "Tanhshrink",
+    "Threshold",
     "Unflatten",
     "Unfold",
     "Upsample",
