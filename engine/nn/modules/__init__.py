@@ -16,7 +16,13 @@ from engine.nn.modules.activation import (
     Tanh,
 )
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
-from engine.nn.modules.conv import Conv1d, Conv2d
+from engine.nn.modules.conv import (
+    Conv1d,
+    Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.loss import (
@@ -53,6 +59,9 @@ __all__ = [
     "BatchNorm2d",
     "Conv1d",
     "Conv2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
     "CrossEntropyLoss",
     "Dropout",
     "Dropout1d",
