@@ -1333,3 +1333,25 @@ _add(
     f1 = F.conv_transpose1d(torch.ones(2, 4), torch.ones(2, 3, 2), stride=2)
     """,
 )
+
+_add(
+    "random_geometric_cauchy_log_normal_poisson_graphs",
+    """
+    torch.manual_seed(1)
+    x = torch.tensor([[1.5, 2.0, 12.0], [0.0, 0.25, 30.0]], requires_grad=True)
+    counts = torch.poisson(x)
+    h = x * 1
+    h.geometric_(0.25)
+    c = x * 2
+    c.cauchy_(1.0, 0.5)
+    ln = x + 0
+    ln.log_normal_(0.0, 0.5)
+    loss = counts.sum() + h.sum() + c.sum() + ln.sum()
+    loss.backward()
+    names = [t.grad_fn.name() for t in (counts, h, c, ln)]
+    edges = [[type(f).__name__ for f, _ in t.grad_fn.next_functions] for t in (counts, h, c, ln)]
+    versions = [t._version for t in (counts, h, c, ln)]
+    g = x.grad
+    ints = torch.empty(2, 2, dtype=torch.int64).geometric_(0.5)
+    """,
+)
