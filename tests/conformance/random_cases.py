@@ -232,6 +232,28 @@ def _more_fills(T: Any) -> dict[str, Any]:
     return out
 
 
+@_case("rrelu")
+def _rrelu(T: Any) -> dict[str, Any]:
+    """``F.rrelu`` in training: a slope per non-positive element (a double between the
+    bounds rounded to float for float tensors), its gradient the slopes; evaluation's
+    mean slope; ``nn.RReLU`` and the in-place form."""
+    F = T.nn.functional
+    T.manual_seed(5)
+    x = T.linspace(-3, 2, 37, requires_grad=True)
+    y = F.rrelu(x, training=True)
+    (y * T.arange(37.0)).sum().backward()
+    xd = T.linspace(-3, 2, 21, dtype=T.float64)
+    out = {"rrelu train": y.detach(), "x.grad": x.grad}
+    out["rrelu(0.1, 0.9) float64"] = F.rrelu(xd, 0.1, 0.9, training=True)
+    out["rrelu eval"] = F.rrelu(x.detach())
+    out["rrelu_ in place"] = F.rrelu(x.detach().clone(), training=True, inplace=True)
+    layer = T.nn.RReLU(0.1, 0.3)
+    out["RReLU train"] = layer(x.detach())
+    out["RReLU eval"] = layer.eval()(x.detach())
+    out["after"] = T.rand(3)
+    return out
+
+
 @_case("nn_conv_transpose_init")
 def _conv_transpose_init(T: Any) -> dict[str, Any]:
     """``ConvTranspose1d/2d/3d``'s parameters: Kaiming-uniform with fans read from the

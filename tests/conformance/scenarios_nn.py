@@ -1355,3 +1355,27 @@ _add(
     ints = torch.empty(2, 2, dtype=torch.int64).geometric_(0.5)
     """,
 )
+
+_add(
+    "nn_rrelu_graphs",
+    """
+    import torch.nn.functional as F
+
+    torch.manual_seed(3)
+    x = torch.linspace(-2, 1, 7, dtype=torch.float64, requires_grad=True)
+    y = F.rrelu(x, training=True)
+    noise = y.grad_fn._saved_noise
+    facts = [y.grad_fn._saved_lower, y.grad_fn._saved_upper, y.grad_fn._saved_training]
+    (g,) = torch.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+    g.sum().backward()
+    h = x * 1
+    z = F.rrelu(h, 0.2, 0.4, inplace=True)
+    e = F.rrelu(x)
+    (z.sum() + e.sum()).backward()
+    names = [t.grad_fn.name() for t in (y, g, z, e)]
+    edges = [[type(f).__name__ for f, _ in t.grad_fn.next_functions] for t in (y, g, z, e)]
+    xg = x.grad
+    layer = torch.nn.RReLU(0.1, 0.3, inplace=True)
+    text = repr(layer)
+    """,
+)

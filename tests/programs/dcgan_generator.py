@@ -55,7 +55,8 @@ def weights_init(m):
 netG = Generator()
 print(netG)
 print([tuple(p.shape) for p in netG.parameters()])
-print(f"default init: {netG.main[0].weight.sum().item():.6f} {netG.main[3].weight.std().item():.6f}")
+w0, w3 = netG.main[0].weight, netG.main[3].weight
+print(f"default init: {w0.sum().item():.6f} {w3.std().item():.6f}")
 netG.apply(weights_init)
 netD = Discriminator().apply(weights_init)
 criterion = nn.BCELoss()
