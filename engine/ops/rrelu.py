@@ -14,11 +14,15 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Param, public
-from engine.ops.core import apply_inplace, apply_op, declare
+from engine.ops.core import Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import refuse_dtype
 from engine.ops.pointwise import zeros_like
 
 NS = "torch.nn.functional"
+#: Slopes as training draws them (and 1 where the input is positive), for the test matrix.
+_NOISE = np.array([[0.2, 1.0, 0.3], [1.0, 0.15, 0.25]])
+_TRAIN = {"noise": _NOISE, "lower": 0.125, "upper": 1 / 3, "training": True}
+_EVAL = {**_TRAIN, "training": False}
 
 
 def _drawn(training: bool, lower: float, upper: float) -> bool:
@@ -49,6 +53,7 @@ declare(
     _backward_second,
     save={"self": None, "grad_output": ("self",)},
     saved_params=("noise",),
+    samples=(Sample(((2, 3), (2, 3)), _TRAIN, distinct=True),),
 )
 
 
@@ -72,6 +77,7 @@ RRELU = declare(
     dtype="same",
     save={"self": None},
     saved_params=("noise",),
+    samples=(Sample(((2, 3),), _TRAIN, distinct=True), Sample(((2, 3),), _EVAL, distinct=True)),
 )
 #: ``rrelu_`` (``F.rrelu(x, inplace=True)``): the input is gone, so the node saves the result
 #: (a positive slope keeps the input's sign).

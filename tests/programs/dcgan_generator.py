@@ -8,39 +8,26 @@ torch.manual_seed(0)
 nz, ngf, ndf, nc = 8, 8, 4, 3
 
 
-class Generator(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.main = nn.Sequential(
-            nn.ConvTranspose2d(nz, ngf * 2, 4, 1, 0, bias=False),
-            nn.BatchNorm2d(ngf * 2),
-            nn.ReLU(True),
-            nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False),
-            nn.BatchNorm2d(ngf),
-            nn.ReLU(True),
-            nn.ConvTranspose2d(ngf, nc, 4, 2, 1, bias=False),
-            nn.Tanh(),
-        )
-
-    def forward(self, z):
-        return self.main(z)
-
-
-class Discriminator(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.main = nn.Sequential(
-            nn.Conv2d(nc, ndf, 4, 2, 1, bias=False),
-            nn.LeakyReLU(0.2, inplace=True),
-            nn.Conv2d(ndf, ndf * 2, 4, 2, 1, bias=False),
-            nn.BatchNorm2d(ndf * 2),
-            nn.LeakyReLU(0.2, inplace=True),
-            nn.Conv2d(ndf * 2, 1, 4, 1, 0, bias=False),
-            nn.Sigmoid(),
-        )
-
-    def forward(self, x):
-        return self.main(x).view(-1, 1).squeeze(1)
+netG_layers = [
+    nn.ConvTranspose2d(nz, ngf * 2, 4, 1, 0, bias=False),
+    nn.BatchNorm2d(ngf * 2),
+    nn.ReLU(True),
+    nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False),
+    nn.BatchNorm2d(ngf),
+    nn.ReLU(True),
+    nn.ConvTranspose2d(ngf, nc, 4, 2, 1, bias=False),
+    nn.Tanh(),
+]
+netD_layers = [
+    nn.Conv2d(nc, ndf, 4, 2, 1, bias=False),
+    nn.LeakyReLU(0.2, inplace=True),
+    nn.Conv2d(ndf, ndf * 2, 4, 2, 1, bias=False),
+    nn.BatchNorm2d(ndf * 2),
+    nn.LeakyReLU(0.2, inplace=True),
+    nn.Conv2d(ndf * 2, 1, 4, 1, 0, bias=False),
+    nn.Sigmoid(),
+    nn.Flatten(0),
+]
 
 
 def weights_init(m):
@@ -52,16 +39,15 @@ def weights_init(m):
         nn.init.constant_(m.bias.data, 0)
 
 
-netG = Generator()
+netG = nn.Sequential(*netG_layers)
 print(netG)
 print([tuple(p.shape) for p in netG.parameters()])
-w0, w3 = netG.main[0].weight, netG.main[3].weight
+w0, w3 = netG[0].weight, netG[3].weight
 print(f"default init: {w0.sum().item():.6f} {w3.std().item():.6f}")
 netG.apply(weights_init)
-netD = Discriminator().apply(weights_init)
+netD = nn.Sequential(*netD_layers).apply(weights_init)
 criterion = nn.BCELoss()
-optD = torch.optim.Adam(netD.parameters(), lr=2e-4, betas=(0.5, 0.999))
-optG = torch.optim.Adam(netG.parameters(), lr=2e-4, betas=(0.5, 0.999))
+optD, optG = (torch.optim.Adam(n.parameters(), lr=2e-4, betas=(0.5, 0.999)) for n in (netD, netG))
 real = torch.rand(4, nc, 16, 16) * 2 - 1
 fixed_noise = torch.randn(4, nz, 1, 1)
 for step in range(2):
@@ -70,8 +56,7 @@ for step in range(2):
     out = netD(real)
     errD_real = criterion(out, label)
     errD_real.backward()
-    noise = torch.randn(4, nz, 1, 1)
-    fake = netG(noise)
+    fake = netG(torch.randn(4, nz, 1, 1))
     label.fill_(0.0)
     out = netD(fake.detach())
     errD_fake = criterion(out, label)
@@ -82,13 +67,12 @@ for step in range(2):
     errG = criterion(netD(fake), label)
     errG.backward()
     optG.step()
-    d_x = out.mean().item()
-    err_d = (errD_real + errD_fake).item()
+    err_d, d_x = (errD_real + errD_fake).item(), out.mean().item()
     print(f"[{step}] Loss_D: {err_d:.4f} Loss_G: {errG.item():.4f} D(G(z)): {d_x:.4f}")
 print(fake.shape, fake.grad_fn, fake.grad_fn.next_functions[0][0])
-conv_node = netG.main[0](fixed_noise).grad_fn
+conv_node = netG[0](fixed_noise).grad_fn
 print(conv_node, [type(f).__name__ for f, _ in conv_node.next_functions])
-print(netG.main[6].weight.grad.abs().sum().item() > 0, netG.main[0].weight.grad.shape)
+print(netG[6].weight.grad.abs().sum().item() > 0, netG[0].weight.grad.shape)
 with torch.no_grad():
     sample = netG(fixed_noise)
 print(sample.shape, f"{sample.abs().mean().item():.4f}")
