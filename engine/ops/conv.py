@@ -97,7 +97,6 @@ def _conv_fwd(xp: Any, a: Any, w: Any, b: Any = None, **p: Any) -> Any:
         kernel = tuple(w.shape[2:])
         in_shape = (a.shape[0], w.shape[1] * p["groups"], *_transposed_size(a.shape[2:], kernel, p))
         result = _direct_grads(xp, a, None, w, in_shape, tuple(w.shape), True, False, p)[0]
-        result = xp.ascontiguousarray(result)
     else:
         result = _direct(xp, a, w, p)
     if b is not None:
