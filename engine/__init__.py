@@ -98,7 +98,7 @@ from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
 from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
-from engine.ops.random import bernoulli, multinomial, normal
+from engine.ops.random import bernoulli, multinomial, normal, poisson
 from engine.ops.stacking import (
     atleast_3d,
     cartesian_prod,
@@ -192,6 +192,7 @@ __all__ = [
     "isin",
     "lcm",
     "multinomial",
+    "poisson",
     "count_nonzero",
     "finfo",
     "iinfo",

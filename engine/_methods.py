@@ -57,7 +57,17 @@ for _sig in FUNCTIONS.values():
         _attach(_sig.name, getattr(_fn, "_without_out", _fn))
 for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
-for _name in ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "multinomial"):
+for _name in (
+    "uniform_",
+    "normal_",
+    "bernoulli_",
+    "random_",
+    "exponential_",
+    "geometric_",
+    "cauchy_",
+    "log_normal_",
+    "multinomial",
+):
     _attach(_name, getattr(random_fills, _name))
 for _name in ("fix", "isneginf", "isposinf", "logical_xor"):
     _attach(_name, getattr(pointwise_extra, _name))

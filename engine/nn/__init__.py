@@ -12,9 +12,6 @@ __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
 _UNSUPPORTED = {
     **dict.fromkeys(("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"), "recurrent layers"),
     **dict.fromkeys(
-        ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"), "transposed convolutions"
-    ),
-    **dict.fromkeys(
         ("Transformer", "TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"),
         "attention layers",
     ),

@@ -16,6 +16,8 @@ from engine.catalog import Example, Param, Port, public
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
 
 NS = "torch.nn.functional"
+#: The params of ATen's ``convolution`` besides ``groups``, in its order.
+_CONV_PARAMS = ("stride", "padding", "dilation", "transposed", "output_padding")
 _SPATIAL = "xyz"  # einsum letters for up to three spatial dimensions
 
 
@@ -57,27 +59,52 @@ def _pad(xp: Any, a: Any, padding: tuple[Any, ...]) -> Any:
     return xp.pad(a, [(0, 0), (0, 0), *sides])
 
 
-def _conv_fwd(xp: Any, a: Any, w: Any, b: Any = None, **p: Any) -> Any:
+def _direct(xp: Any, a: Any, w: Any, p: dict[str, Any], out: Any = None) -> Any:
+    """A plain (not transposed) convolution without bias; ``out`` caps the output size
+    where a transposed convolution's input gradient wants fewer outputs than fit."""
     groups = p["groups"]
     n = a.shape[0]
     o, cg = w.shape[:2]
     kernel = tuple(w.shape[2:])
-    out = _out_size(tuple(a.shape[2:]), kernel, p)
+    out = _out_size(tuple(a.shape[2:]), kernel, p) if out is None else tuple(out)
     sp = _SPATIAL[: len(out)]
     padded = _pad(xp, a, p["padding"])
-    result = xp.zeros((n, groups, o // groups, *out), dtype=a.dtype)
+    result = xp.zeros((n, o, *out), dtype=a.dtype)  # owns its memory: a gradient to steal
+    grouped = result.reshape(n, groups, o // groups, *out)
     wg = w.reshape(groups, o // groups, cg, *kernel)
     for tap in _taps(kernel):
         window = padded[(slice(None), slice(None), *_window(tap, p["dilation"], p["stride"], out))]
         window = window.reshape(n, groups, cg, *out)
-        result += xp.einsum(f"ngc{sp},goc->ngo{sp}", window, wg[(..., *tap)])
-    result = result.reshape(n, o, *out)
-    if b is not None:
-        result += b.reshape(1, o, *([1] * len(out)))
+        grouped += xp.einsum(f"ngc{sp},goc->ngo{sp}", window, wg[(..., *tap)])
     return result
 
 
-def _conv_grads(
+def _transposed_size(
+    size: tuple[int, ...], kernel: tuple[int, ...], p: dict[str, Any]
+) -> tuple[int, ...]:
+    return tuple(
+        (n - 1) * s - lo - hi + d * (k - 1) + op + 1
+        for n, k, (lo, hi), d, s, op in zip(
+            size, kernel, _sides(p["padding"]), p["dilation"], p["stride"], p["output_padding"]
+        )
+    )
+
+
+def _conv_fwd(xp: Any, a: Any, w: Any, b: Any = None, **p: Any) -> Any:
+    """ATen's ``convolution``: a transposed one is the input gradient of the plain
+    convolution whose weight it shares (its output sized by ``output_padding``)."""
+    if p.get("transposed"):
+        kernel = tuple(w.shape[2:])
+        in_shape = (a.shape[0], w.shape[1] * p["groups"], *_transposed_size(a.shape[2:], kernel, p))
+        result = _direct_grads(xp, a, None, w, in_shape, tuple(w.shape), True, False, p)[0]
+    else:
+        result = _direct(xp, a, w, p)
+    if b is not None:
+        result += b.reshape(1, -1, *([1] * (result.ndim - 2)))
+    return result
+
+
+def _direct_grads(
     xp: Any,
     g: Any,
     a: Any,
@@ -88,7 +115,7 @@ def _conv_grads(
     need_w: bool,
     p: dict[str, Any],
 ) -> tuple[Any, Any]:
-    """The input's and the weight's gradients of a convolution, in one pass over the taps."""
+    """The input's and the weight's gradients of a plain convolution, in one pass over the taps."""
     groups = p["groups"]
     n, ch = in_shape[:2]
     o, cg = w_shape[:2]
@@ -102,7 +129,9 @@ def _conv_grads(
         *(m + lo + hi for m, (lo, hi) in zip(in_shape[2:], _sides(p["padding"]))),
     )
     grad_in = xp.zeros(padded_shape, dtype=g.dtype) if need_in else None
-    grad_w = xp.zeros((groups, o // groups, cg, *kernel), dtype=g.dtype) if need_w else None
+    # each owns its memory (no view), so AccumulateGrad may steal it as PyTorch's
+    grad_w = xp.zeros(w_shape, dtype=g.dtype) if need_w else None
+    grouped_w = grad_w.reshape(groups, o // groups, cg, *kernel) if grad_w is not None else None
     wg = w.reshape(groups, o // groups, cg, *kernel) if grad_in is not None else None
     padded = _pad(xp, a, p["padding"]) if grad_w is not None else None
     for tap in _taps(kernel):
@@ -112,11 +141,34 @@ def _conv_grads(
             grad_in[sl] += part.reshape(n, ch, *out)
         if grad_w is not None:
             window = padded[sl].reshape(n, groups, cg, *out)
-            grad_w[(..., *tap)] += xp.einsum(f"ngo{sp},ngc{sp}->goc", gg, window)
+            grouped_w[(..., *tap)] += xp.einsum(f"ngo{sp},ngc{sp}->goc", gg, window)
     if grad_in is not None and padded_shape != in_shape:
         crop = tuple(slice(lo, lo + m) for (lo, _), m in zip(_sides(p["padding"]), in_shape[2:]))
-        grad_in = grad_in[(slice(None), slice(None), *crop)]
-    return grad_in, grad_w.reshape(w_shape) if grad_w is not None else None
+        grad_in = grad_in[(slice(None), slice(None), *crop)].copy()
+    return grad_in, grad_w
+
+
+def _conv_grads(
+    xp: Any,
+    g: Any,
+    a: Any,
+    w: Any,
+    in_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    need_in: bool,
+    need_w: bool,
+    p: dict[str, Any],
+) -> tuple[Any, Any]:
+    """The input's and the weight's gradients of a convolution.  A transposed one's are
+    the plain convolution of ``g`` (cut to the input's size) and the plain weight
+    gradient with the roles of input and output gradient swapped."""
+    if not p.get("transposed"):
+        return _direct_grads(xp, g, a, w, in_shape, w_shape, need_in, need_w, p)
+    grad_in = _direct(xp, g, w, p, out=in_shape[2:]) if need_in else None
+    grad_w = None
+    if need_w:
+        grad_w = _direct_grads(xp, a, g, None, tuple(g.shape), w_shape, False, True, p)[1]
+    return grad_in, grad_w
 
 
 def _conv_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
@@ -165,7 +217,7 @@ def _conv_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
     from engine.ops.pointwise import zeros_like
 
     m, p = c.m, c.p
-    conv = {k: p[k] for k in ("stride", "padding", "dilation", "groups")}
+    conv = {k: p[k] for k in (*_CONV_PARAMS, "groups") if k in p}
     g, a, w = c.s.get("grad_output"), c.s.get("input"), c.s.get("weight")
     which = p["which"]
     if which == "input":  # gi(g, w): d/dg = conv(gg, w); d/dw = weight gradient of (gg, g)
@@ -211,6 +263,28 @@ CONV = declare(
             ((2, 4, 6), (4, 2, 2), (4,)),
             {"stride": (2,), "padding": (0,), "dilation": (2,), "groups": 2},
         ),
+        Sample(
+            ((1, 4, 3, 3), (4, 3, 3, 2), (6,)),
+            {
+                "stride": (2, 1),
+                "padding": (1, 0),
+                "dilation": (1, 2),
+                "transposed": True,
+                "output_padding": (1, 1),
+                "groups": 2,
+            },
+        ),
+        Sample(
+            ((2, 2, 4), (2, 3, 3), (3,)),
+            {
+                "stride": (3,),
+                "padding": (1,),
+                "dilation": (1,),
+                "transposed": True,
+                "output_padding": (2,),
+                "groups": 1,
+            },
+        ),
     ),
 )
 
@@ -222,7 +296,10 @@ def _tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
     if len(value) == 1:
         return value * n
     if len(value) != n:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values")
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of {n} values to match "
+            f"the convolution dimensions, but got {name}={list(value)}"
+        )
     return value
 
 
@@ -287,7 +364,14 @@ def convolution(
             f"Kernel size: ({' x '.join(map(str, dilated))}). "
             "Kernel size can't be greater than actual input size"
         )
-    params = {"stride": stride_t, "padding": padding_t, "dilation": dilation_t, "groups": groups}
+    params = {
+        "stride": stride_t,
+        "padding": padding_t,
+        "dilation": dilation_t,
+        "transposed": False,
+        "output_padding": (0,) * spatial,
+        "groups": groups,
+    }
     out = apply_op(CONV, (input, weight, bias), params)
     return out if batched else out.squeeze(0)
 
@@ -333,3 +417,151 @@ def _conv_public(spatial: int) -> Any:
 conv1d = _conv_public(1)
 conv2d = _conv_public(2)
 conv3d = _conv_public(3)
+
+
+def _check_output_padding(
+    output_padding: tuple[int, ...], stride: tuple[int, ...], dilation: tuple[int, ...]
+) -> None:
+    """ATen's check of the slow transposed kernels, which name a 1-D convolution's one
+    dim ``width`` after a height of 0, 1, 1 (it runs as a 2-D one)."""
+    if all(o < s or o < d for o, s, d in zip(output_padding, stride, dilation)):
+        return
+    if len(output_padding) == 1:
+        output_padding, stride, dilation = (0, *output_padding), (1, *stride), (1, *dilation)
+    names = ("depth", "height", "width")[-len(output_padding) :]
+    parts = [
+        f"{kind}_{name}: {v}"
+        for kind, vs in (
+            ("output_padding", output_padding),
+            ("stride", stride),
+            ("dilation", dilation),
+        )
+        for name, v in zip(names, vs)
+    ]
+    raise RuntimeError(
+        "output padding must be smaller than either stride or dilation, but got " + " ".join(parts)
+    )
+
+
+def conv_transpose(
+    input: Any,  # noqa: A002
+    weight: Any,
+    bias: Any,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int,
+    dilation: Any,
+    spatial: int,
+) -> Any:
+    """ATen's ``convolution`` with ``transposed=True``: the weight is ``(in, out / groups,
+    *kernel)`` and each input element spreads the kernel over the output."""
+    name = f"conv_transpose{spatial}d"
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(
+            f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {name}, "
+            f"but got input of size: {list(input.shape)}"
+        )
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    batched = input.ndim == spatial + 2
+    if not batched:
+        input = input.unsqueeze(0)  # noqa: A001
+    dims = weight.ndim - 2
+    stride_t = _tuple(stride, dims, "stride")
+    padding_t = _tuple(padding, dims, "padding")
+    output_padding_t = _tuple(output_padding, dims, "output_padding")
+    dilation_t = _tuple(dilation, dims, "dilation")
+    if any(s <= 0 for s in stride_t):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(q < 0 for q in padding_t):
+        raise RuntimeError("negative padding is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{list(weight.shape)}] instead"
+        )
+    given = f"Given transposed=1, weight of size {list(weight.shape)}, expected"
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"{given} input{list(input.shape)} to have {weight.shape[0]} channels, but got "
+            f"{input.shape[1]} channels instead"
+        )
+    out_channels = weight.shape[1] * groups
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(
+            f"{given} bias to be 1-dimensional with {out_channels} elements, but got bias of "
+            f"size {list(bias.shape)} instead"
+        )
+    _check_output_padding(output_padding_t, stride_t, dilation_t)
+    params = {
+        "stride": stride_t,
+        "padding": padding_t,
+        "dilation": dilation_t,
+        "transposed": True,
+        "output_padding": output_padding_t,
+        "groups": groups,
+    }
+    size = _transposed_size(tuple(input.shape[2:]), tuple(weight.shape[2:]), params)
+    if any(n < 1 for n in size):
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
+            f"Calculated output size per channel: ({' x '.join(map(str, size))}). "
+            "Output size is too small"
+        )
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype.scalar_name} but found {weight.dtype.scalar_name}"
+        )
+    out = apply_op(CONV, (input, weight, bias), params)
+    return out if batched else out.squeeze(0)
+
+
+def _conv_transpose_public(spatial: int) -> Any:
+    name = f"conv_transpose{spatial}d"
+
+    def conv_t(
+        input: Any,  # noqa: A002
+        weight: Any,
+        bias: Any = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        dilation: Any = 1,
+    ) -> Any:
+        return conv_transpose(
+            input, weight, bias, stride, padding, output_padding, groups, dilation, spatial
+        )
+
+    conv_t.__name__ = conv_t.__qualname__ = name
+    return public(
+        name,
+        ("input", "weight", Port("bias", optional=True)),
+        (
+            Param("stride", "ints"),
+            Param("padding", "ints"),
+            Param("output_padding", "ints"),
+            Param("groups", "int"),
+            Param("dilation", "ints"),
+        ),
+        namespace=NS,
+        category="layer",
+        doc=f"{spatial}-D transposed convolution (the gradient of a convolution)",
+        method=False,
+        example=Example(
+            inputs={
+                "input": (1, 2, *(3,) * spatial),
+                "weight": (2, 3, *(2,) * spatial),
+                "bias": (3,),
+            },
+            params={"stride": 2},
+        ),
+    )(conv_t)
+
+
+conv_transpose1d = _conv_transpose_public(1)
+conv_transpose2d = _conv_transpose_public(2)
+conv_transpose3d = _conv_transpose_public(3)

@@ -1,5 +1,6 @@
-"""The in-place random fills (``uniform_``, ``normal_``, ``bernoulli_``,
-``random_``) and ``torch.bernoulli``, drawing from PyTorch's CPU generator.
+"""The in-place random fills (``uniform_``, ``normal_``, ``bernoulli_``, ``random_``,
+``exponential_``, ``geometric_``, ``cauchy_``, ``log_normal_``), ``torch.bernoulli``
+and ``torch.poisson``, drawing from PyTorch's CPU generator.
 
 Each fill draws its values first (after the leaf check, which PyTorch makes
 before its kernel touches the generator), in the tensor's memory order as
@@ -36,6 +37,15 @@ RANDOM = declare("random_", "RandomBackward0", ("self",), _written, _zero_grad, 
 EXPONENTIAL = declare(
     "exponential_", "ExponentialBackward0", ("self",), _written, _zero_grad, dtype="same"
 )
+
+GEOMETRIC = declare(
+    "geometric_", "GeometricBackward0", ("self",), _written, _zero_grad, dtype="same"
+)
+CAUCHY = declare("cauchy_", "CauchyBackward0", ("self",), _written, _zero_grad, dtype="same")
+LOG_NORMAL = declare(
+    "log_normal_", "LogNormalBackward0", ("self",), _written, _zero_grad, dtype="same"
+)
+POISSON = declare("poisson", "PoissonBackward0", ("self",), _written, _zero_grad, dtype="same")
 
 
 def _num(x: float) -> str:
@@ -147,6 +157,54 @@ def exponential_(t: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
     gen = generator_of(generator, t.is_cuda)
     return _fill(EXPONENTIAL, t, lambda n: sampling.exponential(gen, n, lambd))
+
+
+def geometric_(t: Any, p: float, *, generator: Any = None) -> Any:
+    """``Tensor.geometric_(p)``: trials up to the first success; any dtype but bool."""
+    if t.dtype is dtypes.bool_:
+        raise _not_implemented("geometric_cpu", t)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    gen = generator_of(generator, t.is_cuda)
+    return _fill(GEOMETRIC, t, lambda n: sampling.geometric(gen, n, p))
+
+
+def cauchy_(t: Any, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Any:
+    """``Tensor.cauchy_(median=0, sigma=1)``."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(
+            "Cauchy distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {t.dtype.cpp_name}"
+        )
+    gen = generator_of(generator, t.is_cuda)
+    return _fill(CAUCHY, t, lambda n: sampling.cauchy(gen, n, median, sigma))
+
+
+def log_normal_(t: Any, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Any:
+    """``Tensor.log_normal_(mean=1, std=2)``: ``exp`` of normal draws."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    if not t.dtype.is_floating_point:
+        raise _not_implemented("log_normal_cpu", t)
+    gen = generator_of(generator, t.is_cuda)
+    return _fill(LOG_NORMAL, t, lambda n: sampling.log_normal(gen, n, mean, std))
+
+
+def poisson(input: Any, generator: Any = None) -> Any:  # noqa: A002
+    """``torch.poisson(rates)``: a count drawn per rate (``PoissonBackward0``, whose
+    gradient is zero), in the rates' dtype."""
+    from engine.ops.core import apply_op
+
+    if not input.dtype.is_floating_point:
+        raise _not_implemented("poisson_cpu", input)
+    rates = np.asarray(input.numpy(force=True))
+    if rates.size and not (rates >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    gen = generator_of(generator, input.is_cuda)
+    values = sampling.poisson(gen, rates).reshape(rates.shape)
+    return apply_op(POISSON, (input,), {"values": values})
 
 
 def multinomial(

@@ -187,3 +187,91 @@ def multinomial_with_replacement(gen: Generator, probs: np.ndarray, n_sample: in
         cum[-1] = 1.0
         out[i] = np.searchsorted(cum, unit(gen, n_sample, np.dtype(np.float64)), side="left")
     return out.reshape(*probs.shape[:-1], n_sample)
+
+
+def _log_or_minus_inf(x: float) -> float:
+    """``std::log``, whose log of 0 is ``-inf`` where ``math.log`` raises."""
+    return math.log(x) if x > 0 else -math.inf
+
+
+def geometric(gen: Generator, n: int, p: float) -> np.ndarray:
+    """``geometric_(p)``: ``ceil(log(u) / log(1 - p))`` of a 53-bit uniform, in double."""
+    u = unit(gen, n, np.dtype(np.float64))
+    return np.ceil(_libm(_log_or_minus_inf, u) / math.log(1.0 - p))
+
+
+def cauchy(gen: Generator, n: int, median: float, sigma: float) -> np.ndarray:
+    """``cauchy_(median, sigma)``: ``median + sigma * tan(pi * (u - 0.5))`` of a 53-bit
+    uniform, the multiply-add fused as the AVX2 build compiles it."""
+    u = unit(gen, n, np.dtype(np.float64))
+    return fma64(sigma, _libm(math.tan, math.pi * (u - 0.5)), median)
+
+
+def log_normal(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """``log_normal_(mean, std)``: ``exp`` of ``normal_distribution<double>``'s draws,
+    one at a time (the cached second normal included)."""
+    return _libm(math.exp, fma64(_box_muller_scalar(gen, n), std, mean))
+
+
+def _libm_lgamma() -> Callable[[float], float]:
+    """The C library's ``lgamma`` (CPython's ``math.lgamma`` is its own approximation)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("m")
+    if name is None:
+        return math.lgamma
+    fn = ctypes.CDLL(name).lgamma
+    fn.restype, fn.argtypes = ctypes.c_double, (ctypes.c_double,)
+    return fn  # type: ignore[no-any-return]
+
+
+_LGAMMA: list[Callable[[float], float]] = []
+
+
+def _poisson_one(gen: Generator, lam: float) -> int:
+    """``sample_poisson``: Hörmann's transformed rejection from a rate of 10, else the
+    product of uniforms against ``exp(-lambda)``; each uniform a 53-bit double."""
+
+    def uniform() -> float:
+        return float(unit(gen, 1, np.dtype(np.float64))[0])
+
+    if lam >= 10:
+        if not _LGAMMA:
+            _LGAMMA.append(_libm_lgamma())
+        lgamma = _LGAMMA[0]
+        slam = math.sqrt(lam)
+        loglam = math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            left = _log_or_minus_inf(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+            if left <= -lam + k * loglam - lgamma(k + 1.0):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    x = 0
+    prod = 1.0
+    while True:
+        prod *= uniform()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def poisson(gen: Generator, rates: np.ndarray) -> np.ndarray:
+    """``torch.poisson``: one count per rate (as double), in the rates' row-major order."""
+    flat = rates.astype(np.float64).ravel().tolist()
+    return np.array([_poisson_one(gen, lam) for lam in flat], dtype=np.float64)

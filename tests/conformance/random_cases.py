@@ -202,6 +202,79 @@ def _init_more(T: Any) -> dict[str, Any]:
     return out
 
 
+@_case("geometric_cauchy_log_normal_poisson")
+def _more_fills(T: Any) -> dict[str, Any]:
+    """``geometric_``, ``cauchy_``, ``log_normal_`` (its normals share the cached second
+    draw with ``normal_``'s scalar path) and ``torch.poisson`` (both of its samplers: the
+    product of uniforms below a rate of 10, Hörmann's rejection from 10 on)."""
+    T.manual_seed(13)
+    out = {}
+    for dt in (T.float32, T.float64):
+        name = str(dt).split(".")[-1]
+        out[f"geometric_(0.3) {name}"] = T.empty(40, dtype=dt).geometric_(0.3)
+        out[f"geometric_(1e-3) {name}"] = T.empty(20, dtype=dt).geometric_(1e-3)
+        out[f"cauchy_(0.5, 2) {name}"] = T.empty(41, dtype=dt).cauchy_(0.5, 2.0)
+        out[f"cauchy_ transposed {name}"] = T.empty(5, 3, dtype=dt).t().cauchy_()
+        out[f"log_normal_(0.2, 0.7) {name}"] = T.empty(37, dtype=dt).log_normal_(0.2, 0.7)
+        out[f"log_normal_ odd {name}"] = T.empty(3, dtype=dt).log_normal_()
+        out[f"randn after {name}"] = T.randn(3, dtype=dt)
+    out["geometric_ int64"] = T.empty(30, dtype=T.int64).geometric_(0.2)
+    out["geometric_ int32"] = T.empty(7, dtype=T.int32).geometric_(0.9)
+    rates = T.tensor([[0.0, 0.5, 3.0, 9.99], [10.0, 25.5, 100.0, 1e4]])
+    out["poisson"] = T.poisson(rates)
+    out["poisson float64 transposed"] = T.poisson(rates.double().t())
+    out["poisson(37)"] = T.poisson(T.full((300,), 37.0))
+    out["poisson(1.5)"] = T.poisson(T.full((300,), 1.5))
+    gen = T.Generator().manual_seed(4)
+    out["geometric_ generator"] = T.empty(4).geometric_(0.5, generator=gen)
+    out["poisson generator"] = T.poisson(T.full((4,), 12.0), generator=gen)
+    out["after"] = T.rand(4, dtype=T.float64)
+    return out
+
+
+@_case("rrelu")
+def _rrelu(T: Any) -> dict[str, Any]:
+    """``F.rrelu`` in training: a slope per non-positive element (a double between the
+    bounds rounded to float for float tensors), its gradient the slopes; evaluation's
+    mean slope; ``nn.RReLU`` and the in-place form."""
+    F = T.nn.functional
+    T.manual_seed(5)
+    x = T.linspace(-3, 2, 37, requires_grad=True)
+    y = F.rrelu(x, training=True)
+    (y * T.arange(37.0)).sum().backward()
+    xd = T.linspace(-3, 2, 21, dtype=T.float64)
+    out = {"rrelu train": y.detach(), "x.grad": x.grad}
+    out["rrelu(0.1, 0.9) float64"] = F.rrelu(xd, 0.1, 0.9, training=True)
+    out["rrelu eval"] = F.rrelu(x.detach())
+    out["rrelu_ in place"] = F.rrelu(x.detach().clone(), training=True, inplace=True)
+    layer = T.nn.RReLU(0.1, 0.3)
+    out["RReLU train"] = layer(x.detach())
+    out["RReLU eval"] = layer.eval()(x.detach())
+    out["after"] = T.rand(3)
+    return out
+
+
+@_case("nn_conv_transpose_init")
+def _conv_transpose_init(T: Any) -> dict[str, Any]:
+    """``ConvTranspose1d/2d/3d``'s parameters: Kaiming-uniform with fans read from the
+    ``(in, out / groups, *kernel)`` weight, then the bias, as ``_ConvNd`` draws them."""
+    T.manual_seed(0)
+    layers = {
+        "ConvTranspose2d(16, 3, 4, 2, 1, bias=False)": T.nn.ConvTranspose2d(
+            16, 3, 4, 2, 1, bias=False
+        ),
+        "ConvTranspose2d(4, 6, (3, 2), groups=2)": T.nn.ConvTranspose2d(4, 6, (3, 2), groups=2),
+        "ConvTranspose1d(5, 2, 3)": T.nn.ConvTranspose1d(5, 2, 3),
+        "ConvTranspose3d(2, 4, 2)": T.nn.ConvTranspose3d(2, 4, 2),
+    }
+    out = {}
+    for name, layer in layers.items():
+        for pname, param in layer.named_parameters():
+            out[f"{name}.{pname}"] = param.detach()
+    out["after"] = T.rand(3)
+    return out
+
+
 def as_array(t: Any) -> np.ndarray:
     return np.ascontiguousarray(t.detach().numpy() if hasattr(t, "detach") else np.asarray(t))
 

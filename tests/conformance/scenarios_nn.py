@@ -1305,3 +1305,86 @@ _add(
         error = str(e)
     """,
 )
+
+_add(
+    "nn_conv_transpose_layers",
+    """
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    up = torch.nn.ConvTranspose2d(4, 3, 4, 2, 1, bias=False)
+    grouped = torch.nn.ConvTranspose2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 0),
+                                       output_padding=(1, 0), groups=2, dilation=(1, 2))
+    line = torch.nn.ConvTranspose1d(3, 2, 3, stride=3, padding=1, output_padding=2)
+    cube = torch.nn.ConvTranspose3d(2, 2, 2, stride=2)
+    text = [repr(m) for m in (up, grouped, line, cube)]
+    shapes = [list(p.shape) for m in (up, grouped, line, cube) for p in m.parameters()]
+    w_up, w_grouped, b_grouped, w_line, b_line, w_cube, b_cube = (
+        up.weight, grouped.weight, grouped.bias, line.weight, line.bias, cube.weight, cube.bias)
+    x = (torch.arange(2 * 4 * 3 * 3, dtype=torch.float32).reshape(2, 4, 3, 3) % 7 - 3) / 4
+    x.requires_grad_()
+    a = up(x)
+    b = grouped(x)
+    sized = up(x, output_size=[7, 7])
+    c = line(torch.tanh(a.flatten(2)[:, :, :5]))
+    vol = torch.ones(2, 1, 2, 2) / 3
+    d = cube(vol)
+    loss = a.pow(2).mean() + b.sum() * 0.1 + sized.mean() + c.pow(2).sum() + d.sum()
+    loss.backward()
+    names = [t.grad_fn.name() for t in (a, b, sized, c, d)]
+    edges = [[type(f).__name__ if f is not None else None for f, _ in t.grad_fn.next_functions]
+             for t in (a, b, c)]
+    saved = [b.grad_fn._saved_transposed, list(b.grad_fn._saved_output_padding),
+             list(b.grad_fn._saved_stride), b.grad_fn._saved_groups]
+    xg = x.grad
+    gw_up, gw_grouped, gb_grouped, gw_line = (up.weight.grad, grouped.weight.grad,
+                                               grouped.bias.grad, line.weight.grad)
+    f1 = F.conv_transpose1d(torch.ones(2, 4), torch.ones(2, 3, 2), stride=2)
+    """,
+)
+
+_add(
+    "random_geometric_cauchy_log_normal_poisson_graphs",
+    """
+    torch.manual_seed(1)
+    x = torch.tensor([[1.5, 2.0, 12.0], [0.0, 0.25, 30.0]], requires_grad=True)
+    counts = torch.poisson(x)
+    h = x * 1
+    h.geometric_(0.25)
+    c = x * 2
+    c.cauchy_(1.0, 0.5)
+    ln = x + 0
+    ln.log_normal_(0.0, 0.5)
+    loss = counts.sum() + h.sum() + c.sum() + ln.sum()
+    loss.backward()
+    names = [t.grad_fn.name() for t in (counts, h, c, ln)]
+    edges = [[type(f).__name__ for f, _ in t.grad_fn.next_functions] for t in (counts, h, c, ln)]
+    versions = [t._version for t in (counts, h, c, ln)]
+    g = x.grad
+    ints = torch.empty(2, 2, dtype=torch.int64).geometric_(0.5)
+    """,
+)
+
+_add(
+    "nn_rrelu_graphs",
+    """
+    import torch.nn.functional as F
+
+    torch.manual_seed(3)
+    x = torch.linspace(-2, 1, 7, dtype=torch.float64, requires_grad=True)
+    y = F.rrelu(x, training=True)
+    noise = y.grad_fn._saved_noise
+    facts = [y.grad_fn._saved_lower, y.grad_fn._saved_upper, y.grad_fn._saved_training]
+    (g,) = torch.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+    g.sum().backward()
+    h = x * 1
+    z = F.rrelu(h, 0.2, 0.4, inplace=True)
+    e = F.rrelu(x)
+    (z.sum() + e.sum()).backward()
+    names = [t.grad_fn.name() for t in (y, g, z, e)]
+    edges = [[type(f).__name__ for f, _ in t.grad_fn.next_functions] for t in (y, g, z, e)]
+    xg = x.grad
+    layer = torch.nn.RReLU(0.1, 0.3, inplace=True)
+    text = repr(layer)
+    """,
+)

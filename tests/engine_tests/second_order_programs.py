@@ -25,6 +25,7 @@ DEPTH = 8
 PROGRAMS: dict[str, str] = {
     "leaky_relu": "F.leaky_relu(a, 0.1)",
     "leaky_relu_": "F.leaky_relu(a * 1, 0.1, inplace=True)",
+    "rrelu_with_noise": "F.rrelu(a)",
     "elu": "F.elu(a)",
     "elu_": "F.elu(a * 1, inplace=True)",
     "softplus": "F.softplus(a)",
@@ -325,6 +326,7 @@ NOT_PROGRAMS: dict[str, str] = {
     "div_mode": "internal: div with a rounding mode, inside remainder's and fmod's trees",
     "sub_scalar": "internal: ATen's Tensor - Scalar (SubBackward1), inside pow's tree",
     "leaky_relu_backward": "internal: the node of leaky_relu's gradient, inside its tree",
+    "rrelu_with_noise_backward": "internal: the node of rrelu's gradient, inside its tree",
     "elu_backward": "internal: the node of elu's gradient, inside its tree",
     "elu_result_backward": "internal: the node of an in-place elu's gradient, inside elu_'s tree",
     "softplus_backward": "internal: the node of softplus's gradient, inside its tree",

@@ -260,6 +260,11 @@ def test_every_op_with_a_grad_fn_has_samples() -> None:
         "bernoulli_",
         "random_",
         "exponential_",
+        "geometric_",
+        "cauchy_",
+        "log_normal_",
+        "poisson",
+        "rrelu_with_noise_",  # the in-place form of rrelu_with_noise (sampled)
         "max_pool2d_backward",
         "avg_pool2d_backward",
         "adaptive_avg_pool2d_backward",

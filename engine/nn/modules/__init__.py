@@ -9,6 +9,7 @@ from engine.nn.modules.activation import (
     LogSoftmax,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -16,7 +17,13 @@ from engine.nn.modules.activation import (
     Tanh,
 )
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
-from engine.nn.modules.conv import Conv1d, Conv2d
+from engine.nn.modules.conv import (
+    Conv1d,
+    Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from engine.nn.modules.fold import Fold, Unfold
 from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
@@ -100,6 +107,9 @@ __all__ = [
     "ConstantPad3d",
     "Conv1d",
     "Conv2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
     "CrossEntropyLoss",
     "Dropout",
     "Dropout1d",
@@ -138,6 +148,7 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "RMSNorm",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "ReflectionPad1d",

@@ -1,5 +1,7 @@
-"""``Conv1d`` and ``Conv2d``: weights ``(out, in / groups, *kernel)``, initialised as
-PyTorch's (Kaiming-uniform with a=sqrt(5), bias uniform in ±1/sqrt(fan_in))."""
+"""``Conv1d``, ``Conv2d`` and the transposed ``ConvTranspose1d/2d/3d``: weights
+``(out, in / groups, *kernel)`` (``(in, out / groups, *kernel)`` when transposed),
+initialised as PyTorch's (Kaiming-uniform with a=sqrt(5), bias uniform in
+±1/sqrt(fan_in), both fans read from the weight as it is laid out)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ def _ntuple(value: Any, n: int) -> tuple[Any, ...]:
 
 class _ConvNd(Module):
     _spatial = 2
+    _transposed = False
 
     def __init__(
         self,
@@ -55,10 +58,12 @@ class _ConvNd(Module):
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
+        self.transposed = self._transposed
+        first, second = (
+            (in_channels, out_channels) if self.transposed else (out_channels, in_channels)
+        )
         self.weight = Parameter(
-            empty(
-                (out_channels, in_channels // groups, *self.kernel_size), device=device, dtype=dtype
-            )
+            empty((first, second // groups, *self.kernel_size), device=device, dtype=dtype)
         )
         if bias:
             self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
@@ -82,6 +87,8 @@ class _ConvNd(Module):
             s += f", padding={padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -105,3 +112,97 @@ class Conv2d(_ConvNd):
         return F.conv2d(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )
+
+
+class _ConvTransposeNd(_ConvNd):
+    _transposed = True
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {self.__class__.__name__}'
+            )
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+        self.output_padding = _ntuple(output_padding, self._spatial)
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple[int, ...] | list[int]:
+        """The ``output_padding`` that makes the output ``output_size`` (spatial, or with
+        the batch and channel dims), checked against the sizes a stride allows."""
+        if output_size is None:
+            return self.output_padding
+        n = self._spatial
+        non_spatial = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != n:
+            raise ValueError(
+                f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} "
+                f"or {non_spatial + n} elements (got {len(output_size)})"
+            )
+        min_sizes = [
+            (input.size(d + non_spatial) - 1) * self.stride[d]
+            - 2 * self.padding[d]
+            + self.dilation[d] * (self.kernel_size[d] - 1)
+            + 1
+            for d in range(n)
+        ]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, self.stride)]
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if size < low or size > high:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range "
+                    f"from {min_sizes} to {max_sizes} (for an input of {input.size()[2:]})"
+                )
+        return [size - low for size, low in zip(output_size, min_sizes)]
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        fn = getattr(F, f"conv_transpose{self._spatial}d")
+        return fn(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            self._output_padding(input, output_size),
+            self.groups,
+            self.dilation,
+        )
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _spatial = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _spatial = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _spatial = 3
