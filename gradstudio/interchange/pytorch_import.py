@@ -1106,8 +1106,9 @@ def _bind(
             inputs.append((name, value))
         elif node_type.has_param(name):
             v = plain(value, line)
-            if name == "size" and isinstance(v, int) and not isinstance(v, bool):
-                v = [v]
+            shape = node_type.param(name).kind in ("shape", "optional_shape")
+            if shape and isinstance(v, int) and not isinstance(v, bool):
+                v = [v]  # ``zeros(size=3)``: one size (``local_response_norm``'s is a count)
             params[name] = v
         else:
             raise ImportProblem(
