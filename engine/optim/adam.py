@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.creation import zeros_like
 from engine.optim import _kernels as k
-from engine.optim.optimizer import Optimizer
+from engine.optim.optimizer import Optimizer, check_adam_family
 from engine.tensor import Tensor
 
 
@@ -28,16 +28,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_family(lr, eps, betas, weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,

@@ -48,6 +48,21 @@ def _cast_state(p: Tensor, key: str, value: Any) -> Any:
     return value.to(p.device)
 
 
+def check_adam_family(lr: float, eps: float, betas: tuple[float, float], wd: float) -> None:
+    """The hyperparameter checks Adam, AdamW, Adamax, NAdam and RAdam share, in PyTorch's
+    order and words."""
+    if not lr >= 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not eps >= 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not wd >= 0.0:
+        raise ValueError(f"Invalid weight_decay value: {wd}")
+
+
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts with ``params`` and options) and ``state``."""
 
