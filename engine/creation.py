@@ -41,10 +41,6 @@ def _infer(data: Any) -> dtypes.dtype:
         raise TypeError("new(): invalid data type 'str'")
     if not isinstance(data, bool | int | float | np.generic):
         raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
-    if isinstance(data, np.generic) and data.dtype in dtypes.FROM_NP:
-        # a NumPy scalar keeps its dtype, as PyTorch reads it before asking for a float:
-        # ``np.float64`` is a Python float, but ``tensor(np.float64(1))`` is float64
-        return dtypes.FROM_NP[data.dtype]
     return dtypes.infer_dtype(data)
 
 

@@ -103,15 +103,16 @@ def scalar_dtype(value: Any) -> dtype:
 
 
 def infer_dtype(value: Any) -> dtype:
-    """The dtype ``tensor(value)`` infers from Python data."""
-    if isinstance(value, builtins.bool | np.bool_):
+    """The dtype ``tensor(value)`` infers from Python data.  A NumPy scalar keeps its dtype:
+    PyTorch reads it before asking for a float, and ``np.float64`` is a Python float."""
+    if isinstance(value, np.generic) and value.dtype in FROM_NP:
+        return FROM_NP[value.dtype]
+    if isinstance(value, builtins.bool):
         return bool_
-    if isinstance(value, builtins.int | np.integer):
-        return int64 if isinstance(value, builtins.int) else FROM_NP[np.asarray(value).dtype]
-    if isinstance(value, builtins.float | np.floating):
-        return (
-            DEFAULT_FLOAT if isinstance(value, builtins.float) else FROM_NP[np.asarray(value).dtype]
-        )
+    if isinstance(value, builtins.int):
+        return int64
+    if isinstance(value, builtins.float):
+        return DEFAULT_FLOAT
     raise TypeError(f"Could not infer dtype of {type(value).__name__}")
 
 
