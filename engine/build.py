@@ -74,7 +74,9 @@ def build(modules: list[str], jobs: int = 2) -> list[str]:
                 if parent != Path(".") and not init.exists():
                     init.write_text("")
             level = "-O3" if m in cc.VECTORISED else "-O2"
-            extensions.append(Extension(m, [str(src)], extra_compile_args=[level, "-w"]))
+            # (never ``a * b + c`` as one rounding, as an FMA would: the loops give NumPy's bits)
+            flags = [level, "-ffp-contract=off", "-w"]
+            extensions.append(Extension(m, [str(src)], extra_compile_args=flags))
         ext_modules = cythonize(
             extensions,
             compiler_directives=DIRECTIVES,

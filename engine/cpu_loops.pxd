@@ -19,6 +19,21 @@ cdef void chunk_total_loop(const floating[:, ::1] x, floating[::1] acc, floating
 @cython.locals(n_classes=Py_ssize_t, mask=Py_ssize_t, j=Py_ssize_t, b=Py_ssize_t, t=cython.longlong, ignored=Py_ssize_t, wv=floating, loss=floating, total=floating)
 cdef Py_ssize_t nll_reduce_loop(const floating[:, ::1] x, const long long[::1] target, const floating[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, floating[::1] sums) noexcept
 
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, v=floating, mx=floating)
+cdef void row_max_loop(const floating[:, ::1] x, floating[::1] out) noexcept
+
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, ci=floating)
+cdef void sub_row_loop(const floating[:, ::1] a, const floating[::1] c, floating[:, ::1] out) noexcept
+
+@cython.locals(j=Py_ssize_t, end=Py_ssize_t, half=Py_ssize_t, res=floating, r0=floating, r1=floating, r2=floating, r3=floating, r4=floating, r5=floating, r6=floating, r7=floating)
+cdef floating pairwise_loop(const floating[:, ::1] x, Py_ssize_t i, Py_ssize_t start, Py_ssize_t n) noexcept
+
+@cython.locals(i=Py_ssize_t, zero=floating)
+cdef void row_sums_loop(const floating[:, ::1] x, floating[::1] sums) noexcept
+
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, ci=floating, bc=floating)
+cdef void sub_rows_loop(const floating[:, ::1] a, const floating[:, ::1] b, const floating[::1] c, floating[:, ::1] out) noexcept
+
 cpdef void relu_f32(const float[::1] src, float[::1] dst) noexcept
 cpdef void relu_f64(const double[::1] src, double[::1] dst) noexcept
 cpdef void threshold_backward_f32(const float[::1] grad, const float[::1] src, float[::1] dst, float threshold) noexcept
@@ -29,3 +44,11 @@ cpdef void chunk_total_f32(const float[:, ::1] x, float[::1] acc, float[::1] out
 cpdef void chunk_total_f64(const double[:, ::1] x, double[::1] acc, double[::1] out, Py_ssize_t step, Py_ssize_t n_chunks) noexcept
 cpdef Py_ssize_t nll_reduce_f32(const float[:, ::1] x, const long long[::1] target, const float[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, float[::1] sums) noexcept
 cpdef Py_ssize_t nll_reduce_f64(const double[:, ::1] x, const long long[::1] target, const double[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, double[::1] sums) noexcept
+cpdef void row_max_f32(const float[:, ::1] x, float[::1] out) noexcept
+cpdef void row_max_f64(const double[:, ::1] x, double[::1] out) noexcept
+cpdef void sub_row_f32(const float[:, ::1] a, const float[::1] c, float[:, ::1] out) noexcept
+cpdef void sub_row_f64(const double[:, ::1] a, const double[::1] c, double[:, ::1] out) noexcept
+cpdef void row_sums_f32(const float[:, ::1] x, float[::1] sums) noexcept
+cpdef void row_sums_f64(const double[:, ::1] x, double[::1] sums) noexcept
+cpdef void sub_rows_f32(const float[:, ::1] a, const float[:, ::1] b, const float[::1] c, float[:, ::1] out) noexcept
+cpdef void sub_rows_f64(const double[:, ::1] a, const double[:, ::1] b, const double[::1] c, double[:, ::1] out) noexcept

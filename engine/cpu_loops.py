@@ -105,6 +105,77 @@ def nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums) -> i
     return ignored
 
 
+def row_max_loop(x, out) -> None:  # noqa: ANN001
+    """``out[i] = max(x[i])`` as ``np.maximum.reduce`` takes it: a NaN wins."""
+    for i in range(x.shape[0]):
+        mx = x[i, 0]
+        for j in range(1, x.shape[1]):
+            v = x[i, j]
+            if v != v:
+                mx = v
+                break
+            if v > mx:
+                mx = v
+        out[i] = mx
+
+
+def sub_row_loop(a, c, out) -> None:  # noqa: ANN001
+    """``out = a - c[:, None]``."""
+    for i in range(a.shape[0]):
+        ci = c[i]
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j] - ci
+
+
+def pairwise_loop(x, i, start, n):  # noqa: ANN001, ANN201
+    """NumPy's ``pairwise_sum`` of ``x[i, start:start + n]``: in order below 8 values, in 8
+    interleaved partial sums up to 128, else the two halves (cut at a multiple of 8) apart."""
+    if n < 8:
+        res = -0.0
+        for j in range(start, start + n):
+            res = res + x[i, j]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3 = x[i, start], x[i, start + 1], x[i, start + 2], x[i, start + 3]
+        r4, r5, r6, r7 = x[i, start + 4], x[i, start + 5], x[i, start + 6], x[i, start + 7]
+        j = start + 8
+        end = start + n - n % 8
+        while j < end:
+            r0 = r0 + x[i, j]
+            r1 = r1 + x[i, j + 1]
+            r2 = r2 + x[i, j + 2]
+            r3 = r3 + x[i, j + 3]
+            r4 = r4 + x[i, j + 4]
+            r5 = r5 + x[i, j + 5]
+            r6 = r6 + x[i, j + 6]
+            r7 = r7 + x[i, j + 7]
+            j += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while j < start + n:
+            res = res + x[i, j]
+            j += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return pairwise_loop(x, i, start, half) + pairwise_loop(x, i, start + half, n - half)
+
+
+def row_sums_loop(x, sums) -> None:  # noqa: ANN001
+    """``sums = np.add.reduce(x, axis=1)``: each row pairwise, added to NumPy's initial ``0``."""
+    zero = 0
+    for i in range(x.shape[0]):
+        sums[i] = zero + pairwise_loop(x, i, 0, x.shape[1])
+
+
+def sub_rows_loop(a, b, c, out) -> None:  # noqa: ANN001
+    """``out = a - b * c[:, None]`` (``b * c`` rounded first: the build never fuses it)."""
+    for i in range(a.shape[0]):
+        ci = c[i]
+        for j in range(a.shape[1]):
+            bc = b[i, j] * ci
+            out[i, j] = a[i, j] - bc
+
+
 # The typed entry points, one per dtype (Python calls a fused loop only through them).
 def relu_f32(src, dst) -> None:  # noqa: ANN001
     relu_loop(src, dst)
@@ -144,6 +215,38 @@ def nll_reduce_f32(x, target, weight, weighted, ignore_index, power, sums) -> in
 
 def nll_reduce_f64(x, target, weight, weighted, ignore_index, power, sums) -> int:  # noqa: ANN001
     return nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums)
+
+
+def row_max_f32(x, out) -> None:  # noqa: ANN001
+    row_max_loop(x, out)
+
+
+def row_max_f64(x, out) -> None:  # noqa: ANN001
+    row_max_loop(x, out)
+
+
+def sub_row_f32(a, c, out) -> None:  # noqa: ANN001
+    sub_row_loop(a, c, out)
+
+
+def sub_row_f64(a, c, out) -> None:  # noqa: ANN001
+    sub_row_loop(a, c, out)
+
+
+def row_sums_f32(x, sums) -> None:  # noqa: ANN001
+    row_sums_loop(x, sums)
+
+
+def row_sums_f64(x, sums) -> None:  # noqa: ANN001
+    row_sums_loop(x, sums)
+
+
+def sub_rows_f32(a, b, c, out) -> None:  # noqa: ANN001
+    sub_rows_loop(a, b, c, out)
+
+
+def sub_rows_f64(a, b, c, out) -> None:  # noqa: ANN001
+    sub_rows_loop(a, b, c, out)
 
 
 _F32 = np.dtype(np.float32)
@@ -244,3 +347,59 @@ def nll_reduce(
     if ignored < 0:
         return None
     return sums[0], (sums[8] if weighted else x.dtype.type(x.shape[0] - ignored))
+
+
+def _rows(x: np.ndarray) -> np.ndarray | None:
+    """``x`` as rows over its last dim (a view), when the row loops take it; or None.
+    (No negative index here: this module is compiled without wraparound.)"""
+    if not (_takes(x) and x.ndim):
+        return None
+    n = x.shape[x.ndim - 1]
+    if not n:
+        return None
+    return x.reshape(x.size // n, n) if x.ndim != 2 else x
+
+
+def log_softmax_rows(x: np.ndarray) -> np.ndarray | None:
+    """``log_softmax`` over the last dim with the bits of its NumPy expression: the shift
+    by each row's max and the last subtraction here, NumPy's own ``exp`` and ``log`` (a
+    loop could not give their bits), each row's sum in NumPy's pairwise order; or None."""
+    rows = _rows(x)
+    if rows is None:
+        return None
+    out = np.empty_like(rows)
+    e = np.empty_like(rows)
+    per_row = np.empty(rows.shape[0], rows.dtype)
+    if rows.dtype is _F32:
+        row_max_f32(rows, per_row)
+        sub_row_f32(rows, per_row, out)
+        np.exp(out, out=e)
+        row_sums_f32(e, per_row)
+        np.log(per_row, out=per_row)
+        sub_row_f32(out, per_row, out)
+    else:
+        row_max_f64(rows, per_row)
+        sub_row_f64(rows, per_row, out)
+        np.exp(out, out=e)
+        row_sums_f64(e, per_row)
+        np.log(per_row, out=per_row)
+        sub_row_f64(out, per_row, out)
+    return out.reshape(x.shape)
+
+
+def log_softmax_backward_rows(g: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """``g - exp(y) * g.sum(-1, keepdims=True)`` (``log_softmax``'s backward over the last
+    dim) with the bits of that NumPy expression; or None."""
+    rows = _rows(y)
+    if rows is None or g.shape != y.shape or not _takes(g, y):
+        return None
+    grows = g.reshape(rows.shape)
+    e = np.exp(rows)
+    sums = np.empty(rows.shape[0], rows.dtype)
+    if rows.dtype is _F32:
+        row_sums_f32(grows, sums)
+        sub_rows_f32(grows, e, sums, e)
+    else:
+        row_sums_f64(grows, sums)
+        sub_rows_f64(grows, e, sums, e)
+    return e.reshape(y.shape)

@@ -450,18 +450,20 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     (``_apply_op``) have nothing to decide, so they run here in a few steps.  Both
     paths build the same node.
     """
-    if params is not None or not op.plain:
+    if not op.plain:
         if params is None and op.plain_view and len(inputs) == 1:
             return _apply_view(op, inputs[0])
         return _apply_op(op, inputs, _EMPTY if params is None else params)
+    if params is None:
+        params = _EMPTY
     tensor_cls = _TENSOR[0]
     a = inputs[0]
     if type(a) is not tensor_cls:
-        return _apply_op(op, inputs, _EMPTY)
+        return _apply_op(op, inputs, params)
     ad = a._data
     dt = ad.dtype
     if type(ad) is not np.ndarray or dt.kind != "f":
-        return _apply_op(op, inputs, _EMPTY)
+        return _apply_op(op, inputs, params)
     n = len(inputs)
     if n == 1:
         b = bd = None
@@ -471,16 +473,22 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         if tb is tensor_cls:
             bd = b._data
             if type(bd) is not np.ndarray or bd.dtype is not dt:
-                return _apply_op(op, inputs, _EMPTY)
+                return _apply_op(op, inputs, params)
         elif tb is float or tb is int:
             bd = b
         else:
-            return _apply_op(op, inputs, _EMPTY)
+            return _apply_op(op, inputs, params)
     else:
-        return _apply_op(op, inputs, _EMPTY)
+        return _apply_tensors(op, inputs, params, dt)
+    quiet = op.quiet or dt is _F16
     try:
         if b is None:
-            out = quietly(op.forward, np, ad) if op.quiet or dt is _F16 else op.forward(np, ad)
+            if params is _EMPTY:
+                out = quietly(op.forward, np, ad) if quiet else op.forward(np, ad)
+            else:
+                out = (
+                    quietly(op.forward, np, ad, **params) if quiet else op.forward(np, ad, **params)
+                )
         else:
             operand = bd
             if bd is b and op.ufunc is not None:  # the number's 0-d array, looked up inline
@@ -488,7 +496,13 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
                 operand = None if known is None else known.get(b)
                 if operand is None:
                     operand = number_operand(b, dt)
-            if op.quiet or dt is _F16:
+            if params is not _EMPTY:
+                out = (
+                    quietly(op.forward, np, ad, operand, **params)
+                    if quiet
+                    else op.forward(np, ad, operand, **params)
+                )
+            elif quiet:
                 out = quietly(op.forward, np, ad, operand)
             else:
                 out = op.forward(np, ad, operand)
@@ -536,7 +550,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             shapes = (ad.shape, bd.shape)
         node._fns = (fa, fb)
         node._nrs = _NRS2 if na == 0 and nb == 0 else (na, nb)
-    node.p = _EMPTY
+    node.p = params
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     by_shape = _META.get(dt)
     meta = None if by_shape is None else by_shape.get(out.shape)
@@ -549,6 +563,67 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     else:
         needs = _NEEDS_01 if fb is not None else _NEEDS_00
     node._needs = needs
+    node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
+    return r
+
+
+def _apply_tensors(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any], dt: Any) -> Any:
+    """``apply_op``'s fast path for three or more inputs (``addmm``, ``F.linear``): every
+    one a plain CPU tensor of the first's floating dtype, else the general path."""
+    tensor_cls = _TENSOR[0]
+    arrays = []
+    requires = False
+    for x in inputs:
+        if type(x) is not tensor_cls:
+            return _apply_op(op, inputs, params)
+        xd = x._data
+        if type(xd) is not np.ndarray or xd.dtype is not dt:
+            return _apply_op(op, inputs, params)
+        arrays.append(xd)
+        if not requires and (x.grad_fn is not None or x._requires_grad):
+            requires = True
+    try:
+        if op.quiet or dt is _F16:
+            out = quietly(op.forward, np, *arrays, **params)
+        else:
+            out = op.forward(np, *arrays, **params)
+    except ValueError as exc:
+        raise _broadcast_error(arrays) or exc from None
+    if type(out) is not np.ndarray and (isinstance(out, np.generic) or not hasattr(out, "shape")):
+        out = np.asarray(out)
+    if out.dtype is not dt and out.dtype != dt:
+        out = out.astype(dt)
+    r = _new(tensor_cls)
+    r._data = out
+    if not requires or op.grad_fn is None or not grad_mode.STATE.enabled:
+        return r
+    node = _new_node(op)
+    fns = []
+    nrs = []
+    needs = []
+    shapes = []
+    for x, xd in zip(inputs, arrays):
+        fn = x.grad_fn
+        if fn is not None:
+            nr = x._output_nr
+        elif x._requires_grad:
+            fn, nr = _leaf_edge(x)
+        else:
+            nr = 0
+        fns.append(fn)
+        nrs.append(nr)
+        needs.append(fn is not None)
+        shapes.append(xd.shape)
+    node._fns = tuple(fns)
+    node._nrs = output_nrs(*nrs)
+    node.p = params
+    layout = tuple(shapes)
+    node.shapes = _LAYOUTS.get(layout) or _layout(layout)
+    by_shape = _META.get(dt)
+    meta = None if by_shape is None else by_shape.get(out.shape)
+    node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
+    r.grad_fn = node
+    node._needs = needs = tuple(needs)
     node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
     return r
 

@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from engine import warn_site
+from engine import cpu_loops, warn_site
 from engine.catalog import Example, Param, Port, public
 from engine.ops import linalg, nll_cascade, pointwise
 from engine.ops import shape as shape_ops
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.losses import pointwise_loss_backward, refuse_grad
+from engine.quiet import quietly
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
@@ -28,6 +29,10 @@ def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     if a.ndim == 0:
         return a - a
     if xp is np:  # the ufuncs' own reductions: what ``np.max``/``np.sum`` call, minus a layer
+        if dim == a.ndim - 1:
+            looped = cpu_loops.log_softmax_rows(a)
+            if looped is not None:
+                return looped
         s = a - np.maximum.reduce(a, axis=dim, keepdims=True)
         return np.subtract(s, np.log(np.add.reduce(np.exp(s), axis=dim, keepdims=True)), out=s)
     s = a - xp.max(a, axis=dim, keepdims=True)
@@ -44,6 +49,10 @@ def _softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
 
 def _log_softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
     if xp is np:
+        if dim == y.ndim - 1:
+            looped = cpu_loops.log_softmax_backward_rows(g, y)
+            if looped is not None:
+                return looped
         e = np.exp(y)
         return g - np.multiply(e, np.add.reduce(g, axis=dim, keepdims=True), out=e)
     return g - xp.exp(y) * xp.sum(g, axis=dim, keepdims=True)
@@ -213,9 +222,8 @@ def _nll_fwd(
         return out.reshape(target.shape)
     if xp is np:
         loss, total = nll_cascade.reduce(rows, t, weight, ignore_index)
-        if reduction == "mean":
-            with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 is NaN, as PyTorch
-                loss = loss / total
+        if reduction == "mean":  # (0/0 is NaN, as PyTorch's, without NumPy's warning)
+            loss = quietly(np.divide, loss, total)
         return np.asarray(loss)
     kept, classes = _kept(xp, t, ignore_index)
     picked = -rows[kept, classes]

@@ -60,6 +60,19 @@ def test_the_loops_source_gives_the_expressions_bits(dtype: type) -> None:
     x[:, 0] = -0.0
     source.chunk_total_loop(x, acc, total, 4, 2)
     assert total.tobytes() == _chunk_total_expr(x, 4, 2).tobytes()
+    rows = _data(dtype, (5, 140), seed=4)
+    maxima, sums = np.empty(5, dtype), np.empty(5, dtype)
+    source.row_max_loop(rows, maxima)
+    assert maxima.tobytes() == np.maximum.reduce(rows, axis=1).tobytes()
+    rows = np.abs(rows)  # (NumPy's pairwise order differs from in-order only without NaN)
+    rows[0] = -0.0
+    source.row_sums_loop(rows, sums)
+    assert sums.tobytes() == np.add.reduce(rows, axis=1).tobytes()
+    shifted = np.empty_like(rows)
+    source.sub_row_loop(rows, sums, shifted)
+    assert shifted.tobytes() == (rows - sums[:, None]).tobytes()
+    source.sub_rows_loop(rows, rows, sums, shifted)
+    assert shifted.tobytes() == (rows - rows * sums[:, None]).tobytes()
 
 
 def _chunk_total_expr(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray:
@@ -107,6 +120,39 @@ def test_compiled_transpose_add_matches(dtype: type, shape: tuple[int, int]) -> 
     assert out.tobytes() == np.ascontiguousarray(p.T + bias).tobytes()
 
 
+def _log_softmax_expr(a: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        s = a - np.maximum.reduce(a, axis=-1, keepdims=True)
+        return s - np.log(np.add.reduce(np.exp(s), axis=-1, keepdims=True))
+
+
+def _log_softmax_backward_expr(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return g - np.exp(y) * np.add.reduce(g, axis=-1, keepdims=True)
+
+
+#: Rows of every length class of NumPy's pairwise sum: in order (< 8), eight partial sums
+#: (to 128, with and without a remainder), halves cut at a multiple of 8 (and twice).
+ROW_SHAPES = [(1,), (5,), (64, 10), (3, 1), (2, 3, 8), (7, 129), (4, 300), (600, 17), (2, 1031)]
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", ROW_SHAPES)
+@pytest.mark.parametrize("scale", [1.0, 40.0, 1e4])
+def test_compiled_log_softmax_rows_match(dtype: type, shape: tuple[int, ...], scale: float) -> None:
+    a = np.random.default_rng(5).standard_normal(shape).astype(dtype) * dtype(scale)
+    if a.size > 8:  # a NaN row, an infinite one and negative zeros
+        a.reshape(-1)[[1, -2, 3]] = [np.nan, -np.inf, -0.0]
+    y = cpu_loops.log_softmax_rows(a)
+    want = _log_softmax_expr(a)
+    assert y is not None and y.shape == a.shape and y.tobytes() == want.tobytes()
+    g = np.random.default_rng(6).standard_normal(shape).astype(dtype) * dtype(scale)
+    with np.errstate(all="ignore"):
+        back = cpu_loops.log_softmax_backward_rows(g, want)
+        assert back is not None
+        assert back.tobytes() == _log_softmax_backward_expr(g, want).tobytes()
+
+
 def test_what_the_entry_points_decline() -> None:
     f32 = np.ones((4, 4), np.float32)
     declined = [
@@ -121,6 +167,11 @@ def test_what_the_entry_points_decline() -> None:
         cpu_loops.transpose_add(f32, np.ones((1, 4), np.float32)),
         cpu_loops.chunk_total(f32, 4, 2),  # fewer rows than the chunks cover
         cpu_loops.chunk_total(f32.reshape(16), 4, 1),
+        cpu_loops.log_softmax_rows(np.ones((3, 0), np.float32)),  # empty rows
+        cpu_loops.log_softmax_rows(np.ones((), np.float32)),
+        cpu_loops.log_softmax_rows(f32.T[::2]),
+        cpu_loops.log_softmax_backward_rows(f32, f32.reshape(2, 8)),  # shapes differ
+        cpu_loops.log_softmax_backward_rows(f32.T.copy().T, f32),  # a transposed gradient
     ]
     assert declined == [None] * len(declined)
     if not cpu_loops.COMPILED:

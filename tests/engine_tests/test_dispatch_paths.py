@@ -1,6 +1,6 @@
-"""``apply_op``'s fast paths (one or two same-dtype CPU float inputs; a view of one tensor
-without parameters) against its general
-path and against PyTorch: the same values, dtypes, nodes, edges, saved values and
+"""``apply_op``'s fast paths (one, two or more same-dtype CPU float inputs, with or without
+parameters; a view of one tensor without parameters) against its general path and against
+PyTorch: the same values, dtypes, nodes, edges, saved values and
 version counters, and the general path taken wherever the fast one must not decide."""
 
 from __future__ import annotations
@@ -74,6 +74,13 @@ FAST: dict[str, Case] = {
     "t twice": lambda T, v: v["x"].t().t() + v["y"],
     "t of a constant": lambda T, v: v["c"].t(),
     "t of float64": lambda T, v: v["x64"].t() * 2.0,
+    "alpha": lambda T, v: T.add(v["x"], v["y"], alpha=2),
+    "log_softmax's dim": lambda T, v: T.log_softmax(v["x"] * 3.0, 1),
+    "addmm, three inputs": lambda T, v: T.addmm(v["row"], v["x"].t(), v["x"]),
+    "linear": lambda T, v: T.nn.functional.linear(v["x"].t(), v["w"], v["row"]),
+    "clamp, three tensors": lambda T, v: T.clamp(v["x"], min=v["c"], max=v["y"]),
+    "addcmul with a constant": lambda T, v: T.addcmul(v["x"], v["c"], v["y"], value=0.5),
+    "cross_entropy": lambda T, v: T.nn.functional.cross_entropy(v["x"], T.tensor(np.array([2, 0]))),
 }
 
 #: Calls the general path must decide: promotion, integers, bools, parameters, devices.
@@ -83,9 +90,8 @@ GENERAL: dict[str, Case] = {
     "int tensor and float": lambda T, v: v["i"] * 1.5,
     "float16 and float32": lambda T, v: v["h16"] * v["x"],
     "bool scalar": lambda T, v: v["x"] * True,
-    "alpha": lambda T, v: T.add(v["x"], v["y"], alpha=2),
+    "three inputs, one float64": lambda T, v: T.addcmul(v["x64"], v["x"], v["y"]),
     "int tensor into float": lambda T, v: v["x"] + v["i"],
-    "three inputs": lambda T, v: T.clamp(v["x"], min=v["c"], max=v["y"]),
 }
 
 
@@ -161,6 +167,13 @@ def test_matches_pytorch(name: str) -> None:
         np.testing.assert_allclose(g_e[k], g_t[k], rtol=2e-6, atol=1e-6)
 
 
+def _plain(value: Any) -> Any:
+    """A parameter as a comparable value: an array (``nll_loss``'s target) as its bytes."""
+    if isinstance(value, np.ndarray):
+        return (value.dtype, value.shape, value.tobytes())
+    return value
+
+
 def _node_facts(out: Any) -> dict[str, Any]:
     """Everything a node records, for comparing the two paths exactly."""
     fn = out.grad_fn
@@ -178,7 +191,7 @@ def _node_facts(out: Any) -> dict[str, Any]:
             needs=list(fn.needs),
             shapes=[tuple(s) for s in fn.shapes],
             out_meta=[tuple(m) for m in fn._out_meta],
-            params=dict(fn.p),
+            params={k: _plain(v) for k, v in fn.p.items()},
             saved=fn.saved_names(),
         )
     return facts
