@@ -36,10 +36,15 @@ _EXTRA = (
 )  # engine methods with no catalogue entry
 
 
+#: Functions that bind as methods when set on the class: Python's, and Cython's in a
+#: compiled module (a wrapper around them would cost every method call a second call).
+_BINDABLE = (FunctionType, type(pointwise.add_operator))
+
+
 def _attach(name: str, fn: Any) -> None:
     if name in Tensor.__dict__:
         return
-    if type(fn) is FunctionType and fn.__name__ == name:
+    if type(fn) in _BINDABLE and fn.__name__ == name:
         setattr(Tensor, name, fn)  # binds as a method itself: ``x.tanh()`` is ``tanh(x)``
         return
 

@@ -41,6 +41,7 @@ MODULES: tuple[str, ...] = (
     "engine.ops.core",
     "engine.ops.kernel_dtypes",
     "engine.ops.linalg",
+    "engine.ops.nll_cascade",
     "engine.ops.nn",
     "engine.ops.pointwise",
     "engine.ops.shape",

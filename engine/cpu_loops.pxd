@@ -34,6 +34,9 @@ cdef void row_sums_loop(const floating[:, ::1] x, floating[::1] sums) noexcept
 @cython.locals(i=Py_ssize_t, j=Py_ssize_t, ci=floating, bc=floating)
 cdef void sub_rows_loop(const floating[:, ::1] a, const floating[:, ::1] b, const floating[::1] c, floating[:, ::1] out) noexcept
 
+@cython.locals(i=Py_ssize_t, t=cython.longlong)
+cdef bint in_range_loop(const long long[::1] target, long long n) noexcept
+
 cpdef void relu_f32(const float[::1] src, float[::1] dst) noexcept
 cpdef void relu_f64(const double[::1] src, double[::1] dst) noexcept
 cpdef void threshold_backward_f32(const float[::1] grad, const float[::1] src, float[::1] dst, float threshold) noexcept
@@ -52,3 +55,4 @@ cpdef void row_sums_f32(const float[:, ::1] x, float[::1] sums) noexcept
 cpdef void row_sums_f64(const double[:, ::1] x, double[::1] sums) noexcept
 cpdef void sub_rows_f32(const float[:, ::1] a, const float[:, ::1] b, const float[::1] c, float[:, ::1] out) noexcept
 cpdef void sub_rows_f64(const double[:, ::1] a, const double[:, ::1] b, const double[::1] c, double[:, ::1] out) noexcept
+cpdef bint in_range_i64(const long long[::1] target, long long n) noexcept

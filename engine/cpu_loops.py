@@ -176,6 +176,15 @@ def sub_rows_loop(a, b, c, out) -> None:  # noqa: ANN001
             out[i, j] = a[i, j] - bc
 
 
+def in_range_loop(target, n) -> bool:  # noqa: ANN001
+    """Whether every value of ``target`` is in ``[0, n)``."""
+    for i in range(target.shape[0]):
+        t = target[i]
+        if t < 0 or t >= n:
+            return False
+    return True
+
+
 # The typed entry points, one per dtype (Python calls a fused loop only through them).
 def relu_f32(src, dst) -> None:  # noqa: ANN001
     relu_loop(src, dst)
@@ -215,6 +224,10 @@ def nll_reduce_f32(x, target, weight, weighted, ignore_index, power, sums) -> in
 
 def nll_reduce_f64(x, target, weight, weighted, ignore_index, power, sums) -> int:  # noqa: ANN001
     return nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums)
+
+
+def in_range_i64(target, n) -> bool:  # noqa: ANN001
+    return in_range_loop(target, n)
 
 
 def row_max_f32(x, out) -> None:  # noqa: ANN001
@@ -403,3 +416,16 @@ def log_softmax_backward_rows(g: np.ndarray, y: np.ndarray) -> np.ndarray | None
         row_sums_f64(grows, sums)
         sub_rows_f64(grows, e, sums, e)
     return e.reshape(y.shape)
+
+
+def classes_in_range(target: np.ndarray, n_classes: int) -> bool | None:
+    """Whether every class in a 1-D int64 ``target`` is in ``[0, n_classes)``; or None."""
+    if not (
+        COMPILED
+        and type(target) is np.ndarray
+        and target.dtype is _I64
+        and target.ndim == 1
+        and target.flags.c_contiguous
+    ):
+        return None
+    return in_range_i64(target, n_classes)

@@ -456,17 +456,18 @@ def nll_loss(
     if weight is not None:
         refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data
-    c = input.shape[1] if input.ndim > 2 else input.shape[-1]
-    if not tdata.size:
-        lo = hi = 0
-    elif type(tdata) is np.ndarray and tdata.dtype == np.int64:
-        # read as unsigned, a negative class is huge: one reduction checks both bounds
-        lo, hi = 0, np.maximum.reduce(tdata.view(np.uint64), None)
-    elif type(tdata) is np.ndarray:  # the ufuncs' reductions: ``min``/``max`` minus a layer
-        lo, hi = np.minimum.reduce(tdata, None), np.maximum.reduce(tdata, None)
-    else:
-        lo, hi = tdata.min(), tdata.max()
-    in_range = not (lo < 0 or hi >= c)
+    shape = input._data.shape
+    c = shape[1] if len(shape) > 2 else shape[-1]
+    in_range = cpu_loops.classes_in_range(tdata, c) if tdata.size else True
+    if in_range is None:
+        if type(tdata) is np.ndarray and tdata.dtype == np.int64:
+            # read as unsigned, a negative class is huge: one reduction checks both bounds
+            lo, hi = 0, np.maximum.reduce(tdata.view(np.uint64), None)
+        elif type(tdata) is np.ndarray:  # the ufuncs' reductions: ``min``/``max`` less a layer
+            lo, hi = np.minimum.reduce(tdata, None), np.maximum.reduce(tdata, None)
+        else:
+            lo, hi = tdata.min(), tdata.max()
+        in_range = not (lo < 0 or hi >= c)
     if not in_range:
         bad = tdata[(tdata != ignore_index) & ((tdata < 0) | (tdata >= c))]
         if bad.size:
