@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 COMPILED: bool = not __file__.endswith(".py")
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def relu_loop(src, dst) -> None:  # noqa: ANN001 - typed by the .pxd
@@ -263,19 +262,26 @@ def sub_rows_f64(a, b, c, out) -> None:  # noqa: ANN001
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _I64 = np.dtype(np.int64)
 
 
 def _takes(*arrays: object) -> bool:
+    """Whether the loops take these arrays: compiled, every one a C-contiguous NumPy array
+    of the first one's dtype, float32 or float64.  (A loop, not ``all()`` over a
+    generator: this runs in every entry point, and a generator costs more than the test.)"""
+    if not COMPILED:
+        return False
     first = arrays[0]
-    return (
-        COMPILED
-        and all(
-            type(a) is np.ndarray and a.dtype is first.dtype and a.flags.c_contiguous  # type: ignore[attr-defined]
-            for a in arrays
-        )
-        and first.dtype in _FLOATS
-    )  # type: ignore[attr-defined]
+    if type(first) is not np.ndarray:
+        return False
+    dt = first.dtype  # type: ignore[attr-defined]
+    if dt is not _F32 and dt is not _F64:
+        return False
+    for a in arrays:
+        if type(a) is not np.ndarray or a.dtype is not dt or not a.flags.c_contiguous:  # type: ignore[attr-defined]
+            return False
+    return True
 
 
 def relu(a: np.ndarray) -> np.ndarray | None:

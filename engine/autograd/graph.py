@@ -190,7 +190,8 @@ class AccumulateGrad(Node):
         self._fns = ()
         self._nrs = ()
         self.variable = variable
-        self._out_meta = [(variable.shape, variable._data.dtype, variable.device)]
+        data = variable._data  # (its shape a plain tuple: ``variable.shape`` builds a Size)
+        self._out_meta = [(data.shape, data.dtype, variable.device)]
         if ANOMALY.enabled:
             store_stack(self)
 

@@ -40,10 +40,19 @@ def _col_major(x: Any) -> bool:
     return bool(flags.f_contiguous and not flags.c_contiguous)
 
 
+#: The layouts ``_layout`` records, one shared dict each (a node's params are never
+#: changed after it is made): ``F.linear`` records the second on every call.
+_LAYOUTS = {
+    (True, False): {"cm1": True, "cm2": False},
+    (False, True): {"cm1": False, "cm2": True},
+    (True, True): {"cm1": True, "cm2": True},
+}
+
+
 def _layout(a: Any, b: Any) -> dict[str, bool] | None:
     """Which operands are column-major, recorded at forward time (None: neither)."""
     ca, cb = _col_major(a), _col_major(b)
-    return {"cm1": ca, "cm2": cb} if ca or cb else None
+    return _LAYOUTS[(ca, cb)] if ca or cb else None
 
 
 def _mm_self_grad(c: Any, g: Any, mat2: Any) -> Any:
@@ -310,7 +319,7 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
     if beta == 1 and alpha == 1:
         return apply_op(ADDMM, (input, mat1, mat2), layout)
     params = {"beta": beta, "alpha": alpha}
-    params.update(layout or {})
+    params.update(layout or {})  # (a new dict: the shared layouts stay as they are)
     return apply_op(ADDMM, (input, mat1, mat2), params)
 
 

@@ -607,7 +607,9 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:  # noqa: A002
     the nodes are made, and run backward, in that order); otherwise ``matmul`` with the
     bias added in place."""
     if input.ndim == 2 and bias is not None:
-        return linalg.addmm(bias, input, shape_ops.t(weight))
+        # (``weight.t()`` as its view op, less the public call; more dims get its error)
+        wt = apply_op(shape_ops.T_OP, (weight,)) if weight.ndim <= 2 else shape_ops.t(weight)
+        return linalg.addmm(bias, input, wt)
     if bias is not None and input.is_contiguous() and (input.ndim == 3 or bias.ndim == 1):
         lead = tuple(input.shape[:-1])
         folded = shape_ops.reshape(input, (math.prod(lead), input.shape[-1]))
