@@ -185,6 +185,8 @@ def _plain_targets(a: Any, target: Any, weight: Any, ignore_index: int) -> bool:
 
 def _nll_rows(a: Any, target: Any) -> tuple[Any, Any]:
     """The input as rows (batch, classes) and one target per row: a 1-D input is one row."""
+    if a.ndim == 2 and target.ndim == 1:  # (rows already: no views to make)
+        return a, target
     if a.ndim > 1:
         return a.reshape(-1, a.shape[-1]), target.reshape(-1)
     return a.reshape(1, -1), target.reshape(1)
@@ -222,8 +224,8 @@ def _nll_fwd(
         return out.reshape(target.shape)
     if xp is np:
         loss, total = nll_cascade.reduce(rows, t, weight, ignore_index)
-        if reduction == "mean":  # (0/0 is NaN, as PyTorch's, without NumPy's warning)
-            loss = quietly(np.divide, loss, total)
+        if reduction == "mean":
+            loss = _divide(loss, total)
         return np.asarray(loss)
     kept, classes = _kept(xp, t, ignore_index)
     picked = -rows[kept, classes]
@@ -233,6 +235,22 @@ def _nll_fwd(
         w = weight[classes]
         loss, total = (picked * w).sum(), w.sum()
     return loss / total if reduction == "mean" else loss
+
+
+_NAN = float("nan")
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _divide(loss: Any, total: Any) -> Any:
+    """``loss / total`` for two NumPy scalars of one float dtype, as Python floats: a
+    float32 quotient rounded twice (exact to double, then to float32) is the float32
+    quotient, and NumPy's scalar division costs more than the loss.  A zero total (every
+    target ignored) is NumPy's division, quietly: 0/0 is NaN, as PyTorch's."""
+    t = float(total)
+    q = float(loss) / t if t else _NAN
+    if -_F32_MAX <= q <= _F32_MAX or (q == q and loss.dtype.itemsize == 8):
+        return loss.dtype.type(q)
+    return quietly(np.divide, loss, total)  # (beyond float32, a NaN: NumPy says, quietly)
 
 
 def _nll_grad_fwd(

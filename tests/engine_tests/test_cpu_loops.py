@@ -73,6 +73,8 @@ def test_the_loops_source_gives_the_expressions_bits(dtype: type) -> None:
     assert shifted.tobytes() == (rows - sums[:, None]).tobytes()
     source.sub_rows_loop(rows, rows, sums, shifted)
     assert shifted.tobytes() == (rows - rows * sums[:, None]).tobytes()
+    classes = np.array([0, 4, 2], np.int64)
+    assert source.in_range_loop(classes, 5) and not source.in_range_loop(classes, 4)
 
 
 def _chunk_total_expr(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray:
@@ -172,6 +174,9 @@ def test_what_the_entry_points_decline() -> None:
         cpu_loops.log_softmax_rows(f32.T[::2]),
         cpu_loops.log_softmax_backward_rows(f32, f32.reshape(2, 8)),  # shapes differ
         cpu_loops.log_softmax_backward_rows(f32.T.copy().T, f32),  # a transposed gradient
+        cpu_loops.classes_in_range(np.arange(4, dtype=np.int32), 5),  # not int64
+        cpu_loops.classes_in_range(np.arange(8)[::2], 9),
+        cpu_loops.classes_in_range(np.arange(4).reshape(2, 2), 5),
     ]
     assert declined == [None] * len(declined)
     if not cpu_loops.COMPILED:
@@ -187,3 +192,13 @@ def test_read_only_inputs_are_taken() -> None:
     assert cpu_loops.threshold_backward(a, a, 0).tobytes() == _threshold_expr(a, a, 0).tobytes()
     assert cpu_loops.transpose_add(a, a[0]).tobytes() == (a.T + a[0]).tobytes()
     assert cpu_loops.chunk_total(a, 2, 2).tobytes() == _chunk_total_expr(a, 2, 2).tobytes()
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+def test_compiled_classes_in_range() -> None:
+    t = np.array([0, 3, 9, 2], np.int64)
+    assert cpu_loops.classes_in_range(t, 10) is True
+    assert cpu_loops.classes_in_range(t, 9) is False
+    assert cpu_loops.classes_in_range(np.array([0, -1], np.int64), 5) is False
+    assert cpu_loops.classes_in_range(np.array([-100, 2], np.int64), 5) is False  # ignored too
+    assert cpu_loops.classes_in_range(np.zeros(0, np.int64), 1) is True

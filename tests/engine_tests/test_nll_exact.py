@@ -5,6 +5,8 @@ backward, the mean's gradient ``w * -(grad / total_weight)``, a 1-D input reduce
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,24 @@ def test_random_losses_match_torch_bit_for_bit(seed: int) -> None:
                 (tuple(loss.shape), _bits(loss.detach().numpy()), _bits(xt.grad.numpy()))
             )
         assert results[1] == results[0], (kind, reduction, ignore, weight)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_mean_divides_as_numpy_divides(dtype: type) -> None:
+    """``loss / total`` through Python floats (``nn._divide``) gives NumPy's quotient bit for
+    bit: double rounding of a float32 quotient is exact; past float32's range, at a zero
+    total or with a NaN it is NumPy's division itself, and nothing warns."""
+    from engine.ops.nn import _divide
+
+    rng = np.random.default_rng(11)
+    with np.errstate(all="ignore"):
+        losses = (rng.standard_normal(3000) * 10.0 ** rng.integers(-40, 40, 3000)).astype(dtype)
+        totals = (rng.random(3000) * 10.0 ** rng.integers(-40, 40, 3000)).astype(dtype)
+    edges = [(0, 0), (-0.0, 3), (np.inf, 2), (np.nan, 2), (-np.inf, np.inf), (1, 0), (5e-45, 3)]
+    pairs = [*zip(losses, totals, strict=True), *((dtype(a), dtype(b)) for a, b in edges)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = [_divide(a, b) for a, b in pairs]
+    with np.errstate(all="ignore"):
+        want = [a / b for a, b in pairs]
+    assert [(type(g), g.tobytes()) for g in got] == [(type(w), w.tobytes()) for w in want]
