@@ -1,7 +1,9 @@
 # cython: boundscheck=False, wraparound=False, initializedcheck=False
 """Single-pass loops over float arrays where NumPy needs several calls, for the hot ops of a
-training step: ``relu``, its backward (``threshold_backward``) and ``F.linear``'s bias added
-while its transposed product is copied out.
+training step: ``relu``, its backward (``threshold_backward``), ``F.linear``'s bias added
+while its transposed product is copied out, a bias gradient's summation cascade,
+``nll_loss``'s reduction and its class bounds, and ``log_softmax`` over rows (forward and
+backward; NumPy still computes its ``exp`` and ``log``).
 
 The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled core); the
 entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous

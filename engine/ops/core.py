@@ -444,11 +444,12 @@ _EMPTY: dict[str, Any] = {}
 def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record it.
 
-    Most calls in a model are one or two CPU tensors of one floating dtype (or a
-    tensor and a Python number) into an op whose result keeps that dtype; for those
-    the promotion rules, device checks and output handling of the general path
-    (``_apply_op``) have nothing to decide, so they run here in a few steps.  Both
-    paths build the same node.
+    Most calls in a model are CPU tensors of one floating dtype (or a tensor and a
+    Python number), with or without parameters, into an op whose result keeps that
+    dtype; for those the promotion rules, device checks and output handling of the
+    general path (``_apply_op``) have nothing to decide, so they run here in a few
+    steps (``_apply_tensors`` for three inputs or more: ``addmm``, so ``F.linear``).
+    Both paths build the same node.
     """
     if not op.plain:
         if params is None and op.plain_view and len(inputs) == 1:

@@ -250,7 +250,7 @@ def _divide(loss: Any, total: Any) -> Any:
     q = float(loss) / t if t else _NAN
     if -_F32_MAX <= q <= _F32_MAX or (q == q and loss.dtype.itemsize == 8):
         return loss.dtype.type(q)
-    return quietly(np.divide, loss, total)  # (beyond float32, a NaN: NumPy says, quietly)
+    return quietly(np.divide, loss, total)  # (past float32, or a NaN: NumPy divides, quietly)
 
 
 def _nll_grad_fwd(
