@@ -42,7 +42,7 @@ def _col_major(x: Any) -> bool:
 
 #: The layouts ``_layout`` records, one shared dict each (a node's params are never
 #: changed after it is made): ``F.linear`` records the second on every call.
-_LAYOUTS = {
+_LAYOUT_PARAMS = {
     (True, False): {"cm1": True, "cm2": False},
     (False, True): {"cm1": False, "cm2": True},
     (True, True): {"cm1": True, "cm2": True},
@@ -52,7 +52,7 @@ _LAYOUTS = {
 def _layout(a: Any, b: Any) -> dict[str, bool] | None:
     """Which operands are column-major, recorded at forward time (None: neither)."""
     ca, cb = _col_major(a), _col_major(b)
-    return _LAYOUTS[(ca, cb)] if ca or cb else None
+    return _LAYOUT_PARAMS[(ca, cb)] if ca or cb else None
 
 
 def _mm_self_grad(c: Any, g: Any, mat2: Any) -> Any:
