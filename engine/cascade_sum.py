@@ -78,8 +78,7 @@ def _seq(x: np.ndarray, axis: int) -> np.ndarray:
 def _multi_row(x: np.ndarray) -> np.ndarray:
     """``multi_row_sum``: ``x`` is ``(batch, size, lanes)``; each lane's cascade."""
     b, size, lanes = x.shape
-    step = 1 << max(4, _ceil_log2(size) // 4)
-    n_chunks = size // step
+    step, n_chunks = _level(size)
     tail = _seq(x[:, n_chunks * step :], 1)
     if n_chunks == 0:
         return tail
@@ -137,9 +136,10 @@ def _outer(x: np.ndarray) -> np.ndarray:
 def _few_rows(x: np.ndarray) -> np.ndarray | None:
     """``_outer`` for one ``(m, n)`` block whose cascade has a single level (fewer than
     ``step ** 2`` rows, as a linear layer's bias gradient over a batch): the same
-    additions as the general path in four NumPy calls rather than a dozen, since
-    ``np.add.reduce`` over a non-innermost axis adds whole rows in order.  None when
-    the columns mix full blocks and leftovers (the general path handles those)."""
+    additions as the general path in one compiled loop, or else four NumPy calls rather
+    than a dozen, since ``np.add.reduce`` over a non-innermost axis adds whole rows in
+    order.  None when the columns mix full blocks and leftovers (the general path
+    handles those)."""
     m, n = x.shape
     lanes = vec_bytes() // x.itemsize
     block = 4 * lanes if n >= lanes else 4
@@ -150,6 +150,12 @@ def _few_rows(x: np.ndarray) -> np.ndarray | None:
     quads = m // 4
     if quads == 0:
         return None
+    step, n_chunks = _level(quads)
+    if n_chunks >= step:
+        return None
+    fused = cpu_loops.quad_rows(x, step, n_chunks)
+    if fused is not None:
+        return fused
     part = _one_level(x[: quads * 4].reshape(quads, 4 * n))
     if part is None:
         return None
@@ -160,15 +166,23 @@ def _few_rows(x: np.ndarray) -> np.ndarray | None:
     return ((total + part[1]) + part[2]) + part[3]
 
 
+def _level(size: int) -> tuple[int, int]:
+    """``multi_row_sum``'s chunk length for ``size`` rows, and how many whole chunks."""
+    step = 1 << max(4, _ceil_log2(size) // 4)
+    return step, size // step
+
+
 def _one_level(x: np.ndarray) -> np.ndarray | None:
     """``_multi_row`` of one ``(size, lanes)`` block with fewer than ``step ** 2``
     rows: in-order chunk sums of ``step`` rows, their in-order sum, plus the leftover
     rows' sum (the ``+ 0`` of the cascade's zero start kept where it can matter)."""
     size, lanes = x.shape
-    step = 1 << max(4, _ceil_log2(size) // 4)
-    n_chunks = size // step
+    step, n_chunks = _level(size)
     if n_chunks >= step or lanes < 2:
         return None
+    fused = cpu_loops.one_level(x, step, n_chunks)
+    if fused is not None:
+        return fused
     zero = x.dtype.type(0)
     body = n_chunks * step
     if body == size:
@@ -179,9 +193,6 @@ def _one_level(x: np.ndarray) -> np.ndarray | None:
         tail = np.add.reduce(x[body:], axis=0) + zero
     if n_chunks == 0:
         return tail
-    total = cpu_loops.chunk_total(x, step, n_chunks)  # (never -0.0: ``+ zero`` is a no-op)
-    if total is not None:
-        return total if tail is None else tail + total
     chunks = np.add.reduce(x[:body].reshape(n_chunks, step, lanes), axis=1)
     total = np.add.reduce(chunks, axis=0)
     return total + zero if tail is None else tail + total

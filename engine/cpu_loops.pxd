@@ -16,6 +16,12 @@ cdef void transpose_add_loop(const floating[:, ::1] p, const floating[::1] bias,
 @cython.locals(n=Py_ssize_t, c=Py_ssize_t, r0=Py_ssize_t, r=Py_ssize_t, j=Py_ssize_t)
 cdef void chunk_total_loop(const floating[:, ::1] x, floating[::1] acc, floating[::1] out, Py_ssize_t step, Py_ssize_t n_chunks) noexcept
 
+@cython.locals(size=Py_ssize_t, n=Py_ssize_t, body=Py_ssize_t, r=Py_ssize_t, j=Py_ssize_t)
+cdef void one_level_loop(const floating[:, ::1] x, Py_ssize_t step, Py_ssize_t n_chunks, floating[::1] acc, floating[::1] out) noexcept
+
+@cython.locals(m=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, total=floating)
+cdef void quad_rows_loop(const floating[:, ::1] x, const floating[:, ::1] quads, Py_ssize_t step, Py_ssize_t n_chunks, floating[::1] acc, floating[::1] part, floating[::1] out) noexcept
+
 @cython.locals(n_classes=Py_ssize_t, mask=Py_ssize_t, j=Py_ssize_t, b=Py_ssize_t, t=cython.longlong, ignored=Py_ssize_t, wv=floating, loss=floating, total=floating)
 cdef Py_ssize_t nll_reduce_loop(const floating[:, ::1] x, const long long[::1] target, const floating[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, floating[::1] sums) noexcept
 
@@ -37,14 +43,19 @@ cdef void sub_rows_loop(const floating[:, ::1] a, const floating[:, ::1] b, cons
 @cython.locals(i=Py_ssize_t, t=cython.longlong)
 cdef bint in_range_loop(const long long[::1] target, long long n) noexcept
 
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, t=cython.longlong)
+cdef bint pick_rows_loop(const long long[::1] target, floating value, floating[:, ::1] out) noexcept
+
 cpdef void relu_f32(const float[::1] src, float[::1] dst) noexcept
 cpdef void relu_f64(const double[::1] src, double[::1] dst) noexcept
 cpdef void threshold_backward_f32(const float[::1] grad, const float[::1] src, float[::1] dst, float threshold) noexcept
 cpdef void threshold_backward_f64(const double[::1] grad, const double[::1] src, double[::1] dst, double threshold) noexcept
 cpdef void transpose_add_f32(const float[:, ::1] p, const float[::1] bias, float[:, ::1] out) noexcept
 cpdef void transpose_add_f64(const double[:, ::1] p, const double[::1] bias, double[:, ::1] out) noexcept
-cpdef void chunk_total_f32(const float[:, ::1] x, float[::1] acc, float[::1] out, Py_ssize_t step, Py_ssize_t n_chunks) noexcept
-cpdef void chunk_total_f64(const double[:, ::1] x, double[::1] acc, double[::1] out, Py_ssize_t step, Py_ssize_t n_chunks) noexcept
+cpdef void one_level_f32(const float[:, ::1] x, Py_ssize_t step, Py_ssize_t n_chunks, float[::1] acc, float[::1] out) noexcept
+cpdef void one_level_f64(const double[:, ::1] x, Py_ssize_t step, Py_ssize_t n_chunks, double[::1] acc, double[::1] out) noexcept
+cpdef void quad_rows_f32(const float[:, ::1] x, const float[:, ::1] quads, Py_ssize_t step, Py_ssize_t n_chunks, float[::1] acc, float[::1] part, float[::1] out) noexcept
+cpdef void quad_rows_f64(const double[:, ::1] x, const double[:, ::1] quads, Py_ssize_t step, Py_ssize_t n_chunks, double[::1] acc, double[::1] part, double[::1] out) noexcept
 cpdef Py_ssize_t nll_reduce_f32(const float[:, ::1] x, const long long[::1] target, const float[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, float[::1] sums) noexcept
 cpdef Py_ssize_t nll_reduce_f64(const double[:, ::1] x, const long long[::1] target, const double[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, double[::1] sums) noexcept
 cpdef void row_max_f32(const float[:, ::1] x, float[::1] out) noexcept
@@ -56,3 +67,5 @@ cpdef void row_sums_f64(const double[:, ::1] x, double[::1] sums) noexcept
 cpdef void sub_rows_f32(const float[:, ::1] a, const float[:, ::1] b, const float[::1] c, float[:, ::1] out) noexcept
 cpdef void sub_rows_f64(const double[:, ::1] a, const double[:, ::1] b, const double[::1] c, double[:, ::1] out) noexcept
 cpdef bint in_range_i64(const long long[::1] target, long long n) noexcept
+cpdef bint pick_rows_f32(const long long[::1] target, float value, float[:, ::1] out) noexcept
+cpdef bint pick_rows_f64(const long long[::1] target, double value, double[:, ::1] out) noexcept

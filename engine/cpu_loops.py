@@ -66,6 +66,45 @@ def chunk_total_loop(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
                 out[j] = out[j] + acc[j]
 
 
+def one_level_loop(x, step, n_chunks, acc, out) -> None:  # noqa: ANN001
+    """``cascade_sum._one_level`` of the ``(size, lanes)`` rows ``x``: the chunks' total
+    (``chunk_total_loop``), then the leftover rows' in-order sum (``np.add.reduce`` over
+    the first axis starts from the first row) plus ``0``, added before that total."""
+    size = x.shape[0]
+    n = x.shape[1]
+    body = n_chunks * step
+    if n_chunks > 0:
+        chunk_total_loop(x, acc, out, step, n_chunks)
+    if body == size:
+        return
+    for j in range(n):
+        acc[j] = x[body, j]
+    for r in range(body + 1, size):
+        for j in range(n):
+            acc[j] = acc[j] + x[r, j]
+    if n_chunks == 0:
+        for j in range(n):
+            out[j] = acc[j] + 0
+    else:
+        for j in range(n):
+            out[j] = (acc[j] + 0) + out[j]
+
+
+def quad_rows_loop(x, quads, step, n_chunks, acc, part, out) -> None:  # noqa: ANN001
+    """``cascade_sum._few_rows`` for ``(m, n)`` rows narrower than a block: ``part``
+    (``4 n``) is ``one_level_loop`` of ``quads``, the first ``4 quads`` rows of ``x`` read
+    as rows of ``4 n``; then its first quarter plus the leftover rows in order, plus the
+    other three quarters."""
+    m = x.shape[0]
+    n = x.shape[1]
+    one_level_loop(quads, step, n_chunks, acc, part)
+    for j in range(n):
+        total = part[j]
+        for i in range(4 * quads.shape[0], m):
+            total = total + x[i, j]
+        out[j] = ((total + part[n + j]) + part[2 * n + j]) + part[3 * n + j]
+
+
 def nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums) -> int:  # noqa: ANN001
     """``nll_loss_out_frame``'s cascade: ``sums[:8]`` the loss's partial sums, ``sums[8:]``
     the weights', added up from 0 into ``sums[0]`` and ``sums[8]`` at the end.  Returns how
@@ -186,6 +225,19 @@ def in_range_loop(target, n) -> bool:  # noqa: ANN001
     return True
 
 
+def pick_rows_loop(target, value, out) -> bool:  # noqa: ANN001
+    """``out[i, target[i]] = value`` for every row of the zeroed ``out`` (``nll_loss``'s
+    gradient); False at a target that is not a class, before anything is written."""
+    n = out.shape[1]
+    for i in range(target.shape[0]):
+        t = target[i]
+        if t < 0 or t >= n:
+            return False
+    for i in range(target.shape[0]):
+        out[i, target[i]] = value
+    return True
+
+
 # The typed entry points, one per dtype (Python calls a fused loop only through them).
 def relu_f32(src, dst) -> None:  # noqa: ANN001
     relu_loop(src, dst)
@@ -211,12 +263,20 @@ def transpose_add_f64(p, bias, out) -> None:  # noqa: ANN001
     transpose_add_loop(p, bias, out)
 
 
-def chunk_total_f32(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
-    chunk_total_loop(x, acc, out, step, n_chunks)
+def one_level_f32(x, step, n_chunks, acc, out) -> None:  # noqa: ANN001
+    one_level_loop(x, step, n_chunks, acc, out)
 
 
-def chunk_total_f64(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
-    chunk_total_loop(x, acc, out, step, n_chunks)
+def one_level_f64(x, step, n_chunks, acc, out) -> None:  # noqa: ANN001
+    one_level_loop(x, step, n_chunks, acc, out)
+
+
+def quad_rows_f32(x, quads, step, n_chunks, acc, part, out) -> None:  # noqa: ANN001
+    quad_rows_loop(x, quads, step, n_chunks, acc, part, out)
+
+
+def quad_rows_f64(x, quads, step, n_chunks, acc, part, out) -> None:  # noqa: ANN001
+    quad_rows_loop(x, quads, step, n_chunks, acc, part, out)
 
 
 def nll_reduce_f32(x, target, weight, weighted, ignore_index, power, sums) -> int:  # noqa: ANN001
@@ -229,6 +289,14 @@ def nll_reduce_f64(x, target, weight, weighted, ignore_index, power, sums) -> in
 
 def in_range_i64(target, n) -> bool:  # noqa: ANN001
     return in_range_loop(target, n)
+
+
+def pick_rows_f32(target, value, out) -> bool:  # noqa: ANN001
+    return pick_rows_loop(target, value, out)
+
+
+def pick_rows_f64(target, value, out) -> bool:  # noqa: ANN001
+    return pick_rows_loop(target, value, out)
 
 
 def row_max_f32(x, out) -> None:  # noqa: ANN001
@@ -324,20 +392,39 @@ def transpose_add(p: np.ndarray, bias: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def chunk_total(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:
-    """For a 2-D ``x`` with at least ``step * n_chunks`` rows: ``np.add.reduce`` of
-    ``x[:step * n_chunks].reshape(n_chunks, step, -1)`` over axis 1, then over axis 0
-    (the summation cascade's chunks, in its order); or None."""
-    if not (_takes(x) and x.ndim == 2 and n_chunks > 0 and step > 0):
+def one_level(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:
+    """``cascade_sum._one_level`` of a 2-D ``x`` whose rows hold ``n_chunks`` chunks of
+    ``step`` rows and maybe some left over; or None."""
+    if not (_takes(x) and x.ndim == 2 and step > 0 and n_chunks >= 0):
         return None
-    if x.shape[0] < step * n_chunks:
+    if x.shape[0] == 0 or x.shape[0] < step * n_chunks:
         return None
     out = np.empty(x.shape[1], x.dtype)
     acc = np.empty(x.shape[1], x.dtype)
     if x.dtype is _F32:
-        chunk_total_f32(x, acc, out, step, n_chunks)
+        one_level_f32(x, step, n_chunks, acc, out)
     else:
-        chunk_total_f64(x, acc, out, step, n_chunks)
+        one_level_f64(x, step, n_chunks, acc, out)
+    return out
+
+
+def quad_rows(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:
+    """``cascade_sum._few_rows`` of a 2-D ``x`` of at least four rows, read four at a time:
+    ``one_level`` of its ``m // 4`` quads (of ``step`` and ``n_chunks``), then each column
+    added up with the rows left over; or None."""
+    if not (_takes(x) and x.ndim == 2 and step > 0 and n_chunks >= 0):
+        return None
+    m, n = x.shape
+    if m < 4 or m // 4 < step * n_chunks:
+        return None
+    quads = x[: m // 4 * 4].reshape(m // 4, 4 * n)
+    out = np.empty(n, x.dtype)
+    acc = np.empty(4 * n, x.dtype)
+    part = np.empty(4 * n, x.dtype)
+    if x.dtype is _F32:
+        quad_rows_f32(x, quads, step, n_chunks, acc, part, out)
+    else:
+        quad_rows_f64(x, quads, step, n_chunks, acc, part, out)
     return out
 
 
@@ -424,6 +511,29 @@ def log_softmax_backward_rows(g: np.ndarray, y: np.ndarray) -> np.ndarray | None
         row_sums_f64(grows, sums)
         sub_rows_f64(grows, e, sums, e)
     return e.reshape(y.shape)
+
+
+def pick_rows(
+    target: np.ndarray, value: float, n_classes: int, dtype: np.dtype
+) -> np.ndarray | None:
+    """A new ``(len(target), n_classes)`` array of ``dtype``: zeros, but ``value`` at each
+    row's class in the 1-D int64 ``target``; or None (a target that is not a class too).
+    ``value`` is a Python float, converted to the dtype once."""
+    if not (
+        COMPILED
+        and (dtype is _F32 or dtype is _F64)
+        and type(target) is np.ndarray
+        and target.dtype is _I64
+        and target.ndim == 1
+        and target.flags.c_contiguous
+    ):
+        return None
+    out = np.zeros((target.shape[0], n_classes), dtype)
+    if dtype is _F32:
+        done = pick_rows_f32(target, value, out)
+    else:
+        done = pick_rows_f64(target, value, out)
+    return out if done else None
 
 
 def classes_in_range(target: np.ndarray, n_classes: int) -> bool | None:

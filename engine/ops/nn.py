@@ -253,6 +253,12 @@ def _divide(loss: Any, total: Any) -> Any:
     return quietly(np.divide, loss, total)  # (past float32, or a NaN: NumPy divides, quietly)
 
 
+def _nll_seed(g: np.ndarray, reduction: str, n: int) -> Any:
+    """``-g / n`` (``mean``) or ``-g``, as NumPy computes it for a one-value ``g``."""
+    neg = -g.reshape(())[()]
+    return _divide(neg, g.dtype.type(n)) if reduction == "mean" else neg
+
+
 def _nll_grad_fwd(
     xp: Any,
     g: Any,
@@ -267,9 +273,16 @@ def _nll_grad_fwd(
     ``-w * grad[i]`` (unreduced) or ``w * -(grad / total_weight)`` (``mean``; ``-grad``
     otherwise), ``w`` 1 without a weight."""
     rows, t = _nll_rows(a, target)
-    out = xp.zeros(rows.shape, dtype=g.dtype)
     each = reduction == "none" and a.ndim > 1
-    if xp is np and (plain or _plain_targets(a, target, weight, ignore_index)):
+    plain = xp is np and (plain or _plain_targets(a, target, weight, ignore_index))
+    if plain and not each and type(g) is np.ndarray and g.size == 1 and g.dtype.itemsize >= 4:
+        picked = cpu_loops.pick_rows(
+            t, float(_nll_seed(g, reduction, t.size)), rows.shape[1], g.dtype
+        )
+        if picked is not None:
+            return picked.reshape(a.shape)
+    out = xp.zeros(rows.shape, dtype=g.dtype)
+    if plain:
         every = np.arange(rows.shape[0])
         if each:
             out[every, t] = -g.reshape(-1)

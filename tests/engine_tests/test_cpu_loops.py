@@ -58,8 +58,11 @@ def test_the_loops_source_gives_the_expressions_bits(dtype: type) -> None:
     x = _data(dtype, (11, 3))
     total, acc = np.empty(3, dtype), np.empty(3, dtype)
     x[:, 0] = -0.0
-    source.chunk_total_loop(x, acc, total, 4, 2)
-    assert total.tobytes() == _chunk_total_expr(x, 4, 2).tobytes()
+    source.one_level_loop(x, 4, 2, acc, total)
+    assert total.tobytes() == _one_level_expr(x, 4, 2).tobytes()
+    part, acc = np.empty(12, dtype), np.empty(12, dtype)
+    source.quad_rows_loop(x, x[:8].reshape(2, 12), 1, 2, acc, part, total)
+    assert total.tobytes() == _quad_rows_expr(x, 1, 2).tobytes()
     rows = _data(dtype, (5, 140), seed=4)
     maxima, sums = np.empty(5, dtype), np.empty(5, dtype)
     source.row_max_loop(rows, maxima)
@@ -77,25 +80,67 @@ def test_the_loops_source_gives_the_expressions_bits(dtype: type) -> None:
     assert source.in_range_loop(classes, 5) and not source.in_range_loop(classes, 4)
 
 
-def _chunk_total_expr(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray:
-    chunks = np.add.reduce(x[: step * n_chunks].reshape(n_chunks, step, -1), axis=1)
-    return np.add.reduce(chunks, axis=0)
+def _one_level_expr(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray:
+    """``cascade_sum._one_level``'s NumPy expression: chunk sums, their sum, the rest."""
+    body, zero = step * n_chunks, x.dtype.type(0)
+    tail = None if body == x.shape[0] else np.add.reduce(x[body:], axis=0) + zero
+    if n_chunks == 0:
+        return tail
+    chunks = np.add.reduce(x[:body].reshape(n_chunks, step, -1), axis=1)
+    total = np.add.reduce(chunks, axis=0)
+    return total + zero if tail is None else tail + total
+
+
+def _quad_rows_expr(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray:
+    m, n = x.shape
+    part = _one_level_expr(x[: m // 4 * 4].reshape(m // 4, 4 * n), step, n_chunks).reshape(4, n)
+    total = part[0]
+    for i in range(m // 4 * 4, m):
+        total = total + x[i]
+    return ((total + part[1]) + part[2]) + part[3]
 
 
 @pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     ("shape", "step", "n_chunks"),
-    [((64, 256), 16, 4), ((70, 3), 16, 4), ((1, 5), 1, 1), ((33, 8), 8, 4), ((16, 1), 16, 1)],
+    [
+        ((64, 256), 16, 4),
+        ((70, 3), 16, 4),
+        ((1, 5), 1, 1),
+        ((33, 8), 8, 4),
+        ((16, 1), 16, 1),
+        ((15, 4), 16, 0),  # no whole chunk: the leftover rows only
+        ((1, 6), 16, 0),
+        ((17, 32), 16, 1),  # one row left over
+    ],
 )
-def test_compiled_chunk_total_matches(
+def test_compiled_one_level_matches(
     dtype: type, shape: tuple[int, int], step: int, n_chunks: int
 ) -> None:
     x = _data(dtype, shape)
     x[:, 0] = -0.0  # negative zeros: NumPy's sums start at ``0``, so they give ``0.0``
-    out = cpu_loops.chunk_total(x, step, n_chunks)
+    x[-1, -1] = -0.0
+    out = cpu_loops.one_level(x, step, n_chunks)
     assert out is not None
-    assert out.tobytes() == _chunk_total_expr(x, step, n_chunks).tobytes()
+    assert out.tobytes() == _one_level_expr(x, step, n_chunks).tobytes()
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("shape", "step", "n_chunks"),
+    [((64, 10), 16, 1), ((67, 10), 16, 1), ((4, 3), 16, 0), ((7, 1), 16, 0), ((250, 7), 16, 3)],
+)
+def test_compiled_quad_rows_matches(
+    dtype: type, shape: tuple[int, int], step: int, n_chunks: int
+) -> None:
+    x = _data(dtype, shape)
+    x[:, 0] = -0.0
+    x[-1, -1] = np.nan if shape[0] % 2 else np.inf
+    out = cpu_loops.quad_rows(x, step, n_chunks)
+    assert out is not None
+    assert out.tobytes() == _quad_rows_expr(x, step, n_chunks).tobytes()
 
 
 @pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
@@ -167,8 +212,11 @@ def test_what_the_entry_points_decline() -> None:
         cpu_loops.threshold_backward(f32, f32, True),
         cpu_loops.transpose_add(f32, np.ones(3, np.float32)),  # bias is not one per row
         cpu_loops.transpose_add(f32, np.ones((1, 4), np.float32)),
-        cpu_loops.chunk_total(f32, 4, 2),  # fewer rows than the chunks cover
-        cpu_loops.chunk_total(f32.reshape(16), 4, 1),
+        cpu_loops.one_level(f32, 4, 2),  # fewer rows than the chunks cover
+        cpu_loops.one_level(f32.reshape(16), 4, 1),
+        cpu_loops.one_level(np.ones((0, 3), np.float32), 4, 0),
+        cpu_loops.quad_rows(f32[:3], 1, 0),  # not one quad of rows
+        cpu_loops.quad_rows(f32, 1, 2),  # one quad: fewer than the chunks cover
         cpu_loops.log_softmax_rows(np.ones((3, 0), np.float32)),  # empty rows
         cpu_loops.log_softmax_rows(np.ones((), np.float32)),
         cpu_loops.log_softmax_rows(f32.T[::2]),
@@ -191,7 +239,8 @@ def test_read_only_inputs_are_taken() -> None:
     assert cpu_loops.relu(a).tobytes() == _relu_expr(a).tobytes()
     assert cpu_loops.threshold_backward(a, a, 0).tobytes() == _threshold_expr(a, a, 0).tobytes()
     assert cpu_loops.transpose_add(a, a[0]).tobytes() == (a.T + a[0]).tobytes()
-    assert cpu_loops.chunk_total(a, 2, 2).tobytes() == _chunk_total_expr(a, 2, 2).tobytes()
+    assert cpu_loops.one_level(a, 2, 2).tobytes() == _one_level_expr(a, 2, 2).tobytes()
+    assert cpu_loops.quad_rows(a, 1, 1).tobytes() == _quad_rows_expr(a, 1, 1).tobytes()
 
 
 @pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")

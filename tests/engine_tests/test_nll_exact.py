@@ -190,3 +190,35 @@ def test_the_mean_divides_as_numpy_divides(dtype: type) -> None:
     with np.errstate(all="ignore"):
         want = [a / b for a, b in pairs]
     assert [(type(g), g.tobytes()) for g in got] == [(type(w), w.tobytes()) for w in want]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_the_gradient_is_numpys_scatter(dtype: type, reduction: str) -> None:
+    """The input's gradient, zeros with ``-g / n`` (or ``-g``) at each row's target, written
+    by one loop (``cpu_loops.pick_rows``) with the bits of NumPy's expression, for seeds of
+    many magnitudes, a negative zero, infinities and NaN."""
+    from engine.ops.nn import _nll_grad_fwd
+
+    rng = np.random.default_rng(5)
+    seeds = [*(rng.standard_normal(40) * 10.0 ** rng.integers(-40, 40, 40)), -0.0, np.inf, np.nan]
+    for b, c in ((64, 10), (3, 1), (1000, 7), (0, 4)):
+        a, t = np.zeros((b, c), dtype), (np.arange(b) * 5 + 1) % c
+        for seed in seeds:
+            g = np.asarray(seed).astype(dtype)
+            got = _nll_grad_fwd(np, g, a, t, None, reduction, -100, plain=True)
+            want = np.zeros((b, c), dtype)
+            with np.errstate(all="ignore"):
+                want[np.arange(b), t] = -g / dtype(b) if reduction == "mean" else -g
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (b, c, seed)
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+def test_the_scatter_declines_a_target_out_of_range() -> None:
+    t = np.array([0, 3, 4], np.int64)
+    assert cpu_loops.pick_rows(t, 1.0, 4, np.dtype(np.float32)) is None
+    assert cpu_loops.pick_rows(t - 1, 1.0, 5, np.dtype(np.float32)) is None
+    assert cpu_loops.pick_rows(t.astype(np.int32), 1.0, 5, np.dtype(np.float32)) is None
+    assert cpu_loops.pick_rows(t, 1.0, 5, np.dtype(np.float16)) is None
+    got = cpu_loops.pick_rows(t, 0.1, 5, np.dtype(np.float32))
+    assert got.tobytes() == np.eye(5, dtype=np.float32)[t].__mul__(np.float32(0.1)).tobytes()
