@@ -63,12 +63,14 @@ def build(modules: list[str], jobs: int = 2) -> list[str]:
         # Cython names the module from the package layout around the source, so a copy
         # keeps the layout: the .c files and objects never land in the checkout.
         extensions = []
-        for m, (py, pxd) in parts.items():
+        for m, (py, pxd, header) in parts.items():
             src = Path(tmp, "src", *m.split(".")).with_suffix(".py")
             src.parent.mkdir(parents=True, exist_ok=True)
             src.write_bytes(py)
             if pxd is not None:
                 src.with_suffix(".pxd").write_bytes(pxd)
+            if header is not None:
+                src.with_suffix(".h").write_bytes(header)
             for parent in src.relative_to(Path(tmp, "src")).parents:
                 init = Path(tmp, "src", parent, "__init__.py")
                 if parent != Path(".") and not init.exists():
@@ -76,7 +78,9 @@ def build(modules: list[str], jobs: int = 2) -> list[str]:
             level = "-O3" if m in cc.VECTORISED else "-O2"
             # (never ``a * b + c`` as one rounding, as an FMA would: the loops give NumPy's bits)
             flags = [level, "-ffp-contract=off", "-w"]
-            extensions.append(Extension(m, [str(src)], extra_compile_args=flags))
+            extensions.append(
+                Extension(m, [str(src)], include_dirs=[str(src.parent)], extra_compile_args=flags)
+            )
         ext_modules = cythonize(
             extensions,
             compiler_directives=DIRECTIVES,

@@ -35,6 +35,7 @@ MODULES: tuple[str, ...] = (
     "engine.autograd.graph",
     "engine.backend",
     "engine.cascade_sum",
+    "engine.cpu_gemm",
     "engine.cpu_loops",
     "engine.dtypes",
     "engine.grad_mode",
@@ -55,9 +56,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build" / "cython"
 PURE_ENV = "GRADSTUDIO_PURE"
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
-#: Modules of plain loops over typed arrays, compiled at ``-O3``: GCC vectorises a loop
-#: over two buffers that may alias only there (the rest build at ``-O2``).
-VECTORISED: frozenset[str] = frozenset({"engine.cpu_loops"})
+#: Modules of plain loops over typed arrays or of hand-vectorised kernels, compiled at
+#: ``-O3``: GCC vectorises a loop over two buffers that may alias only there, and unrolls
+#: the kernels' tails (the rest build at ``-O2``).
+VECTORISED: frozenset[str] = frozenset({"engine.cpu_gemm", "engine.cpu_loops"})
 
 _compiled: dict[str, str] = {}
 _stale: list[str] = []
@@ -73,18 +75,30 @@ def declarations_path(module: str) -> Path:
     return source_path(module).with_suffix(".pxd")
 
 
-def source_parts(module: str) -> tuple[bytes, bytes | None]:
-    """The texts a build of ``module`` is made from: its ``.py`` and its ``.pxd`` (None
-    when it has none), each read once."""
-    pxd = declarations_path(module)
-    return source_path(module).read_bytes(), pxd.read_bytes() if pxd.is_file() else None
+def header_path(module: str) -> Path:
+    """The module's C header (hand-written kernels its ``.pxd`` declares), which it may
+    not have."""
+    return source_path(module).with_suffix(".h")
 
 
-def source_bytes(module: str, parts: tuple[bytes, bytes | None] | None = None) -> bytes:
-    """What the build's tag is computed from: the ``.py``, then the ``.pxd`` if any, so
-    that editing either makes the build stale."""
-    source, pxd = parts or source_parts(module)
-    return source if pxd is None else source + pxd
+def source_parts(module: str) -> tuple[bytes, bytes | None, bytes | None]:
+    """The texts a build of ``module`` is made from: its ``.py``, its ``.pxd`` and its C
+    header (None for each it lacks), each read once."""
+    pxd, header = declarations_path(module), header_path(module)
+    return (
+        source_path(module).read_bytes(),
+        pxd.read_bytes() if pxd.is_file() else None,
+        header.read_bytes() if header.is_file() else None,
+    )
+
+
+def source_bytes(
+    module: str, parts: tuple[bytes, bytes | None, bytes | None] | None = None
+) -> bytes:
+    """What the build's tag is computed from: the ``.py``, then the ``.pxd`` and the
+    header where there are, so that editing any of them makes the build stale."""
+    source, pxd, header = parts or source_parts(module)
+    return source + (pxd or b"") + (header or b"")
 
 
 def source_hash(source: bytes) -> str:
