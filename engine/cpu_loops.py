@@ -1,9 +1,11 @@
 # cython: boundscheck=False, wraparound=False, initializedcheck=False
 """Single-pass loops over float arrays where NumPy needs several calls, for the hot ops of a
 training step: ``relu``, its backward (``threshold_backward``), ``F.linear``'s bias added
-while its transposed product is copied out, a bias gradient's summation cascade,
-``nll_loss``'s reduction and its class bounds, and ``log_softmax`` over rows (forward and
-backward; NumPy still computes its ``exp`` and ``log``).
+while its transposed product is copied out, a bias gradient's summation cascade (its one
+level, and the quads of a narrow one), ``nll_loss``'s reduction, its class bounds and its
+gradient's scatter, and ``log_softmax`` over rows (forward and backward; NumPy still
+computes its ``exp`` and ``log``).  (The matrix products' own kernels are in
+``engine.cpu_gemm``: their bits are their own, not NumPy's.)
 
 The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled core); the
 entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous
