@@ -432,10 +432,11 @@ class Evaluation:
         self, step: int
     ) -> tuple[Iterator[tuple[OutputRef, TensorFacts | None]], Iterator[tuple[int, GradFnFacts]]]:
         """Every output's facts and every grad_fn's right after ``step``, each in order
-        of first appearance, read lazily (the memory panel lists the first few)."""
-        step = min(step, len(self.steps) - 1)
-        self.catch_up()
-        return self._facts_index.in_order(step), self._fn_index.in_order(step)
+        of first appearance (the memory panel lists the first few): the items of the
+        step's snapshot, which a scrub to that step has already made whole, so a
+        position where the first few are far down costs no lookup per tensor."""
+        snap = self.snapshot(step)
+        return iter(snap._facts.items()), iter(snap._grad_fns.items())
 
     def catch_up(self) -> bool:
         """Bring the per-tensor index up to the finished steps (False: it changed).

@@ -68,15 +68,6 @@ class History(Generic[K, V]):
     def as_of(self, step: int) -> AsOf[K, V]:
         return AsOf(self, step)
 
-    def in_order(self, step: int) -> Iterator[tuple[K, V]]:
-        """(key, value right after ``step``) in order of first appearance, one lookup at
-        a time: for a reader that wants the first few (no replay of the steps)."""
-        count = bisect_right(self.order_steps, step)
-        order = self.order
-        for i in range(count):
-            key = order[i]
-            yield key, self.at(key, step)  # type: ignore[misc]
-
 
 class AsOf(Mapping[K, V]):
     """A read-only view of every key's value right after one step (nothing copied).
