@@ -254,7 +254,8 @@ def _divide(loss: Any, total: Any) -> Any:
 
 
 def _nll_seed(g: np.ndarray, reduction: str, n: int) -> Any:
-    """``-g / n`` (``mean``) or ``-g``, as NumPy computes it for a one-value ``g``."""
+    """``-g / n`` (``mean``) or ``-g``, as NumPy computes it for a one-value ``g``, without
+    NumPy's warning for the ``0 / 0`` of an empty batch (PyTorch gives NaN, silently)."""
     neg = -g.reshape(())[()]
     return _divide(neg, g.dtype.type(n)) if reduction == "mean" else neg
 
@@ -287,7 +288,7 @@ def _nll_grad_fwd(
         if each:
             out[every, t] = -g.reshape(-1)
         else:
-            out[every, t] = -g / g.dtype.type(t.size) if reduction == "mean" else -g
+            out[every, t] = _nll_seed(g, reduction, t.size)  # (an empty batch: quietly)
         return out.reshape(a.shape)
     kept, classes = _kept(xp, t, ignore_index)
     w = None if weight is None else weight[classes]
