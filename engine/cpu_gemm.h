@@ -1,13 +1,18 @@
-/* The product ``out = a @ b.T (+ bias)`` for row-major a (m, k) and b (n, k), k contiguous
- * in both: F.linear's ``input @ weight.t() + bias``, the engine's ``engine.cpu_gemm``.
+/* The engine's own matrix products for a linear layer (``engine.cpu_gemm``), on x86 with
+ * AVX2 and FMA, checked at run time; elsewhere gemm_available() is 0 and the engine keeps
+ * NumPy.  Both run single-threaded.
  *
- * Each output is one dot product vectorised along k: eight (float) or four (double) lanes
- * of fused multiply-adds in k order, the lanes then added pairwise, ((0+1)+(2+3)) +
- * ((4+5)+(6+7)) (doubles: (0+1)+(2+3)), the k left over added in order, then the bias.
- * That order depends on k alone, never on the tile an output falls in.  Four rows of a by
- * three of b at a time keep twelve sums in registers, so the loads of a row of b serve
- * four rows of a with nothing packed or transposed, and four sums are finished at once.  It runs single-threaded, on x86 with AVX2 and FMA,
- * checked at run time; elsewhere gemm_nt_available() is 0 and the engine keeps NumPy.
+ * gemm_nt: ``out = a @ b.T (+ bias)`` for row-major a (m, k) and b (n, k), k contiguous in
+ * both: F.linear's ``input @ weight.t() + bias``.  Each output is one dot product
+ * vectorised along k: eight (float) or four (double) lanes of fused multiply-adds in k
+ * order, the lanes then added pairwise, ((0+1)+(2+3)) + ((4+5)+(6+7)) (doubles:
+ * (0+1)+(2+3)), the k left over added in order, then the bias.  That order depends on k
+ * alone, never on the tile an output falls in.  Four rows of a by three of b at a time
+ * keep twelve sums in registers, so the loads of a row of b serve four rows of a with
+ * nothing packed or transposed, and four sums are finished at once.
+ *
+ * gemm_tn: ``out = a.T @ b`` for row-major a (k, m) and b (k, n), a weight's gradient
+ * (below).
  *
  * gemm_blas_threads() asks NumPy's OpenBLAS, through the address of its
  * ``openblas_get_num_threads`` given once by gemm_set_blas_threads_query, how many
@@ -31,7 +36,7 @@ static int gemm_blas_threads(void) { return gemm_threads_fn ? gemm_threads_fn() 
 #include <immintrin.h>
 #define GEMM_TARGET __attribute__((target("avx2,fma")))
 
-static int gemm_nt_available(void) {
+static int gemm_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
@@ -224,7 +229,7 @@ GEMM_TN_DEFINE(f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm25
 
 #else /* not x86 with GCC or Clang: the caller keeps NumPy */
 
-static int gemm_nt_available(void) { return 0; }
+static int gemm_available(void) { return 0; }
 static void gemm_nt_f32(const float *a, const float *b, const float *bias, float *out,
                         ptrdiff_t m, ptrdiff_t n, ptrdiff_t k) {}
 static void gemm_nt_f64(const double *a, const double *b, const double *bias, double *out,

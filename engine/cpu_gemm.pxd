@@ -3,7 +3,7 @@
 cimport cython
 
 cdef extern from "cpu_gemm.h":
-    int gemm_nt_available() noexcept nogil
+    int gemm_available() noexcept nogil
     int gemm_blas_threads() noexcept nogil
     void gemm_set_blas_threads_query(size_t address) noexcept nogil
     void gemm_nt_f32(const float *a, const float *b, const float *bias, float *out, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) noexcept nogil

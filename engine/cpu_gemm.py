@@ -133,9 +133,9 @@ def blas_threads() -> int:
 
 
 def _settle() -> bool:
-    """Whether the kernel runs on this CPU; if so, tell it where NumPy's OpenBLAS says
+    """Whether the kernels run on this CPU; if so, tell them where NumPy's OpenBLAS says
     how many threads it uses."""
-    if not gemm_nt_available():  # noqa: F821 - declared by cpu_gemm.pxd
+    if not gemm_available():  # noqa: F821 - declared by cpu_gemm.pxd
         return False
     address = blas_threads_address()
     if address:
