@@ -43,7 +43,7 @@ cdef void sub_rows_loop(const floating[:, ::1] a, const floating[:, ::1] b, cons
 @cython.locals(i=Py_ssize_t, t=cython.longlong)
 cdef bint in_range_loop(const long long[::1] target, long long n) noexcept
 
-@cython.locals(n=Py_ssize_t, i=Py_ssize_t, t=cython.longlong)
+@cython.locals(i=Py_ssize_t)
 cdef bint pick_rows_loop(const long long[::1] target, floating value, floating[:, ::1] out) noexcept
 
 cpdef void relu_f32(const float[::1] src, float[::1] dst) noexcept

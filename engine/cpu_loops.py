@@ -230,11 +230,8 @@ def in_range_loop(target, n) -> bool:  # noqa: ANN001
 def pick_rows_loop(target, value, out) -> bool:  # noqa: ANN001
     """``out[i, target[i]] = value`` for every row of the zeroed ``out`` (``nll_loss``'s
     gradient); False at a target that is not a class, before anything is written."""
-    n = out.shape[1]
-    for i in range(target.shape[0]):
-        t = target[i]
-        if t < 0 or t >= n:
-            return False
+    if not in_range_loop(target, out.shape[1]):
+        return False
     for i in range(target.shape[0]):
         out[i, target[i]] = value
     return True
