@@ -9,11 +9,14 @@ versions, errors, warnings) agrees with PyTorch 2.13.
 from engine import compiled_core  # first: its import hook must see every engine module load
 
 # isort: on
+from math import e, inf, nan, pi
 from typing import Any
 
 from engine import (
     _methods,
+    accelerator,
     autograd,
+    backends,
     catalog,
     cuda,
     dtypes,
@@ -97,6 +100,7 @@ from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
+from engine.matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision
 from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
 from engine.ops.random import bernoulli, multinomial, normal, poisson
 from engine.ops.stacking import (
@@ -128,6 +132,7 @@ __version__ = "2.13.0+engine"
 
 
 moveaxis = movedim  # noqa: F405  (NumPy's name, the same op)
+newaxis: None = None  # ``x[:, torch.newaxis]``, NumPy's spelling of ``None`` in an index
 
 
 def is_tensor(obj: object) -> bool:
@@ -216,4 +221,13 @@ __all__ = [
     "device",
     "nn",
     "tensor",
+    "accelerator",
+    "backends",
+    "get_float32_matmul_precision",
+    "set_float32_matmul_precision",
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "pi",
 ]

@@ -657,7 +657,33 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:  # noqa: N802
+        if self.ndim < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                f"Got {self.ndim}-D tensor."
+            )
         return _f.transpose(self, -2, -1)
+
+    @property
+    def mH(self) -> Tensor:  # noqa: N802
+        """The conjugate transpose of each matrix; the engine's dtypes are real, so ``mT``."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                "tensor.mH is only supported on matrices or batches of matrices. "
+                f"Got {self.ndim}-D tensor."
+            )
+        return _f.transpose(self, -2, -1)
+
+    @property
+    def H(self) -> Tensor:  # noqa: N802
+        """The conjugate transpose of a matrix (real here, so its transpose)."""
+        if self.ndim != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+            raise RuntimeError(
+                "tensor.H is only supported on matrices (2-D tensors). "
+                f"Got {self.ndim}-D tensor.{hint}"
+            )
+        return _f.transpose(self, 0, 1)
 
 
 class Size(tuple):
