@@ -28,6 +28,14 @@ from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from engine.nn.modules.fold import Fold, Unfold
 from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
 from engine.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
+from engine.nn.modules.lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyLinear,
+    LazyModuleMixin,
+)
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.local_response_norm import LocalResponseNorm
 from engine.nn.modules.loss import (
@@ -129,6 +137,12 @@ __all__ = [
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyLinear",
+    "LazyModuleMixin",
     "LeakyReLU",
     "Linear",
     "LocalResponseNorm",
