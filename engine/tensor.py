@@ -486,9 +486,18 @@ class Tensor:
         return self.to(other.dtype)
 
     def type(self, dtype: Any = None) -> Any:
+        """The legacy type name; or a cast to a dtype, a legacy class (``x.type(torch.
+        LongTensor)``, as old tutorials write) or its name (``"torch.cuda.FloatTensor"``)."""
         if dtype is None:
             return dtypes.legacy_name(self.dtype, self.is_cuda)
-        return self.to(dtypes.as_dtype(dtype))
+        if isinstance(dtype, str):
+            for dt in dtypes.FROM_NP.values():
+                for cuda in (False, True):
+                    if dtypes.legacy_name(dt, cuda) == dtype:
+                        return self.to(dt, device="cuda" if cuda else "cpu")
+            raise ValueError(f"invalid type: '{dtype}'")
+        legacy = getattr(dtype, "_dtype", None)
+        return self.to(legacy if isinstance(legacy, dtypes.dtype) else dtypes.as_dtype(dtype))
 
     def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
         from engine.creation import tensor

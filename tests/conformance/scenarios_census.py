@@ -162,3 +162,19 @@ _add(
     bn1_shown = repr(bn1)
     """,
 )
+
+_add(
+    "census_type_legacy_classes",
+    """
+    x = torch.tensor([1.5, -2.0], requires_grad=True)
+    as_long = x.type(torch.LongTensor)
+    as_double = x.type(torch.DoubleTensor)
+    same = x.type(torch.FloatTensor) is x
+    by_name = x.type("torch.DoubleTensor")
+    name = x.type()
+    try:
+        x.type("torch.float32")
+    except ValueError as exc:
+        message = str(exc)
+    """,
+)
