@@ -106,7 +106,6 @@ OWNERS = {
     "torch.utils.data.distributed": "out of scope: multi-process training",
     "Module.share_memory": "out of scope: multi-process training",
     "torch.cuda": "out of scope: CUDA memory statistics and devices",
-    "torch.backends.mps": "out of scope: Apple GPUs",
     "Tensor.is_xpu": "out of scope: Intel GPUs",
     "Tensor.pin_memory": "out of scope: pinned host memory needs CUDA",
     "torch.compile": "out of scope: a compiler",
