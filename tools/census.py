@@ -64,10 +64,12 @@ REPOSITORIES = {
     "graykode/nlp-tutorial": "small NLP models: word2vec, TextCNN, seq2seq, transformer, BERT",
 }
 
-#: Attribute names that builtins (or a module's own subclass) also have: ``d.values()``,
-#: ``s.index(c)``, ``self.forward``, ``p.name`` say nothing about a tensor.
+#: Attribute names that builtins, PIL images or a module's own subclass also have:
+#: ``d.values()``, ``s.index(c)``, ``img.resize``, ``self.forward``, ``p.name`` say nothing
+#: about a tensor.
 _AMBIGUOUS = {n for t in (dict, list, str, set, tuple, int, float, bytes) for n in dir(t)} | {
     "forward",
+    "resize",
     "name",
     "names",
     "data",
