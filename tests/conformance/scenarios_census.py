@@ -178,3 +178,49 @@ _add(
         message = str(exc)
     """,
 )
+
+_add(
+    "census_legacy_range",
+    """
+    r = torch.range(1, 4)
+    stepped = torch.range(1, 4, 0.3)
+    tenths = torch.range(0.1, 0.3, 0.1)
+    down = torch.range(5, 1, -1.5)
+    ints = torch.range(0, 5, 2, dtype=torch.int64)
+    leaf = torch.range(0, 3, requires_grad=True)
+    messages = []
+    for args in [(0, 3, 0), (3, 0)]:
+        try:
+            torch.range(*args)
+        except RuntimeError as exc:
+            messages.append(str(exc))
+    """,
+)
+
+_add(
+    "census_adaptive_avg_pool1d",
+    """
+    x = torch.arange(14.0).reshape(2, 7).requires_grad_()
+    y = torch.nn.functional.adaptive_avg_pool1d(x, 3)
+    y.sum().backward()
+    batch = torch.arange(42.0).reshape(2, 3, 7).requires_grad_()
+    pooled = torch.nn.AdaptiveAvgPool1d(4)(batch)
+    whole = torch.nn.AdaptiveAvgPool1d((1,))(batch)
+    (pooled.sum() + whole.sum()).backward()
+    shown = repr(torch.nn.AdaptiveAvgPool1d((3,)))
+    messages = []
+    for t, size in [(torch.ones(3), 2), (torch.ones(1, 2, 3, 4), 2), (torch.ones(2, 5), (1, 2))]:
+        try:
+            torch.nn.functional.adaptive_avg_pool1d(t, size)
+        except RuntimeError as exc:
+            messages.append(str(exc))
+    """,
+)
+
+_add(
+    "census_version_module",
+    """
+    cuda_version = torch.version.cuda
+    hip_version = torch.version.hip
+    """,
+)

@@ -83,6 +83,7 @@ from engine.nn.modules.padding import (
 )
 from engine.nn.modules.parameter_containers import ParameterDict, ParameterList
 from engine.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
     AvgPool1d,
     AvgPool2d,
@@ -103,6 +104,7 @@ __all__ = [
     "GELU",
     "GLU",
     "SELU",
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
