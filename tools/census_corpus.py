@@ -6,7 +6,8 @@
 
 The programs are other people's code, which stays out of this repository: what is kept is
 ``tools/census/corpus.json`` (for each program its repository, commit, path and license, and
-our adaptations: the notebook cells taken, the lines dropped (plots, downloads, files), and
+our adaptations: the notebook cells taken (with the values they display printed, where
+asked), the lines dropped (plots, downloads, files), and
 the few literal replacements that shrink data and steps so a pure-Python run takes seconds),
 the goldens ``tests/programs/real_*.out`` recorded under PyTorch, and this builder. It reads
 each file out of the git snapshot fetched under ``/work/.mirror/OWNER+NAME/repo`` (``fetch
@@ -16,6 +17,7 @@ source.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -53,8 +55,28 @@ def source_text(entry: dict[str, Any]) -> str:
     chunks = []
     for i in chosen:
         src = cells[i]["source"]
-        chunks.append("".join(src) if isinstance(src, list) else src)
+        src = "".join(src) if isinstance(src, list) else src
+        chunks.append(displayed(src) if entry.get("display") else src)
     return "\n".join(chunks) + "\n"
+
+
+def displayed(cell: str) -> str:
+    """A cell whose last line is an expression prints its repr, as the notebook shows it
+    (a trailing ``;`` hides it there, and here)."""
+    code = "\n".join(line for line in cell.splitlines() if not _MAGIC.match(line))
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    last = tree.body[-1] if tree.body else None
+    if not isinstance(last, ast.Expr) or code.rstrip().endswith(";"):
+        return code
+    call = last.value
+    if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print":
+        return code
+    lines = code.splitlines()
+    head, tail = lines[: last.lineno - 1], lines[last.lineno - 1 :]
+    return "\n".join([*head, "print(repr(" + "\n".join(tail).strip() + "))"])
 
 
 def adapt(entry: dict[str, Any], text: str) -> str:
