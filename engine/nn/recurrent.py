@@ -42,7 +42,7 @@ def lstm_cell(x: Any, hidden: tuple[Any, Any], p: Params, pre: bool = False) -> 
     gates = linear(h, p[1], p[3]) + _ih(x, p, pre)
     i, f, g, o = unsafe_chunk(gates, 4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
-    cy = f * c + i * g
+    cy = (f * c).add_(i * g)  # in place, as ATen: cy's version is 1
     hy = o * cy.tanh()
     if p[4] is not None:
         hy = hy.matmul(p[4].t())
@@ -55,7 +55,7 @@ def gru_cell(x: Any, h: Any, p: Params, pre: bool = False) -> Any:
     reset = (hg[0] + ig[0]).sigmoid()
     update = (hg[1] + ig[1]).sigmoid()
     new = (ig[2] + hg[2] * reset).tanh()
-    return (h - new) * update + new
+    return (h - new).mul_(update).add_(new)  # in place, as ATen: version 2
 
 
 CELLS: dict[str, Cell] = {

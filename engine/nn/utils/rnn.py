@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from engine import dtypes
-from engine.creation import arange, empty_like, full, tensor
+from engine.creation import arange, empty, empty_like, tensor
 from engine.ops.recurrent import pack_padded
 from engine.ops.select import sort
 from engine.tensor import Tensor
@@ -94,6 +94,11 @@ class PackedSequence(PackedSequence_):
         return self.data.is_cuda
 
 
+def _filled(shape: tuple[int, ...], value: float, like: Tensor) -> Tensor:
+    """ATen's own ``at::full`` (``empty`` then ``fill_``): the result's version is 1."""
+    return empty(shape, dtype=like.dtype, device=like.device).fill_(value)
+
+
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     if permutation is None:
         return None
@@ -164,7 +169,7 @@ def pad_packed_sequence(
         max_len = total_length
     data = sequence.data
     rest = tuple(data.shape[1:])
-    out = full((max_len, sizes[0], *rest), padding_value, dtype=data.dtype, device=data.device)
+    out = _filled((max_len, sizes[0], *rest), padding_value, data)
     lengths = [0] * sizes[0]
     offset, prev_size, prev_i = 0, sizes[0], 0
     for i in range(len(sizes) + 1):
@@ -206,7 +211,7 @@ def pad_sequence(
     trailing = tuple(seqs[0].shape[1:])
     dims = (len(seqs), max_len) if batch_first else (max_len, len(seqs))
     first = seqs[0]
-    out = full((*dims, *trailing), padding_value, dtype=first.dtype, device=first.device)
+    out = _filled((*dims, *trailing), padding_value, first)
     if padding_side not in ("left", "right"):
         raise RuntimeError(
             f"Expected padding_side to be one of left or right, but got {padding_side}."
