@@ -1,9 +1,9 @@
 """Conformance scenarios for the recurrent layers and ``nn.utils.rnn``.
 
 The weights come from PyTorch's own seeded initialisation (``torch.manual_seed(0)`` then
-the layer), so the values also check that the engine draws them in PyTorch's order; the
-graphs check ATen's CPU composition (and the fused ``MkldnnRnnLayerBackward0`` of a
-float32 LSTM); every weight's and the input's gradient is recorded.
+the layer; its parameters are recorded with their gradients), so the values also check
+that the engine draws them in PyTorch's order; the graphs check ATen's CPU composition
+(and the fused ``MkldnnRnnLayerBackward0`` of a float32 LSTM).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from tests.conformance.scenarios import _add
 
 _GRADS = """
-grads = {n: p.grad for n, p in m.named_parameters()}
+params = list(m.parameters())
 """
 
 
@@ -204,7 +204,7 @@ _add(
     g = gru(x, h)
     gv = gru(v, h[0])
     (a.sum() + b.sum() + hy.sum() + cy.sum() + hv.sum() + cv.sum() + g.sum() + gv.sum()).backward()
-    grads = {k + n: p.grad for k, c in (("rnn.", rnn), ("relu.", relu), ("lstm.", lstm), ("gru.", gru)) for n, p in c.named_parameters()}
+    params = [p for cell in (rnn, relu, lstm, gru) for p in cell.parameters()]
     """,
 )
 
@@ -212,13 +212,14 @@ _add(
     "rnn_cells_without_bias",
     """
     torch.manual_seed(0)
-    cells = [torch.nn.RNNCell(2, 3, bias=False), torch.nn.LSTMCell(2, 3, bias=False), torch.nn.GRUCell(2, 3, bias=False)]
+    cells = [torch.nn.RNNCell(2, 3, bias=False), torch.nn.LSTMCell(2, 3, bias=False),
+             torch.nn.GRUCell(2, 3, bias=False)]
     x = torch.randn(4, 2)
     a = cells[0](x)
     b, c = cells[1](x)
     d = cells[2](x)
     (a.sum() + b.sum() + c.sum() + d.sum()).backward()
-    grads = [p.grad for cell in cells for p in cell.parameters()]
+    params = [p for cell in cells for p in cell.parameters()]
     """,
 )
 
@@ -328,8 +329,8 @@ _add(
         lambda: torch.nn.RNN(3, 4)(torch.randn(2, 1, 3), torch.randn(1, 3, 4)),
         lambda: torch.nn.RNN(3, 20)(torch.randn(2, 3, 3), torch.randn(2, 3, 20)),
         lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 5)),
-        lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 3), (torch.randn(1, 1, 4), torch.randn(1, 2, 4))),
-        lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 3), (torch.randn(1, 1, 4), torch.randn(1, 4))),
+        lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 2, 4))),
+        lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 4))),
         lambda: torch.nn.GRU(3, 4)(torch.randn(2, 1, 3, 4)),
         lambda: torch.nn.RNN(3, 4)(torch.randn(2)),
         lambda: torch.nn.GRU(3, 4)(torch.randn(2, 3), torch.randn(1, 1, 4)),
