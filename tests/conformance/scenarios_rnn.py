@@ -325,12 +325,13 @@ _add(
     "rnn_shape_errors",
     """
     torch.manual_seed(0)
+    lstm = torch.nn.LSTM(3, 4)
     calls = [
         lambda: torch.nn.RNN(3, 4)(torch.randn(2, 1, 3), torch.randn(1, 3, 4)),
         lambda: torch.nn.RNN(3, 20)(torch.randn(2, 3, 3), torch.randn(2, 3, 20)),
         lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 5)),
-        lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 2, 4))),
-        lambda: torch.nn.LSTM(3, 4)(torch.randn(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 4))),
+        lambda: lstm(torch.randn(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 2, 4))),
+        lambda: lstm(torch.randn(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 4))),
         lambda: torch.nn.GRU(3, 4)(torch.randn(2, 1, 3, 4)),
         lambda: torch.nn.RNN(3, 4)(torch.randn(2)),
         lambda: torch.nn.GRU(3, 4)(torch.randn(2, 3), torch.randn(1, 1, 4)),
