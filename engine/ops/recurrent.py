@@ -20,22 +20,30 @@ from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.pointwise import data_of
 from engine.ops.split import _split_fwd, _split_grad
 
+
+def _unsafe_split_fwd(
+    xp: Any, a: Any, dim: int, sizes: tuple[int, ...], split_size: int, output_nr: Any = None
+) -> Any:
+    return _split_fwd(xp, a, dim, sizes, output_nr)
+
+
 UNSAFE_SPLIT = declare(
     "unsafe_split",
     "UnsafeSplitBackward0",
     ("self",),
-    _split_fwd,
+    _unsafe_split_fwd,
     _split_grad,
     dtype="same",
     split=True,
-    samples=(Sample(((2, 8),), {"dim": 1, "sizes": (2, 2, 2, 2)}),),
+    samples=(Sample(((2, 8),), {"dim": 1, "sizes": (2, 2, 2, 2), "split_size": 2}),),
 )
 
 
 def unsafe_chunk(input: Any, chunks: int, dim: int) -> tuple[Any, ...]:  # noqa: A002
     """``input.unsafe_chunk(chunks, dim)`` for a size that ``chunks`` divides."""
     step = input.shape[dim] // chunks
-    return apply_op(UNSAFE_SPLIT, (input,), {"dim": dim, "sizes": (step,) * chunks})
+    params = {"dim": dim, "sizes": (step,) * chunks, "split_size": step}
+    return apply_op(UNSAFE_SPLIT, (input,), params)
 
 
 def _sigmoid(xp: Any, a: Any) -> Any:
@@ -78,6 +86,7 @@ def _layer_fwd(
     cx: Any,
     reverse: bool,
     has_biases: bool,
+    **saved: Any,
 ) -> Any:
     record, h, c = _steps(xp, x, w0, w1, _bias(xp, w0, w2, w3, has_biases), hx, cx, reverse)
     y = xp.empty((x.shape[0], *hx.shape), dtype=x.dtype)
@@ -155,9 +164,23 @@ def mkldnn_rnn_layer(
     cx: Any,
     reverse: bool,
     has_biases: bool,
+    layers: tuple[int, bool, bool, bool],
 ) -> tuple[Any, Any, Any]:
-    """One direction of one float32 LSTM layer as PyTorch's oneDNN path runs it."""
-    params = {"reverse": reverse, "has_biases": has_biases}
+    """One direction of one float32 LSTM layer as PyTorch's oneDNN path runs it;
+    ``layers`` (num_layers, bidirectional, batch_first, train) are the whole LSTM's,
+    which PyTorch's node saves."""
+    num_layers, bidirectional, batch_first, train = layers
+    params = {
+        "reverse": reverse,
+        "has_biases": has_biases,
+        "batch_sizes": (),
+        "mode": 2,  # ideep's rnn_kind::LSTM
+        "hidden_size": hx.shape[-1],
+        "num_layers": num_layers,
+        "bidirectional": bidirectional,
+        "batch_first": batch_first,
+        "train": train,
+    }
     return apply_op(MKLDNN_RNN_LAYER, (input, *weights, hx, cx), params)
 
 
