@@ -16,8 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine.backend import array_module
+from engine.creation import ones, zeros, zeros_like
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.nn import linear
 from engine.ops.pointwise import data_of
+from engine.ops.shape import cat
 from engine.ops.split import _split_fwd, _split_grad
 
 
@@ -95,7 +98,67 @@ def _layer_fwd(
     return y, h, c
 
 
+def _differentiable_grad(c: Any, g_y: Any, g_hy: Any, g_cy: Any) -> tuple[Any, ...]:
+    """ATen's ``mkldnn_rnn_layer_differentiable_backward`` (``create_graph``): the gates
+    recomputed and the gradients formed from recorded ops, so they have a graph."""
+    s, reverse = c.s, c.p["reverse"]
+    x, w0, w1, hx, cx = s["input"], s["weight0"], s["weight1"], s["hx_"], s["cx_"]
+    steps, hsize = x.shape[0], hx.shape[-1]
+    if c.p["has_biases"]:
+        b_ih, b_hh = s["weight2"], s["weight3"]
+    else:
+        b_ih = b_hh = zeros(4 * hsize, dtype=w0.dtype, device=w0.device)
+    gates: list[Any] = [None] * steps
+    states = [(hx, cx)]
+    h, cell = hx, cx
+    for seq in range(1, steps + 1):
+        t = steps - seq if reverse else seq - 1
+        gate = linear(x[t], w0, b_ih).add_(linear(h, w1, b_hh))
+        i, f, g, o = unsafe_chunk(gate, 4, 1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        gates[t] = (i, f, g, o)
+        cell = (f * cell).add(i * g)
+        h = o * cell.tanh()
+        states.append((h, cell))
+    g_y = zeros((steps, *hx.shape), dtype=x.dtype, device=x.device) if g_y is None else g_y
+    g_hy = zeros_like(hx) if g_hy is None else g_hy.contiguous()
+    g_cy = zeros_like(cx) if g_cy is None else g_cy.contiguous()
+    g_y = g_y.contiguous()
+    # C++'s ``1 - t`` fills a tensor with 1 and subtracts: SubBackward0, not RsubBackward1
+    one = ones((), dtype=x.dtype, device=x.device)
+    dxs: list[Any] = [None] * steps
+    dwx = dwh = db = dprev_h = dprev_c = None
+    for seq in range(steps - 1, -1, -1):
+        t = steps - seq - 1 if reverse else seq
+        i, f, g, o = gates[t]
+        cy = states[seq + 1][1]
+        h_prev, c_prev = states[seq]
+        dh = g_y[t].add(g_hy)
+        d1 = g_cy.add(dh * o * (one - cy.tanh() * cy.tanh()))
+        dgp, dip, dprev_c, dfp = d1 * i, d1 * g, d1 * f, d1 * c_prev
+        dop = dh * cy.tanh()
+        da = cat(
+            [dip * i * (one - i), dfp * f * (one - f), dgp * (one - g * g), dop * o * (one - o)], 1
+        )
+        db_step = da.sum(0)
+        dxs[t] = da.matmul(w0).unsqueeze(0)
+        dprev_h = da.matmul(w1)
+        dwx_step = da.transpose(0, 1).matmul(x[t])
+        dwh_step = da.transpose(0, 1).matmul(h_prev)
+        if seq == steps - 1:
+            db, dwx, dwh = db_step, dwx_step, dwh_step
+        else:
+            db += db_step
+            dwx += dwx_step
+            dwh += dwh_step
+        g_hy, g_cy = dprev_h, dprev_c
+    biases = (db, db) if c.p["has_biases"] else (None, None)
+    return (cat(dxs, 0), dwx, dwh, *biases, dprev_h, dprev_c)
+
+
 def _layer_grad(c: Any, g_y: Any, g_hy: Any = None, g_cy: Any = None) -> Any:
+    if c.m is not ARRAY_MATH:
+        return _differentiable_grad(c, g_y, g_hy, g_cy)
     s = {k: data_of(c, v) for k, v in c.s.items()}
     x, w_ih, w_hh, hx = s["input"], s["weight0"], s["weight1"], s["hx_"]
     xp = array_module(x)
@@ -126,12 +189,8 @@ def _layer_grad(c: Any, g_y: Any, g_hy: Any = None, g_cy: Any = None) -> Any:
         dx[t] = dgates @ w_ih
         dh = dgates @ w_hh
         dc = dc * f
-    db2 = db.copy() if c.p["has_biases"] else None
-    grads = (dx, dw_ih, dw_hh, db if c.p["has_biases"] else None, db2, dh, dc)
-    if c.m is ARRAY_MATH:
-        return grads
-    like = c.s["input"]
-    return tuple(None if a is None else type(like)._wrap(a) for a in grads)
+    biases = (db, db.copy()) if c.p["has_biases"] else (None, None)
+    return (dx, dw_ih, dw_hh, *biases, dh, dc)
 
 
 MKLDNN_RNN_LAYER = declare(

@@ -353,3 +353,27 @@ _add(
             errors.append(f"{type(e).__name__}: {e}")
     """,
 )
+
+_layer(
+    "lstm_double_backward_through_fused_node",
+    "torch.nn.LSTM(2, 3, num_layers=2, bidirectional=True)",
+    """
+x = torch.randn(3, 2, 2, requires_grad=True)
+out, (h_n, c_n) = m(x)
+gx, gw, gb = torch.autograd.grad(
+    (out * out).sum() + h_n.sum() + c_n.sum(), [x, m.weight_ih_l0, m.bias_ih_l0], create_graph=True
+)
+(gx.pow(2).sum() + gw.sum() + gb.sum()).backward()
+""",
+)
+
+_layer(
+    "lstm_double_backward_without_bias_cell_state_only",
+    "torch.nn.LSTM(2, 3, bias=False)",
+    """
+x = torch.randn(3, 1, 2, requires_grad=True)
+out, (h_n, c_n) = m(x)
+gx, gw = torch.autograd.grad(c_n.sum(), [x, m.weight_hh_l0], create_graph=True)
+(gx.pow(2).sum() + gw.pow(2).sum()).backward()
+""",
+)

@@ -13,6 +13,7 @@ import pytest
 
 import engine
 from engine.nn import recurrent as R
+from engine.ops.recurrent import mkldnn_rnn_layer
 
 T, B, IN, H = 3, 2, 2, 2
 
@@ -132,6 +133,26 @@ def test_fused_lstm_node_without_grad_outputs() -> None:
     x64 = x.detach().double().requires_grad_()
     m64(x64)[1][1].sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), x64.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_fused_lstm_node_second_derivative(reverse: bool) -> None:
+    """``create_graph`` through ``MkldnnRnnLayerBackward0`` (ATen's differentiable backward)
+    gives gradients whose own gradient gradcheck confirms."""
+    inputs = [
+        _t(*s, seed=k)
+        for k, s in enumerate(((3, 2, 2), (8, 2), (8, 2), (8,), (8,), (2, 2), (2, 2)))
+    ]
+    v = [_t(3, 2, 2, seed=20).detach(), _t(2, 2, seed=21).detach(), _t(2, 2, seed=22).detach()]
+
+    def first(*xs: Any) -> Any:
+        outs = mkldnn_rnn_layer(
+            xs[0], xs[1:5], xs[5], xs[6], reverse, True, (1, False, False, True)
+        )
+        total = sum((o * w).sum() for o, w in zip(outs, v, strict=True))
+        return engine.autograd.grad(total, xs, create_graph=True)
+
+    assert engine.autograd.gradcheck(first, inputs)
 
 
 GRID = list(
