@@ -186,7 +186,7 @@ def _use_mkldnn(input: Any, hx: Any, flat: Sequence[Any], has_proj: bool) -> boo
             warnings.warn(
                 "LSTM with projections is not supported with oneDNN. Using default implementation.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=3,  # the layer's forward, where PyTorch calls _VF.lstm
             )
         return False
     return True

@@ -66,7 +66,7 @@ class RNNBase(Module):
                 "dropout option adds dropout after all but last recurrent layer, so non-zero "
                 "dropout expects num_layers greater than 1, but got "
                 f"dropout={dropout} and num_layers={num_layers}",
-                stacklevel=3,
+                stacklevel=2,  # the layer's __init__, as PyTorch's
             )
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
