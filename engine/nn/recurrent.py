@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from engine import dtypes
@@ -97,7 +98,7 @@ def full_layer(cell: Cell, x: Any, hidden: Any, p: Params, reverse: bool) -> tup
 
 
 def packed_layer(
-    cell: Cell, x: Any, hidden: Any, p: Params, reverse: bool, batch_sizes: list[int]
+    cell: Cell, x: Any, hidden: Any, p: Params, reverse: bool, *, batch_sizes: list[int]
 ) -> tuple[Any, Any]:
     """``PackedLayer`` / ``ReversedPackedLayer``: steps narrowed out of the packed data;
     the hidden state shrinks (forward) or grows (reverse) with the batch size."""
@@ -142,10 +143,11 @@ def _layer_stack(
     p_drop: float,
     train: bool,
     bidirectional: bool,
-    cat_dim: Callable[[Any], int],
+    padded: bool,
 ) -> tuple[Any, list[Any]]:
-    """``apply_layer_stack``: each layer (both directions, outputs concatenated), then
-    dropout between layers while training."""
+    """``apply_layer_stack``: each layer (both directions, outputs concatenated on the
+    last dimension: ATen names it ``dim() - 1`` for a padded batch, ``-1`` for packed
+    data), then dropout between layers while training."""
     finals: list[Any] = []
     directions = 2 if bidirectional else 1
     for layer_index in range(num_layers):
@@ -155,7 +157,7 @@ def _layer_stack(
             out, final = layer(x, hiddens[k], params[k], d == 1)
             outs.append(out)
             finals.append(final)
-        x = cat(outs, cat_dim(outs[0])) if bidirectional else outs[0]
+        x = cat(outs, outs[0].ndim - 1 if padded else -1) if bidirectional else outs[0]
         if p_drop != 0 and train and layer_index < num_layers - 1:
             x = dropout(x, p_drop, True)
     return x, finals
@@ -175,7 +177,7 @@ def group_params(flat: Sequence[Any], has_biases: bool, has_proj: bool) -> list[
 _PROJ_WARNED = [False]
 
 
-def _use_mkldnn(input: Any, hx: Any, flat: Sequence[Any], has_proj: bool) -> bool:  # noqa: A002
+def _use_mkldnn(input: Any, has_proj: bool) -> bool:  # noqa: A002
     """ATen's ``use_mkldnn`` for ``lstm`` (a float32 CPU input that is not empty); with
     projections PyTorch warns once per process and takes the composite path."""
     if input.device.type != "cpu" or input.dtype != dtypes.float32 or input.numel() == 0:
@@ -248,41 +250,24 @@ def run(
     lstm = mode == "LSTM"
     has_proj = lstm and hx[0].shape[2] != hx[1].shape[2]
     params = group_params(flat, has_biases, has_proj)
-    if lstm and batch_sizes is None and _use_mkldnn(input, hx, flat, has_proj):
+    if lstm and batch_sizes is None and _use_mkldnn(input, has_proj):
         return _mkldnn_lstm(
             input, hx[0], hx[1], params, num_layers, p_drop, train, bidirectional, batch_first
         )
     cell = CELLS[mode]
     hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if lstm else list(hx.unbind(0))
     if batch_sizes is None:
+        layer = partial(full_layer, cell)
         x = input.transpose(0, 1) if batch_first else input
-
-        def layer(x: Any, h: Any, p: Params, reverse: bool) -> tuple[Any, Any]:
-            return full_layer(cell, x, h, p, reverse)
-
-        out, finals = _layer_stack(
-            layer,
-            x,
-            hiddens,
-            params,
-            num_layers,
-            p_drop,
-            train,
-            bidirectional,
-            lambda t: t.ndim - 1,
-        )
-        if batch_first:
-            # ATen transposes the LSTM's output anew, the others' in place
-            out = out.transpose(0, 1) if lstm else out.transpose_(0, 1)
     else:
-        sizes = batch_sizes
-
-        def layer(x: Any, h: Any, p: Params, reverse: bool) -> tuple[Any, Any]:
-            return packed_layer(cell, x, h, p, reverse, sizes)
-
-        out, finals = _layer_stack(
-            layer, input, hiddens, params, num_layers, p_drop, train, bidirectional, lambda t: -1
-        )
+        layer = partial(packed_layer, cell, batch_sizes=batch_sizes)
+        x = input
+    out, finals = _layer_stack(
+        layer, x, hiddens, params, num_layers, p_drop, train, bidirectional, batch_sizes is None
+    )
+    if batch_sizes is None and batch_first:
+        # ATen transposes the LSTM's output anew, the others' in place
+        out = out.transpose(0, 1) if lstm else out.transpose_(0, 1)
     if lstm:
         return out, stack([f[0] for f in finals], 0), stack([f[1] for f in finals], 0)
     return out, stack(finals, 0)
