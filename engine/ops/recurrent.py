@@ -7,8 +7,8 @@
 whole sequence, the fused node PyTorch's CPU build records for a float32 LSTM. Its
 outputs are the layer's output ``(T, B, H)`` and its last hidden and cell states
 ``(B, H)``; its backward is back-propagation through time over the saved inputs, which
-it runs again to recover the gates. ATen's backward of it has no derivative, so under
-``create_graph`` its gradients carry no graph either.
+it runs again to recover the gates: on arrays, or under ``create_graph`` from recorded
+ops in the order of ATen's differentiable backward, so that the gradients have a graph.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def unsafe_chunk(input: Any, chunks: int, dim: int) -> tuple[Any, ...]:  # noqa:
 
 
 def _sigmoid(xp: Any, a: Any) -> Any:
-    return 1 / (1 + xp.exp(-a))
+    """The logistic function through ``tanh``: no overflow for large negative inputs."""
+    return 0.5 + 0.5 * xp.tanh(0.5 * a)
 
 
 def _steps(xp: Any, x: Any, w_ih: Any, w_hh: Any, b: Any, h: Any, c: Any, reverse: bool) -> Any:
