@@ -377,3 +377,31 @@ gx, gw = torch.autograd.grad(c_n.sum(), [x, m.weight_hh_l0], create_graph=True)
 (gx.pow(2).sum() + gw.pow(2).sum()).backward()
 """,
 )
+
+_layer(
+    "lstm_packed_unsorted_states_dropout",
+    "torch.nn.LSTM(3, 4, num_layers=2, dropout=0.4, bidirectional=True)",
+    """
+seqs = [torch.randn(n, 3) for n in (2, 4, 3)]
+packed = torch.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=False)
+h0 = torch.randn(4, 3, 4, requires_grad=True)
+c0 = torch.randn(4, 3, 4, requires_grad=True)
+out, (h_n, c_n) = m(packed, (h0, c0))
+data = out.data
+(data.sum() + h_n.sum() + c_n.sum()).backward()
+""",
+)
+
+_layer(
+    "gru_packed_batch_first_unsorted_h0",
+    "torch.nn.GRU(3, 4, batch_first=True)",
+    """
+x = torch.randn(3, 4, 3)
+lengths = torch.tensor([2, 4, 1])
+packed = torch.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+h0 = torch.randn(1, 3, 4, requires_grad=True)
+out, h_n = m(packed, h0)
+padded, out_lengths = torch.nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
+(padded.sum() + h_n.sum()).backward()
+""",
+)
