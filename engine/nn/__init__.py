@@ -10,7 +10,6 @@ __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
 #: Layers of ``torch.nn`` that real programs use and the engine does not implement: asking
 #: for one says so by name (still an ``AttributeError``, so ``hasattr`` answers False).
 _UNSUPPORTED = {
-    **dict.fromkeys(("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"), "recurrent layers"),
     **dict.fromkeys(
         ("Transformer", "TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"),
         "attention layers",

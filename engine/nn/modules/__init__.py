@@ -81,6 +81,7 @@ from engine.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from engine.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from engine.nn.modules.upsampling import (
     PixelShuffle,
     PixelUnshuffle,
@@ -94,6 +95,9 @@ __all__ = [
     "ELU",
     "GELU",
     "GLU",
+    "GRU",
+    "LSTM",
+    "RNN",
     "SELU",
     "AdaptiveAvgPool2d",
     "AvgPool1d",
@@ -117,6 +121,7 @@ __all__ = [
     "Embedding",
     "Flatten",
     "Fold",
+    "GRUCell",
     "GroupNorm",
     "Hardshrink",
     "Hardsigmoid",
@@ -128,6 +133,7 @@ __all__ = [
     "InstanceNorm2d",
     "KLDivLoss",
     "L1Loss",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -148,6 +154,9 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "RMSNorm",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "RReLU",
     "ReLU",
     "ReLU6",
