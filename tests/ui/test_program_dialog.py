@@ -63,7 +63,7 @@ def test_cancel_stops_a_running_program_and_keeps_the_graph(
     window.act_import_program.trigger()
     dialog = _dialog(window, qtbot)
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
-    process = dialog.recording.proc
+    process = dialog.recording.run.process
     qtbot.mouseClick(
         dialog.buttons.button(dialog.buttons.StandardButton.Cancel), Qt.MouseButton.LeftButton
     )
