@@ -20,7 +20,7 @@ from gradstudio.interchange.fileformat import DocumentError, load_document, save
 from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS, import_program
 from gradstudio.interchange.pytorch_export import ExportError, export_script
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
-from gradstudio.interchange.quoting import printable, shorten
+from gradstudio.interchange.quoting import one_line, printable
 from gradstudio.interchange.trust import TrustStore, trust_file
 from gradstudio.sandbox.isolation import unavailable as isolation_unavailable
 
@@ -208,7 +208,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(format_table(result))
     for error in result.errors:
         label = printable(result.plan.labels[error.node_id])
-        message = shorten(printable(error.message))
+        message = one_line(error.message)
         print(f"error in step {error.step + 1} '{label}': {error.exc_type}: {message}", file=err)
         print(f"  {printable(error.title)}. {printable(error.explanation)}", file=err)
         print(f"  Fix: {printable(error.fix)}", file=err)
