@@ -4,7 +4,7 @@ styles) travels in the wheel as the package data ``gradstudio.resources``, which
 
 from setuptools import find_packages, setup
 
-RESOURCES = ["examples/*.gstudio", "icons/*.svg", "styles/*.qss"]
+RESOURCES = ["examples/*.gstudio", "icons/*.svg", "styles/*.qss", "help/*.html"]
 
 setup(
     packages=[

@@ -40,8 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="GradStudio without a screen: the sub-commands below need no display.",
-        epilog="Without a sub-command, 'python main.py [FILE]' opens the studio (on FILE, a "
-        ".gstudio document, if given).",
+        epilog="Without a sub-command, 'gradstudio [FILE]' (in a checkout, 'python main.py "
+        "[FILE]') opens the studio, on FILE, a .gstudio document, if given; "
+        "'gradstudio --install-desktop-entry' adds it to the desktop menu.",
     )
     sub = parser.add_subparsers(
         dest="command", required=True, parser_class=_Parser, metavar="COMMAND"

@@ -22,7 +22,7 @@ import shlex
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication
@@ -140,8 +140,15 @@ def _cell_file(cell: str) -> Path:
     return path
 
 
+class _Options(argparse.ArgumentParser):
+    """The magic's options; a mistake is a message, never ``SystemExit`` in the kernel."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ValueError(message)
+
+
 def _arguments(line: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="%%gradstudio", add_help=False, exit_on_error=False)
+    parser = _Options(prog="%%gradstudio", add_help=False)
     parser.add_argument("--keep-iterations", type=int, default=None)
     parser.add_argument("--isolate", action="store_true")
     return parser.parse_args(shlex.split(line))
