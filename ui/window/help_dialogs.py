@@ -39,7 +39,7 @@ def _menu_path(action: QAction) -> str:
                     (w for w in menu.menuAction().associatedObjects() if isinstance(w, QMenu)),
                     None,
                 )
-            return " › ".join(reversed(names))
+            return " › ".join(n for n in reversed(names) if n)  # the bar's overflow menu has none
     return "Window"
 
 
