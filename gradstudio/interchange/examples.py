@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from gradstudio.document.model import Document
 from gradstudio.interchange.fileformat import EXTENSION, dumps
 from gradstudio.interchange.pytorch_import import import_snippet
-
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
+from gradstudio.locations import EXAMPLES_DIR
 
 
 @dataclass(frozen=True)
