@@ -23,6 +23,7 @@ from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
 from gradstudio.interchange.quoting import one_line, printable
 from gradstudio.interchange.trust import TrustStore, trust_file
 from gradstudio.sandbox.isolation import unavailable as isolation_unavailable
+from gradstudio.text import shape_text
 
 PROG = "gradstudio"
 
@@ -313,14 +314,14 @@ def _add_gradcheck(sub: Any) -> None:
 
 def _gradcheck(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Exit 0: the Jacobians agree; 1: they differ; 2: the node cannot be checked."""
-    from gradstudio.instruments.gradcheck import GradcheckError, format_gradcheck, gradcheck
+    from gradstudio.instruments.gradcheck import CannotGradcheck, format_gradcheck, gradcheck
 
     doc = load_document(args.file)
     if args.trust:
         doc.set_trusted(True)
     try:
         result = gradcheck(doc, args.node)
-    except GradcheckError as exc:
+    except CannotGradcheck as exc:
         print(f"{PROG}: error: {printable(str(exc))}", file=err)
         return 2
     out.write(format_gradcheck(result))
@@ -352,7 +353,7 @@ def _row(label: str, facts: TensorFacts | None) -> list[str]:
         return [label, "None", *[""] * (len(COLUMNS) - 2)]
     return [
         label,
-        "(" + ", ".join(map(str, facts.shape)) + ")",
+        shape_text(facts.shape),
         facts.dtype,
         facts.device,
         str(facts.requires_grad),
