@@ -49,11 +49,7 @@ format: venv
 	$(BIN)/ruff format .
 
 bench: deps core
-	@if [ -f bench/run_all.py ]; then \
-	  $(BIN)/python bench/run_all.py; \
-	else \
-	  echo "bench/run_all.py does not exist yet"; \
-	fi
+	$(BIN)/python bench/run_all.py
 
 # ------------------------------------------------------------------ set-up
 venv: $(VENV)/.installed
@@ -73,8 +69,9 @@ $(BIN)/python:
 
 # The project and its dev tools, reinstalled only when pyproject.toml changes. "compat"
 # puts the checkout itself on sys.path, so packages added later (ui/) import too.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --config-settings editable_mode=compat -e '.[dev]'
+$(VENV)/.installed: pyproject.toml setup.py | $(BIN)/python
+	@echo "== installing GradStudio and its dependencies into $(VENV) (pip)"
+	$(BIN)/python -m pip install --progress-bar on --config-settings editable_mode=compat -e '.[dev]'
 	@touch $@
 
 # System libraries for Qt. .ci/qt-deps exits 0 when all are there (then we remember it),
@@ -93,6 +90,7 @@ core: venv
 	-@inc="$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"; \
 	if ! command -v gcc >/dev/null || [ ! -f "$$inc/Python.h" ]; then \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" -eq 0 ]; then \
+	    echo "== installing a C compiler and Python's headers (Debian: gcc python3-dev)"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	      apt-get install -y -qq --no-install-recommends gcc python3-dev; \
 	  else \
@@ -100,8 +98,10 @@ core: venv
 	  fi; \
 	fi
 	-@$(BIN)/python -c 'import Cython, setuptools' 2>/dev/null || \
-	  $(BIN)/python -m pip install -q 'cython>=3.1,<4' setuptools
-	-@$(BIN)/python -m engine.build
+	  { echo "== installing Cython (for the compiled core)"; \
+	    $(BIN)/python -m pip install --progress-bar on 'cython>=3.1,<4' setuptools; }
+	-@$(BIN)/python -m engine.build || \
+	  echo "make core: the compiled core did not build (see above); the engine runs as pure Python" >&2
 
 # ------------------------------------------------------------------ cleaning
 clean:

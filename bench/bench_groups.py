@@ -31,6 +31,7 @@ from gradstudio.document.groups import Group  # noqa: E402
 from gradstudio.document.layout import auto_layout  # noqa: E402
 from gradstudio.document.model import Document  # noqa: E402
 from gradstudio.interchange.fileformat import dumps, loads  # noqa: E402
+from ui.app import prepare_process  # noqa: E402
 
 LOOPS, MODULES, NODES = 50, 10, 10
 
@@ -81,6 +82,7 @@ def timed(label: str, action) -> object:  # noqa: ANN001
 
 
 def main() -> None:
+    prepare_process()
     app = QApplication.instance() or QApplication([])
     from ui.canvas.scene import GraphScene
     from ui.state import StudioState

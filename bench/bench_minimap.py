@@ -28,6 +28,7 @@ from bench.bench_ui import (  # noqa: E402
     settle,
     summary,
 )
+from ui.app import prepare_process  # noqa: E402
 
 
 def measure(app: QApplication, n: int, folder: Path) -> dict[str, object]:
@@ -65,6 +66,7 @@ def measure(app: QApplication, n: int, folder: Path) -> dict[str, object]:
 
 
 def main() -> int:
+    prepare_process()
     app = QApplication.instance() or QApplication(["bench-minimap"])
     with tempfile.TemporaryDirectory() as tmp:
         for n in (1000, 5000):

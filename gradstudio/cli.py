@@ -20,8 +20,10 @@ from gradstudio.interchange.fileformat import DocumentError, load_document, save
 from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS, import_program
 from gradstudio.interchange.pytorch_export import ExportError, export_script
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
-from gradstudio.interchange.quoting import printable, shorten
+from gradstudio.interchange.quoting import one_line, printable
 from gradstudio.interchange.trust import TrustStore, trust_file
+from gradstudio.sandbox.isolation import unavailable as isolation_unavailable
+from gradstudio.text import shape_text
 
 PROG = "gradstudio"
 
@@ -39,8 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="GradStudio without a screen: the sub-commands below need no display.",
-        epilog="Without a sub-command, 'python main.py [FILE]' opens the studio (on FILE, a "
-        ".gstudio document, if given).",
+        epilog="Without a sub-command, 'gradstudio [FILE]' (in a checkout, 'python main.py "
+        "[FILE]') opens the studio, on FILE, a .gstudio document, if given; "
+        "'gradstudio --install-desktop-entry' adds it to the desktop menu.",
     )
     sub = parser.add_subparsers(
         dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
@@ -75,7 +78,14 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument(
         "--run",
         action="store_true",
-        help="run the program (torch mapped to the engine) and record what it does",
+        help="run the program (torch mapped to the engine) and record what it does; it runs "
+        "with your permissions (your files, the network) unless --isolate",
+    )
+    imp.add_argument(
+        "--isolate",
+        action="store_true",
+        help="with --run: no network, and writes only to the run's temporary folder "
+        "(Linux with Landlock and user namespaces)",
     )
     imp.add_argument(
         "--keep-iterations",
@@ -200,7 +210,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(format_table(result))
     for error in result.errors:
         label = printable(result.plan.labels[error.node_id])
-        message = shorten(printable(error.message))
+        message = one_line(error.message)
         print(f"error in step {error.step + 1} '{label}': {error.exc_type}: {message}", file=err)
         print(f"  {printable(error.title)}. {printable(error.explanation)}", file=err)
         print(f"  Fix: {printable(error.fix)}", file=err)
@@ -216,17 +226,27 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
         source = Path(args.snippet).read_text("utf-8")
     except UnicodeDecodeError:
         raise ImportProblem("the file is not UTF-8 text") from None
+    if args.isolate and not args.run:
+        raise ImportProblem("--isolate goes with --run")
+    if args.isolate and (reason := isolation_unavailable()) is not None:
+        raise ImportProblem(f"the run cannot be isolated here: {reason}")
     if args.run:
-        doc = import_program(args.snippet, keep=max(0, args.keep_iterations))
+        doc = import_program(args.snippet, keep=max(0, args.keep_iterations), isolate=args.isolate)
     else:
         doc = import_snippet(source, args.snippet)
     doc.set_meta("title", Path(args.snippet).stem)
     save_document(doc, args.output, TrustStore())
     print(f"wrote {args.output}: {len(doc)} nodes", file=out)
-    if doc.has_code():
+    if doc.has_code() and doc.trusted:
         print(
-            f"note: it contains code (custom Function or hook nodes); read it, then run "
-            f"'main.py trust {args.output}' to let it run",
+            "note: it contains code (custom Function or hook nodes), trusted: it is the "
+            "code you ran",
+            file=out,
+        )
+    elif doc.has_code():
+        print(
+            f"note: it contains code (custom Function or hook nodes) that did not run here; "
+            f"read it, then run 'main.py trust {args.output}' to let it run",
             file=out,
         )
     return 0
@@ -294,14 +314,14 @@ def _add_gradcheck(sub: Any) -> None:
 
 def _gradcheck(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Exit 0: the Jacobians agree; 1: they differ; 2: the node cannot be checked."""
-    from gradstudio.instruments.gradcheck import GradcheckError, format_gradcheck, gradcheck
+    from gradstudio.instruments.gradcheck import CannotGradcheck, format_gradcheck, gradcheck
 
     doc = load_document(args.file)
     if args.trust:
         doc.set_trusted(True)
     try:
         result = gradcheck(doc, args.node)
-    except GradcheckError as exc:
+    except CannotGradcheck as exc:
         print(f"{PROG}: error: {printable(str(exc))}", file=err)
         return 2
     out.write(format_gradcheck(result))
@@ -333,7 +353,7 @@ def _row(label: str, facts: TensorFacts | None) -> list[str]:
         return [label, "None", *[""] * (len(COLUMNS) - 2)]
     return [
         label,
-        "(" + ", ".join(map(str, facts.shape)) + ")",
+        shape_text(facts.shape),
         facts.dtype,
         facts.device,
         str(facts.requires_grad),

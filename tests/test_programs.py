@@ -46,22 +46,20 @@ KNOWN_DIFFERENCES = {
     "from another op (its backward's fused kernel)",
     # The census corpus (tools/census_corpus.py builds real_*.py from the fetched sources;
     # only their goldens are kept here, so these entries apply where the programs are built).
-    **{
-        f"real_{n}": "needs nn.RNN (h-rnn)"
-        for n in ("gk_textrnn", "gk_seq2seq", "gk_seq2seq_attention", "mz_rnn_regressor")
-    },
-    "real_mz_dynamic_rnn": "needs nn.RNN (h-rnn)",
-    **{f"real_{n}": "needs nn.LSTM (h-rnn)" for n in ("gk_textlstm", "gk_bilstm")},
-    "real_gk_bilstm_attention": "needs nn.LSTM (h-rnn)",
-    "real_ex_time_sequence": "needs nn.LSTMCell (h-rnn)",
     "real_fn_jacobians_hessians": "needs torch.func (h-func)",
     **{
         f"real_{n}": _GEMM_BITS
-        for n in ("jj_tensor", "jj_autograd", "jj_custom_function", "jj_nn", "jj_optim")
+        for n in (
+            "jj_tensor",
+            "jj_autograd",
+            "jj_custom_function",
+            "jj_nn",
+            "jj_optim",
+            "jj_dynamic_net",
+            "ex_regression",
+            "kp_makemore_mlp",
+        )
     },
-    "real_jj_dynamic_net": _GEMM_BITS,
-    "real_ex_regression": _GEMM_BITS,
-    "real_kp_makemore_mlp": _GEMM_BITS,
 }
 
 _ENGINE_RUN = (

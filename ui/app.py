@@ -28,12 +28,21 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from ui.errors import ErrorReporter
-from ui.gc_policy import freeze_startup_objects
+from ui.gc_policy import freeze_startup_objects, tune_collector
+from ui.none_refcount import make_none_immortal
 from ui.state import StudioState
 from ui.themes import apply_theme, ui_font
 from ui.window.examples import start_example
 from ui.window.main_window import APP_NAME, MainWindow
 from ui.window.settings import APPLICATION, ORGANIZATION, StudioSettings
+
+
+def prepare_process() -> None:
+    """The process-wide settings the studio needs before its first Qt call: ``None``
+    made immortal against PySide6's lost references (``ui.none_refcount``) and the
+    collector's thresholds (``ui.gc_policy``).  Idempotent."""
+    make_none_immortal()
+    tune_collector()
 
 
 def create_application(argv: list[str]) -> QApplication:
@@ -42,6 +51,7 @@ def create_application(argv: list[str]) -> QApplication:
     Made once per process, which is also when the startup objects are frozen out of
     the garbage collector (``ui.gc_policy``).
     """
+    prepare_process()
     app = QApplication.instance()
     if isinstance(app, QApplication):
         return app

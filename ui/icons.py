@@ -7,13 +7,13 @@ serves the light and the dark theme (Qt's SVG renderer knows no ``currentColor``
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-ICONS_DIR = Path(__file__).resolve().parents[1] / "resources" / "icons"
+from gradstudio.locations import ICONS_DIR
+
 SIZES = (16, 20, 24, 32, 48)
 
 

@@ -8,12 +8,12 @@ in the legend, the palette and on the canvas, in both themes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication
 
-STYLES_DIR = Path(__file__).resolve().parents[1] / "resources" / "styles"
+from gradstudio.locations import STYLES_DIR
+
 THEMES = ("dark", "light")
 
 # Category colours for node headers and palette markers (same hue in both themes).

@@ -18,7 +18,6 @@ __all__ = [
 #: Layers of ``torch.nn`` that real programs use and the engine does not implement: asking
 #: for one says so by name (still an ``AttributeError``, so ``hasattr`` answers False).
 _UNSUPPORTED = {
-    **dict.fromkeys(("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"), "recurrent layers"),
     **dict.fromkeys(
         ("Transformer", "TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"),
         "attention layers",

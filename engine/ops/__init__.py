@@ -36,6 +36,7 @@ from engine.ops import (
     pool,
     products,
     rearrange,
+    recurrent,
     reduce,
     rrelu,
     select,

@@ -21,6 +21,7 @@ from gradstudio.document.commands import (
 )
 from gradstudio.document.layout import free_spot, node_card_size
 from gradstudio.document.model import Document, EditError, Node
+from gradstudio.text import shape_text
 
 if TYPE_CHECKING:
     from gradstudio.evaluation.evaluate import TensorFacts
@@ -90,7 +91,7 @@ def backward_from(doc: Document, node_id: str, facts_of: FactsOf | None = None) 
     facts = facts_of(node_id, port) if facts_of is not None else None
     if facts is not None and facts.array.size != 1:
         raise EditError(
-            f"backward() needs a scalar, but {node.label} has shape {tuple(facts.shape)}: "
+            f"backward() needs a scalar, but {node.label} has shape {shape_text(facts.shape)}: "
             "add a sum or mean first, or pass a gradient"
         )
     width, _ = node_card_size(node)

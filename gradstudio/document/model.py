@@ -89,10 +89,13 @@ class Node:
     params: Mapping[str, Any] = field(default_factory=dict)
     x: float = 0.0
     y: float = 0.0
+    #: The type from the catalogue of the document that holds the node (set when it is
+    #: added); a node made outside any document reads the studio's catalogue.
+    node_type: NodeType | None = field(default=None, compare=False, repr=False)
 
     @property
     def type(self) -> NodeType:
-        return catalogue().get(self.type_id)
+        return self.node_type if self.node_type is not None else catalogue().get(self.type_id)
 
     def param(self, name: str) -> Any:
         return self.params[name]
@@ -337,6 +340,7 @@ class Document:
             params={},
             x=float(position[0]),
             y=float(position[1]),
+            node_type=node_type,
         )
         return replace(node, params=self._checked_params(node, values))
 
@@ -458,7 +462,12 @@ class Document:
             ) from None
         self._check_label(node.id, node.label)
         self._check_position(node.id, node.x, node.y)
-        node = replace(node, type_id=node_type.id, params=self._checked_params(node, node.params))
+        node = replace(
+            node,
+            type_id=node_type.id,
+            node_type=node_type,
+            params=self._checked_params(node, node.params),
+        )
         index = len(self._order) if step is None else step
         if not 0 <= index <= len(self._order):
             raise EditError(f"step {step} is outside 0..{len(self._order)}", node.id)

@@ -28,7 +28,6 @@ import io
 import mmap
 import os
 import pickle
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,7 +35,6 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, Pipe
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,6 +48,8 @@ from gradstudio.evaluation.evaluate import (
     StepError,
     StepResult,
 )
+from gradstudio.sandbox.contained import Contained
+from gradstudio.sandbox.limits import Limits
 
 #: How long a cancelled step may take to give way before its process is killed.
 GRACE_S = 0.25
@@ -60,9 +60,6 @@ POLL_S = 0.01
 #: and the timeline's copies of them, and the interpreter's own growth.
 SLACK_BYTES = 1 << 29
 YOUNG_THRESHOLD = 20_000
-
-#: Where the ``gradstudio`` package lives: the worker imports it from the same place.
-_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 class WorkerError(RuntimeError):
@@ -297,9 +294,7 @@ class Worker:
         self._file.truncate(8)
         self.flags = _Flags(self._file.fileno())
         fds = (child.fileno(), self._file.fileno())
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, (_ROOT, env.get("PYTHONPATH"))))
-        self.process = subprocess.Popen(
+        self.run = Contained(
             [
                 sys.executable,
                 "-c",
@@ -307,16 +302,16 @@ class Worker:
                 "serve(int(sys.argv[1]), int(sys.argv[2]))",
                 *map(str, fds),
             ],
+            limits=Limits(),  # memory is capped per plan, in the worker (_cap_memory)
+            capture=False,  # a Function's prints reach the user's terminal
             pass_fds=fds,
-            env=env,
-            stdin=subprocess.DEVNULL,
         )
         child.close()
         self.ready = False
 
     @property
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return not self.run.poll()
 
     def wait_ready(self, cancel: CancelCheck | None = None) -> bool:
         """Wait until the process has started (False: ``cancel`` said stop first)."""
@@ -329,23 +324,26 @@ class Worker:
                 return False
         return True
 
+    def end_strays(self) -> None:
+        """End whatever the last run's code started in the background (the worker stays)."""
+        self.run.end_strays()
+
     def kill(self) -> None:
-        if self.alive:
-            self.process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(2)
+        """End the worker and every process its code started."""
+        self.run.close()
         self.conn.close()
         self._file.close()
 
     def exit_text(self) -> str:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(1)
-        code = self.process.returncode
-        if code is None:
+        self.run.wait(1)
+        ended = self.run.ended
+        if ended is None:
             return "it stopped answering"
-        if code < 0:
-            return f"killed by signal {-code}"
-        return f"exit status {code}"
+        if ended.code is not None and ended.code < 0 and not ended.reason:
+            return f"killed by signal {-ended.code}"
+        if ended.code is not None and not ended.reason:
+            return f"exit status {ended.code}"
+        return ended.describe()
 
 
 class _Pool:
@@ -367,6 +365,7 @@ class _Pool:
         return Worker()
 
     def release(self, worker: Worker) -> None:
+        worker.end_strays()
         with self._lock:
             if worker.alive and len(self._idle) < self.KEEP:
                 self._idle.append(worker)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 MAX_ENTRIES = 250_000
 
 
-class GradcheckError(Exception):
+class CannotGradcheck(Exception):
     """The node cannot be checked (wrong kind, did not run, untrusted, too large)."""
 
 
@@ -112,7 +112,7 @@ def gradcheck(
     """Evaluate ``doc`` and check the node labelled ``label``."""
     node = next((n for n in doc.nodes() if n.label == label), None)
     if node is None:
-        raise GradcheckError(f"no node is labelled {label!r}")
+        raise CannotGradcheck(f"no node is labelled {label!r}")
     return gradcheck_node(evaluate(doc, device="cpu"), node.id, eps, atol, rtol)
 
 
@@ -127,11 +127,11 @@ def gradcheck_node(
     step = plan.steps[index]
     name = step.label
     if step.type.kind not in (NodeKind.OP, NodeKind.CUSTOM_FUNCTION) or not step.type.outputs:
-        raise GradcheckError(f"'{name}' is not an op or a custom Function: nothing to check")
+        raise CannotGradcheck(f"'{name}' is not an op or a custom Function: nothing to check")
     if ev.steps[index].status != "ok":
         error = ev.steps[index].error
         why = "did not run" if error is None else f"failed: {error.message}"
-        raise GradcheckError(f"'{name}' {why}")
+        raise CannotGradcheck(f"'{name}' {why}")
     snap = ev.snapshot(index - 1)
     sources = _input_facts(step, snap.facts, snap.has)
     checked = [
@@ -143,7 +143,7 @@ def gradcheck_node(
         and np.issubdtype(facts.array.dtype, np.floating)
     ]
     if not checked:
-        raise GradcheckError(f"no input of '{name}' requires grad: there is no gradient to check")
+        raise CannotGradcheck(f"no input of '{name}' requires grad: there is no gradient to check")
 
     def leaf(facts: TensorFacts | None, grad: bool, array: np.ndarray | None = None) -> Any:
         if facts is None:
@@ -174,7 +174,7 @@ def gradcheck_node(
         try:
             outputs = step.type.run(call)
         except Exception as exc:
-            raise GradcheckError(f"'{name}' failed when re-run: {exc}") from None
+            raise CannotGradcheck(f"'{name}' failed when re-run: {exc}") from None
         return _float_outputs(step, outputs), diff
 
     outs, diff = run({}, True)
@@ -183,7 +183,7 @@ def gradcheck_node(
     n_rows = sum(a.size for a in rows)
     n_cols = sum(a.size for a in cols)
     if n_rows * n_cols > MAX_ENTRIES:
-        raise GradcheckError(
+        raise CannotGradcheck(
             f"'{name}' has a {n_rows} x {n_cols} Jacobian: too large to check (at most "
             f"{MAX_ENTRIES} entries)"
         )
@@ -219,7 +219,7 @@ def _input_facts(
             if has(ref):
                 items.append((ref, facts(src, src_port, None)))
             else:
-                raise GradcheckError("an input is a list of tensors: gradcheck takes tensors")
+                raise CannotGradcheck("an input is a list of tensors: gradcheck takes tensors")
         if items:
             sources[port.name] = items
     return sources

@@ -32,13 +32,13 @@ def run(kind: str, document: Path, device: str, trusted: bool, node: str | None)
         except TorchUnavailable as exc:
             return {"unavailable": str(exc)}
     from gradstudio.evaluation.evaluate import evaluate
-    from gradstudio.instruments.gradcheck import GradcheckError, gradcheck_node
+    from gradstudio.instruments.gradcheck import CannotGradcheck, gradcheck_node
 
     if node is None or node not in doc:
         return {"error": "the node to check is not in the document"}
     try:
         return {"result": gradcheck_node(evaluate(doc, device="cpu"), node)}
-    except GradcheckError as exc:
+    except CannotGradcheck as exc:
         return {"error": str(exc)}
 
 

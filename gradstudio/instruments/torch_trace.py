@@ -18,7 +18,7 @@ from typing import Any
 
 
 @dataclass(frozen=True)
-class NodeExecution:
+class TorchExecution:
     node: Any
     incoming: tuple[Any, ...]
     outgoing: tuple[Any, ...]
@@ -26,7 +26,7 @@ class NodeExecution:
 
 @dataclass
 class TorchBackwardTrace:
-    executions: list[NodeExecution] = field(default_factory=list)
+    executions: list[TorchExecution] = field(default_factory=list)
 
 
 def _copy(g: Any) -> Any:
@@ -50,7 +50,7 @@ def _hook_graph(roots: list[Any], trace: TorchBackwardTrace) -> list[Any]:
 
         def post(grad_inputs: Any, grad_outputs: Any, node: Any = node) -> None:
             trace.executions.append(
-                NodeExecution(
+                TorchExecution(
                     node,
                     tuple(_copy(g) for g in grad_outputs),
                     tuple(_copy(g) for g in grad_inputs),

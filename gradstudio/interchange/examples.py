@@ -9,25 +9,23 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from gradstudio.document.model import Document
 from gradstudio.interchange.fileformat import EXTENSION, dumps
 from gradstudio.interchange.pytorch_import import import_snippet
-
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
+from gradstudio.locations import EXAMPLES_DIR
 
 
 @dataclass(frozen=True)
-class Example:
+class ShippedExample:
     name: str
     title: str
     description: str
     code: str
 
 
-EXAMPLES: tuple[Example, ...] = (
-    Example(
+EXAMPLES: tuple[ShippedExample, ...] = (
+    ShippedExample(
         "000_is_leaf",
         "is_leaf: which tensors are leaves",
         "The is_leaf cases of the PyTorch docs, on the CPU: where the docs move a tensor "
@@ -45,7 +43,7 @@ e = torch.rand(10).to(torch.float64).requires_grad_()
 f = torch.rand(10, requires_grad=True, dtype=torch.float64)
 """,
     ),
-    Example(
+    ShippedExample(
         "001_leaf_grad",
         "Leaves get .grad: w.grad == 5",
         "y = (w + x) * (w + 1). After y.backward() only the leaves w and x have .grad; "
@@ -61,7 +59,7 @@ y = torch.mul(a, b)
 y.backward()
 """,
     ),
-    Example(
+    ShippedExample(
         "002_detach_data_clone",
         "detach, .data and clone",
         "b.data and b.detach() share b's storage: zeroing b_detach zeroes b too (watch "
@@ -84,7 +82,7 @@ a.grad.zero_()
 b.backward()
 """,
     ),
-    Example(
+    ShippedExample(
         "002_clone_accumulates",
         "Gradients accumulate: 2 then 4",
         "b and its clone both lead back to a, so two backward calls add their gradients "
@@ -99,7 +97,7 @@ b.backward(retain_graph=True)
 b_clone.backward()
 """,
     ),
-    Example(
+    ShippedExample(
         "003_linear_addmm",
         "grad_fn of linear: AddmmBackward0",
         "F.linear with a bias on a 2-D input is one fused op: its grad_fn is AddmmBackward0, "
@@ -116,7 +114,7 @@ loss = out.sum()
 loss.backward()
 """,
     ),
-    Example(
+    ShippedExample(
         "004_custom_function",
         "A custom autograd.Function with save_for_backward",
         "Func saves x, y and its output for backward and stores the plain number z on ctx. "
@@ -154,7 +152,7 @@ d = Func.apply(a, b, c)
 d.backward()
 """,
     ),
-    Example(
+    ShippedExample(
         "005_mlp_training_step",
         "One training step of a small MLP",
         "A 2-layer perceptron on a batch of four points: forward, cross-entropy loss, "
@@ -188,7 +186,7 @@ b2.grad = None
 )
 
 
-def build(example: Example) -> Document:
+def build(example: ShippedExample) -> Document:
     doc = import_snippet(example.code, f"<example {example.name}>", trusted=True)
     doc.set_meta("title", example.title)
     doc.set_meta("description", example.description)

@@ -22,6 +22,7 @@ from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_ke
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, EditError
 from gradstudio.interchange.folding import Folder, FoldLimit
+from gradstudio.interchange.quoting import one_line
 from gradstudio.interchange.trust import admit
 from gradstudio.params import DTYPE_ALIASES, DTYPES
 
@@ -86,6 +87,7 @@ class ImportProblem(Exception):
     """A snippet GradStudio cannot represent; ``lineno`` is the line in the snippet."""
 
     def __init__(self, message: str, lineno: int | None = None) -> None:
+        message = one_line(message)  # it may quote a program's output: one clean line
         super().__init__(f"line {lineno}: {message}" if lineno else message)
         self.message = message
         self.lineno = lineno

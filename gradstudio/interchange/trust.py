@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gradstudio.interchange.atomic import atomic_write
+from gradstudio.locations import EXAMPLES_DIR
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 STORE_FORMAT = "gradstudio-trust"
 STORE_MODE = 0o600
 #: The examples shipped with GradStudio: trusted by content, so an edited copy is not.
-BUNDLED_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
+BUNDLED_DIR = EXAMPLES_DIR
 
 
 def content_hash(data: bytes) -> str:

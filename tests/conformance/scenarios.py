@@ -3286,4 +3286,5 @@ from tests.conformance import (  # noqa: E402, F401
     scenarios_census,
     scenarios_fidelity,
     scenarios_nn,
+    scenarios_rnn,
 )

@@ -428,6 +428,14 @@ PROGRAMS.update(
         "replication_pad3d": "F.pad(a, (2, 1, 1, 2, 0, 1), mode='replicate')",
     }
 )
+NOT_PROGRAMS["unsafe_split"] = (
+    "internal: the gates of a recurrent cell, inside LSTM's and GRU's trees"
+)
+NOT_PROGRAMS["mkldnn_rnn_layer"] = (
+    "a float32 LSTM's fused node: its second-order graph is the conformance scenario "
+    "lstm_double_backward_through_fused_node (scenarios_rnn)"
+)
+NOT_PROGRAMS["_pack_padded_sequence"] = "internal: inside pack_padded_sequence's tree"
 NOT_PROGRAMS["depth_avg_pool3d_backward"] = "internal: the node of depth_avg_pool3d's gradient"
 NOT_PROGRAMS.update(
     {

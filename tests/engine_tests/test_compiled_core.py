@@ -79,7 +79,7 @@ def test_a_missing_build_falls_back_silently(
     assert capsys.readouterr().err == ""
 
 
-def test_build_reports_and_never_fails(
+def test_build_says_why_it_is_pure_and_fails_loudly_where_it_could_build(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     monkeypatch.setattr(build, "status", lambda: {m: "missing" for m in cc.MODULES})
@@ -92,8 +92,9 @@ def test_build_reports_and_never_fails(
 
     monkeypatch.setattr(build, "_compiler_problem", lambda: None)
     monkeypatch.setattr(build, "build", broken)
-    assert build.main([]) == 0
-    assert "gcc exploded" in capsys.readouterr().out
+    assert build.main([]) == 1  # a compiler was there: the failure is an error, on stderr
+    said = capsys.readouterr()
+    assert "ERROR" in said.err and "gcc exploded" in said.err
 
 
 def test_status_lists_every_module(capsys: pytest.CaptureFixture) -> None:

@@ -152,3 +152,20 @@ def test_settings_are_checked() -> None:
     with pytest.raises(EditError):
         doc.set_setting("device", "tpu")
     assert not any(isinstance(e, OrderChanged) for e in events)
+
+
+def test_a_documents_nodes_read_its_own_catalogue() -> None:
+    """A document made with its own catalogue answers with that catalogue's types, never
+    the studio-wide one's."""
+    from dataclasses import replace
+
+    from gradstudio.catalogue import Catalogue, catalogue
+
+    studio = catalogue()
+    renamed = replace(studio.get("torch.add"), title="plus (own catalogue)")
+    own = Catalogue([renamed, *(t for t in studio.types() if t.id != "torch.add")])
+    doc = Document(own)
+    node = doc.new_node("torch.add")
+    doc.add_node(node)
+    assert doc.node(node.id).type.title == "plus (own catalogue)"
+    assert studio.get("torch.add").title != "plus (own catalogue)"

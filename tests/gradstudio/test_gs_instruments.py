@@ -12,7 +12,7 @@ from gradstudio.cli import main
 from gradstudio.document.model import Document
 from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.instruments.diff import diff
-from gradstudio.instruments.gradcheck import GradcheckError, gradcheck
+from gradstudio.instruments.gradcheck import CannotGradcheck, gradcheck
 from gradstudio.instruments.memory import freed_by, memory
 from gradstudio.interchange.fileformat import load_document, save_document
 from gradstudio.interchange.pytorch_import import import_snippet
@@ -88,7 +88,7 @@ def test_gradcheck_an_op_node_in_its_context() -> None:
         sum(a.size for a in result.rows),
         sum(a.size for a in result.columns),
     )
-    with pytest.raises(GradcheckError, match="not an op"):
+    with pytest.raises(CannotGradcheck, match="not an op"):
         gradcheck(doc, "x")
 
 

@@ -346,7 +346,7 @@ def test_a_recording_stopped_by_the_user_ends_its_child() -> None:
     recording = runner.Recording(PROGRAMS / "loops_forever.py")
     assert not recording.done()
     recording.stop()
-    assert recording.proc.poll() is not None
+    assert recording.run.process.poll() is not None
     with pytest.raises(ImportProblem, match="stopped before it finished"):
         recording.report()
 

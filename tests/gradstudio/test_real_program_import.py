@@ -30,6 +30,10 @@ REFUSED = {
     "higher_order_grads.py": "made by an operation GradStudio does not record (CopyBackwards)",
     "int_arith_tour.py": "remainder: input must be a tensor",
     "sort_search_tour.py": "sort() got an argument 'stable' GradStudio does not know",
+    # open importer gaps: a 0-d tensor as a slice bound; the recurrent layers' own ops (the
+    # fused LSTM node, the cells' unsafe_chunk, packing) are not catalogue functions
+    "char_lstm.py": "line 35: a slice of an index must hold integers or None",
+    "gru_packed_classifier.py": "made by an operation GradStudio does not record (AddmmBackward0)",
 }
 
 

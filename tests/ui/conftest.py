@@ -17,9 +17,12 @@ from PySide6.QtCore import QSettings
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.fileformat import EXTENSION, dumps
 from tests.ui.uitools import Answers, make_window
+from ui.app import prepare_process
 from ui.window.examples import EXAMPLES_DIR
 from ui.window.main_window import MainWindow
 from ui.window.settings import StudioSettings
+
+prepare_process()  # before pytest-qt makes the first Qt call
 
 
 @pytest.fixture(scope="session", autouse=True)

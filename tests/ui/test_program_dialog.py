@@ -63,7 +63,7 @@ def test_cancel_stops_a_running_program_and_keeps_the_graph(
     window.act_import_program.trigger()
     dialog = _dialog(window, qtbot)
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
-    process = dialog.recording.proc
+    process = dialog.recording.run.process
     qtbot.mouseClick(
         dialog.buttons.button(dialog.buttons.StandardButton.Cancel), Qt.MouseButton.LeftButton
     )
@@ -106,3 +106,51 @@ def test_the_keep_iterations_setting_reaches_the_recording(
     qtbot.waitUntil(lambda: window.program_dialog is None, timeout=30000)
     loops = [g for g in window.state.document.groups.values() if g.kind == "loop"]
     assert [g.meta.get("iterations") for g in loops] == [None, "3", None]
+
+
+def test_the_dialog_says_what_the_program_can_reach_and_that_its_code_is_trusted(
+    window,
+    qtbot,
+    program_chosen,  # noqa: ANN001
+) -> None:
+    program_chosen.append(str(PROGRAMS / "custom_function.py"))
+    window.act_import_program.trigger()
+    dialog = _dialog(window, qtbot)
+    text = dialog.intro.text()
+    assert "change your files and use the network" in text
+    assert "they are the code you ran" in text
+    assert dialog.isolate.isVisibleTo(dialog)
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.program_dialog is None, timeout=30000)
+    assert "trusted: it is the code you ran" in window.statusBar().currentMessage()
+
+
+def test_isolation_unavailable_is_greyed_out_with_its_reason_in_words(
+    qtbot,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ui.window.program_dialog as program_dialog
+
+    monkeypatch.setattr(program_dialog, "isolation_unavailable", lambda: "no Landlock here")
+    dialog = ProgramDialog(PROGRAMS / "custom_function.py")
+    qtbot.addWidget(dialog)
+    assert not dialog.isolate.isEnabled()
+    assert dialog.isolate_reason.isVisibleTo(dialog)
+    assert dialog.isolate_reason.text() == "Isolation is unavailable: no Landlock here."
+
+
+def test_an_isolated_run_imports(
+    qtbot,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gradstudio.sandbox.isolation import unavailable
+
+    if unavailable() is not None:
+        pytest.skip(f"isolation unavailable: {unavailable()}")
+    dialog = ProgramDialog(PROGRAMS / "custom_function.py")
+    qtbot.addWidget(dialog)
+    dialog.isolate.click()
+    assert dialog.isolate.isChecked()
+    with qtbot.waitSignal(dialog.accepted, timeout=30000):
+        dialog.run_button.click()
+    assert dialog.document is not None and len(dialog.document) > 0

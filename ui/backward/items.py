@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.evaluation.evaluate import GradValue
-from ui.backward.model import Box, BoxId, Link, shape_text
+from gradstudio.text import shape_text
+from ui.backward.model import Box, BoxId, Link
 from ui.backward.steps import finish
 from ui.inspector.value_view import short_number
 
@@ -533,10 +534,12 @@ class OverviewState:
 
 
 BATCH_CHUNK = 1000  # links or boxes batched between two yields (a few ms of work)
-OVERVIEW_LOD = 0.3  # below this zoom (no text is readable) one Overview item draws the graph
+OVERVIEW_LOD = (
+    0.3  # below this zoom (no text is readable) one BackwardOverview item draws the graph
+)
 
 
-class Overview(QGraphicsItem):
+class BackwardOverview(QGraphicsItem):
     """The whole graph as a few batched paths, for zoomed-out views of big graphs.
 
     Far out, the boxes are a few pixels and the labels are not drawn at all, but

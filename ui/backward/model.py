@@ -12,7 +12,7 @@ scrubbing costs no layout.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from gradstudio.evaluation.evaluate import (
     TensorFacts,
 )
 from gradstudio.evaluation.grad_fn_index import GradFnIndex
+from gradstudio.text import shape_text
 
 LAYER_GAP = 46.0
 NODE_GAP = 22.0
@@ -47,11 +48,6 @@ def parse_key(text: str) -> int | None:
 
 
 # ==================================================================== the graph model
-
-
-def shape_text(shape: Iterable[int]) -> str:
-    dims = tuple(shape)
-    return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ The scene is built once per graph from the union of all steps' graphs
 (``ui.backward.model``; a re-run of the same graph keeps it); moving along the
 timeline only shows, hides and restyles items, so scrubbing a graph of hundreds
 of nodes stays smooth.  Zoomed far out, one overview item draws the whole graph
-(``ui.backward.items.Overview``), and the orientation follows the panel's shape
+(``ui.backward.items.BackwardOverview``), and the orientation follows the panel's shape
 until the user picks one.
 """
 
@@ -60,10 +60,10 @@ from ui.backward.items import (
     OVERVIEW_LOD,
     SAVED_FILL,
     TEXT_LOD,
+    BackwardOverview,
     BoxItem,
     Fonts,
     LinkItem,
-    Overview,
     OverviewState,
     PillLayer,
 )
@@ -87,7 +87,7 @@ from ui.backward.scrub_model import ModelDelta, ScrubModel
 from ui.inspector.value_view import WrapLabel
 from ui.state import StudioState
 
-__all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardView", "GraphView"]
+__all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardGraphView", "BackwardView"]
 
 MAX_FIT_SCALE = 1.4
 SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
@@ -239,7 +239,7 @@ class BackgroundLayout:
 # ============================================================================ the view
 
 
-class GraphView(QGraphicsView):
+class BackwardGraphView(QGraphicsView):
     """Zoom with the wheel, pan by dragging, double-click the background to fit."""
 
     boxClicked = Signal(object)  # a BoxItem
@@ -376,13 +376,13 @@ class BackwardView(QWidget):
         # tree (a tenth of a second for a thousand-node graph) on the first paint;
         # a linear pass over the items in C++ costs far less than that per frame.
         self.scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
-        self.view = GraphView(self.scene, self)
+        self.view = BackwardGraphView(self.scene, self)
         self.boxes: dict[BoxId, BoxItem] = {}
         self.links: list[LinkItem] = []
         #: Items draw the graph (True) or, zoomed far out, the one overview item does.
         self.detail = True
         self.pill_layer: PillLayer
-        self.overview: Overview
+        self.overview: BackwardOverview
         self._message = QLabel(self.view.viewport())
         self._message.setObjectName("backwardMessage")
         self._message.setWordWrap(True)
@@ -709,7 +709,7 @@ class BackwardView(QWidget):
         self.pill_layer = PillLayer(Fonts(self.font()))
         self.pill_layer.setVisible(self.detail)
         self.scene.addItem(self.pill_layer)
-        self.overview = Overview()
+        self.overview = BackwardOverview()
         self.overview.setVisible(not self.detail)
         self.scene.addItem(self.overview)
         # What the items were last set to, so that a scrub touches only the items whose

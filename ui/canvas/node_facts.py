@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gradstudio.text import shape_text
+
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType
     from gradstudio.evaluation.evaluate import Snapshot, StepError, TensorFacts
@@ -205,9 +207,7 @@ def format_array(array: np.ndarray, max_elements: int = MAX_INLINE_ELEMENTS) -> 
 
 
 def format_shape(shape: tuple[int, ...]) -> str:
-    if not shape:
-        return "scalar"
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+    return shape_text(shape, empty="scalar")
 
 
 def _has_ref(snapshot: Snapshot, node_id: str, port: str, index: int) -> bool:

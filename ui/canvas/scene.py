@@ -27,6 +27,7 @@ from gradstudio.document.events import (
     OrderChanged,
     ParamChanged,
 )
+from gradstudio.text import html_text
 from ui.canvas.edge_item import EdgeItem
 from ui.canvas.group_item import GroupCardItem, GroupFrameItem
 from ui.canvas.group_layer import GroupLayer
@@ -133,12 +134,12 @@ class GraphScene(QGraphicsScene):
         err = ev.error_for(node_id) if ev is not None else None
         if err is None:
             return ""
-        parts = [f"<b style='color:{self.style.theme.error}'>{_esc(err.title)}</b>"]
-        parts.append(f"<code>{_esc(err.exc_type)}: {_esc(err.message)}</code>")
+        parts = [f"<b style='color:{self.style.theme.error}'>{html_text(err.title)}</b>"]
+        parts.append(f"<code>{html_text(err.exc_type)}: {html_text(err.message)}</code>")
         if err.explanation:
-            parts.append(_esc(err.explanation))
+            parts.append(html_text(err.explanation))
         if err.fix:
-            parts.append("<b>Fix:</b> " + _esc(err.fix))
+            parts.append("<b>Fix:</b> " + html_text(err.fix))
         return "<p>" + "</p><p>".join(parts) + "</p>"
 
     # ------------------------------------------------------------------ theme
@@ -599,7 +600,3 @@ class GraphScene(QGraphicsScene):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -56,6 +56,17 @@ GRID = 24.0
 FIT_MAX_SCALE = 1.15  # zoom to fit enlarges small graphs a little, never more
 
 
+#: The canvas's own keys (not window actions): (keys, what they do), for Help › Keyboard
+#: Shortcuts.  ``event`` and ``keyPressEvent`` below handle them.
+CANVAS_KEYS = (
+    ("Tab, Shift+A, double-click", "Add a node (search)"),
+    ("Space + drag", "Pan"),
+    ("Wheel", "Zoom"),
+    ("Drag from a port", "Connect"),
+    ("Esc", "Cancel a connection being drawn"),
+)
+
+
 class _WireDrag:
     """A wire being dragged from ``origin`` (and, when picked up, the edge it replaces)."""
 
@@ -288,12 +299,18 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
 
     # ------------------------------------------------------------------ keys
     def event(self, event: QEvent) -> bool:
-        # Tab would move focus to the next widget; on the canvas it opens quick-add.
+        # Tab would move focus to the next widget; on the canvas it opens quick-add, as
+        # Blender's Shift+A does.
         if (
             event.type() == QEvent.Type.KeyPress
             and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Tab
-            and not event.modifiers()
+            and (
+                (event.key() == Qt.Key.Key_Tab and not event.modifiers())
+                or (
+                    event.key() == Qt.Key.Key_A
+                    and event.modifiers() == Qt.KeyboardModifier.ShiftModifier
+                )
+            )
         ):
             self.open_search()
             return True

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.messages import NONLEAF_GRAD_WARNING
 from gradstudio.catalogue import NodeKind, PortType
 from gradstudio.document.autograd_edits import retain_grad, retain_grad_nodes
 from gradstudio.document.commands import (
@@ -61,6 +62,7 @@ from gradstudio.evaluation.evaluate import (
     waiting_text,
 )
 from gradstudio.params import param_kind
+from gradstudio.text import html_text, shape_text
 from ui.backward.model import parse_key
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
 from ui.inspector.value_view import ValueGradView, WrapLabel, tensor_text
@@ -73,13 +75,9 @@ ERROR = "#e5484d"
 WARNING = "#d9822b"
 MANY_LISTED = 12  # nodes named on the page of a multi-selection
 
-#: PyTorch's warning when ``.grad`` of a non-leaf is read (engine/tensor.py has the full text).
-NONLEAF_WARNING = (
-    "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being "
-    "accessed. Its .grad attribute won't be populated during autograd.backward(). If you "
-    "indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
-    "on the non-leaf Tensor."
-)
+#: PyTorch's warning when ``.grad`` of a non-leaf is read: the engine's one text, up to
+#: its advice (the rest points at PyTorch's sources).
+NONLEAF_WARNING = "UserWarning: " + NONLEAF_GRAD_WARNING.split(" If you access")[0]
 
 
 def selected_group(doc: Document, selected: list[str]) -> Group | None:
@@ -88,10 +86,6 @@ def selected_group(doc: Document, selected: list[str]) -> Group | None:
     exact = [gid for gid in whole_groups(doc.groups, chosen) if doc.group_members(gid) == chosen]
     outer = [gid for gid in exact if doc.group(gid).parent not in exact]
     return doc.group(outer[0]) if outer else None
-
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class Section(QWidget):
@@ -724,8 +718,8 @@ class Inspector(QWidget):
         self.title.setText(node.label)
         ntype = node.type
         self.subtitle.setText(
-            f"<b>{_esc(ntype.title)}</b> &nbsp;{self._muted(_esc(ntype.id))}"
-            + (f"<br>{self._muted(_esc(ntype.doc))}" if ntype.doc else "")
+            f"<b>{html_text(ntype.title)}</b> &nbsp;{self._muted(html_text(ntype.id))}"
+            + (f"<br>{self._muted(html_text(ntype.doc))}" if ntype.doc else "")
         )
         if not self.label_edit.hasFocus():
             self.label_edit.setText(node.label)
@@ -909,7 +903,7 @@ class Inspector(QWidget):
         if colour is None:
             self.status.setText(self._muted(text))
         else:
-            self.status.setText(f"<b style='color:{colour}'>{_esc(text)}</b>")
+            self.status.setText(f"<b style='color:{colour}'>{html_text(text)}</b>")
 
     def _hide_facts(self, note: str | None) -> None:
         if self.facts_section is None:
@@ -918,7 +912,7 @@ class Inspector(QWidget):
         self.facts_form_widget.setVisible(False)
         self.output_combo.setVisible(False)
         self.facts_note.setVisible(note is not None)
-        self.facts_note.setText(self._muted(_esc(note or "")))
+        self.facts_note.setText(self._muted(html_text(note or "")))
         self.values_section.setVisible(False)
         for label in self.fact_labels.values():
             label.setText("")
@@ -929,11 +923,8 @@ class Inspector(QWidget):
         self.facts_note.setVisible(False)
         self.values_section.setVisible(True)
         fl = self.fact_labels
-        shape = (
-            "(" + ", ".join(map(str, facts.shape)) + ("," if len(facts.shape) == 1 else "") + ")"
-        )
         fl["tensor"].setText(
-            f"<code>{shape}</code> · {facts.dtype} · {facts.device}"
+            f"<code>{shape_text(facts.shape)}</code> · {facts.dtype} · {facts.device}"
             + self._muted(f" · tensor #{facts.tensor_id}")
         )
         fl["requires_grad"].setText(_bool(facts.requires_grad))
@@ -955,7 +946,7 @@ class Inspector(QWidget):
             self.next_row_label.setVisible(False)
         else:
             fl["grad_fn"].setText(
-                f"<code>&lt;{_esc(fn.name)}&gt;</code> "
+                f"<code>&lt;{html_text(fn.name)}&gt;</code> "
                 + self._muted("— the backward function that made this tensor")
             )
             self.next_links.set_links(self._next_links(fn))
@@ -1004,11 +995,11 @@ class Inspector(QWidget):
         if facts.grad_access_warns:
             return (
                 f"<span style='color:{WARNING}'>⚠ reading "
-                f"<code>{_esc(label)}.grad</code> warns</span> and gives <code>None</code>"
+                f"<code>{html_text(label)}.grad</code> warns</span> and gives <code>None</code>"
                 + self._muted(
-                    f"<br>{_esc(label)} is not a leaf, so backward does not keep its gradient "
+                    f"<br>{html_text(label)} is not a leaf, so backward does not keep its gradient "
                     "unless you call retain_grad(). PyTorch says:<br><i>"
-                    + _esc(NONLEAF_WARNING)
+                    + html_text(NONLEAF_WARNING)
                     + "</i>"
                 )
             )
@@ -1021,7 +1012,7 @@ class Inspector(QWidget):
     def _saved_html(self, fn: GradFnFacts) -> str:
         rows = []
         for s in fn.saved:
-            name = f"<code>_saved_{_esc(s.name)}</code>"
+            name = f"<code>_saved_{html_text(s.name)}</code>"
             if s.kind == "tensor":
                 v = s.value
                 text = tensor_text(v.array, v.dtype, v.device)
@@ -1029,11 +1020,11 @@ class Inspector(QWidget):
             elif s.kind == "freed":
                 rows.append(f"{name}: {self._muted('freed by backward (retain_graph=False)')}")
             elif s.kind == "modified":
-                rows.append(f"{name}: <span style='color:{ERROR}'>{_esc(str(s.value))}</span>")
+                rows.append(f"{name}: <span style='color:{ERROR}'>{html_text(str(s.value))}</span>")
             elif s.kind == "none":
                 rows.append(f"{name} = <code>None</code>")
             else:
-                rows.append(f"{name} = <code>{_esc(str(s.value))}</code>")
+                rows.append(f"{name} = <code>{html_text(str(s.value))}</code>")
         return "<br>".join(rows) if rows else self._muted("none")
 
     def _next_links(
@@ -1075,13 +1066,14 @@ class Inspector(QWidget):
                 self.code_editor.set_error_line(None)
             return
         parts = [
-            f"<b style='color:{ERROR}'>{_esc(error.title)}</b>",
-            f"<code style='color:{ERROR}'>{_esc(error.exc_type)}: {_esc(error.message)}</code>",
-            _esc(error.explanation),
-            f"<b>How to fix:</b> {_esc(error.fix)}",
+            f"<b style='color:{ERROR}'>{html_text(error.title)}</b>",
+            f"<code style='color:{ERROR}'>{html_text(error.exc_type)}: "
+            f"{html_text(error.message)}</code>",
+            html_text(error.explanation),
+            f"<b>How to fix:</b> {html_text(error.fix)}",
         ]
         if error.traceback:
-            parts.append(f"<pre>{_esc(error.traceback)}</pre>")
+            parts.append(f"<pre>{html_text(error.traceback)}</pre>")
         if not happened:
             parts.insert(0, self._muted(f"(at step {error.step + 1}, later on the timeline)"))
         self.problem_label.setText(
@@ -1095,9 +1087,9 @@ class Inspector(QWidget):
         self.warning_section.setVisible(bool(warnings))
         rows = []
         for w in warnings:
-            row = f"<b style='color:{WARNING}'>{_esc(w.category)}</b>: {_esc(w.message)}"
+            row = f"<b style='color:{WARNING}'>{html_text(w.category)}</b>: {html_text(w.message)}"
             if w.explanation:
-                row += "<br>" + self._muted(_esc(w.explanation))
+                row += "<br>" + self._muted(html_text(w.explanation))
             rows.append(row)
         self.warning_label.setText("<br><br>".join(rows))
 
@@ -1146,7 +1138,7 @@ class Inspector(QWidget):
 def _code(text: str, shape: tuple[int, ...] = ()) -> str:
     """Printed tensor text as code; several lines become a pointer to the panel below."""
     if "\n" not in text:
-        return f"<code>{_esc(text)}</code> "
+        return f"<code>{html_text(text)}</code> "
     dims = ", ".join(map(str, shape))
     return f"<code>tensor(...)</code> of shape ({dims}) — printed below "
 

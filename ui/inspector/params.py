@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from gradstudio.catalogue import ParamSpec
 from gradstudio.params import param_kind
+from gradstudio.text import shape_text
 
 MAX_TABLE_CELLS = 400
 
@@ -296,7 +297,7 @@ class DataEditor(ParamEditor):
             height = header + rows * self.table.verticalHeader().defaultSectionSize() + 4
             self.table.setFixedHeight(min(height, 240))
         shape = _shape_of(self._data)
-        self.table.setToolTip("" if shape is None else "shape (" + ", ".join(map(str, shape)) + ")")
+        self.table.setToolTip("" if shape is None else f"shape {shape_text(shape)}")
 
     # -- edits ---------------------------------------------------------------
     def _text_edited(self, value: Any) -> None:

@@ -39,6 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gradstudio.text import shape_text
+
 #: Negative end, positive end of the diverging map (ColorBrewer RdBu, colour-blind safe).
 NEGATIVE = QColor("#2166ac")
 POSITIVE = QColor("#b2182b")
@@ -127,7 +129,7 @@ def tensor_text(
     if arr is None:
         return "None"
     if arr.size > MAX_PRINTED:
-        return f"<tensor of shape {tuple(arr.shape)}: too large to print>"
+        return f"<tensor of shape {shape_text(arr.shape)}: too large to print>"
     import engine
 
     try:
@@ -481,8 +483,7 @@ class TensorPanel(QWidget):
             self.summary.setText(f"<span style='color:{self._muted()}'>{placeholder}</span>")
         else:
             a = np.asarray(arr)
-            shape = "(" + ", ".join(map(str, a.shape)) + ("," if a.ndim == 1 else "") + ")"
-            parts = [f"shape {shape}", dtype]
+            parts = [f"shape {shape_text(a.shape)}", dtype]
             if device != "cpu":
                 parts.append(device)
             if a.size and a.dtype.kind in "fiub":

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from gradstudio.instruments.gradcheck import Entry, GradcheckResult
 from gradstudio.interchange.quoting import printable
+from gradstudio.text import html_text
 from ui.instruments.job import InstrumentJob
 
 if TYPE_CHECKING:
@@ -222,7 +223,7 @@ class GradcheckDialog(QDialog):
             self.show_result(payload["result"])
         else:
             self.error = str(payload.get("error") or "cancelled")
-            self.verdict.setText(f"Cannot check this node: {_esc(self.error)}")
+            self.verdict.setText(f"Cannot check this node: {html_text(self.error)}")
         self.finished_check.emit()
 
     def show_result(self, result: GradcheckResult) -> None:
@@ -264,7 +265,3 @@ class GradcheckDialog(QDialog):
                 f"numerical {e.numerical:.6g}"
             )
         self.details.setText("\n".join(lines))
-
-
-def _esc(text: str) -> str:
-    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from gradstudio.evaluation.budget import format_size
 from gradstudio.instruments.memory import MemoryStep, freed_by
-from gradstudio.interchange.quoting import printable
+from gradstudio.text import html_text
 from ui.state import StudioState
 
 #: The bands, bottom to top: (name, colour).
@@ -160,12 +160,12 @@ def breakdown_html(state: StudioState) -> str:
     for s in listed_saved:
         note = f", {s.freed} freed" if s.freed else ""
         private = "" if s.private_bytes == s.bytes else f" ({format_size(s.private_bytes)} own)"
-        rows.append(f"&nbsp;&nbsp;{_esc(s.name)}: {format_size(s.bytes)}{private}{note}")
+        rows.append(f"&nbsp;&nbsp;{html_text(s.name)}: {format_size(s.bytes)}{private}{note}")
     rows.extend(_more(m.saved_count, listed_saved, saved, "grad_fns"))
     rows.append(f"<span style='color:{BANDS[2][1]}'>■</span> .grad: {format_size(grads)}")
     for g in listed_grads:
         kept = " — kept by retain_grad()" if g.retained else ""
-        rows.append(f"&nbsp;&nbsp;{_esc(g.label)}.grad: {format_size(g.bytes)}{kept}")
+        rows.append(f"&nbsp;&nbsp;{html_text(g.label)}.grad: {format_size(g.bytes)}{kept}")
     rows.extend(_more(m.grad_count, listed_grads, grads, "tensors"))
     freed = playhead.freed_now()
     ev = playhead.evaluation
@@ -211,7 +211,3 @@ class MemorySection(QLabel):
         self.setText(text)
         if self.section is not None:
             self.section.setVisible(bool(text))
-
-
-def _esc(text: str) -> str:
-    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

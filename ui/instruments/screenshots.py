@@ -23,6 +23,7 @@ from gradstudio.document.commands import SetParamCommand
 from gradstudio.document.model import Document
 from gradstudio.interchange.fileformat import load_document
 from gradstudio.interchange.pytorch_import import import_snippet
+from gradstudio.locations import EXAMPLES_DIR
 from ui.app import create_application
 from ui.screenshots import DEFAULT_FOLDER, _settle, _wait
 from ui.state import StudioState
@@ -30,7 +31,7 @@ from ui.themes import apply_theme
 from ui.window.main_window import MainWindow
 from ui.window.settings import StudioSettings
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
+EXAMPLES = EXAMPLES_DIR
 MEMORY_SNIPPET = """\
 import torch
 x = torch.randn(64, 32, requires_grad=True)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from gradstudio.instruments.verify import NodeMark, VerifyReport
 from gradstudio.interchange.quoting import printable, shorten
+from gradstudio.text import html_text
 from ui.instruments.job import InstrumentJob
 from ui.instruments.marks import AGREES, DIFFERS, CanvasMarks, Mark
 
@@ -246,8 +247,9 @@ class VerifySection(QLabel):
             self.setText(f"<span style='color:{AGREES}'>✓ agrees with PyTorch on every fact</span>")
         else:
             rows = "".join(
-                f"<tr><td>{_esc(_where(d.tensor) + d.fact)}</td><td>{_esc(shorten(d.engine, 40))}"
-                f"</td><td>{_esc(shorten(d.torch, 40))}</td></tr>"
+                f"<tr><td>{html_text(_where(d.tensor) + d.fact)}</td>"
+                f"<td>{html_text(shorten(d.engine, 40))}"
+                f"</td><td>{html_text(shorten(d.torch, 40))}</td></tr>"
                 for d in mark.differences
             )
             self.setText(
@@ -257,7 +259,3 @@ class VerifySection(QLabel):
             )
         if self.section is not None:
             self.section.setVisible(mark is not None)
-
-
-def _esc(text: str) -> str:
-    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

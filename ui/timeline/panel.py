@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.evaluation.evaluate import waiting_text
+from gradstudio.text import html_text
 from ui.instruments.memory import MemoryStrip
 from ui.state import StudioState
 
@@ -377,10 +378,10 @@ class Timeline(QWidget):
         elif result.status == "not run":
             status = " " + self._muted("(not run: an earlier step failed)")
         elif result.status == "waiting":
-            status = " " + self._muted(_esc(waiting_text(result.missing, result.waits_for)))
+            status = " " + self._muted(html_text(waiting_text(result.missing, result.waits_for)))
         elif result.warnings:
             status = f" <span style='color:#d9822b'>⚠ {len(result.warnings)} warning(s)</span>"
-        return f"<b>{_esc(label)}</b> &nbsp;{self._muted(_esc(type_id))}{status}"
+        return f"<b>{html_text(label)}</b> &nbsp;{self._muted(html_text(type_id))}{status}"
 
     def _sync_replay(self) -> None:
         n = self.state.playhead.replay_length
@@ -397,12 +398,12 @@ class Timeline(QWidget):
         self.replay_prev.setEnabled(r > 0)
         self.replay_next.setEnabled(self.state.playhead.replay is None or r < n)
         playhead = self.state.playhead
-        caption = _esc(playhead.caption().replay)
+        caption = html_text(playhead.caption().replay)
         current = playhead.current
         if playhead.replay is None:
             text = caption + " " + self._muted("— press ▶ or . to replay them one by one")
         elif current is not None:
-            name = _esc(current.name)
+            name = html_text(current.name)
             text = caption.replace(name, f"<b>{name}</b>", 1)
         else:
             head, _, rest = caption.partition(": ")
@@ -412,7 +413,3 @@ class Timeline(QWidget):
     def _muted(self, text: str) -> str:
         colour = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
         return f"<span style='color:{colour}'>{text}</span>"
-
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
+from gradstudio.locations import EXAMPLES_DIR
+
 START_EXAMPLE = "001"  # the seed 001 graph: w.grad == 5, a non-leaf with AddBackward0
 
 

@@ -296,7 +296,14 @@ class FileCommands:
             return
         self.set_document(dialog.document)
         self.state.undo_stack.set_dirty()
-        self.show_message(f"Recorded {dialog.program.name}: {len(dialog.document)} nodes", 5000)
+        trusted = (
+            "; its code is trusted: it is the code you ran"
+            if dialog.document.has_code() and dialog.document.trusted
+            else ""
+        )
+        self.show_message(
+            f"Recorded {dialog.program.name}: {len(dialog.document)} nodes{trusted}", 5000
+        )
 
     def export_script(self) -> bool:
         from gradstudio.interchange.pytorch_export import ExportError, export_script

@@ -55,6 +55,7 @@ from ui.timeline.panel import Timeline
 from ui.window.device_selector import DeviceSelector
 from ui.window.elided_label import ElidedLabel
 from ui.window.files import APP_NAME, FileCommands
+from ui.window.help_dialogs import GettingStartedDialog, ShortcutsDialog
 from ui.window.recovery import Recovery
 from ui.window.run import RunCommands
 from ui.window.settings import StudioSettings
@@ -457,6 +458,12 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "Toggle &Theme", self.toggle_theme, "Ctrl+Shift+T", "theme", "Switch light/dark theme"
         )
         self.act_about = self._action("&About GradStudio", self.about)
+        self.act_shortcuts = self._action(
+            "&Keyboard Shortcuts", self.show_shortcuts, "Ctrl+/", tip="Every shortcut"
+        )
+        self.act_getting_started = self._action(
+            "&Getting Started", self.show_getting_started, QKeySequence.StandardKey.HelpContents
+        )
         # The timeline's keys, wherever the focus is in the window (a text field keeps
         # its own arrow keys and commas: Qt lets a focused editor override shortcuts).
         timeline = self.panel("timeline")
@@ -527,6 +534,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.budget_menu.addActions(list(self.act_budgets.values()))
 
         m = bar.addMenu("&Help")
+        m.addActions([self.act_getting_started, self.act_shortcuts])
+        m.addSeparator()
         m.addAction(self.act_about)
 
     def _build_toolbar(self) -> None:
@@ -714,6 +723,12 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
     # ================================================================== misc
     def show_message(self, text: str, msecs: int = 0) -> None:
         self.statusBar().showMessage(text, msecs)
+
+    def show_shortcuts(self) -> None:
+        ShortcutsDialog(self).open()
+
+    def show_getting_started(self) -> None:
+        GettingStartedDialog(self).open()
 
     def about(self) -> None:
         QMessageBox.about(

@@ -1,9 +1,13 @@
 """Run to import: a PyTorch program runs in a child process and comes back as a graph.
 
 Running someone's code is a decision, so the dialog says plainly that the program will
-run on this computer and waits for Run.  The program runs in its own process (the
-window stays live); Cancel ends that process at once.  A problem is shown in one line
-with the program's line number, and the dialog stays open to try again.
+run on this computer, what it can reach there, and that the code it runs (its custom
+Functions and hooks) comes into the document trusted, and waits for Run.  Where the system
+offers it, "Isolate" runs it with no network and writes only to its own temporary folder;
+where it does not, the box is off and the reason is written beside it.  The program runs
+in its own process tree (the window stays live); Cancel ends all of it at once.
+A problem is shown in one line with the program's line number, and the dialog stays open to
+try again.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QLabel,
@@ -29,6 +34,7 @@ from gradstudio.interchange.program_import.runner import (
     document_of,
 )
 from gradstudio.interchange.pytorch_import import ImportProblem
+from gradstudio.sandbox.isolation import unavailable as isolation_unavailable
 
 #: How often the dialog looks whether the program has finished, in milliseconds.
 POLL_MS = 50
@@ -51,10 +57,21 @@ class ProgramDialog(QDialog):
         layout = QVBoxLayout(self)
         self.intro = QLabel(
             f"<b>{html.escape(self.program.name)}</b> will run on this computer, with your "
-            "permissions, so that GradStudio can record what it computes. "
+            "permissions, so that GradStudio can record what it computes: it can read and "
+            "change your files and use the network. The custom Functions and hooks it runs "
+            "come into the document trusted: they are the code you ran. "
             "Run it only if you trust it."
         )
         self.intro.setWordWrap(True)
+        unavailable = isolation_unavailable()
+        self.isolate = QCheckBox("Isolate: no network, and writes only to a temporary folder")
+        self.isolate.setObjectName("isolateCheck")
+        self.isolate.setEnabled(unavailable is None)
+        self.isolate_reason = QLabel(f"Isolation is unavailable: {unavailable}.")
+        self.isolate_reason.setObjectName("errorLabel")
+        self.isolate_reason.setProperty("hint", True)
+        self.isolate_reason.setWordWrap(True)
+        self.isolate_reason.setVisible(unavailable is not None)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # busy: how long a program runs is not known
         self.progress.setTextVisible(False)
@@ -75,6 +92,8 @@ class ProgramDialog(QDialog):
         self.run_button.clicked.connect(self.start)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.intro)
+        layout.addWidget(self.isolate)
+        layout.addWidget(self.isolate_reason)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.problem)
@@ -100,11 +119,12 @@ class ProgramDialog(QDialog):
         """Run the program in its child process; the window stays responsive."""
         self.problem.hide()
         try:
-            self.recording = Recording(self.program, self.keep)
+            self.recording = Recording(self.program, self.keep, self.isolate.isChecked())
         except OSError as exc:
             self.fail(f"the program could not be started: {exc}")
             return
         self.run_button.setEnabled(False)
+        self.isolate.setEnabled(False)
         self.progress.show()
         self.status.setText(f"Running {self.program.name}… Cancel stops it.")
         self.status.show()
@@ -134,6 +154,7 @@ class ProgramDialog(QDialog):
         self.problem.show()
         self._fit()
         self.run_button.setEnabled(True)
+        self.isolate.setEnabled(isolation_unavailable() is None)
 
     def reject(self) -> None:
         """Cancel: a running program is ended at once."""

@@ -90,6 +90,7 @@ from engine.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from engine.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from engine.nn.modules.upsampling import (
     PixelShuffle,
     PixelUnshuffle,
@@ -103,6 +104,9 @@ __all__ = [
     "ELU",
     "GELU",
     "GLU",
+    "GRU",
+    "LSTM",
+    "RNN",
     "SELU",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
@@ -127,6 +131,7 @@ __all__ = [
     "Embedding",
     "Flatten",
     "Fold",
+    "GRUCell",
     "GroupNorm",
     "Hardshrink",
     "Hardsigmoid",
@@ -138,6 +143,7 @@ __all__ = [
     "InstanceNorm2d",
     "KLDivLoss",
     "L1Loss",
+    "LSTMCell",
     "LayerNorm",
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
@@ -164,6 +170,9 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "RMSNorm",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "RReLU",
     "ReLU",
     "ReLU6",

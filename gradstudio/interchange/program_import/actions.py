@@ -590,6 +590,7 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             recorder.events.append(event)
 
             def watched(*args: Any, **kwargs: Any) -> Any:
+                event["ran"] = True  # its code executed: the import may trust it
                 # a post-accumulate-grad hook returns None: it changes the tensor in place
                 before = state(tensor) if on == "post_accumulate_grad" else None
                 result = hook(*args, **kwargs)

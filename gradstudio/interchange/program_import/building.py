@@ -16,6 +16,7 @@ from gradstudio.interchange.pytorch_import import (
     TensorRef,
     _Importer,
 )
+from gradstudio.interchange.quoting import one_line
 
 Refs = dict[str, TensorRef]
 Labels = dict[str, str]
@@ -206,7 +207,7 @@ class FrameGroups:
         return [
             Group(
                 id=frame_id,
-                title=frame["title"][:MAX_TITLE],
+                title=one_line(frame["title"], MAX_TITLE) or frame_id,
                 members=frozenset(self.members.get(frame_id, ())),
                 kind=frame["frame_kind"],
                 collapsed=bool(frame.get("collapsed", False))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -15,6 +14,7 @@ from gradstudio.catalogue import PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
 from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
+from gradstudio.interchange.program_import.report import malformed, read_report
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
@@ -23,8 +23,11 @@ from gradstudio.interchange.pytorch_import import (
     TensorRef,
     _Importer,
 )
+from gradstudio.interchange.quoting import last_line
 from gradstudio.interchange.trust import admit
 from gradstudio.params import DTYPES
+from gradstudio.sandbox.contained import Contained
+from gradstudio.sandbox.limits import Limits
 
 #: Seconds of CPU the program may use, and bytes of address space.
 CPU_SECONDS = 60
@@ -32,32 +35,32 @@ MEMORY_BYTES = 4 * 1024**3
 WALL_SECONDS = 120
 #: A loop keeps this many first iterations (and its last) as nodes; the rest fold into one.
 KEEP_ITERATIONS = 3
-
-
-def _limits() -> None:  # pragma: no cover - runs in the child before exec
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+#: The largest file the program may write (its report included).
+FILE_BYTES = 1024**3
+#: The largest report read back: past it the program recorded more than a document holds.
+MAX_REPORT_BYTES = 256 * 1024**2
 
 
 class Recording:
     """A program running in its child process; ``done`` polls, ``report`` reads the result.
 
     The studio polls it from a timer so the window never waits on the program, and
-    ``stop`` ends the child at once (the Cancel of the import dialog).
+    ``stop`` ends the child and everything it started at once (the Cancel of the import
+    dialog).  The program runs contained (``gradstudio.sandbox``): its own process tree
+    under a supervisor, its output kept as a bounded tail, and, with ``isolate``, no
+    network and writes only to the run's temporary folder.
     """
 
-    def __init__(self, program: str | Path, keep: int = KEEP_ITERATIONS) -> None:
+    def __init__(
+        self, program: str | Path, keep: int = KEEP_ITERATIONS, isolate: bool = False
+    ) -> None:
         self.program = str(Path(program).resolve())
-        root = str(Path(__file__).resolve().parents[3])
         self._tmp = tempfile.TemporaryDirectory()
         self.output = os.path.join(self._tmp.name, "events.json")
-        self._stderr = open(os.path.join(self._tmp.name, "stderr.txt"), "w+b")  # noqa: SIM115
         self.started = time.monotonic()
         self.stopped = False
         self.timed_out = False
-        self.proc = subprocess.Popen(
+        self.run = Contained(
             [
                 sys.executable,
                 "-m",
@@ -66,17 +69,17 @@ class Recording:
                 self.output,
                 str(max(0, int(keep))),
             ],
+            limits=Limits(
+                cpu_seconds=CPU_SECONDS, memory_bytes=MEMORY_BYTES, max_file_bytes=FILE_BYTES
+            ),
             cwd=str(Path(self.program).parent),
-            env={**os.environ, "PYTHONPATH": root},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._stderr,
-            preexec_fn=_limits if os.name == "posix" else None,
+            isolate=isolate,
+            writable=self._tmp.name,
         )
 
     def done(self) -> bool:
         """Whether the child has ended (one past its wall-clock limit is ended here)."""
-        if self.proc.poll() is not None:
+        if self.run.poll():
             return True
         if time.monotonic() - self.started > WALL_SECONDS:
             self.timed_out = True
@@ -86,19 +89,15 @@ class Recording:
 
     def wait(self) -> dict[str, Any]:
         """Block until the child ends; its report."""
-        try:
-            self.proc.wait(timeout=max(0.0, WALL_SECONDS - (time.monotonic() - self.started)))
-        except subprocess.TimeoutExpired:
+        if not self.run.wait(max(0.0, WALL_SECONDS - (time.monotonic() - self.started))):
             self.timed_out = True
             self.stop()
         return self.report()
 
     def stop(self) -> None:
-        """End the child now (the user cancelled, or it ran out of time)."""
+        """End the child and all it started, now (the user cancelled, or time ran out)."""
         self.stopped = True
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        self.run.stop()
 
     def report(self) -> dict[str, Any]:
         """The recorder's report, or ``ImportProblem`` saying in one line what went wrong."""
@@ -112,33 +111,33 @@ class Recording:
             raise ImportProblem(f"the program ran longer than {WALL_SECONDS} s; stopped")
         if self.stopped:
             raise ImportProblem("the program was stopped before it finished")
+        ended = self.run.ended
+        last = last_line(self.run.stderr_text())
+        if ended is not None and ended.reason:
+            raise ImportProblem(f"the program was stopped: {ended.reason}")
         if not os.path.exists(self.output):
-            if self.proc.returncode < 0:
+            if ended is not None and ended.code is not None and ended.code < 0:
                 raise ImportProblem(
-                    f"the program was stopped (signal {-self.proc.returncode}): "
-                    f"it used more than {CPU_SECONDS} s of CPU or {MEMORY_BYTES // 1024**3} GiB"
+                    f"the program was stopped ({ended.describe()}): it used more than "
+                    f"{CPU_SECONDS} s of CPU or {MEMORY_BYTES // 1024**3} GiB"
                 )
-            self._stderr.seek(0)
-            text = self._stderr.read().decode("utf-8", "replace")
-            last = (text.strip().splitlines() or ["no output"])[-1]
             if "MemoryError" in last:
                 raise ImportProblem(
                     f"the program used more than {MEMORY_BYTES // 1024**3} GiB of memory"
                 )
-            raise ImportProblem(f"the program could not be recorded: {last}")
-        with open(self.output, encoding="utf-8") as f:
-            return json.load(f)  # type: ignore[no-any-return]
+            raise ImportProblem(f"the program could not be recorded: {last or 'no output'}")
+        return read_report(self.output, MAX_REPORT_BYTES)
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.stop()
-        self._stderr.close()
+        self.run.close()
         self._tmp.cleanup()
 
 
-def record(program: str | Path, keep: int = KEEP_ITERATIONS) -> dict[str, Any]:
+def record(
+    program: str | Path, keep: int = KEEP_ITERATIONS, isolate: bool = False
+) -> dict[str, Any]:
     """The recorder's report for ``program``: events and labels, or an error with its line."""
-    return Recording(program, keep).wait()
+    return Recording(program, keep, isolate).wait()
 
 
 def _value(value: Any, refs: dict[str, TensorRef]) -> Any:
@@ -271,19 +270,75 @@ def build(report: dict[str, Any]) -> Document:
 
 
 def import_program(
-    program: str | Path, consented: bool = True, keep: int = KEEP_ITERATIONS
+    program: str | Path, consented: bool = True, keep: int = KEEP_ITERATIONS, isolate: bool = False
 ) -> Document:
     """Run ``program`` (the user asked to) and record it as a document; each loop keeps
-    its first ``keep`` iterations and its last as nodes, the others folded into one."""
-    return document_of(program, record(program, keep), consented)
+    its first ``keep`` iterations and its last as nodes, the others folded into one.
+    ``isolate``: no network, writes only to the run's folder (``gradstudio.sandbox``)."""
+    return document_of(program, record(program, keep, isolate), consented)
 
 
 def document_of(program: str | Path, report: dict[str, Any], consented: bool = True) -> Document:
     """The document of a finished recording.
 
-    The document holds no code of its own beyond custom Function nodes; it is admitted
-    as trusted because the user consented to running the program it came from.
+    The document holds no code of its own beyond custom Function and hook nodes.  Their
+    code is the program's, which the user chose to run, so the document is admitted as
+    trusted (``consented``) when every piece of it ran during the recording and is the
+    program's own text (``ran_in``); code the report holds but the program never ran (a
+    forged report can hold anything) leaves the document untrusted.
     """
-    doc = build(report)
+    try:
+        doc = build(report)
+    except ImportProblem:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as exc:
+        raise malformed(report, exc) from None
     doc.set_meta("title", Path(program).stem)
-    return admit(doc, consented)
+    return admit(doc, consented and ran_in(doc, report, program))
+
+
+def program_text(program: str | Path) -> str:
+    """The program's code as the user has it: a notebook's code cells, or the file."""
+    try:
+        text = Path(program).read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    if str(program).endswith(".ipynb"):
+        try:
+            cells = json.loads(text).get("cells", [])
+            return "\n".join(
+                "".join(c["source"]) if isinstance(c["source"], list) else str(c["source"])
+                for c in cells
+                if isinstance(c, dict) and c.get("cell_type") == "code"
+            )
+        except (ValueError, AttributeError, KeyError, TypeError):
+            return ""
+    return text
+
+
+def executed_sources(report: dict[str, Any]) -> set[str]:
+    """The code the recording says ran: each applied Function's class, each hook that fired."""
+    return {
+        e["source"]
+        for e in report.get("events", ())
+        if isinstance(e.get("source"), str)
+        and (e.get("kind") == "function" or (e.get("kind") == "hook" and e.get("ran")))
+    }
+
+
+def ran_in(doc: Document, report: dict[str, Any], program: str | Path) -> bool:
+    """Whether every piece of code in ``doc`` ran during the recording and is written in
+    the program itself (whitespace aside; a lambda hook from its ``lambda`` on)."""
+    sources = doc.code_sources()
+    if not sources:
+        return True
+    if not sources <= executed_sources(report):
+        return False
+    text = " ".join(program_text(program).split())
+    for source in sources:
+        body = " ".join(source.split())
+        if body.startswith(("hook", "hook_")) and " = lambda" in body:
+            body = body[body.index("lambda") :]
+        if body not in text:
+            return False
+    return True
