@@ -1,6 +1,6 @@
 """``engine.autograd``: backward, grad, custom Functions and the graph types."""
 
-from engine.autograd import anomaly_mode, functional, graph
+from engine.autograd import anomaly_mode, forward_ad, functional, graph
 from engine.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.autograd.functional import backward, grad
@@ -16,6 +16,7 @@ __all__ = [
     "anomaly_mode",
     "backward",
     "detect_anomaly",
+    "forward_ad",
     "enable_grad",
     "functional",
     "grad",
