@@ -233,7 +233,9 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
     if level < 0:
         raise RuntimeError(NO_LEVEL)
     if not tensor.dtype.is_floating_point:
-        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+        raise ValueError(
+            f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
+        )
     if not tangent.dtype.is_floating_point:
         raise ValueError(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}"

@@ -238,7 +238,9 @@ def _carry_tangents(cls: type[Function], ctx: Any, args: tuple[Any, ...], outs: 
             tangents.append(None)
             continue
         t = tangent_of(a)
-        tangents.append(t if t is not None or not a.dtype.is_floating_point else a.new_zeros(a.shape))
+        tangents.append(
+            t if t is not None or not a.dtype.is_floating_point else a.new_zeros(a.shape)
+        )
     ctx._in_jvp = True
     carrier = DUAL.pop()
     try:
@@ -251,8 +253,7 @@ def _carry_tangents(cls: type[Function], ctx: Any, args: tuple[Any, ...], outs: 
     tensor_outs = [o for o in outs if isinstance(o, Tensor)]
     if len(results) != len(tensor_outs):
         raise RuntimeError(
-            f"custom Function's jvp returned {len(results)} tangents for "
-            f"{len(tensor_outs)} outputs"
+            f"custom Function's jvp returned {len(results)} tangents for {len(tensor_outs)} outputs"
         )
     for o, t in zip(tensor_outs, results, strict=True):
         if t is not None and o.dtype.is_floating_point:
