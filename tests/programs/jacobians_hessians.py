@@ -2,7 +2,7 @@
 # vhp, and more" tutorial), plus the forward-mode AD API.
 import torch
 import torch.autograd.forward_ad as fwAD
-from torch.func import hessian, jacfwd, jacrev, jvp, vjp, vmap, grad
+from torch.func import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 
 torch.manual_seed(0)
 D = 4
