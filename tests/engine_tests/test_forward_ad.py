@@ -92,7 +92,7 @@ def test_make_dual_facts_and_errors() -> None:
             fwAD.make_dual(d, engine.ones(2))
         with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported"):
             fwAD.enter_dual_level()
-    with pytest.raises(RuntimeError, match="Dual level must be a positive number."):
+    with pytest.raises(RuntimeError, match=r"Dual level must be a positive number\."):
         fwAD.exit_dual_level()
     assert fwAD.enter_dual_level() == 0
     fwAD.exit_dual_level()
