@@ -44,7 +44,7 @@ def test_grad_values_and_flags() -> None:
     assert np.allclose(second.numpy(), 6 * x.numpy())
     w = x.clone().requires_grad_()
     assert grad(lambda x: (x * w).sum())(x).grad_fn is not None
-    value_grad, value = grad_and_value(lambda x: (x**2).sum())(x)
+    _, value = grad_and_value(lambda x: (x**2).sum())(x)
     assert value.item() == pytest.approx(5.25) and value.grad_fn is None
     gx, gy = grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(x, 2 * x)
     assert np.allclose(gx.numpy(), 2 * x.numpy()) and np.allclose(gy.numpy(), x.numpy())
