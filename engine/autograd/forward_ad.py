@@ -87,8 +87,26 @@ class _Carrier:
         finally:
             DUAL.append(self)
         if tangent is not None:
-            target._fw = (self.token, tangent.to(target.dtype))
+            tangent = tangent.to(target.dtype)
+            target._fw = (self.token, tangent)
+            self._into_base(target, tangent)
         return result
+
+    def _into_base(self, view: Any, tangent: Any) -> None:
+        """An in-place op on a view also changes its base: write the view's new tangent
+        into (a copy of) the base's, zeros where the base had none."""
+        base, chain = view._base, view._view_chain
+        if base is None or chain is None or not base.dtype.is_floating_point:
+            return
+        old = tangent_of(base)
+        data = (
+            old._data.copy() if old is not None else array_module(base._data).zeros_like(base._data)
+        )
+        window = core._replay(chain, data)
+        if not array_module(data).shares_memory(window, data):
+            return
+        window[...] = tangent._data
+        base._fw = (self.token, core._TENSOR[0]._wrap(data))
 
     def _tangents(
         self, op: core.OpDef, inputs: tuple[Any, ...], params: dict[str, Any], outs: tuple[Any, ...]

@@ -272,3 +272,28 @@ j = torch.autograd.functional.jacobian(lambda t: t.sin() * 2, x, strategy="forwa
                                        vectorize=True)
 """,
 )
+
+_add(
+    "fwad_inplace_through_views",
+    _FW
+    + """
+with fwAD.dual_level():
+    d = fwAD.make_dual(x.clone(), v)
+    d2 = d.clone()
+    d2[0] = 5.0
+    t2 = fwAD.unpack_dual(d2).tangent.tolist()
+    d3 = d.clone()
+    d3[1:].mul_(2)
+    t3 = fwAD.unpack_dual(d3).tangent.tolist()
+    d4 = d.clone()
+    d4[torch.tensor([0, 2])] = torch.zeros(2)
+    t4 = fwAD.unpack_dual(d4).tangent.tolist()
+    m = torch.zeros(2, 3)
+    m[0] = d
+    m[1] = d * 2
+    tm = fwAD.unpack_dual(m).tangent.tolist()
+    z = torch.zeros(3)
+    z += d
+    tz = fwAD.unpack_dual(z).tangent.tolist()
+""",
+)
