@@ -287,7 +287,7 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
         return UnpackedDualTensor(tensor, None)
     tangent = tangent_of(tensor)
     if tangent is None:
-        return UnpackedDualTensor(tensor, None)
+        return UnpackedDualTensor(tensor.view_as(tensor), None)
     DUAL.pop()
     try:
         primal = tensor.view_as(tensor)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from engine import grad_mode
 from engine.autograd.dual_state import DUAL, tangent_of
 from engine.autograd.graph import Node, SavedTensor, edge_of
+from engine.autograd.transform_state import ACTIVE as TRANSFORMS
 from engine.messages import BACKWARD_TWICE, LEAF_DIRTY
 
 
@@ -156,6 +157,39 @@ class Function:
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
         raise NotImplementedError("setup_context is not implemented.")
 
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True."
+        )
+
+    @classmethod
+    def _check_transforms(cls) -> None:
+        """What PyTorch requires of a Function called under ``engine.func`` transforms."""
+        if cls.setup_context is Function.setup_context:
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+                "jacrev, ...), it must override the setup_context staticmethod. For more "
+                "details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+            )
+        if (
+            "vmap" in TRANSFORMS
+            and cls.vmap is Function.vmap
+            and not getattr(cls, "generate_vmap_rule", False)
+        ):
+            raise RuntimeError(
+                f"You tried to vmap over {cls.__name__}, but it does not have vmap support. "
+                "Please override and implement the vmap staticmethod or set "
+                "generate_vmap_rule=True. For more details, please see "
+                "https://pytorch.org/docs/main/notes/extending.func.html"
+            )
+        if "jvp" in TRANSFORMS and cls.jvp is Function.jvp:
+            raise NotImplementedError(
+                "You must implement the jvp function for custom autograd.Function to use it "
+                "with forward mode AD."
+            )
+
     @classmethod
     def _run_forward(cls, ctx: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``forward(ctx, ...)``, or, where the class defines ``setup_context``, ``forward(...)``
@@ -171,6 +205,8 @@ class Function:
         from engine.tensor import Tensor
 
         assert cls._backward_cls is not None
+        if TRANSFORMS:
+            cls._check_transforms()
         ctx = cls._backward_cls()
         is_t = tuple(isinstance(a, Tensor) for a in args)
         ctx._arg_is_tensor = is_t

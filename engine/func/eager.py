@@ -14,6 +14,7 @@ from typing import Any
 
 from engine import grad_mode
 from engine.autograd.functional import grad as autograd_grad
+from engine.autograd.transform_state import running
 from engine.backend import array_module
 from engine.func import pytree
 from engine.func.levels import Level, vjp_of
@@ -80,7 +81,8 @@ def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool
         with grad_mode.enable_grad():
             diff = _slice_argnums(args, argnums, as_tuple=False)
             diff = _differentiable(level, diff)
-            output = func(*_replace_argnums(args, argnums, diff), **kwargs)
+            with running("grad"):
+                output = func(*_replace_argnums(args, argnums, diff), **kwargs)
             aux = None
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):
@@ -132,7 +134,8 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     level = Level()
     with grad_mode.enable_grad():
         diff = _differentiable(level, primals)
-        output = func(*diff)
+        with running("grad"):
+            output = func(*diff)
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
@@ -215,7 +218,8 @@ def jvp(
     level = Level()
     with grad_mode.enable_grad():
         leaves = [level.alias(p) for p in flat_p]
-        output = func(*pytree.unflatten(leaves, p_spec))
+        with running("jvp"):
+            output = func(*pytree.unflatten(leaves, p_spec))
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
@@ -309,7 +313,8 @@ def _jacobian(
             diff = _slice_argnums(args, argnums, as_tuple=False)
             diff = _differentiable(level, diff)
             flat_in, in_spec = pytree.flatten(diff)
-            output = func(*_replace_argnums(args, argnums, diff))
+            with running(*(("vmap", "jvp") if forward else ("grad",))):
+                output = func(*_replace_argnums(args, argnums, diff))
             aux = None
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from engine.autograd.transform_state import running
 from engine.func import pytree
 from engine.ops.shape import stack
 from engine.random.generator import DRAW_GUARDS, default_generator
@@ -65,7 +66,8 @@ def vmap(
                     a if d is None else _slice(a, d, b, size)
                     for a, d in zip(flat_args, flat_dims, strict=True)
                 ]
-                results.append(func(*pytree.unflatten(sliced, spec), **kwargs))
+                with running("vmap"):
+                    results.append(func(*pytree.unflatten(sliced, spec), **kwargs))
         return _stack_outputs(results, out_dims, func, size)
 
     return wrapped

@@ -297,3 +297,66 @@ with fwAD.dual_level():
     tz = fwAD.unpack_dual(z).tangent.tolist()
 """,
 )
+
+_FUNCTIONS = """
+from torch.func import grad, vmap, jacrev, jacfwd, jvp
+x = torch.tensor([1.0, 2.0])
+
+
+class Old(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t ** 2
+
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        return 2 * t * g
+
+
+class New(torch.autograd.Function):
+    @staticmethod
+    def forward(t):
+        return t ** 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        return 2 * t * g
+
+
+class Batched(New):
+    generate_vmap_rule = True
+"""
+
+_add(
+    "func_custom_function_setup_context_style",
+    _FUNCTIONS
+    + """
+g = grad(lambda t: New.apply(t).sum())(x)
+j = jacrev(New.apply)(x)
+per = vmap(grad(lambda t: Batched.apply(t)))(x)
+b = vmap(Batched.apply)(x)
+plain = Old.apply(x)
+""",
+)
+
+_add(
+    "func_custom_function_old_style_error",
+    _FUNCTIONS + "g = grad(lambda t: Old.apply(t).sum())(x)\n",
+)
+
+_add(
+    "func_custom_function_no_vmap_rule_error",
+    _FUNCTIONS + "b = vmap(New.apply)(x)\n",
+)
+
+_add(
+    "func_custom_function_no_jvp_error",
+    _FUNCTIONS + "r = jvp(New.apply, (x,), (x,))\n",
+)
