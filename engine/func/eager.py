@@ -18,6 +18,7 @@ from engine.autograd.transform_state import running
 from engine.backend import array_module
 from engine.func import pytree
 from engine.func.levels import Level, vjp_of
+from engine.func.vmap import check_randomness, randomness_mode
 from engine.ops.shape import stack
 from engine.tensor import Tensor
 
@@ -63,9 +64,16 @@ def _check_float(x: Tensor) -> None:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
 
 
-def _differentiable(level: Level, tree: Any) -> Any:
+def _differentiable(level: Level, tree: Any, dual: bool = False) -> Any:
+    """Every tensor of ``tree`` as this level's alias (``dual``: checked as forward mode's
+    ``make_dual`` checks its primals)."""
+
     def make(x: Any) -> Any:
         if isinstance(x, Tensor):
+            if dual and not x.dtype.is_floating_point:
+                raise ValueError(
+                    f"Expected primal to be floating point or complex, but got: {x.dtype}"
+                )
             _check_float(x)
         return level.alias(x)
 
@@ -148,8 +156,8 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
         for o in flat_out:
             if not isinstance(o, Tensor):
                 raise RuntimeError(
-                    "vjp(f, ...): Expected output of f to be a Tensor or Tensors, got "
-                    f"{type(o)} as an output"
+                    "vjp(f, *primals): expected f(*primals) to return only tensors, got "
+                    f"unsupported type {type(o)}"
                 )
             if not o.dtype.is_floating_point:
                 raise RuntimeError(
@@ -217,7 +225,7 @@ def jvp(
             )
     level = Level()
     with grad_mode.enable_grad():
-        leaves = [level.alias(p) for p in flat_p]
+        leaves = _differentiable(level, flat_p, dual=True)
         with running("jvp"):
             output = func(*pytree.unflatten(leaves, p_spec))
         aux = None
@@ -232,7 +240,7 @@ def jvp(
         for o in flat_out:
             if not isinstance(o, Tensor):
                 raise RuntimeError(
-                    f"{_JVP}: expected f(*args) to return only tensors, got unsupported type "
+                    f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type "
                     f"{type(o)}"
                 )
         products = jvp_of(level, flat_out, leaves, [flat_t])[0]
@@ -289,7 +297,7 @@ def jacrev(
     each block has shape ``output.shape + input.shape``."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-    return _jacobian(func, argnums, has_aux, forward=False, name="jacrev")
+    return _jacobian(func, argnums, has_aux, forward=False, name="jacrev", randomness=None)
 
 
 def jacfwd(
@@ -300,35 +308,50 @@ def jacfwd(
     randomness: str = "error",
 ) -> Any:
     """The Jacobian of ``func`` in ``argnums`` by forward mode, one jvp per input element."""
-    return _jacobian(func, argnums, has_aux, forward=True, name="jacfwd")
+    return _jacobian(func, argnums, has_aux, forward=True, name="jacfwd", randomness=randomness)
 
 
 def _jacobian(
-    func: Callable[..., Any], argnums: Argnums, has_aux: bool, forward: bool, name: str
+    func: Callable[..., Any],
+    argnums: Argnums,
+    has_aux: bool,
+    forward: bool,
+    name: str,
+    randomness: str | None,
 ) -> Any:
+    """Both Jacobians; ``jacfwd``'s pass runs under its vmap's ``randomness`` mode."""
+
     @functools.wraps(func)
     def wrapper(*args: Any) -> Any:
+        if randomness is None:
+            return _jacobian_at(args)
+        check_randomness(randomness)
+        with randomness_mode(randomness):
+            return _jacobian_at(args)
+
+    def _jacobian_at(args: tuple[Any, ...]) -> Any:
         level = Level()
         with grad_mode.enable_grad():
             diff = _slice_argnums(args, argnums, as_tuple=False)
-            diff = _differentiable(level, diff)
+            diff = _differentiable(level, diff, dual=forward)
             flat_in, in_spec = pytree.flatten(diff)
             with running(*(("vmap", "jvp") if forward else ("grad",))):
                 output = func(*_replace_argnums(args, argnums, diff))
+            api = _JVP if forward else "vjp(f, *primals)"
             aux = None
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):
                     raise RuntimeError(
-                        f"{name}(f, ...)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
+                        f"{api}: output of function f should be a tuple: (output, aux) if "
+                        "has_aux is True"
                     )
                 output, aux = output
             flat_out, out_spec = pytree.flatten(output)
             for o in flat_out:
                 if not isinstance(o, Tensor):
                     raise RuntimeError(
-                        f"{name}(f, ...)(*args): Expected output of f to be a Tensor or "
-                        f"Tensors, got {type(o)} as an output"
+                        f"{api}: expected f(*primals) to return only tensors, got unsupported "
+                        f"type {type(o)}"
                     )
             blocks = (
                 _blocks_forward(level, flat_out, flat_in) if forward else _blocks(flat_out, flat_in)

@@ -44,11 +44,7 @@ def vmap(
 ) -> Callable[..., Any]:
     """``func`` mapped over dimension ``in_dims`` of its inputs, results stacked at
     ``out_dims``."""
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(
-            "Only allowed values for randomness are 'error', 'different', or 'same'. "
-            f"Got {randomness}"
-        )
+    check_randomness(randomness)
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -57,7 +53,7 @@ def vmap(
         _check_out_dims(out_dims, func)
         size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
         results = []
-        with _randomness(randomness):
+        with randomness_mode(randomness):
             state = default_generator.get_state() if randomness == "same" else None
             for b in range(max(size, 1)):
                 if state is not None:
@@ -71,6 +67,14 @@ def vmap(
         return _stack_outputs(results, out_dims, func, size)
 
     return wrapped
+
+
+def check_randomness(randomness: str) -> None:
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. "
+            f"Got {randomness}"
+        )
 
 
 def _slice(a: Tensor, dim: int, b: int, size: int) -> Tensor:
@@ -187,7 +191,7 @@ def _refuse_draw() -> None:
 
 
 @contextmanager
-def _randomness(mode: str) -> Iterator[None]:
+def randomness_mode(mode: str) -> Iterator[None]:
     """While the function runs: under ``'error'`` every draw raises; the other modes let
     draws through (an enclosing ``'error'`` vmap still refuses them)."""
     DRAW_GUARDS.append(_refuse_draw if mode == "error" else None)

@@ -256,6 +256,16 @@ attempt(lambda: func.vjp(lambda x: x.sin(), x)[1](torch.ones(2)))
 attempt(lambda: func.jvp(lambda x: x.sin(), (x,), (torch.ones(2),)))
 attempt(lambda: func.jacrev(lambda x: x, chunk_size=0))
 attempt(lambda: func.stack_module_state([]))
+attempt(lambda: func.jacrev(lambda x: x, has_aux=True)(x))
+attempt(lambda: func.jacfwd(lambda x: x, has_aux=True)(x))
+attempt(lambda: func.jacrev(lambda x: 3)(x))
+attempt(lambda: func.jacfwd(lambda x: x * torch.rand(3))(x))
+attempt(lambda: func.jacfwd(lambda x: x, randomness="x")(x))
+attempt(lambda: func.jacfwd(lambda x: x)(torch.arange(3)))
+attempt(lambda: func.jacrev(lambda x: (x * 2, x.sum()), has_aux=True)(x))
+attempt(lambda: func.jacfwd(lambda x: (x * 2, {"s": x.sum()}), has_aux=True)(x))
+attempt(lambda: func.vjp(lambda x: x.long(), x))
+attempt(lambda: func.jvp(lambda x: 3, (x,), (x,)))
 """
 
 
