@@ -198,3 +198,15 @@ def test_messages_and_reprs_match_torch() -> None:
         return [s.split(" object at")[0] for s in seen]
 
     assert run(engine, fwAD) == run(torch, tfw)
+
+
+def test_op_without_double_backward_falls_back_to_rows() -> None:
+    """``eigh``'s backward runs on arrays (no double backward): its tangent comes from one
+    plain vjp per output element; an eigenvalue moves by ``vᵀ dA v``."""
+    a = engine.tensor([[2.0, 1.0, 0.0], [1.0, 3.0, 0.5], [0.0, 0.5, 1.0]], dtype=engine.float64)
+    da = engine.tensor([[1.0, 0.5, 0.0], [0.5, -1.0, 0.0], [0.0, 0.0, 2.0]], dtype=engine.float64)
+    with fwAD.dual_level():
+        values, vectors = engine.linalg.eigh(fwAD.make_dual(a, da))
+        tangent = fwAD.unpack_dual(values).tangent
+    v = vectors.numpy()
+    assert np.allclose(tangent.numpy(), np.diag(v.T @ da.numpy() @ v))
