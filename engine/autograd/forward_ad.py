@@ -128,7 +128,7 @@ class _Carrier:
             chosen = [again_outs[i] for i in picked]
             try:
                 jv = _double_vjp(chosen, leaves, tangents)
-            except Exception:  # noqa: BLE001 - a backward without a double backward (eigh's)
+            except Exception:  # a backward without a double backward (eigh's)
                 jv = None
             if jv is None:
                 jv = _by_rows(chosen, leaves, tangents)
