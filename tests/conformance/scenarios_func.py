@@ -360,3 +360,15 @@ _add(
     "func_custom_function_no_jvp_error",
     _FUNCTIONS + "r = jvp(New.apply, (x,), (x,))\n",
 )
+
+_add(
+    "func_vmap_randomness_modes",
+    """
+from torch.func import vmap
+torch.manual_seed(0)
+dropped = vmap(lambda t: F.dropout(t, 0.5), randomness="different")(torch.ones(3, 4))
+different = vmap(lambda t: t + torch.rand(4), randomness="different")(torch.zeros(3, 4))
+same = vmap(lambda t: t + torch.rand(4), randomness="same")(torch.zeros(3, 4))
+after = torch.rand(2)
+""",
+)
