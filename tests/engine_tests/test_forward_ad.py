@@ -210,3 +210,40 @@ def test_op_without_double_backward_falls_back_to_rows() -> None:
         tangent = fwAD.unpack_dual(values).tangent
     v = vectors.numpy()
     assert np.allclose(tangent.numpy(), np.diag(v.T @ da.numpy() @ v))
+
+
+_LAYER_CASES = {
+    "conv2d": ("F.conv2d(d, torch.ones(3, 2, 3, 3, dtype=d.dtype) * 0.1, padding=1)", (2, 2, 5, 5)),
+    "batch_norm": ("F.batch_norm(d, None, None, training=True)", (2, 2, 5, 5)),
+    "max_pool2d": ("F.max_pool2d(d, 2)", (2, 2, 4, 4)),
+    "layer_norm": ("F.layer_norm(d, (5,))", (3, 5)),
+    "cross_entropy": ("F.cross_entropy(d, torch.tensor([1, 0, 4]))", (3, 5)),
+    "activations": ("F.gelu(d) + F.silu(d) + F.elu(d) + F.softplus(d) + d.tanh()", (3, 5)),
+    "softmax": ("F.log_softmax(d, 1) + F.softmax(d, 0)", (3, 5)),
+    "index_cat": ("torch.cat([d[:, 1:3], d[torch.tensor([0, 2]), :2]]) * d[0, 0]", (3, 5)),
+    "reductions": ("d.norm() + d.std() + d.var(1).sum() + d.logsumexp(1).sum()", (3, 5)),
+    "matmul": ("d @ d.transpose(-1, -2) + torch.einsum('bij,bkj->bik', d, d)", (2, 3, 3)),
+    "sort_cumsum": ("d.cumsum(1) + d.sort(1).values + d.max(1, keepdim=True).values", (3, 4)),
+    "setitem": (
+        "torch.zeros(2, 3, 4, dtype=d.dtype).index_put((torch.tensor([0]),), d[:1]) + 0",
+        (2, 3, 4),
+    ),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("name", sorted(_LAYER_CASES))
+def test_layer_tangents_match_torch(name: str) -> None:
+    import torch
+
+    expr, shape = _LAYER_CASES[name]
+    rng = np.random.default_rng(5)
+    x, v = rng.standard_normal(shape), rng.standard_normal(shape)
+    tangents = []
+    for lib, fw in ((engine, fwAD), (torch, torch.autograd.forward_ad)):
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor(x, dtype=lib.float64), lib.tensor(v, dtype=lib.float64))
+            out = eval(expr, {"torch": lib, "F": lib.nn.functional, "d": d})
+            tangents.append(np.asarray(fw.unpack_dual(out).tangent.tolist()))
+    assert np.allclose(tangents[0], tangents[1], rtol=1e-10, atol=1e-12)
