@@ -248,6 +248,41 @@ def jvp(
     return (*out, level.lower(aux)) if has_aux else out
 
 
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian at ``primals`` times
+    ``tangents``, for as many tangents as wanted (the graph of ``func`` is kept)."""
+    flat_p, p_spec = pytree.flatten(primals)
+    level = Level()
+    with grad_mode.enable_grad():
+        leaves = _differentiable(level, flat_p, dual=True)
+        with running("jvp"):
+            output = func(*pytree.unflatten(leaves, p_spec))
+    flat_out, out_spec = pytree.flatten(output)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        flat_t, t_spec = pytree.flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(
+                f"Expected the tangents {t_spec} to have the same argspec as the primals {p_spec}"
+            )
+        for i, (t, p) in enumerate(zip(flat_t, flat_p, strict=True)):
+            for what, got, want in (
+                ("shape", t.shape, p.shape),
+                ("device", t.device, p.device),
+                ("dtype", t.dtype, p.dtype),
+            ):
+                if got != want:
+                    raise RuntimeError(
+                        f"tangent:{i} with {what} {got} in flattened pytree doesn't match the "
+                        f"{what} {want} of the corresponding primal."
+                    )
+        with grad_mode.enable_grad():
+            products = jvp_of(level, flat_out, leaves, [flat_t])[0]
+        return level.lower(pytree.unflatten(products, out_spec))
+
+    return level.lower(output), jvp_fn
+
+
 def jvp_of(
     level: Level, outputs: list[Tensor], inputs: list[Tensor], tangent_sets: list[list[Any]]
 ) -> list[list[Tensor]]:

@@ -266,6 +266,14 @@ attempt(lambda: func.jacrev(lambda x: (x * 2, x.sum()), has_aux=True)(x))
 attempt(lambda: func.jacfwd(lambda x: (x * 2, {"s": x.sum()}), has_aux=True)(x))
 attempt(lambda: func.vjp(lambda x: x.long(), x))
 attempt(lambda: func.jvp(lambda x: 3, (x,), (x,)))
+out, jvp_fn = func.linearize(torch.sin, x)
+show(out)
+show(jvp_fn(torch.tensor([1.0, 2.0, 3.0])))
+attempt(lambda: jvp_fn(torch.ones(2)))
+attempt(lambda: jvp_fn(torch.ones(3), torch.ones(3)))
+bn = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+func.replace_all_batch_norm_modules_(bn)
+print(bn[1].running_mean, bn[1].track_running_stats, bn)
 """
 
 
@@ -283,6 +291,7 @@ def _run_probes(lib: str) -> str:
 
 @pytest.mark.torch
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")  # PyTorch's linearize traces with fx
 def test_probes_print_what_torch_prints() -> None:
     assert _run_probes("engine") == _run_probes("torch")
 
