@@ -11,12 +11,15 @@ from engine.nn.modules.normalization import _BatchNorm
 
 def _without_running_stats(module: Any) -> None:
     # PyTorch's instance norms are not ``_BatchNorm``s (the engine's derive from it)
-    if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
-        if module.track_running_stats:
-            module.running_mean = None
-            module.running_var = None
-            module.num_batches_tracked = None
-            module.track_running_stats = False
+    if (
+        isinstance(module, _BatchNorm)
+        and not isinstance(module, _InstanceNorm)
+        and module.track_running_stats
+    ):
+        module.running_mean = None
+        module.running_var = None
+        module.num_batches_tracked = None
+        module.track_running_stats = False
 
 
 def replace_all_batch_norm_modules_(root: Any) -> Any:
