@@ -3284,6 +3284,7 @@ _add(
 # nn modules and optimizers live in their own file; importing it registers them.
 from tests.conformance import (  # noqa: E402, F401
     scenarios_fidelity,
+    scenarios_func,
     scenarios_nn,
     scenarios_rnn,
 )
