@@ -20,6 +20,7 @@ from engine import (
     catalog,
     cuda,
     dtypes,
+    func,
     linalg,
     nn,
     optim,
@@ -97,6 +98,7 @@ from engine.dtypes import (
 from engine.dtypes import float as float  # noqa: A004
 from engine.dtypes import int as int  # noqa: A004
 from engine.formatting import set_printoptions
+from engine.func import vmap
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -221,6 +223,8 @@ __all__ = [
     "catalog",
     "cuda",
     "device",
+    "func",
+    "vmap",
     "nn",
     "tensor",
     "accelerator",

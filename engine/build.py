@@ -23,17 +23,6 @@ from pathlib import Path
 
 from engine import compiled_core as cc
 
-#: Cython reads the sources as Python: annotations are documentation (a ``float``
-#: parameter must still accept an int, a ``list`` one a subclass) and the functions keep
-#: their Python introspection (names, signatures, ``__wrapped__``).
-DIRECTIVES = {
-    "language_level": 3,
-    "annotation_typing": False,
-    "binding": True,
-    "embedsignature": False,
-    "always_allow_keywords": True,
-}
-
 
 def status() -> dict[str, str]:
     return {m: cc.state(m) for m in cc.MODULES}
@@ -81,7 +70,7 @@ def _compile(module: str, tmp: str) -> str:
     extension = Extension(
         module, [str(src)], include_dirs=[str(src.parent)], extra_compile_args=flags
     )
-    ext_modules = cythonize([extension], compiler_directives=DIRECTIVES, quiet=True, force=True)
+    ext_modules = cythonize([extension], compiler_directives=cc.DIRECTIVES, quiet=True, force=True)
     cmd = build_ext(Distribution({"ext_modules": ext_modules}))
     cmd.build_lib = str(Path(root, "lib"))
     cmd.build_temp = str(Path(root, "obj"))

@@ -61,6 +61,24 @@ SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 #: the kernels' tails (the rest build at ``-O2``).
 VECTORISED: frozenset[str] = frozenset({"engine.cpu_gemm", "engine.cpu_loops"})
 
+#: Cython reads the sources as Python: annotations are documentation (a ``float``
+#: parameter must still accept an int, a ``list`` one a subclass) and the functions keep
+#: their Python introspection (names, signatures, ``__wrapped__``).
+DIRECTIVES = {
+    "language_level": 3,
+    "annotation_typing": False,
+    "binding": True,
+    "embedsignature": False,
+    "always_allow_keywords": True,
+}
+
+
+def compile_args(module: str) -> list[str]:
+    """The C compiler's flags for one module: never ``a * b + c`` as one rounding, as an
+    FMA would (the loops give NumPy's bits); ``-O3`` only where it vectorises."""
+    return ["-O3" if module in VECTORISED else "-O2", "-ffp-contract=off", "-w"]
+
+
 _compiled: dict[str, str] = {}
 _stale: list[str] = []
 
@@ -130,8 +148,14 @@ def state(module: str) -> str:
 
 
 def compiled() -> dict[str, str]:
-    """The modules running compiled in this process, each with its extension's path."""
-    return dict(_compiled)
+    """The modules running compiled in this process, each with its extension's path: a
+    checkout's build, or the extensions an installed wheel carries beside the sources."""
+    found = dict(_compiled)
+    for name in MODULES:
+        path = getattr(sys.modules.get(name), "__file__", None) or ""
+        if name not in found and path.endswith(SUFFIX):
+            found[name] = path
+    return found
 
 
 def pure_forced() -> bool:
@@ -166,6 +190,23 @@ class CompiledCoreFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
+class PureFinder(importlib.abc.MetaPathFinder):
+    """With ``GRADSTUDIO_PURE`` set, a listed module loads from its ``.py`` even where an
+    installed wheel has its extension beside it (the normal finders prefer extensions)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        source = source_path(fullname)
+        if fullname not in MODULES or not source.is_file():
+            return None
+        loader = importlib.machinery.SourceFileLoader(fullname, str(source))
+        return importlib.util.spec_from_file_location(fullname, source, loader=loader)
+
+
 def _report_stale(module: str) -> None:
     """One line per process, at the first stale module: the rest fall back silently
     (and ``python -m engine.build``, about to rebuild them, says nothing)."""
@@ -179,10 +220,11 @@ def _report_stale(module: str) -> None:
 
 
 def install() -> None:
-    """Put the finder first on ``sys.meta_path`` (once), unless pure Python is forced."""
-    if pure_forced() or any(isinstance(f, CompiledCoreFinder) for f in sys.meta_path):
-        return
-    sys.meta_path.insert(0, CompiledCoreFinder())
+    """Put the finder first on ``sys.meta_path`` (once): the compiled core's, or, when pure
+    Python is forced, the one that keeps every listed module pure."""
+    kind = PureFinder if pure_forced() else CompiledCoreFinder
+    if not any(isinstance(f, kind) for f in sys.meta_path):
+        sys.meta_path.insert(0, kind())
 
 
 install()

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
+from engine.autograd.dual_state import tangent_of
 from engine.backend import to_numpy
 
 PRECISION = 4
@@ -176,6 +177,9 @@ def tensor_repr(t: Any) -> str:
         suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = tangent_of(t)
+    if tangent is not None:
+        suffixes.append(f"tangent={tensor_repr(tangent)}")
     return _add_suffixes(prefix + body, suffixes, indent)
 
 

@@ -106,7 +106,16 @@ def generate(names: list[str], jobs: int) -> dict[str, dict[str, Any]]:
     """The golden record of each named scenario, each run in a fresh process."""
     # a fork server imports torch once; every worker is a fork of that clean state
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["torch", "tests.oracle", "tests.conformance.scenarios"])
+    # (``make_dual`` loads jvp decompositions on first use, and their ``torch.jit.script``
+    # deprecation warnings are PyTorch's import noise, which a learner's run does not show)
+    ctx.set_forkserver_preload(
+        [
+            "torch",
+            "torch._decomp.decompositions_for_jvp",
+            "tests.oracle",
+            "tests.conformance.scenarios",
+        ]
+    )
     with concurrent.futures.ProcessPoolExecutor(
         max_workers=jobs, mp_context=ctx, max_tasks_per_child=1
     ) as pool:

@@ -1,6 +1,6 @@
 """``engine.autograd``: backward, grad, custom Functions and the graph types."""
 
-from engine.autograd import anomaly_mode, functional, graph
+from engine.autograd import anomaly_mode, forward_ad, functional, graph
 from engine.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.autograd.functional import backward, grad
@@ -17,6 +17,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "functional",
     "grad",
     "gradcheck",

@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine import grad_mode
+from engine.autograd.dual_state import DUAL, tangent_of
 from engine.autograd.graph import Node, SavedTensor, edge_of
+from engine.autograd.transform_state import ACTIVE as TRANSFORMS
 from engine.messages import BACKWARD_TWICE, LEAF_DIRTY
 
 
@@ -35,6 +37,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
+        if self.__dict__.get("_in_jvp"):
+            return tuple(self.__dict__.get("_to_save_forward", ()))
         saved = self.__dict__.get("_saved_list")
         if saved is None:
             pending = self.__dict__.get("_to_save")
@@ -142,19 +146,83 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True."
+        )
+
+    @classmethod
+    def _check_transforms(cls) -> None:
+        """What PyTorch requires of a Function called under ``engine.func`` transforms."""
+        if cls.setup_context is Function.setup_context:
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+                "jacrev, ...), it must override the setup_context staticmethod. For more "
+                "details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+            )
+        if (
+            "vmap" in TRANSFORMS
+            and cls.vmap is Function.vmap
+            and not getattr(cls, "generate_vmap_rule", False)
+        ):
+            raise RuntimeError(
+                f"You tried to vmap over {cls.__name__}, but it does not have vmap support. "
+                "Please override and implement the vmap staticmethod or set "
+                "generate_vmap_rule=True. For more details, please see "
+                "https://pytorch.org/docs/main/notes/extending.func.html"
+            )
+        if "jvp" in TRANSFORMS and cls.jvp is Function.jvp:
+            raise NotImplementedError(
+                "You must implement the jvp function for custom autograd.Function to use it "
+                "with forward mode AD."
+            )
+
+    @classmethod
+    def _run_forward(cls, ctx: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``forward(ctx, ...)``, or, where the class defines ``setup_context``, ``forward(...)``
+        then ``setup_context(ctx, inputs, output)`` (PyTorch's two styles)."""
+        if cls.setup_context is Function.setup_context:
+            return cls.forward(ctx, *args, **kwargs)
+        output = cls.forward(*args, **kwargs)
+        cls.setup_context(ctx, args, output)
+        return output
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         from engine.tensor import Tensor
 
         assert cls._backward_cls is not None
+        if TRANSFORMS:
+            cls._check_transforms()
         ctx = cls._backward_cls()
         is_t = tuple(isinstance(a, Tensor) for a in args)
         ctx._arg_is_tensor = is_t
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         tensors = [a for a in args if isinstance(a, Tensor)]
         record = grad_mode.STATE.enabled and any(t.requires_grad for t in tensors)
+        dual = bool(DUAL) and DUAL[0].carries(args)
         with grad_mode.no_grad():
-            raw = cls.forward(ctx, *args, **kwargs)
+            if dual:
+                carrier = DUAL.pop()
+                try:
+                    raw = cls._run_forward(ctx, args, kwargs)
+                finally:
+                    DUAL.append(carrier)
+            else:
+                raw = cls._run_forward(ctx, args, kwargs)
         single = not isinstance(raw, tuple)
         outs = [raw] if single else list(raw)
         dirty = {id(t) for t in ctx.__dict__.get("_dirty", ())}
@@ -190,7 +258,42 @@ class Function:
             ctx._saved_list = [
                 None if s is None else SavedTensor(s, id(s) in out_ids and record) for s in to_save
             ]
+        if dual:
+            _carry_tangents(cls, ctx, args, outs)
         return outs[0] if single else tuple(outs)
+
+
+def _carry_tangents(cls: type[Function], ctx: Any, args: tuple[Any, ...], outs: list[Any]) -> None:
+    """Forward AD through a custom Function: its ``jvp`` maps the inputs' tangents (zeros for
+    a tensor without one) to the outputs'."""
+    from engine.tensor import Tensor
+
+    tangents = []
+    for a in args:
+        if not isinstance(a, Tensor):
+            tangents.append(None)
+            continue
+        t = tangent_of(a)
+        tangents.append(
+            t if t is not None or not a.dtype.is_floating_point else a.new_zeros(a.shape)
+        )
+    ctx._in_jvp = True
+    carrier = DUAL.pop()
+    try:
+        with grad_mode.no_grad():
+            result = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+        DUAL.append(carrier)
+    results = result if isinstance(result, tuple) else (result,)
+    tensor_outs = [o for o in outs if isinstance(o, Tensor)]
+    if len(results) != len(tensor_outs):
+        raise RuntimeError(
+            f"custom Function's jvp returned {len(results)} tangents for {len(tensor_outs)} outputs"
+        )
+    for o, t in zip(tensor_outs, results, strict=True):
+        if t is not None and o.dtype.is_floating_point:
+            o._fw = (carrier.token, t)
 
 
 _TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"

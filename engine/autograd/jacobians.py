@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.autograd import forward_ad
 from engine.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from engine.tensor import Tensor
 
@@ -243,6 +244,14 @@ def jacobian(
             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
             'Otherwise, prefer to use "reverse-mode".'
         )
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.'
+            )
+        return _jacobian_forward(func, inputs, strict, vectorize)
     if strict and vectorize:
         raise RuntimeError(
             "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
@@ -283,6 +292,55 @@ def jacobian(
                 )
             )
         return _unpack(_finish(tuple(result), create_graph), (out_tuple, in_tuple))
+
+
+def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool, vectorize: bool) -> Any:
+    """``strategy="forward-mode"``: one pass of dual tensors per input element, each giving a
+    column of the Jacobian (PyTorch batches these passes with vmap; the numbers are the same)."""
+    from engine.ops.shape import stack
+
+    if strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`strict=False` or `strategy="reverse-mode"`.'
+        )
+    in_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+            "only implemented for `vectorize=True`."
+        )
+    columns: list[list[list[Any]]] = []
+    out_tuple = False
+    primals: list[Any] = []
+    for j, x in enumerate(ins):
+        for k in range(x.numel()):
+            with forward_ad.dual_level():
+                duals = []
+                for i, y in enumerate(ins):
+                    tangent = y.new_zeros(y.shape)
+                    if i == j:
+                        tangent.view(-1)[k] = 1
+                    duals.append(forward_ad.make_dual(y, tangent))
+                out_tuple, outs = _as_tuple(func(*duals), "outputs", "jacobian")
+                unpacked = [forward_ad.unpack_dual(o) for o in outs]
+                primals = [u.primal for u in unpacked]
+                if not columns:
+                    columns = [[[] for _ in ins] for _ in outs]
+                for i, u in enumerate(unpacked):
+                    t = u.tangent if u.tangent is not None else u.primal.new_zeros(u.primal.shape)
+                    columns[i][j].append(t)
+    result = tuple(
+        tuple(
+            stack(columns[i][j], -1).reshape(*out.shape, *inp.shape)
+            if columns[i][j]
+            else out.new_zeros(*out.shape, *inp.shape)
+            for j, inp in enumerate(ins)
+        )
+        for i, out in enumerate(primals)
+    )
+    return _unpack(result, (out_tuple, in_tuple))
 
 
 def hessian(

@@ -22,6 +22,7 @@ import numpy as np
 
 from engine import dtypes, grad_mode
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
+from engine.autograd.dual_state import DUAL
 from engine.autograd.graph import (
     NRS,
     SAVED_HOOKS,
@@ -451,6 +452,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     steps (``_apply_tensors`` for three inputs or more: ``addmm``, so ``F.linear``).
     Both paths build the same node.
     """
+    if DUAL and DUAL[0].carries(inputs):
+        return DUAL[0].apply(op, inputs, params)
     if not op.plain:
         if params is None and op.plain_view and len(inputs) == 1:
             return _apply_view(op, inputs[0])
@@ -1007,6 +1010,8 @@ def check_inplace(t: Any) -> None:
 
 def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
     """Run ``op`` and write its result into ``inputs[0]``, rebasing its history."""
+    if DUAL and DUAL[0].carries(inputs):
+        return DUAL[0].apply_inplace(op, inputs, params)
     self = inputs[0]
     if self._inference:
         from engine.inference_mode import INPLACE_ERROR, is_inference_mode_enabled

@@ -42,6 +42,11 @@ _NORMAL_AT = _WORDS_AT + 8 * _STATE_WORDS  # normal_x, normal_y, normal_rho, nor
 _FLOAT_NORMAL_AT = _NORMAL_AT + 32
 
 
+#: One entry per running ``vmap``: a callable that refuses a draw, or None where draws are let
+#: through (``engine.func.vmap``).
+DRAW_GUARDS: list[Any] = []
+
+
 class Generator:
     """``torch.Generator`` for the CPU: a seed, the twister and one cached normal.
 
@@ -74,6 +79,9 @@ class Generator:
     def _words(self, n: int) -> np.ndarray:
         """``n`` raw words; the twister is built on first use (``numpy.random``
         costs ~15 ms to import, and most sessions draw nothing)."""
+        for guard in DRAW_GUARDS:
+            if guard is not None:
+                guard()  # a ``vmap(randomness='error')`` is running
         if self._bits is None:
             from numpy.random import MT19937
 

@@ -3285,6 +3285,7 @@ _add(
 from tests.conformance import (  # noqa: E402, F401
     scenarios_census,
     scenarios_fidelity,
+    scenarios_func,
     scenarios_nn,
     scenarios_rnn,
 )

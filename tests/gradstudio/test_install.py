@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import compiled_core as cc
 from gradstudio import desktop_entry
 from gradstudio.launcher import main
 
@@ -21,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # a pure wheel: the compiled one takes minutes (its extensions are tested below)
     subprocess.run(
         [
             sys.executable,
@@ -37,6 +41,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         capture_output=True,
         timeout=300,
+        env={**os.environ, cc.PURE_ENV: "1"},
     )
     [found] = out.glob("gradstudio-*.whl")
     return found
@@ -44,11 +49,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 def test_the_wheel_carries_examples_icons_styles_schema_and_commands(wheel: Path) -> None:
-    names = zipfile.ZipFile(wheel).namelist()
+    # a wheel that may hold extensions keeps its pure files under .data/purelib
+    names = [re.sub(r"^[^/]+\.data/purelib/", "", n) for n in zipfile.ZipFile(wheel).namelist()]
     for shipped in ("examples/001_leaf_grad.gstudio", "icons/gradstudio.svg", "styles/studio.qss"):
         assert f"gradstudio/resources/{shipped}" in names
     assert "gradstudio/interchange/schema/gstudio.schema.json" in names
-    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    entry = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry).decode()
     assert "gradstudio = gradstudio.launcher:main" in text
     assert "gradstudio-gui = gradstudio.launcher:gui" in text
@@ -135,3 +141,45 @@ def test_the_command_installs_the_entry(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
     assert main(["gradstudio", "--install-desktop-entry"]) == 0
     assert (tmp_path / "share" / "applications" / "gradstudio.desktop").is_file()
+
+
+@pytest.mark.slow
+def test_an_installed_extension_runs_and_pure_still_means_pure(wheel: Path, tmp_path: Path) -> None:
+    """A wheel built with a compiler carries each extension beside its ``.py``: the engine
+    loads it, and ``GRADSTUDIO_PURE=1`` still keeps every module pure."""
+    module = "engine.quiet"
+    if cc.state(module) != "fresh":
+        pytest.skip("no fresh build of the compiled core to install (make core)")
+    site = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    built = cc.extension_path(module, cc.source_bytes(module))
+    shutil.copyfile(built, site / "engine" / f"quiet{cc.SUFFIX}")
+    probe = "import engine; print(sorted(engine.compiled()))"
+
+    def compiled(**env: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(site), **env},
+        ).stdout.strip()
+
+    assert compiled() == "['engine.quiet']"
+    assert compiled(**{cc.PURE_ENV: "1"}) == "[]"

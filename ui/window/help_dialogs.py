@@ -8,6 +8,8 @@ the studio, shown offline.
 
 from __future__ import annotations
 
+import re
+
 import shiboken6
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -43,6 +45,17 @@ def _menu_path(action: QAction) -> str:
     return "Window"
 
 
+#: Keys of Qt's standard shortcuts that only special keyboards have (``Copy``, ``F16``):
+#: listed, they would bury the keys people press.
+_RARE_KEY = re.compile(r"^(?:F(?:1[3-9]|2\d|3[0-5])|[A-Z][a-z]+)$")
+_COMMON_KEYS = frozenset({"Del", "Backspace", "Left", "Right", "Up", "Down", "Space", "Tab"})
+
+
+def _keys(action: QAction) -> str:
+    names = (s.toString(QKeySequence.SequenceFormat.NativeText) for s in action.shortcuts())
+    return ", ".join(n for n in names if n in _COMMON_KEYS or not _RARE_KEY.match(n))
+
+
 def shortcut_rows(window: QWidget) -> list[tuple[str, str, str]]:
     """(where, what, keys) for every action of ``window`` with a shortcut, then the canvas
     keys; sorted by where, then what."""
@@ -50,9 +63,7 @@ def shortcut_rows(window: QWidget) -> list[tuple[str, str, str]]:
     for action in window.findChildren(QAction):  # the window's and its panels'
         if not shiboken6.isValid(action):  # a menu's action Qt has already deleted
             continue
-        keys = ", ".join(
-            s.toString(QKeySequence.SequenceFormat.NativeText) for s in action.shortcuts()
-        )
+        keys = _keys(action)
         if keys and action.text():
             rows.append((_menu_path(action), action.text().replace("&", ""), keys))
     rows = sorted(set(rows))
