@@ -46,7 +46,6 @@ KNOWN_DIFFERENCES = {
     "from another op (its backward's fused kernel)",
     # The census corpus (tools/census_corpus.py builds real_*.py from the fetched sources;
     # only their goldens are kept here, so these entries apply where the programs are built).
-    "real_fn_jacobians_hessians": "needs torch.func (h-func)",
     **{
         f"real_{n}": _GEMM_BITS
         for n in (
