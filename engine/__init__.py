@@ -9,11 +9,14 @@ versions, errors, warnings) agrees with PyTorch 2.13.
 from engine import compiled_core  # first: its import hook must see every engine module load
 
 # isort: on
+from math import e, inf, nan, pi
 from typing import Any
 
 from engine import (
     _methods,
+    accelerator,
     autograd,
+    backends,
     catalog,
     cuda,
     dtypes,
@@ -23,6 +26,7 @@ from engine import (
     optim,
     tensor_methods,
     utils,
+    version,
 )
 from engine.autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
@@ -99,6 +103,8 @@ from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
 from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.inference_mode import inference_mode, is_inference_mode_enabled
+from engine.legacy_range import legacy_range as range  # noqa: A004
+from engine.matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision
 from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
 from engine.ops.random import bernoulli, multinomial, normal, poisson
 from engine.ops.stacking import (
@@ -130,6 +136,7 @@ __version__ = "2.13.0+engine"
 
 
 moveaxis = movedim  # noqa: F405  (NumPy's name, the same op)
+newaxis: None = None  # ``x[:, torch.newaxis]``, NumPy's spelling of ``None`` in an index
 
 
 def is_tensor(obj: object) -> bool:
@@ -220,4 +227,15 @@ __all__ = [
     "vmap",
     "nn",
     "tensor",
+    "accelerator",
+    "backends",
+    "range",
+    "version",
+    "get_float32_matmul_precision",
+    "set_float32_matmul_precision",
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "pi",
 ]

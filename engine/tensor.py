@@ -28,6 +28,7 @@ from engine.messages import (
 
 #: Not empty once ``float()`` of a tensor that requires grad was warned about.
 _WARNED_SCALAR: list[bool] = []
+_WARNED_0D: set[str] = set()  # the 0-D transposes PyTorch has warned of (once each)
 
 
 class _GradFn:
@@ -485,9 +486,18 @@ class Tensor:
         return self.to(other.dtype)
 
     def type(self, dtype: Any = None) -> Any:
+        """The legacy type name; or a cast to a dtype, a legacy class (``x.type(torch.
+        LongTensor)``, as old tutorials write) or its name (``"torch.cuda.FloatTensor"``)."""
         if dtype is None:
             return dtypes.legacy_name(self.dtype, self.is_cuda)
-        return self.to(dtypes.as_dtype(dtype))
+        if isinstance(dtype, str):
+            for dt in dtypes.FROM_NP.values():
+                for cuda in (False, True):
+                    if dtypes.legacy_name(dt, cuda) == dtype:
+                        return self.to(dt, device="cuda" if cuda else "cpu")
+            raise ValueError(f"invalid type: '{dtype}'")
+        legacy = getattr(dtype, "_dtype", None)
+        return self.to(legacy if isinstance(legacy, dtypes.dtype) else dtypes.as_dtype(dtype))
 
     def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
         from engine.creation import tensor
@@ -655,9 +665,53 @@ class Tensor:
             )
         return _f.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
+    def _transpose_0d(self, attr: str, line: int, advice: str) -> Tensor:
+        """A 0-D tensor's transpose: itself, with PyTorch's once-per-process warning."""
+        if attr not in _WARNED_0D:
+            _WARNED_0D.add(attr)
+            warnings.warn(
+                f"Tensor.{attr} is deprecated on 0-D tensors. {advice} (Triggered internally "
+                f"at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
+                UserWarning,
+                stacklevel=warn_site.stacklevel(3, __file__),
+            )
+        return self
+
     @property
     def mT(self) -> Tensor:  # noqa: N802
+        if self.ndim == 0:
+            return self._transpose_0d("mT", 4373, "This function is the identity in these cases.")
+        if self.ndim < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                f"Got {self.ndim}-D tensor."
+            )
         return _f.transpose(self, -2, -1)
+
+    @property
+    def mH(self) -> Tensor:  # noqa: N802
+        """The conjugate transpose of each matrix; the engine's dtypes are real, so ``mT``."""
+        if self.ndim == 0:
+            return self._transpose_0d("mH", 4382, "Consider using x.conj().")
+        if self.ndim < 2:
+            raise RuntimeError(
+                "tensor.mH is only supported on matrices or batches of matrices. "
+                f"Got {self.ndim}-D tensor."
+            )
+        return _f.transpose(self, -2, -1)
+
+    @property
+    def H(self) -> Tensor:  # noqa: N802
+        """The conjugate transpose of a matrix (real here, so its transpose)."""
+        if self.ndim == 0:
+            return self._transpose_0d("H", 4335, "Consider using x.conj().")
+        if self.ndim != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+            raise RuntimeError(
+                "tensor.H is only supported on matrices (2-D tensors). "
+                f"Got {self.ndim}-D tensor.{hint}"
+            )
+        return _f.transpose(self, 0, 1)
 
 
 class Size(tuple):

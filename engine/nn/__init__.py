@@ -3,9 +3,17 @@
 from engine.nn import functional, init, utils
 from engine.nn.modules import *  # noqa: F403
 from engine.nn.modules import __all__ as _modules_all
-from engine.nn.parameter import Parameter
+from engine.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+__all__ = [
+    "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "functional",
+    "init",
+    "utils",
+    *_modules_all,
+]
 
 #: Layers of ``torch.nn`` that real programs use and the engine does not implement: asking
 #: for one says so by name (still an ``AttributeError``, so ``hasattr`` answers False).

@@ -32,6 +32,7 @@ __all__ = [
 
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
+from engine.ops.adaptive_pool import adaptive_avg_pool1d
 from engine.ops.composites import cosine_similarity, normalize
 from engine.ops.one_hot import one_hot
 from engine.ops.pool import avg_pool1d, max_pool1d
@@ -66,6 +67,7 @@ def relu_(input):  # type: ignore[no-untyped-def]  # noqa: A002
 
 
 __all__ += [
+    "adaptive_avg_pool1d",
     "avg_pool1d",
     "cosine_similarity",
     "max_pool1d",

@@ -262,3 +262,34 @@ def dirac_(tensor: Any, groups: int = 1) -> Any:
             for d in range(min(per_group, sizes[1])):
                 tensor[(g * per_group + d, d, *centre)] = 1
     return tensor
+
+
+def _deprecated(new: Any) -> Any:
+    """The pre-1.0 name without the trailing underscore: the same fill, with PyTorch's
+    FutureWarning pointing at the caller (old tutorials still call ``nn.init.normal``)."""
+    old = new.__name__[:-1]
+
+    def fill(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return new(*args, **kwargs)
+
+    fill.__name__ = fill.__qualname__ = old
+    fill.__doc__ = f"Deprecated: use ``{new.__name__}``."
+    return fill
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

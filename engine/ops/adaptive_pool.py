@@ -94,3 +94,20 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:  # noqa: A002
     if size == (1, 1):
         return input.mean((-1, -2), keepdim=True)
     return apply_op(ADAPTIVE_AVG, (input,), {"output_size": size})
+
+
+def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:  # noqa: A002
+    """ATen's composite: the 2-D pool of ``input.unsqueeze(-2)`` to ``(1, size)``, squeezed
+    back (``SqueezeBackward1`` over the 2-D pool's node over ``UnsqueezeBackward0``)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
+            "#1 'self' (while checking arguments for adaptive_avg_pool1d)"
+        )
+    sizes = (output_size,) if isinstance(output_size, int) else tuple(output_size)
+    if len(sizes) != 1:
+        raise RuntimeError(
+            f"adaptive_avg_pool1d() argument 'output_size' should contain one int (got "
+            f"{len(sizes)})"
+        )
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, sizes[0])).squeeze(-2)

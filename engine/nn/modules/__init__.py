@@ -28,6 +28,14 @@ from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from engine.nn.modules.fold import Fold, Unfold
 from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
 from engine.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
+from engine.nn.modules.lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyLinear,
+    LazyModuleMixin,
+)
 from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
 from engine.nn.modules.local_response_norm import LocalResponseNorm
 from engine.nn.modules.loss import (
@@ -75,6 +83,7 @@ from engine.nn.modules.padding import (
 )
 from engine.nn.modules.parameter_containers import ParameterDict, ParameterList
 from engine.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
     AvgPool1d,
     AvgPool2d,
@@ -99,6 +108,7 @@ __all__ = [
     "LSTM",
     "RNN",
     "SELU",
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
@@ -135,6 +145,12 @@ __all__ = [
     "L1Loss",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyLinear",
+    "LazyModuleMixin",
     "LeakyReLU",
     "Linear",
     "LocalResponseNorm",

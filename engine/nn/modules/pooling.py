@@ -129,6 +129,18 @@ def _one(value: Any) -> tuple[Any, ...]:
     return tuple(value) if isinstance(value, tuple | list) else (value,)
 
 
+class AdaptiveAvgPool1d(Module):
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
 class AdaptiveAvgPool2d(Module):
     def __init__(self, output_size: Any) -> None:
         super().__init__()

@@ -5,6 +5,7 @@ written once, and its version advances, even when nothing was too large)."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -55,3 +56,20 @@ def clip_grad_value_(
         for g in _grads(parameters):
             g.clamp_(min=-clip_value)
             g.clamp_(max=clip_value)
+
+
+def clip_grad_norm(
+    parameters: Iterable[Tensor] | Tensor,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
+    """The old name of ``clip_grad_norm_``, which PyTorch still accepts with a FutureWarning."""
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
