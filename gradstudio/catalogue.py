@@ -196,7 +196,7 @@ def engine_value(call: RunCall, kind: str, value: Any) -> Any:
     return param_kind(kind).to_python(value, call.backend)
 
 
-def _kw(items: Iterable[tuple[str, str | None]]) -> str:
+def _kw(items: Iterable[tuple[str | None, str | None]]) -> str:
     return ", ".join(f"{k}={v}" if k else str(v) for k, v in items if v is not None)
 
 

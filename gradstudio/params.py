@@ -112,7 +112,13 @@ kind(
 kind(ParamKind("code", _code, "", editor="code", from_text=_raw_text))
 kind(ParamKind("identifier", _identifier, "x", from_text=_raw_text))
 kind(ParamKind("args", _args, []))
-kind(ParamKind("index", lambda v, c=(): check_key(v), "0", from_text=_raw_text))
+
+
+def _index(value: Any, choices: tuple[str, ...] = ()) -> Any:
+    return check_key(value)
+
+
+kind(ParamKind("index", _index, "0", from_text=_raw_text))
 kind(
     ParamKind(
         "device",

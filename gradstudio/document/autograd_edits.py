@@ -8,6 +8,7 @@ toggle, the Run menu) only pick the node and push the command.  Each edit is one
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -120,6 +121,10 @@ def grad_leaves(doc: Document, facts_of: FactsOf | None = None) -> list[tuple[st
     return leaves
 
 
+def _connect_to(doc: Document, add: AddNodeCommand, node_id: str, port: str) -> ConnectCommand:
+    return ConnectCommand(doc, node_id, port, add.node_id, "tensors")
+
+
 def zero_grads(doc: Document, leaves: Iterable[tuple[str, str]]) -> SequenceCommand:
     """Add one "zero grads" step fed by every given leaf (placed right of the graph)."""
     leaves = list(leaves)
@@ -130,7 +135,6 @@ def zero_grads(doc: Document, leaves: Iterable[tuple[str, str]]) -> SequenceComm
     top = min(n.y for n in nodes)
     add = AddNodeCommand(doc, ZERO_GRAD, free_spot(doc, doc.catalogue.get(ZERO_GRAD), right, top))
     connects: list[Callable[[], object]] = [
-        lambda n=node_id, p=port: ConnectCommand(doc, n, p, add.node_id, "tensors")
-        for node_id, port in leaves
+        functools.partial(_connect_to, doc, add, node_id, port) for node_id, port in leaves
     ]
     return SequenceCommand("Zero grads", [lambda: add, *connects])

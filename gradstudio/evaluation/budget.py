@@ -154,7 +154,12 @@ def _size(a: _Args, name: str = "size") -> int:
 
 def _arange(a: _Args) -> int:
     start, end, step = (a.params.get(k) for k in ("start", "end", "step"))
-    if not all(isinstance(v, int | float) for v in (start, end, step)) or step == 0:
+    if (
+        not isinstance(start, int | float)
+        or not isinstance(end, int | float)
+        or not isinstance(step, int | float)
+        or step == 0
+    ):
         return 0
     return max(math.ceil((end - start) / step), 0)
 
@@ -186,7 +191,7 @@ def _reduce(a: _Args) -> int:
     if dims is None or not shape:
         return 1
     reduced = {d % len(shape) for d in ([dims] if isinstance(dims, int) else dims)}
-    return _numel(s for i, s in enumerate(shape) if i not in reduced)
+    return _numel([s for i, s in enumerate(shape) if i not in reduced])
 
 
 def _matmul(a: _Args) -> int:

@@ -75,7 +75,7 @@ class OutputRef(NamedTuple):
 
     node_id: str
     port: str = "out"
-    index: int | None = None
+    index: int | None = None  # type: ignore[assignment]  # (shadows tuple.index, unused here)
 
 
 @dataclass(frozen=True, eq=False)
@@ -890,10 +890,10 @@ class _Runner:
         stale: set[OutputRef] = set()
         keys = list(self.fn_objects) if fn_keys is None else fn_keys
         for key in keys:
-            facts = self.fn_facts(self.fn_objects[key])
-            if not facts.same_as(self.fn_last.get(key)):
-                self.fn_last[key] = facts
-                result.grad_fns[key] = facts
+            fn = self.fn_facts(self.fn_objects[key])
+            if not fn.same_as(self.fn_last.get(key)):
+                self.fn_last[key] = fn
+                result.grad_fns[key] = fn
                 stale.update(self.fn_tensors.get(key, ()))
         for ref, value in self.live.items():
             if value is None:
@@ -902,8 +902,8 @@ class _Runner:
             if fingerprint == self.fingerprints.get(ref) and ref not in stale:
                 continue
             last = self.last[ref]
-            same_version = last is not None and last.version == value._version
-            facts = self.tensor_facts(value, result, last.array if same_version else None)
+            kept = last.array if last is not None and last.version == value._version else None
+            facts = self.tensor_facts(value, result, kept)
             self.fingerprints[ref] = fingerprint
             if not facts.same_as(last):
                 self.remember(ref, facts)
@@ -911,10 +911,10 @@ class _Runner:
 
     def refresh_all(self, result: StepResult) -> None:
         for key, fn in list(self.fn_objects.items()):
-            facts = self.fn_facts(fn)
-            if not facts.same_as(self.fn_last.get(key)):
-                self.fn_last[key] = facts
-                result.grad_fns[key] = facts
+            fn_facts = self.fn_facts(fn)
+            if not fn_facts.same_as(self.fn_last.get(key)):
+                self.fn_last[key] = fn_facts
+                result.grad_fns[key] = fn_facts
         for ref, value in self.live.items():
             if value is None:
                 continue

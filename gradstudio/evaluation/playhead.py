@@ -444,7 +444,7 @@ class Playhead(Observable[PlayheadEvent]):
                 self._memory = (ev, carried_over(before[1], ev))
             else:
                 self._memory = (ev, memory(ev))
-        return self._memory[1]
+        return self._memory[1] if self._memory is not None else []
 
     def memory_now(self) -> MemoryStep | None:
         """The memory picture at the position (None: no evaluation, or a step that
@@ -465,5 +465,5 @@ class Playhead(Observable[PlayheadEvent]):
             return {}
         cached = self._changes
         if cached is None or cached[0] is not before or cached[1] is not ev:
-            self._changes = (before, ev, diff(before, ev))
-        return self._changes[2]
+            cached = self._changes = (before, ev, diff(before, ev))
+        return cached[2]

@@ -126,7 +126,7 @@ def memory(ev: Evaluation) -> list[MemoryStep]:
     tensor_bytes: dict[int, tuple[int, int, int, int]] = {}
     fn_bytes: dict[int, tuple[int, int, int]] = {}  # grad_fn key -> saved, private, listed
     values = grads = retained = saved = private = saved_count = grad_count = 0
-    steps = []
+    steps: list[MemoryStep] = []
     for result in ev.steps:
         if result.status != "ok":
             break

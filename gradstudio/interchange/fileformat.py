@@ -205,7 +205,8 @@ def _schema_message(data: Any) -> str | None:
     except JsonSchemaException as exc:
         if _item_count(data) > THOROUGH_MESSAGE_ITEMS:
             where = shorten("/".join(str(p) for p in getattr(exc, "path", [])[1:]), 80)
-            return f"{shorten(exc.message.removeprefix('data.'), 200)} (at {where or 'top level'})"
+            message = str(getattr(exc, "message", exc))
+            return f"{shorten(message.removeprefix('data.'), 200)} (at {where or 'top level'})"
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator().iter_errors(data))

@@ -85,8 +85,9 @@ _UNAVAILABLE: list[str | None] = []
 def unavailable() -> str | None:
     """Why runs cannot be isolated here, or None when they can (asked once)."""
     if not _UNAVAILABLE:
+        reason: str | None
         if not sys.platform.startswith("linux"):
-            reason: str | None = "isolation needs Linux (namespaces and Landlock)"
+            reason = "isolation needs Linux (namespaces and Landlock)"
         elif landlock_abi() < 1:
             reason = "this Linux kernel has no Landlock (5.13 or later, enabled)"
         else:

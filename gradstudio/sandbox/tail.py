@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import BinaryIO
+from typing import IO
 
 #: How much of each stream is kept: enough for a traceback's last lines.
 TAIL_BYTES = 64 * 1024
@@ -15,7 +15,7 @@ CHUNK = 64 * 1024
 class Tail:
     """Reads ``stream`` to its end in a thread, keeping only its last ``limit`` bytes."""
 
-    def __init__(self, stream: BinaryIO, limit: int = TAIL_BYTES) -> None:
+    def __init__(self, stream: IO[bytes], limit: int = TAIL_BYTES) -> None:
         self.limit = limit
         self.total = 0
         self._data = bytearray()
