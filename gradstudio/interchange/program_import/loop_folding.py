@@ -9,7 +9,14 @@ still evaluates to what the program computed, and the last iteration's facts are
 program's.
 
 A loop whose folded iterations leave behind a tensor with history (a running total that
-later backward goes through) is not folded: a literal would cut that graph.
+later backward goes through) is not folded: a literal would cut that graph.  Nor is one
+whose folded backward passes left a ``.grad`` that the rest of the program reads or adds
+to before clearing it: a literal holds a value, not its gradient.  Clearing may come
+anywhere before the next backward (``zero_grad`` after the forward pass, as the
+tutorials write it), since a forward pass does not read ``.grad``.
+
+Each fold adds a frame, so the frame index grows with the events: a later loop that
+runs beside a folded one sees the folded frame (its literals live in it).
 """
 
 from __future__ import annotations
@@ -58,9 +65,12 @@ def fold(
     events: list[dict[str, Any]],
     snapshots: dict[str, dict[str, Any]],
     keep: int,
-    leaves: set[str] | None = None,
+    leaves: dict[str, int] | None = None,
 ) -> list[dict[str, Any]]:
-    """``events`` with each long loop's middle iterations folded (see the module doc)."""
+    """``events`` with each long loop's middle iterations folded (see the module doc).
+
+    ``leaves`` maps the key of each leaf that requires grad to the tensor it is a
+    version of: ``.grad`` belongs to the tensor, not to one version of it."""
     frames = {e["id"]: e for e in events if e["kind"] == "frame"}
     runs: dict[str, list[str]] = {}
     for frame in frames.values():
@@ -69,7 +79,7 @@ def fold(
     for instance, iterations in runs.items():
         if len(iterations) <= keep + 1 or iterations[0] not in _present(events):
             continue
-        events = _fold_run(events, frames, snapshots, instance, iterations, keep, leaves or set())
+        events = _fold_run(events, frames, snapshots, instance, iterations, keep, leaves or {})
     return events
 
 
@@ -90,7 +100,7 @@ def _fold_run(
     instance: str,
     iterations: list[str],
     keep: int,
-    leaves: set[str],
+    leaves: dict[str, int],
 ) -> list[dict[str, Any]]:
     folded = set(iterations[keep:-1])
     inside: dict[str | None, bool] = {}
@@ -128,18 +138,8 @@ def _fold_run(
     if any(s is None or s["history"] for s in states):
         return events  # a literal would cut a graph the rest of the program uses
     backwards = [i for i in dropped if events[i]["kind"] in ("backward", "autograd_backward")]
-    if backwards:
-        # the folded backward passes wrote .grad of leaves; unless the program cleared a
-        # leaf's .grad after the last of them, or clears it before it next uses it, that
-        # sum is state no literal carries
-        cleared = {
-            events[i]["target"]
-            for i in dropped
-            if i > max(backwards) and events[i]["kind"] == "clear_grad"
-        }
-        for key, use in _first_uses(events[first:], dropped, first).items():
-            if key in leaves and key not in cleared and use != "clear_grad":
-                return events
+    if backwards and _grads_carry_over(events, dropped, first, max(backwards), leaves):
+        return events
     sample = frames[iterations[-2]]
     count = len(folded)
     summary_id = f"{instance}_folded"
@@ -157,6 +157,7 @@ def _fold_run(
             "collapsed": True,
         }
     ]
+    frames[summary_id] = replacement[0]
     for key, state in zip(needed, states, strict=True):
         assert state is not None
         replacement.append(
@@ -176,12 +177,45 @@ def _fold_run(
     return kept + replacement + rest
 
 
-def _first_uses(rest: list[dict[str, Any]], dropped: set[int], offset: int) -> dict[str, str]:
-    """The kind of the first kept event after the fold that reads each key."""
-    found: dict[str, str] = {}
-    for index, event in enumerate(rest, offset):
-        if index in dropped:
+def _grads_carry_over(
+    events: list[dict[str, Any]],
+    dropped: set[int],
+    first: int,
+    last_backward: int,
+    leaves: dict[str, int],
+) -> bool:
+    """Whether a ``.grad`` the folded backward passes wrote is still used afterwards:
+    that of a leaf the folded iterations read, not cleared after their last backward,
+    and not cleared after the fold before a backward adds to it, ``p.grad`` reads it,
+    or the program ends with it read."""
+    touched = {leaves[k] for i in dropped for k in consumed(events[i]) if k in leaves}
+    for index in dropped:
+        event = events[index]
+        if index > last_backward and event["kind"] == "clear_grad":
+            touched.discard(leaves.get(event["target"], -1))
+    used: set[int] = set()
+    for index in range(first, len(events)):
+        if index in dropped or not touched:
             continue
-        for key in consumed(event):
-            found.setdefault(key, event["kind"])
-    return found
+        event = events[index]
+        if event["kind"] == "clear_grad":
+            touched.discard(leaves.get(event["target"], -1))
+        elif event["kind"] in GRAD_EVENTS:
+            return True
+        else:
+            owners = {leaves[k] for k in consumed(event) if k in leaves} & touched
+            if owners and _reads_grad(event):
+                return True
+            used |= owners
+    return bool(used & touched)
+
+
+#: Events that add to (or read) the ``.grad`` of every leaf they reach.
+GRAD_EVENTS = ("backward", "autograd_backward", "grad")
+
+
+def _reads_grad(event: dict[str, Any]) -> bool:
+    """``p.grad`` as a node, or a hook that sees a gradient."""
+    return event["kind"] == "hook" or (
+        event["kind"] == "call" and event.get("function") == "Tensor.grad"
+    )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+import weakref
 from types import FrameType, ModuleType
 from typing import Any
 
@@ -49,16 +50,86 @@ INPLACE_OPERATORS = {
 }
 
 
+#: The most events one recording may hold outside the loop iterations that fold, and
+#: the most numbers its literals may hold: a document beyond that is not one a learner
+#: can read, and the recording is refused before it fills the child's memory.
+MAX_EVENTS = 50_000
+MAX_RECORDED_NUMBERS = 20_000_000
+#: The most events a recording holds at once, folded iterations included (an event is
+#: a few hundred bytes): past it the program runs longer than any document can show.
+MAX_ALL_EVENTS = 2_000_000
+
+
+class TooLarge(BaseException):
+    """The recording holds more than a document should; the message says what.  A
+    ``BaseException``, so that the program's own ``except Exception`` does not swallow it."""
+
+
 class Events(list):
     """Events in program order; each one names the frame (module call, loop iteration)
-    it happened in, declared by a ``frame`` event before its first use."""
+    it happened in, declared by a ``frame`` event before its first use.
+
+    It counts what it holds as it grows (events in iterations that will fold apart,
+    since they leave the document) and raises ``TooLarge`` past the bounds above."""
 
     frames: Any = None
+    recorder: Any = None
+    kept = 0
+    numbers = 0
 
     def append(self, event: dict[str, Any]) -> None:
         if self.frames is not None and event["kind"] != "frame":
             event["frame"] = self.frames.current()
         super().append(event)
+        folding = self.frames.folding_chain() if self.frames is not None else ()
+        if self.recorder is not None:
+            self.recorder.read(event, folding)
+        if folding:
+            if len(self) > MAX_ALL_EVENTS:
+                raise TooLarge(
+                    f"the program recorded over {MAX_ALL_EVENTS:,} operations; "
+                    "GradStudio imports programs that run fewer"
+                )
+            return
+        self.kept += 1
+        data = event.get("data")
+        if data is not None:
+            self.numbers += _count(data)
+        if self.kept > MAX_EVENTS:
+            raise TooLarge(
+                f"the program recorded over {MAX_EVENTS:,} operations outside loops that "
+                "fold; a document holds fewer (run fewer steps, or fewer outside a loop)"
+            )
+        if self.numbers > MAX_RECORDED_NUMBERS:
+            raise TooLarge(
+                f"the program's data holds over {MAX_RECORDED_NUMBERS:,} numbers; "
+                "a document holds fewer (use smaller data)"
+            )
+
+
+def _too_large(events: list[dict[str, Any]]) -> str | None:
+    """Why the folded recording is more than a document should hold, if it is."""
+    if len(events) > MAX_EVENTS:
+        return (
+            f"the program recorded {len(events):,} operations that do not fold into a "
+            f"loop card; a document holds at most {MAX_EVENTS:,} (run fewer steps)"
+        )
+    numbers = sum(_count(e["data"]) for e in events if e.get("data") is not None)
+    if numbers > MAX_RECORDED_NUMBERS:
+        return (
+            f"the program's data holds {numbers:,} numbers; a document holds at most "
+            f"{MAX_RECORDED_NUMBERS:,} (use smaller data)"
+        )
+    return None
+
+
+def _count(data: Any) -> int:
+    """How many numbers nested lists hold."""
+    if isinstance(data, list):
+        if data and not isinstance(data[0], list):
+            return len(data)
+        return sum(_count(d) for d in data)
+    return 1
 
 
 class Recorder:
@@ -70,29 +141,92 @@ class Recorder:
         self.keys: dict[int, str] = {}
         #: every key each object has had, oldest first (an in-place op adds one)
         self.history: dict[int, list[str]] = {}
-        self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
+        #: the serial number of the live object each id belongs to: an id is reused
+        #: once its tensor is gone, so a tensor is forgotten when it dies
+        self.owner: dict[int, int] = {}
+        self.live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         self.depth = 0
         self.count = 0
         #: how many iterations of a loop stay nodes before the folded ones
         self.keep = keep
         self.snapshots: dict[str, dict[str, Any]] = {}
-        self.leaves: set[str] = set()
+        #: snapshots of keys no later event can read (superseded or dead), kept until
+        #: every iteration that read them is known to fold
+        self.retired: list[str] = []
+        #: the key of each leaf that requires grad -> the serial of its tensor
+        self.leaves: dict[str, int] = {}
+
+    @property
+    def alive(self) -> list[Any]:
+        """The recorded tensors still alive, oldest first."""
+        return list(self.live.values())
 
     def fresh(self, tensor: Any) -> str:
         """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
         key = f"t{self.count}"
         self.count += 1
-        self.keys[id(tensor)] = key
-        self.history.setdefault(id(tensor), []).append(key)
-        self.alive.append(tensor)
+        oid = id(tensor)
+        serial = self.owner.get(oid)
+        if serial is None:
+            serial = self.count
+            self.owner[oid] = serial
+            self.live[serial] = tensor
+            weakref.finalize(tensor, self.forget, oid, serial)
+        else:
+            self.retire(self.keys.get(oid))
+        self.keys[oid] = key
+        self.history.setdefault(oid, []).append(key)
         if tensor.requires_grad and tensor.grad_fn is None:
-            self.leaves.add(key)  # backward accumulates into its .grad
+            self.leaves[key] = serial  # backward accumulates into its .grad
         frames = self.events.frames
         if frames is not None and frames.folding:
-            self.snapshot(key, tensor)
+            self.snapshot(key, tensor, serial, frames.folding_chain())
         return key
 
-    def snapshot(self, key: str, tensor: Any) -> None:
+    def forget(self, oid: int, serial: int) -> None:
+        """``oid``'s tensor is gone: its keys can no longer be read."""
+        if self.owner.get(oid) != serial:
+            return
+        del self.owner[oid]
+        self.keys.pop(oid, None)
+        for key in self.history.pop(oid, []):
+            self.retire(key)
+
+    def retire(self, key: str | None) -> None:
+        if key is not None and key in self.snapshots:
+            self.retired.append(key)
+
+    def read(self, event: dict[str, Any], folding: tuple[str, ...]) -> None:
+        """Note who reads each snapshot: one read where no iteration folds keeps it."""
+        if not self.snapshots:
+            return
+        from gradstudio.interchange.program_import.loop_folding import consumed
+
+        for key in consumed(event):
+            state = self.snapshots.get(key)
+            if state is not None and not state["kept"]:
+                if folding:
+                    state["readers"].add(folding)
+                else:
+                    state["kept"] = True
+
+    def prune(self, folded: set[str]) -> None:
+        """Drop the snapshots no fold can need: keys that no later event can read, made
+        and read only in iterations now known to fold (``folded``: frames whose loop
+        went on to a later iteration), so their values never enter the document."""
+        waiting: list[str] = []
+        for key in self.retired:
+            state = self.snapshots.get(key)
+            if state is None:
+                continue
+            chains = [state["maker"], *state["readers"]]
+            if not state["kept"] and all(folded.intersection(c) for c in chains):
+                del self.snapshots[key]
+            else:
+                waiting.append(key)
+        self.retired = waiting
+
+    def snapshot(self, key: str, tensor: Any, serial: int, maker: tuple[str, ...]) -> None:
         """What ``tensor`` holds now, in case its loop iteration is folded later."""
         self.depth += 1
         try:
@@ -104,16 +238,19 @@ class Recorder:
             "dtype": str(tensor.dtype).removeprefix("torch."),
             "requires_grad": bool(tensor.requires_grad),
             "history": tensor.grad_fn is not None,
-            "id": id(tensor),
+            "serial": serial,
+            "maker": maker,
+            "readers": set(),
+            "kept": False,
         }
 
     def folded(self, events: list[dict[str, Any]], scope: dict[str, Any]) -> list[dict[str, Any]]:
         """``events`` with long loops folded, the literals named after what they hold."""
         from gradstudio.interchange.program_import.loop_folding import fold
 
-        names = _tensor_names(scope)
+        names = {self.owner.get(oid): name for oid, name in _tensor_names(scope).items()}
         for state in self.snapshots.values():
-            state["name"] = names.get(state["id"])
+            state["name"] = names.get(state["serial"])
         return fold(events, _Lazy(self.snapshots), self.keep, self.leaves)
 
     def line(self) -> int | None:
@@ -577,6 +714,7 @@ def main(program: str, output: str, keep: int = 3) -> int:
     frames.scope = scope
     frames.install_modules(recorder)
     recorder.events.frames = frames
+    recorder.events.recorder = recorder
     report: dict[str, Any]
     try:
         with open(program, encoding="utf-8") as f:
@@ -594,12 +732,15 @@ def main(program: str, output: str, keep: int = 3) -> int:
                 line = lineno
         if isinstance(exc, SyntaxError):
             line = exc.lineno
-        report = {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line}
+        message = str(exc) if isinstance(exc, TooLarge) else f"{type(exc).__name__}: {exc}"
+        report = {"error": message.strip(), "line": line}
     else:
-        report = {
-            "events": recorder.folded(list(recorder.events), scope),
-            "labels": recorder.names(scope, engine.Tensor),
-        }
+        events = recorder.folded(list(recorder.events), scope)
+        too_large = _too_large(events)
+        if too_large:
+            report = {"error": too_large, "line": None}
+        else:
+            report = {"events": events, "labels": recorder.names(scope, engine.Tensor)}
     with open(output, "w", encoding="utf-8") as f:
         json.dump(report, f)
     return 0
