@@ -451,36 +451,63 @@ class Recorder:
         return bool(engine.is_grad_enabled())
 
     def names(self, scope: dict[str, Any], tensor_type: type) -> dict[str, str]:
-        """The variable each tensor was last bound to at the program's top level."""
-        from engine.nn.modules.module import Module
-
+        """Labels from the program's names: a variable names the tensor it was last bound
+        to at the top level, its earlier versions ``name_1``, ``name_2``, ...; every
+        version of a parameter is named for where it lives (``model.0.weight``, then
+        numbered as the document adds them), an optimizer's state for its parameter
+        (``model.0.weight.momentum_buffer``)."""
         labels: dict[str, str] = {}
         for name, value in scope.items():
             if isinstance(value, tensor_type) and id(value) in self.keys:
                 labels[self.keys[id(value)]] = name
-        for name, value in scope.items():
-            if isinstance(value, Module):
-                # a parameter's first node is named for where it lives (``model.0.weight``)
-                for sub, param in value.named_parameters():
-                    first = self.history.get(id(param), [None])[0]
-                    if first is not None:
-                        labels.setdefault(first, f"{name}.{sub}")
+        for oid, name in _tensor_names(scope).items():
+            variable = scope.get(name)
+            versions = self.history.get(oid, [])
+            for index, key in enumerate(versions, 1):
+                numbered = variable is not None and id(variable) == oid
+                labels.setdefault(key, f"{name}_{index}" if numbered else name)
         return labels
 
 
 def _tensor_names(scope: dict[str, Any]) -> dict[int, str]:
-    """Names for tensors: the program's variables, and ``model.fc1.weight`` for parameters."""
+    """Names for tensors: the program's variables, ``model.fc1.weight`` for parameters
+    and buffers, ``model.fc1.weight.momentum_buffer`` for an optimizer's state."""
     import engine
     from engine.nn.modules.module import Module
+    from engine.optim.optimizer import Optimizer
 
     names: dict[int, str] = {}
     for name, value in scope.items():
         if isinstance(value, Module):
             for sub, param in value.named_parameters():
                 names.setdefault(id(param), f"{name}.{sub}")
+            for sub, buffer in value.named_buffers():
+                names.setdefault(id(buffer), f"{name}.{sub}")
         elif isinstance(value, engine.Tensor):
             names.setdefault(id(value), name)
+    for value in scope.values():
+        if isinstance(value, Optimizer):
+            for param, state in value.state.items():
+                owner = names.get(id(param))
+                for field, item in state.items():
+                    if owner is not None and isinstance(item, engine.Tensor):
+                        names.setdefault(id(item), f"{owner}.{field}")
     return names
+
+
+def grad_labels(events: list[dict[str, Any]], labels: dict[str, str]) -> None:
+    """``model.0.weight.grad`` for each read of a named tensor's ``.grad``."""
+    for event in events:
+        if event["kind"] == "call" and event["function"] == "Tensor.grad":
+            owner = labels.get(event["args"][0]["tensor"])
+            out = event["out"][0]
+            if owner is not None and out is not None and out not in labels:
+                labels[out] = f"{owner.rsplit('_', 1)[0] if _numbered(owner) else owner}.grad"
+
+
+def _numbered(label: str) -> bool:
+    stem, _, number = label.rpartition("_")
+    return bool(stem) and number.isdigit()
 
 
 class _Lazy(dict):
@@ -553,28 +580,6 @@ def _quiet_module_init(recorder: Recorder) -> None:
             and value is not engine.nn.Module
         ):
             value.__init__ = _quiet(recorder, value.__init__)  # type: ignore[misc]
-
-
-def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
-    """An optimizer step becomes, per updated parameter, a copy of its new value
-    (under ``no_grad``, one version bump, as the update rule's in-place op)."""
-    from engine.optim.optimizer import Optimizer
-
-    step = Optimizer.step
-
-    def recorded_step(self: Any, closure: Any = None) -> Any:
-        params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
-        recorder.depth += 1
-        try:
-            loss = step(self, closure)
-        finally:
-            recorder.depth -= 1
-        line = recorder.line()
-        for p in params:
-            recorder.set_value(p, line)
-        return loss
-
-    Optimizer.step = recorded_step  # type: ignore[method-assign]
 
 
 def _wrap_aliases(
@@ -667,7 +672,9 @@ def install(recorder: Recorder) -> None:
 
     tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
     _quiet_module_init(recorder)
-    _record_optimizer_steps(recorder, tensor_type)
+    from gradstudio.interchange.program_import.updates import record_optimizer_steps
+
+    record_optimizer_steps(recorder, tensor_type)
     backward = tensor_type.backward
 
     def record_backward(
@@ -740,7 +747,9 @@ def main(program: str, output: str, keep: int = 3) -> int:
         if too_large:
             report = {"error": too_large, "line": None}
         else:
-            report = {"events": events, "labels": recorder.names(scope, engine.Tensor)}
+            labels = recorder.names(scope, engine.Tensor)
+            grad_labels(events, labels)
+            report = {"events": events, "labels": labels}
     with open(output, "w", encoding="utf-8") as f:
         json.dump(report, f)
     return 0
