@@ -38,6 +38,10 @@ def produced(event: dict[str, Any]) -> Iterator[str]:
 
 
 def consumed(event: dict[str, Any]) -> Iterator[str]:
+    if event["kind"] == "call":  # most events: only their arguments hold tensors
+        yield from _tensors(event["args"])
+        yield from _tensors(event["kwargs"])
+        return
     for name in KEY_FIELDS:
         value = event.get(name)
         for key in value if isinstance(value, list) else [value]:
@@ -50,15 +54,17 @@ def consumed(event: dict[str, Any]) -> Iterator[str]:
 
 
 def _tensors(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        if isinstance(value.get("tensor"), str):
-            yield value["tensor"]
-        else:
-            for item in value.values():
-                yield from _tensors(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _tensors(item)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            key = item.get("tensor")
+            if isinstance(key, str):
+                yield key
+            else:
+                stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(reversed(item))
 
 
 def fold(
@@ -66,21 +72,34 @@ def fold(
     snapshots: dict[str, dict[str, Any]],
     keep: int,
     leaves: dict[str, int] | None = None,
+    reads: dict[int, tuple[str, ...]] | None = None,
 ) -> list[dict[str, Any]]:
     """``events`` with each long loop's middle iterations folded (see the module doc).
 
     ``leaves`` maps the key of each leaf that requires grad to the tensor it is a
-    version of: ``.grad`` belongs to the tensor, not to one version of it."""
+    version of: ``.grad`` belongs to the tensor, not to one version of it.  ``reads``
+    holds what each event (by ``id``) reads, where the recorder already knows."""
     frames = {e["id"]: e for e in events if e["kind"] == "frame"}
     runs: dict[str, list[str]] = {}
     for frame in frames.values():
         if frame["frame_kind"] == "loop" and frame.get("instance"):
             runs.setdefault(frame["instance"], []).append(frame["id"])
+    reads = {} if reads is None else reads
     for instance, iterations in runs.items():
         if len(iterations) <= keep + 1 or iterations[0] not in _present(events):
             continue
-        events = _fold_run(events, frames, snapshots, instance, iterations, keep, leaves or {})
+        events = _fold_run(
+            events, frames, snapshots, instance, iterations, keep, leaves or {}, reads
+        )
     return events
+
+
+def _reads(cache: dict[int, tuple[str, ...]], event: dict[str, Any]) -> tuple[str, ...]:
+    """``consumed(event)``, computed once per event for all the folds of a recording."""
+    found = cache.get(id(event))
+    if found is None:
+        found = cache[id(event)] = tuple(consumed(event))
+    return found
 
 
 def _present(events: list[dict[str, Any]]) -> set[str]:
@@ -101,6 +120,7 @@ def _fold_run(
     iterations: list[str],
     keep: int,
     leaves: dict[str, int],
+    reads: dict[int, tuple[str, ...]],
 ) -> list[dict[str, Any]]:
     folded = set(iterations[keep:-1])
     inside: dict[str | None, bool] = {}
@@ -130,7 +150,7 @@ def _fold_run(
     for index in range(first, len(events)):
         if index in dropped:
             continue
-        for key in consumed(events[index]):
+        for key in _reads(reads, events[index]):
             if key in made and key not in seen:
                 seen.add(key)
                 needed.append(key)
@@ -138,7 +158,8 @@ def _fold_run(
     if any(s is None or s["history"] for s in states):
         return events  # a literal would cut a graph the rest of the program uses
     backwards = [i for i in dropped if events[i]["kind"] in ("backward", "autograd_backward")]
-    if backwards and _grads_carry_over(events, dropped, first, max(backwards), leaves):
+    last = max(backwards, default=-1)
+    if backwards and _grads_carry_over(events, dropped, first, last, leaves, reads):
         return events
     sample = frames[iterations[-2]]
     count = len(folded)
@@ -183,12 +204,13 @@ def _grads_carry_over(
     first: int,
     last_backward: int,
     leaves: dict[str, int],
+    reads: dict[int, tuple[str, ...]],
 ) -> bool:
     """Whether a ``.grad`` the folded backward passes wrote is still used afterwards:
     that of a leaf the folded iterations read, not cleared after their last backward,
     and not cleared after the fold before a backward adds to it, ``p.grad`` reads it,
     or the program ends with it read."""
-    touched = {leaves[k] for i in dropped for k in consumed(events[i]) if k in leaves}
+    touched = {leaves[k] for i in dropped for k in _reads(reads, events[i]) if k in leaves}
     for index in dropped:
         event = events[index]
         if index > last_backward and event["kind"] == "clear_grad":
@@ -203,7 +225,7 @@ def _grads_carry_over(
         elif event["kind"] in GRAD_EVENTS:
             return True
         else:
-            owners = {leaves[k] for k in consumed(event) if k in leaves} & touched
+            owners = {leaves[k] for k in _reads(reads, event) if k in leaves} & touched
             if owners and _reads_grad(event):
                 return True
             used |= owners

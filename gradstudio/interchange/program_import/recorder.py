@@ -17,6 +17,10 @@ import weakref
 from types import FrameType, ModuleType
 from typing import Any
 
+import numpy as np
+
+from gradstudio.interchange.program_import.loop_folding import consumed, fold
+
 #: Operators and the catalogue function each records (reflected: arguments swapped).
 #: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
 OPERATORS = {
@@ -53,8 +57,8 @@ INPLACE_OPERATORS = {
 #: The most events one recording may hold outside the loop iterations that fold, and
 #: the most numbers its literals may hold: a document beyond that is not one a learner
 #: can read, and the recording is refused before it fills the child's memory.
-MAX_EVENTS = 50_000
-MAX_RECORDED_NUMBERS = 20_000_000
+MAX_EVENTS = 10_000
+MAX_RECORDED_NUMBERS = 5_000_000
 #: The most events a recording holds at once, folded iterations included (an event is
 #: a few hundred bytes): past it the program runs longer than any document can show.
 MAX_ALL_EVENTS = 2_000_000
@@ -76,6 +80,7 @@ class Events(list):
     recorder: Any = None
     kept = 0
     numbers = 0
+    folding_numbers = 0
 
     def append(self, event: dict[str, Any]) -> None:
         if self.frames is not None and event["kind"] != "frame":
@@ -84,7 +89,15 @@ class Events(list):
         folding = self.frames.folding_chain() if self.frames is not None else ()
         if self.recorder is not None:
             self.recorder.read(event, folding)
+        data = event.get("data")
         if folding:
+            if data is not None:
+                self.folding_numbers += _count(data)
+            if self.folding_numbers > 2 * MAX_RECORDED_NUMBERS:
+                raise TooLarge(
+                    f"the program's loops recorded over {2 * MAX_RECORDED_NUMBERS:,} numbers "
+                    "as copies; GradStudio imports programs that record fewer"
+                )
             if len(self) > MAX_ALL_EVENTS:
                 raise TooLarge(
                     f"the program recorded over {MAX_ALL_EVENTS:,} operations; "
@@ -92,7 +105,6 @@ class Events(list):
                 )
             return
         self.kept += 1
-        data = event.get("data")
         if data is not None:
             self.numbers += _count(data)
         if self.kept > MAX_EVENTS:
@@ -100,7 +112,12 @@ class Events(list):
                 f"the program recorded over {MAX_EVENTS:,} operations outside loops that "
                 "fold; a document holds fewer (run fewer steps, or fewer outside a loop)"
             )
-        if self.numbers > MAX_RECORDED_NUMBERS:
+        self.check_room(0)
+
+    def check_room(self, numbers: int) -> None:
+        """Raise ``TooLarge`` if ``numbers`` more would take the literals past the bound
+        (before they are copied out of the tensor)."""
+        if self.numbers + numbers > MAX_RECORDED_NUMBERS:
             raise TooLarge(
                 f"the program's data holds over {MAX_RECORDED_NUMBERS:,} numbers; "
                 "a document holds fewer (use smaller data)"
@@ -155,6 +172,8 @@ class Recorder:
         self.retired: list[str] = []
         #: the key of each leaf that requires grad -> the serial of its tensor
         self.leaves: dict[str, int] = {}
+        #: the keys each event reads, by the event's ``id`` (events live as long)
+        self.reads: dict[int, tuple[str, ...]] = {}
 
     @property
     def alive(self) -> list[Any]:
@@ -198,11 +217,12 @@ class Recorder:
 
     def read(self, event: dict[str, Any], folding: tuple[str, ...]) -> None:
         """Note who reads each snapshot: one read where no iteration folds keeps it."""
+        if event["kind"] == "frame":
+            return
+        reads = self.reads[id(event)] = tuple(consumed(event))
         if not self.snapshots:
             return
-        from gradstudio.interchange.program_import.loop_folding import consumed
-
-        for key in consumed(event):
+        for key in reads:
             state = self.snapshots.get(key)
             if state is not None and not state["kept"]:
                 if folding:
@@ -228,11 +248,15 @@ class Recorder:
 
     def snapshot(self, key: str, tensor: Any, serial: int, maker: tuple[str, ...]) -> None:
         """What ``tensor`` holds now, in case its loop iteration is folded later."""
-        self.depth += 1
-        try:
-            data = tensor.detach().cpu().numpy(force=True).copy()
-        finally:
-            self.depth -= 1
+        data = getattr(tensor, "_data", None)
+        if type(data) is np.ndarray:
+            data = data.copy()  # the storage's values, without an engine call
+        else:
+            self.depth += 1
+            try:
+                data = tensor.detach().cpu().numpy(force=True).copy()
+            finally:
+                self.depth -= 1
         self.snapshots[key] = {
             "array": data,
             "dtype": str(tensor.dtype).removeprefix("torch."),
@@ -246,12 +270,10 @@ class Recorder:
 
     def folded(self, events: list[dict[str, Any]], scope: dict[str, Any]) -> list[dict[str, Any]]:
         """``events`` with long loops folded, the literals named after what they hold."""
-        from gradstudio.interchange.program_import.loop_folding import fold
-
         names = {self.owner.get(oid): name for oid, name in _tensor_names(scope).items()}
         for state in self.snapshots.values():
             state["name"] = names.get(state["serial"])
-        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves)
+        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves, self.reads)
 
     def line(self) -> int | None:
         frame: FrameType | None = sys._getframe(1)
@@ -275,6 +297,7 @@ class Recorder:
 
     def literal(self, tensor: Any) -> str:
         """``tensor`` enters the document as a literal holding its values now."""
+        self.events.check_room(tensor.numel())
         self.depth += 1
         try:
             data = tensor.detach().tolist()
@@ -297,6 +320,7 @@ class Recorder:
     def set_value(self, tensor: Any, line: int | None = None) -> None:
         """``tensor`` changed without a recorded op: a no-grad copy of its new values."""
         target = self.key(tensor)
+        self.events.check_room(tensor.numel())
         self.depth += 1
         try:
             data = tensor.detach().tolist()
