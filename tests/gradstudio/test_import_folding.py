@@ -69,8 +69,9 @@ def test_a_2000_step_tutorial_runs_as_pytorch_ran_it(program: str) -> None:
         grad = tensor.grad if tensor.is_leaf else None
         assert (fact.grad is None) == (grad is None), name
         if grad is not None:
+            # a converged parameter's gradient is a sum of 2000 terms that nearly cancel
             np.testing.assert_allclose(
-                fact.grad.array, grad.numpy(), rtol=2e-4, atol=1e-3, err_msg=name
+                fact.grad.array, grad.numpy(), rtol=2e-4, atol=1e-2, err_msg=name
             )
 
 
