@@ -166,3 +166,17 @@ def test_a_program_whose_data_is_more_than_a_document_holds_is_refused(tmp_path:
     with pytest.raises(ImportProblem, match="numbers; a document holds") as err:
         import_program(program)
     assert "\n" not in str(err.value)
+
+
+def test_running_out_of_memory_outside_a_step_is_an_error_not_an_internal_one(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from gradstudio import cli
+
+    def too_large(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "load_document", too_large)
+    assert cli.main(["run", "big.gstudio"]) == 2
+    err = capsys.readouterr().err
+    assert err == "gradstudio: error: big.gstudio: out of memory: the document is too large\n"
