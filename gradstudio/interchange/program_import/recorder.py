@@ -161,7 +161,8 @@ class Recorder:
         #: the serial number of the live object each id belongs to: an id is reused
         #: once its tensor is gone, so a tensor is forgotten when it dies
         self.owner: dict[int, int] = {}
-        self.live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        #: a weak reference to each live tensor, by serial, oldest first
+        self.refs: dict[int, weakref.ref] = {}
         self.depth = 0
         self.count = 0
         #: how many iterations of a loop stay nodes before the folded ones
@@ -178,7 +179,8 @@ class Recorder:
     @property
     def alive(self) -> list[Any]:
         """The recorded tensors still alive, oldest first."""
-        return list(self.live.values())
+        found = [ref() for ref in list(self.refs.values())]
+        return [t for t in found if t is not None]
 
     def fresh(self, tensor: Any) -> str:
         """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
@@ -189,8 +191,7 @@ class Recorder:
         if serial is None:
             serial = self.count
             self.owner[oid] = serial
-            self.live[serial] = tensor
-            weakref.finalize(tensor, self.forget, oid, serial)
+            self.refs[serial] = weakref.ref(tensor, lambda _, o=oid, s=serial: self.forget(o, s))
         else:
             self.retire(self.keys.get(oid))
         self.keys[oid] = key
@@ -204,6 +205,7 @@ class Recorder:
 
     def forget(self, oid: int, serial: int) -> None:
         """``oid``'s tensor is gone: its keys can no longer be read."""
+        self.refs.pop(serial, None)
         if self.owner.get(oid) != serial:
             return
         del self.owner[oid]
