@@ -207,14 +207,21 @@ def _grads_carry_over(
     reads: dict[int, tuple[str, ...]],
 ) -> bool:
     """Whether a ``.grad`` the folded backward passes wrote is still used afterwards:
-    that of a leaf the folded iterations read, not cleared after their last backward,
-    and not cleared after the fold before a backward adds to it, ``p.grad`` reads it,
-    or the program ends with it read."""
-    touched = {leaves[k] for i in dropped for k in _reads(reads, events[i]) if k in leaves}
-    for index in dropped:
+    that of a leaf read in the graph of a folded backward (between it and the one
+    before), not cleared since, and not cleared after the fold before a backward adds
+    to it, ``p.grad`` reads it, or the program ends with it read."""
+    touched: set[int] = set()  # leaves whose .grad a folded backward may have left
+    since: set[int] = set()  # leaves read since the last backward: the graph it runs
+    for index in sorted(dropped):
         event = events[index]
-        if index > last_backward and event["kind"] == "clear_grad":
+        if event["kind"] == "clear_grad":
             touched.discard(leaves.get(event["target"], -1))
+        elif event["kind"] in ("backward", "autograd_backward"):
+            touched |= since
+            if not event.get("retain_graph"):
+                since = set()
+        elif not event.get("no_grad"):  # an update under no_grad is in no graph
+            since.update(leaves[k] for k in _reads(reads, event) if k in leaves)
     used: set[int] = set()
     for index in range(first, len(events)):
         if index in dropped or not touched:
