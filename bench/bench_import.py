@@ -4,8 +4,8 @@ Issue 26 asks for import plus open under 3 s and a document under 1 MB.  The loo
 (its first 3 steps and the last stay as nodes, the other 1996 become one card carrying
 the parameters), so this measures the child run, folding, building the document, saving
 and loading.  ``cpu_s`` is the CPU time of this process and the child together: on a
-shared machine the wall clock also counts waiting for a core.  The host's processor and
-NumPy's BLAS are printed with the figures.
+shared machine the wall clock also counts waiting for a core.  The host's processor, its
+load, NumPy's BLAS and whether Python caches bytecode are printed with the figures.
 
     .venv/bin/python bench/bench_import.py [--program poly_2000_optim.py] [--all]
 """
@@ -63,6 +63,8 @@ def host() -> dict[str, object]:
         "blas": f"{blas.get('name', 'unknown')} {blas.get('version', '')}".strip(),
         "numpy": numpy.__version__,
         "load": round(os.getloadavg()[0], 2),
+        # without a bytecode cache every process compiles the sources it imports first
+        "bytecode_cache": not sys.dont_write_bytecode,
     }
 
 

@@ -4,7 +4,8 @@ A 500-step training loop recorded op by op is 8,500 nodes that say the same thin
 times.  After the program ran, the events of iterations ``keep + 1 .. n - 1`` of each
 loop are dropped and replaced by one collapsed ``loop`` frame holding a literal for
 every tensor those iterations leave behind that the rest of the program reads (the
-parameters the optimizer updated, say), with the values it had then.  So the document
+parameters the optimizer updated and its momentum buffers, say), with the values
+they had then.  So the document
 still evaluates to what the program computed, and the last iteration's facts are the
 program's.
 
@@ -157,9 +158,7 @@ def _fold_run(
     states = [snapshots.get(key) for key in needed]
     if any(s is None or s["history"] for s in states):
         return events  # a literal would cut a graph the rest of the program uses
-    backwards = [i for i in dropped if events[i]["kind"] in ("backward", "autograd_backward")]
-    last = max(backwards, default=-1)
-    if backwards and _grads_carry_over(events, dropped, first, last, leaves, reads):
+    if _grads_carry_over(events, dropped, first, leaves, reads):
         return events
     sample = frames[iterations[-2]]
     count = len(folded)
@@ -202,7 +201,6 @@ def _grads_carry_over(
     events: list[dict[str, Any]],
     dropped: set[int],
     first: int,
-    last_backward: int,
     leaves: dict[str, int],
     reads: dict[int, tuple[str, ...]],
 ) -> bool:
@@ -224,7 +222,9 @@ def _grads_carry_over(
             since.update(leaves[k] for k in _reads(reads, event) if k in leaves)
     used: set[int] = set()
     for index in range(first, len(events)):
-        if index in dropped or not touched:
+        if not touched:
+            return False
+        if index in dropped:
             continue
         event = events[index]
         if event["kind"] == "clear_grad":
