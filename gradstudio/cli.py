@@ -156,9 +156,19 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
     except OSError as exc:
         print(f"{PROG}: error: {exc.filename or ''}: {exc.strerror or exc}", file=err)
         return 2
+    except MemoryError:
+        # outside any step (a step's own is its error): the document as a whole is more
+        # than this machine holds; the way out is a smaller document, not a bug report
+        print(f"{PROG}: error: {_named(args)}: out of memory: the document is too large", file=err)
+        return 2
     except Exception as exc:
         print(f"{PROG}: internal error: {type(exc).__name__}: {exc} (please report this)", file=err)
         return 2
+
+
+def _named(args: argparse.Namespace) -> str:
+    """The file or program the command was given."""
+    return str(getattr(args, "file", None) or getattr(args, "snippet", None) or "")
 
 
 def _dispatch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -27,7 +27,6 @@ REFUSED = {
     "hooks_tutorial.py": "module backward hooks are not recorded",
     "hooks_extra.py": "module backward hooks are not recorded",
     "custom_function_more.py": "returns several values; one tensor is supported",
-    "higher_order_grads.py": "made by an operation GradStudio does not record (CopyBackwards)",
     "int_arith_tour.py": "remainder: input must be a tensor",
     "sort_search_tour.py": "sort() got an argument 'stable' GradStudio does not know",
     # open importer gaps: a 0-d tensor as a slice bound; the recurrent layers' own ops (the

@@ -27,6 +27,8 @@ class Frame:
     #: for a loop iteration: which run of the loop it belongs to, and its number
     instance: str = ""
     number: int = 0
+    #: the iteration before this one, past ``keep``: it folds once this one records
+    after: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,16 @@ class Frames:
         self.running: dict[int, list[list[Any]]] = {}
         self.scope: dict[str, Any] = {}
         self.paths: dict[int, str] = {}
+        #: loop iterations past ``keep`` whose loop went on to another: they fold
+        self.folded: set[str] = set()
+        self._chain: tuple[str, ...] = ()
+
+    def folding_chain(self) -> tuple[str, ...]:
+        """The open loop iterations past ``keep``: an event in any of them may fold."""
+        return self._chain
+
+    def _rechain(self) -> None:
+        self._chain = tuple(f.id for f in self.stack if f.kind == "loop" and f.number > self.keep)
 
     # -- frames ----------------------------------------------------------------------
 
@@ -84,6 +96,7 @@ class Frames:
         self.stack.append(frame)
         if kind == "loop" and number > self.keep:
             self.folding += 1
+            self._rechain()
         return frame
 
     def pop(self, frame: Frame) -> None:
@@ -94,12 +107,18 @@ class Frames:
                 1 for f in self.stack[index:] if f.kind == "loop" and f.number > self.keep
             )
             del self.stack[index:]
+            self._rechain()
 
     def current(self) -> str | None:
         """The innermost frame's id, declaring it (and its parents) if not yet done."""
         for frame in self.stack:
             if not frame.declared:
                 frame.declared = True
+                if frame.after is not None:
+                    self.folded.add(frame.after)
+                    recorder = getattr(self.events, "recorder", None)
+                    if recorder is not None:
+                        recorder.prune(self.folded)
                 self.events.append(
                     {
                         "kind": "frame",
@@ -182,10 +201,12 @@ class Frames:
         open_loops = self.running.setdefault(key, [])
         if open_loops and open_loops[-1][0] is loop:
             entry = open_loops[-1]
+            previous = entry[1]
             if entry[1] is not None:
                 self.pop(entry[1])
             entry[2] += 1
         else:
+            previous = None
             self.instances += 1
             entry = [loop, None, 1, f"L{self.instances}"]
             open_loops.append(entry)
@@ -197,6 +218,8 @@ class Frames:
             entry[3],
             number,
         )
+        if previous is not None and previous.declared and previous.number > self.keep:
+            entry[1].after = previous.id
         return self.local_trace
 
     def stop(self) -> None:

@@ -4,12 +4,20 @@ A 500-step training loop recorded op by op is 8,500 nodes that say the same thin
 times.  After the program ran, the events of iterations ``keep + 1 .. n - 1`` of each
 loop are dropped and replaced by one collapsed ``loop`` frame holding a literal for
 every tensor those iterations leave behind that the rest of the program reads (the
-parameters the optimizer updated, say), with the values it had then.  So the document
+parameters the optimizer updated and its momentum buffers, say), with the values
+they had then.  So the document
 still evaluates to what the program computed, and the last iteration's facts are the
 program's.
 
 A loop whose folded iterations leave behind a tensor with history (a running total that
-later backward goes through) is not folded: a literal would cut that graph.
+later backward goes through) is not folded: a literal would cut that graph.  Nor is one
+whose folded backward passes left a ``.grad`` that the rest of the program reads or adds
+to before clearing it: a literal holds a value, not its gradient.  Clearing may come
+anywhere before the next backward (``zero_grad`` after the forward pass, as the
+tutorials write it), since a forward pass does not read ``.grad``.
+
+Each fold adds a frame, so the frame index grows with the events: a later loop that
+runs beside a folded one sees the folded frame (its literals live in it).
 """
 
 from __future__ import annotations
@@ -31,6 +39,10 @@ def produced(event: dict[str, Any]) -> Iterator[str]:
 
 
 def consumed(event: dict[str, Any]) -> Iterator[str]:
+    if event["kind"] == "call":  # most events: only their arguments hold tensors
+        yield from _tensors(event["args"])
+        yield from _tensors(event["kwargs"])
+        return
     for name in KEY_FIELDS:
         value = event.get(name)
         for key in value if isinstance(value, list) else [value]:
@@ -43,34 +55,52 @@ def consumed(event: dict[str, Any]) -> Iterator[str]:
 
 
 def _tensors(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        if isinstance(value.get("tensor"), str):
-            yield value["tensor"]
-        else:
-            for item in value.values():
-                yield from _tensors(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _tensors(item)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            key = item.get("tensor")
+            if isinstance(key, str):
+                yield key
+            else:
+                stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(reversed(item))
 
 
 def fold(
     events: list[dict[str, Any]],
     snapshots: dict[str, dict[str, Any]],
     keep: int,
-    leaves: set[str] | None = None,
+    leaves: dict[str, int] | None = None,
+    reads: dict[int, tuple[str, ...]] | None = None,
 ) -> list[dict[str, Any]]:
-    """``events`` with each long loop's middle iterations folded (see the module doc)."""
+    """``events`` with each long loop's middle iterations folded (see the module doc).
+
+    ``leaves`` maps the key of each leaf that requires grad to the tensor it is a
+    version of: ``.grad`` belongs to the tensor, not to one version of it.  ``reads``
+    holds what each event (by ``id``) reads, where the recorder already knows."""
     frames = {e["id"]: e for e in events if e["kind"] == "frame"}
     runs: dict[str, list[str]] = {}
     for frame in frames.values():
         if frame["frame_kind"] == "loop" and frame.get("instance"):
             runs.setdefault(frame["instance"], []).append(frame["id"])
+    reads = {} if reads is None else reads
     for instance, iterations in runs.items():
         if len(iterations) <= keep + 1 or iterations[0] not in _present(events):
             continue
-        events = _fold_run(events, frames, snapshots, instance, iterations, keep, leaves or set())
+        events = _fold_run(
+            events, frames, snapshots, instance, iterations, keep, leaves or {}, reads
+        )
     return events
+
+
+def _reads(cache: dict[int, tuple[str, ...]], event: dict[str, Any]) -> tuple[str, ...]:
+    """``consumed(event)``, computed once per event for all the folds of a recording."""
+    found = cache.get(id(event))
+    if found is None:
+        found = cache[id(event)] = tuple(consumed(event))
+    return found
 
 
 def _present(events: list[dict[str, Any]]) -> set[str]:
@@ -90,7 +120,8 @@ def _fold_run(
     instance: str,
     iterations: list[str],
     keep: int,
-    leaves: set[str],
+    leaves: dict[str, int],
+    reads: dict[int, tuple[str, ...]],
 ) -> list[dict[str, Any]]:
     folded = set(iterations[keep:-1])
     inside: dict[str | None, bool] = {}
@@ -120,26 +151,15 @@ def _fold_run(
     for index in range(first, len(events)):
         if index in dropped:
             continue
-        for key in consumed(events[index]):
+        for key in _reads(reads, events[index]):
             if key in made and key not in seen:
                 seen.add(key)
                 needed.append(key)
     states = [snapshots.get(key) for key in needed]
     if any(s is None or s["history"] for s in states):
         return events  # a literal would cut a graph the rest of the program uses
-    backwards = [i for i in dropped if events[i]["kind"] in ("backward", "autograd_backward")]
-    if backwards:
-        # the folded backward passes wrote .grad of leaves; unless the program cleared a
-        # leaf's .grad after the last of them, or clears it before it next uses it, that
-        # sum is state no literal carries
-        cleared = {
-            events[i]["target"]
-            for i in dropped
-            if i > max(backwards) and events[i]["kind"] == "clear_grad"
-        }
-        for key, use in _first_uses(events[first:], dropped, first).items():
-            if key in leaves and key not in cleared and use != "clear_grad":
-                return events
+    if _grads_carry_over(events, dropped, first, leaves, reads):
+        return events
     sample = frames[iterations[-2]]
     count = len(folded)
     summary_id = f"{instance}_folded"
@@ -157,6 +177,7 @@ def _fold_run(
             "collapsed": True,
         }
     ]
+    frames[summary_id] = replacement[0]
     for key, state in zip(needed, states, strict=True):
         assert state is not None
         replacement.append(
@@ -176,12 +197,54 @@ def _fold_run(
     return kept + replacement + rest
 
 
-def _first_uses(rest: list[dict[str, Any]], dropped: set[int], offset: int) -> dict[str, str]:
-    """The kind of the first kept event after the fold that reads each key."""
-    found: dict[str, str] = {}
-    for index, event in enumerate(rest, offset):
+def _grads_carry_over(
+    events: list[dict[str, Any]],
+    dropped: set[int],
+    first: int,
+    leaves: dict[str, int],
+    reads: dict[int, tuple[str, ...]],
+) -> bool:
+    """Whether a ``.grad`` the folded backward passes wrote is still used afterwards:
+    that of a leaf read in the graph of a folded backward (between it and the one
+    before), not cleared since, and not cleared after the fold before a backward adds
+    to it, ``p.grad`` reads it, or the program ends with it read."""
+    touched: set[int] = set()  # leaves whose .grad a folded backward may have left
+    since: set[int] = set()  # leaves read since the last backward: the graph it runs
+    for index in sorted(dropped):
+        event = events[index]
+        if event["kind"] == "clear_grad":
+            touched.discard(leaves.get(event["target"], -1))
+        elif event["kind"] in ("backward", "autograd_backward"):
+            touched |= since
+            if not event.get("retain_graph"):
+                since = set()
+        elif not event.get("no_grad"):  # an update under no_grad is in no graph
+            since.update(leaves[k] for k in _reads(reads, event) if k in leaves)
+    used: set[int] = set()
+    for index in range(first, len(events)):
+        if not touched:
+            return False
         if index in dropped:
             continue
-        for key in consumed(event):
-            found.setdefault(key, event["kind"])
-    return found
+        event = events[index]
+        if event["kind"] == "clear_grad":
+            touched.discard(leaves.get(event["target"], -1))
+        elif event["kind"] in GRAD_EVENTS:
+            return True
+        else:
+            owners = {leaves[k] for k in _reads(reads, event) if k in leaves} & touched
+            if owners and _reads_grad(event):
+                return True
+            used |= owners
+    return bool(used & touched)
+
+
+#: Events that add to (or read) the ``.grad`` of every leaf they reach.
+GRAD_EVENTS = ("backward", "autograd_backward", "grad")
+
+
+def _reads_grad(event: dict[str, Any]) -> bool:
+    """``p.grad`` as a node, or a hook that sees a gradient."""
+    return event["kind"] == "hook" or (
+        event["kind"] == "call" and event.get("function") == "Tensor.grad"
+    )

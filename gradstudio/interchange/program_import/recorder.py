@@ -13,8 +13,13 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+import weakref
 from types import FrameType, ModuleType
 from typing import Any
+
+import numpy as np
+
+from gradstudio.interchange.program_import.loop_folding import consumed, fold
 
 #: Operators and the catalogue function each records (reflected: arguments swapped).
 #: ``2 * t`` is ``t * 2`` to autograd (MulBackward0); ``2 - t`` is ``rsub`` (RsubBackward1).
@@ -49,16 +54,99 @@ INPLACE_OPERATORS = {
 }
 
 
+#: The most events one recording may hold outside the loop iterations that fold, and
+#: the most numbers its literals may hold: a document beyond that is not one a learner
+#: can read, and the recording is refused before it fills the child's memory.
+MAX_EVENTS = 10_000
+MAX_RECORDED_NUMBERS = 5_000_000
+#: The most events a recording holds at once, folded iterations included (an event is
+#: a few hundred bytes): past it the program runs longer than any document can show.
+MAX_ALL_EVENTS = 2_000_000
+
+
+class TooLarge(BaseException):
+    """The recording holds more than a document should; the message says what.  A
+    ``BaseException``, so that the program's own ``except Exception`` does not swallow it."""
+
+
 class Events(list):
     """Events in program order; each one names the frame (module call, loop iteration)
-    it happened in, declared by a ``frame`` event before its first use."""
+    it happened in, declared by a ``frame`` event before its first use.
+
+    It counts what it holds as it grows (events in iterations that will fold apart,
+    since they leave the document) and raises ``TooLarge`` past the bounds above."""
 
     frames: Any = None
+    recorder: Any = None
+    kept = 0
+    numbers = 0
+    folding_numbers = 0
 
     def append(self, event: dict[str, Any]) -> None:
         if self.frames is not None and event["kind"] != "frame":
             event["frame"] = self.frames.current()
         super().append(event)
+        folding = self.frames.folding_chain() if self.frames is not None else ()
+        if self.recorder is not None:
+            self.recorder.read(event, folding)
+        data = event.get("data")
+        if folding:
+            if data is not None:
+                self.folding_numbers += _count(data)
+            if self.folding_numbers > 2 * MAX_RECORDED_NUMBERS:
+                raise TooLarge(
+                    f"the program's loops recorded over {2 * MAX_RECORDED_NUMBERS:,} numbers "
+                    "as copies; GradStudio imports programs that record fewer"
+                )
+            if len(self) > MAX_ALL_EVENTS:
+                raise TooLarge(
+                    f"the program recorded over {MAX_ALL_EVENTS:,} operations; "
+                    "GradStudio imports programs that run fewer"
+                )
+            return
+        self.kept += 1
+        if data is not None:
+            self.numbers += _count(data)
+        if self.kept > MAX_EVENTS:
+            raise TooLarge(
+                f"the program recorded over {MAX_EVENTS:,} operations outside loops that "
+                "fold; a document holds fewer (run fewer steps, or fewer outside a loop)"
+            )
+        self.check_room(0)
+
+    def check_room(self, numbers: int) -> None:
+        """Raise ``TooLarge`` if ``numbers`` more would take the literals past the bound
+        (before they are copied out of the tensor)."""
+        if self.numbers + numbers > MAX_RECORDED_NUMBERS:
+            raise TooLarge(
+                f"the program's data holds over {MAX_RECORDED_NUMBERS:,} numbers; "
+                "a document holds fewer (use smaller data)"
+            )
+
+
+def _too_large(events: list[dict[str, Any]]) -> str | None:
+    """Why the folded recording is more than a document should hold, if it is."""
+    if len(events) > MAX_EVENTS:
+        return (
+            f"the program recorded {len(events):,} operations that do not fold into a "
+            f"loop card; a document holds at most {MAX_EVENTS:,} (run fewer steps)"
+        )
+    numbers = sum(_count(e["data"]) for e in events if e.get("data") is not None)
+    if numbers > MAX_RECORDED_NUMBERS:
+        return (
+            f"the program's data holds {numbers:,} numbers; a document holds at most "
+            f"{MAX_RECORDED_NUMBERS:,} (use smaller data)"
+        )
+    return None
+
+
+def _count(data: Any) -> int:
+    """How many numbers nested lists hold."""
+    if isinstance(data, list):
+        if data and not isinstance(data[0], list):
+            return len(data)
+        return sum(_count(d) for d in data)
+    return 1
 
 
 class Recorder:
@@ -70,51 +158,124 @@ class Recorder:
         self.keys: dict[int, str] = {}
         #: every key each object has had, oldest first (an in-place op adds one)
         self.history: dict[int, list[str]] = {}
-        self.alive: list[Any] = []  # keeps recorded tensors alive so ids stay unique
+        #: the serial number of the live object each id belongs to: an id is reused
+        #: once its tensor is gone, so a tensor is forgotten when it dies
+        self.owner: dict[int, int] = {}
+        #: a weak reference to each live tensor, by serial, oldest first
+        self.refs: dict[int, weakref.ref] = {}
         self.depth = 0
         self.count = 0
         #: how many iterations of a loop stay nodes before the folded ones
         self.keep = keep
         self.snapshots: dict[str, dict[str, Any]] = {}
-        self.leaves: set[str] = set()
+        #: snapshots of keys no later event can read (superseded or dead), kept until
+        #: every iteration that read them is known to fold
+        self.retired: list[str] = []
+        #: the key of each leaf that requires grad -> the serial of its tensor
+        self.leaves: dict[str, int] = {}
+        #: the keys each event reads, by the event's ``id`` (events live as long)
+        self.reads: dict[int, tuple[str, ...]] = {}
+
+    @property
+    def alive(self) -> list[Any]:
+        """The recorded tensors still alive, oldest first."""
+        found = [ref() for ref in list(self.refs.values())]
+        return [t for t in found if t is not None]
 
     def fresh(self, tensor: Any) -> str:
         """A new key for ``tensor`` (an in-place op gives the same object a new key)."""
         key = f"t{self.count}"
         self.count += 1
-        self.keys[id(tensor)] = key
-        self.history.setdefault(id(tensor), []).append(key)
-        self.alive.append(tensor)
+        oid = id(tensor)
+        serial = self.owner.get(oid)
+        if serial is None:
+            serial = self.count
+            self.owner[oid] = serial
+            self.refs[serial] = weakref.ref(tensor, lambda _, o=oid, s=serial: self.forget(o, s))
+        else:
+            self.retire(self.keys.get(oid))
+        self.keys[oid] = key
+        self.history.setdefault(oid, []).append(key)
         if tensor.requires_grad and tensor.grad_fn is None:
-            self.leaves.add(key)  # backward accumulates into its .grad
+            self.leaves[key] = serial  # backward accumulates into its .grad
         frames = self.events.frames
         if frames is not None and frames.folding:
-            self.snapshot(key, tensor)
+            self.snapshot(key, tensor, serial, frames.folding_chain())
         return key
 
-    def snapshot(self, key: str, tensor: Any) -> None:
+    def forget(self, oid: int, serial: int) -> None:
+        """``oid``'s tensor is gone: its keys can no longer be read."""
+        self.refs.pop(serial, None)
+        if self.owner.get(oid) != serial:
+            return
+        del self.owner[oid]
+        self.keys.pop(oid, None)
+        for key in self.history.pop(oid, []):
+            self.retire(key)
+
+    def retire(self, key: str | None) -> None:
+        if key is not None and key in self.snapshots:
+            self.retired.append(key)
+
+    def read(self, event: dict[str, Any], folding: tuple[str, ...]) -> None:
+        """Note who reads each snapshot: one read where no iteration folds keeps it."""
+        if event["kind"] == "frame":
+            return
+        reads = self.reads[id(event)] = tuple(consumed(event))
+        if not self.snapshots:
+            return
+        for key in reads:
+            state = self.snapshots.get(key)
+            if state is not None and not state["kept"]:
+                if folding:
+                    state["readers"].add(folding)
+                else:
+                    state["kept"] = True
+
+    def prune(self, folded: set[str]) -> None:
+        """Drop the snapshots no fold can need: keys that no later event can read, made
+        and read only in iterations now known to fold (``folded``: frames whose loop
+        went on to a later iteration), so their values never enter the document."""
+        waiting: list[str] = []
+        for key in self.retired:
+            state = self.snapshots.get(key)
+            if state is None:
+                continue
+            chains = [state["maker"], *state["readers"]]
+            if not state["kept"] and all(folded.intersection(c) for c in chains):
+                del self.snapshots[key]
+            else:
+                waiting.append(key)
+        self.retired = waiting
+
+    def snapshot(self, key: str, tensor: Any, serial: int, maker: tuple[str, ...]) -> None:
         """What ``tensor`` holds now, in case its loop iteration is folded later."""
-        self.depth += 1
-        try:
-            data = tensor.detach().cpu().numpy(force=True).copy()
-        finally:
-            self.depth -= 1
+        data = getattr(tensor, "_data", None)
+        if type(data) is np.ndarray:
+            data = data.copy()  # the storage's values, without an engine call
+        else:
+            self.depth += 1
+            try:
+                data = tensor.detach().cpu().numpy(force=True).copy()
+            finally:
+                self.depth -= 1
         self.snapshots[key] = {
             "array": data,
             "dtype": str(tensor.dtype).removeprefix("torch."),
             "requires_grad": bool(tensor.requires_grad),
             "history": tensor.grad_fn is not None,
-            "id": id(tensor),
+            "serial": serial,
+            "maker": maker,
+            "readers": set(),
+            "kept": False,
         }
 
     def folded(self, events: list[dict[str, Any]], scope: dict[str, Any]) -> list[dict[str, Any]]:
         """``events`` with long loops folded, the literals named after what they hold."""
-        from gradstudio.interchange.program_import.loop_folding import fold
-
-        names = _tensor_names(scope)
+        names = {self.owner.get(oid): name for oid, name in _tensor_names(scope).items()}
         for state in self.snapshots.values():
-            state["name"] = names.get(state["id"])
-        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves)
+            state["name"] = names.get(state["serial"])
+        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves, self.reads)
 
     def line(self) -> int | None:
         frame: FrameType | None = sys._getframe(1)
@@ -138,6 +299,7 @@ class Recorder:
 
     def literal(self, tensor: Any) -> str:
         """``tensor`` enters the document as a literal holding its values now."""
+        self.events.check_room(tensor.numel())
         self.depth += 1
         try:
             data = tensor.detach().tolist()
@@ -160,6 +322,7 @@ class Recorder:
     def set_value(self, tensor: Any, line: int | None = None) -> None:
         """``tensor`` changed without a recorded op: a no-grad copy of its new values."""
         target = self.key(tensor)
+        self.events.check_room(tensor.numel())
         self.depth += 1
         try:
             data = tensor.detach().tolist()
@@ -314,36 +477,63 @@ class Recorder:
         return bool(engine.is_grad_enabled())
 
     def names(self, scope: dict[str, Any], tensor_type: type) -> dict[str, str]:
-        """The variable each tensor was last bound to at the program's top level."""
-        from engine.nn.modules.module import Module
-
+        """Labels from the program's names: a variable names the tensor it was last bound
+        to at the top level, its earlier versions ``name_1``, ``name_2``, ...; every
+        version of a parameter is named for where it lives (``model.0.weight``, then
+        numbered as the document adds them), an optimizer's state for its parameter
+        (``model.0.weight.momentum_buffer``)."""
         labels: dict[str, str] = {}
         for name, value in scope.items():
             if isinstance(value, tensor_type) and id(value) in self.keys:
                 labels[self.keys[id(value)]] = name
-        for name, value in scope.items():
-            if isinstance(value, Module):
-                # a parameter's first node is named for where it lives (``model.0.weight``)
-                for sub, param in value.named_parameters():
-                    first = self.history.get(id(param), [None])[0]
-                    if first is not None:
-                        labels.setdefault(first, f"{name}.{sub}")
+        for oid, name in _tensor_names(scope).items():
+            variable = scope.get(name)
+            versions = self.history.get(oid, [])
+            for index, key in enumerate(versions, 1):
+                numbered = variable is not None and id(variable) == oid
+                labels.setdefault(key, f"{name}_{index}" if numbered else name)
         return labels
 
 
 def _tensor_names(scope: dict[str, Any]) -> dict[int, str]:
-    """Names for tensors: the program's variables, and ``model.fc1.weight`` for parameters."""
+    """Names for tensors: the program's variables, ``model.fc1.weight`` for parameters
+    and buffers, ``model.fc1.weight.momentum_buffer`` for an optimizer's state."""
     import engine
     from engine.nn.modules.module import Module
+    from engine.optim.optimizer import Optimizer
 
     names: dict[int, str] = {}
     for name, value in scope.items():
         if isinstance(value, Module):
             for sub, param in value.named_parameters():
                 names.setdefault(id(param), f"{name}.{sub}")
+            for sub, buffer in value.named_buffers():
+                names.setdefault(id(buffer), f"{name}.{sub}")
         elif isinstance(value, engine.Tensor):
             names.setdefault(id(value), name)
+    for value in scope.values():
+        if isinstance(value, Optimizer):
+            for param, state in value.state.items():
+                owner = names.get(id(param))
+                for field, item in state.items():
+                    if owner is not None and isinstance(item, engine.Tensor):
+                        names.setdefault(id(item), f"{owner}.{field}")
     return names
+
+
+def grad_labels(events: list[dict[str, Any]], labels: dict[str, str]) -> None:
+    """``model.0.weight.grad`` for each read of a named tensor's ``.grad``."""
+    for event in events:
+        if event["kind"] == "call" and event["function"] == "Tensor.grad":
+            owner = labels.get(event["args"][0]["tensor"])
+            out = event["out"][0]
+            if owner is not None and out is not None and out not in labels:
+                labels[out] = f"{owner.rsplit('_', 1)[0] if _numbered(owner) else owner}.grad"
+
+
+def _numbered(label: str) -> bool:
+    stem, _, number = label.rpartition("_")
+    return bool(stem) and number.isdigit()
 
 
 class _Lazy(dict):
@@ -416,28 +606,6 @@ def _quiet_module_init(recorder: Recorder) -> None:
             and value is not engine.nn.Module
         ):
             value.__init__ = _quiet(recorder, value.__init__)  # type: ignore[misc]
-
-
-def _record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
-    """An optimizer step becomes, per updated parameter, a copy of its new value
-    (under ``no_grad``, one version bump, as the update rule's in-place op)."""
-    from engine.optim.optimizer import Optimizer
-
-    step = Optimizer.step
-
-    def recorded_step(self: Any, closure: Any = None) -> Any:
-        params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
-        recorder.depth += 1
-        try:
-            loss = step(self, closure)
-        finally:
-            recorder.depth -= 1
-        line = recorder.line()
-        for p in params:
-            recorder.set_value(p, line)
-        return loss
-
-    Optimizer.step = recorded_step  # type: ignore[method-assign]
 
 
 def _wrap_aliases(
@@ -530,7 +698,9 @@ def install(recorder: Recorder) -> None:
 
     tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
     _quiet_module_init(recorder)
-    _record_optimizer_steps(recorder, tensor_type)
+    from gradstudio.interchange.program_import.updates import record_optimizer_steps
+
+    record_optimizer_steps(recorder, tensor_type)
     backward = tensor_type.backward
 
     def record_backward(
@@ -577,6 +747,7 @@ def main(program: str, output: str, keep: int = 3) -> int:
     frames.scope = scope
     frames.install_modules(recorder)
     recorder.events.frames = frames
+    recorder.events.recorder = recorder
     report: dict[str, Any]
     try:
         with open(program, encoding="utf-8") as f:
@@ -594,12 +765,17 @@ def main(program: str, output: str, keep: int = 3) -> int:
                 line = lineno
         if isinstance(exc, SyntaxError):
             line = exc.lineno
-        report = {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line}
+        message = str(exc) if isinstance(exc, TooLarge) else f"{type(exc).__name__}: {exc}"
+        report = {"error": message.strip(), "line": line}
     else:
-        report = {
-            "events": recorder.folded(list(recorder.events), scope),
-            "labels": recorder.names(scope, engine.Tensor),
-        }
+        events = recorder.folded(list(recorder.events), scope)
+        too_large = _too_large(events)
+        if too_large:
+            report = {"error": too_large, "line": None}
+        else:
+            labels = recorder.names(scope, engine.Tensor)
+            grad_labels(events, labels)
+            report = {"events": events, "labels": labels}
     with open(output, "w", encoding="utf-8") as f:
         json.dump(report, f)
     return 0

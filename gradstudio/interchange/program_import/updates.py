@@ -1,0 +1,145 @@
+"""Parameter updates recorded as the ops that make them (runs in the child, with the recorder).
+
+A program reads ``p.grad`` and updates ``p`` under ``no_grad``; an optimizer does the
+same inside ``step()``.  Both become nodes: ``p.grad`` is the catalogue's ``Tensor.grad``
+node, and ``SGD.step()`` runs PyTorch's single-tensor rule as recorded public ops
+(``p.add_(p.grad, alpha=-lr)``, the momentum buffer's ``mul_``/``add_``, weight decay,
+Nesterov, ``maximize``), so the document reads ``lr``, the momentum and the gradient:
+editing them, or the data, changes the run.  Optimizers whose rule the engine computes
+in its kernels only (Adam and the others) still record each step as a copy of the
+values it wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from gradstudio.interchange.program_import.recorder import Recorder
+
+
+def _package_dirs() -> tuple[str, ...]:
+    import engine
+    import gradstudio
+
+    return tuple(os.path.dirname(m.__file__ or "") + os.sep for m in (engine, gradstudio))
+
+
+def read_grad(recorder: Recorder, tensor: Any) -> Any:
+    """``tensor.grad`` as a ``Tensor.grad`` node (a new key each read: backward may
+    have written it since)."""
+    grad = tensor.grad
+    if grad is None or id(tensor) not in recorder.keys:
+        return grad
+    recorder.events.append(
+        {
+            "kind": "call",
+            "function": "Tensor.grad",
+            "args": [{"tensor": recorder.key(tensor)}],
+            "kwargs": {},
+            "line": recorder.line(),
+            "no_grad": not recorder.grad_enabled(),
+            "out": [recorder.fresh(grad)],
+        }
+    )
+    return grad
+
+
+def _grad_reads(recorder: Recorder, tensor_type: type) -> None:
+    """The program's own reads of ``.grad`` (not the engine's, not the recorder's)."""
+    prop = tensor_type.grad
+    inside = _package_dirs()
+
+    def get(self: Any) -> Any:
+        grad = prop.fget(self)
+        if grad is None or recorder.depth or id(self) not in recorder.keys:
+            return grad
+        if sys._getframe(1).f_code.co_filename.startswith(inside):
+            return grad
+        recorder.depth += 1  # the read below is this one
+        try:
+            recorder.events.append(
+                {
+                    "kind": "call",
+                    "function": "Tensor.grad",
+                    "args": [{"tensor": recorder.key(self)}],
+                    "kwargs": {},
+                    "line": recorder.line(),
+                    "no_grad": not recorder.grad_enabled(),
+                    "out": [recorder.fresh(grad)],
+                }
+            )
+        finally:
+            recorder.depth -= 1
+        return grad
+
+    tensor_type.grad = property(get, prop.fset, prop.fdel)
+
+
+def _recorded_sgd(optimizer: Any) -> bool:
+    """Whether ``optimizer`` is plain ``SGD`` with float hyperparameters: its rule can
+    run as the recorded ops of PyTorch's ``_single_tensor_sgd``."""
+    from engine.optim.sgd import SGD
+
+    return type(optimizer) is SGD and all(
+        isinstance(g[name], int | float) and not isinstance(g[name], bool)
+        for g in optimizer.param_groups
+        for name in ("lr", "momentum", "dampening", "weight_decay")
+    )
+
+
+def _sgd_step(recorder: Recorder, optimizer: Any) -> None:
+    """One ``SGD.step()`` as PyTorch's single-tensor rule, each op recorded."""
+    import engine
+
+    with engine.no_grad():
+        for group in optimizer.param_groups:
+            lr, momentum = group["lr"], group["momentum"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = read_grad(recorder, p)
+                if group["maximize"]:
+                    grad = -grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(p, alpha=group["weight_decay"])
+                if momentum != 0:
+                    state = optimizer.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = engine.clone(grad).detach()
+                        state["momentum_buffer"] = buf
+                    else:
+                        buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+                p.add_(grad, alpha=-lr)
+
+
+def record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
+    """``SGD.step()`` as recorded ops; any other optimizer's step becomes, per updated
+    parameter, a copy of its new value (under ``no_grad``, one version bump, as the
+    update rule's in-place op)."""
+    from engine.optim.optimizer import Optimizer
+
+    _grad_reads(recorder, tensor_type)
+    step = Optimizer.step
+
+    def recorded_step(self: Any, closure: Any = None) -> Any:
+        if recorder.depth:
+            return step(self, closure)
+        if closure is None and _recorded_sgd(self):
+            _sgd_step(recorder, self)
+            return None
+        params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
+        recorder.depth += 1
+        try:
+            loss = step(self, closure)
+        finally:
+            recorder.depth -= 1
+        line = recorder.line()
+        for p in params:
+            recorder.set_value(p, line)
+        return loss
+
+    Optimizer.step = recorded_step  # type: ignore[method-assign]
