@@ -5,6 +5,7 @@ factories (``rand``/``randn``/``randint``/``randperm``, drawing from
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from engine.catalog import Example, Param, public
 from engine.ops.random import generator_of
 from engine.quiet import quietly
 from engine.random import sampling
+from engine.range_values import arange_values
 from engine.tensor import Tensor
 
 
@@ -368,8 +370,22 @@ def arange(
         dtype = dtypes.result_type(start, end, step)
     dt = dtypes.as_dtype(dtype)
     _check_requires_grad(dt, requires_grad)
-    arr = np.arange(start, end, step).astype(dt.np)
-    return _finish(arr, to_device(device), requires_grad)
+    return _finish(_arange_array(start, end, step, dt), to_device(device), requires_grad)
+
+
+def _arange_array(start: Any, end: Any, step: Any, dt: dtypes.dtype) -> Any:
+    """ATen's size (``ceil((end - start) / step)`` in double; integer outputs take their
+    bounds and step truncated to integers first) and values (``range_values``)."""
+    if dt.is_floating_point:
+        n = max(math.ceil((float(end) - float(start)) / float(step)), 0)
+        return arange_values(float(start), float(step), n, dt.np)
+    xs, xe, xst = int(start), int(end), int(step)
+    if xst == 0:
+        raise RuntimeError("step must be nonzero")
+    sgn = (xst > 0) - (xst < 0)
+    num = xe - xs + xst - sgn
+    n = max(abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1), 0)
+    return (xs + xst * np.arange(n, dtype=np.int64)).astype(dt.np)
 
 
 def _like(fn: Any, doc: str, deterministic: bool = True) -> Any:

@@ -165,3 +165,168 @@ _add(
     z[range(3), torch.tensor([0, 3, 1])] -= 100
     """,
 )
+
+_DATA = "x = torch.tensor([1.0, 2.0, 1.0, 4.0, 2.5])\n"
+
+_add(
+    "histogram_int_bins",
+    _DATA
+    + """
+h = torch.histogram(x, bins=4)
+hist, edges = h.hist, h.bin_edges
+shown = repr(h)
+m = x.histogram(2)
+""",
+)
+_add(
+    "histogram_range_weight_density",
+    _DATA
+    + """
+w = torch.tensor([1.0, 2.0, 1.0, 1.0, 0.5])
+hist, edges = torch.histogram(x, bins=3, range=(0.0, 5.0), weight=w, density=True)
+d = torch.histogram(x, 3, density=True)
+""",
+)
+_add(
+    "histogram_tensor_bins",
+    _DATA
+    + """
+hist, edges = torch.histogram(x, torch.tensor([0.0, 1.5, 2.0, 5.0]))
+unsorted = torch.histogram(x, bins=torch.tensor([3.0, 1.0, 2.0]))
+""",
+)
+_add(
+    "histogram_edges_on_boundaries",
+    """
+    x = torch.arange(0, 1, 0.01)
+    a = torch.histc(x, bins=10)
+    b = torch.histogram(x, bins=10)
+    c = torch.histogram(x, bins=7, range=(0.1, 0.8))
+    g = torch.Generator().manual_seed(1)
+    r = torch.randn(1000, generator=g)
+    d = torch.histc(r, bins=7)
+    e = torch.histogram(r, bins=9)
+    f = torch.histogram(r, bins=5, density=True, range=(-1.0, 2.0))
+    """,
+)
+_add(
+    "histogram_empty_and_flat",
+    """
+    x = torch.tensor([1.0, 2.0, 1.0, 4.0, 2.5], dtype=torch.float64)
+    h = torch.histogram(x, bins=3, range=(2.0, 2.0))
+    c = torch.histc(x, 3, min=2, max=2)
+    e = torch.histogram(torch.tensor([]), 2)
+    f = torch.histc(torch.tensor([]), bins=3)
+    g = torch.histogram(torch.tensor([2.0, 2.0]), 2)
+    """,
+)
+_add("histogram_weight_shape", _DATA + "h = torch.histogram(x, 3, weight=torch.ones(2))\n")
+_add(
+    "histogram_weight_dtype",
+    _DATA + "h = torch.histogram(x, 3, weight=torch.ones(5, dtype=torch.float64))\n",
+)
+_add(
+    "histogram_bins_dtype",
+    _DATA + "h = torch.histogram(x, torch.tensor([0.0, 1.0], dtype=torch.float64))\n",
+)
+_add("histogram_range_reversed", _DATA + "h = torch.histogram(x, 3, range=(3.0, 1.0))\n")
+_add("histogram_range_not_finite", _DATA + 'h = torch.histogram(x, 3, range=(float("nan"), 1.0))\n')
+_add("histogram_int_input", "h = torch.histogram(torch.tensor([1, 2]), 3)\n")
+_add(
+    "histc_data_range_and_method",
+    _DATA
+    + """
+a = torch.histc(x, bins=4)
+b = torch.histc(x, bins=4, min=0, max=3)
+c = x.histc(5, 1, 1)
+d = torch.histc(torch.tensor([3.0, 3.0]), bins=3)
+e = torch.histc(x)
+""",
+)
+_add("histc_zero_bins", _DATA + "h = torch.histc(x, 0)\n")
+_add("histc_max_below_min", _DATA + "h = torch.histc(x, 3, min=3, max=1)\n")
+_add("histc_not_finite", _DATA + 'h = torch.histc(x, 3, min=float("inf"), max=1)\n')
+_add("histc_int_input", "h = torch.histc(torch.tensor([1, 2, 1, 4, 2]), bins=4)\n")
+_add(
+    "bincount_dtypes",
+    """
+    i = torch.tensor([0, 1, 1, 3])
+    a = torch.bincount(i)
+    b = torch.bincount(i, weights=torch.tensor([0.5, 1.0, 1.0, 2.0]))
+    c = torch.bincount(i, minlength=6)
+    d = torch.tensor([2, 2]).bincount()
+    e = i.bincount(torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64))
+    f = torch.bincount(i, weights=torch.tensor([1, 2, 3, 4]))
+    g = torch.bincount(torch.tensor([], dtype=torch.int64))
+    h = torch.bincount(torch.tensor([], dtype=torch.int64), weights=torch.tensor([]), minlength=2)
+    k = torch.bincount(torch.tensor([1, 2], dtype=torch.uint8), minlength=4)
+    m = torch.bincount(i, weights=torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float16))
+    """,
+)
+_add("bincount_negative", "a = torch.bincount(torch.tensor([-1, 1]))\n")
+_add("bincount_two_dims", "a = torch.bincount(torch.tensor([[1, 1]]))\n")
+_add("bincount_float_input", "a = torch.bincount(torch.tensor([1.0, 1.0]))\n")
+_add("bincount_bool_input", "a = torch.bincount(torch.tensor([True, False]))\n")
+_add("bincount_minlength_negative", "a = torch.bincount(torch.tensor([1, 2]), minlength=-1)\n")
+_add(
+    "bincount_weights_length",
+    "a = torch.bincount(torch.tensor([1, 2]), weights=torch.tensor([1.0]))\n",
+)
+
+# A float32 ulp near 8 is 4.8e-7 and a float64 one 1.8e-15: the scaled differences from
+# the exact decimals below move by hundreds for a one-ulp change, far past tolerance.
+_add(
+    "arange_float_step_values",
+    """
+    a = torch.arange(-8, 8, 0.1)
+    at_zero = a[80] * 1e20
+    err = (a.double() - torch.arange(-80, 80).double() / 10) * 1e9
+    b = torch.arange(-8, 8, 0.1, dtype=torch.float64)
+    err64 = (b - torch.arange(-80, 80).double() / 10) * 1e17
+    c = torch.arange(0, 1, 0.01)
+    err_c = (c.double() - torch.arange(100).double() / 100) * 1e10
+    d = torch.arange(10.0, 0, -0.3)
+    e = torch.arange(0.5, 10.3, 0.7, dtype=torch.float64)
+    """,
+)
+_add(
+    "arange_sizes_and_integer_outputs",
+    """
+    sizes = [len(torch.arange(0, 1, 0.1)), len(torch.arange(1, 2.5, 0.5))]
+    size_3 = len(torch.arange(0, 0.3, 0.1))
+    i = torch.arange(0, 10, 1.5, dtype=torch.int64)
+    j = torch.arange(0.5, 10, 1.5, dtype=torch.int64)
+    k = torch.arange(5, 0, -1.5, dtype=torch.int64)
+    h = torch.arange(0, 5, 0.5, dtype=torch.float16)
+    n = torch.arange(10)
+    """,
+)
+_add(
+    "arange_long_chunks",
+    """
+    a = torch.arange(0, 40000, 0.37)
+    s = a.double().sum()
+    tail = (a[-20:].double() - (torch.arange(108089, 108109).double() * 0.37)) * 1e4
+    """,
+)
+_add(
+    "range_deprecated_values",
+    """
+    a = torch.range(0, 1, 0.1)
+    b = torch.range(-8, 8, 0.1)
+    err = (b.double() - torch.arange(-80, 81).double() / 10) * 1e9
+    c = torch.range(0, 5)
+    d = torch.range(0, 5, dtype=torch.int64)
+    """,
+)
+_add("range_zero_step", "a = torch.range(0, 1, 0)\n")
+_add("range_inconsistent_sign", "a = torch.range(1, 0)\n")
+_add(
+    "linspace_symmetric_values",
+    """
+    a = torch.linspace(-8, 8, 161)
+    err = (a.double() - torch.arange(-80, 81).double() / 10) * 1e9
+    b = torch.linspace(0.1, 0.9, 33, dtype=torch.float64)
+    c = torch.linspace(3, 1, 9)
+    """,
+)
