@@ -330,3 +330,51 @@ _add(
     c = torch.linspace(3, 1, 9)
     """,
 )
+
+_add(
+    "legacy_reduction_modules",
+    """
+    ms = [
+        torch.nn.NLLLoss(size_average=True, reduce=False),
+        torch.nn.BCELoss(size_average=False, reduce=True),
+        torch.nn.L1Loss(reduce=True),
+        torch.nn.SmoothL1Loss(size_average=False),
+        torch.nn.BCEWithLogitsLoss(reduce=False),
+        torch.nn.KLDivLoss(size_average=False),
+        torch.nn.HuberLoss(),
+        torch.nn.MSELoss(size_average=False, reduce=False),
+        torch.nn.CrossEntropyLoss(size_average=False),
+    ]
+    r = [m.reduction for m in ms]
+    """,
+)
+_add(
+    "legacy_reduction_module_forward",
+    """
+    m = torch.nn.MSELoss(size_average=False)
+    x = torch.tensor([0.5, 0.2], requires_grad=True)
+    y = m(x, torch.tensor([1.0, 0.0]))
+    y.backward()
+    c = torch.nn.CrossEntropyLoss(reduce=False)
+    z = c(torch.tensor([[0.5, 0.2], [0.1, 0.3]], requires_grad=True), torch.tensor([1, 0]))
+    """,
+)
+_add(
+    "legacy_reduction_functional",
+    """
+    F = torch.nn.functional
+    x = torch.tensor([[0.5, 0.2], [0.1, 0.3]], requires_grad=True)
+    t = torch.tensor([1, 0])
+    a = F.nll_loss(x, t, size_average=False)
+    b = F.cross_entropy(x, t, reduce=False)
+    i = F.cross_entropy(x, t, size_average=False)
+    p, q = torch.tensor([0.5, 0.25]), torch.tensor([1.0, 0.0])
+    c = F.binary_cross_entropy(p, q, reduce=False)
+    d = F.smooth_l1_loss(p, q, size_average=False)
+    e = F.kl_div(torch.tensor([-0.5]), torch.tensor([0.3]), size_average=False)
+    f = F.l1_loss(p, q, size_average=True, reduce=True)
+    g = F.binary_cross_entropy_with_logits(p, q, size_average=False)
+    h = F.mse_loss(p, q, size_average=False)
+    (a + i).backward()
+    """,
+)
