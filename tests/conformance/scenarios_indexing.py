@@ -378,3 +378,75 @@ _add(
     (a + i).backward()
     """,
 )
+
+_add(
+    "gradcheck_fast_mode_passes",
+    """
+    torch.manual_seed(0)
+    x = torch.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([0.3, -0.2], dtype=torch.float64, requires_grad=True)
+    ok = torch.autograd.gradcheck(lambda a, b: (a @ b).tanh(), (x, w), fast_mode=True)
+    ok2 = torch.autograd.gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w), fast_mode=True)
+    ok3 = torch.autograd.gradgradcheck(lambda a, b: (a @ b).sin(), (x, w))
+    ok4 = torch.autograd.gradcheck(lambda t: (t * t).sum(), (w,), fast_mode=True)
+    after = torch.rand(3)
+    """,
+)
+_WRONG = """
+x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+class Wrong(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t * 2, t.sum()
+    @staticmethod
+    def backward(ctx, g, h):
+        return g * 3 + h
+"""
+_add(
+    "gradcheck_fast_mode_mismatch",
+    _WRONG + "ok = torch.autograd.gradcheck(Wrong.apply, (x,), fast_mode=True)\n",
+)
+_add(
+    "gradcheck_fast_mode_returns_false",
+    _WRONG
+    + "ok = torch.autograd.gradcheck(Wrong.apply, (x,), fast_mode=True, raise_exception=False)\n",
+)
+_add(
+    "gradcheck_fast_mode_slow_would_pass",
+    """
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    class Close(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.00001
+    ok = torch.autograd.gradcheck(Close.apply, (x,), fast_mode=True, atol=1e-7, rtol=1e-7)
+    """,
+)
+_SECOND = """
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+class WrongSecond(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t ** 2
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        return g * 2 * t.detach()
+torch.manual_seed(1)
+"""
+_add(
+    "gradgradcheck_fast_mode_mismatch",
+    _SECOND + "ok = torch.autograd.gradgradcheck(WrongSecond.apply, (x,), fast_mode=True)\n",
+)
+_add(
+    "gradgradcheck_fast_mode_returns_false",
+    _SECOND
+    + """
+ok = torch.autograd.gradgradcheck(WrongSecond.apply, (x,), fast_mode=True, raise_exception=False)
+after = torch.rand(2)
+""",
+)
