@@ -450,3 +450,71 @@ ok = torch.autograd.gradgradcheck(WrongSecond.apply, (x,), fast_mode=True, raise
 after = torch.rand(2)
 """,
 )
+
+_add(
+    "generator_draws_match",
+    """
+    g = torch.Generator()
+    g.manual_seed(3)
+    s = g.initial_seed()
+    a = torch.rand(3, generator=g)
+    b = torch.randn(40, generator=g)
+    c = torch.randint(0, 10, (5,), generator=g)
+    c2 = torch.randint(5, (2, 3), generator=g)
+    d = torch.randperm(7, generator=g)
+    d2 = torch.randperm(100, generator=g)
+    h = torch.rand(2, 2, dtype=torch.float64, generator=g)
+    k = torch.randn(3, dtype=torch.float64, generator=g)
+    """,
+)
+_add(
+    "generator_multinomial",
+    """
+    g = torch.Generator().manual_seed(7)
+    p = torch.tensor([0.1, 0.2, 0.3, 0.4])
+    e = torch.multinomial(p, 6, replacement=True, generator=g)
+    f = torch.multinomial(p, 3, generator=g)
+    q = torch.rand(5, 50, generator=g)
+    rows = torch.multinomial(q, 20, generator=g)
+    many = torch.multinomial(q, 100, True, generator=g)
+    one = torch.multinomial(q[0], 1, generator=g)
+    m = q.multinomial(3, generator=g)
+    z = torch.multinomial(torch.tensor([0.5, 0.0, 0.5, 0.0]), 2, generator=g)
+    """,
+)
+_add(
+    "generator_state_roundtrip",
+    """
+    g = torch.Generator().manual_seed(42)
+    st = g.get_state()
+    info = (str(st.dtype), tuple(st.shape))
+    a = torch.rand(3, generator=g)
+    g.set_state(st)
+    b = torch.rand(3, generator=g)
+    same = bool((a == b).all())
+    dev = str(g.device)
+    fresh = torch.Generator()
+    s = fresh.seed()
+    kept = s == fresh.initial_seed()
+    """,
+    ignore_values=("s",),
+)
+_add(
+    "generator_alongside_global",
+    """
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    a = torch.rand(5)
+    b = torch.rand(5, generator=g)
+    same = bool((a == b).all())
+    u = torch.empty(4).uniform_(generator=g)
+    n = torch.empty(4).normal_(generator=g)
+    bern = torch.bernoulli(torch.full((6,), 0.5), generator=g)
+    p = torch.full((5,), 0.5, requires_grad=True)
+    drawn = torch.bernoulli(p)
+    drawn.sum().backward()
+    """,
+)
+_add("multinomial_negative", "e = torch.multinomial(torch.tensor([0.1, -0.2]), 1)\n")
+_add("multinomial_too_many", "e = torch.multinomial(torch.tensor([0.1, 0.2]), 3)\n")
+_add("multinomial_all_zero", "e = torch.multinomial(torch.tensor([0.0, 0.0]), 1)\n")
