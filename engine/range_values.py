@@ -12,11 +12,11 @@ fused (one rounding), as the compiler contracts them in the vectorised kernels. 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
+from engine.cascade_sum import num_threads
 from engine.numerics import fma
 
 #: ATen's ``internal::GRAIN_SIZE``: below it a kernel runs in one chunk.
@@ -25,16 +25,12 @@ GRAIN_SIZE = 32768
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
 
-def intra_op_threads() -> int:
-    """The thread count ATen's ``parallel_for`` splits over (its default: the CPUs)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def _chunks(n: int) -> list[tuple[int, int]]:
-    """``at::parallel_for``'s split of ``[0, n)`` (OpenMP: equal chunks, one a thread)."""
-    if n < GRAIN_SIZE or intra_op_threads() == 1:
+def parallel_chunks(n: int, grain: int = GRAIN_SIZE) -> list[tuple[int, int]]:
+    """``at::parallel_for``'s split of ``[0, n)`` (OpenMP: equal chunks, one a thread),
+    on which a kernel's rounding can depend."""
+    if n < grain or num_threads() == 1:
         return [(0, n)]
-    threads = min(intra_op_threads(), -(-n // GRAIN_SIZE))
+    threads = min(num_threads(), -(-n // grain))
     size = -(-n // threads)
     return [(b, min(n, b + size)) for b in range(0, n, size)]
 
@@ -48,7 +44,7 @@ def arange_values(start: float, step: float, n: int, np_dtype: Any) -> Any:
         s32, st32 = np.float32(start), np.float32(step)
         return (s32 + st32 * idx.astype(np.float32)).astype(dt)
     out = fma(np.float64(step), idx, np.float64(start)).astype(dt)
-    for begin, end in _chunks(n):
+    for begin, end in parallel_chunks(n):
         width = 2 * lanes
         whole = begin + (end - begin) // width * width
         if whole == begin:

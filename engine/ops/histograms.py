@@ -17,7 +17,12 @@ import numpy as np
 
 from engine import return_types
 from engine.backend import array_module, to_numpy
+from engine.cascade_sum import reduce_sum
 from engine.catalog import Param, public
+from engine.range_values import parallel_chunks
+
+#: ATen's histogram kernel hands each thread at least this many elements.
+HISTOGRAM_GRAIN_SIZE = 200
 
 
 def _fmt(v: float) -> str:
@@ -61,9 +66,15 @@ def _positions(flat: Any, edges: Any, how: str) -> tuple[Any, Any]:
 
 
 def _counts(flat: Any, edges: Any, how: str, weight: Any) -> Any:
-    pos, keep = _positions(flat, edges, how)
+    """Each thread's chunk (ATen's grain: 200 elements) summed into its own histogram in
+    the input's dtype, element by element, and the threads' histograms added in order."""
     hist = np.zeros(edges.size - 1, dtype=flat.dtype)
-    np.add.at(hist, pos, flat.dtype.type(1) if weight is None else weight[keep])
+    for begin, end in parallel_chunks(flat.size, HISTOGRAM_GRAIN_SIZE):
+        part = flat[begin:end]
+        pos, keep = _positions(part, edges, how)
+        local = np.zeros_like(hist)
+        np.add.at(local, pos, flat.dtype.type(1) if weight is None else weight[begin:end][keep])
+        hist = hist + local
     return hist
 
 
@@ -180,7 +191,8 @@ def histogram(
         edges = _linear_edges(lo, hi, bins, dt)
         how = "local"
     hist = _counts(data, edges, how, w)
-    if density:
-        hist = hist / hist.sum(dtype=hist.dtype)
+    if density:  # ATen's order: divide by the (cascade) total, then by each bin's width
+        total = reduce_sum(hist, None, False)
+        hist = hist / (hist.sum(dtype=hist.dtype) if total is None else total)
         hist = hist / np.diff(edges)
     return return_types.histogram(_wrap_like(hist, input), _wrap_like(edges, input))
