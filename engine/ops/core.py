@@ -1201,6 +1201,8 @@ class CopySlices(Node):
     _name = "torch::autograd::CopySlices"
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        if tensor_mode and not any("output_nr" in params for _, params in self.chain):
+            return self._apply_tensors(grads[0])
         g = grads[0]._data if tensor_mode else grads[0]
         out = g.copy()
         region = _replay(self.chain, out)
@@ -1212,6 +1214,21 @@ class CopySlices(Node):
 
             return tuple(None if o is None else Tensor._wrap(o) for o in outs)
         return outs
+
+    def _apply_tensors(self, g: Any) -> tuple[Any, ...]:
+        """The same with tensors (``create_graph``), as PyTorch's ``CopySlices::apply``:
+        the gradient copied, its view's region replaced by ``fn``'s gradient, each step a
+        recorded op, so the result stays a function of ``g`` and of what ``fn`` saved."""
+        out = g.clone()
+        region = out
+        for op, params in self.chain:
+            region = apply_op(op, (region,), params)
+        res = self.fn.apply((region.clone(),), True)
+        if res[0] is None:
+            region.zero_()
+        else:
+            region.copy_(res[0])
+        return (out, *res[1:])
 
     def release_variables(self) -> None:
         self.fn.release_variables()

@@ -518,3 +518,18 @@ _add(
 _add("multinomial_negative", "e = torch.multinomial(torch.tensor([0.1, -0.2]), 1)\n")
 _add("multinomial_too_many", "e = torch.multinomial(torch.tensor([0.1, 0.2]), 3)\n")
 _add("multinomial_all_zero", "e = torch.multinomial(torch.tensor([0.0, 0.0]), 1)\n")
+_add(
+    "setitem_second_order",
+    """
+    v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    t = torch.zeros(3, 3)
+    t[1] = v.sin()
+    t[[0, 2]] = v.reshape(1, 1, 3) * v
+    go = torch.ones(3, 3, requires_grad=True)
+    (g,) = torch.autograd.grad(t, v, go, create_graph=True)
+    # values only: the versions of tensors made inside backward are PyTorch's internals
+    h = torch.autograd.grad(g.sum(), go, retain_graph=True)[0].tolist()
+    k = torch.autograd.grad(g.sum(), v)[0].tolist()
+    """,
+    ignore_graph=("g",),
+)

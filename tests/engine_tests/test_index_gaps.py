@@ -280,6 +280,9 @@ def test_assigned_value_gradient_passes_gradcheck() -> None:
     assert engine.autograd.gradcheck(written, (v,))
     assert engine.autograd.gradcheck(written, (v,), fast_mode=True)
     assert engine.autograd.gradgradcheck(put, (v,), fast_mode=True)
+    # second order through CopySlices (x[i] = v under create_graph)
+    assert engine.autograd.gradgradcheck(written, (v,))
+    assert engine.autograd.gradgradcheck(written, (v,), fast_mode=True)
 
 
 def test_fast_gradcheck_catches_a_wrong_backward() -> None:
