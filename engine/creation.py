@@ -23,7 +23,7 @@ from engine.tensor import Tensor
 def _flatten_data(data: Any) -> Any:
     if isinstance(data, Tensor):
         return to_numpy(data._data)
-    if isinstance(data, list | tuple):
+    if isinstance(data, list | tuple | range):  # a range reads as the list of its ints
         return [_flatten_data(d) for d in data]
     return data
 
@@ -33,7 +33,7 @@ def _infer(data: Any) -> dtypes.dtype:
         return data.dtype
     if isinstance(data, np.ndarray):
         return dtypes.FROM_NP[data.dtype]
-    if isinstance(data, list | tuple):
+    if isinstance(data, list | tuple | range):
         out: dtypes.dtype | None = None
         for d in data:
             di = _infer(d)
@@ -51,7 +51,7 @@ def _shape_error(data: Any, dt: dtypes.dtype) -> Exception | None:
     the first element at each depth, then every element is checked against them."""
     sizes: list[int] = []
     d = data
-    while isinstance(d, list | tuple | Tensor | np.ndarray) and not (
+    while isinstance(d, list | tuple | range | Tensor | np.ndarray) and not (
         isinstance(d, Tensor | np.ndarray) and d.ndim == 0
     ):
         sizes.append(len(d))

@@ -533,3 +533,13 @@ _add(
     """,
     ignore_graph=("g",),
 )
+_add(
+    "tensor_from_range",
+    """
+    a = torch.tensor(range(5))
+    b = torch.tensor([range(2), range(2, 4)], dtype=torch.float32)
+    c = torch.tensor(range(0))
+    x = torch.arange(10.0)
+    d = x[torch.tensor(range(0, 10, 3))]
+    """,
+)
