@@ -461,11 +461,9 @@ def _setitem_array(a: Any, key: Any, v: Any) -> Any:
 def setitem(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` as PyTorch does it: ``copy_`` into a view for basic
     indices (so autograd shows ``CopySlices``), ``index_put_`` for advanced ones."""
-    from engine.creation import tensor
     from engine.ops.core import apply_inplace
-    from engine.tensor import Tensor
 
-    v = value if isinstance(value, Tensor) else tensor(value, dtype=x.dtype, device=x.device)
+    v = _value_tensor(x, value)
     sliced, advanced, changed = _slicing(x, key, setting=True)
     if not any(not isinstance(k, slice) for k in advanced):
         _copy_to(sliced if changed else x, v)
@@ -473,9 +471,28 @@ def setitem(x: Any, key: Any, value: Any) -> None:
     k = _index_key(sliced, tuple(advanced))
     v = _without_leading_ones(v)
     if v.dtype is not x.dtype:
-        v = v.to(x.dtype)
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{x.dtype.scalar_name} for the destination and {v.dtype.scalar_name} for the source."
+        )
     _check_value_shape(sliced, k, v)
     apply_inplace(INDEX_PUT, (sliced, v), {"key": k if len(k) > 1 else k[0]})
+
+
+def _value_tensor(x: Any, value: Any) -> Any:
+    """The assigned value as a tensor (ATen's ``valueToTensor``): a tensor as it is, a
+    Python number in ``x``'s dtype; any other object is refused by its type's name."""
+    from engine import dtypes
+    from engine.creation import tensor
+    from engine.tensor import Tensor
+
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool | int | float | complex | np.integer):
+        return tensor(value, dtype=x.dtype, device=x.device)
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(f"can't assign a {name} to a {dtypes.legacy_name(x.dtype, x.is_cuda)}")
 
 
 def _without_leading_ones(v: Any) -> Any:

@@ -543,3 +543,30 @@ _add(
     d = x[torch.tensor(range(0, 10, 3))]
     """,
 )
+_add("setitem_list_value", "t = torch.zeros(2, 3)\nt[0] = [1, 2, 3]\n")
+_add("setitem_ndarray_value", "import numpy as np\nt = torch.zeros(2, 3)\nt[0] = np.ones(3)\n")
+_add(
+    "setitem_index_dtype_mismatch",
+    "t = torch.zeros(2, 3, dtype=torch.int64)\nt[[0, 1], [1, 2]] = torch.tensor([1.7, 2.2])\n",
+)
+_add(
+    "setitem_numbers_and_masks",
+    """
+    import numpy as np
+    t = torch.zeros(2, 3, dtype=torch.int64)
+    t[0] = 3.9
+    t[1, [0, 2]] = np.int64(4)
+    f = torch.zeros(2, 3)
+    f[0] = np.float64(2.5)
+    m = torch.tensor([[True, False, True], [False, False, True]])
+    v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    f[m] = v
+    f.sum().backward()
+    f2 = torch.zeros(2, 3)
+    f2[f2 == 0] = torch.tensor(2.0, requires_grad=True)
+    x = torch.arange(6.0).reshape(2, 3)
+    y = x[[0, 1], ...]
+    z = x[..., [0, 2]]
+    w = x[None, [1, 0]]
+    """,
+)
