@@ -570,3 +570,15 @@ _add(
     w = x[None, [1, 0]]
     """,
 )
+_add("setitem_leaf_requires_grad", "x = torch.ones(3, requires_grad=True)\nx[[0, 1]] = 2.0\n")
+_add(
+    "setitem_leaf_under_no_grad",
+    """
+    x = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        x[[0, 1]] = 2.0
+        x[2] = 5.0
+    y = x[[0, 2]]
+    (y * 2).sum().backward()
+    """,
+)
