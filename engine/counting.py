@@ -9,7 +9,23 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import to_numpy
+from engine.ops.core import apply_op, declare
 from engine.tensor import Tensor
+
+
+def _bincount_grad(c: Any, g: Any) -> Any:
+    raise RuntimeError("derivative for aten::bincount is not implemented")
+
+
+#: Weighted counts of weights that require grad: ATen's ``NotImplemented`` node, whose
+#: one edge is the weights and whose backward refuses.
+BINCOUNT_WEIGHTED = declare(
+    "bincount",
+    "NotImplemented",
+    ("weights",),
+    lambda xp, w, counts: counts,
+    _bincount_grad,
+)
 
 
 def _wrap(arr: Any, like: Tensor | None = None) -> Tensor:
@@ -51,6 +67,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     out_dtype = np.float32 if w.dtype == np.float32 else np.float64
     out = np.zeros(max(int(arr.max()) + 1, minlength), dtype=out_dtype)
     np.add.at(out, arr, w.astype(out_dtype))
+    if weights.requires_grad:
+        return apply_op(BINCOUNT_WEIGHTED, (weights,), {"counts": out})
     return _wrap(out, input)
 
 

@@ -102,6 +102,8 @@ class OpDef:
         self.plain_view = self.view and not self.multi and len(self.inputs) == 1
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
+        if name == "NotImplemented":  # ATen's node for ops without a derivative
+            name = "torch::autograd::NotImplemented"
         self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
 
 
@@ -241,7 +243,7 @@ class OpNode(Node):
         own = {n: None for n in (*self.saved_names(), *op.save, *op.saved_params)}
         for n in op.unlisted:
             own.pop(n, None)
-        pytorch = PYTORCH_SAVED.get(self._name)
+        pytorch = PYTORCH_SAVED.get(self._op.grad_fn or "")
         if pytorch is None:
             return tuple(own)
         return tuple(n for n in pytorch if n in own or self._saved_scalar(n) is not _ABSENT)
@@ -253,7 +255,7 @@ class OpNode(Node):
         left them out); ``_ABSENT`` otherwise.  The op's other params are not listed:
         the engine keeps some normalised (a negative ``dim``, a slice's open ``end``)
         where PyTorch keeps what the call gave."""
-        pytorch = PYTORCH_SAVED.get(self._name)
+        pytorch = PYTORCH_SAVED.get(self._op.grad_fn or "")
         if pytorch is None or name not in pytorch:
             return _ABSENT
         p = self.p or {}

@@ -582,3 +582,14 @@ _add(
     (y * 2).sum().backward()
     """,
 )
+_add(
+    "bincount_weights_require_grad",
+    """
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.bincount(torch.tensor([0, 1, 1]), weights=torch.cat([w, w[:1]]))
+    c = torch.bincount(torch.tensor([0, 1]), weights=w.double())
+    with torch.no_grad():
+        d = torch.bincount(torch.tensor([0, 1]), weights=w)
+    b.sum().backward()
+    """,
+)
