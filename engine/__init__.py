@@ -129,6 +129,7 @@ from engine.random import (
 from engine.searching import bitwise_left_shift, bitwise_right_shift, gcd, isin, lcm
 from engine.serialization import load, save
 from engine.spaced import eye, from_numpy, linspace, logspace
+from engine.spaced import range_ as range  # noqa: A004  (PyTorch's deprecated name)
 from engine.tensor import Size, Tensor
 from engine.tensor_methods import is_complex, is_floating_point, is_signed, square_
 

@@ -9,7 +9,23 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import to_numpy
+from engine.ops.core import apply_op, declare
 from engine.tensor import Tensor
+
+
+def _bincount_grad(c: Any, g: Any) -> Any:
+    raise RuntimeError("derivative for aten::bincount is not implemented")
+
+
+#: Weighted counts of weights that require grad: ATen's ``NotImplemented`` node, whose
+#: one edge is the weights and whose backward refuses.
+BINCOUNT_WEIGHTED = declare(
+    "bincount",
+    "NotImplemented",
+    ("weights",),
+    lambda xp, w, counts: counts,
+    _bincount_grad,
+)
 
 
 def _wrap(arr: Any, like: Tensor | None = None) -> Tensor:
@@ -30,14 +46,30 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:  # noqa: A002
-    """Occurrences of each non-negative integer (summed ``weights``, in their dtype)."""
+    """Occurrences of each non-negative integer; with ``weights`` their sums, float32
+    for float32 weights and float64 for any other (ATen's two kernels)."""
+    if input.dtype.is_floating_point or input.dtype.name == "bool":
+        raise NotImplementedError(
+            f"\"bincount_cpu\" not implemented for '{input.dtype.scalar_name}'"
+        )
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
     arr = to_numpy(input._data)
-    if input.ndim != 1 or input.dtype.is_floating_point or (arr.size and arr.min() < 0):
+    if input.ndim == 1 and arr.size == 0:
+        return _wrap(np.zeros(minlength, dtype=np.int64), input)
+    if input.ndim != 1 or arr.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
         return _wrap(np.bincount(arr, minlength=minlength).astype(np.int64), input)
+    if weights.ndim != 1 or weights.shape[0] != arr.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
     w = to_numpy(weights._data)
-    return _wrap(np.bincount(arr, weights=w, minlength=minlength).astype(w.dtype), input)
+    out_dtype = np.float32 if w.dtype == np.float32 else np.float64
+    out = np.zeros(max(int(arr.max()) + 1, minlength), dtype=out_dtype)
+    np.add.at(out, arr, w.astype(out_dtype))
+    if weights.requires_grad:
+        return apply_op(BINCOUNT_WEIGHTED, (weights,), {"counts": out})
+    return _wrap(out, input)
 
 
 def _tri_indices(rows: Any, cols: Any, offset: int, lower: bool) -> Tensor:

@@ -5,6 +5,7 @@ factories (``rand``/``randn``/``randint``/``randperm``, drawing from
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,13 +16,14 @@ from engine.catalog import Example, Param, public
 from engine.ops.random import generator_of
 from engine.quiet import quietly
 from engine.random import sampling
+from engine.range_values import arange_values
 from engine.tensor import Tensor
 
 
 def _flatten_data(data: Any) -> Any:
     if isinstance(data, Tensor):
         return to_numpy(data._data)
-    if isinstance(data, list | tuple):
+    if isinstance(data, list | tuple | range):  # a range reads as the list of its ints
         return [_flatten_data(d) for d in data]
     return data
 
@@ -31,7 +33,7 @@ def _infer(data: Any) -> dtypes.dtype:
         return data.dtype
     if isinstance(data, np.ndarray):
         return dtypes.FROM_NP[data.dtype]
-    if isinstance(data, list | tuple):
+    if isinstance(data, list | tuple | range):
         out: dtypes.dtype | None = None
         for d in data:
             di = _infer(d)
@@ -49,7 +51,7 @@ def _shape_error(data: Any, dt: dtypes.dtype) -> Exception | None:
     the first element at each depth, then every element is checked against them."""
     sizes: list[int] = []
     d = data
-    while isinstance(d, list | tuple | Tensor | np.ndarray) and not (
+    while isinstance(d, list | tuple | range | Tensor | np.ndarray) and not (
         isinstance(d, Tensor | np.ndarray) and d.ndim == 0
     ):
         sizes.append(len(d))
@@ -368,8 +370,22 @@ def arange(
         dtype = dtypes.result_type(start, end, step)
     dt = dtypes.as_dtype(dtype)
     _check_requires_grad(dt, requires_grad)
-    arr = np.arange(start, end, step).astype(dt.np)
-    return _finish(arr, to_device(device), requires_grad)
+    return _finish(_arange_array(start, end, step, dt), to_device(device), requires_grad)
+
+
+def _arange_array(start: Any, end: Any, step: Any, dt: dtypes.dtype) -> Any:
+    """ATen's size (``ceil((end - start) / step)`` in double; integer outputs take their
+    bounds and step truncated to integers first) and values (``range_values``)."""
+    if dt.is_floating_point:
+        n = max(math.ceil((float(end) - float(start)) / float(step)), 0)
+        return arange_values(float(start), float(step), n, dt.np)
+    xs, xe, xst = int(start), int(end), int(step)
+    if xst == 0:
+        raise RuntimeError("step must be nonzero")
+    sgn = (xst > 0) - (xst < 0)
+    num = xe - xs + xst - sgn
+    n = max(abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1), 0)
+    return (xs + xst * np.arange(n, dtype=np.int64)).astype(dt.np)
 
 
 def _like(fn: Any, doc: str, deterministic: bool = True) -> Any:

@@ -45,3 +45,28 @@ mode = _make("mode")
 median = _make("median")
 cummax = _make("cummax")
 cummin = _make("cummin")
+
+
+class histogram(tuple):  # noqa: N801  (PyTorch's name)
+    """``torch.histogram``'s pair: ``hist`` (counts or densities) and ``bin_edges``."""
+
+    __slots__ = ()
+
+    def __new__(cls, hist: Any, bin_edges: Any) -> histogram:
+        return super().__new__(cls, (hist, bin_edges))
+
+    @property
+    def hist(self) -> Any:
+        return self[0]
+
+    @property
+    def bin_edges(self) -> Any:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.histogram(\nhist={self[0]!r},\nbin_edges={self[1]!r})"
+
+    __str__ = __repr__
+
+
+histogram.__module__ = "torch.return_types"

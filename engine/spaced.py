@@ -7,15 +7,18 @@ the values agree with PyTorch bit for bit.
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, warn_site
 from engine.backend import to_device
 from engine.catalog import Param, public
 from engine.creation import DTYPE, RG, _check_requires_grad, _finish
 from engine.numerics import fma
+from engine.range_values import range_values
 from engine.tensor import Tensor
 
 STEPS = Param("steps", "int", 5)
@@ -160,3 +163,55 @@ def from_numpy(ndarray: Any) -> Tensor:
             stacklevel=2,
         )
     return Tensor._wrap(ndarray)
+
+
+_RANGE_DEPRECATED = (
+    "torch.range is deprecated and will be removed in a future release because its "
+    "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, which "
+    "produces values in [start, end)."
+)
+
+
+@public(
+    "range",
+    (),
+    (
+        Param("start", "number", 0.0),
+        Param("end", "number", 1.0),
+        Param("step", "number"),
+        DTYPE,
+        RG,
+    ),
+    category="creation",
+    doc="deprecated: start to end with both ends included, by step (float by default)",
+    method=False,
+)
+def range_(
+    start: Any,
+    end: Any,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``floor((end - start) / step) + 1`` values ``start + i * step`` (ATen's plain
+    loop, no fused rounding), in the default float dtype unless ``dtype`` says."""
+    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=warn_site.stacklevel(2, __file__))
+    dt = _float_dtype(dtype)
+    _check_requires_grad(dt, requires_grad)
+    if dt.is_floating_point:
+        xs, xe, xst = float(start), float(end), float(step)
+    else:
+        xs, xe, xst = int(start), int(end), int(step)
+    if xst == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(xs) and math.isfinite(xe)):
+        raise RuntimeError(f"unsupported range: {xs} -> {xe}")
+    if not ((xst > 0 and xe >= xs) or (xst < 0 and xe <= xs)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt.is_floating_point:
+        arr = range_values(xs, xst, int((xe - xs) / xst + 1), dt.np)
+    else:
+        arr = (xs + xst * np.arange(int((xe - xs) / xst + 1), dtype=np.int64)).astype(dt.np)
+    return _finish(arr, to_device(device), requires_grad)

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from engine.tensor import Tensor
 
 
@@ -31,23 +29,29 @@ def gradgradcheck(
     rtol: float = 1e-3,
     gen_non_contig_grad_outputs: bool = False,
     raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    fast_mode: bool = False,
     **_unused: Any,
 ) -> bool:
+    """``gradcheck`` of ``(inputs, grad_outputs) -> grad(func(inputs), inputs,
+    grad_outputs)``; absent ``grad_outputs`` are drawn as PyTorch's ``make_tensor`` draws
+    them, uniform in ``[-1, 1)`` from the global generator."""
     from engine.autograd.functional import grad
     from engine.autograd.gradcheck import gradcheck
-    from engine.creation import tensor
+    from engine.creation import empty
+    from engine.dtypes import float64
 
     ins = _as_tuple(inputs)
     outs = [o for o in _as_tuple(func(*ins)) if isinstance(o, Tensor) and o.requires_grad]
     if grad_outputs is None:
-        rng = np.random.default_rng(0)
         gos = tuple(
-            tensor(
-                rng.standard_normal(tuple(o.shape)),
-                dtype=o.dtype,
+            empty(
+                tuple(o.shape),
+                dtype=o.dtype if o.dtype.is_floating_point else float64,
                 device=o.device,
-                requires_grad=True,
             )
+            .uniform_(-1, 1)
+            .requires_grad_()
             for o in outs
         )
     else:
@@ -69,4 +73,6 @@ def gradgradcheck(
         atol=atol,
         rtol=rtol,
         raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        fast_mode=fast_mode,
     )

@@ -30,6 +30,7 @@ PYTORCH_SAVED: dict[str, tuple[str, ...]] = {
     "AvgPool3DBackward0": ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self", "stride"),
     "AvgPool3DBackwardBackward0": ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride"),
     "BaddbmmBackward0": ("alpha", "batch1", "batch2", "beta"),
+    "BernoulliBackward0": (),
     "BernoulliBackward2": (),
     "BinaryCrossEntropyBackward0": ("reduction", "self", "target", "weight"),
     "BinaryCrossEntropyBackwardBackward0": ("grad_output", "reduction", "self", "target", "weight"),

@@ -103,6 +103,8 @@ class OpDef:
         self.plain_view = self.view and not self.multi and len(self.inputs) == 1
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
+        if name == "NotImplemented":  # ATen's node for ops without a derivative
+            name = "torch::autograd::NotImplemented"
         self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
 
 
@@ -242,7 +244,7 @@ class OpNode(Node):
         own = {n: None for n in (*self.saved_names(), *op.save, *op.saved_params)}
         for n in op.unlisted:
             own.pop(n, None)
-        pytorch = PYTORCH_SAVED.get(self._name)
+        pytorch = PYTORCH_SAVED.get(self._op.grad_fn or "")
         if pytorch is None:
             return tuple(own)
         return tuple(n for n in pytorch if n in own or self._saved_scalar(n) is not _ABSENT)
@@ -254,7 +256,7 @@ class OpNode(Node):
         left them out); ``_ABSENT`` otherwise.  The op's other params are not listed:
         the engine keeps some normalised (a negative ``dim``, a slice's open ``end``)
         where PyTorch keeps what the call gave."""
-        pytorch = PYTORCH_SAVED.get(self._name)
+        pytorch = PYTORCH_SAVED.get(self._op.grad_fn or "")
         if pytorch is None or name not in pytorch:
             return _ABSENT
         p = self.p or {}
@@ -1206,6 +1208,8 @@ class CopySlices(Node):
     _name = "torch::autograd::CopySlices"
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
+        if tensor_mode and not any("output_nr" in params for _, params in self.chain):
+            return self._apply_tensors(grads[0])
         g = grads[0]._data if tensor_mode else grads[0]
         out = g.copy()
         region = _replay(self.chain, out)
@@ -1217,6 +1221,21 @@ class CopySlices(Node):
 
             return tuple(None if o is None else Tensor._wrap(o) for o in outs)
         return outs
+
+    def _apply_tensors(self, g: Any) -> tuple[Any, ...]:
+        """The same with tensors (``create_graph``), as PyTorch's ``CopySlices::apply``:
+        the gradient copied, its view's region replaced by ``fn``'s gradient, each step a
+        recorded op, so the result stays a function of ``g`` and of what ``fn`` saved."""
+        out = g.clone()
+        region = out
+        for op, params in self.chain:
+            region = apply_op(op, (region,), params)
+        res = self.fn.apply((region.clone(),), True)
+        if res[0] is None:
+            region.zero_()
+        else:
+            region.copy_(res[0])
+        return (out, *res[1:])
 
     def release_variables(self) -> None:
         self.fn.release_variables()

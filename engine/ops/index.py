@@ -3,10 +3,12 @@ alias, advanced index) and ``x[...] = v`` (``CopySlices``)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
+from engine import warn_site
 from engine.backend import device, transfer
 from engine.catalog import Param, public
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
@@ -84,10 +86,78 @@ def _norm_index(k: Any, size: int, dim: int) -> int:
     return k % size
 
 
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result"
+)
+
+
+def _is_sequence(k: Any) -> bool:
+    """The index objects PyTorch reads as sequences (a NumPy array reads as a tensor)."""
+    return isinstance(k, list | tuple | range)
+
+
+def _wrap_key(key: Any) -> tuple[Any, ...]:
+    """The key as a tuple of indices, by PyTorch's (NumPy's old) rule: a short non-tuple
+    sequence holding a tensor, a sequence, a slice, ``...`` or ``None`` is read as a
+    tuple of indices (with a deprecation warning); any other is one index."""
+    if isinstance(key, tuple):
+        return key
+    if not _is_sequence(key) or len(key) >= 32:
+        return (key,)
+    if any(
+        isinstance(k, _TENSOR[0] | slice) or _is_sequence(k) or k is None or k is Ellipsis
+        for k in key
+    ):
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=warn_site.stacklevel(4, __file__))
+        return tuple(key)
+    return (key,)
+
+
+def _sequence_index(k: Any) -> Any:
+    """A list, range or tuple inside a key as the index tensor PyTorch makes of it
+    (``indexing_tensor_from_data``): bool or uint8 when its items are, else int64."""
+    from engine import dtypes
+    from engine.creation import tensor
+
+    if not _is_sequence(k):
+        return k
+    data = _plain(k)
+    inferred = tensor(data)
+    if inferred.dtype in (dtypes.bool_, dtypes.uint8):
+        return inferred
+    return tensor(data, dtype=dtypes.int64)
+
+
+def _plain(k: Any) -> Any:
+    """Ranges and tuples nested in an index list as lists (``torch.tensor`` reads both)."""
+    if isinstance(k, range | tuple | list):
+        return [_plain(v) for v in k]
+    return k
+
+
 def getitem(x: Any, key: Any) -> Any:
     """Apply ``key`` as ATen's ``applySlicing`` does: basic indices one view op at a
     time (select, slice, unsqueeze), then any tensor indices in one ``index``."""
-    keys = key if isinstance(key, tuple) else (key,)
+    out, advanced, changed = _slicing(x, key)
+    if any(not isinstance(k, slice) for k in advanced):
+        return _advanced(out, tuple(advanced))
+    if not changed:
+        from engine.ops.shape import alias
+
+        return alias(x)
+    return out
+
+
+def _slicing(x: Any, key: Any, setting: bool = False) -> tuple[Any, list[Any], bool]:
+    """The view the key's basic indices make of ``x``, the key left for an advanced
+    index over that view (a full slice for each dimension it keeps) and whether the
+    view differs from ``x``.  A full slice is skipped, except alone in ``x[:]`` (read,
+    not assigned: ``x[:] = v`` copies into ``x`` itself)."""
+    keys = tuple(_sequence_index(k) for k in _wrap_key(key))
+    key = keys if isinstance(key, tuple) or _is_sequence(key) else keys[0]
     if (
         x.ndim == 0
         and any(k is not None and k is not Ellipsis for k in keys)
@@ -124,7 +194,8 @@ def getitem(x: Any, key: Any) -> Any:
             start, end, step = k.indices(size)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if not (start == 0 and end == size and step == 1) or not isinstance(key, tuple):
+            full = start == 0 and end == size and step == 1
+            if not full or not (setting or isinstance(key, tuple)):
                 out = apply_op(
                     SLICE,
                     (out,),
@@ -136,13 +207,7 @@ def getitem(x: Any, key: Any) -> Any:
         else:
             advanced.append(k)
             dim += _index_dims(k)
-    if any(not isinstance(k, slice) for k in advanced):
-        return _advanced(out, tuple(advanced))
-    if not changed:
-        from engine.ops.shape import alias
-
-        return alias(x)
-    return out
+    return out, advanced, changed
 
 
 def _is_bool_index(k: Any) -> bool:
@@ -237,16 +302,67 @@ def _as_index_array(k: Any, dev: device) -> Any:
 
 
 def _advanced(x: Any, keys: tuple[Any, ...]) -> Any:
+    key = _index_key(x, keys)
+    return apply_op(INDEX, (x,), {"key": key if len(key) > 1 else key[0]})
+
+
+def _index_key(x: Any, keys: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The advanced part of a key as arrays on ``x``'s device, checked as ATen's index
+    kernel checks it (dtype, bounds, mask shapes, broadcastable index shapes)."""
     key = tuple(_as_index_array(k, x.device) for k in keys)
     for k in key:
         if hasattr(k, "dtype") and k.dtype.kind == "f":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    _check_index_bounds(x.shape, key)
+    if all(isinstance(k, slice) or hasattr(k, "dtype") for k in key):
+        _check_index_bounds(x.shape, key)
+        _check_broadcast(key)
     try:
         x._data[key]
     except IndexError as exc:
         raise IndexError(str(exc)) from None
-    return apply_op(INDEX, (x,), {"key": key if len(key) > 1 else key[0]})
+    return key
+
+
+def _index_shapes(key: tuple[Any, ...]) -> list[tuple[int, ...]]:
+    """The shapes of the index tensors ATen broadcasts: a mask stands for one index per
+    dimension it covers, each as long as the mask has true entries."""
+    from engine.backend import to_numpy
+
+    shapes: list[tuple[int, ...]] = []
+    for k in key:
+        if isinstance(k, slice):
+            continue
+        if k.dtype.kind == "b":
+            shapes.extend([(int(np.count_nonzero(to_numpy(k))),)] * max(k.ndim, 1))
+        else:
+            shapes.append(tuple(k.shape))
+    return shapes
+
+
+def _check_broadcast(key: tuple[Any, ...]) -> None:
+    shapes = _index_shapes(key)
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join(f"[{', '.join(map(str, s))}]" for s in shapes)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}"
+        ) from None
+
+
+def _check_value_shape(x: Any, key: tuple[Any, ...], v: Any) -> None:
+    """``index_put_``'s message when the value cannot broadcast to the indexed shape."""
+    target = tuple(x._data[key if len(key) > 1 else key[0]].shape)
+    shape = tuple(v.shape)
+    try:
+        ok = np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape [{', '.join(map(str, shape))}] cannot be "
+            f"broadcast to indexing result of shape [{', '.join(map(str, target))}]"
+        )
 
 
 def _check_index_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
@@ -345,19 +461,63 @@ def _setitem_array(a: Any, key: Any, v: Any) -> Any:
 def setitem(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` as PyTorch does it: ``copy_`` into a view for basic
     indices (so autograd shows ``CopySlices``), ``index_put_`` for advanced ones."""
-    from engine.creation import tensor
-    from engine.ops.convert import copy_
     from engine.ops.core import apply_inplace
+
+    v = _value_tensor(x, value)
+    sliced, advanced, changed = _slicing(x, key, setting=True)
+    if not any(not isinstance(k, slice) for k in advanced):
+        _copy_to(sliced if changed else x, v)
+        return
+    k = _index_key(sliced, tuple(advanced))
+    v = _without_leading_ones(v)
+    if v.dtype is not x.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{x.dtype.scalar_name} for the destination and {v.dtype.scalar_name} for the source."
+        )
+    _check_value_shape(sliced, k, v)
+    apply_inplace(INDEX_PUT, (sliced, v), {"key": k if len(k) > 1 else k[0]})
+
+
+def _value_tensor(x: Any, value: Any) -> Any:
+    """The assigned value as a tensor (ATen's ``valueToTensor``): a tensor as it is, a
+    Python number in ``x``'s dtype; any other object is refused by its type's name."""
+    from engine import dtypes
+    from engine.creation import tensor
     from engine.tensor import Tensor
 
-    v = value if isinstance(value, Tensor) else tensor(value, dtype=x.dtype, device=x.device)
-    keys = tuple(_scalar_index(k) for k in (key if isinstance(key, tuple) else (key,)))
-    if any(isinstance(k, Tensor | list | np.ndarray | bool) for k in keys):
-        k = tuple(_as_index_array(kk, x.device) for kk in keys)
-        if all(isinstance(kk, slice) or hasattr(kk, "dtype") for kk in k):
-            _check_index_bounds(tuple(x.shape), k)
-        if v.dtype is not x.dtype:
-            v = v.to(x.dtype)
-        apply_inplace(INDEX_PUT, (x, v), {"key": k if len(k) > 1 else k[0]})
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool | int | float | complex | np.integer):
+        return tensor(value, dtype=x.dtype, device=x.device)
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(f"can't assign a {name} to a {dtypes.legacy_name(x.dtype, x.is_cuda)}")
+
+
+def _without_leading_ones(v: Any) -> Any:
+    """``v`` viewed without its leading size-1 dimensions (ATen's ``slicePrefix1sSize``),
+    as ``x[i] = v`` assigns it; a ``view`` only where the shape changes."""
+    from engine.ops.shape import view
+
+    shape = tuple(v.shape)
+    n = next((i for i, s in enumerate(shape) if s != 1), len(shape))
+    return view(v, *shape[n:]) if n else v
+
+
+def _copy_to(dst: Any, src: Any) -> None:
+    """ATen's ``copy_to``: equal shapes copy; a 0-dim value fills; any other value is
+    viewed without leading ones and expanded to ``dst`` first (``ViewBackward0``,
+    ``ExpandBackward0`` under ``CopySlices``; the expand names the mismatch)."""
+    from engine.ops.convert import copy_
+    from engine.ops.shape import expand, view
+
+    if tuple(dst.shape) == tuple(src.shape) or src.ndim == 0:
+        copy_(dst, src)
         return
-    copy_(getitem(x, key), v)
+    shape = tuple(src.shape)
+    n = next((i for i, s in enumerate(shape) if s != 1), len(shape))
+    src = view(src, *shape[n:])
+    if tuple(src.shape) != tuple(dst.shape):
+        src = expand(src, *dst.shape)
+    copy_(dst, src)

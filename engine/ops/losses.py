@@ -12,6 +12,7 @@ import warnings
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
+from engine.legacy_reduction import legacy_get_string
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.pointwise import scalar_minus, zero_scalar
 
@@ -370,22 +371,7 @@ HUBER = declare(
 # -- public functions -------------------------------------------------------------------
 def _check_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     if size_average is not None or reduce is not None:
-        warnings.warn(
-            "size_average and reduce args will be deprecated, please use reduction='"
-            + (
-                "mean"
-                if (reduce is None or reduce) and size_average is not False
-                else "sum"
-                if reduce is None or reduce
-                else "none"
-            )
-            + "' instead.",
-            UserWarning,
-            stacklevel=3,
-        )
-        if reduce is False:
-            return "none"
-        return "sum" if size_average is False else "mean"
+        return legacy_get_string(size_average, reduce)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction

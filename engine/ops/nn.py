@@ -9,6 +9,7 @@ import numpy as np
 
 from engine import cpu_loops, warn_site
 from engine.catalog import Example, Param, Port, public
+from engine.legacy_reduction import legacy_get_string
 from engine.ops import linalg, nll_cascade, pointwise
 from engine.ops import shape as shape_ops
 from engine.ops.core import Sample, apply_op, declare
@@ -484,6 +485,8 @@ def nll_loss(
     reduce: Any = None,
     reduction: str = "mean",
 ) -> Any:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     _nll_checks(input, target)
     if weight is not None:
         refuse_grad("nll_loss_forward", "weight", weight)
@@ -539,6 +542,8 @@ def cross_entropy(
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Any:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     if target.dtype.is_floating_point:
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(

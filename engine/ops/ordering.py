@@ -1,6 +1,6 @@
 """Order statistics and running extremes: ``kthvalue``, ``mode``, ``cummax``/``cummin``,
 ``logcumsumexp``; and the counting helpers data code uses: ``searchsorted``,
-``bucketize``, ``histc``, ``unique_consecutive``.
+``bucketize``, ``unique_consecutive`` (``histc`` is in ``engine.ops.histograms``).
 
 Values and indices follow ATen's choices where elements tie (``kthvalue`` by stable
 sort, ``mode`` the smallest most frequent value at its last position, ``cummax`` the
@@ -311,7 +311,7 @@ def logcumsumexp(input: Any, dim: int) -> Any:  # noqa: A002
     return apply_op(LOGCUMSUMEXP, (input,), {"dim": _wrap_dim(dim, input.ndim)})
 
 
-# -- searchsorted / bucketize / histc / unique_consecutive ---------------------------------
+# -- searchsorted / bucketize / unique_consecutive ---------------------------------
 def _wrap(data: Any) -> Any:
     from engine.tensor import Tensor
 
@@ -394,35 +394,6 @@ def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bo
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
-
-
-@public(
-    "histc",
-    ("input",),
-    (Param("bins", "int"), Param("min", "number"), Param("max", "number")),
-    category="reduction",
-    doc="histogram of equal-width bins between min and max",
-    differentiable=False,
-)
-def histc(input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # noqa: A002
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{input.dtype.scalar_name}'")
-    if bins <= 0:
-        raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
-    data, xp = _host(input)
-    lo, hi = float(min), float(max)
-    if lo == hi and data.size:
-        lo, hi = float(data.min()), float(data.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc(): max must be larger than min")
-    flat = data.reshape(-1)
-    inside = flat[(flat >= lo) & (flat <= hi)]
-    pos = ((inside - lo) * bins / (hi - lo)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
-    out = np.bincount(pos, minlength=bins).astype(data.dtype)
-    return _wrap(out if xp is np else xp.asarray(out))
 
 
 def _not_implemented(c: Any, g: Any) -> Any:

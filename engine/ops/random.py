@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
-from engine.ops.core import apply_inplace, check_inplace, declare
+from engine.ops.core import apply_inplace, apply_op, check_inplace, declare
 from engine.random import cuda_generator, default_generator, sampling
 from engine.random.generator import Generator
 
@@ -32,6 +32,9 @@ UNIFORM = declare("uniform_", "UniformBackward0", ("self",), _written, _zero_gra
 NORMAL = declare("normal_", "NormalBackward0", ("self",), _written, _zero_grad, dtype="same")
 BERNOULLI = declare(
     "bernoulli_", "BernoulliBackward2", ("self",), _written, _zero_grad, dtype="same"
+)
+BERNOULLI_PROBS = declare(
+    "bernoulli", "BernoulliBackward0", ("self",), _written, _zero_grad, dtype="same"
 )
 RANDOM = declare("random_", "RandomBackward0", ("self",), _written, _zero_grad, dtype="same")
 EXPONENTIAL = declare(
@@ -255,7 +258,12 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # no
     ``torch.bernoulli(input, p)`` (shaped like ``input``, probability ``p``)."""
     from engine.creation import empty_like
 
-    return bernoulli_(empty_like(input), input if p is None else p, generator=generator)
+    if p is not None:
+        return bernoulli_(empty_like(input), p, generator=generator)
+    # drawn into a scratch tensor: the result is a new tensor (version 0), whose node
+    # (BernoulliBackward0, zero gradient) links it to the probabilities
+    drawn = bernoulli_(empty_like(input).detach(), input.detach(), generator=generator)
+    return apply_op(BERNOULLI_PROBS, (input,), {"values": drawn._data})
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, **kw: Any) -> Any:

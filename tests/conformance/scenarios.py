@@ -3286,6 +3286,7 @@ from tests.conformance import (  # noqa: E402, F401
     scenarios_census,
     scenarios_fidelity,
     scenarios_func,
+    scenarios_indexing,
     scenarios_nn,
     scenarios_rnn,
 )

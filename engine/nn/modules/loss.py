@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.legacy_reduction import legacy_get_string
 from engine.nn import functional as F
 from engine.nn.modules.module import Module
 from engine.tensor import Tensor
 
 
 def _legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    """PyTorch's mapping of the deprecated ``size_average``/``reduce`` pair."""
+    """``reduction``, unless the deprecated ``size_average``/``reduce`` pair is given:
+    then PyTorch's mapping of it, with its warning."""
     if size_average is None and reduce is None:
         return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    return legacy_get_string(size_average, reduce)
 
 
 class _Loss(Module):
