@@ -16,7 +16,7 @@ from engine.catalog import Example, Param, public
 from engine.ops.random import generator_of
 from engine.quiet import quietly
 from engine.random import sampling
-from engine.range_values import arange_values
+from engine.range_values import arange_values, integer_values
 from engine.tensor import Tensor
 
 
@@ -385,7 +385,7 @@ def _arange_array(start: Any, end: Any, step: Any, dt: dtypes.dtype) -> Any:
     sgn = (xst > 0) - (xst < 0)
     num = xe - xs + xst - sgn
     n = max(abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1), 0)
-    return (xs + xst * np.arange(n, dtype=np.int64)).astype(dt.np)
+    return integer_values(xs, xst, n, dt.np)
 
 
 def _like(fn: Any, doc: str, deterministic: bool = True) -> Any:

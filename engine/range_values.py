@@ -21,6 +21,8 @@ from engine.numerics import fma
 
 #: ATen's ``internal::GRAIN_SIZE``: below it a kernel runs in one chunk.
 GRAIN_SIZE = 32768
+#: Elements computed at a time (a multiple of every vector group below).
+BLOCK = 1 << 16
 #: Elements per vector register, by output dtype (256-bit vectors).
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
@@ -35,25 +37,45 @@ def parallel_chunks(n: int, grain: int = GRAIN_SIZE) -> list[tuple[int, int]]:
     return [(b, min(n, b + size)) for b in range(0, n, size)]
 
 
+def _blocks(begin: int, end: int, size: int = BLOCK) -> list[tuple[int, int]]:
+    return [(b, min(end, b + size)) for b in range(begin, end, size)]
+
+
 def arange_values(start: float, step: float, n: int, np_dtype: Any) -> Any:
-    """``n`` values of ``arange`` from ``start`` by ``step`` in a float dtype."""
+    """``n`` values of ``arange`` from ``start`` by ``step`` in a float dtype.
+
+    Computed ``BLOCK`` elements at a time into the output, so the peak is the result
+    plus a few blocks whatever ``n``: a 200-million-element float32 range is its 800 MB,
+    not the several GB its float64 intermediates would take at once (each value depends
+    only on its position, its chunk and its lane group, never on a neighbour)."""
     dt = np.dtype(np_dtype)
+    out = np.empty(n, dt)
     lanes = _LANES.get(dt)
-    idx = np.arange(n, dtype=np.float64)
     if lanes is None:  # half precision: accumulate in float32, no vector path
         s32, st32 = np.float32(start), np.float32(step)
-        return (s32 + st32 * idx.astype(np.float32)).astype(dt)
-    out = fma(np.float64(step), idx, np.float64(start)).astype(dt)
+        for b, e in _blocks(0, n):
+            out[b:e] = s32 + st32 * np.arange(b, e, dtype=np.float64).astype(np.float32)
+        return out
+    f_start, f_step = np.float64(start), np.float64(step)
+    width = 2 * lanes
     for begin, end in parallel_chunks(n):
-        width = 2 * lanes
         whole = begin + (end - begin) // width * width
-        if whole == begin:
-            continue
-        pos = np.arange(begin, whole)
-        base_idx = begin + (pos - begin) // lanes * lanes
-        base = fma(np.float64(step), base_idx.astype(np.float64), np.float64(start)).astype(dt)
-        k = (pos - base_idx).astype(np.float64)
-        out[begin:whole] = fma(k, np.float64(step), base.astype(np.float64)).astype(dt)
+        for b, e in _blocks(begin, whole):  # BLOCK is a multiple of every lane group
+            pos = np.arange(b, e)
+            base_idx = begin + (pos - begin) // lanes * lanes
+            base = fma(f_step, base_idx.astype(np.float64), f_start).astype(dt)
+            k = (pos - base_idx).astype(np.float64)
+            out[b:e] = fma(k, f_step, base.astype(np.float64)).astype(dt)
+        for b, e in _blocks(whole, end):
+            out[b:e] = fma(f_step, np.arange(b, e, dtype=np.float64), f_start).astype(dt)
+    return out
+
+
+def integer_values(start: int, step: int, n: int, np_dtype: Any) -> Any:
+    """``start + step * i`` in int64, cast to the output's integer dtype, block by block."""
+    out = np.empty(n, np.dtype(np_dtype))
+    for b, e in _blocks(0, n):
+        out[b:e] = start + step * np.arange(b, e, dtype=np.int64)
     return out
 
 
@@ -61,5 +83,7 @@ def range_values(start: float, step: float, n: int, np_dtype: Any) -> Any:
     """``n`` values of the deprecated ``range``: ``start + i * step`` rounded twice."""
     dt = np.dtype(np_dtype)
     acc = np.float32 if dt == np.float16 else np.float64
-    idx = np.arange(n, dtype=acc)
-    return (acc(start) + idx * acc(step)).astype(dt)
+    out = np.empty(n, dt)
+    for b, e in _blocks(0, n):
+        out[b:e] = acc(start) + np.arange(b, e, dtype=acc) * acc(step)
+    return out

@@ -18,7 +18,7 @@ from engine.backend import to_device
 from engine.catalog import Param, public
 from engine.creation import DTYPE, RG, _check_requires_grad, _finish
 from engine.numerics import fma
-from engine.range_values import range_values
+from engine.range_values import integer_values, range_values
 from engine.tensor import Tensor
 
 STEPS = Param("steps", "int", 5)
@@ -213,5 +213,5 @@ def range_(
     if dt.is_floating_point:
         arr = range_values(xs, xst, int((xe - xs) / xst + 1), dt.np)
     else:
-        arr = (xs + xst * np.arange(int((xe - xs) / xst + 1), dtype=np.int64)).astype(dt.np)
+        arr = integer_values(xs, xst, int((xe - xs) / xst + 1), dt.np)
     return _finish(arr, to_device(device), requires_grad)
