@@ -88,8 +88,15 @@ class Recording:
         return False
 
     def wait(self) -> dict[str, Any]:
-        """Block until the child ends; its report."""
-        if not self.run.wait(max(0.0, WALL_SECONDS - (time.monotonic() - self.started))):
+        """Block until the child ends; its report.  Interrupted (Ctrl+C, a notebook's
+        interrupt), the child and all it started are ended before the interrupt goes on."""
+        try:
+            ended = self.run.wait(max(0.0, WALL_SECONDS - (time.monotonic() - self.started)))
+        except BaseException:
+            self.stop()
+            self.close()
+            raise
+        if not ended:
             self.timed_out = True
             self.stop()
         return self.report()
