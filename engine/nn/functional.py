@@ -2,6 +2,7 @@
 
 from engine.nn.dropout import dropout, dropout1d, dropout2d
 from engine.nn.kl_div import kl_div
+from engine.nn.sdpa import scaled_dot_product_attention
 from engine.ops.nn import (
     cross_entropy,
     linear,
@@ -25,6 +26,7 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "relu",
+    "scaled_dot_product_attention",
     "sigmoid",
     "softmax",
     "tanh",
