@@ -11,10 +11,6 @@ __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
 #: for one says so by name (still an ``AttributeError``, so ``hasattr`` answers False).
 _UNSUPPORTED = {
     **dict.fromkeys(("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"), "recurrent layers"),
-    **dict.fromkeys(
-        ("Transformer", "TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"),
-        "attention layers",
-    ),
     **dict.fromkeys(("BatchNorm3d", "Conv3d"), "these layers"),
     **dict.fromkeys(("AdaptiveMaxPool2d",), "these layers"),
 }

@@ -2,6 +2,7 @@
 
 from engine.nn.dropout import dropout, dropout1d, dropout2d
 from engine.nn.kl_div import kl_div
+from engine.nn.multi_head_attention import multi_head_attention_forward
 from engine.nn.sdpa import scaled_dot_product_attention
 from engine.ops.nn import (
     cross_entropy,
@@ -24,6 +25,7 @@ __all__ = [
     "linear",
     "log_softmax",
     "mse_loss",
+    "multi_head_attention_forward",
     "nll_loss",
     "relu",
     "scaled_dot_product_attention",

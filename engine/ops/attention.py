@@ -81,8 +81,11 @@ def _flash_fwd(
     heads = q.shape[-3]
     k, v = _repeat_heads(xp, k, heads), _repeat_heads(xp, v, heads)
     p = _probabilities(xp, q, k, attn_mask, is_causal, _scale(q.shape[-1], scale))
-    # the kernel reads as many rows of value as key has (a longer value's rest is unread)
-    return p @ v[..., : k.shape[-2], :]
+    # the kernel reads as many rows of value as key has (a longer value's rest is unread);
+    # its output takes query's memory layout (``empty_like(query)``), which later views see
+    out = xp.empty_like(q)
+    out[...] = p @ v[..., : k.shape[-2], :]
+    return out
 
 
 def _flash_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:

@@ -16,6 +16,7 @@ from engine.nn.modules.activation import (
     Softplus,
     Tanh,
 )
+from engine.nn.modules.attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import (
     Conv1d,
@@ -81,6 +82,13 @@ from engine.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from engine.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from engine.nn.modules.upsampling import (
     PixelShuffle,
     PixelUnshuffle,
@@ -141,7 +149,9 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "NLLLoss",
+    "NonDynamicallyQuantizableLinear",
     "PReLU",
     "ParameterDict",
     "ParameterList",
@@ -170,6 +180,11 @@ __all__ = [
     "Tanh",
     "Tanhshrink",
     "Threshold",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "Unfold",
     "Upsample",
