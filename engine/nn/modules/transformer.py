@@ -30,6 +30,15 @@ from engine.nn.modules.normalization import LayerNorm
 from engine.nn.multi_head_attention import _canonical_mask, _none_or_dtype
 from engine.tensor import Tensor
 
+#: What building a nested tensor prints, once per process.
+NESTED_PROTOTYPE = (
+    "The PyTorch API of nested tensors is in prototype stage and will change in the near "
+    "future. We recommend specifying layout=torch.jagged when constructing a nested tensor, "
+    "as this layout receives active development, has better operator coverage, and works "
+    "with torch.compile."
+)
+_WARNED_NESTED: list[bool] = []
+
 
 def _generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
     """``-inf`` above the diagonal, 0 on and below it: a causal additive mask."""
@@ -361,6 +370,9 @@ class TransformerEncoder(Module):
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, False)
         first = self.layers[0]
         nested = self._nested(src, mask, src_key_padding_mask)
+        if nested and not _WARNED_NESTED:
+            _WARNED_NESTED.append(True)  # ``TORCH_WARN_ONCE``: once per process
+            warnings.warn(NESTED_PROTOTYPE, UserWarning, stacklevel=2)
         is_causal = _detect_is_causal_mask(
             mask, is_causal, _get_seq_len(src, first.self_attn.batch_first)
         )
