@@ -114,11 +114,23 @@ def _flash_backward(q: Any, k0: Any, v0: Any, g: Any, p: dict[str, Any]) -> tupl
     return grad_q, _fold_heads(grad_k, k0.shape[-3]), grad_v
 
 
+_ROLES = ("grad_out", "query", "key", "value", "output")
+
+
 def _flash_backward_recorded(c: Any, g: Any) -> tuple[Any, Any, Any]:
     """Under ``create_graph`` the backward kernel is recorded as PyTorch records it: a
-    ``NotImplemented`` node (no derivative in ``derivatives.yaml``) that refuses backward."""
-    q, k, v = c.s["query"], c.s["key"], c.s["value"]
-    return apply_op(FLASH_BACKWARD, (g, q, k, v), dict(c.p))
+    ``NotImplemented`` node (no derivative in ``derivatives.yaml``) that refuses backward,
+    its edges to those of grad_out, query, key, value and output that require grad."""
+    tensors = (g, c.s["query"], c.s["key"], c.s["value"], c.s["result"])
+    edged = tuple(t for t in tensors if t.requires_grad)
+    roles = tuple(r for r, t in zip(_ROLES, tensors, strict=True) if t.requires_grad)
+    fixed = {r: t._data for r, t in zip(_ROLES, tensors, strict=True) if not t.requires_grad}
+    return apply_op(FLASH_BACKWARD, edged, {**c.p, "roles": roles, "fixed": fixed})
+
+
+def _flash_backward_fwd(xp: Any, *arrays: Any, roles: Any, fixed: Any, **p: Any) -> Any:
+    given = {**fixed, **dict(zip(roles, arrays, strict=True))}
+    return _flash_backward(given["query"], given["key"], given["value"], given["grad_out"], p)
 
 
 def _refuse_double_backward(c: Any, *grads: Any) -> Any:
@@ -135,7 +147,7 @@ FLASH = declare(
     _flash_fwd,
     _flash_grads,
     dtype="same",
-    save={"query": None, "key": None, "value": None},
+    save={"query": None, "key": None, "value": None, "result": None},
     samples=(
         Sample(
             ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)),
@@ -152,9 +164,9 @@ FLASH = declare(
 )
 FLASH_BACKWARD = declare(
     "scaled_dot_product_flash_attention_for_cpu_backward",
-    "NotImplemented",
-    ("grad_out", "query", "key", "value"),
-    lambda xp, g, q, k, v, **p: _flash_backward(q, k, v, g, p),
+    "torch::autograd::NotImplemented",
+    ("tensors",),
+    _flash_backward_fwd,
     _refuse_double_backward,
     dtype="same",
     outputs=3,

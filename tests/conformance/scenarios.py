@@ -3282,4 +3282,8 @@ _add(
 )
 
 # nn modules and optimizers live in their own file; importing it registers them.
-from tests.conformance import scenarios_fidelity, scenarios_nn  # noqa: E402, F401
+from tests.conformance import (  # noqa: E402, F401
+    scenarios_attention,
+    scenarios_fidelity,
+    scenarios_nn,
+)
