@@ -309,5 +309,6 @@ PYTORCH_SAVED: dict[str, tuple[str, ...]] = {
     "XlogyBackward2": ("other", "self"),
     "ZeroBackward0": (),
     "torch::autograd::CopyBackwards": (),
+    "torch::autograd::NotImplemented": (),
 }
 # fmt: on
