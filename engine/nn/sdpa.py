@@ -127,6 +127,10 @@ def _math(
         attn.add_(mask)
     attn = apply_op(SAFE_SOFTMAX, (attn,), {"dim": attn.ndim - 1})
     if dropout_p > 0.0:
+        if dropout_p > 1.0:
+            raise RuntimeError(
+                f"dropout probability has to be between 0 and 1, but got {dropout_p}"
+            )
         attn = dropout(attn, dropout_p, True)
     return matmul(attn, v)
 
@@ -138,9 +142,12 @@ def scaled_dot_product_attention(
     attn_mask: Any = None,
     dropout_p: float = 0.0,
     is_causal: bool = False,
+    *,
     scale: float | None = None,
     enable_gqa: bool = False,
 ) -> Any:
+    """``softmax(query @ key^T * scale + mask) @ value``, by the backend ATen would pick
+    for these inputs (``scale`` and ``enable_gqa`` keyword-only, as in PyTorch)."""
     _validate(query, key, value, attn_mask)
     if _flash_fits(query, key, value, attn_mask, dropout_p, enable_gqa):
         mask = _additive(attn_mask, query.dtype)

@@ -178,6 +178,8 @@ attempt(lambda: sdpa(q[0], k[0], v[0], attn_mask=ones, is_causal=True))
 q4, k3, k2 = torch.randn(1, 4, 2, 4), torch.randn(1, 3, 3, 4), torch.randn(1, 2, 3, 4)
 attempt(lambda: sdpa(q4, k3, k3, enable_gqa=True))
 attempt(lambda: sdpa(q4, k2, k2))
+attempt(lambda: sdpa(q, k, v, None, 0.0, False, 0.5))
+attempt(lambda: sdpa(q, k, v, dropout_p=1.5))
 """,
 )
 
