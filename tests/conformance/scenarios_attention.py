@@ -536,3 +536,22 @@ mask = torch.nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float
 checks = [torch.autograd.gradcheck(lambda t: layer(t, src_mask=mask, is_causal=True), (x,))]
 """,
 )
+
+_add(
+    "attention_fast_paths_fully_masked_rows",
+    """
+torch.manual_seed(0)
+m = torch.nn.MultiheadAttention(4, 2, batch_first=True).eval()
+x = torch.randn(2, 3, 4)
+kpm = torch.tensor([[True, True, True], [False, True, False]])
+with torch.no_grad():
+    kernel, kernel_w = m(x, x, x, key_padding_mask=kpm)
+    kernel_nw, none = m(x, x, x, key_padding_mask=kpm, need_weights=False)
+explicit, explicit_w = m(x, x, x, key_padding_mask=kpm)
+through_sdpa, _ = m(x, x, x, key_padding_mask=kpm, need_weights=False)
+layer = torch.nn.TransformerEncoderLayer(4, 2, 8, batch_first=True).eval()
+with torch.no_grad():
+    fused_layer = layer(x, src_key_padding_mask=kpm)
+composite_layer = layer(x, src_key_padding_mask=kpm)
+""",
+)

@@ -6,7 +6,8 @@ equal PyTorch's) and its forward through ``F.multi_head_attention_forward``.
 PyTorch's "fast path" (``_native_multi_head_attention``) is taken only where nothing can
 record a graph (evaluation mode, no grad needed, batch-first self-attention...); there the
 slow path is run here under ``no_grad``, which shows the same tensors without a
-``grad_fn``."""
+``grad_fn`` (with the weights formed explicitly, so rows masked out entirely are NaN as
+the kernel's are)."""
 
 from __future__ import annotations
 
@@ -137,7 +138,6 @@ class MultiheadAttention(Module):
         float_masks = any(
             m is not None and m.dtype.is_floating_point for m in (attn_mask, key_padding_mask)
         )
-        batched = query.dim() == 3
         key_padding_mask = _canonical_mask(
             key_padding_mask,
             "key_padding_mask",
@@ -147,6 +147,35 @@ class MultiheadAttention(Module):
         )
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
         fast = not float_masks and self._fast_path(query, key, value)
+        return self._attend(
+            query,
+            key,
+            value,
+            key_padding_mask,
+            need_weights,
+            attn_mask,
+            average_attn_weights,
+            is_causal,
+            kernel=fast,
+        )
+
+    def _attend(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask: Tensor | None,
+        need_weights: bool,
+        attn_mask: Tensor | None,
+        average_attn_weights: bool,
+        is_causal: bool,
+        kernel: bool,
+    ) -> tuple[Tensor, Tensor | None]:
+        """The forward past the mask handling; ``kernel``: where PyTorch runs its fused
+        kernel instead (no graph, and the weights always formed by a masked softmax, so a
+        row masked out entirely is NaN, as in the explicit path)."""
+        batched = query.dim() == 3
+        fast = kernel
         if self.batch_first and batched:
             if key is value:
                 if query is key:
@@ -174,7 +203,7 @@ class MultiheadAttention(Module):
                 self.out_proj.bias,
                 training=self.training,
                 key_padding_mask=key_padding_mask,
-                need_weights=need_weights,
+                need_weights=need_weights or fast,
                 attn_mask=attn_mask,
                 use_separate_proj_weight=separate,
                 q_proj_weight=self.q_proj_weight if separate else None,
@@ -183,6 +212,8 @@ class MultiheadAttention(Module):
                 average_attn_weights=average_attn_weights,
                 is_causal=is_causal,
             )
+        if fast and not need_weights:
+            weights = None
         if self.batch_first and batched:
             out = out.transpose(1, 0)
             if fast:

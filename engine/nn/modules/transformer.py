@@ -13,7 +13,6 @@ import copy
 import math
 import warnings
 from collections.abc import Callable
-from contextlib import nullcontext
 from typing import Any
 
 from engine import grad_mode
@@ -154,14 +153,32 @@ class TransformerEncoderLayer(Module):
             src.dtype,
         )
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, False)
-        with grad_mode.no_grad() if self._fast_path(src) else nullcontext():
-            x = src
-            if self.norm_first:
-                x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-                x = x + self._ff_block(self.norm2(x))
-            else:
-                x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-                x = self.norm2(x + self._ff_block(x))
+        if self._fast_path(src):
+            with grad_mode.no_grad():
+                return self._kernel_forward(src, src_mask, src_key_padding_mask)
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _kernel_forward(self, src: Tensor, mask: Tensor | None, padding: Tensor | None) -> Tensor:
+        """What ``_transformer_encoder_layer_fwd`` computes (evaluation: no dropout), its
+        attention by the fused kernel's rule (explicit weights; ``is_causal`` unused)."""
+
+        def attend(x: Tensor) -> Tensor:
+            return self.self_attn._attend(x, x, x, padding, False, mask, True, False, True)[0]
+
+        x = src
+        if self.norm_first:
+            x = x + attend(self.norm1(x))
+            x = x + self.linear2(self.activation(self.linear1(self.norm2(x))))
+        else:
+            x = self.norm1(x + attend(x))
+            x = self.norm2(x + self.linear2(self.activation(self.linear1(x))))
         return x
 
     def _sa_block(
