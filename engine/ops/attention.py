@@ -148,6 +148,7 @@ FLASH = declare(
     _flash_grads,
     dtype="same",
     save={"query": None, "key": None, "value": None, "result": None},
+    saved_params=("attn_mask",),
     samples=(
         Sample(
             ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)),
