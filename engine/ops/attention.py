@@ -25,7 +25,7 @@ from engine.ops.nn import _softmax_fwd
 # -- _safe_softmax ----------------------------------------------------------------------
 def _safe_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     out = _softmax_fwd(xp, a, dim)
-    masked = xp.all(xp.isneginf(a), axis=dim, keepdims=True)
+    masked = xp.all(a == a.dtype.type(-math.inf), axis=dim, keepdims=True)
     return xp.where(masked, xp.zeros((), out.dtype), out)
 
 
