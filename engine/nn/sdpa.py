@@ -25,6 +25,9 @@ from engine.ops.composites import repeat_interleave
 from engine.ops.core import _broadcast_error, apply_op
 from engine.ops.linalg import matmul
 
+#: The CPU flash kernel's dtypes (of the engine's: it has no bfloat16).
+_FLASH_DTYPES = (dtypes.float32, dtypes.float64, dtypes.float16)
+
 
 # -- backend choice -----------------------------------------------------------------------
 def _dims_fit(mask_dim: int, target: int) -> bool:
@@ -59,7 +62,7 @@ def _flash_fits(q: Any, k: Any, v: Any, mask: Any, dropout_p: float, enable_gqa:
         return False
     if any(t.stride(-1) != 1 for t in (q, k, v)):
         return False
-    return q.dtype == k.dtype == v.dtype and q.dtype in (dtypes.float32, dtypes.float64)
+    return q.dtype == k.dtype == v.dtype and q.dtype in _FLASH_DTYPES
 
 
 def _validate(q: Any, k: Any, v: Any, mask: Any) -> None:
@@ -100,6 +103,9 @@ def _additive(mask: Any, dtype: Any) -> Any:
 def _math(
     q: Any, k: Any, v: Any, mask: Any, dropout_p: float, is_causal: bool, scale: Any, gqa: bool
 ) -> Any:
+    origin = q.dtype
+    if origin == dtypes.float16:  # kept in float for accuracy, as ATen's math path does
+        q, k, v = q.to(dtypes.float32), k.to(dtypes.float32), v.to(dtypes.float32)
     negative = scale is not None and scale < 0.0
     factor = math.sqrt(_scale(q.shape[-1], abs(scale) if negative else scale))
     query = apply_op(pointwise.MUL_SCALAR, (q,), {"other": -factor if negative else factor})
@@ -132,7 +138,7 @@ def _math(
                 f"dropout probability has to be between 0 and 1, but got {dropout_p}"
             )
         attn = dropout(attn, dropout_p, True)
-    return matmul(attn, v)
+    return matmul(attn, v).to(origin)
 
 
 def scaled_dot_product_attention(

@@ -79,13 +79,21 @@ def _flash_fwd(
     xp: Any, q: Any, k: Any, v: Any, attn_mask: Any, dropout_p: float, is_causal: bool, scale: Any
 ) -> Any:
     heads = q.shape[-3]
+    like, (q, k, v) = q, _accumulating(q, k, v)
     k, v = _repeat_heads(xp, k, heads), _repeat_heads(xp, v, heads)
     p = _probabilities(xp, q, k, attn_mask, is_causal, _scale(q.shape[-1], scale))
     # the kernel reads as many rows of value as key has (a longer value's rest is unread);
     # its output takes query's memory layout (``empty_like(query)``), which later views see
-    out = xp.empty_like(q)
+    out = xp.empty_like(like)
     out[...] = p @ v[..., : k.shape[-2], :]
     return out
+
+
+def _accumulating(*arrays: Any) -> tuple[Any, ...]:
+    """Half-precision inputs computed in float, as the kernel accumulates them."""
+    if arrays[0].dtype.itemsize >= 4:
+        return arrays
+    return tuple(a.astype("float32") for a in arrays)
 
 
 def _flash_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
@@ -98,6 +106,8 @@ def _flash_backward(q: Any, k0: Any, v0: Any, g: Any, p: dict[str, Any]) -> tupl
     """``_scaled_dot_product_flash_attention_for_cpu_backward``: the softmax's gradient
     through the recomputed weights, summed back over repeated heads."""
     xp = array_module(q)
+    dtype = q.dtype
+    q, k0, v0, g = _accumulating(q, k0, v0, g)
     heads = q.shape[-3]
     k, v = _repeat_heads(xp, k0, heads), _repeat_heads(xp, v0[..., : k0.shape[-2], :], heads)
     scale = q.dtype.type(_scale(q.shape[-1], p["scale"]))
@@ -111,7 +121,8 @@ def _flash_backward(q: Any, k0: Any, v0: Any, g: Any, p: dict[str, Any]) -> tupl
     if v0.shape[-2] != grad_v.shape[-2]:
         rest = xp.zeros((*grad_v.shape[:-2], v0.shape[-2] - grad_v.shape[-2], grad_v.shape[-1]))
         grad_v = xp.concatenate([grad_v, rest.astype(grad_v.dtype)], axis=-2)
-    return grad_q, _fold_heads(grad_k, k0.shape[-3]), grad_v
+    grads = (grad_q, _fold_heads(grad_k, k0.shape[-3]), grad_v)
+    return tuple(x.astype(dtype, copy=False) for x in grads)
 
 
 _ROLES = ("grad_out", "query", "key", "value", "output")
