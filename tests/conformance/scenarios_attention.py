@@ -555,3 +555,14 @@ with torch.no_grad():
 composite_layer = layer(x, src_key_padding_mask=kpm)
 """,
 )
+
+_add(
+    "sdpa_math_half_upcast",
+    """
+torch.manual_seed(6)
+q = torch.randn(2, 3, 4).half().requires_grad_()
+k = torch.randn(2, 5, 4).half().requires_grad_()
+out = F.scaled_dot_product_attention(q, k, k, is_causal=True)
+out.float().sum().backward()
+""",
+)
