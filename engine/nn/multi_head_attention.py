@@ -27,7 +27,7 @@ from engine.ops.products import baddbmm
 from engine.ops.shape import cat
 
 
-def _shape_check(q: Any, k: Any, v: Any, kpm: Any, mask: Any, heads: int) -> bool:
+def _mha_shape_check(q: Any, k: Any, v: Any, kpm: Any, mask: Any, heads: int) -> bool:
     """``_mha_shape_check``: whether the call is batched; PyTorch's assertions otherwise."""
     if q.dim() == 3:
         if k.dim() != 3 or v.dim() != 3:
@@ -103,8 +103,8 @@ def _none_or_dtype(input: Any) -> Any:  # noqa: A002
     return None if input is None else input.dtype
 
 
-def _packed(q: Any, k: Any, v: Any, w: Any, b: Any) -> tuple[Any, Any, Any]:
-    """``_in_projection_packed``: one ``linear`` for self-attention, two for shared
+def _in_projection_packed(q: Any, k: Any, v: Any, w: Any, b: Any = None) -> tuple[Any, Any, Any]:
+    """One ``linear`` for self-attention, two for shared
     key/value, three otherwise."""
     e = q.size(-1)
     if k is v:
@@ -122,10 +122,19 @@ def _packed(q: Any, k: Any, v: Any, w: Any, b: Any) -> tuple[Any, Any, Any]:
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
-def _separate(
-    q: Any, k: Any, v: Any, ws: tuple[Any, Any, Any], bs: tuple[Any, Any, Any]
+def _in_projection(
+    q: Any,
+    k: Any,
+    v: Any,
+    w_q: Any,
+    w_k: Any,
+    w_v: Any,
+    b_q: Any = None,
+    b_k: Any = None,
+    b_v: Any = None,
 ) -> tuple[Any, Any, Any]:
-    """``_in_projection``: three ``linear`` calls, the weights' shapes checked first."""
+    """Three ``linear`` calls, the weights' shapes checked first."""
+    ws, bs = (w_q, w_k, w_v), (b_q, b_k, b_v)
     eq, ek, ev = q.size(-1), k.size(-1), v.size(-1)
     wants = (("query", ws[0], (eq, eq)), ("key", ws[1], (eq, ek)), ("value", ws[2], (eq, ev)))
     for what, w, want in wants:
@@ -164,7 +173,7 @@ def multi_head_attention_forward(
     average_attn_weights: bool = True,
     is_causal: bool = False,
 ) -> tuple[Any, Any]:
-    batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -204,7 +213,7 @@ def multi_head_attention_forward(
     if not use_separate_proj_weight:
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        q, k, v = _packed(query, key, value, in_proj_weight, in_proj_bias)
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     else:
         for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
             if w is None:
@@ -212,8 +221,8 @@ def multi_head_attention_forward(
                     f"use_separate_proj_weight is True but {name}_proj_weight is None"
                 )
         biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = _separate(
-            query, key, value, (q_proj_weight, k_proj_weight, v_proj_weight), tuple(biases)
+        q, k, v = _in_projection(
+            query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, *biases
         )
 
     if attn_mask is not None:

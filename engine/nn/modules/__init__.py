@@ -16,7 +16,7 @@ from engine.nn.modules.activation import (
     Softplus,
     Tanh,
 )
-from engine.nn.modules.attention import MultiheadAttention, NonDynamicallyQuantizableLinear
+from engine.nn.modules.attention import MultiheadAttention
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import (
     Conv1d,
@@ -29,7 +29,13 @@ from engine.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from engine.nn.modules.fold import Fold, Unfold
 from engine.nn.modules.group_rms_norm import GroupNorm, RMSNorm
 from engine.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
-from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
+from engine.nn.modules.linear import (
+    Flatten,
+    Identity,
+    Linear,
+    NonDynamicallyQuantizableLinear,
+    Unflatten,
+)
 from engine.nn.modules.local_response_norm import LocalResponseNorm
 from engine.nn.modules.loss import (
     BCELoss,

@@ -17,7 +17,7 @@ from typing import Any
 from engine import grad_mode
 from engine.creation import empty
 from engine.nn import init
-from engine.nn.modules.linear import Linear
+from engine.nn.modules.linear import NonDynamicallyQuantizableLinear
 from engine.nn.modules.module import Module
 from engine.nn.multi_head_attention import (
     _canonical_mask,
@@ -26,11 +26,6 @@ from engine.nn.multi_head_attention import (
 )
 from engine.nn.parameter import Parameter
 from engine.tensor import Tensor
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """``out_proj``'s class in PyTorch: a ``Linear`` under another name (it only keeps
-    quantisation tools away from it)."""
 
 
 def _requires_grad(x: Any) -> bool:
