@@ -30,6 +30,10 @@ REFUSED = {
     "higher_order_grads.py": "made by an operation GradStudio does not record (CopyBackwards)",
     "int_arith_tour.py": "remainder: input must be a tensor",
     "sort_search_tour.py": "sort() got an argument 'stable' GradStudio does not know",
+    # the attention layers' ops are not in the catalogue yet: the fused SDPA node and the
+    # nodes MultiheadAttention's composite makes inside the engine are not recorded
+    "causal_self_attention.py": "(ScaledDotProductFlashAttentionForCpuBackward0)",
+    "transformer_classifier.py": "line 30: a tensor used here was made by an operation",
 }
 
 
