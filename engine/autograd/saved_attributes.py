@@ -232,6 +232,8 @@ PYTORCH_SAVED: dict[str, tuple[str, ...]] = {
     "RsqrtBackward0": ("result",),
     "RsubBackward0": ("alpha",),
     "RsubBackward1": ("alpha",),
+    "SafeSoftmaxBackward0": ("dim", "result"),
+    "ScaledDotProductFlashAttentionForCpuBackward0": ("attn_mask", "dropout_p", "is_causal", "key", "logsumexp", "output", "query", "scale", "value"),
     "ScatterAddBackward0": ("dim", "index"),
     "ScatterBackward0": ("dim", "index"),
     "ScatterBackward1": ("dim", "index"),
@@ -311,5 +313,6 @@ PYTORCH_SAVED: dict[str, tuple[str, ...]] = {
     "XlogyBackward2": ("other", "self"),
     "ZeroBackward0": (),
     "torch::autograd::CopyBackwards": (),
+    "torch::autograd::NotImplemented": (),
 }
 # fmt: on

@@ -18,10 +18,6 @@ __all__ = [
 #: Layers of ``torch.nn`` that real programs use and the engine does not implement: asking
 #: for one says so by name (still an ``AttributeError``, so ``hasattr`` answers False).
 _UNSUPPORTED = {
-    **dict.fromkeys(
-        ("Transformer", "TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"),
-        "attention layers",
-    ),
     **dict.fromkeys(("BatchNorm3d", "Conv3d"), "these layers"),
     **dict.fromkeys(("AdaptiveMaxPool2d",), "these layers"),
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.creation import empty_like, zeros
+from engine.creation import empty, empty_like, zeros
 from engine.ops import random as fills
 
 
@@ -19,9 +19,24 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     if p == 1:
         noise = zeros((), dtype=input.dtype, device=input.device)
     else:
-        noise = fills.bernoulli_(empty_like(input), 1 - p)
+        noise = fills.bernoulli_(_empty_in_layout(input), 1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
+
+
+def _empty_in_layout(input: Any) -> Any:  # noqa: A002
+    """``empty_like(input)`` with input's memory layout, as ATen's keeps a dense one: the
+    noise is drawn in memory order, so a transposed input (``MultiheadAttention``'s
+    batch-first output) gets PyTorch's mask."""
+    if input.is_contiguous() or input.ndim < 2:
+        return empty_like(input)
+    strides = input.stride()
+    order = sorted(range(input.ndim), key=lambda d: -strides[d])
+    if not input.permute(*order).is_contiguous():
+        return empty_like(input)
+    inverse = sorted(range(input.ndim), key=lambda d: order[d])
+    shape = [input.shape[d] for d in order]
+    return empty(shape, dtype=input.dtype, device=input.device).permute(*inverse)
 
 
 def feature_dropout(input: Any, p: float, training: bool, inplace: bool = False) -> Any:  # noqa: A002

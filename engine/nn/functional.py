@@ -2,6 +2,18 @@
 
 from engine.nn.dropout import dropout, dropout1d, dropout2d
 from engine.nn.kl_div import kl_div
+
+# PyTorch's private helpers of ``multi_head_attention_forward`` too: attention code copied
+# from ``torch/nn`` calls them as ``F._canonical_mask(...)``
+from engine.nn.multi_head_attention import (
+    _canonical_mask,  # noqa: F401
+    _in_projection,  # noqa: F401
+    _in_projection_packed,  # noqa: F401
+    _mha_shape_check,  # noqa: F401
+    _none_or_dtype,  # noqa: F401
+    multi_head_attention_forward,
+)
+from engine.nn.sdpa import scaled_dot_product_attention
 from engine.ops.nn import (
     cross_entropy,
     linear,
@@ -23,8 +35,10 @@ __all__ = [
     "linear",
     "log_softmax",
     "mse_loss",
+    "multi_head_attention_forward",
     "nll_loss",
     "relu",
+    "scaled_dot_product_attention",
     "sigmoid",
     "softmax",
     "tanh",

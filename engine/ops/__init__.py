@@ -3,6 +3,7 @@
 from engine.ops import (
     activations,
     adaptive_pool,
+    attention,
     bitwise,
     blend,
     composite_norms,

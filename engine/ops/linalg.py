@@ -357,11 +357,14 @@ def matmul(input: Any, other: Any) -> Any:  # noqa: A002
         return sh.squeeze_inplace(mm(sh.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return mm(a, b)
-    # A batched operand whose batch dims are all 1 is squeezed to a matrix first.
-    if da >= 3 and db >= 3 and _unit_batch(a) and da <= db:
-        return matmul(_squeeze_batch(a), b)
-    if da >= 3 and db >= 3 and _unit_batch(b) and db <= da:
-        return matmul(a, _squeeze_batch(b))
+    # Two 3-D operands of different batch sizes: the one of batch 1 that requires grad
+    # is squeezed to a matrix first (ATen's ``_matmul_impl``, so its gradient is no
+    # expanded copy).
+    if da == 3 and db == 3 and a.shape[0] != b.shape[0]:
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(sh.squeeze(a, 0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, sh.squeeze(b, 0))
     if da >= 3 and db <= 2:
         return _folded(a, b)
     if db >= 3 and da <= 2:
@@ -371,18 +374,6 @@ def matmul(input: Any, other: Any) -> Any:  # noqa: A002
         out = _folded(bt, at)
         return out if da == 1 else sh.contiguous(sh.transpose(out, -1, -2))
     return _batched(a, b)
-
-
-def _unit_batch(t: Any) -> bool:
-    return all(s == 1 for s in t.shape[:-2])
-
-
-def _squeeze_batch(t: Any) -> Any:
-    from engine.ops import shape as sh
-
-    while t.ndim > 2:
-        t = sh.squeeze(t, 0)
-    return t
 
 
 def _folded(a: Any, b: Any) -> Any:

@@ -193,7 +193,10 @@ ALIAS = declare(
 
 
 def _cat_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
-    return xp.concatenate(arrays, axis=dim)
+    """``xp.concatenate``, its result contiguous as ATen's is (NumPy follows the inputs'
+    layout, so transposed inputs would give a transposed result and other strides)."""
+    out = xp.concatenate(arrays, axis=dim)
+    return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
 
 
 def _split_grad(c: Any, g: Any) -> tuple[Any, ...]:

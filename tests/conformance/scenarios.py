@@ -3283,6 +3283,7 @@ _add(
 
 # nn modules and optimizers live in their own file; importing it registers them.
 from tests.conformance import (  # noqa: E402, F401
+    scenarios_attention,
     scenarios_census,
     scenarios_fidelity,
     scenarios_func,

@@ -406,6 +406,16 @@ def record(torch: Any, name: str) -> list[Any]:
     ]
 
 
+#: Attention: the CPU flash kernel (its backward a ``NotImplemented`` node under
+#: ``create_graph``) and ``_safe_softmax`` inside the math composite (3-D inputs).
+PROGRAMS.update(
+    {
+        "scaled_dot_product_flash_attention_for_cpu": "F.scaled_dot_product_attention(a, b, c)",
+        "safe_softmax": "F.scaled_dot_product_attention(a[None], a[None], a[None])",
+    }
+)
+
+
 #: Normalisation and resampling layers (group norm, interpolate, pixel shuffle).
 PROGRAMS.update(
     {

@@ -46,6 +46,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "ATen's formula reads mean and rstd from the forward node (its outputs 1 and 2) "
         "with sum/unsqueeze nodes; the engine recomputes them with mean/rsqrt nodes"
     ),
+    "safe_softmax": (
+        "reached through SDPA's matmul: the engine's gradient of matmul's reshaped views is "
+        "ReshapeCopyBackward0, ATen's reshape of a contiguous gradient a view (ViewBackward0)"
+    ),
     "_prelu_kernel": "ATen's _prelu_kernel_backward is one node with two outputs; the engine's "
     "are two nodes, so the weight gradient's sum_to sees output 0, not 1",
 }

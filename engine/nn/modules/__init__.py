@@ -16,6 +16,7 @@ from engine.nn.modules.activation import (
     Softplus,
     Tanh,
 )
+from engine.nn.modules.attention import MultiheadAttention
 from engine.nn.modules.container import ModuleDict, ModuleList, Sequential
 from engine.nn.modules.conv import (
     Conv1d,
@@ -36,7 +37,13 @@ from engine.nn.modules.lazy import (
     LazyLinear,
     LazyModuleMixin,
 )
-from engine.nn.modules.linear import Flatten, Identity, Linear, Unflatten
+from engine.nn.modules.linear import (
+    Flatten,
+    Identity,
+    Linear,
+    NonDynamicallyQuantizableLinear,
+    Unflatten,
+)
 from engine.nn.modules.local_response_norm import LocalResponseNorm
 from engine.nn.modules.loss import (
     BCELoss,
@@ -91,6 +98,13 @@ from engine.nn.modules.pooling import (
     MaxPool2d,
 )
 from engine.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from engine.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from engine.nn.modules.upsampling import (
     PixelShuffle,
     PixelUnshuffle,
@@ -163,7 +177,9 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "NLLLoss",
+    "NonDynamicallyQuantizableLinear",
     "PReLU",
     "ParameterDict",
     "ParameterList",
@@ -195,6 +211,11 @@ __all__ = [
     "Tanh",
     "Tanhshrink",
     "Threshold",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "Unfold",
     "Upsample",

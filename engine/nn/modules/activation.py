@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.nn import functional as F
+from engine.nn.modules.attention import MultiheadAttention  # noqa: F401  (PyTorch's home of it)
 from engine.nn.modules.module import Module
 from engine.tensor import Tensor
 

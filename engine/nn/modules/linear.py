@@ -61,6 +61,11 @@ class Linear(Module):
         )
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """``MultiheadAttention.out_proj``'s class in PyTorch: a ``Linear`` under another name
+    (the name only keeps quantisation tools away from it)."""
+
+
 class Flatten(Module):
     """Flattens dimensions ``start_dim`` to ``end_dim`` (the batch dimension stays)."""
 
