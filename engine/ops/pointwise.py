@@ -1063,18 +1063,39 @@ def _cmp_public(name: str) -> Any:
 eq, ne, lt, le, gt, ge = (_cmp_public(n) for n in _CMP)
 
 
+@public(
+    "logical_not",
+    ("input",),
+    category="comparison",
+    doc="not input, elementwise (bool)",
+    differentiable=False,
+)
 def logical_not(input: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 
     return apply_op(OPS["logical_not"], (input,))
 
 
+@public(
+    "logical_and",
+    ("input", "other"),
+    category="comparison",
+    doc="input and other, elementwise (bool)",
+    differentiable=False,
+)
 def logical_and(input: Any, other: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 
     return apply_op(OPS["logical_and"], (input, other))
 
 
+@public(
+    "logical_or",
+    ("input", "other"),
+    category="comparison",
+    doc="input or other, elementwise (bool)",
+    differentiable=False,
+)
 def logical_or(input: Any, other: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 

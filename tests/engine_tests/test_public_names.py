@@ -78,7 +78,12 @@ def test_the_not_ops_table_lists_only_existing_undeclared_names_once() -> None:
 
 def test_the_enumeration_sees_what_it_must() -> None:
     names = dict(public_functions())
-    for qualname in ("torch.add", "torch.argmax", "torch.nn.functional.dropout", "torch.linalg.det"):
+    for qualname in (
+        "torch.add",
+        "torch.argmax",
+        "torch.nn.functional.dropout",
+        "torch.linalg.det",
+    ):
         assert qualname in names
     assert "torch.Tensor" not in names and "torch.no_grad" not in names  # classes
     assert "torch.nn" not in names  # a module
