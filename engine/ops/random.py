@@ -282,7 +282,9 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # no
     ``torch.bernoulli(input, p)`` (shaped like ``input``, probability ``p``)."""
     from engine.creation import empty_like
 
-    return bernoulli_(empty_like(input), input if p is None else p, generator=generator)
+    out = bernoulli_(empty_like(input), input if p is None else p, generator=generator)
+    out._vc = None  # a new tensor: the fill is not a visible write (version 0)
+    return out
 
 
 @public(
