@@ -118,6 +118,9 @@ class Signature:
     returns_list: bool = False
     example: Example = field(default_factory=Example, compare=False, repr=False)
     fn: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    #: Other names PyTorch gives the very same function (``clip`` for ``clamp``): in
+    #: the namespace, and as methods where the function is one.
+    aliases: tuple[str, ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -186,6 +189,7 @@ def public(
     mutates: bool = False,
     returns_list: bool = False,
     example: Example | None = None,
+    aliases: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated callable as the public function ``namespace.name``.
 
@@ -216,6 +220,7 @@ def public(
             returns_list,
             example or Example(),
             fn,
+            aliases,
         )
         variant = None
         if inplace:
@@ -232,6 +237,7 @@ def public(
                 mutates=True,
                 inplace=None,
                 fn=inplace_variant(fn, f"{name}_"),
+                aliases=tuple(f"{a}_" for a in aliases),
             )
         FUNCTIONS[sig.qualname] = sig
         if variant is not None:

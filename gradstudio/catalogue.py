@@ -375,8 +375,12 @@ def _derived(sig: Any) -> NodeType:
         doc=sig.doc,
         effect=Effect.GLOBAL if sig.mutates else Effect.NEW,
         aliases=(qualname,) if method_id else (),  # ids stay ``Tensor.add_`` in files
-        functions=(qualname,) if sig.namespace != "torch.Tensor" else (),
-        methods=(sig.name,) if sig.method else (),
+        functions=(
+            (qualname, *(f"{sig.namespace}.{a}" for a in sig.aliases))
+            if sig.namespace != "torch.Tensor"
+            else ()
+        ),
+        methods=(sig.name, *sig.aliases) if sig.method else (),
         call_order=tuple(p.name for p in order if p.position is not None),
         uninitialised=sig.example is not None and not sig.example.deterministic,
     )

@@ -977,6 +977,7 @@ sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
     doc="limit values to [min, max]",
     inplace=True,
     example=Example(params={"min": -0.5, "max": 0.5}),
+    aliases=("clip",),
 )
 @applying
 def clamp(apply_op: Callable[..., Any]) -> Callable[..., Any]:
