@@ -288,6 +288,16 @@ class _Importer:
                     node = self.add("gradstudio.select", {"index": i}, t.id, line)  # type: ignore[attr-defined]
                     self.connect(result, node, "list", line)
                     self.env[t.id] = TensorRef(node)  # type: ignore[attr-defined]
+            elif isinstance(result, TensorRef) and len(self.outputs_of(result)) > 1:
+                # ``values, indices = x.max(1)``, ``Q, R = torch.linalg.qr(A)``: one name a port
+                outputs = self.outputs_of(result)
+                if len(outputs) != len(target.elts):
+                    raise ImportProblem(
+                        f"cannot unpack {len(outputs)} results into {len(target.elts)} names",
+                        line,
+                    )
+                for t, port in zip(target.elts, outputs, strict=True):
+                    self.env[t.id] = TensorRef(result.node_id, port)  # type: ignore[attr-defined]
             elif isinstance(result, Const) and isinstance(result.value, list | tuple):
                 if len(result.value) != len(target.elts):
                     raise ImportProblem("cannot unpack: the number of values differs", line)
@@ -936,6 +946,11 @@ class _Importer:
         if node_type.outputs[0].type is PortType.TENSORS:
             return ListRef(n, node_type.outputs[0].name)
         return TensorRef(n, node_type.outputs[0].name)
+
+    def outputs_of(self, ref: TensorRef) -> list[str]:
+        """The output ports of the node ``ref`` points at, in order."""
+        node_type = self.doc.catalogue.get(self.doc.node(ref.node_id).type_id)
+        return [p.name for p in node_type.outputs]
 
     # -- building -------------------------------------------------------------------
 
