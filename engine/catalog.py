@@ -121,6 +121,9 @@ class Signature:
     #: Other names PyTorch gives the very same function (``clip`` for ``clamp``): in
     #: the namespace, and as methods where the function is one.
     aliases: tuple[str, ...] = ()
+    #: (output, bool parameter): an output returned only when its flag is true
+    #: (``unique``'s ``counts`` with ``return_counts=True``).
+    output_flags: tuple[tuple[str, str], ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -190,6 +193,7 @@ def public(
     returns_list: bool = False,
     example: Example | None = None,
     aliases: tuple[str, ...] = (),
+    output_flags: tuple[tuple[str, str], ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated callable as the public function ``namespace.name``.
 
@@ -221,6 +225,7 @@ def public(
             example or Example(),
             fn,
             aliases,
+            output_flags,
         )
         variant = None
         if inplace:

@@ -242,12 +242,18 @@ def diff(
 @public(
     "unique",
     ("input",),
-    (Param("sorted", "bool"), Param("return_inverse", "bool"), Param("dim", "dims")),
-    outputs=("output", "inverse_indices"),
+    (
+        Param("sorted", "bool"),
+        Param("return_inverse", "bool"),
+        Param("return_counts", "bool"),
+        Param("dim", "dims"),
+    ),
+    outputs=("output", "inverse_indices", "counts"),
+    output_flags=(("inverse_indices", "return_inverse"), ("counts", "return_counts")),
     category="indexing",
     doc="the distinct values, and where each element is among them if asked",
     differentiable=False,
-    example=Example(params={"return_inverse": True}, values={"input": "index"}),
+    example=Example(params={"return_counts": True}, values={"input": "index"}),
 )
 def unique(
     input: Any,  # noqa: A002

@@ -948,9 +948,9 @@ class _Importer:
         return TensorRef(n, node_type.outputs[0].name)
 
     def outputs_of(self, ref: TensorRef) -> list[str]:
-        """The output ports of the node ``ref`` points at, in order."""
-        node_type = self.doc.catalogue.get(self.doc.node(ref.node_id).type_id)
-        return [p.name for p in node_type.outputs]
+        """The output ports the call of node ``ref`` returns, in order."""
+        node = self.doc.node(ref.node_id)
+        return self.doc.catalogue.get(node.type_id).returned(node.params)
 
     # -- building -------------------------------------------------------------------
 
