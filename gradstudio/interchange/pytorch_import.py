@@ -101,6 +101,12 @@ class TensorRef:
 
 
 @dataclass(frozen=True)
+class ResultRef(TensorRef):
+    """The whole result of a call with several outputs (``torch.sort(x)``): its first
+    output where a tensor is wanted, ``r[1]`` its second."""
+
+
+@dataclass(frozen=True)
 class ListRef:
     node_id: str
     port: str
@@ -288,7 +294,7 @@ class _Importer:
                     node = self.add("gradstudio.select", {"index": i}, t.id, line)  # type: ignore[attr-defined]
                     self.connect(result, node, "list", line)
                     self.env[t.id] = TensorRef(node)  # type: ignore[attr-defined]
-            elif isinstance(result, TensorRef) and len(self.outputs_of(result)) > 1:
+            elif isinstance(result, ResultRef) and len(self.outputs_of(result)) > 1:
                 # ``values, indices = x.max(1)``, ``Q, R = torch.linalg.qr(A)``: one name a port
                 outputs = self.outputs_of(result)
                 if len(outputs) != len(target.elts):
@@ -479,6 +485,11 @@ class _Importer:
             return self.attribute(node, label, line)
         if isinstance(node, ast.Subscript):
             container = self.expr(node.value)
+            returned = self.outputs_of(container) if isinstance(container, ResultRef) else []
+            if len(returned) > 1 and isinstance(node.slice, ast.Constant):
+                index = node.slice.value
+                if isinstance(index, int) and -len(returned) <= index < len(returned):
+                    return TensorRef(container.node_id, returned[index])  # type: ignore[union-attr]
             if isinstance(container, TensorRef):
                 return self.getitem(container, node, label or _segment(self.source, node), line)
             index = self.expr(node.slice)
@@ -942,7 +953,7 @@ class _Importer:
         if not node_type.outputs:
             return Const(None)
         if len(node_type.outputs) > 1:
-            return TensorRef(n, node_type.outputs[0].name)
+            return ResultRef(n, node_type.outputs[0].name)
         if node_type.outputs[0].type is PortType.TENSORS:
             return ListRef(n, node_type.outputs[0].name)
         return TensorRef(n, node_type.outputs[0].name)

@@ -110,3 +110,28 @@ def test_an_alias_is_the_same_node_and_function() -> None:
     assert engine.clip is engine.clamp and engine.Tensor.clip is engine.Tensor.clamp
     assert engine.Tensor.clip_ is engine.Tensor.clamp_
     assert types_of("import torch\nx = torch.ones(2)\ny = x.clip(0, 1)\n")[-1] == "torch.clamp"
+
+
+def test_an_output_returned_under_a_flag_is_its_own_port() -> None:
+    """``unique`` returns ``counts`` second when only ``return_counts`` is set: the
+    declaration says which flag each output needs, so results land on their ports."""
+    code = (
+        "import torch\n"
+        "x = torch.tensor([3, 1, 3, 2, 1, 3])\n"
+        "v, c = torch.unique(x, return_counts=True)\n"
+        "w, i, n = x.unique(return_inverse=True, return_counts=True)\n"
+        "s = c + 1\n"
+    )
+    doc = import_snippet(code, trusted=True)
+    result = evaluate(doc)
+    assert result.ok, [e.message for e in result.errors]
+    values = {n["label"]: n.get("value") for n in result.to_json()["nodes"]}
+    assert values["s"] == [3, 2, 4]
+    unique = catalogue().get("torch.unique")
+    assert unique.returned({"return_counts": True}) == ["output", "counts"]
+    again = import_snippet(export_script(doc, facts=False), trusted=True)
+    assert {n["label"]: n.get("value") for n in evaluate(again).to_json()["nodes"]}["s"] == [
+        3,
+        2,
+        4,
+    ]
