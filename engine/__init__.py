@@ -151,6 +151,14 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.promote_types(a, b)
 
 
+@catalog.public(
+    "as_tensor",
+    (),
+    (catalog.Param("data", "data"), catalog.Param("dtype", "dtype")),
+    category="creation",
+    doc="a tensor from data, shared without a copy where none is needed",
+    method=False,
+)
 def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
     """No copy where none is needed: a tensor already of that dtype and device is returned
     itself, a NumPy array of a supported dtype shares its memory; else ``tensor(data)``."""

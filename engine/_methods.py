@@ -10,30 +10,20 @@ import numpy as np
 
 from engine import functions, searching
 from engine.catalog import FUNCTIONS
-from engine.ops import pointwise, pointwise_extra, stacking
+from engine.ops import pointwise, pointwise_extra, stacking  # noqa: F401  (their declarations)
 from engine.ops import random as random_fills
 from engine.ops.core import apply_op
 from engine.tensor import Tensor
 
 _EXTRA = (
     "allclose",
-    "argmax",
-    "argmin",
-    "argsort",
-    "argwhere",
     "broadcast_to",
-    "count_nonzero",
     "diff",
     "equal",
-    "index_put",
-    "index_put_",
-    "logical_not",
     "nonzero",
-    "repeat_interleave",
     "tile",
     "unflatten",
-    "unique",
-)  # engine methods with no catalogue entry
+)  # engine methods attached by hand (``allclose`` and ``equal`` are not ops)
 
 
 #: Functions that bind as methods when set on the class: Python's, and Cython's in a
@@ -60,6 +50,8 @@ for _sig in FUNCTIONS.values():
     if _sig.method:
         _fn = getattr(functions, _sig.name, _sig.fn)
         _attach(_sig.name, getattr(_fn, "_without_out", _fn))
+        for _alias in _sig.aliases:
+            setattr(Tensor, _alias, getattr(Tensor, _sig.name))
 for _name in _EXTRA:
     _attach(_name, getattr(functions, _name))
 for _name in (
@@ -74,12 +66,6 @@ for _name in (
     "multinomial",
 ):
     _attach(_name, getattr(random_fills, _name))
-for _name in ("fix", "isneginf", "isposinf", "logical_xor"):
-    _attach(_name, getattr(pointwise_extra, _name))
-for _name in ("ravel", "swapaxes", "swapdims"):
-    _attach(_name, getattr(stacking, _name))
-for _name in ("bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"):
-    _attach(_name, getattr(searching, _name))
 Tensor.__lshift__ = searching.bitwise_left_shift  # type: ignore[method-assign]
 Tensor.__rshift__ = searching.bitwise_right_shift  # type: ignore[method-assign]
 Tensor.__rlshift__ = lambda self, other: searching.bitwise_left_shift(other, self)  # type: ignore[method-assign]
@@ -149,8 +135,6 @@ Tensor.__rfloordiv__ = _no_arrays(lambda self, other: functions.floor_divide(oth
 Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)  # type: ignore[attr-defined]
 Tensor.clamp_min = _clamp_min  # type: ignore[attr-defined]
 Tensor.clamp_max = _clamp_max  # type: ignore[attr-defined]
-Tensor.clip = Tensor.clamp  # type: ignore[attr-defined]
-Tensor.clip_ = Tensor.clamp_  # type: ignore[attr-defined]
 Tensor.view_as = _size_views  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]

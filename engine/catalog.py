@@ -118,6 +118,12 @@ class Signature:
     returns_list: bool = False
     example: Example = field(default_factory=Example, compare=False, repr=False)
     fn: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    #: Other names PyTorch gives the very same function (``clip`` for ``clamp``): in
+    #: the namespace, and as methods where the function is one.
+    aliases: tuple[str, ...] = ()
+    #: (output, bool parameter): an output returned only when its flag is true
+    #: (``unique``'s ``counts`` with ``return_counts=True``).
+    output_flags: tuple[tuple[str, str], ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -186,6 +192,8 @@ def public(
     mutates: bool = False,
     returns_list: bool = False,
     example: Example | None = None,
+    aliases: tuple[str, ...] = (),
+    output_flags: tuple[tuple[str, str], ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated callable as the public function ``namespace.name``.
 
@@ -216,6 +224,8 @@ def public(
             returns_list,
             example or Example(),
             fn,
+            aliases,
+            output_flags,
         )
         variant = None
         if inplace:
@@ -232,6 +242,7 @@ def public(
                 mutates=True,
                 inplace=None,
                 fn=inplace_variant(fn, f"{name}_"),
+                aliases=tuple(f"{a}_" for a in aliases),
             )
         FUNCTIONS[sig.qualname] = sig
         if variant is not None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import to_numpy
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import apply_op, declare
 from engine.tensor import Tensor
 
@@ -38,6 +39,14 @@ def numel(input: Tensor) -> int:  # noqa: A002
     return input.numel()
 
 
+@public(
+    "count_nonzero",
+    ("input",),
+    (Param("dim", "dims"),),
+    category="reduction",
+    doc="how many elements are not zero, overall or along dim (int64)",
+    differentiable=False,
+)
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
     """How many elements are not zero, overall or along ``dim`` (an int64 tensor)."""
     arr = to_numpy(input._data) != 0
@@ -45,6 +54,18 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
     return _wrap(np.asarray(np.count_nonzero(arr, axis=axis), dtype=np.int64), input)
 
 
+@public(
+    "bincount",
+    ("input", Port("weights", optional=True)),
+    (Param("minlength", "int"),),
+    category="reduction",
+    doc="occurrences of each non-negative integer (summed weights if given)",
+    differentiable=False,
+    # weights without grad: PyTorch's result has a ``NotImplemented`` node the engine lacks
+    example=Example(
+        inputs={"input": (6,), "weights": (6,)}, values={"input": "index", "weights": "constant"}
+    ),
+)
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:  # noqa: A002
     """Occurrences of each non-negative integer; with ``weights`` their sums, float32
     for float32 weights and float64 for any other (ATen's two kernels)."""
@@ -77,6 +98,19 @@ def _tri_indices(rows: Any, cols: Any, offset: int, lower: bool) -> Tensor:
     return _wrap(np.stack([r, c]).astype(np.int64).reshape(2, -1))
 
 
+@public(
+    "tril_indices",
+    (),
+    (
+        Param("row", "int", 3),
+        Param("col", "int", 3),
+        Param("offset", "int"),
+        Param("dtype", "dtype"),
+    ),
+    category="creation",
+    doc="the (row, column) indices of the lower triangle, as a 2 x n int64 tensor",
+    method=False,
+)
 def tril_indices(
     row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
 ) -> Tensor:
@@ -85,6 +119,19 @@ def tril_indices(
     return out if dtype is None else out.to(dtype)
 
 
+@public(
+    "triu_indices",
+    (),
+    (
+        Param("row", "int", 3),
+        Param("col", "int", 3),
+        Param("offset", "int"),
+        Param("dtype", "dtype"),
+    ),
+    category="creation",
+    doc="the (row, column) indices of the upper triangle, as a 2 x n int64 tensor",
+    method=False,
+)
 def triu_indices(
     row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
 ) -> Tensor:

@@ -196,6 +196,15 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
     return _filled(lambda xp, s, d: xp.ones(s, d), size, dtype, device, requires_grad)
 
 
+@public(
+    "empty",
+    (),
+    (SIZE, DTYPE, RG),
+    category="creation",
+    doc="a tensor of whatever memory held",
+    method=False,
+    example=Example(deterministic=False),
+)
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     return _filled(lambda xp, s, d: xp.empty(s, d), size, dtype, device, requires_grad)
 
@@ -279,6 +288,21 @@ randn = public(
 )(_random("randn"))
 
 
+@public(
+    "randint",
+    (),
+    (
+        Param("low", "int", 0),
+        Param("high", "int", 5, always=True),
+        Param("size", "shape", (2, 3), always=True),
+        DTYPE,
+        RG,
+    ),
+    category="creation",
+    doc="random integers in [low, high), int64 by default",
+    method=False,
+    example=Example(deterministic=False),
+)
 def randint(
     *args: Any,
     low: Any = None,
@@ -317,13 +341,48 @@ def randint(
     return _finish(arr, to_device(device), requires_grad)
 
 
-def randint_like(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+@public(
+    "randint_like",
+    ("input",),
+    (Param("low", "int"), Param("high", "int", 5), DTYPE, RG),
+    category="creation",
+    doc="random integers in [low, high), shaped and typed like input",
+    method=False,
+    example=Example(deterministic=False),
+)
+def randint_like(
+    input: Tensor,  # noqa: A002
+    low: int = 0,
+    high: int | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
     """``torch.randint_like(input, [low=0,] high)``: shaped and typed like ``input``."""
-    kwargs.setdefault("dtype", input.dtype)
-    kwargs.setdefault("device", input.device)
-    return randint(*args, tuple(input.shape), **kwargs)
+    if high is None:
+        low, high = 0, low
+    return randint(
+        low,
+        high,
+        tuple(input.shape),
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
 
 
+@public(
+    "randperm",
+    (),
+    (Param("n", "int", 5), DTYPE, RG),
+    category="creation",
+    doc="a random permutation of 0 .. n-1, int64 by default",
+    method=False,
+    example=Example(deterministic=False),
+)
 def randperm(
     n: int,
     *,
@@ -422,8 +481,16 @@ randn_like = _like(randn, "normal random values shaped like input")
 empty_like = _like(empty, "uninitialised, shaped like input", deterministic=False)
 
 
+@public(
+    "full_like",
+    ("input",),
+    (Param("fill_value", "number", 0.0), DTYPE, RG),
+    category="creation",
+    doc="one value, shaped like input",
+    method=False,
+)
 def full_like(
-    t: Tensor,
+    input: Tensor,  # noqa: A002
     fill_value: Any,
     *,
     dtype: Any = None,
@@ -431,10 +498,10 @@ def full_like(
     requires_grad: bool = False,
 ) -> Tensor:
     return full(
-        tuple(t.shape),
+        tuple(input.shape),
         fill_value,
-        dtype=dtype or t.dtype,
-        device=device or t.device,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 

@@ -85,17 +85,20 @@ __all__ = [
 
 
 def _from_the_table() -> list[str]:
-    """Every public ``torch.*`` function and every in-place method, by name."""
+    """Every public ``torch.*`` function and every in-place method, by name and by each
+    alias (``clip`` is ``clamp``: the same node, ``ClampBackward1``)."""
     added = []
     for key, sig in _FUNCTIONS.items():
         if sig.mutates:
             fn = _resolved(sig.fn)
             _FUNCTIONS[key] = _replace(sig, fn=fn)
-            globals()[sig.name] = fn
-            added.append(sig.name)
         elif sig.namespace == "torch":
-            globals()[sig.name] = with_out(sig.name, sig.fn)
-            added.append(sig.name)
+            fn = with_out(sig.name, sig.fn)
+        else:
+            continue
+        for name in (sig.name, *sig.aliases):
+            globals()[name] = fn
+            added.append(name)
     return added
 
 
@@ -103,6 +106,4 @@ __all__ += _from_the_table()
 for _name in _NUMPY_REDUCTIONS:
     if _name in globals():
         globals()[_name] = _accept_numpy_names(globals()[_name])
-globals()["clip"] = globals()["clamp"]  # PyTorch's alias: the same node, ``ClampBackward1``
-__all__.append("clip")
 del _ops

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import to_numpy
+from engine.catalog import Example, Param, Port, public
 from engine.tensor import Tensor
 
 
@@ -23,6 +24,18 @@ def _array(x: Any) -> np.ndarray:
     return to_numpy(x._data) if isinstance(x, Tensor) else np.asarray(x)
 
 
+@public(
+    "isin",
+    (Port("elements", scalar_ok=True), Port("test_elements", scalar_ok=True)),
+    (Param("assume_unique", "bool"), Param("invert", "bool")),
+    category="comparison",
+    doc="whether each element is among test_elements",
+    method=False,
+    differentiable=False,
+    example=Example(
+        inputs={"test_elements": (3,)}, values={"elements": "index", "test_elements": "index"}
+    ),
+)
 def isin(
     elements: Any,
     test_elements: Any,
@@ -51,10 +64,26 @@ def _int_binary(name: str, ufunc: Any, input: Any, other: Any) -> Tensor:  # noq
     return _like(np.asarray(out, dtype=out_dtype.np), input if isinstance(input, Tensor) else other)
 
 
+@public(
+    "gcd",
+    ("input", "other"),
+    category="math",
+    doc="greatest common divisor, elementwise (integers)",
+    differentiable=False,
+    example=Example(values={"input": "index", "other": "index"}),
+)
 def gcd(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _int_binary("gcd", np.gcd, input, other)
 
 
+@public(
+    "lcm",
+    ("input", "other"),
+    category="math",
+    doc="least common multiple, elementwise (integers)",
+    differentiable=False,
+    example=Example(values={"input": "index", "other": "index"}),
+)
 def lcm(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _int_binary("lcm", np.lcm, input, other)
 
@@ -76,9 +105,25 @@ def _shift(left: bool, input: Any, other: Any) -> Tensor:  # noqa: A002
     return _like(np.asarray(out, dtype=out_dtype.np), input if isinstance(input, Tensor) else other)
 
 
+@public(
+    "bitwise_left_shift",
+    ("input", Port("other", scalar_ok=True)),
+    category="math",
+    doc="input shifted left by other bits (integers)",
+    differentiable=False,
+    example=Example(values={"input": "index", "other": "index"}),
+)
 def bitwise_left_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
     return _shift(True, input, other)
 
 
+@public(
+    "bitwise_right_shift",
+    ("input", Port("other", scalar_ok=True)),
+    category="math",
+    doc="input shifted right by other bits (integers)",
+    differentiable=False,
+    example=Example(values={"input": "index", "other": "index"}),
+)
 def bitwise_right_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
     return _shift(False, input, other)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import dtypes
+from engine.catalog import public
 from engine.ops.core import OPS, Sample, apply_inplace, apply_op, check_inplace, declare
 from engine.ops.placement import fill_diagonal_
 from engine.ops.shape import _reshape_back, _wrap
@@ -200,9 +201,17 @@ def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return apply_inplace(OPS["cumsum"], (self,), {"dim": _wrap(dim, self.ndim) if self.ndim else 0})
 
 
-def square_(self: Tensor) -> Tensor:
+@public(
+    "square_",
+    ("input",),
+    namespace="torch.Tensor",
+    category="in-place",
+    doc="input ** 2, in place",
+    mutates=True,
+)
+def square_(input: Tensor) -> Tensor:  # noqa: A002
     """``PowBackward0``, as ``square`` (ATen's ``square_`` is ``pow_(2)``)."""
-    return self.pow_(2)
+    return input.pow_(2)
 
 
 def logical_not_(self: Tensor) -> Tensor:

@@ -139,6 +139,13 @@ class NodeType:
     call_order: tuple[str, ...] = ()
     #: Its outputs hold whatever memory held (``empty_like``): values not comparable.
     uninitialised: bool = False
+    #: (output, bool param): an output returned only when its flag is set (``unique``).
+    output_flags: tuple[tuple[str, str], ...] = ()
+
+    def returned(self, params: Mapping[str, Any]) -> list[str]:
+        """The outputs a call with these params returns, in order."""
+        flags = dict(self.output_flags)
+        return [p.name for p in self.outputs if p.name not in flags or params.get(flags[p.name])]
 
     def input(self, name: str) -> PortSpec:
         for port in self.inputs:
@@ -331,11 +338,11 @@ def _derived(sig: Any) -> NodeType:
             if device != "cpu":
                 kw["device"] = device
         result = fn(*pos, **kw)
-        if len(sig.outputs) == 1:
-            return {sig.outputs[0]: result}
-        if not isinstance(result, tuple | list):
-            return {sig.outputs[0]: result}
-        return dict(zip(sig.outputs, result, strict=False))
+        flags = dict(sig.output_flags)
+        names = [o for o in sig.outputs if o not in flags or call.params.get(flags[o])]
+        if len(names) == 1 or not isinstance(result, tuple | list):
+            return {names[0]: result}
+        return dict(zip(names, result, strict=False))
 
     def text(name: str, value: Any) -> str:
         if name in port_names:
@@ -375,10 +382,15 @@ def _derived(sig: Any) -> NodeType:
         doc=sig.doc,
         effect=Effect.GLOBAL if sig.mutates else Effect.NEW,
         aliases=(qualname,) if method_id else (),  # ids stay ``Tensor.add_`` in files
-        functions=(qualname,) if sig.namespace != "torch.Tensor" else (),
-        methods=(sig.name,) if sig.method else (),
+        functions=(
+            (qualname, *(f"{sig.namespace}.{a}" for a in sig.aliases))
+            if sig.namespace != "torch.Tensor"
+            else ()
+        ),
+        methods=(sig.name, *sig.aliases) if sig.method else (),
         call_order=tuple(p.name for p in order if p.position is not None),
         uninitialised=sig.example is not None and not sig.example.deterministic,
+        output_flags=sig.output_flags,
     )
 
 

@@ -6,10 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.catalog import Example, Param, public
 from engine.creation import empty, empty_like, zeros
 from engine.ops import random as fills
 
 
+@public(
+    "dropout",
+    ("input",),
+    (Param("p", "float"), Param("training", "bool")),
+    namespace="torch.nn.functional",
+    category="layer",
+    doc="each element zeroed with probability p, the rest scaled by 1/(1-p)",
+    method=False,
+    example=Example(inputs={"input": (2, 3)}, deterministic=False),
+)
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:  # noqa: A002
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``."""
     if p < 0.0 or p > 1.0:
@@ -55,6 +66,16 @@ def feature_dropout(input: Any, p: float, training: bool, inplace: bool = False)
     return input.mul_(noise) if inplace else input * noise
 
 
+@public(
+    "dropout1d",
+    ("input",),
+    (Param("p", "float"), Param("training", "bool")),
+    namespace="torch.nn.functional",
+    category="layer",
+    doc="each channel of a (N, C, L) input zeroed with probability p",
+    method=False,
+    example=Example(inputs={"input": (2, 3, 4)}, deterministic=False),
+)
 def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:  # noqa: A002
     """Whole channels of a ``(N, C, L)`` (or ``(C, L)``) input zeroed together."""
     if p < 0.0 or p > 1.0:
@@ -75,6 +96,16 @@ def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     return out
 
 
+@public(
+    "dropout2d",
+    ("input",),
+    (Param("p", "float"), Param("training", "bool")),
+    namespace="torch.nn.functional",
+    category="layer",
+    doc="each channel of a (N, C, H, W) input zeroed with probability p",
+    method=False,
+    example=Example(inputs={"input": (1, 3, 2, 2)}, deterministic=False),
+)
 def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:  # noqa: A002
     """Whole channels of an ``(N, C, H, W)`` input zeroed together (a 3-D input is taken
     as ``(N, C, L)``, with PyTorch's warnings)."""

@@ -46,6 +46,9 @@ __all__ = [
 
 from engine import ops as _ops
 from engine.catalog import FUNCTIONS as _FUNCTIONS
+from engine.catalog import Example as _Example
+from engine.catalog import Param as _Param
+from engine.catalog import public as _public
 from engine.ops.adaptive_pool import adaptive_avg_pool1d
 from engine.ops.composites import cosine_similarity, normalize
 from engine.ops.one_hot import one_hot
@@ -57,6 +60,15 @@ for _sig in _FUNCTIONS.values():
         __all__.append(_sig.name)
 
 
+@_public(
+    "softmin",
+    ("input",),
+    (_Param("dim", "dim", always=True), _Param("dtype", "dtype")),
+    namespace="torch.nn.functional",
+    category="activation",
+    doc="softmax of -input along dim",
+    method=False,
+)
 def softmin(input, dim=None, _stacklevel=3, dtype=None):  # type: ignore[no-untyped-def]  # noqa: A002
     """``softmax(-input)``, as ``torch.nn.functional`` writes it (``NegBackward0`` first);
     without ``dim``, PyTorch's deprecated implicit choice, with its warning."""
@@ -75,9 +87,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # type: ignore[no-unty
     return _softmax(-input if dtype is None else (-input).to(dtype), dim)
 
 
-def relu_(input):  # type: ignore[no-untyped-def]  # noqa: A002
-    """``F.relu_`` is ``torch.relu_``: the same tensor back, its version bumped."""
-    return input.relu_()
+#: ``F.relu_`` is ``torch.relu_`` itself, as in PyTorch: the declaration of ``Tensor.relu_``.
+relu_ = _FUNCTIONS["torch.Tensor.relu_"].fn
 
 
 __all__ += [
@@ -93,6 +104,20 @@ __all__ += [
 del _ops, _sig
 
 
+@_public(
+    "upsample",
+    ("input",),
+    (
+        _Param("size", "sizes"),
+        _Param("scale_factor", "float"),
+        _Param("mode", "str", choices=("nearest", "linear", "bilinear", "area")),
+    ),
+    namespace="torch.nn.functional",
+    category="layer",
+    doc="interpolate under its deprecated name",
+    method=False,
+    example=_Example(inputs={"input": (1, 2, 3, 3)}, params={"scale_factor": 2.0}),
+)
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # type: ignore[no-untyped-def]  # noqa: A002
     """Deprecated in PyTorch (it warns so): ``interpolate``."""
     import warnings
@@ -104,6 +129,16 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners)  # type: ignore[name-defined]  # noqa: F821
 
 
+@_public(
+    "upsample_nearest",
+    ("input",),
+    (_Param("size", "sizes"), _Param("scale_factor", "float")),
+    namespace="torch.nn.functional",
+    category="layer",
+    doc="interpolate, nearest, under its deprecated name",
+    method=False,
+    example=_Example(inputs={"input": (1, 2, 3, 3)}, params={"scale_factor": 2.0}),
+)
 def upsample_nearest(input, size=None, scale_factor=None):  # type: ignore[no-untyped-def]  # noqa: A002
     """Deprecated in PyTorch (it warns so): ``interpolate`` in nearest mode."""
     import warnings
@@ -115,6 +150,16 @@ def upsample_nearest(input, size=None, scale_factor=None):  # type: ignore[no-un
     return interpolate(input, size, scale_factor, mode="nearest")  # type: ignore[name-defined]  # noqa: F821
 
 
+@_public(
+    "upsample_bilinear",
+    ("input",),
+    (_Param("size", "sizes"), _Param("scale_factor", "float")),
+    namespace="torch.nn.functional",
+    category="layer",
+    doc="interpolate, bilinear, corners aligned, under its deprecated name",
+    method=False,
+    example=_Example(inputs={"input": (1, 2, 3, 3)}, params={"scale_factor": 2.0}),
+)
 def upsample_bilinear(input, size=None, scale_factor=None):  # type: ignore[no-untyped-def]  # noqa: A002
     """Deprecated in PyTorch (it warns so): ``interpolate``, bilinear with corners aligned."""
     import warnings

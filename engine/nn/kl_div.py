@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 from engine import warn_site
+from engine.catalog import Example, Param, public
 
 _MEAN_WARNING = (
     "reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -15,6 +16,19 @@ _MEAN_WARNING = (
 )
 
 
+@public(
+    "kl_div",
+    ("input", "target"),
+    (
+        Param("reduction", "str", choices=("mean", "batchmean", "sum", "none")),
+        Param("log_target", "bool"),
+    ),
+    namespace="torch.nn.functional",
+    category="loss",
+    doc="Kullback-Leibler divergence of target from input (log-probabilities)",
+    method=False,
+    example=Example(params={"reduction": "batchmean"}, values={"target": "probability"}),
+)
 def kl_div(
     input: Any,  # noqa: A002
     target: Any,

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.catalog import Example, Param, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import _broadcast_error
 from engine.ops.shape import expand
 
@@ -44,6 +44,16 @@ def broadcast_to(input: Any, size: Any) -> Any:  # noqa: A002
     return expand(input, tuple(size))
 
 
+@public(
+    "broadcast_tensors",
+    (Port("tensors", variadic=True),),
+    outputs=("parts",),
+    returns_list=True,
+    category="shape",
+    doc="every tensor expanded to their common shape",
+    method=False,
+    example=Example(inputs={"tensors": [(2, 1), (3,)]}),
+)
 def broadcast_tensors(*tensors: Any) -> tuple[Any, ...]:
     """Every tensor expanded to the common shape; the message is the one binary ops give."""
     if len(tensors) == 1 and isinstance(tensors[0], list | tuple):

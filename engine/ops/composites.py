@@ -24,6 +24,13 @@ def tile(input: Any, dims: Any) -> Any:  # noqa: A002
     return repeat(input, dims)
 
 
+@public(
+    "repeat_interleave",
+    ("input",),
+    (Param("repeats", "int", 2), Param("dim", "dims")),
+    category="shape",
+    doc="each element repeated, side by side, along dim (flattened without one)",
+)
 def repeat_interleave(
     input: Any,  # noqa: A002
     repeats: Any = None,
@@ -69,6 +76,17 @@ _MESHGRID_WARNING = (
 _warned_meshgrid: list[bool] = []
 
 
+@public(
+    "meshgrid",
+    (Port("tensors", variadic=True),),
+    (Param("indexing", "optional_str", "ij", choices=("ij", "xy")),),
+    outputs=("grids",),
+    returns_list=True,
+    category="shape",
+    doc="one grid per vector, each expanded to every combination",
+    method=False,
+    example=Example(inputs={"tensors": [(2,), (3,)]}),
+)
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
     """Each 0-d or 1-d tensor viewed along its own dimension and expanded to the grid
     (``ExpandBackward0``); ``"xy"`` swaps the first two, as ATen does."""
@@ -105,6 +123,14 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
     return tuple(out)
 
 
+@public(
+    "atleast_1d",
+    ("tensors",),
+    category="shape",
+    doc="viewed with at least one dimension",
+    method=False,
+    example=Example(inputs={"tensors": ()}),
+)
 def atleast_1d(*tensors: Any) -> Any:
     """A 0-d tensor as ``reshape(1)`` (``ViewBackward0``); others as they are."""
     from engine.ops.shape import reshape
@@ -114,6 +140,14 @@ def atleast_1d(*tensors: Any) -> Any:
     return out[0] if len(tensors) == 1 and not isinstance(tensors[0], list | tuple) else out
 
 
+@public(
+    "atleast_2d",
+    ("tensors",),
+    category="shape",
+    doc="viewed with at least two dimensions",
+    method=False,
+    example=Example(inputs={"tensors": (3,)}),
+)
 def atleast_2d(*tensors: Any) -> Any:
     """0-d as ``reshape(1, 1)``, 1-d as ``unsqueeze(0)``, as ATen's ``atleast_2d``."""
     from engine.ops.shape import reshape, unsqueeze
@@ -205,6 +239,22 @@ def diff(
     return x
 
 
+@public(
+    "unique",
+    ("input",),
+    (
+        Param("sorted", "bool"),
+        Param("return_inverse", "bool"),
+        Param("return_counts", "bool"),
+        Param("dim", "dims"),
+    ),
+    outputs=("output", "inverse_indices", "counts"),
+    output_flags=(("inverse_indices", "return_inverse"), ("counts", "return_counts")),
+    category="indexing",
+    doc="the distinct values, and where each element is among them if asked",
+    differentiable=False,
+    example=Example(params={"return_counts": True}, values={"input": "index"}),
+)
 def unique(
     input: Any,  # noqa: A002
     sorted: bool = True,  # noqa: A002

@@ -10,7 +10,7 @@ import numpy as np
 
 from engine import warn_site
 from engine.backend import device, transfer
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
@@ -436,19 +436,44 @@ INDEX_PUT_ACCUMULATE = declare(
 )
 
 
+@public(
+    "index_put",
+    ("input", Port("indices", variadic=True), "values"),
+    (Param("accumulate", "bool"),),
+    category="indexing",
+    doc="a copy with input[indices] = values (+= with accumulate)",
+    example=Example(inputs={"indices": [(2,)]}, values={"indices": "index"}),
+)
 def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:  # noqa: A002
-    """``input.index_put(indices, values, accumulate)``: a copy, as ``index_put_`` on a clone."""
-    return index_put_(input.clone(), indices, values, accumulate)
+    """``input.index_put(indices, values, accumulate)``: a copy with the values put, one
+    ``IndexPutBackward0`` of ``input`` itself (no clone in between), as ATen's."""
+    key, v = _put_arguments(input, indices, values)
+    return apply_op(INDEX_PUT_ACCUMULATE if accumulate else INDEX_PUT, (input, v), {"key": key})
 
 
+def _put_arguments(input: Any, indices: Any, values: Any) -> tuple[Any, Any]:  # noqa: A002
+    """The index key on the input's device, and the values in its dtype."""
+    key = tuple(_as_index_array(k, input.device) for k in indices)
+    v = values if values.dtype is input.dtype else values.to(input.dtype)
+    return (key if len(key) > 1 else key[0]), v
+
+
+@public(
+    "index_put_",
+    ("input", Port("indices", variadic=True), "values"),
+    (Param("accumulate", "bool"),),
+    namespace="torch.Tensor",
+    category="in-place",
+    doc="input[indices] = values (+= with accumulate), in place",
+    mutates=True,
+    example=Example(inputs={"indices": [(2,)]}, values={"indices": "index"}),
+)
 def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:  # noqa: A002
     """``input[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up);
     one ``IndexPutBackward0`` either way, as ATen's ``index_put_``."""
     from engine.ops.core import apply_inplace
 
-    key = tuple(_as_index_array(k, input.device) for k in indices)
-    key = key if len(key) > 1 else key[0]
-    v = values if values.dtype is input.dtype else values.to(input.dtype)
+    key, v = _put_arguments(input, indices, values)
     apply_inplace(INDEX_PUT_ACCUMULATE if accumulate else INDEX_PUT, (input, v), {"key": key})
     return input
 

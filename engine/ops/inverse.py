@@ -9,6 +9,8 @@ from engine.catalog import Example, public
 from engine.messages import LinAlgError
 from engine.ops.core import Sample, apply_op, declare
 
+LINALG = "torch.linalg"
+
 
 def _grad(c: Any, g: Any) -> Any:
     m, inv = c.m, c.s["result"]
@@ -75,6 +77,15 @@ def _first_zero_pivot(a: Any) -> int:
     return 0
 
 
+@public(
+    "inv",
+    ("A",),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="inverse of an invertible square matrix",
+    method=False,
+    example=Example(inputs={"A": (3, 3)}),
+)
 def inv(A: Any) -> Any:  # noqa: N803
     """The inverse of an invertible square matrix (no batches)."""
     _check(A, "linalg.inv")

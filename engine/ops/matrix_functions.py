@@ -19,12 +19,15 @@ from typing import Any
 import numpy as np
 
 from engine.backend import array_module
-from engine.catalog import Example, Param, public
+from engine.catalog import Example, Param, Port, public
 from engine.messages import LinAlgError
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.inverse import check_square as _square
 from engine.ops.pointwise import data_of
+
+#: ``torch.linalg``: its functions are not tensor methods.
+LINALG = "torch.linalg"
 
 SQUARE = (Sample(((3, 3),), distinct=True),)
 
@@ -66,6 +69,15 @@ DET = declare(
 )
 
 
+@public(
+    "det",
+    ("A",),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="determinant of a square matrix",
+    method=False,
+    example=Example(inputs={"A": (3, 3)}),
+)
 def det(A: Any) -> Any:  # noqa: N803
     """``torch.linalg.det``."""
     _square(A, "linalg.det")
@@ -151,6 +163,16 @@ slogdet_type.__name__ = slogdet_type.__qualname__ = "slogdet"
 linalg_slogdet_type.__name__ = linalg_slogdet_type.__qualname__ = "linalg_slogdet"
 
 
+@public(
+    "slogdet",
+    ("A",),
+    namespace=LINALG,
+    outputs=("sign", "logabsdet"),
+    category="linear algebra",
+    doc="sign and log |det| of a square matrix",
+    method=False,
+    example=Example(inputs={"A": (3, 3)}),
+)
 def slogdet(A: Any) -> Any:  # noqa: N803
     """``torch.linalg.slogdet``: the sign and the log of the absolute determinant."""
     _square(A, "linalg.slogdet")
@@ -243,6 +265,16 @@ def _check_pd(A: Any, name: str) -> None:  # noqa: N803
             ) from None
 
 
+@public(
+    "cholesky",
+    ("A",),
+    (Param("upper", "bool"),),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="Cholesky factor of a symmetric positive-definite matrix",
+    method=False,
+    example=Example(inputs={"A": (1, 1)}, values={"A": "positive"}),
+)
 def cholesky(A: Any, *, upper: bool = False) -> Any:  # noqa: N803
     """``torch.linalg.cholesky``."""
     _square(A, "linalg.cholesky")
@@ -283,6 +315,16 @@ cholesky_.__name__ = cholesky_.__qualname__ = "cholesky"
 
 
 # -- compositions -------------------------------------------------------------------------------
+@public(
+    "matrix_norm",
+    ("A",),
+    (Param("keepdim", "bool"),),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="Frobenius norm of each matrix",
+    method=False,
+    example=Example(inputs={"A": (3, 3)}),
+)
 def matrix_norm(
     A: Any,  # noqa: N803
     ord: Any = "fro",  # noqa: A002
@@ -314,11 +356,29 @@ def matrix_norm(
     raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} is not supported by the engine")
 
 
+@public(
+    "vecdot",
+    ("x", "y"),
+    (Param("dim", "dim"),),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="dot products of the vectors along dim",
+    method=False,
+)
 def vecdot(x: Any, y: Any, *, dim: int = -1) -> Any:
     """``(x * y).sum(dim)`` (real input), as ATen."""
     return (x * y).sum(dim)
 
 
+@public(
+    "multi_dot",
+    (Port("tensors", variadic=True),),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="the product of a chain of matrices, in the cheapest order",
+    method=False,
+    example=Example(inputs={"tensors": [(2, 3), (3, 4), (4, 2)]}),
+)
 def multi_dot(tensors: Any) -> Any:
     """``mm`` in the cheapest order for three matrices (ATen's cost rule), left to right
     otherwise; a 1-D first or last operand is a row or a column, dropped at the end."""
@@ -392,7 +452,7 @@ def matrix_power(input: Any, n: int) -> Any:  # noqa: A002
     return result
 
 
-def matrix_rank(
+def _rank(
     A: Any,  # noqa: N803
     *,
     atol: Any = None,
@@ -414,6 +474,33 @@ def matrix_rank(
     smax = s.max(axis=-1, initial=0.0)
     tol = np.maximum(atol_v, rtol_v * smax)
     return Tensor._wrap(np.asarray((s > tol).sum(axis=-1), np.int64))
+
+
+@public(
+    "matrix_rank",
+    ("A",),
+    (
+        Param("atol", "optional_number"),
+        Param("rtol", "optional_number"),
+        Param("hermitian", "bool"),
+    ),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="the number of singular values above the tolerance (int64)",
+    method=False,
+    differentiable=False,
+    example=Example(inputs={"A": (3, 3)}),
+)
+def matrix_rank(
+    A: Any,  # noqa: N803
+    *,
+    atol: Any = None,
+    rtol: Any = None,
+    hermitian: bool = False,
+) -> Any:
+    rank = _rank(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    rank._counter()[0] += 1  # ATen counts into its result with ``sum(out=)``: version 1
+    return rank
 
 
 # -- cdist --------------------------------------------------------------------------------------
@@ -638,6 +725,18 @@ class linalg_eigh_type(tuple):  # noqa: N801  (PyTorch's class name)
 linalg_eigh_type.__name__ = linalg_eigh_type.__qualname__ = "linalg_eigh"
 
 
+@public(
+    "eigh",
+    ("A",),
+    (Param("UPLO", "str", choices=("L", "U")),),
+    namespace=LINALG,
+    outputs=("eigenvalues", "eigenvectors"),
+    category="linear algebra",
+    doc="eigenvalues and eigenvectors of the symmetric matrix one triangle gives",
+    method=False,
+    # 2 x 2: LAPACK's signs of some 3 x 3 eigenvectors differ between NumPy and PyTorch
+    example=Example(inputs={"A": (2, 2)}),
+)
 def eigh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
     """``torch.linalg.eigh``: ascending eigenvalues and orthonormal eigenvectors of the
     symmetric matrix whose lower (``UPLO='L'``) or upper triangle is given."""
@@ -647,6 +746,16 @@ def eigh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
     return linalg_eigh_type(*apply_op(EIGH, (A,), {"UPLO": UPLO} if UPLO != "L" else {}))
 
 
+@public(
+    "eigvalsh",
+    ("A",),
+    (Param("UPLO", "str", choices=("L", "U")),),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="eigenvalues of the symmetric matrix one triangle gives",
+    method=False,
+    example=Example(inputs={"A": (3, 3)}),
+)
 def eigvalsh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
     """``torch.linalg.eigvalsh``: the eigenvalues, from the same node as ``eigh``'s."""
     return eigh(A, UPLO)[0]
@@ -761,6 +870,17 @@ class linalg_svd_type(tuple):  # noqa: N801  (PyTorch's class name)
 linalg_svd_type.__name__ = linalg_svd_type.__qualname__ = "linalg_svd"
 
 
+@public(
+    "svd",
+    ("A",),
+    (Param("full_matrices", "bool"),),
+    namespace=LINALG,
+    outputs=("U", "S", "Vh"),
+    category="linear algebra",
+    doc="singular value decomposition A = U diag(S) Vh",
+    method=False,
+    example=Example(inputs={"A": (3, 2)}, params={"full_matrices": False}),
+)
 def svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:  # noqa: N803
     """``torch.linalg.svd`` of one matrix: ``U``, ``S`` (descending), ``Vh``."""
     if A.ndim != 2:
@@ -772,6 +892,15 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:  # no
     return linalg_svd_type(*apply_op(SVD, (A,), {"full_matrices": full_matrices}))
 
 
+@public(
+    "svdvals",
+    ("A",),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="singular values, descending",
+    method=False,
+    example=Example(inputs={"A": (3, 2)}),
+)
 def svdvals(A: Any, *, driver: Any = None) -> Any:  # noqa: N803
     """``torch.linalg.svdvals``: ``S`` of the reduced SVD (the same node)."""
     return svd(A, full_matrices=False)[1]
@@ -820,6 +949,20 @@ PINV = declare(
 )
 
 
+@public(
+    "pinv",
+    ("A",),
+    (
+        Param("atol", "optional_number"),
+        Param("rtol", "optional_number"),
+        Param("hermitian", "bool"),
+    ),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="Moore-Penrose pseudo-inverse",
+    method=False,
+    example=Example(inputs={"A": (3, 2)}),
+)
 def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:  # noqa: N803
     """``torch.linalg.pinv`` of one matrix (default tolerance ``eps * max(m, n)``)."""
     if A.ndim != 2:
@@ -910,6 +1053,16 @@ class linalg_lstsq_type(tuple):  # noqa: N801  (PyTorch's class name)
 linalg_lstsq_type.__name__ = linalg_lstsq_type.__qualname__ = "linalg_lstsq"
 
 
+@public(
+    "lstsq",
+    ("A", "B"),
+    namespace=LINALG,
+    outputs=("solution", "residuals", "rank", "singular_values"),
+    category="linear algebra",
+    doc="least-squares solution of A X = B",
+    method=False,
+    example=Example(inputs={"A": (3, 2), "B": (3, 2)}),
+)
 def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:  # noqa: N803
     """``torch.linalg.lstsq`` with the CPU default driver (``gelsy``): the solution, empty
     residuals and singular values, and the rank."""
@@ -927,7 +1080,7 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:  # n
             "(input.dim() - other.dim()) <= 1"
         )
     solution, residuals = apply_op(LSTSQ, (A, B))
-    rank = matrix_rank(A)
+    rank = _rank(A)  # LAPACK's, written once: version 0
     empty = Tensor._wrap(array_module(A._data).zeros((0,), A._data.dtype))
     return linalg_lstsq_type(solution, residuals, rank, empty)
 
@@ -1003,6 +1156,17 @@ class linalg_qr_type(tuple):  # noqa: N801  (PyTorch's class name)
 linalg_qr_type.__name__ = linalg_qr_type.__qualname__ = "linalg_qr"
 
 
+@public(
+    "qr",
+    ("A",),
+    (Param("mode", "str", choices=("reduced", "complete")),),
+    namespace=LINALG,
+    outputs=("Q", "R"),
+    category="linear algebra",
+    doc="QR decomposition: orthonormal Q, upper-triangular R",
+    method=False,
+    example=Example(inputs={"A": (3, 2)}),
+)
 def qr(A: Any, mode: str = "reduced") -> Any:  # noqa: N803
     """``torch.linalg.qr`` of one matrix (``'reduced'`` or ``'complete'``)."""
     if mode not in ("reduced", "complete"):

@@ -28,6 +28,14 @@ def nonzero(input: Any, *, as_tuple: bool = False) -> Any:  # noqa: A002
     return Tensor._wrap(xp.argwhere(a).astype("int64"))
 
 
+@public(
+    "argwhere",
+    ("input",),
+    category="indexing",
+    doc="the indices of the non-zero elements, one row each (nonzero's twin)",
+    differentiable=False,
+    example=Example(values={"input": "mask"}),
+)
 def argwhere(input: Any) -> Any:  # noqa: A002
     """``torch.argwhere``: the same as ``nonzero(input)``."""
     return nonzero(input)

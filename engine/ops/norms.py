@@ -11,6 +11,8 @@ from engine.catalog import Param, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
+LINALG = "torch.linalg"
+
 INF = math.inf
 
 
@@ -89,6 +91,15 @@ VECTOR_NORM = declare(
 )
 
 
+@public(
+    "vector_norm",
+    ("x",),
+    (Param("ord", "number"), Param("dim", "dims"), Param("keepdim", "bool")),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="the ord-norm of the elements, over all or along dim",
+    method=False,
+)
 def vector_norm(
     x: Any,
     ord: float = 2,  # noqa: A002
@@ -145,6 +156,15 @@ def norm(
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
+@public(
+    "norm",
+    ("input",),
+    (Param("ord", "optional_number"), Param("dim", "dims"), Param("keepdim", "bool")),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="the vector 2-norm (or ord-norm) of the elements, Frobenius for matrices",
+    method=False,
+)
 def linalg_norm(
     input: Any,  # noqa: A002
     ord: Any = None,  # noqa: A002

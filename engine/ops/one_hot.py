@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.catalog import Example, Param, public
 
+
+@public(
+    "one_hot",
+    ("tensor",),
+    (Param("num_classes", "int", 3),),
+    namespace="torch.nn.functional",
+    category="indexing",
+    doc="each class index as a row of zeros with a 1 at the index (int64)",
+    method=False,
+    differentiable=False,
+    example=Example(values={"tensor": "index"}),
+)
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     """Like PyTorch: int64 indices only, classes inferred from the largest when ``-1``."""
     from engine.backend import array_module

@@ -977,6 +977,7 @@ sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
     doc="limit values to [min, max]",
     inplace=True,
     example=Example(params={"min": -0.5, "max": 0.5}),
+    aliases=("clip",),
 )
 @applying
 def clamp(apply_op: Callable[..., Any]) -> Callable[..., Any]:
@@ -1063,18 +1064,39 @@ def _cmp_public(name: str) -> Any:
 eq, ne, lt, le, gt, ge = (_cmp_public(n) for n in _CMP)
 
 
+@public(
+    "logical_not",
+    ("input",),
+    category="comparison",
+    doc="not input, elementwise (bool)",
+    differentiable=False,
+)
 def logical_not(input: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 
     return apply_op(OPS["logical_not"], (input,))
 
 
+@public(
+    "logical_and",
+    ("input", "other"),
+    category="comparison",
+    doc="input and other, elementwise (bool)",
+    differentiable=False,
+)
 def logical_and(input: Any, other: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 
     return apply_op(OPS["logical_and"], (input, other))
 
 
+@public(
+    "logical_or",
+    ("input", "other"),
+    category="comparison",
+    doc="input or other, elementwise (bool)",
+    differentiable=False,
+)
 def logical_or(input: Any, other: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 

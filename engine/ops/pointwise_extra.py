@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from engine.backend import to_numpy
+from engine.catalog import public
 from engine.ops.core import apply_op, declare
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -28,6 +29,7 @@ def _libm_unary(fn: Any) -> Any:
     return forward
 
 
+@public("fix", ("input",), category="math", doc="trunc under NumPy's name: toward zero")
 def fix(input: Any) -> Any:  # noqa: A002
     """``trunc`` under NumPy's name (``TruncBackward0``)."""
     from engine.functions import trunc
@@ -40,6 +42,13 @@ LOGICAL_XOR = declare(
 )
 
 
+@public(
+    "logical_xor",
+    ("input", "other"),
+    category="comparison",
+    doc="input or other but not both, elementwise (bool)",
+    differentiable=False,
+)
 def logical_xor(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(LOGICAL_XOR, (input, other))
 
@@ -50,9 +59,23 @@ def _flags(input: Any, test: Any) -> Any:  # noqa: A002
     return tensor(test(to_numpy(input._data)), device=input.device)
 
 
+@public(
+    "isposinf",
+    ("input",),
+    category="comparison",
+    doc="whether each element is +inf",
+    differentiable=False,
+)
 def isposinf(input: Any) -> Any:  # noqa: A002
     return _flags(input, np.isposinf)
 
 
+@public(
+    "isneginf",
+    ("input",),
+    category="comparison",
+    doc="whether each element is -inf",
+    differentiable=False,
+)
 def isneginf(input: Any) -> Any:  # noqa: A002
     return _flags(input, np.isneginf)

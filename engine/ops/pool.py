@@ -346,6 +346,16 @@ def avg_pool2d(
     return apply_op(AVG_POOL, (input,), params)
 
 
+@public(
+    "max_pool1d",
+    ("input",),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
+    namespace=NS,
+    category="layer",
+    doc="largest value of each window along the last dim",
+    method=False,
+    example=Example(inputs={"input": (1, 2, 4)}),
+)
 def max_pool1d(
     input: Any,  # noqa: A002
     kernel_size: Any,
@@ -387,6 +397,16 @@ def max_pool1d(
     return out.squeeze(-2)
 
 
+@public(
+    "avg_pool1d",
+    ("input",),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
+    namespace=NS,
+    category="layer",
+    doc="mean of each window along the last dim",
+    method=False,
+    example=Example(inputs={"input": (1, 2, 4)}),
+)
 def avg_pool1d(
     input: Any,  # noqa: A002
     kernel_size: Any,

@@ -17,6 +17,8 @@ from engine.ops.core import Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.norms import _vector_norm_fwd, _vector_norm_grad
 
+LINALG = "torch.linalg"
+
 BETA, ALPHA = Param("beta", "number"), Param("alpha", "number")
 
 
@@ -248,6 +250,15 @@ LINALG_CROSS = declare(
 )
 
 
+@public(
+    "cross",
+    ("input", "other"),
+    (Param("dim", "dim"),),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="cross product of 3-vectors along dim",
+    method=False,
+)
 def linalg_cross(input: Any, other: Any, *, dim: int = -1) -> Any:  # noqa: A002
     """``torch.linalg.cross``: ``dim`` of size 3 (after broadcasting)."""
     from engine.ops.shape import _wrap

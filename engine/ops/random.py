@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
+from engine.catalog import Example, Param, Port, public
 from engine.ops.core import apply_inplace, apply_op, check_inplace, declare
 from engine.random import cuda_generator, default_generator, sampling
 from engine.random.generator import Generator
@@ -195,6 +196,14 @@ def log_normal_(t: Any, mean: float = 1.0, std: float = 2.0, *, generator: Any =
     return _fill(LOG_NORMAL, t, lambda n: sampling.log_normal(gen, n, mean, std))
 
 
+@public(
+    "poisson",
+    ("input",),
+    category="creation",
+    doc="a count drawn from each element's Poisson rate",
+    method=False,
+    example=Example(values={"input": "positive"}, deterministic=False),
+)
 def poisson(input: Any, generator: Any = None) -> Any:  # noqa: A002
     """``torch.poisson(rates)``: a count drawn per rate (``PoissonBackward0``, whose
     gradient is zero), in the rates' dtype."""
@@ -210,6 +219,15 @@ def poisson(input: Any, generator: Any = None) -> Any:  # noqa: A002
     return apply_op(POISSON, (input,), {"values": values})
 
 
+@public(
+    "multinomial",
+    ("input",),
+    (Param("num_samples", "int", 2), Param("replacement", "bool")),
+    category="creation",
+    doc="int64 indices drawn by each row's weights",
+    differentiable=False,
+    example=Example(values={"input": "probability"}, deterministic=False),
+)
 def multinomial(
     input: Any,  # noqa: A002
     num_samples: int,
@@ -253,6 +271,15 @@ def multinomial(
     return tensor(drawn, device=input.device)
 
 
+@public(
+    "bernoulli",
+    ("input",),
+    (Param("p", "optional_number"),),
+    category="creation",
+    doc="1 with each element's probability (or p), else 0",
+    # probabilities that need no grad: the sample stays one a tool can compare
+    example=Example(params={"p": 0.5}, values={"input": "constant"}, deterministic=False),
+)
 def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # noqa: A002
     """``torch.bernoulli(probs)`` (each element one with its own probability) or
     ``torch.bernoulli(input, p)`` (shaped like ``input``, probability ``p``)."""
@@ -266,6 +293,15 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # no
     return apply_op(BERNOULLI_PROBS, (input,), {"values": drawn._data})
 
 
+@public(
+    "normal",
+    ("mean", Port("std", scalar_ok=True)),
+    category="creation",
+    doc="a normal draw per element with its mean and std",
+    method=False,
+    # no grad: PyTorch's result then has a ``NormalBackward`` node the engine lacks
+    example=Example(values={"mean": "constant", "std": "positive"}, deterministic=False),
+)
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, **kw: Any) -> Any:
     """``torch.normal``: ATen's order of draws, ``normal_(0, 1)`` (or ``(0, std)`` for a
     number std with a tensor mean, ``(mean, std)`` for two numbers) then ``* std + mean``."""

@@ -353,6 +353,14 @@ min = public(
 )(_reduce_select("min", MIN1, MIN0))
 
 
+@public(
+    "argmax",
+    ("input",),
+    (DIMS, KEEPDIM),
+    category="reduction",
+    doc="the int64 index of the largest element, over all or along dim",
+    differentiable=False,
+)
 def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
     from engine.tensor import Tensor
 
@@ -365,6 +373,14 @@ def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     return Tensor._wrap(out.astype("int64"))
 
 
+@public(
+    "argmin",
+    ("input",),
+    (DIMS, KEEPDIM),
+    category="reduction",
+    doc="the int64 index of the smallest element, over all or along dim",
+    differentiable=False,
+)
 def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
     from engine.tensor import Tensor
 

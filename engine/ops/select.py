@@ -351,6 +351,14 @@ def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool = Fal
     return return_types.sort(values, indices)
 
 
+@public(
+    "argsort",
+    ("input",),
+    (Param("dim", "dim"), Param("descending", "bool"), Param("stable", "bool")),
+    category="indexing",
+    doc="the int64 indices that sort input along dim",
+    differentiable=False,
+)
 def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:  # noqa: A002
     return sort(input, dim, descending, stable).indices
 

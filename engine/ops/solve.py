@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.catalog import Example, Param, public
 from engine.messages import LinAlgError
 from engine.ops.core import Sample, apply_op, declare
+
+LINALG = "torch.linalg"
 
 
 def _forward(xp: Any, a: Any, b: Any) -> Any:
@@ -39,6 +42,16 @@ SOLVE = declare(
 )
 
 
+@public(
+    "solve",
+    ("A", "B"),
+    (Param("left", "bool"),),
+    namespace=LINALG,
+    category="linear algebra",
+    doc="the solution X of A X = B",
+    method=False,
+    example=Example(inputs={"A": (3, 3), "B": (3, 2)}),
+)
 def solve(A: Any, B: Any, *, left: bool = True) -> Any:  # noqa: N803  (PyTorch's names)
     """The solution X of ``A X = B`` for a square, invertible ``A`` (no batches)."""
     if not left:

@@ -173,9 +173,10 @@ def _comment(text: str) -> list[str]:
 def _port_expr(doc: Document, node_id: str, port: str, names: dict[str, str]) -> str:
     node = doc.node(node_id)
     var = names[node_id]
-    if len(node.type.outputs) == 1:
+    returned = node.type.returned(node.params)
+    if len(returned) == 1:
         return var
-    index = [p.name for p in node.type.outputs].index(port)
+    index = returned.index(port)
     return (
         f"({var}[{index}] if isinstance({var}, tuple) else {var})"
         if index == 0

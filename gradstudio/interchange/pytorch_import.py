@@ -103,6 +103,12 @@ class TensorRef:
 
 
 @dataclass(frozen=True)
+class ResultRef(TensorRef):
+    """The whole result of a call with several outputs (``torch.sort(x)``): its first
+    output where a tensor is wanted, ``r[1]`` its second."""
+
+
+@dataclass(frozen=True)
 class ListRef:
     node_id: str
     port: str
@@ -290,6 +296,16 @@ class _Importer:
                     node = self.add("gradstudio.select", {"index": i}, t.id, line)  # type: ignore[attr-defined]
                     self.connect(result, node, "list", line)
                     self.env[t.id] = TensorRef(node)  # type: ignore[attr-defined]
+            elif isinstance(result, ResultRef) and len(self.outputs_of(result)) > 1:
+                # ``values, indices = x.max(1)``, ``Q, R = torch.linalg.qr(A)``: one name a port
+                outputs = self.outputs_of(result)
+                if len(outputs) != len(target.elts):
+                    raise ImportProblem(
+                        f"cannot unpack {len(outputs)} results into {len(target.elts)} names",
+                        line,
+                    )
+                for t, port in zip(target.elts, outputs, strict=True):
+                    self.env[t.id] = TensorRef(result.node_id, port)  # type: ignore[attr-defined]
             elif isinstance(result, Const) and isinstance(result.value, list | tuple):
                 if len(result.value) != len(target.elts):
                     raise ImportProblem("cannot unpack: the number of values differs", line)
@@ -471,6 +487,11 @@ class _Importer:
             return self.attribute(node, label, line)
         if isinstance(node, ast.Subscript):
             container = self.expr(node.value)
+            returned = self.outputs_of(container) if isinstance(container, ResultRef) else []
+            if len(returned) > 1 and isinstance(node.slice, ast.Constant):
+                index = node.slice.value
+                if isinstance(index, int) and -len(returned) <= index < len(returned):
+                    return TensorRef(container.node_id, returned[index])  # type: ignore[union-attr]
             if isinstance(container, TensorRef):
                 return self.getitem(container, node, label or _segment(self.source, node), line)
             index = self.expr(node.slice)
@@ -934,10 +955,15 @@ class _Importer:
         if not node_type.outputs:
             return Const(None)
         if len(node_type.outputs) > 1:
-            return TensorRef(n, node_type.outputs[0].name)
+            return ResultRef(n, node_type.outputs[0].name)
         if node_type.outputs[0].type is PortType.TENSORS:
             return ListRef(n, node_type.outputs[0].name)
         return TensorRef(n, node_type.outputs[0].name)
+
+    def outputs_of(self, ref: TensorRef) -> list[str]:
+        """The output ports the call of node ``ref`` returns, in order."""
+        node = self.doc.node(ref.node_id)
+        return self.doc.catalogue.get(node.type_id).returned(node.params)
 
     # -- building -------------------------------------------------------------------
 

@@ -17,8 +17,30 @@ from typing import Any
 from gradstudio.interchange.program_import.recorder import Recorder
 from gradstudio.interchange.pytorch_import import outside_names
 
-#: Catalogue functions whose result is a draw from the generator.
-RANDOM_FUNCTIONS = {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like"}
+#: Catalogue functions whose result is a draw from the generator (or uninitialised).
+RANDOM_FUNCTIONS = {
+    "torch.rand",
+    "torch.randn",
+    "torch.rand_like",
+    "torch.randn_like",
+    "torch.randint",
+    "torch.randint_like",
+    "torch.randperm",
+    "torch.bernoulli",
+    "torch.multinomial",
+    "torch.normal",
+    "torch.poisson",
+    "torch.empty",
+}
+#: Catalogue functions recorded through the calls they make, not as one node of their
+#: own: ``dropout1d``/``2d`` (their drawn noise a literal, not a node that would draw
+#: again; ``F.dropout`` is recorded by hand, below) and ``as_tensor`` (which may return
+#: the very tensor it is given, or share a NumPy array's memory).
+RECORDED_INSIDE = {
+    "torch.nn.functional.dropout1d",
+    "torch.nn.functional.dropout2d",
+    "torch.as_tensor",
+}
 #: In-place random fills: the tensor's new values become a copy of a literal.
 RANDOM_FILLS = ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_")
 #: Tensor methods recorded as the catalogue's methods of the same name.
@@ -458,6 +480,9 @@ def _random(recorder: Recorder, tensor_type: type) -> None:
         name = qualname.rsplit(".", 1)[1]
         original = getattr(engine, name)
         setattr(engine, name, lambda *a, _f=original, **k: draw(_f, a, k))
+        method = tensor_type.__dict__.get(name)
+        if method is not None:  # ``p.multinomial(1)``, ``p.bernoulli()``
+            setattr(tensor_type, name, lambda *a, _f=method, **k: draw(_f, a, k))
 
     def filled(fn: Any) -> Any:
         def fill(tensor: Any, *args: Any, **kwargs: Any) -> Any:

@@ -631,22 +631,30 @@ def install(recorder: Recorder) -> None:
     import engine.nn.functional
     import engine.optim
     import engine.utils.data
-    from engine.catalog import functions
+    from engine.catalog import FUNCTIONS, functions
+    from gradstudio.interchange.program_import.actions import RECORDED_INSIDE
 
     tensor_type = engine.Tensor
     namespaces: dict[str, ModuleType] = {
         "torch": engine,
         "torch.nn.functional": engine.nn.functional,
+        "torch.linalg": engine.linalg,
     }
     #: id of each function wrapped -> (the function, the name recorded)
     wrapped: dict[int, tuple[Any, str]] = {}
     for sig in functions():
+        if sig.qualname in RECORDED_INSIDE:
+            continue
         module = namespaces.get(sig.namespace)
         if module is not None and callable(getattr(module, sig.name, None)):
             original = getattr(module, sig.name)
             wrapped[id(original)] = (original, sig.qualname)
             setattr(module, sig.name, _wrap(recorder, sig.qualname, original, tensor_type))
-        if sig.namespace == "torch.nn.functional" and sig.method:
+        if (
+            sig.namespace == "torch.nn.functional"
+            and sig.method
+            and f"torch.{sig.name}" not in FUNCTIONS
+        ):
             # ``torch.softmax(x, 1)``: the same op as ``F.softmax`` under PyTorch's
             # top-level name (a function of its own in the engine)
             same = getattr(engine, sig.name, None)

@@ -233,15 +233,16 @@ def build(report: dict[str, Any]) -> Document:
             if isinstance(result, ListRef):
                 _take_apart(importer, result, event["out"], labels, line, refs)
                 continue
+            returned = (
+                node_type.returned(importer.doc.node(result.node_id).params)
+                if isinstance(result, TensorRef)
+                else []
+            )
             for index, key in enumerate(event["out"]):
                 if key is None:
                     continue
                 if isinstance(result, TensorRef):
-                    port = (
-                        node_type.outputs[index].name
-                        if index < len(node_type.outputs)
-                        else result.port
-                    )
+                    port = returned[index] if index < len(returned) else result.port
                     refs[key] = TensorRef(result.node_id, port)
         elif event["kind"] == "set_value":
             value = importer.add("torch.tensor", {"data": event["data"]}, "step", line)
