@@ -113,6 +113,7 @@ def install_actions(recorder: Recorder, tensor_type: type) -> None:
     _plain_methods(recorder, tensor_type)
     _to_methods(recorder, tensor_type)
     _data_property(recorder, tensor_type)
+    _requires_grad_property(recorder, tensor_type)
     _view_properties(recorder, tensor_type)
     _indexing(recorder, tensor_type)
     _reflected(recorder, tensor_type)
@@ -242,6 +243,19 @@ def _data_property(recorder: Recorder, tensor_type: type) -> None:
         prop.fset(self, value)
 
     tensor_type.data = property(get_data, set_data, prop.fdel)
+
+
+def _requires_grad_property(recorder: Recorder, tensor_type: type) -> None:
+    """``t.requires_grad = True`` is ``t.requires_grad_(True)``: the same flag set on the
+    same leaf, recorded as that method (else the document's leaf never requires grad)."""
+    prop = tensor_type.requires_grad
+
+    def set_flag(self: Any, value: Any) -> None:
+        prop.fset(self, value)
+        if not recorder.depth:
+            recorder.record("Tensor.requires_grad_", (self, bool(value)), {}, self, tensor_type)
+
+    tensor_type.requires_grad = property(prop.fget, set_flag, prop.fdel)
 
 
 def _indexing(recorder: Recorder, tensor_type: type) -> None:
@@ -590,11 +604,15 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             recorder.events.append(event)
 
             def watched(*args: Any, **kwargs: Any) -> Any:
-                # a post-accumulate-grad hook returns None: it changes the tensor in place
+                # a post-accumulate-grad hook returns None: it changes the tensor in place;
+                # any hook may change the gradients it is handed in place (``g.mul_(100)``)
                 before = state(tensor) if on == "post_accumulate_grad" else None
+                handed = arguments(args)
                 result = hook(*args, **kwargs)
-                changed = result is not None or (
-                    before is not None and not _same(before, state(tensor))
+                changed = (
+                    result is not None
+                    or (before is not None and not _same(before, state(tensor)))
+                    or handed != arguments(args)
                 )
                 if changed and not event["changes"]:
                     event["changes"] = True
@@ -611,6 +629,18 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             return register(self, watched)
 
         return registered
+
+    def arguments(args: tuple) -> list[bytes | None]:
+        """The bytes of each gradient a hook is handed (a tuple of them for grad_fn hooks)."""
+        flat = [a for arg in args for a in (arg if isinstance(arg, tuple | list) else (arg,))]
+
+        def read() -> list[bytes | None]:
+            return [
+                a.detach().cpu().numpy().tobytes() if isinstance(a, tensor_type) else None
+                for a in flat
+            ]
+
+        return recorder.quiet(read)  # type: ignore[no-any-return]
 
     def state(tensor: Any) -> tuple[Any, Any]:
         def read() -> tuple[Any, Any]:

@@ -11,6 +11,7 @@ Only plain JSON leaves this process.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from types import FrameType, ModuleType
@@ -596,13 +597,39 @@ def main(program: str, output: str, keep: int = 3) -> int:
             line = exc.lineno
         report = {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line}
     else:
-        report = {
-            "events": recorder.folded(list(recorder.events), scope),
-            "labels": recorder.names(scope, engine.Tensor),
-        }
-    with open(output, "w", encoding="utf-8") as f:
-        json.dump(report, f)
+        report = _finished(recorder, scope, engine.Tensor)
+    write_report(report, output)
     return 0
+
+
+def _finished(recorder: Recorder, scope: dict[str, Any], tensor_type: type) -> dict[str, Any]:
+    """The events of a program that ran to its end; a failure here is the recorder's
+    own (out of memory holding a long run), said in one line rather than half a file."""
+    try:
+        return {
+            "events": recorder.folded(list(recorder.events), scope),
+            "labels": recorder.names(scope, tensor_type),
+        }
+    except MemoryError:
+        recorder.events.clear()
+        recorder.snapshots.clear()
+        return {"error": "the recording grew past the memory an import may use", "line": None}
+    except Exception as exc:
+        return {"error": f"the recorder failed: {type(exc).__name__}: {exc}", "line": None}
+
+
+def write_report(report: dict[str, Any], output: str) -> None:
+    """Write ``report`` as JSON to ``output`` whole or not at all: the parent reads a
+    file only once it is complete (a child stopped while writing leaves none)."""
+    partial = output + ".partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as f:
+            json.dump(report, f)
+    except (MemoryError, TypeError, ValueError) as exc:
+        message = f"the recording could not be written: {type(exc).__name__}: {exc}"
+        with open(partial, "w", encoding="utf-8") as f:
+            json.dump({"error": message[:300], "line": None}, f)
+    os.replace(partial, output)
 
 
 if __name__ == "__main__":

@@ -126,8 +126,11 @@ class Recording:
                     f"the program used more than {MEMORY_BYTES // 1024**3} GiB of memory"
                 )
             raise ImportProblem(f"the program could not be recorded: {last}")
-        with open(self.output, encoding="utf-8") as f:
-            return json.load(f)  # type: ignore[no-any-return]
+        try:
+            with open(self.output, encoding="utf-8") as f:
+                return json.load(f)  # type: ignore[no-any-return]
+        except (ValueError, MemoryError) as exc:
+            raise ImportProblem(f"the recording could not be read: {exc}") from None
 
     def close(self) -> None:
         if self.proc.poll() is None:
