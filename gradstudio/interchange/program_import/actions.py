@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import keyword
 import os
 import textwrap
 from typing import Any
@@ -573,10 +574,11 @@ def function_source(fn: Any) -> tuple[str, str] | str:
 
 
 def _hooks(recorder: Recorder, tensor_type: type) -> None:
-    """Each hook registration is an event holding the hook's code.  One that returns a
-    replacement gradient changes what backward computes: it becomes a hook node.  One
-    that only looks (print, collect gradients) leaves the document as computed and is
-    left out, its side effects being on program state the document does not hold."""
+    """Each hook registration is an event holding the hook's code, and becomes a hook node
+    that fires where the program's did.  One that changes a gradient (returns a new one,
+    or changes it in place) must be the program's own code; one that only looks (print,
+    collect gradients in a program list) and whose code a document cannot hold becomes a
+    stand-in of its name that returns None: never dropped without a word."""
     from engine.autograd.graph import Node
     from engine.nn.modules.module import Module
 
@@ -601,6 +603,8 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
                     name = "hook" if name == "hook_1" else name
                     source = f"{name} = {source.removeprefix('hook = ')}"
                 event["name"], event["source"] = name, source
+            else:
+                event["name"], event["source"] = observer(hook, found, lambdas)
             recorder.events.append(event)
 
             def watched(*args: Any, **kwargs: Any) -> Any:
@@ -629,6 +633,17 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             return register(self, watched)
 
         return registered
+
+    def observer(hook: Any, reason: str, lambdas: dict[str, int]) -> tuple[str, str]:
+        """A hook whose code a document cannot hold (it appends to a program list): while
+        it only looks, a stand-in of the same name that returns None keeps its place, so
+        the document shows where it fired and what it was handed."""
+        name = getattr(hook, "__name__", "hook")
+        if not name.isidentifier() or keyword.iskeyword(name):
+            name = f"hook_{lambdas.setdefault(repr(hook), len(lambdas) + 1)}"
+        text = " ".join(_hook_text(hook).split())[:200]
+        doc = f"Stands in for the program's hook {text!r}, which only looks: {reason}."
+        return name, f"def {name}(*handed):\n    {doc!r}\n    return None\n"
 
     def arguments(args: tuple) -> list[bytes | None]:
         """The bytes of each gradient a hook is handed (a tuple of them for grad_fn hooks)."""
@@ -677,6 +692,14 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
         "register_backward_hook",
     ):
         setattr(Module, name, refusing(getattr(Module, name)))
+
+
+def _hook_text(hook: Any) -> str:
+    """The hook's source line(s), or its name where they cannot be read."""
+    try:
+        return inspect.getsource(hook).strip()
+    except (OSError, TypeError):
+        return getattr(hook, "__name__", repr(hook))
 
 
 def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:

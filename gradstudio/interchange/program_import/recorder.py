@@ -566,15 +566,18 @@ def install(recorder: Recorder) -> None:
     alias_torch()
 
 
-def main(program: str, output: str, keep: int = 3) -> int:
-    """Run ``program`` recording it; write the events (or the error) as JSON to ``output``."""
+def main(program: str, output: str, keep: int = 3, cells: str | None = None) -> int:
+    """Run ``program`` recording it; write the events (or the error) as JSON to ``output``.
+    ``cells``: the layout of the notebook ``program`` was made from (each cell a frame)."""
     recorder = Recorder(program, keep)
     install(recorder)
     import engine
     from gradstudio.interchange.program_import.frames import Frames
+    from gradstudio.interchange.program_import.notebook import read_cells
 
     scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
     frames = Frames(program, recorder.events, keep)
+    frames.cells = [] if cells is None else read_cells(cells)
     frames.scope = scope
     frames.install_modules(recorder)
     recorder.events.frames = frames
@@ -584,6 +587,7 @@ def main(program: str, output: str, keep: int = 3) -> int:
             source = f.read()
         code = compile(source, program, "exec")
         frames.install_loops(source)
+        frames.install_cells()
         try:
             exec(code, scope)
         finally:
@@ -633,4 +637,5 @@ def write_report(report: dict[str, Any], output: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:4])))
+    keep_arg = [int(a) for a in sys.argv[3:4]]
+    sys.exit(main(sys.argv[1], sys.argv[2], *keep_arg, *sys.argv[4:5]))

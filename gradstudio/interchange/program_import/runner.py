@@ -15,6 +15,13 @@ from gradstudio.catalogue import PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
 from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
+from gradstudio.interchange.program_import.notebook import (
+    Cell,
+    is_notebook,
+    read_cells,
+    where,
+    write_program,
+)
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
@@ -53,6 +60,12 @@ class Recording:
         root = str(Path(__file__).resolve().parents[3])
         self._tmp = tempfile.TemporaryDirectory()
         self.output = os.path.join(self._tmp.name, "events.json")
+        #: a notebook runs as the program its code cells make, each cell a frame
+        self.cells: list[Cell] = []
+        script, layout = self.program, []
+        if is_notebook(self.program):
+            script, cells_file = write_program(self.program, self._tmp.name)
+            self.cells, layout = read_cells(cells_file), [cells_file]
         self._stderr = open(os.path.join(self._tmp.name, "stderr.txt"), "w+b")  # noqa: SIM115
         self.started = time.monotonic()
         self.stopped = False
@@ -62,9 +75,10 @@ class Recording:
                 sys.executable,
                 "-m",
                 "gradstudio.interchange.program_import.recorder",
-                self.program,
+                script,
                 self.output,
                 str(max(0, int(keep))),
+                *layout,
             ],
             cwd=str(Path(self.program).parent),
             env={**os.environ, "PYTHONPATH": root},
@@ -128,9 +142,14 @@ class Recording:
             raise ImportProblem(f"the program could not be recorded: {last}")
         try:
             with open(self.output, encoding="utf-8") as f:
-                return json.load(f)  # type: ignore[no-any-return]
+                report: dict[str, Any] = json.load(f)
         except (ValueError, MemoryError) as exc:
             raise ImportProblem(f"the recording could not be read: {exc}") from None
+        if self.cells and "error" in report:  # told as the notebook's cell and line
+            place = where(self.cells, report.get("line"))
+            if place:
+                report = {"error": f"{place}: {report['error']}", "line": None}
+        return report
 
     def close(self) -> None:
         if self.proc.poll() is None:
