@@ -64,7 +64,11 @@ class Recording:
         self.cells: list[Cell] = []
         script, layout = self.program, []
         if is_notebook(self.program):
-            script, cells_file = write_program(self.program, self._tmp.name)
+            try:
+                script, cells_file = write_program(self.program, self._tmp.name)
+            except ImportProblem:
+                self._tmp.cleanup()
+                raise
             self.cells, layout = read_cells(cells_file), [cells_file]
         self._stderr = open(os.path.join(self._tmp.name, "stderr.txt"), "w+b")  # noqa: SIM115
         self.started = time.monotonic()
