@@ -385,18 +385,21 @@ def _autograd(recorder: Recorder, tensor_type: type) -> None:
         create_graph: bool = False,
         **kwargs: Any,
     ) -> None:
+        event = {
+            "kind": "autograd_backward",
+            "tensors": keys(tensors),
+            "grad_tensors": keys(grad_tensors),
+            "retain_graph": retain_graph,
+            "create_graph": create_graph,
+            "line": recorder.line(),
+        }
         if not recorder.depth:
-            recorder.events.append(
-                {
-                    "kind": "autograd_backward",
-                    "tensors": keys(tensors),
-                    "grad_tensors": keys(grad_tensors),
-                    "retain_graph": retain_graph,
-                    "create_graph": create_graph,
-                    "line": recorder.line(),
-                }
-            )
-        recorder.quiet(backward, tensors, grad_tensors, retain_graph, create_graph, **kwargs)
+            recorder.events.append(event)
+        try:
+            recorder.quiet(backward, tensors, grad_tensors, retain_graph, create_graph, **kwargs)
+        except Exception as exc:
+            event["raised"] = f"{type(exc).__name__}: {exc}"  # the document raises it too
+            raise
 
     engine.autograd.grad = recorded_grad
     engine.autograd.backward = recorded_backward

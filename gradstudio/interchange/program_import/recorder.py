@@ -541,19 +541,22 @@ def install(recorder: Recorder) -> None:
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
-        recorder.events.append(
-            {
-                "kind": "backward",
-                "target": recorder.key(self),
-                "gradient": recorder.value(gradient, tensor_type),
-                "retain_graph": retain_graph,
-                "create_graph": create_graph,
-                "line": recorder.line(),
-            }
-        )
+        event = {
+            "kind": "backward",
+            "target": recorder.key(self),
+            "gradient": recorder.value(gradient, tensor_type),
+            "retain_graph": retain_graph,
+            "create_graph": create_graph,
+            "line": recorder.line(),
+        }
+        recorder.events.append(event)
         recorder.depth += 1
         try:
             backward(self, gradient, retain_graph, create_graph, inputs)
+        except Exception as exc:
+            # the program's own error (one it may catch): the document raises it too
+            event["raised"] = f"{type(exc).__name__}: {exc}"
+            raise
         finally:
             recorder.depth -= 1
 
