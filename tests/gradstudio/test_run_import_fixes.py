@@ -131,3 +131,27 @@ def test_a_file_that_is_not_a_notebook_is_refused_in_one_line(tmp_path: Path) ->
     book.write_text("{not json", encoding="utf-8")
     with pytest.raises(ImportProblem, match="the notebook cannot be read"):
         import_program(book)
+
+
+def test_a_document_too_large_to_load_is_not_written(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """``import --run`` once wrote a file ``run`` then refused as too large."""
+    from gradstudio.interchange import fileformat
+
+    doc = import_program(PROGRAMS / "requires_grad_set.py")
+    monkeypatch.setattr(fileformat, "MAX_FILE_BYTES", 1000)
+    target = tmp_path / "big.gstudio"
+    with pytest.raises(fileformat.DocumentError, match="more than a GradStudio document may"):
+        fileformat.save_document(doc, target)
+    assert not target.exists()
+
+
+def test_float32_literals_are_written_short_and_read_back_exactly() -> None:
+    import numpy as np
+
+    from gradstudio.interchange.program_import.recorder import short_values
+
+    values = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    short = short_values(values)
+    assert np.array_equal(np.asarray(short, dtype=np.float64).astype(np.float32), values)
+    assert len(repr(short)) < 0.7 * len(repr(values.tolist()))
+    assert short_values(np.array([0.1], dtype=np.float32)) == [0.1]

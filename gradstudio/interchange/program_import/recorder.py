@@ -141,7 +141,7 @@ class Recorder:
         """``tensor`` enters the document as a literal holding its values now."""
         self.depth += 1
         try:
-            data = tensor.detach().tolist()
+            data = short_values(tensor.detach().cpu().numpy(force=True))
             dtype = str(tensor.dtype).removeprefix("torch.")
         finally:
             self.depth -= 1
@@ -163,7 +163,7 @@ class Recorder:
         target = self.key(tensor)
         self.depth += 1
         try:
-            data = tensor.detach().tolist()
+            data = short_values(tensor.detach().cpu().numpy(force=True))
         finally:
             self.depth -= 1
         self.events.append(
@@ -356,8 +356,20 @@ class _Lazy(dict):
     def get(self, key: str, default: Any = None) -> Any:
         state = super().get(key, default)
         if state is not None and "data" not in state:
-            state["data"] = state["array"].tolist()
+            state["data"] = short_values(state["array"])
         return state
+
+
+def short_values(array: Any) -> Any:
+    """``array``'s values as nested lists, a float32 or float16 value written with the
+    fewest digits that read back to it (``0.1``, not ``0.10000000149011612``): the same
+    bits once the document casts them back, in half the text. (A float64 holds each
+    such decimal closely enough that the cast back cannot round twice wrongly.)"""
+    import numpy as np
+
+    if array.dtype in (np.float32, np.float16):
+        return array.astype(str).astype(np.float64).tolist()
+    return array.tolist()
 
 
 def _plain(data: Any) -> bool:
