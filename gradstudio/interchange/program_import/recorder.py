@@ -218,8 +218,20 @@ class Recorder:
         if isinstance(kwargs.get("out"), tensor_type):
             return self.call_out(qualname, fn, args, kwargs, tensor_type)
         result = self.quiet(fn, *args, **kwargs)
-        self.record(qualname, args, kwargs, result, tensor_type)
+        self.safely(self.record, qualname, args, kwargs, result, tensor_type)
         return result
+
+    def safely(self, note: Any, *args: Any) -> None:
+        """Run ``note`` (recording what the program just did); a fault of the recorder's
+        own becomes a refusal at this line, never an exception in the program, which
+        would be told as the program's error (``'NoneType' object is not subscriptable``)."""
+        try:
+            self.quiet(note, *args)
+        except Exception as exc:
+            self.refuse(
+                f"GradStudio could not record this line ({type(exc).__name__}: {exc}); "
+                "please report it"
+            )
 
     def call_out(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         """``torch.matmul(a, b, out=y)``: the plain call, then its result copied into ``y``
@@ -541,7 +553,25 @@ def install(recorder: Recorder) -> None:
             )
         grad_property.fset(self, value)
 
-    tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
+    engine_dir = os.path.dirname(engine.__file__)
+
+    def get_grad(self: Any) -> Any:
+        """``p.grad`` read by the program: a ``.grad`` node on ``p``, so what the program
+        does to it (``p.grad.zero_()``, ``p -= lr * p.grad``) acts on the document's own
+        gradient rather than on a literal copy of it."""
+        grad = grad_property.fget(self)
+        caller = sys._getframe(1)
+        if (
+            grad is None
+            or recorder.depth
+            or id(self) not in recorder.keys
+            or caller.f_code.co_filename.startswith(engine_dir)
+        ):
+            return grad
+        recorder.safely(recorder.record, "Tensor.grad", (self,), {}, grad, tensor_type)
+        return grad
+
+    tensor_type.grad = property(get_grad, set_grad, grad_property.fdel)
     _quiet_module_init(recorder)
     _record_optimizer_steps(recorder, tensor_type)
     backward = tensor_type.backward
