@@ -59,11 +59,13 @@ DISAGREES: dict[str, str] = {
     "gradients stay unclipped",
     "module_freeze_dtype": "model.double() swaps each parameter's data for a float64 one; "
     "the document copies it into the float32 parameter",
-    "gather_scatter": "v (torch.zeros(5) filled by an in-place scatter) differs",
-    "grad_modes": "w, made inside a function under a grad mode, differs",
-    "gradcheck_demo": "xs differs after gradcheck, which runs unrecorded and perturbs it",
-    "resnet_block": "feats (a forward hook's capture) differs",
-    "rnn_by_hand": "the weights after its hand-written update loop differ (loop state)",
+    "gather_scatter": "v.index_put_(..., accumulate=True) is not in the catalogue, so the "
+    "change it makes in place is not recorded",
+    "grad_modes": "w (made in a function under a grad mode) differs; cause not found",
+    "gradcheck_demo": "xs differs after gradcheck (run unrecorded); cause not found",
+    "resnet_block": "feats differs; cause not found",
+    "rnn_by_hand": "weights and loss differ after its hand-written training loop; cause "
+    "not found (the loop's folding is a suspect)",
 }
 
 #: programs whose import and run take over 20 s (loops of hundreds of iterations)
