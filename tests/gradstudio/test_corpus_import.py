@@ -57,6 +57,8 @@ DISAGREES: dict[str, str] = {
     "operation' error for exp's saved output that the program raises and catches",
     "clip_init": "clip_grad_norm_ scales .grad in place inside the engine; the document's "
     "gradients stay unclipped",
+    "hooks_and_accum": "h.remove() is not recorded, so the document's hook still fires in "
+    "the later backwards; clip_grad_norm_ as in clip_init",
     "module_freeze_dtype": "model.double() swaps each parameter's data for a float64 one; "
     "the document copies it into the float32 parameter",
     "gather_scatter": "v.index_put_(..., accumulate=True) is not in the catalogue, so the "
