@@ -14,6 +14,13 @@ from gradstudio.catalogue import PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
 from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
+from gradstudio.interchange.program_import.notebook import (
+    Cell,
+    is_notebook,
+    read_cells,
+    where,
+    write_program,
+)
 from gradstudio.interchange.program_import.report import malformed, read_report
 from gradstudio.interchange.pytorch_import import (
     Const,
@@ -57,6 +64,16 @@ class Recording:
         self.program = str(Path(program).resolve())
         self._tmp = tempfile.TemporaryDirectory()
         self.output = os.path.join(self._tmp.name, "events.json")
+        #: a notebook runs as the program its code cells make, each cell a frame
+        self.cells: list[Cell] = []
+        script, layout = self.program, []
+        if is_notebook(self.program):
+            try:
+                script, cells_file = write_program(self.program, self._tmp.name)
+            except ImportProblem:
+                self._tmp.cleanup()
+                raise
+            self.cells, layout = read_cells(cells_file), [cells_file]
         self.started = time.monotonic()
         self.stopped = False
         self.timed_out = False
@@ -65,9 +82,10 @@ class Recording:
                 sys.executable,
                 "-m",
                 "gradstudio.interchange.program_import.recorder",
-                self.program,
+                script,
                 self.output,
                 str(max(0, int(keep))),
+                *layout,
             ],
             limits=Limits(
                 cpu_seconds=CPU_SECONDS, memory_bytes=MEMORY_BYTES, max_file_bytes=FILE_BYTES
@@ -133,7 +151,12 @@ class Recording:
                     f"the program used more than {MEMORY_BYTES // 1024**3} GiB of memory"
                 )
             raise ImportProblem(f"the program could not be recorded: {last or 'no output'}")
-        return read_report(self.output, MAX_REPORT_BYTES)
+        report = read_report(self.output, MAX_REPORT_BYTES)
+        if self.cells and "error" in report:  # told as the notebook's cell and line
+            place = where(self.cells, report.get("line"))
+            if place:
+                report = {"error": f"{place}: {report['error']}", "line": None}
+        return report
 
     def close(self) -> None:
         self.run.close()
