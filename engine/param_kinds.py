@@ -95,19 +95,10 @@ def _is_number(value: Any) -> bool:
 NON_FINITE = ("inf", "-inf", "nan")
 
 
-def _plain_scalar(value: Any) -> Any:
-    """A NumPy scalar as the Python number or bool it holds (``np.int64(2)`` is ``2``,
-    ``np.float32(0.5)`` is ``0.5``): PyTorch takes them wherever it takes a number."""
-    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
-        return value.item()
-    return value
-
-
 def check_number(value: Any, choices: tuple[str, ...] = ()) -> int | float | str:
     """A finite number, or the name of a non-finite one: ``masked_fill(mask,
     float("-inf"))`` is in every attention mask, and JSON has no infinity, so
     ``-inf`` is held as the text ``"-inf"`` (``number_python`` turns it back)."""
-    value = _plain_scalar(value)
     if isinstance(value, float) and not math.isfinite(value):
         return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
     if isinstance(value, str) and value in NON_FINITE:
@@ -128,7 +119,6 @@ def number_source(value: Any) -> str:
 
 
 def check_int(value: Any, choices: tuple[str, ...] = ()) -> int:
-    value = _plain_scalar(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
@@ -142,7 +132,6 @@ def _float(value: Any, choices: tuple[str, ...] = ()) -> float | str:
 
 
 def check_bool(value: Any, choices: tuple[str, ...] = ()) -> bool:
-    value = _plain_scalar(value)
     if not isinstance(value, bool):
         raise ValueError(f"expected true or false, got {value!r}")
     return value
@@ -204,8 +193,6 @@ def check_shape(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
 def _dtype(value: Any, choices: tuple[str, ...] = ()) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) and type(value).__name__ == "dtype":
-        value = str(value)  # ``torch.float64`` itself, as a program passes it
     if isinstance(value, str):
         name = value.removeprefix("torch.")
         name = DTYPE_ALIASES.get(name, name)

@@ -763,18 +763,14 @@ class HookFiring:
     on: str  # the grad_fn it fired on, e.g. "MulBackward0" ("AccumulateGrad" for a leaf)
     returned: str  # "None" or the returned tensor's repr
     before: int = 0
-    #: what it was handed: the gradient (a tuple of them for a grad_fn hook), or the tensor
-    received: str = ""
 
     @property
     def text(self) -> str:
-        handed = f", handed {self.received}" if self.received else ""
-        return f"hook {self.name} fired on {self.on}, returned {self.returned}{handed}"
+        return f"hook {self.name} fired on {self.on}, returned {self.returned}"
 
 
-#: Receives each firing while a backward runs (the evaluator pushes one around a step):
-#: the hook's name, where it fired, what it returned and what it was handed.
-HOOK_LOG: list[Callable[[str, str, str, str], None]] = []
+#: Receives each firing while a backward runs (the evaluator pushes one around a step).
+HOOK_LOG: list[Callable[[str, str, str], None]] = []
 
 
 def _hook_function(call: RunCall) -> Any:
@@ -801,10 +797,9 @@ def _hook_run(call: RunCall) -> dict[str, Any]:
     site = site.removeprefix("torch::autograd::")
 
     def fired(*args: Any) -> Any:
-        handed = _shown(args[0] if len(args) == 1 else args)
         result = fn(*args)
         if HOOK_LOG:
-            HOOK_LOG[-1](name, site, _shown(result), handed)
+            HOOK_LOG[-1](name, site, _shown(result))
         return result
 
     fired.__name__ = getattr(fn, "__name__", name)  # PyTorch's errors name the hook

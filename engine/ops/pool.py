@@ -295,7 +295,7 @@ def _check_dims(name: str, x: Any) -> None:
 @public(
     "max_pool2d",
     ("input",),
-    (Param("kernel_size", "ints", 2), Param("stride", "ints"), Param("padding", "ints")),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
     namespace=NS,
     category="layer",
     doc="largest value of each window",
@@ -321,7 +321,7 @@ def max_pool2d(
 @public(
     "avg_pool2d",
     ("input",),
-    (Param("kernel_size", "ints", 2), Param("stride", "ints"), Param("padding", "ints")),
+    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
     namespace=NS,
     category="layer",
     doc="mean of each window",

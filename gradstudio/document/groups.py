@@ -42,7 +42,7 @@ from typing import Any
 
 GROUP_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$")
 COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
-KINDS = ("user", "module", "loop", "cell")
+KINDS = ("user", "module", "loop")
 MAX_TITLE = 200
 MAX_META_ITEMS = 32
 MAX_META_KEY = 64

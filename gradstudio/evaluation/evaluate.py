@@ -632,9 +632,9 @@ def _hook_log(fired: list[HookFiring], trace: Any) -> Iterator[None]:
     """Hook nodes' firings during one backward step, each placed after the grad_fn
     executions the observer had seen when it fired."""
 
-    def log(name: str, on: str, returned: str, received: str = "") -> None:
+    def log(name: str, on: str, returned: str) -> None:
         before = len(getattr(trace, "executions", ()))
-        fired.append(HookFiring(name, on, returned, before, received))
+        fired.append(HookFiring(name, on, returned, before))
 
     HOOK_LOG.append(log)
     try:

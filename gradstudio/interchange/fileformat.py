@@ -416,12 +416,6 @@ def save_document(
         raise DocumentError(
             path, "cannot be written: a text in the graph is not valid Unicode"
         ) from None
-    if len(data) > MAX_FILE_BYTES:  # never write a file that loading would refuse
-        raise DocumentError(
-            path,
-            f"cannot be written: the document takes {len(data) / 2**20:.0f} MiB, "
-            f"more than a GradStudio document may ({MAX_FILE_BYTES // 2**20} MiB)",
-        )
     try:
         atomic_write(path, data)
     except OSError as exc:

@@ -1093,7 +1093,6 @@ def _bind(
     variadic = {p.name for p in node_type.inputs if p.variadic}
     bound: dict[str, Value] = {}
     rest = list(args)
-    spread = _python_parameters(node_type) is None  # ``*size`` (or a method's)
     for name in slots:
         if not rest:
             break
@@ -1114,9 +1113,7 @@ def _bind(
                 for a in rest
             )
             and len(rest) > 1
-            and (spread or len(rest) > len(slots) - slots.index(name))
         ):
-            # ``x.view(2, 3)``: the sizes spread; ``movedim(x, 0, -1)`` has one per param
             bound[name] = Const([a.value for a in rest])  # type: ignore[union-attr]
             rest = []
             break

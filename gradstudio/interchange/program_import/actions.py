@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import keyword
 import os
 import textwrap
 from typing import Any
@@ -136,7 +135,6 @@ def install_actions(recorder: Recorder, tensor_type: type) -> None:
     _plain_methods(recorder, tensor_type)
     _to_methods(recorder, tensor_type)
     _data_property(recorder, tensor_type)
-    _requires_grad_property(recorder, tensor_type)
     _view_properties(recorder, tensor_type)
     _indexing(recorder, tensor_type)
     _reflected(recorder, tensor_type)
@@ -268,19 +266,6 @@ def _data_property(recorder: Recorder, tensor_type: type) -> None:
     tensor_type.data = property(get_data, set_data, prop.fdel)
 
 
-def _requires_grad_property(recorder: Recorder, tensor_type: type) -> None:
-    """``t.requires_grad = True`` is ``t.requires_grad_(True)``: the same flag set on the
-    same leaf, recorded as that method (else the document's leaf never requires grad)."""
-    prop = tensor_type.requires_grad
-
-    def set_flag(self: Any, value: Any) -> None:
-        prop.fset(self, value)
-        if not recorder.depth:
-            recorder.record("Tensor.requires_grad_", (self, bool(value)), {}, self, tensor_type)
-
-    tensor_type.requires_grad = property(prop.fget, set_flag, prop.fdel)
-
-
 def _indexing(recorder: Recorder, tensor_type: type) -> None:
     getitem = tensor_type.__getitem__
     setitem = tensor_type.__setitem__
@@ -407,21 +392,18 @@ def _autograd(recorder: Recorder, tensor_type: type) -> None:
         create_graph: bool = False,
         **kwargs: Any,
     ) -> None:
-        event = {
-            "kind": "autograd_backward",
-            "tensors": keys(tensors),
-            "grad_tensors": keys(grad_tensors),
-            "retain_graph": retain_graph,
-            "create_graph": create_graph,
-            "line": recorder.line(),
-        }
         if not recorder.depth:
-            recorder.events.append(event)
-        try:
-            recorder.quiet(backward, tensors, grad_tensors, retain_graph, create_graph, **kwargs)
-        except Exception as exc:
-            event["raised"] = f"{type(exc).__name__}: {exc}"  # the document raises it too
-            raise
+            recorder.events.append(
+                {
+                    "kind": "autograd_backward",
+                    "tensors": keys(tensors),
+                    "grad_tensors": keys(grad_tensors),
+                    "retain_graph": retain_graph,
+                    "create_graph": create_graph,
+                    "line": recorder.line(),
+                }
+            )
+        recorder.quiet(backward, tensors, grad_tensors, retain_graph, create_graph, **kwargs)
 
     engine.autograd.grad = recorded_grad
     engine.autograd.backward = recorded_backward
@@ -602,11 +584,10 @@ def function_source(fn: Any) -> tuple[str, str] | str:
 
 
 def _hooks(recorder: Recorder, tensor_type: type) -> None:
-    """Each hook registration is an event holding the hook's code, and becomes a hook node
-    that fires where the program's did.  One that changes a gradient (returns a new one,
-    or changes it in place) must be the program's own code; one that only looks (print,
-    collect gradients in a program list) and whose code a document cannot hold becomes a
-    stand-in of its name that returns None: never dropped without a word."""
+    """Each hook registration is an event holding the hook's code.  One that returns a
+    replacement gradient changes what backward computes: it becomes a hook node.  One
+    that only looks (print, collect gradients) leaves the document as computed and is
+    left out, its side effects being on program state the document does not hold."""
     from engine.autograd.graph import Node
     from engine.nn.modules.module import Module
 
@@ -631,21 +612,15 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
                     name = "hook" if name == "hook_1" else name
                     source = f"{name} = {source.removeprefix('hook = ')}"
                 event["name"], event["source"] = name, source
-            else:
-                event["name"], event["source"] = observer(hook, found, lambdas)
             recorder.events.append(event)
 
             def watched(*args: Any, **kwargs: Any) -> Any:
                 event["ran"] = True  # its code executed: the import may trust it
-                # a post-accumulate-grad hook returns None: it changes the tensor in place;
-                # any hook may change the gradients it is handed in place (``g.mul_(100)``)
+                # a post-accumulate-grad hook returns None: it changes the tensor in place
                 before = state(tensor) if on == "post_accumulate_grad" else None
-                handed = arguments(args)
                 result = hook(*args, **kwargs)
-                changed = (
-                    result is not None
-                    or (before is not None and not _same(before, state(tensor)))
-                    or handed != arguments(args)
+                changed = result is not None or (
+                    before is not None and not _same(before, state(tensor))
                 )
                 if changed and not event["changes"]:
                     event["changes"] = True
@@ -662,29 +637,6 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             return register(self, watched)
 
         return registered
-
-    def observer(hook: Any, reason: str, lambdas: dict[str, int]) -> tuple[str, str]:
-        """A hook whose code a document cannot hold (it appends to a program list): while
-        it only looks, a stand-in of the same name that returns None keeps its place, so
-        the document shows where it fired and what it was handed."""
-        name = getattr(hook, "__name__", "hook")
-        if not name.isidentifier() or keyword.iskeyword(name):
-            name = f"hook_{lambdas.setdefault(repr(hook), len(lambdas) + 1)}"
-        text = " ".join(_hook_text(hook).split())[:200]
-        doc = f"Stands in for the program's hook {text!r}, which only looks: {reason}."
-        return name, f"def {name}(*handed):\n    {doc!r}\n    return None\n"
-
-    def arguments(args: tuple) -> list[bytes | None]:
-        """The bytes of each gradient a hook is handed (a tuple of them for grad_fn hooks)."""
-        flat = [a for arg in args for a in (arg if isinstance(arg, tuple | list) else (arg,))]
-
-        def read() -> list[bytes | None]:
-            return [
-                a.detach().cpu().numpy().tobytes() if isinstance(a, tensor_type) else None
-                for a in flat
-            ]
-
-        return recorder.quiet(read)  # type: ignore[no-any-return]
 
     def state(tensor: Any) -> tuple[Any, Any]:
         def read() -> tuple[Any, Any]:
@@ -721,14 +673,6 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
         "register_backward_hook",
     ):
         setattr(Module, name, refusing(getattr(Module, name)))
-
-
-def _hook_text(hook: Any) -> str:
-    """The hook's source line(s), or its name where they cannot be read."""
-    try:
-        return inspect.getsource(hook).strip()
-    except (OSError, TypeError):
-        return getattr(hook, "__name__", repr(hook))
 
 
 def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:

@@ -155,10 +155,10 @@ def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: La
 
 
 def _hook(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
-    """A hook node holding its code (or an observer's stand-in), wired to its tensor."""
+    """A hook that returned a new gradient: a node holding its code, wired to its tensor."""
+    if not event["changes"]:
+        return
     line = event["line"]
-    if event["target"] is None:
-        raise ImportProblem(f"the tensor of the hook {event['name']} was not recorded", line)
     params = {"on": event["on"], "name": event["name"], "source": event["source"]}
     node = importer.add("gradstudio.hook", params, event["name"], line)
     importer.connect(_ref(refs, event["target"], line), node, "tensor", line)

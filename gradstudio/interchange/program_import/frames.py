@@ -84,9 +84,6 @@ class Frames:
 
     def _rechain(self) -> None:
         self._chain = tuple(f.id for f in self.stack if f.kind == "loop" and f.number > self.keep)
-        #: a notebook's code cells (empty for a plain program) and the open cell's frame
-        self.cells: list[Any] = []
-        self.cell: tuple[Any, Frame] | None = None
 
     # -- frames ----------------------------------------------------------------------
 
@@ -176,21 +173,6 @@ class Frames:
         if self.loops:
             sys.settrace(self.global_trace)
 
-    def install_cells(self) -> None:
-        """A notebook: each top-level line opens the frame of its cell (closing the last)."""
-        if self.cells:
-            sys.settrace(self.global_trace)
-
-    def enter_cell(self, line: int) -> None:
-        from gradstudio.interchange.program_import.notebook import cell_at
-
-        cell = cell_at(self.cells, line)
-        if cell is None or (self.cell is not None and self.cell[0] is cell):
-            return
-        if self.cell is not None:
-            self.pop(self.cell[1])  # and whatever it left open
-        self.cell = (cell, self.push("cell", cell.title, {"cell": str(cell.number)}))
-
     def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if frame.f_code.co_filename != self.program:
             return None
@@ -206,8 +188,6 @@ class Frames:
         if event != "line":
             return self.local_trace
         line = frame.f_lineno
-        if self.cells and frame.f_code.co_name == "<module>":
-            self.enter_cell(line)
         open_loops = self.running.get(key)
         if open_loops:
             # loops this line is outside of have ended

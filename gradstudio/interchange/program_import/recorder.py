@@ -11,7 +11,6 @@ Only plain JSON leaves this process.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import traceback
 import weakref
@@ -303,7 +302,7 @@ class Recorder:
         self.events.check_room(tensor.numel())
         self.depth += 1
         try:
-            data = short_values(tensor.detach().cpu().numpy(force=True))
+            data = tensor.detach().tolist()
             dtype = str(tensor.dtype).removeprefix("torch.")
         finally:
             self.depth -= 1
@@ -326,7 +325,7 @@ class Recorder:
         self.events.check_room(tensor.numel())
         self.depth += 1
         try:
-            data = short_values(tensor.detach().cpu().numpy(force=True))
+            data = tensor.detach().tolist()
         finally:
             self.depth -= 1
         self.events.append(
@@ -381,20 +380,8 @@ class Recorder:
         if isinstance(kwargs.get("out"), tensor_type):
             return self.call_out(qualname, fn, args, kwargs, tensor_type)
         result = self.quiet(fn, *args, **kwargs)
-        self.safely(self.record, qualname, args, kwargs, result, tensor_type)
+        self.record(qualname, args, kwargs, result, tensor_type)
         return result
-
-    def safely(self, note: Any, *args: Any) -> None:
-        """Run ``note`` (recording what the program just did); a fault of the recorder's
-        own becomes a refusal at this line, never an exception in the program, which
-        would be told as the program's error (``'NoneType' object is not subscriptable``)."""
-        try:
-            self.quiet(note, *args)
-        except Exception as exc:
-            self.refuse(
-                f"GradStudio could not record this line ({type(exc).__name__}: {exc}); "
-                "please report it"
-            )
 
     def call_out(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         """``torch.matmul(a, b, out=y)``: the plain call, then its result copied into ``y``
@@ -558,20 +545,8 @@ class _Lazy(dict):
     def get(self, key: str, default: Any = None) -> Any:
         state = super().get(key, default)
         if state is not None and "data" not in state:
-            state["data"] = short_values(state["array"])
+            state["data"] = state["array"].tolist()
         return state
-
-
-def short_values(array: Any) -> Any:
-    """``array``'s values as nested lists, a float32 or float16 value written with the
-    fewest digits that read back to it (``0.1``, not ``0.10000000149011612``): the same
-    bits once the document casts them back, in half the text. (A float64 holds each
-    such decimal closely enough that the cast back cannot round twice wrongly.)"""
-    import numpy as np
-
-    if array.dtype in (np.float32, np.float16):
-        return array.astype(str).astype(np.float64).tolist()
-    return array.tolist()
 
 
 def _plain(data: Any) -> bool:
@@ -729,25 +704,7 @@ def install(recorder: Recorder) -> None:
             )
         grad_property.fset(self, value)
 
-    engine_dir = os.path.dirname(engine.__file__)
-
-    def get_grad(self: Any) -> Any:
-        """``p.grad`` read by the program: a ``.grad`` node on ``p``, so what the program
-        does to it (``p.grad.zero_()``, ``p -= lr * p.grad``) acts on the document's own
-        gradient rather than on a literal copy of it."""
-        grad = grad_property.fget(self)
-        caller = sys._getframe(1)
-        if (
-            grad is None
-            or recorder.depth
-            or id(self) not in recorder.keys
-            or caller.f_code.co_filename.startswith(engine_dir)
-        ):
-            return grad
-        recorder.safely(recorder.record, "Tensor.grad", (self,), {}, grad, tensor_type)
-        return grad
-
-    tensor_type.grad = property(get_grad, set_grad, grad_property.fdel)
+    tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
     _quiet_module_init(recorder)
     from gradstudio.interchange.program_import.updates import record_optimizer_steps
 
@@ -761,22 +718,19 @@ def install(recorder: Recorder) -> None:
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
-        event = {
-            "kind": "backward",
-            "target": recorder.key(self),
-            "gradient": recorder.value(gradient, tensor_type),
-            "retain_graph": retain_graph,
-            "create_graph": create_graph,
-            "line": recorder.line(),
-        }
-        recorder.events.append(event)
+        recorder.events.append(
+            {
+                "kind": "backward",
+                "target": recorder.key(self),
+                "gradient": recorder.value(gradient, tensor_type),
+                "retain_graph": retain_graph,
+                "create_graph": create_graph,
+                "line": recorder.line(),
+            }
+        )
         recorder.depth += 1
         try:
             backward(self, gradient, retain_graph, create_graph, inputs)
-        except Exception as exc:
-            # the program's own error (one it may catch): the document raises it too
-            event["raised"] = f"{type(exc).__name__}: {exc}"
-            raise
         finally:
             recorder.depth -= 1
 
@@ -789,18 +743,15 @@ def install(recorder: Recorder) -> None:
     alias_torch()
 
 
-def main(program: str, output: str, keep: int = 3, cells: str | None = None) -> int:
-    """Run ``program`` recording it; write the events (or the error) as JSON to ``output``.
-    ``cells``: the layout of the notebook ``program`` was made from (each cell a frame)."""
+def main(program: str, output: str, keep: int = 3) -> int:
+    """Run ``program`` recording it; write the events (or the error) as JSON to ``output``."""
     recorder = Recorder(program, keep)
     install(recorder)
     import engine
     from gradstudio.interchange.program_import.frames import Frames
-    from gradstudio.interchange.program_import.notebook import read_cells
 
     scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
     frames = Frames(program, recorder.events, keep)
-    frames.cells = [] if cells is None else read_cells(cells)
     frames.scope = scope
     frames.install_modules(recorder)
     recorder.events.frames = frames
@@ -811,7 +762,6 @@ def main(program: str, output: str, keep: int = 3, cells: str | None = None) -> 
             source = f.read()
         code = compile(source, program, "exec")
         frames.install_loops(source)
-        frames.install_cells()
         try:
             exec(code, scope)
         finally:
@@ -826,44 +776,18 @@ def main(program: str, output: str, keep: int = 3, cells: str | None = None) -> 
         message = str(exc) if isinstance(exc, TooLarge) else f"{type(exc).__name__}: {exc}"
         report = {"error": message.strip(), "line": line}
     else:
-        report = _finished(recorder, scope, engine.Tensor)
-    write_report(report, output)
-    return 0
-
-
-def _finished(recorder: Recorder, scope: dict[str, Any], tensor_type: type) -> dict[str, Any]:
-    """The events of a program that ran to its end; a failure here is the recorder's
-    own (out of memory holding a long run), said in one line rather than half a file."""
-    try:
         events = recorder.folded(list(recorder.events), scope)
         too_large = _too_large(events)
         if too_large:
-            return {"error": too_large, "line": None}
-        labels = recorder.names(scope, tensor_type)
-        grad_labels(events, labels)
-        return {"events": events, "labels": labels}
-    except MemoryError:
-        recorder.events.clear()
-        recorder.snapshots.clear()
-        return {"error": "the recording grew past the memory an import may use", "line": None}
-    except Exception as exc:
-        return {"error": f"the recorder failed: {type(exc).__name__}: {exc}", "line": None}
-
-
-def write_report(report: dict[str, Any], output: str) -> None:
-    """Write ``report`` as JSON to ``output`` whole or not at all: the parent reads a
-    file only once it is complete (a child stopped while writing leaves none)."""
-    partial = output + ".partial"
-    try:
-        with open(partial, "w", encoding="utf-8") as f:
-            json.dump(report, f)
-    except (MemoryError, TypeError, ValueError) as exc:
-        message = f"the recording could not be written: {type(exc).__name__}: {exc}"
-        with open(partial, "w", encoding="utf-8") as f:
-            json.dump({"error": message[:300], "line": None}, f)
-    os.replace(partial, output)
+            report = {"error": too_large, "line": None}
+        else:
+            labels = recorder.names(scope, engine.Tensor)
+            grad_labels(events, labels)
+            report = {"events": events, "labels": labels}
+    with open(output, "w", encoding="utf-8") as f:
+        json.dump(report, f)
+    return 0
 
 
 if __name__ == "__main__":
-    keep_arg = [int(a) for a in sys.argv[3:4]]
-    sys.exit(main(sys.argv[1], sys.argv[2], *keep_arg, *sys.argv[4:5]))
+    sys.exit(main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:4])))

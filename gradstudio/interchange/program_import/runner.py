@@ -14,13 +14,6 @@ from gradstudio.catalogue import PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
 from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
-from gradstudio.interchange.program_import.notebook import (
-    Cell,
-    is_notebook,
-    read_cells,
-    where,
-    write_program,
-)
 from gradstudio.interchange.program_import.report import malformed, read_report
 from gradstudio.interchange.pytorch_import import (
     Const,
@@ -64,16 +57,6 @@ class Recording:
         self.program = str(Path(program).resolve())
         self._tmp = tempfile.TemporaryDirectory()
         self.output = os.path.join(self._tmp.name, "events.json")
-        #: a notebook runs as the program its code cells make, each cell a frame
-        self.cells: list[Cell] = []
-        script, layout = self.program, []
-        if is_notebook(self.program):
-            try:
-                script, cells_file = write_program(self.program, self._tmp.name)
-            except ImportProblem:
-                self._tmp.cleanup()
-                raise
-            self.cells, layout = read_cells(cells_file), [cells_file]
         self.started = time.monotonic()
         self.stopped = False
         self.timed_out = False
@@ -82,10 +65,9 @@ class Recording:
                 sys.executable,
                 "-m",
                 "gradstudio.interchange.program_import.recorder",
-                script,
+                self.program,
                 self.output,
                 str(max(0, int(keep))),
-                *layout,
             ],
             limits=Limits(
                 cpu_seconds=CPU_SECONDS, memory_bytes=MEMORY_BYTES, max_file_bytes=FILE_BYTES
@@ -151,12 +133,7 @@ class Recording:
                     f"the program used more than {MEMORY_BYTES // 1024**3} GiB of memory"
                 )
             raise ImportProblem(f"the program could not be recorded: {last or 'no output'}")
-        report = read_report(self.output, MAX_REPORT_BYTES)
-        if self.cells and "error" in report:  # told as the notebook's cell and line
-            place = where(self.cells, report.get("line"))
-            if place:
-                report = {"error": f"{place}: {report['error']}", "line": None}
-        return report
+        return read_report(self.output, MAX_REPORT_BYTES)
 
     def close(self) -> None:
         self.run.close()
