@@ -465,6 +465,7 @@ def test_main_run_returns_though_its_code_left_a_child(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=100,
+        cwd=tmp_path,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert done.returncode == 0, done.stderr
