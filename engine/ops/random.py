@@ -286,7 +286,9 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # no
     from engine.creation import empty_like
 
     if p is not None:
-        return bernoulli_(empty_like(input), p, generator=generator)
+        out = bernoulli_(empty_like(input), p, generator=generator)
+        out._vc = None  # a new tensor: the fill is not a visible write (version 0)
+        return out
     # drawn into a scratch tensor: the result is a new tensor (version 0), whose node
     # (BernoulliBackward0, zero gradient) links it to the probabilities
     drawn = bernoulli_(empty_like(input).detach(), input.detach(), generator=generator)
