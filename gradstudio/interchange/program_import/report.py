@@ -4,9 +4,10 @@ The report comes from the process that ran the user's program, so it is as untru
 a file from disk: the program may have replaced ``json.dump``, overwritten the file,
 forged events or nested frames 20,000 deep.  ``read_report`` refuses a report that is too
 large or not JSON, and ``check_report`` its shape: an object holding either the program's
-error or its events and labels, each event an object with a kind, every frame declared
-before it is used (so frames never form a cycle) and nested at most as deep as the
-document's groups.  Every refusal names the place with its JSON path.  What the checks
+error or its events and labels, each event an object with a kind, every frame's parent
+declared before it (so frames never form a cycle; an event in an undeclared frame joins
+none) and nested at most as deep as the document's groups.  Every refusal names the place
+with its JSON path.  What the checks
 cannot see in advance (an event naming a tensor no event made) is found while building,
 and ``malformed`` turns it into the same kind of message, at the event being built.
 """
@@ -98,7 +99,8 @@ def check_report(data: Any) -> dict[str, Any]:
             _expect(line, int, f"{where}.line", "a line number")
         frame = event.get("frame")
         if frame is not None and frame not in depth:
-            raise MalformedReport(f"{where}.frame", f"frame {frame!r} was not declared before")
+            # a frame the recording left out (a folded loop's, say): the node joins none
+            event["frame"] = None
         if event["kind"] == "frame":
             _check_frame(event, where, depth)
     data["events"] = Events(data["events"])
