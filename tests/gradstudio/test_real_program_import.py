@@ -108,7 +108,13 @@ VERIFIED = (
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("program", VERIFIED)
+@pytest.mark.parametrize(
+    "program",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(reason="issue 26")) if p in PENDING else p
+        for p in VERIFIED
+    ],
+)
 def test_imported_real_program_verifies_against_torch(program: str, tmp_path: Path) -> None:
     """``main.py verify``: every step's facts agree, the order backward runs nodes in
     included (``cosine_similarity``'s and ``diff``'s operands as GCC builds them)."""
