@@ -325,8 +325,11 @@ class Worker:
         return True
 
     def end_strays(self) -> None:
-        """End whatever the last run's code started in the background (the worker stays)."""
-        self.run.end_strays()
+        """End whatever the last run's code started in the background (the worker stays).
+        Only once the worker said it is ready: before that its supervisor may not yet
+        handle the signal, and a fresh worker has run no code."""
+        if self.ready:
+            self.run.end_strays()
 
     def kill(self) -> None:
         """End the worker and every process its code started."""
@@ -336,14 +339,7 @@ class Worker:
 
     def exit_text(self) -> str:
         self.run.wait(1)
-        ended = self.run.ended
-        if ended is None:
-            return "it stopped answering"
-        if ended.code is not None and ended.code < 0 and not ended.reason:
-            return f"killed by signal {-ended.code}"
-        if ended.code is not None and not ended.reason:
-            return f"exit status {ended.code}"
-        return ended.describe()
+        return "it stopped answering" if self.run.ended is None else self.run.ended.describe()
 
 
 class _Pool:

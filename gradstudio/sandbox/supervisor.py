@@ -6,7 +6,9 @@ It makes itself a child subreaper, starts the program in a new session (its own 
 group) under the run's limits, and watches the tree: every process below it, including one
 that double-forked into another session and so left the group, is its descendant, because
 orphans are handed to it rather than to init.  When the program ends, when the caller asks
-(SIGTERM; also sent by the kernel if the caller dies), or when the tree grows past its
+(SIGTERM), when the caller dies (its parent
+changes: the kernel's parent-death signal would follow the caller's *thread*, and the studio
+starts workers from short-lived threads), or when the tree grows past its
 cap, it stops and kills every process below it and collects them, then writes the
 program's end to the status pipe as one JSON line and exits.  SIGUSR1 ends every process
 below the program but spares the program (an evaluation worker outlives its runs; what a
@@ -30,7 +32,6 @@ from gradstudio.sandbox.process_tree import descendants, end_tree, reap
 
 #: How often the tree is counted, in seconds.
 WATCH_S = 0.05
-_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -87,7 +88,6 @@ def main(argv: list[str]) -> int:
     flags = _Flags()
     me = os.getpid()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
     def on_stop(_sig: int, _frame: object) -> None:
         flags.stop = True
@@ -113,6 +113,9 @@ def main(argv: list[str]) -> int:
     ended: int | None = None
     reason = ""
     while ended is None and not flags.stop:
+        if os.getppid() != config["parent"]:  # the caller died: its run goes with it
+            flags.stop = True
+            break
         with contextlib.suppress(InterruptedError):
             select.select([wake_r], [], [], WATCH_S)
         with contextlib.suppress(BlockingIOError, OSError):
