@@ -14,9 +14,7 @@
 
 import importlib.util
 import os
-import shutil
 import sys
-import sysconfig
 from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
@@ -40,17 +38,6 @@ def _compiled_core():
 CORE = _compiled_core()
 
 
-def _missing_tools():
-    if importlib.util.find_spec("Cython") is None:
-        return "Cython is not installed"
-    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
-        return "Python's headers are missing (Debian: python3-dev)"
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(compiler) is None and shutil.which("cc") is None:
-        return "no C compiler (Debian: gcc)"
-    return None
-
-
 class BuildCompiledCore(build_ext):
     def run(self):
         if getattr(self, "editable_mode", False) or self.inplace:
@@ -59,7 +46,7 @@ class BuildCompiledCore(build_ext):
         if CORE.pure_forced():
             print(f"compiled core: {CORE.PURE_ENV} is set, the wheel is pure Python")
             return self._pure()
-        missing = _missing_tools()
+        missing = CORE.missing_tools()
         if missing is not None:
             print(
                 f"compiled core: not built ({missing}); the engine runs as pure Python",

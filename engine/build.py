@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import sys
-import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -26,20 +25,6 @@ from engine import compiled_core as cc
 
 def status() -> dict[str, str]:
     return {m: cc.state(m) for m in cc.MODULES}
-
-
-def _compiler_problem() -> str | None:
-    """Why no extension can be compiled here, or None when the tools are present."""
-    try:
-        import Cython  # noqa: F401
-    except ImportError:
-        return "Cython is not installed (pip install cython)"
-    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
-        return "Python's headers are missing (Debian: python3-dev)"
-    cc_name = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(cc_name) is None and shutil.which("cc") is None:
-        return "no C compiler (Debian: gcc)"
-    return None
 
 
 def _compile(module: str, tmp: str) -> str:
@@ -135,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if not todo:
         print(f"engine.build: all {len(states)} compiled modules are fresh")
         return 0
-    problem = _compiler_problem()
+    problem = cc.missing_tools()
     if problem is not None:
         print(f"engine.build: not compiled, the engine runs as pure Python: {problem}")
         return 0

@@ -18,7 +18,9 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
+import shutil
 import sys
+import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -71,6 +73,19 @@ DIRECTIVES = {
     "embedsignature": False,
     "always_allow_keywords": True,
 }
+
+
+def missing_tools() -> str | None:
+    """Why no extension can be compiled here, or None when Cython, Python's headers and a
+    C compiler are all present (``python -m engine.build`` and ``setup.py`` both ask)."""
+    if importlib.util.find_spec("Cython") is None:
+        return "Cython is not installed (pip install cython)"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        return "Python's headers are missing (Debian: python3-dev)"
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None and shutil.which("cc") is None:
+        return "no C compiler (Debian: gcc)"
+    return None
 
 
 def compile_args(module: str) -> list[str]:

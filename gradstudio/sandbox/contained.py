@@ -40,15 +40,14 @@ class Ended:
     reason: str
 
     def describe(self) -> str:
+        """``exit status 3``, ``killed by signal 9``, or the supervisor's reason."""
         if self.reason:
             return self.reason
         if self.code is None:
-            return "it was stopped"
+            return "it stopped answering"
         if self.code < 0:
-            with contextlib.suppress(ValueError):
-                return f"it was ended by {signal.Signals(-self.code).name}"
-            return f"it was ended by signal {-self.code}"
-        return f"it exited with status {self.code}"
+            return f"killed by signal {-self.code}"
+        return f"exit status {self.code}"
 
 
 class Contained:

@@ -13,6 +13,7 @@ half-protected.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import subprocess
 import sys
@@ -79,21 +80,14 @@ def _namespaces_work() -> str | None:
     return None
 
 
-_UNAVAILABLE: list[str | None] = []
-
-
+@functools.cache
 def unavailable() -> str | None:
     """Why runs cannot be isolated here, or None when they can (asked once)."""
-    if not _UNAVAILABLE:
-        reason: str | None
-        if not sys.platform.startswith("linux"):
-            reason = "isolation needs Linux (namespaces and Landlock)"
-        elif landlock_abi() < 1:
-            reason = "this Linux kernel has no Landlock (5.13 or later, enabled)"
-        else:
-            reason = _namespaces_work()
-        _UNAVAILABLE.append(reason)
-    return _UNAVAILABLE[0]
+    if not sys.platform.startswith("linux"):
+        return "isolation needs Linux (namespaces and Landlock)"
+    if landlock_abi() < 1:
+        return "this Linux kernel has no Landlock (5.13 or later, enabled)"
+    return _namespaces_work()
 
 
 def _check(result: int, what: str) -> int:

@@ -83,14 +83,14 @@ def test_build_says_why_it_is_pure_and_fails_loudly_where_it_could_build(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     monkeypatch.setattr(build, "status", lambda: {m: "missing" for m in cc.MODULES})
-    monkeypatch.setattr(build, "_compiler_problem", lambda: "no C compiler")
+    monkeypatch.setattr(cc, "missing_tools", lambda: "no C compiler")
     assert build.main([]) == 0
     assert "pure Python: no C compiler" in capsys.readouterr().out
 
     def broken(modules: list[str], jobs: int) -> list[str]:
         raise RuntimeError("gcc exploded")
 
-    monkeypatch.setattr(build, "_compiler_problem", lambda: None)
+    monkeypatch.setattr(cc, "missing_tools", lambda: None)
     monkeypatch.setattr(build, "build", broken)
     assert build.main([]) == 1  # a compiler was there: the failure is an error, on stderr
     said = capsys.readouterr()

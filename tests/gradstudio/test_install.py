@@ -47,6 +47,26 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+def _install(wheel: Path, site: Path) -> None:
+    """The wheel installed into ``site`` alone (its dependencies are this Python's)."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+
+
 @pytest.mark.slow
 def test_the_wheel_carries_examples_icons_styles_schema_and_commands(wheel: Path) -> None:
     # a wheel that may hold extensions keeps its pure files under .data/purelib
@@ -64,22 +84,7 @@ def test_the_wheel_carries_examples_icons_styles_schema_and_commands(wheel: Path
 @pytest.mark.slow
 def test_the_installed_package_works_from_another_folder(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "-q",
-            "--target",
-            str(site),
-            str(wheel),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    _install(wheel, site)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site), "QT_QPA_PLATFORM": "offscreen"}
@@ -151,22 +156,7 @@ def test_an_installed_extension_runs_and_pure_still_means_pure(wheel: Path, tmp_
     if cc.state(module) != "fresh":
         pytest.skip("no fresh build of the compiled core to install (make core)")
     site = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "-q",
-            "--target",
-            str(site),
-            str(wheel),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    _install(wheel, site)
     built = cc.extension_path(module, cc.source_bytes(module))
     shutil.copyfile(built, site / "engine" / f"quiet{cc.SUFFIX}")
     probe = "import engine; print(sorted(engine.compiled()))"
