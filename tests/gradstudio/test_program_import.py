@@ -680,3 +680,17 @@ def test_another_name_for_a_function_records_the_function(tmp_path: Path) -> Non
     facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
     assert facts["a"].grad_fn.name == facts["b"].grad_fn.name == "ClampBackward1"
     assert facts["b"].array.tolist() == [0.5, -2.0, 0.5]
+
+
+def test_requires_grad_set_after_a_cast_is_kept(tmp_path: Path) -> None:
+    """``x = torch.Tensor([-4.0]).double(); x.requires_grad = True`` (micrograd's test against
+    PyTorch): the flag is the document's too, so its backward runs and gives PyTorch's grad."""
+    program = tmp_path / "flag.py"
+    program.write_text(
+        "import torch\nx = torch.Tensor([-4.0]).double()\nx.requires_grad = True\n"
+        "z = 2 * x + 2 + x\ny = (z * z).relu() + z * x\ny.backward()\n"
+    )
+    result = evaluate(import_program(program))
+    assert not result.errors
+    grads = {f.grad.array.tolist()[0] for _, _, f in result.rows() if f and f.grad is not None}
+    assert grads == {-82.0}  # recorded from PyTorch 2.13

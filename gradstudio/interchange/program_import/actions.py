@@ -135,6 +135,7 @@ def install_actions(recorder: Recorder, tensor_type: type) -> None:
     _plain_methods(recorder, tensor_type)
     _to_methods(recorder, tensor_type)
     _data_property(recorder, tensor_type)
+    _requires_grad_property(recorder, tensor_type)
     _view_properties(recorder, tensor_type)
     _indexing(recorder, tensor_type)
     _reflected(recorder, tensor_type)
@@ -264,6 +265,19 @@ def _data_property(recorder: Recorder, tensor_type: type) -> None:
         prop.fset(self, value)
 
     tensor_type.data = property(get_data, set_data, prop.fdel)
+
+
+def _requires_grad_property(recorder: Recorder, tensor_type: type) -> None:
+    """``t.requires_grad = True`` is ``t.requires_grad_(True)``: the same flag set on the
+    same leaf, recorded as that method (else the document's leaf never requires grad)."""
+    prop = tensor_type.requires_grad
+
+    def set_flag(self: Any, value: Any) -> None:
+        prop.fset(self, value)
+        if not recorder.depth:
+            recorder.record("Tensor.requires_grad_", (self, bool(value)), {}, self, tensor_type)
+
+    tensor_type.requires_grad = property(prop.fget, set_flag, prop.fdel)
 
 
 def _indexing(recorder: Recorder, tensor_type: type) -> None:
