@@ -29,7 +29,12 @@ NOT_OPS: dict[str, tuple[str, ...]] = {
         "torch.is_anomaly_check_nan_enabled",
         "torch.is_grad_enabled",
         "torch.is_inference_mode_enabled",
+        "torch.get_float32_matmul_precision",
+        "torch.set_float32_matmul_precision",
     ),
+    "transforms a Python function (torch.func): it takes code, not tensors": ("torch.vmap",),
+    "a layer's whole forward taking its weights as arguments (nn.MultiheadAttention's): the "
+    "studio records the ops it is made of": ("torch.nn.functional.multi_head_attention_forward",),
     "answers with a Python bool, int, dtype or Size, not a tensor": (
         "torch.allclose",
         "torch.equal",

@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from engine import dtypes
+from engine.catalog import Example, Param, Port, public
 from engine.creation import full, ones
 from engine.nn.dropout import dropout
 from engine.ops import pointwise
@@ -141,6 +142,28 @@ def _math(
     return matmul(attn, v).to(origin)
 
 
+@public(
+    "scaled_dot_product_attention",
+    ("query", "key", "value", Port("attn_mask", optional=True)),
+    (
+        Param("dropout_p", "float"),
+        Param("is_causal", "bool"),
+        Param("scale", "optional_number"),
+        Param("enable_gqa", "bool"),
+    ),
+    namespace="torch.nn.functional",
+    category="layer",
+    doc="softmax(query @ keyᵀ · scale + mask) @ value, by the backend ATen picks",
+    method=False,
+    example=Example(
+        inputs={
+            "query": (1, 2, 3, 4),
+            "key": (1, 2, 5, 4),
+            "value": (1, 2, 5, 4),
+            "attn_mask": (3, 5),
+        }
+    ),
+)
 def scaled_dot_product_attention(
     query: Any,
     key: Any,

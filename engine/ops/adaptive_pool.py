@@ -96,6 +96,16 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:  # noqa: A002
     return apply_op(ADAPTIVE_AVG, (input,), {"output_size": size})
 
 
+@public(
+    "adaptive_avg_pool1d",
+    ("input",),
+    (Param("output_size", "sizes", 1),),
+    namespace=NS,
+    category="layer",
+    doc="mean over windows that tile the last dim into output_size",
+    method=False,
+    example=Example(inputs={"input": (1, 2, 7)}, params={"output_size": 3}),
+)
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:  # noqa: A002
     """ATen's composite: the 2-D pool of ``input.unsqueeze(-2)`` to ``(1, size)``, squeezed
     back (``SqueezeBackward1`` over the 2-D pool's node over ``UnsqueezeBackward0``)."""

@@ -248,7 +248,7 @@ def _pack_fwd(xp: Any, a: Any, lengths: tuple[int, ...], batch_first: bool) -> A
     if batch_first:
         a = xp.swapaxes(a, 0, 1)
     steps = [a[t, : sum(1 for n in lengths if n > t)] for t in range(lengths[0])]
-    return xp.ascontiguousarray(xp.concatenate(steps, axis=0))
+    return xp.concatenate(steps, axis=0)  # a new C-contiguous array
 
 
 def _pack_grad(c: Any, g: Any) -> Any:
@@ -265,7 +265,7 @@ def _pack_grad(c: Any, g: Any) -> Any:
         out[t, :n] = data[offset : offset + n]
         offset += n
     if batch_first:
-        out = xp.ascontiguousarray(xp.swapaxes(out, 0, 1))
+        out = xp.swapaxes(out, 0, 1).copy()  # C order, in NumPy and CuPy alike
     return out if c.m is ARRAY_MATH else type(g)._wrap(out)
 
 

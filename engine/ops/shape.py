@@ -196,7 +196,7 @@ def _cat_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
     """``xp.concatenate``, its result contiguous as ATen's is (NumPy follows the inputs'
     layout, so transposed inputs would give a transposed result and other strides)."""
     out = xp.concatenate(arrays, axis=dim)
-    return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
+    return out if out.flags.c_contiguous else out.copy()  # copy() is C order
 
 
 def _split_grad(c: Any, g: Any) -> tuple[Any, ...]:

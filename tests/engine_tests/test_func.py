@@ -312,7 +312,8 @@ def test_torch_func_imports_as_a_submodule() -> None:
             {},
         )
         assert sys.modules["torch.func"] is engine.func
-    finally:
+    finally:  # the alias and its finder go: later tests must see the real torch (or none)
+        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_Alias"]
         for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
             del sys.modules[k]
         sys.modules.update(saved)

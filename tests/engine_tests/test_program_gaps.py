@@ -188,9 +188,9 @@ def _data(T: Any) -> list[Any]:
 
 
 def test_unsupported_layers_say_so() -> None:
-    assert not hasattr(engine.nn, "Transformer")
-    with pytest.raises(AttributeError, match=r"torch\.nn\.Transformer \(attention layers\) is not"):
-        engine.nn.Transformer()
+    assert not hasattr(engine.nn, "Conv3d")
+    with pytest.raises(AttributeError, match=r"torch\.nn\.Conv3d \(these layers\) is not"):
+        engine.nn.Conv3d()
 
 
 FACTS = {"arith": _arith, "indexing": _indexing, "losses": _losses, "data": _data}

@@ -76,7 +76,14 @@ def blank_band(dialog: ProgramDialog, above: QWidget) -> int:
     end = above.geometry().top() + above.heightForWidth(above.width())
     below = [
         w.geometry().top()
-        for w in (dialog.progress, dialog.status, dialog.problem, dialog.buttons)
+        for w in (
+            dialog.isolate,
+            dialog.isolate_reason,
+            dialog.progress,
+            dialog.status,
+            dialog.problem,
+            dialog.buttons,
+        )
         if w.isVisible() and w.geometry().top() > above.geometry().top()
     ]
     return min(below) - end
