@@ -80,6 +80,27 @@ def _differentiable(level: Level, tree: Any, dual: bool = False) -> Any:
     return pytree.tree_map(make, tree)
 
 
+def _outputs(output: Any, has_aux: bool, api: str) -> tuple[Any, list[Any], Any, Any]:
+    """``f``'s result taken apart as PyTorch's transforms check it: the output without its
+    aux, its flat tensors and tree spec, and the aux value (``has_aux``), with PyTorch's
+    messages naming ``api``."""
+    aux = None
+    if has_aux:
+        if not (isinstance(output, tuple) and len(output) == 2):
+            raise RuntimeError(
+                f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
+            )
+        output, aux = output
+    flat_out, out_spec = pytree.flatten(output)
+    for o in flat_out:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(
+                f"{api}: expected f(*primals) to return only tensors, got unsupported type "
+                f"{type(o)}"
+            )
+    return output, flat_out, out_spec, aux
+
+
 def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Any:
     """``func``'s gradient with respect to the arguments ``argnums``, and its value."""
 
@@ -144,21 +165,8 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
         diff = _differentiable(level, primals)
         with running("grad"):
             output = func(*diff)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                    "if has_aux is True"
-                )
-            output, aux = output
-        flat_out, out_spec = pytree.flatten(output)
+        output, flat_out, out_spec, aux = _outputs(output, has_aux, "vjp(f, *primals)")
         for o in flat_out:
-            if not isinstance(o, Tensor):
-                raise RuntimeError(
-                    "vjp(f, *primals): expected f(*primals) to return only tensors, got "
-                    f"unsupported type {type(o)}"
-                )
             if not o.dtype.is_floating_point:
                 raise RuntimeError(
                     "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, "
@@ -228,21 +236,7 @@ def jvp(
         leaves = _differentiable(level, flat_p, dual=True)
         with running("jvp"):
             output = func(*pytree.unflatten(leaves, p_spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    f"{_JVP}: output of function f should be a tuple: (output, aux) if has_aux "
-                    "is True"
-                )
-            output, aux = output
-        flat_out, out_spec = pytree.flatten(output)
-        for o in flat_out:
-            if not isinstance(o, Tensor):
-                raise RuntimeError(
-                    f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type "
-                    f"{type(o)}"
-                )
+        output, flat_out, out_spec, aux = _outputs(output, has_aux, _JVP)
         products = jvp_of(level, flat_out, leaves, [flat_t])[0]
     out = (level.lower(output), level.lower(pytree.unflatten(products, out_spec)))
     return (*out, level.lower(aux)) if has_aux else out
@@ -373,21 +367,7 @@ def _jacobian(
             with running(*(("vmap", "jvp") if forward else ("grad",))):
                 output = func(*_replace_argnums(args, argnums, diff))
             api = _JVP if forward else "vjp(f, *primals)"
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError(
-                        f"{api}: output of function f should be a tuple: (output, aux) if "
-                        "has_aux is True"
-                    )
-                output, aux = output
-            flat_out, out_spec = pytree.flatten(output)
-            for o in flat_out:
-                if not isinstance(o, Tensor):
-                    raise RuntimeError(
-                        f"{api}: expected f(*primals) to return only tensors, got unsupported "
-                        f"type {type(o)}"
-                    )
+            output, flat_out, out_spec, aux = _outputs(output, has_aux, api)
             blocks = (
                 _blocks_forward(level, flat_out, flat_in) if forward else _blocks(flat_out, flat_in)
             )
