@@ -162,12 +162,13 @@ def test_a_torrent_of_output_keeps_the_parent_small(tmp_path: Path) -> None:
         """,
     )
     probe = (
-        "import resource, sys\n"
+        "import sys\n"
         "from gradstudio.interchange.program_import.runner import import_program\n"
         "from gradstudio.interchange.pytorch_import import ImportProblem\n"
+        "from tests.peak_memory import peak_kib\n"
         "try:\n    import_program(sys.argv[1])\n"
         "except ImportProblem as exc:\n    print(exc)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(peak_kib())\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, str(program)],
@@ -441,10 +442,13 @@ Spawn.apply(x).sum().backward()
 """
 
 
-def test_nothing_outlives_a_trusted_function_in_the_worker(tmp_path: Path) -> None:
+def test_nothing_outlives_a_trusted_function_in_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gradstudio.evaluation.evaluate import prepare
     from gradstudio.evaluation.worker import run_plan
 
+    monkeypatch.chdir(tmp_path)  # the worker runs the function where the studio runs: here
     recorded = f"gs-marker-{uuid.uuid4().hex}"
     doc = runner.import_program(_program(tmp_path, _spawning_function(recorded)))
     assert _gone(recorded, within=0.5)
