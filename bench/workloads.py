@@ -237,39 +237,44 @@ def make_matmul_numpy() -> Step:
 WIDE_BRANCHES = 5000
 
 
-def _wide_data() -> tuple[np.ndarray, list[float]]:
+def _wide_data() -> tuple[np.ndarray, list[np.ndarray]]:
     rng = _rng(4)
     x = rng.standard_normal(16).astype(F32)
-    return x, [float(s) for s in rng.uniform(0.5, 1.5, WIDE_BRANCHES).astype(F32)]
+    return x, [rng.uniform(0.5, 1.5, 16).astype(F32) for _ in range(WIDE_BRANCHES)]
 
 
 def make_wide(T: Any) -> Step:
-    """5,000 branches ``tanh(x * s_i)`` off one 16-element leaf, stacked and summed."""
-    x_np, scales = _wide_data()
+    """5,000 branches ``tanh(x * w_i).sum()``, each ``w_i`` a 16-element leaf of its own
+    (as each layer of a real model has its weights), stacked, summed, backward."""
+    x_np, w_np = _wide_data()
     x = T.tensor(x_np, requires_grad=True)
+    ws = [T.tensor(w, requires_grad=True) for w in w_np]
 
     def step() -> Sequence[Any]:
         x.grad = None
-        loss = T.stack([T.tanh(x * s) for s in scales]).sum()
+        for w in ws:
+            w.grad = None
+        loss = T.stack([T.tanh(x * w).sum() for w in ws]).sum()
         loss.backward()
-        return [loss, x.grad]
+        return [loss, x.grad, *(w.grad for w in ws[:: WIDE_BRANCHES // 10])]
 
     return step
 
 
 def make_wide_numpy() -> Step:
-    """The wide graph in NumPy: every branch forward, then every branch's backward summed."""
-    x, scales = _wide_data()
-    s32 = [F32(s) for s in scales]
+    """The wide graph in NumPy: every branch forward, then every branch's backward."""
+    x, ws = _wide_data()
 
     def step() -> Sequence[Any]:
-        ys = [np.tanh(x * s) for s in s32]
-        loss = np.stack(ys).sum()
-        g = np.ones((len(ys), x.size), dtype=F32)
+        ys = [np.tanh(x * w) for w in ws]
+        loss = np.stack([y.sum() for y in ys]).sum()
         gx = np.zeros_like(x)
-        for gi, y, s in zip(g, ys, s32):
-            gx = gx + (gi * (1 - y * y)) * s
-        return [loss, gx]
+        gws = []
+        for y, w in zip(ys, ws):
+            local = 1 - y * y
+            gx = gx + local * w
+            gws.append(local * x)
+        return [loss, gx, *gws[:: WIDE_BRANCHES // 10]]
 
     return step
 
@@ -363,7 +368,7 @@ WORKLOADS: dict[str, Workload] = {
         ),
         Workload(
             "wide",
-            "wide graph: 5,000 small branches summed, fwd+bwd",
+            "wide graph: 5,000 branches, each with its own leaf, fwd+bwd",
             make_wide,
             make_wide_numpy,
             Target("torch", 1.0),

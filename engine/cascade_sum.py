@@ -112,7 +112,7 @@ def _inner(x: np.ndarray) -> np.ndarray:
     b, n = x.shape
     lanes = vec_bytes() // x.itemsize
     if n < 8 * lanes:
-        return _small(x)
+        return _small(x, lanes)
     v = n // lanes
     vec = _row_sum(x[:, : v * lanes].reshape(b, v, lanes))
     return _seq(np.concatenate([x[:, v * lanes :], vec], axis=1), 1)
@@ -207,14 +207,13 @@ def _chunks(n: int, grain: int, threads: int) -> list[tuple[int, int]]:
     return [(t * size, min(n, (t + 1) * size)) for t in range(used) if t * size < n]
 
 
-def _small(x: np.ndarray) -> np.ndarray:
+def _small(x: np.ndarray, lanes: int) -> np.ndarray:
     """The whole cascade for rows of fewer than eight items (vectors, or scalars below
     one vector): one level, so it is a plain running sum of the items in the order
     ``row_sum`` visits them (``0, 4, 5, 6, 1, 2, 3``), then of the leftover scalars
     and the lanes.  A few NumPy calls instead of the general path's dozens; ``x`` is
     ``(batch, n)``."""
     b, n = x.shape
-    lanes = vec_bytes() // x.itemsize
     v = n if n < lanes else n // lanes
     items = x[:, :, None] if n < lanes else x[:, : v * lanes].reshape(b, v, lanes)
     order = [0, *range(4, v), 1, 2, 3] if v >= 4 else list(range(v))
@@ -226,8 +225,10 @@ def _small(x: np.ndarray) -> np.ndarray:
 
 
 def _full(flat: np.ndarray) -> np.ndarray:
-    if flat.size < 8 * vec_bytes() // flat.itemsize:
-        return _small(flat[None, :])[0]
+    lanes = vec_bytes() // flat.itemsize
+    if flat.size < 8 * lanes:
+        fused = cpu_loops.small_sum(flat, lanes)
+        return fused if fused is not None else _small(flat[None, :], lanes)[0]
     threads = num_threads()
     if flat.size < GRAIN or threads == 1:
         return _inner(flat[None, :])[0]

@@ -40,6 +40,9 @@ cdef void row_sums_loop(const floating[:, ::1] x, floating[::1] sums) noexcept
 @cython.locals(i=Py_ssize_t, j=Py_ssize_t, ci=floating, bc=floating)
 cdef void sub_rows_loop(const floating[:, ::1] a, const floating[:, ::1] b, const floating[::1] c, floating[:, ::1] out) noexcept
 
+@cython.locals(n=Py_ssize_t, v=Py_ssize_t, width=Py_ssize_t, lane=Py_ssize_t, k=Py_ssize_t, body=Py_ssize_t, i=Py_ssize_t, total=floating)
+cdef floating small_sum_loop(const floating[::1] x, Py_ssize_t lanes, floating[::1] acc) noexcept
+
 @cython.locals(i=Py_ssize_t, t=cython.longlong)
 cdef bint in_range_loop(const long long[::1] target, long long n) noexcept
 
@@ -69,3 +72,5 @@ cpdef void sub_rows_f64(const double[:, ::1] a, const double[:, ::1] b, const do
 cpdef bint in_range_i64(const long long[::1] target, long long n) noexcept
 cpdef bint pick_rows_f32(const long long[::1] target, float value, float[:, ::1] out) noexcept
 cpdef bint pick_rows_f64(const long long[::1] target, double value, double[:, ::1] out) noexcept
+cpdef float small_sum_f32(const float[::1] x, Py_ssize_t lanes, float[::1] acc) noexcept
+cpdef double small_sum_f64(const double[::1] x, Py_ssize_t lanes, double[::1] acc) noexcept

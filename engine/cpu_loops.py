@@ -2,10 +2,10 @@
 """Single-pass loops over float arrays where NumPy needs several calls, for the hot ops of a
 training step: ``relu``, its backward (``threshold_backward``), ``F.linear``'s bias added
 while its transposed product is copied out, a bias gradient's summation cascade (its one
-level, and the quads of a narrow one), ``nll_loss``'s reduction, its class bounds and its
-gradient's scatter, and ``log_softmax`` over rows (forward and backward; NumPy still
-computes its ``exp`` and ``log``).  (The matrix products' own kernels are in
-``engine.cpu_gemm``: their bits are their own, not NumPy's.)
+level, and the quads of a narrow one), a short vector's whole cascade, ``nll_loss``'s
+reduction, its class bounds and its gradient's scatter, and ``log_softmax`` over rows
+(forward and backward; NumPy still computes its ``exp`` and ``log``).  (The matrix
+products' own kernels are in ``engine.cpu_gemm``: their bits are their own, not NumPy's.)
 
 The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled core); the
 entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous
@@ -218,6 +218,47 @@ def sub_rows_loop(a, b, c, out) -> None:  # noqa: ANN001
             out[i, j] = a[i, j] - bc
 
 
+def small_sum_loop(x, lanes, acc):  # noqa: ANN001, ANN201
+    """``cascade_sum._small`` of one row ``x`` of fewer than eight vectors of ``lanes``:
+    each lane's running sum over the vectors in ``row_sum``'s order (``0, 4, 5, …, 1, 2,
+    3``; one scalar per "vector" below one vector), then the leftover scalars and the lanes
+    in order, plus ``0``."""
+    n = x.shape[0]
+    if n < lanes:
+        v = n
+        width = 1
+    else:
+        v = n // lanes
+        width = lanes
+    for lane in range(width):
+        acc[lane] = x[lane]
+    if v >= 4:
+        for k in range(4, v):
+            for lane in range(width):
+                acc[lane] = acc[lane] + x[k * width + lane]
+        for k in range(1, 4):
+            for lane in range(width):
+                acc[lane] = acc[lane] + x[k * width + lane]
+    else:
+        for k in range(1, v):
+            for lane in range(width):
+                acc[lane] = acc[lane] + x[k * width + lane]
+    if width == 1:
+        return acc[0] + 0
+    body = v * width
+    if body < n:
+        total = x[body]
+        for i in range(body + 1, n):
+            total = total + x[i]
+        for lane in range(width):
+            total = total + acc[lane]
+    else:
+        total = acc[0]
+        for lane in range(1, width):
+            total = total + acc[lane]
+    return total + 0
+
+
 def in_range_loop(target, n) -> bool:  # noqa: ANN001
     """Whether every value of ``target`` is in ``[0, n)``."""
     for i in range(target.shape[0]):
@@ -296,6 +337,14 @@ def pick_rows_f32(target, value, out) -> bool:  # noqa: ANN001
 
 def pick_rows_f64(target, value, out) -> bool:  # noqa: ANN001
     return pick_rows_loop(target, value, out)
+
+
+def small_sum_f32(x, lanes, acc):  # noqa: ANN001, ANN201
+    return small_sum_loop(x, lanes, acc)
+
+
+def small_sum_f64(x, lanes, acc):  # noqa: ANN001, ANN201
+    return small_sum_loop(x, lanes, acc)
 
 
 def row_max_f32(x, out) -> None:  # noqa: ANN001
@@ -405,6 +454,17 @@ def one_level(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:
     else:
         one_level_f64(x, step, n_chunks, acc, out)
     return out
+
+
+def small_sum(x: np.ndarray, lanes: int) -> np.generic | None:
+    """``cascade_sum._small`` of a 1-D ``x`` of fewer than ``8 * lanes`` items, as a scalar
+    of its dtype; or None."""
+    if not (_takes(x) and x.ndim == 1 and 0 < x.shape[0] < 8 * lanes and lanes > 0):
+        return None
+    acc = np.empty(lanes, x.dtype)
+    if x.dtype is _F32:
+        return np.float32(small_sum_f32(x, lanes, acc))
+    return np.float64(small_sum_f64(x, lanes, acc))
 
 
 def quad_rows(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:

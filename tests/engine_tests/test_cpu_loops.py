@@ -10,7 +10,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from engine import compiled_core, cpu_loops
+from engine import cascade_sum, compiled_core, cpu_loops
 
 SPECIAL = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, -1e-30, 1e-30, -2.5, 3.0]
 DTYPES = [np.float32, np.float64]
@@ -78,6 +78,16 @@ def test_the_loops_source_gives_the_expressions_bits(dtype: type) -> None:
     assert shifted.tobytes() == (rows - rows * sums[:, None]).tobytes()
     classes = np.array([0, 4, 2], np.int64)
     assert source.in_range_loop(classes, 5) and not source.in_range_loop(classes, 4)
+    for n in (3, 8, 21, 39):
+        v = _data(dtype, (n,), seed=n)
+        got = source.small_sum_loop(v, 8, np.empty(8, dtype))
+        assert _same_bits(dtype(got), cascade_sum._small(v[None, :], 8)[0])
+
+
+def _same_bits(got: np.generic, want: np.generic) -> bool:
+    """The same bits, where a NaN is any NaN: which of two NaNs an addition keeps (their
+    sign) is the compiler's choice of operand order, and PyTorch promises neither."""
+    return got.tobytes() == want.tobytes() or bool(np.isnan(got) and np.isnan(want))
 
 
 def _one_level_expr(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray:
@@ -141,6 +151,26 @@ def test_compiled_quad_rows_matches(
     out = cpu_loops.quad_rows(x, step, n_chunks)
     assert out is not None
     assert out.tobytes() == _quad_rows_expr(x, step, n_chunks).tobytes()
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lanes", [4, 8, 16])
+def test_compiled_small_sum_matches(dtype: type, lanes: int) -> None:
+    """Every length below eight vectors, with specials, negative zeros and magnitudes
+    that make the order matter, against ``cascade_sum._small``'s NumPy expression."""
+    for n in range(1, 8 * lanes):
+        for seed, fill in ((n, None), (n + 100, -0.0), (n + 200, "wide")):
+            v = _data(dtype, (n,), seed=seed)
+            if fill == -0.0:
+                v[:] = -0.0
+            elif fill == "wide":
+                v *= dtype(10.0) ** (np.arange(n, dtype=dtype) % dtype(30))
+            got = cpu_loops.small_sum(v, lanes)
+            assert got is not None and got.dtype == v.dtype
+            with np.errstate(all="ignore"):  # inf - inf, as the engine's sums run
+                want = cascade_sum._small(v[None, :], lanes)[0]
+            assert _same_bits(got, want), (n, fill)
 
 
 @pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
