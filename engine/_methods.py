@@ -10,6 +10,7 @@ import numpy as np
 
 from engine import functions, searching
 from engine.catalog import FUNCTIONS
+from engine.integers import is_int
 from engine.ops import pointwise, pointwise_extra, stacking  # noqa: F401  (their declarations)
 from engine.ops import random as random_fills
 from engine.ops.core import apply_op
@@ -143,7 +144,7 @@ Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
 def _broadcast_to(self: Tensor, *size: Any, **kwargs: Any) -> Tensor:
     """``x.broadcast_to(2, -1)``: the method takes sizes spread, as ``expand`` does;
     ``torch.broadcast_to`` takes one size."""
-    if len(size) == 1 and not isinstance(size[0], int):
+    if len(size) == 1 and not is_int(size[0]):
         size = tuple(size[0])
     return (
         functions.broadcast_to(self, size, **kwargs)

@@ -10,6 +10,7 @@ import numpy as np
 from engine import dtypes
 from engine.backend import to_numpy
 from engine.catalog import Example, Param, Port, public
+from engine.integers import as_int, int_tuple, is_int
 from engine.ops.core import apply_op, declare
 from engine.tensor import Tensor
 
@@ -50,7 +51,7 @@ def numel(input: Tensor) -> int:  # noqa: A002
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
     """How many elements are not zero, overall or along ``dim`` (an int64 tensor)."""
     arr = to_numpy(input._data) != 0
-    axis = None if dim is None else (dim if isinstance(dim, int) else tuple(dim))
+    axis = None if dim is None else (as_int(dim) if is_int(dim) else int_tuple(dim))
     return _wrap(np.asarray(np.count_nonzero(arr, axis=axis), dtype=np.int64), input)
 
 

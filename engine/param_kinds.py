@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -95,10 +96,24 @@ def _is_number(value: Any) -> bool:
 NON_FINITE = ("inf", "-inf", "nan")
 
 
+def _python_number(value: Any) -> Any:
+    """A NumPy scalar as the Python number it holds (``np.int64(2)`` is ``2``, and
+    ``np.float64(0.5)``, a ``float`` subclass, is ``0.5``): PyTorch takes either, and a
+    document holds JSON, written back as Python source."""
+    if isinstance(value, bool) or type(value) in (int, float):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
 def check_number(value: Any, choices: tuple[str, ...] = ()) -> int | float | str:
     """A finite number, or the name of a non-finite one: ``masked_fill(mask,
     float("-inf"))`` is in every attention mask, and JSON has no infinity, so
     ``-inf`` is held as the text ``"-inf"`` (``number_python`` turns it back)."""
+    value = _python_number(value)
     if isinstance(value, float) and not math.isfinite(value):
         return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
     if isinstance(value, str) and value in NON_FINITE:
@@ -119,6 +134,7 @@ def number_source(value: Any) -> str:
 
 
 def check_int(value: Any, choices: tuple[str, ...] = ()) -> int:
+    value = _python_number(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):

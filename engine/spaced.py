@@ -17,6 +17,7 @@ from engine import dtypes, warn_site
 from engine.backend import to_device
 from engine.catalog import Param, public
 from engine.creation import DTYPE, RG, _check_requires_grad, _finish
+from engine.integers import as_int, is_int
 from engine.numerics import fma
 from engine.range_values import integer_values, range_values
 from engine.tensor import Tensor
@@ -26,11 +27,12 @@ STEPS = Param("steps", "int", 5)
 
 def _spaced(start: Any, end: Any, steps: int, dt: dtypes.dtype) -> np.ndarray:
     """ATen's two-sided fill, in the output's precision (doubles for integer outputs)."""
-    if not isinstance(steps, int) or isinstance(steps, bool):
+    if not is_int(steps) or isinstance(steps, bool):
         raise TypeError(
             "linspace() received an invalid combination of arguments - got "
             f"({type(start).__name__}, {type(end).__name__}, {type(steps).__name__})"
         )
+    steps = as_int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     work = dt.np if dt.is_floating_point else np.dtype(np.float64)

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.catalog import public
+from engine.integers import is_int
 from engine.ops.core import OPS, Sample, apply_inplace, apply_op, check_inplace, declare
 from engine.ops.placement import fill_diagonal_
 from engine.ops.shape import _reshape_back, _wrap
@@ -170,7 +171,7 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
 def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return _restride(self, SQUEEZE3, {})
-    if isinstance(dim, int):
+    if is_int(dim):
         return _restride(self, OPS["squeeze_"], {"dim": _wrap(dim, self.ndim)})
     return _restride(self, SQUEEZE5, {"dims": tuple(_wrap(d, self.ndim) for d in dim)})
 

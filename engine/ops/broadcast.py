@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Example, Param, Port, public
+from engine.integers import int_tuple
 from engine.ops.core import _broadcast_error
 from engine.ops.shape import expand
 
@@ -17,7 +18,7 @@ def broadcast_shapes(*shapes: Any) -> Any:
 
     result: list[int] = []
     for k, shape in enumerate(shapes):
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = int_tuple(shape)
         result = [1] * (len(shape) - len(result)) + result
         for i in range(1, len(shape) + 1):
             if shape[-i] != 1 and result[-i] not in (1, shape[-i]):

@@ -12,6 +12,7 @@ import numpy as np
 from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.grad_mode import no_grad
+from engine.integers import int_tuple
 from engine.ops.core import apply_op
 from engine.ops.normalization import batch_norm
 from engine.ops.pointwise import ADD_SCALAR
@@ -117,7 +118,7 @@ def rms_norm(
     input's computation type (float for half types; ``add_`` of a Scalar, hence
     ``AddBackward1``), times ``weight``; ``eps`` defaults
     to that type's machine epsilon."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = int_tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape) :]) != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "

@@ -8,6 +8,7 @@ from typing import Any
 
 from engine import grad_mode
 from engine.catalog import Example, Param, Port, public
+from engine.integers import int_tuple, is_int
 from engine.ops.index import narrow
 from engine.ops.norms import vector_norm
 from engine.ops.pointwise import div, mul, sub
@@ -19,7 +20,7 @@ from engine.ops.shape import cat, expand
 @public("tile", ("input",), (Param("dims", "shape"),), category="shape", doc="repeat, dims padded")
 def tile(input: Any, dims: Any) -> Any:  # noqa: A002
     """``repeat`` with ``dims`` padded by leading ones to the input's rank."""
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = int_tuple(dims)
     dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
 
@@ -49,7 +50,7 @@ def repeat_interleave(
         if any(c < 0 for c in counts):
             raise RuntimeError("repeats can not be negative")
         return tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=input.dtype)
-    if not isinstance(repeats, int):
+    if not is_int(repeats):
         if repeats.ndim == 0 or repeats.numel() == 1:
             repeats = int(repeats.reshape(()).item())
         else:

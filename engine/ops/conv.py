@@ -13,6 +13,7 @@ import itertools
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
+from engine.integers import is_int
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
 
 NS = "torch.nn.functional"
@@ -290,7 +291,7 @@ CONV = declare(
 
 
 def _tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
-    if isinstance(value, int):
+    if is_int(value):
         return (value,) * n
     value = tuple(value)
     if len(value) == 1:

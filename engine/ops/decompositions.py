@@ -15,6 +15,7 @@ from typing import Any
 
 from engine import dtypes
 from engine.catalog import Example, Param, Port, public
+from engine.integers import is_int
 from engine.ops.core import apply_op, declare
 from engine.ops.pointwise import UNARY
 
@@ -153,7 +154,7 @@ def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[An
     if _is_tensor(indices_or_sections):
         t = indices_or_sections
         indices_or_sections = t.item() if t.ndim == 0 else t.tolist()
-    if isinstance(indices_or_sections, int):
+    if is_int(indices_or_sections):
         n = indices_or_sections
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
@@ -180,7 +181,7 @@ def _split_along(name: str, dim: int, least: int) -> Any:
                 f"tensor with {input.ndim} dimensions!"
             )
         d = 0 if (name == "hsplit" and input.ndim == 1) else dim
-        if isinstance(indices_or_sections, int):
+        if is_int(indices_or_sections):
             size = input.shape[d]
             if indices_or_sections == 0 or size % indices_or_sections:
                 raise RuntimeError(

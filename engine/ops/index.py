@@ -11,6 +11,7 @@ import numpy as np
 from engine import warn_site
 from engine.backend import device, transfer
 from engine.catalog import Example, Param, Port, public
+from engine.integers import is_int
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
@@ -184,7 +185,7 @@ def _slicing(x: Any, key: Any, setting: bool = False) -> tuple[Any, list[Any], b
             advanced.append(slice(None))
             dim += 1
             changed = True
-        elif isinstance(k, int):
+        elif is_int(k):
             size = out.shape[dim]
             # PyTorch names the index's position in the key, not the view's dimension.
             out = apply_op(SELECT, (out,), {"dim": dim, "index": _norm_index(k, size, pos)})

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
+from engine.integers import int_tuple
 from engine.ops.core import ARRAY_MATH, TENSOR_MATH, Sample, apply_op, declare
 from engine.tensor import Tensor
 
@@ -216,7 +217,7 @@ def layer_norm(
     bias: Any = None,
     eps: float = 1e-5,
 ) -> Any:
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = int_tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape) :]) != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "

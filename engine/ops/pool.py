@@ -295,7 +295,7 @@ def _check_dims(name: str, x: Any) -> None:
 @public(
     "max_pool2d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
+    (Param("kernel_size", "ints", 2), Param("stride", "ints"), Param("padding", "ints")),
     namespace=NS,
     category="layer",
     doc="largest value of each window",
@@ -321,7 +321,7 @@ def max_pool2d(
 @public(
     "avg_pool2d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
+    (Param("kernel_size", "ints", 2), Param("stride", "ints"), Param("padding", "ints")),
     namespace=NS,
     category="layer",
     doc="mean of each window",
@@ -349,7 +349,7 @@ def avg_pool2d(
 @public(
     "max_pool1d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
+    (Param("kernel_size", "ints", 2), Param("stride", "ints"), Param("padding", "ints")),
     namespace=NS,
     category="layer",
     doc="largest value of each window along the last dim",
@@ -400,7 +400,7 @@ def max_pool1d(
 @public(
     "avg_pool1d",
     ("input",),
-    (Param("kernel_size", "int", 2), Param("stride", "int"), Param("padding", "int")),
+    (Param("kernel_size", "ints", 2), Param("stride", "ints"), Param("padding", "ints")),
     namespace=NS,
     category="layer",
     doc="mean of each window along the last dim",

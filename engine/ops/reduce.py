@@ -10,6 +10,7 @@ import numpy as np
 from engine import dtypes, return_types
 from engine.cascade_sum import reduce_sum
 from engine.catalog import Param, public
+from engine.integers import int_tuple
 from engine.ops.core import Sample, apply_op, declare
 
 DIMS = Param("dim", "dims")
@@ -17,7 +18,7 @@ KEEPDIM = Param("keepdim", "bool")
 
 
 def _norm_dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    dims = (dim,) if isinstance(dim, int) else () if dim is None else tuple(dim)
+    dims = () if dim is None else int_tuple(dim)
     if not dims:  # None or ``()``: every dim, as ATen's empty dim list
         return tuple(range(ndim))
     n = builtins.max(ndim, 1)

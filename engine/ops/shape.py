@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Example, Param, Port, public
+from engine.integers import int_tuple, is_int
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
@@ -292,8 +293,8 @@ def permute(input: Any, *dims: Any) -> Any:  # noqa: A002
 )
 def movedim(input: Any, source: Any, destination: Any) -> Any:  # noqa: A002
     """A ``permute`` (so ``PermuteBackward0``), with ATen's checks in its order."""
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = list(int_tuple(source))
+    dst = list(int_tuple(destination))
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
@@ -313,7 +314,7 @@ def movedim(input: Any, source: Any, destination: Any) -> Any:  # noqa: A002
 
 
 def _infer_size(size: Any, numel: int) -> tuple[int, ...]:
-    if len(size) == 1 and not isinstance(size[0], int):
+    if len(size) == 1 and not is_int(size[0]):
         size = tuple(size[0])
     size = tuple(int(s) for s in size)
     inferred = False
@@ -353,7 +354,8 @@ def view(input: Any, *size: Any) -> Any:  # noqa: A002
 
     if (
         len(size) == 1
-        and not isinstance(size[0], int | tuple | list)
+        and not is_int(size[0])
+        and not isinstance(size[0], tuple | list)
         and not hasattr(size[0], "__len__")
     ):
         return input.to(as_dtype(size[0]))
@@ -427,7 +429,7 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:  # noqa: 
 def squeeze(input: Any, dim: Any = None) -> Any:  # noqa: A002
     if dim is None:
         return apply_op(SQUEEZE0, (input,))
-    if isinstance(dim, int):
+    if is_int(dim):
         d = _wrap(dim, input.ndim) if input.ndim else 0
         return apply_op(SQUEEZE1, (input,), {"dim": d})
     return apply_op(SQUEEZE2, (input,), {"dims": tuple(_wrap(d, input.ndim) for d in dim)})
@@ -484,7 +486,7 @@ def expanded_size(shp: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, ...
     namespace="torch.Tensor",
 )
 def expand(input: Any, *size: Any) -> Any:  # noqa: A002
-    if len(size) == 1 and not isinstance(size[0], int):
+    if len(size) == 1 and not is_int(size[0]):
         size = tuple(size[0])
     full = expanded_size(tuple(input.shape), tuple(size))
     return apply_op(EXPAND, (input,), {"size": full})

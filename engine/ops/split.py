@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalog import Param, public
+from engine.integers import is_int
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
 from engine.ops.shape import _wrap
 
@@ -105,7 +106,7 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple[Any, 
     d = _wrap(dim, tensor.ndim)
     size = tensor.shape[d]
     op = SPLIT
-    if isinstance(split_size_or_sections, int):
+    if is_int(split_size_or_sections):
         step = split_size_or_sections
         if step <= 0 and not (step == 0 and size == 0):
             raise RuntimeError(

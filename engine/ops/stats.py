@@ -16,6 +16,7 @@ import numpy as np
 from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Example, Param, public
+from engine.integers import int_tuple
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.reduce import _norm_dims
 
@@ -437,8 +438,8 @@ ROLL = declare(
     example=Example(params={"shifts": [1]}),
 )
 def roll(input: Any, shifts: Any, dims: Any = ()) -> Any:  # noqa: A002
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
+    shifts = int_tuple(shifts)
+    dims = int_tuple(dims or ())
     if not dims and len(shifts) == 1:
         return apply_op(ROLL, (input,), {"shifts": shifts, "dims": ()})
     if len(shifts) != len(dims):
@@ -567,5 +568,5 @@ cumprod = _cumulative("cumprod", CUMPROD, "running product along dim")
     doc="reverse the order of elements along dims",
 )
 def flip(input: Any, dims: Any) -> Any:  # noqa: A002
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = int_tuple(dims)
     return apply_op(FLIP, (input,), {"dims": _norm_dims(dims, input.ndim)})

@@ -694,3 +694,21 @@ def test_requires_grad_set_after_a_cast_is_kept(tmp_path: Path) -> None:
     assert not result.errors
     grads = {f.grad.array.tolist()[0] for _, _, f in result.rows() if f and f.grad is not None}
     assert grads == {-82.0}  # recorded from PyTorch 2.13
+
+
+PARAMETER_FORM_NAMES = ("x", "pooled", "averaged", "strided", "rows", "flat", "padded", "soft")
+
+
+@pytest.mark.torch
+def test_parameters_in_every_form_agree_with_torch() -> None:
+    scope = _torch_scope("parameter_forms.py")
+    _agree(_facts("parameter_forms.py"), scope, (*PARAMETER_FORM_NAMES, "moved", "loss"))
+
+
+def test_parameters_in_every_form_agree_with_golden() -> None:
+    facts = _facts("parameter_forms.py")
+    # recorded from PyTorch 2.13 running the program
+    np.testing.assert_allclose(float(facts["loss"].array), 314.5765075683594, rtol=1e-6)
+    np.testing.assert_allclose(float(facts["x"].grad.array.sum()), 228.1999969482422, rtol=1e-6)
+    assert facts["strided"].array.shape == (1, 2, 3, 3)
+    assert facts["pooled"].grad_fn.name == "MaxPool2DWithIndicesBackward0"

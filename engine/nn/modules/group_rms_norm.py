@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.creation import empty
+from engine.integers import int_tuple
 from engine.nn import functional as F
 from engine.nn.modules.module import Module
 from engine.nn.modules.normalization import _fill
@@ -70,7 +71,7 @@ class RMSNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        shape = int_tuple(normalized_shape)
         self.normalized_shape = tuple(shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine

@@ -11,6 +11,7 @@ from typing import Any
 from engine import dtypes
 from engine.creation import empty, ones, tensor, zeros
 from engine.grad_mode import no_grad
+from engine.integers import int_tuple
 from engine.nn import functional as F
 from engine.nn import init
 from engine.nn.modules.module import Module
@@ -35,7 +36,7 @@ class LayerNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        shape = int_tuple(normalized_shape)
         self.normalized_shape = tuple(shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
