@@ -17,6 +17,7 @@ from typing import Any, NoReturn, TextIO
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
 from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare, waiting_text
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
+from gradstudio.interchange.program_import.notebook import is_notebook, located, read_notebook
 from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS, import_program
 from gradstudio.interchange.pytorch_export import ExportError, export_script
 from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
@@ -232,6 +233,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _import(args: argparse.Namespace, out: TextIO) -> int:
+    notebook = read_notebook(args.snippet) if is_notebook(args.snippet) else None
     try:
         source = Path(args.snippet).read_text("utf-8")
     except UnicodeDecodeError:
@@ -242,6 +244,11 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
         raise ImportProblem(f"the run cannot be isolated here: {reason}")
     if args.run:
         doc = import_program(args.snippet, keep=max(0, args.keep_iterations), isolate=args.isolate)
+    elif notebook is not None:
+        try:
+            doc = import_snippet(notebook.without_markers(), args.snippet)
+        except ImportProblem as exc:
+            raise located(exc, notebook) from None
     else:
         doc = import_snippet(source, args.snippet)
     doc.set_meta("title", Path(args.snippet).stem)

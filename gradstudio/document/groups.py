@@ -4,7 +4,8 @@ A group is presentation only: it never changes what the graph computes, so its
 events do not make evaluation results stale.  The editor makes ``"user"`` groups
 (Ctrl+G); the program importer makes ``"module"`` groups (one per ``nn.Module``
 call, ``meta = {"class": "Linear", "path": "model.fc1"}``) and ``"loop"`` groups
-(``meta = {"iterations": "297"}``).
+(``meta = {"iterations": "297"}``), and for a notebook ``"cell"`` groups (``meta =
+{"cell": "3"}``, titled with the cell's first comment).
 
 The rules, which ``check_groups`` enforces for the document, the file loader and
 the clipboard alike:
@@ -42,7 +43,7 @@ from typing import Any
 
 GROUP_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$")
 COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
-KINDS = ("user", "module", "loop")
+KINDS = ("user", "module", "loop", "cell")
 MAX_TITLE = 200
 MAX_META_ITEMS = 32
 MAX_META_KEY = 64
@@ -91,6 +92,8 @@ class Group:
             return f"module {self.class_name}".strip()
         if self.kind == "loop" and "iterations" in self.meta:
             return f"loop ×{self.meta['iterations']}"
+        if self.kind == "cell":
+            return "notebook cell"
         return self.kind if self.kind != "user" else "group"
 
 

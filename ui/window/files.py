@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 APP_NAME = "GradStudio"
 FILE_FILTER = f"GradStudio graphs (*{EXTENSION});;All files (*)"
-PROGRAM_FILTER = "Python programs (*.py);;All files (*)"
+PROGRAM_FILTER = "Python programs and notebooks (*.py *.ipynb);;All files (*)"
 
 
 class FileCommands:

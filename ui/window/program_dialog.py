@@ -123,6 +123,9 @@ class ProgramDialog(QDialog):
         except OSError as exc:
             self.fail(f"the program could not be started: {exc}")
             return
+        except ImportProblem as exc:  # a notebook that cannot be read
+            self.fail(str(exc))
+            return
         self.run_button.setEnabled(False)
         self.isolate.setEnabled(False)
         self.progress.show()

@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+#: What a notebook's script calls at the start of each code cell (``notebook.py``).
+CELL_MARKER = "__gradstudio_cell__"
+
 
 @dataclass
 class Frame:
     id: str
-    kind: str  # "module" or "loop"
+    kind: str  # "module", "loop" or "cell" (a notebook's code cell)
     title: str
     parent: str | None
     meta: dict[str, str] = field(default_factory=dict)
@@ -77,6 +80,7 @@ class Frames:
         #: loop iterations past ``keep`` whose loop went on to another: they fold
         self.folded: set[str] = set()
         self._chain: tuple[str, ...] = ()
+        self._cell: Frame | None = None
 
     def folding_chain(self) -> tuple[str, ...]:
         """The open loop iterations past ``keep``: an event in any of them may fold."""
@@ -131,6 +135,13 @@ class Frames:
                     }
                 )
         return self.stack[-1].id if self.stack else None
+
+    def enter_cell(self, number: int) -> None:
+        """A notebook's code cell begins (its script's ``CELL_MARKER(number)``): the
+        previous cell's frame ends, with whatever it left open."""
+        if self._cell is not None:
+            self.pop(self._cell)
+        self._cell = self.push("cell", f"cell {number}", {"cell": str(int(number))})
 
     # -- modules ---------------------------------------------------------------------
 

@@ -748,10 +748,11 @@ def main(program: str, output: str, keep: int = 3) -> int:
     recorder = Recorder(program, keep)
     install(recorder)
     import engine
-    from gradstudio.interchange.program_import.frames import Frames
+    from gradstudio.interchange.program_import.frames import CELL_MARKER, Frames
 
     scope: dict[str, Any] = {"__name__": "__main__", "__file__": program}
     frames = Frames(program, recorder.events, keep)
+    scope[CELL_MARKER] = frames.enter_cell
     frames.scope = scope
     frames.install_modules(recorder)
     recorder.events.frames = frames

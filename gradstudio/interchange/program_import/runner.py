@@ -14,6 +14,12 @@ from gradstudio.catalogue import PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
 from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
+from gradstudio.interchange.program_import.notebook import (
+    NotebookScript,
+    is_notebook,
+    located,
+    read_notebook,
+)
 from gradstudio.interchange.program_import.report import malformed, read_report
 from gradstudio.interchange.pytorch_import import (
     Const,
@@ -55,8 +61,14 @@ class Recording:
         self, program: str | Path, keep: int = KEEP_ITERATIONS, isolate: bool = False
     ) -> None:
         self.program = str(Path(program).resolve())
+        #: a notebook runs as the script of its code cells (``ImportProblem`` if unreadable)
+        self.notebook = read_notebook(self.program) if is_notebook(self.program) else None
         self._tmp = tempfile.TemporaryDirectory()
         self.output = os.path.join(self._tmp.name, "events.json")
+        script = self.program
+        if self.notebook is not None:
+            script = os.path.join(self._tmp.name, Path(self.program).stem + ".notebook.py")
+            Path(script).write_text(self.notebook.source, "utf-8")
         self.started = time.monotonic()
         self.stopped = False
         self.timed_out = False
@@ -65,7 +77,7 @@ class Recording:
                 sys.executable,
                 "-m",
                 "gradstudio.interchange.program_import.recorder",
-                self.program,
+                script,
                 self.output,
                 str(max(0, int(keep))),
             ],
@@ -295,14 +307,25 @@ def document_of(program: str | Path, report: dict[str, Any], consented: bool = T
     program's own text (``ran_in``); code the report holds but the program never ran (a
     forged report can hold anything) leaves the document untrusted.
     """
+    notebook = read_notebook(program) if is_notebook(program) else None
     try:
         doc = build(report)
-    except ImportProblem:
-        raise
+    except ImportProblem as exc:
+        raise exc if notebook is None else located(exc, notebook) from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as exc:
         raise malformed(report, exc) from None
     doc.set_meta("title", Path(program).stem)
+    if notebook is not None:
+        _title_cells(doc, notebook)
     return admit(doc, consented and ran_in(doc, report, program))
+
+
+def _title_cells(doc: Document, notebook: NotebookScript) -> None:
+    """Each cell's frame titled as the notebook's reader knows it: its first comment."""
+    titles = notebook.titles()
+    for group in list(doc.groups.values()):
+        if group.kind == "cell" and group.meta.get("cell") in titles:
+            doc.update_group(group.id, title=titles[group.meta["cell"]])
 
 
 def program_text(program: str | Path) -> str:
