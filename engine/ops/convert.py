@@ -43,6 +43,7 @@ TO_COPY = declare(
             },
         ),
     ),
+    formula={"self": "1"},
 )
 
 
