@@ -13,6 +13,7 @@ backward it describes: one declaration, never a second copy in prose.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 from collections.abc import Mapping
 from typing import Any
@@ -154,7 +155,7 @@ class _Relabel(ast.NodeTransformer):
 
 def render(text: str, labels: Mapping[str, str]) -> str:
     """The formula with operand names replaced by the learner's labels (``other`` -> ``b``)."""
-    tree = _Relabel(labels).visit(parse(text))
+    tree = _Relabel(labels).visit(copy.deepcopy(parse(text)))  # the parsed tree is shared
     return ast.unparse(ast.fix_missing_locations(tree))
 
 

@@ -76,6 +76,9 @@ def test_rendered_with_labels() -> None:
     text = formula.rule_text(OPS["mul"].formula["self"], "y", "a", {"other": "b", "self": "a"})
     assert text == "∂y/∂a = b"
     assert formula.rule_text("grad @ mat2.T", "o", "x", {"mat2": "w"}) == "grad_x = grad @ w.T"
+    # rendering leaves the formula as declared: it still evaluates over its own names
+    env = {"mat2": np.eye(2), "grad": np.ones((1, 2))}
+    np.testing.assert_array_equal(formula.evaluate("grad @ mat2.T", env), np.ones((1, 2)))
 
 
 @pytest.mark.parametrize("bad", ["__import__('os')", "self.__class__", "a if b else c", "x[0]"])
