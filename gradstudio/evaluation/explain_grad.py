@@ -10,6 +10,7 @@ The same explanation feeds ``main.py explain`` and the studio's Explain panel.
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,6 +125,17 @@ def _last_trace(ev: Evaluation, step: int) -> BackwardTrace | None:
     return None
 
 
+def _atom(label: str) -> str:
+    """A label as one operand of a formula: ``h * h`` in parentheses; ``w.t()``,
+    ``(h * h).mean()`` and ``x`` as they are."""
+    try:
+        tree = ast.parse(label, mode="eval").body
+    except SyntaxError:
+        return f"({label})"
+    atomic = ast.Name | ast.Attribute | ast.Call | ast.Subscript | ast.Constant
+    return label if isinstance(tree, atomic) else f"({label})"
+
+
 def _constant(expr: str) -> bool:
     """A rule that is a plain number (``1``): its value needs no second writing."""
     try:
@@ -161,9 +173,13 @@ class _Explainer:
         if node is None:
             return None
         for ref, facts in before.items():
-            if ref.node_id == node and facts is not None and facts.grad_fn is not None:
-                if facts.grad_fn.key == key:
-                    return facts
+            if (
+                ref.node_id == node
+                and facts is not None
+                and facts.grad_fn is not None
+                and facts.grad_fn.key == key
+            ):
+                return facts
         return None
 
     def env_of(self, fn: GradFnFacts, before: Snapshot, inputs: tuple[str, ...]) -> dict[str, Any]:
@@ -185,10 +201,8 @@ class _Explainer:
             if saved.kind == "tensor" and isinstance(saved.value, GradValue):
                 env[saved.name] = saved.value.array
             elif saved.kind == "value":
-                try:
+                with contextlib.suppress(ValueError, SyntaxError):
                     env[saved.name] = ast.literal_eval(str(saved.value))
-                except (ValueError, SyntaxError):
-                    pass
         return env
 
     def input_facts(self, key: int, before: Snapshot) -> TensorFacts | None:
@@ -214,14 +228,14 @@ class _Explainer:
             return f"{ex.name}: sends {self.value(sent)}", None
         expr = rules[inputs[slot]]
         labels = {
-            name: self.key_label(n.key, before)
+            name: _atom(self.key_label(n.key, before))
             for name, n in zip(inputs, fn.next_functions, strict=False)
             if n is not None
         }
-        labels["result"] = self.key_label(ex.key, before)
+        labels["result"] = _atom(self.key_label(ex.key, before))
         for saved in fn.saved:
             if saved.ref is not None:
-                labels.setdefault(saved.name, self.ev.plan.display_label(saved.ref))
+                labels.setdefault(saved.name, _atom(self.ev.plan.display_label(saved.ref)))
         out_label = labels["result"]
         text = formula.rule_text(expr, out_label, labels.get(inputs[slot], inputs[slot]), labels)
         env = self.env_of(fn, before, inputs)
@@ -320,7 +334,8 @@ class _Explainer:
             details = [self.path_line(p) for p in paths]
         if len(paths) > 1 and all(p.share is not None for p in paths):
             shares = " + ".join(f"{number(p.share)} ({p.name})" for p in paths)
-            details.append(f"the paths add up: {shares}")
+            total = number(np.sum([p.share for p in paths], axis=0))
+            details.append(f"the paths add up: {shares} = {total}")
         on_paths = {h.key for p in paths for h in p.hops} | {sink}
         details += self.meetings(executions, on_paths, before)
         details += self.notes(trace, by_key, sink, before, facts)
@@ -396,26 +411,72 @@ class _Explainer:
                     walk(by_key[nxt.key], [*trail, (ex, slot)])
 
         walk(root, [])
+        edges_into: dict[int, int] = {}
+        for ex in executions:
+            for nxt, _ in ex.outgoing:
+                if nxt is not None:
+                    edges_into[nxt.key] = edges_into.get(nxt.key, 0) + 1
         out: list[GradPath] = []
-        seen: dict[str, int] = {}
-        for trail in found:
-            grad: Any = root.incoming[0].array if root.incoming and root.incoming[0] else None
+        names = [self.path_name(trail, before) for trail in found]
+        for trail, name in zip(found, names, strict=True):
+            grad: Any = None
             hops = []
             whole = True  # every rule on the path declared: ``grad`` is the path's share
+            merged = False  # passed a buffer where other paths joined in
             for ex, slot in trail:
+                merged = merged or edges_into.get(ex.key, 0) > 1
+                if not merged and ex.incoming and ex.incoming[0] is not None:
+                    grad = ex.incoming[0].array  # all of it is this path's (after any hook)
+                elif self.hooked(ex, executions):
+                    whole = False  # a hook changed a sum: no share of it is any one path's
                 text, grad = self.rule(ex, slot, before, grad)
                 sent = ex.outgoing[slot][1]
                 if grad is None:  # go on from what the engine sent on this edge
                     whole = False
                     grad = None if sent is None else sent.array
                 hops.append(Hop(ex.name, ex.key, slot, text, sent))
-            grad = grad if whole else None
-            first = trail[0][0].outgoing[trail[0][1]][0] if trail else None
-            base = self.key_label(first.key, before) if first is not None else self.label
-            seen[base] = seen.get(base, 0) + 1
-            label = base if seen[base] == 1 else f"{base}#{seen[base]}"
-            out.append(GradPath(f"{label}-path", tuple(hops), grad))
-        return tuple(out)
+            out.append(GradPath(name, tuple(hops), grad if whole else None))
+        return tuple(self.distinct_names(out))
+
+    def distinct_names(self, paths: list[GradPath]) -> list[GradPath]:
+        """Paths of one name (``h * h`` reaches ``h`` twice) told apart by the first
+        edge that is theirs alone."""
+        out = []
+        for p in paths:
+            twins = [q for q in paths if q.name == p.name]
+            if len(twins) == 1:
+                out.append(p)
+                continue
+            shared = set.intersection(*({(h.key, h.slot) for h in q.hops} for q in twins))
+            own = next((h for h in p.hops if (h.key, h.slot) not in shared), p.hops[-1])
+            out.append(GradPath(f"{p.name} ({self.operand(own)})", p.hops, p.share))
+        return out
+
+    def path_name(self, trail: list[tuple[TraceExecution, int]], before: Snapshot) -> str:
+        first = trail[0][0].outgoing[trail[0][1]][0] if trail else None
+        return f"{self.key_label(first.key, before) if first is not None else self.label}-path"
+
+    @staticmethod
+    def operand(hop: Hop) -> str:
+        declared = formula.rules(hop.grad_fn)
+        if declared is not None and hop.slot < len(declared[0]):
+            return f"as {declared[0][hop.slot]} of {hop.grad_fn}"
+        return f"edge {hop.slot} of {hop.grad_fn}"
+
+    @staticmethod
+    def hooked(ex: TraceExecution, executions: tuple[TraceExecution, ...]) -> bool:
+        arriving = [
+            g.array
+            for e in executions
+            for n, g in e.outgoing
+            if n is not None and n.key == ex.key and g is not None
+        ]
+        if not arriving or not ex.incoming or ex.incoming[0] is None:
+            return False
+        total = np.sum(arriving, axis=0)
+        return total.shape != ex.incoming[0].array.shape or not np.allclose(
+            total, ex.incoming[0].array, equal_nan=True
+        )
 
     def path_line(self, path: GradPath) -> str:
         hops = " · ".join(f"({h.rule})" for h in path.hops)
@@ -443,18 +504,17 @@ class _Explainer:
             edges = arriving.get(ex.key, [])
             if len(edges) < 2 or ex.key not in keys:
                 continue
+            label = self.key_label(ex.key, before)
             where = (
-                "AccumulateGrad"
+                f"{label}'s AccumulateGrad"
                 if ex.name == "AccumulateGrad"
-                else f"the input buffer of {ex.name}"
+                else f"the input buffer of {ex.name} ({label})"
             )
             terms = " + ".join(
                 f"{self.value(g)} (from {n} of {self.key_label(k, before)})" for k, n, g in edges
             )
             total = self.value(ex.incoming[0] if ex.incoming else None)
-            lines.append(
-                f"paths meet at {self.key_label(ex.key, before)}'s {where}: {terms} = {total}"
-            )
+            lines.append(f"paths meet at {where}: {terms} = {total}")
         return lines
 
     def notes(
@@ -483,7 +543,8 @@ class _Explainer:
             ):
                 lines.append(
                     f"a hook changed the gradient reaching {ex.name} of "
-                    f"{self.key_label(key, before)}: {number(summed)} → {self.value(ex.incoming[0])}"
+                    f"{self.key_label(key, before)}: {number(summed)} → "
+                    f"{self.value(ex.incoming[0])}"
                 )
         old = before.facts(self.ref.node_id, self.ref.port, self.ref.index)
         if facts.is_leaf and old is not None and old.grad is not None and sink in by_key:
@@ -521,6 +582,13 @@ class _Explainer:
             grad = ex.incoming[0].array if ex.incoming and ex.incoming[0] is not None else None
             text, _ = self.rule(ex, slot, before, grad)
             lines.append(f"{text}; sends {self.value(g)} to {self.key_label(nxt.key, before)}")
+        if ex.name == "AccumulateGrad" and ex.incoming:
+            old = before.facts(self.ref.node_id, self.ref.port, self.ref.index)
+            was = "0 (None)" if old is None or old.grad is None else self.value(old.grad)
+            lines.append(
+                f"AccumulateGrad: .grad = {AccumulateGrad.formula} = {was} + "
+                f"{self.value(ex.incoming[0])}"
+            )
         for ref, g in ex.wrote:
             lines.append(f"writes {self.ev.plan.display_label(ref)}.grad = {self.value(g)}")
         return tuple(lines)
