@@ -49,6 +49,8 @@ from ui.explain.panel import ExplainPanel
 from ui.icons import icon
 from ui.inspector.panel import Inspector
 from ui.instruments.commands import Instruments
+from ui.lessons.dialog import LessonDialog
+from ui.lessons.menu import fill_lessons_menu
 from ui.palette.panel import Palette
 from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
@@ -93,6 +95,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.file_path: str | None = None
         self.program_dialog = None
         self.example_name: str | None = None
+        self.lesson_dialog: LessonDialog | None = None
         self.theme: Theme = theme(self.settings.theme)
         self.bridge = UndoBridge(self.state, self)
         self.runner = EvaluationRunner(self.state, self)
@@ -493,6 +496,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addActions([self.act_new, self.act_open])
         self.recent_menu = m.addMenu("Open &Recent")
         self.examples_menu = m.addMenu("E&xamples")
+        self.lessons_menu = m.addMenu("&Lessons")
+        fill_lessons_menu(self.lessons_menu, self)
         m.addSeparator()
         m.addActions([self.act_save, self.act_save_as])
         m.addSeparator()
