@@ -332,7 +332,9 @@ class _Explainer:
             ]
         else:
             details = [self.path_line(p) for p in paths]
-        if len(paths) > 1 and all(p.share is not None for p in paths):
+        if len(paths) >= MAX_PATHS:
+            details.append(f"(the first {MAX_PATHS} paths; more reach {name})")
+        elif len(paths) > 1 and all(p.share is not None for p in paths):
             shares = " + ".join(f"{number(p.share)} ({p.name})" for p in paths)
             total = number(np.sum([p.share for p in paths], axis=0))
             details.append(f"the paths add up: {shares} = {total}")
@@ -400,6 +402,11 @@ class _Explainer:
         root = executions[0]
         found: list[list[tuple[TraceExecution, int]]] = []
 
+        reaches = {sink}  # the grad_fns with a path to the sink: the walk enters no other
+        for ex in reversed(executions):  # (backward runs a node before those it feeds)
+            if any(n is not None and n.key in reaches for n, _ in ex.outgoing):
+                reaches.add(ex.key)
+
         def walk(ex: TraceExecution, trail: list[tuple[TraceExecution, int]]) -> None:
             if len(found) >= MAX_PATHS:
                 return
@@ -407,7 +414,7 @@ class _Explainer:
                 found.append(list(trail))
                 return
             for slot, (nxt, _) in enumerate(ex.outgoing):
-                if nxt is not None and nxt.key in by_key:
+                if nxt is not None and nxt.key in by_key and nxt.key in reaches:
                     walk(by_key[nxt.key], [*trail, (ex, slot)])
 
         walk(root, [])

@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 from gradstudio.evaluation.evaluate import Evaluation, prepare
-from gradstudio.evaluation.explain_grad import CannotExplain, explain_gradient, find_ref
+from gradstudio.evaluation.explain_grad import (
+    MAX_PATHS,
+    CannotExplain,
+    explain_gradient,
+    find_ref,
+)
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.pytorch_import import import_snippet
 
@@ -172,3 +177,14 @@ def test_goldens_are_pytorchs() -> None:
     exec(compile(LINEAR, "linear", "exec"), {"torch": torch}, space)  # our own snippet
     for label, expected in LINEAR_GRADS.items():
         np.testing.assert_allclose(space[label].grad.numpy(), expected, rtol=1e-12)
+
+
+def test_many_paths_are_capped() -> None:
+    """y = y + y twelve times: 4096 paths reach x; the first are shown, the sum is the
+    engine's."""
+    source = "import torch\nx = torch.tensor(1.0, requires_grad=True)\ny = x * 1\n"
+    source += "y = y + y\n" * 12 + "y.backward()\n"
+    ex = _explain(_evaluate(source), "x")
+    assert ex.headline.startswith("x.grad = 4096 = ")
+    assert len(ex.paths) == MAX_PATHS
+    assert f"(the first {MAX_PATHS} paths; more reach x)" in ex.details
