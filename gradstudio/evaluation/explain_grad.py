@@ -237,12 +237,16 @@ class _Explainer:
             if saved.ref is not None:
                 labels.setdefault(saved.name, _atom(self.ev.plan.display_label(saved.ref)))
         out_label = labels["result"]
-        text = formula.rule_text(expr, out_label, labels.get(inputs[slot], inputs[slot]), labels)
         env = self.env_of(fn, before, inputs)
+        for operand, value in env.items():  # a constant without a label: its number (b = a * 2)
+            if operand in inputs and operand not in labels and np.size(value) == 1:
+                labels[operand] = number(value)
+        text = formula.rule_text(expr, out_label, labels.get(inputs[slot], inputs[slot]), labels)
         shape = tuple(sent.shape) if sent is not None else None
         try:
             if formula.is_local(expr) and not _constant(expr):
-                text += f" = {number(formula.evaluate(expr, env))}"
+                value = number(formula.evaluate(expr, env))
+                text += "" if text.endswith(f" = {value}") else f" = {value}"
             share = (
                 None if shape is None or grad is None else formula.gradient(expr, env, grad, shape)
             )
@@ -365,9 +369,12 @@ class _Explainer:
                 tuple(details),
                 paths,
             )
-        grad = facts.grad if not live else self.grad_so_far(ran, sink, before, facts)
+        grad = facts.grad if not live else self.grad_so_far(ran, before)
         headline = f"{name}.grad = {self.value(grad)}"
         summary = self.summary(paths)
+        old = before.facts(self.ref.node_id, self.ref.port, self.ref.index)
+        if old is not None and old.grad is not None and facts.is_leaf and summary:
+            summary = f"{self.value(old.grad)} (its .grad before) + {summary}"
         if summary and grad is not None and not live:
             headline += f" = {summary}"
         if live and sink not in {ex.key for ex in ran}:
@@ -385,9 +392,7 @@ class _Explainer:
                 return result.step, self.ev.plan.steps[result.step].label
         return None
 
-    def grad_so_far(
-        self, ran: tuple[TraceExecution, ...], sink: int, before: Snapshot, facts: TensorFacts
-    ) -> GradValue | None:
+    def grad_so_far(self, ran: tuple[TraceExecution, ...], before: Snapshot) -> GradValue | None:
         for ex in ran:
             for ref, g in ex.wrote:
                 if ref == self.ref:

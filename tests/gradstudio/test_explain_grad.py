@@ -147,7 +147,12 @@ def test_custom_function_shows_backward_and_saved() -> None:
 
 def test_accumulation_across_backwards() -> None:
     ev = _example("002_clone_accumulates")
-    assert "a.grad was 2 before this backward, so 2 + 2 = 4" in _explain(ev, "a").text()
+    ex = _explain(ev, "a")
+    assert ex.headline == (
+        "a.grad = 4 = 2 (its .grad before) + b-path (CloneBackward0: ∂b_clone/∂b = 1) "
+        "· (MulBackward0: ∂b/∂a = 2)"
+    )
+    assert "a.grad was 2 before this backward, so 2 + 2 = 4" in ex.text()
 
 
 def _leaf_grads(ev: Evaluation) -> dict[str, np.ndarray]:
