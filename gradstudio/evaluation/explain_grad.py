@@ -570,9 +570,9 @@ class _Explainer:
         step = self.ev.plan.steps[trace.step]
         if step.params.get("create_graph"):
             lines.append(
-                "create_graph=True: this backward recorded the gradient computation as a "
-                f"graph of its own, so {self.label}.grad has a grad_fn and can be "
-                "differentiated again"
+                "create_graph=True: this backward recorded its own computation as a graph, "
+                f"so {self.label}.grad can be differentiated again (it requires grad where it "
+                "depends on a tensor that does)"
             )
         lines.append(f"(the backward of step {trace.step + 1}, '{step.label}')")
         return lines
