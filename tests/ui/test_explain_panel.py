@@ -87,3 +87,16 @@ def test_inspector_button(qtbot, window: MainWindow, example_paths) -> None:  # 
 def test_without_a_selection_it_says_so(qtbot, window: MainWindow) -> None:  # noqa: ANN001
     window.explain_selection()
     assert "Select one tensor" in window.statusBar().currentMessage()
+
+
+def test_typing_e_in_a_field_stays_typing(qtbot, window: MainWindow, example_paths) -> None:  # noqa: ANN001
+    _open_seed(qtbot, window, example_paths)
+    _select(window, "w")
+    inspector = window.panel("inspector")
+    qtbot.waitUntil(lambda: getattr(inspector, "label_edit", None) is not None)
+    edit = inspector.label_edit
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "we")
+    assert edit.text() == "we"
+    assert window.explain_panel.node_id is None
