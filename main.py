@@ -1,5 +1,5 @@
 """GradStudio from a checkout: ``python main.py [FILE]`` opens the studio, ``python main.py
-run|import|export|trust|verify|gradcheck ...`` runs the command line.  Installed, the same
+run|import|export|trust|verify|gradcheck|explain ...`` runs the command line.  Installed, the same
 is the ``gradstudio`` command (``gradstudio.launcher``)."""
 
 import sys

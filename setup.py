@@ -1,7 +1,7 @@
 """Packaging beyond what ``pyproject.toml`` can say.
 
-- ``resources/`` (examples, icons, styles, help) travels in the wheel as the package data
-  ``gradstudio.resources``, which ``gradstudio.locations`` finds when there is no
+- ``resources/`` (examples, lessons, icons, styles, help) travels in the wheel as the
+  package data ``gradstudio.resources``, which ``gradstudio.locations`` finds when there is no
   checkout around the code.
 - The compiled core (``engine.compiled_core.MODULES``) is built into the wheel by Cython,
   each extension beside its ``.py``, with the flags ``python -m engine.build`` uses.
@@ -21,7 +21,13 @@ from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
-RESOURCES = ["examples/*.gstudio", "icons/*.svg", "styles/*.qss", "help/*.html"]
+RESOURCES = [
+    "examples/*.gstudio",
+    "lessons/*.gslesson",
+    "icons/*.svg",
+    "styles/*.qss",
+    "help/*.html",
+]
 
 
 def _compiled_core():

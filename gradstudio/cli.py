@@ -1,5 +1,5 @@
-"""``main.py`` sub-commands: run, import, export, trust, verify, gradcheck — for scripts
-and terminals.
+"""``main.py`` sub-commands: run, import, export, trust, verify, gradcheck, explain — for
+scripts and terminals.
 
 Exit codes: 0 success; 1 the document evaluated but a node recorded an error;
 2 a bad file or a bad argument (one line on stderr, never a traceback).
@@ -16,6 +16,7 @@ from typing import Any, NoReturn, TextIO
 
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
 from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare, waiting_text
+from gradstudio.evaluation.explain_grad import CannotExplain, explain_gradient, find_ref
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
 from gradstudio.interchange.program_import.notebook import is_notebook, located, read_notebook
 from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS, import_program
@@ -107,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     trust.add_argument("file", help="a .gstudio document")
     _add_verify(sub)
     _add_gradcheck(sub)
+    _add_explain(sub)
     return parser
 
 
@@ -183,6 +185,8 @@ def _dispatch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _verify(args, out, err)
     if args.command == "gradcheck":
         return _gradcheck(args, out, err)
+    if args.command == "explain":
+        return _explain(args, out, err)
     return _trust(args, out)
 
 
@@ -343,6 +347,65 @@ def _gradcheck(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     out.write(format_gradcheck(result))
     return 0 if result.passed else 1
+
+
+def _add_explain(sub: Any) -> None:
+    explain = sub.add_parser("explain", help="explain how one tensor's .grad came to be")
+    explain.add_argument("file", help="a .gstudio document")
+    explain.add_argument("--node", required=True, metavar="LABEL", help="the tensor's label")
+    explain.add_argument(
+        "--step",
+        type=_step,
+        metavar="N",
+        help="explain it as it stands after step N (1 is the first; default: the end)",
+    )
+    explain.add_argument(
+        "--replay",
+        type=int,
+        metavar="K",
+        help="with --step on a backward step: after its first K grad_fns ran",
+    )
+    explain.add_argument(
+        "--trust", action="store_true", help="run custom Function code even if untrusted"
+    )
+
+
+def _step(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a step number from 1, got {text!r}")
+    return value
+
+
+def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit 0: explained; 2: the label or the step names nothing."""
+    doc = load_document(args.file)
+    if args.trust:
+        doc.set_trusted(True)
+    plan = prepare(doc)
+    if doc.trusted and doc.has_code():  # the document's code runs contained, as in ``run``
+        from gradstudio.evaluation.worker import run_plan
+
+        result = run_plan(plan)
+    else:
+        result = plan.run()
+    try:
+        ref = find_ref(result, args.node)
+        step = None if args.step is None else args.step - 1
+        explanation = explain_gradient(result, ref, step, args.replay)
+    except CannotExplain as exc:
+        print(f"{PROG}: error: {printable(str(exc))}", file=err)
+        return 2
+    out.write(printable_lines(explanation.text()))
+    return 0
+
+
+def printable_lines(text: str) -> str:
+    """Each line escaped (labels are the document's text), the line breaks kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 COLUMNS = (

@@ -3,11 +3,11 @@ sub-command.  ``main.py`` in a checkout, the ``gradstudio`` and ``gradstudio-gui
 an install makes and ``python -m gradstudio`` all come here.
 
 With a sub-command as the first argument (``run``, ``import``, ``export``, ``trust``,
-``verify``, ``gradcheck``, or ``-h``/``--help``), it runs the command line, which needs no
-display (and no Qt import).  An unknown word, or no display for the studio, is one line on
-stderr and exit status 2, before Qt is loaded (Qt would abort the process).  This module
-is the one place the headless core reaches up to the studio (``ui.app``), and only to
-start it: the import-linter contracts name that edge.
+``verify``, ``gradcheck``, ``explain``, or ``-h``/``--help``), it runs the command line,
+which needs no display (and no Qt import).  An unknown word, or no display for the studio,
+is one line on stderr and exit status 2, before Qt is loaded (Qt would abort the process).
+This module is the one place the headless core reaches up to the studio (``ui.app``), and
+only to start it: the import-linter contracts name that edge.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 
 #: The first arguments that mean the command line (``gradstudio.cli``'s sub-commands).
 CLI_COMMANDS = frozenset(
-    {"run", "import", "export", "trust", "verify", "gradcheck", "-h", "--help"}
+    {"run", "import", "export", "trust", "verify", "gradcheck", "explain", "-h", "--help"}
 )
-SUB_COMMANDS = "run, import, export, trust, verify, gradcheck"
+SUB_COMMANDS = "run, import, export, trust, verify, gradcheck, explain"
 #: Qt platform plugins that need no display server.
 HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc", "eglfs", "linuxfb")
 

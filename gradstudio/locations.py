@@ -11,7 +11,7 @@ _CHECKOUT = _PACKAGE.parent / "resources"
 
 
 def resources() -> Path:
-    """The folder holding ``examples/``, ``icons/`` and ``styles/``."""
+    """The folder holding ``examples/``, ``lessons/``, ``icons/`` and ``styles/``."""
     return _CHECKOUT if _CHECKOUT.is_dir() else _PACKAGE / "resources"
 
 
@@ -19,3 +19,4 @@ RESOURCES = resources()
 EXAMPLES_DIR = RESOURCES / "examples"
 ICONS_DIR = RESOURCES / "icons"
 STYLES_DIR = RESOURCES / "styles"
+LESSONS_DIR = RESOURCES / "lessons"

@@ -182,6 +182,9 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
     _name = "torch::autograd::AccumulateGrad"
+    #: The rule as a formula (``engine.ops.formula``): ``old`` is ``.grad`` before this
+    #: backward (0 when None), ``grad`` the sum of the gradients arriving.
+    formula = "old + grad"
 
     def __init__(self, variable: Tensor) -> None:
         # made anew for every leaf on every forward: ``Node.__init__`` spelled out, with

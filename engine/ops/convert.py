@@ -43,6 +43,7 @@ TO_COPY = declare(
             },
         ),
     ),
+    formula={"self": "1"},
 )
 
 
@@ -123,6 +124,7 @@ ZERO = declare(
     lambda xp, a: xp.zeros_like(a),
     lambda c, g: g * 0,
     dtype="same",
+    formula={"self": "0"},
 )
 FILL = declare(
     "fill_",

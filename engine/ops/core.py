@@ -79,6 +79,9 @@ class OpDef:
     #: Outputs are a tuple of any length, every one a view carrying the node (split, unbind).
     split: bool = False
     samples: tuple[Sample, ...] = ()
+    #: Each input's local rule as text over the operand names (``engine.ops.formula``):
+    #: what the studio shows a learner, tested against ``backward``.
+    formula: dict[str, str] = field(default_factory=dict)
     node_cls: type[OpNode] = field(init=False)
 
     def __post_init__(self) -> None:

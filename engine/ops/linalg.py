@@ -85,6 +85,7 @@ MM = declare(
     ),
     save={"self": ("mat2",), "mat2": ("self",)},
     samples=(Sample(((2, 3), (3, 4))),),
+    formula={"self": "grad @ mat2.T", "mat2": "self.T @ grad"},
 )
 
 
@@ -218,6 +219,7 @@ ADDMM = declare(
     ),
     save={"mat1": ("mat2",), "mat2": ("mat1",)},
     samples=(Sample(((4,), (2, 3), (3, 4))), Sample(((2, 4), (2, 3), (3, 4)))),
+    formula={"self": "beta", "mat1": "alpha * (grad @ mat2.T)", "mat2": "alpha * (mat1.T @ grad)"},
 )
 
 

@@ -51,6 +51,7 @@ ADD = declare(
     lambda c, g: (g, g if c.p.get("alpha", 1) == 1 else g * c.p["alpha"]),
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
     ufunc="add",
+    formula={"self": "1", "other": "alpha"},
 )
 
 
@@ -71,6 +72,7 @@ SUB = declare(
     lambda c, g: (g, _sub_other_grad(c, g)),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",
+    formula={"self": "1", "other": "-alpha"},
 )
 RSUB_T = declare(
     "rsub_tensor",
@@ -113,6 +115,7 @@ ADD_SCALAR = declare(
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
+    formula={"self": "1"},
 )
 
 SUB_SCALAR = declare(
@@ -123,6 +126,7 @@ SUB_SCALAR = declare(
     lambda c, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
+    formula={"self": "1"},
 )
 
 DIV_SCALAR = declare(
@@ -134,6 +138,7 @@ DIV_SCALAR = declare(
     dtype="float",
     samples=(Sample(((2, 3),), {"other": 4.0}),),
     quiet=True,
+    formula={"self": "1 / other"},
 )
 
 
@@ -181,6 +186,7 @@ MUL = declare(
     save={"other": ("self",), "self": ("other",)},  # PyTorch saves (and packs) other first
     samples=(S23, BCAST, BCAST2),
     ufunc="multiply",
+    formula={"self": "other", "other": "self"},
 )
 MUL_SCALAR = declare(
     "mul_scalar",
@@ -190,6 +196,7 @@ MUL_SCALAR = declare(
     lambda c, g: c.m.mul_scalar(g, other=c.p["other"]),
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.5}),),
+    formula={"self": "other"},
 )
 DIV = declare(
     "div",
@@ -205,6 +212,7 @@ DIV = declare(
     samples=(Sample(((2, 3), (2, 3)), positive=True), Sample(((2, 3), (3,)), positive=True)),
     quiet=True,
     ufunc="true_divide",
+    formula={"self": "1 / other", "other": "-self / other ** 2"},
 )
 RECIPROCAL = declare(
     "reciprocal",
@@ -217,7 +225,15 @@ RECIPROCAL = declare(
     samples=POS,
     quiet=True,
 )
-NEG = declare("neg", "NegBackward0", ("self",), lambda xp, a: -a, lambda c, g: -g, samples=UNARY)
+NEG = declare(
+    "neg",
+    "NegBackward0",
+    ("self",),
+    lambda xp, a: -a,
+    lambda c, g: -g,
+    samples=UNARY,
+    formula={"self": "-1"},
+)
 
 
 def _pow_scalar_grad(c: Any, g: Any) -> Any:
@@ -242,6 +258,7 @@ POW0 = declare(
         Sample(((2, 3),), {"exponent": 0.5}, positive=True),
     ),
     quiet=True,
+    formula={"self": "exponent * self ** (exponent - 1)"},
 )
 
 
@@ -301,6 +318,7 @@ EXP = declare(
     save={"result": None},
     samples=UNARY,
     quiet=True,
+    formula={"self": "result"},
 )
 LOG = declare(
     "log",
@@ -312,6 +330,7 @@ LOG = declare(
     save={"self": None},
     samples=POS,
     quiet=True,
+    formula={"self": "1 / self"},
 )
 SQRT = declare(
     "sqrt",
@@ -323,6 +342,7 @@ SQRT = declare(
     save={"result": None},
     samples=POS,
     quiet=True,
+    formula={"self": "1 / (2 * result)"},
 )
 ABS = declare(
     "abs",
@@ -363,6 +383,7 @@ TANH = declare(
     dtype="float",
     save={"result": None},
     samples=UNARY,
+    formula={"self": "1 - result ** 2"},
 )
 
 
@@ -461,6 +482,7 @@ SIGMOID = declare(
     save={"result": None},
     samples=UNARY,
     quiet=True,
+    formula={"self": "result * (1 - result)"},
 )
 
 
@@ -554,6 +576,7 @@ RELU = declare(
     dtype="same",
     save={"result": None},
     samples=(Sample(((2, 3),), distinct=True),),
+    formula={"self": "result > 0"},
 )
 
 

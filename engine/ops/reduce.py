@@ -78,6 +78,7 @@ SUM0 = declare(
     dtype=_sum_dtype,
     quiet=True,
     samples=(Sample(((2, 3),)), Sample(((),))),
+    formula={"self": "1"},
 )
 SUM1 = declare(
     "sum_dim",
@@ -126,6 +127,7 @@ MEAN0 = declare(
     dtype=_mean_dtype,
     quiet=True,
     samples=(Sample(((2, 3),)),),
+    formula={"self": "1 / numel(self)"},
 )
 MEAN1 = declare(
     "mean_dim",

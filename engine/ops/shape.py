@@ -38,6 +38,7 @@ T_OP = declare(
     dtype="same",
     view=True,
     samples=(Sample(((2, 3),)),),
+    formula={"self": "grad.T"},
 )
 TRANSPOSE = declare(
     "transpose",
@@ -181,6 +182,7 @@ CLONE = declare(
     lambda c, g: g,
     dtype="same",
     samples=(Sample(((2, 3),)),),
+    formula={"self": "1"},
 )
 ALIAS = declare(
     "alias",

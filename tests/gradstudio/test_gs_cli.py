@@ -199,7 +199,7 @@ def test_an_unknown_word_names_the_sub_commands() -> None:
     proc = _main_py("frobnicate", "FILE")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1
-    assert "run, import, export, trust, verify, gradcheck" in proc.stderr
+    assert "run, import, export, trust, verify, gradcheck, explain" in proc.stderr
     assert "Aborted" not in proc.stderr
 
 

@@ -72,10 +72,15 @@ def _install(wheel: Path, site: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_wheel_carries_examples_icons_styles_schema_and_commands(wheel: Path) -> None:
+def test_the_wheel_carries_examples_lessons_icons_styles_schema_and_commands(wheel: Path) -> None:
     # a wheel that may hold extensions keeps its pure files under .data/purelib
     names = [re.sub(r"^[^/]+\.data/purelib/", "", n) for n in zipfile.ZipFile(wheel).namelist()]
-    for shipped in ("examples/001_leaf_grad.gstudio", "icons/gradstudio.svg", "styles/studio.qss"):
+    for shipped in (
+        "examples/001_leaf_grad.gstudio",
+        "lessons/2_retain_grad.gslesson",
+        "icons/gradstudio.svg",
+        "styles/studio.qss",
+    ):
         assert f"gradstudio/resources/{shipped}" in names
     assert "gradstudio/interchange/schema/gstudio.schema.json" in names
     entry = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith("entry_points.txt"))

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -307,6 +307,8 @@ class LinkList(QWidget):
 class Inspector(QWidget):
     """The selected node: its editable settings and its facts at the timeline position."""
 
+    explainRequested = Signal(str)  # "Explain .grad" on the node shown (its id)
+
     def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("inspector")
@@ -572,6 +574,12 @@ class Inspector(QWidget):
         self.label_edit.setObjectName("labelEdit")
         self.label_edit.editingFinished.connect(self._label_edited)
         form.addRow("label", self.label_edit)
+        if any(o.type is PortType.TENSOR for o in ntype.outputs):
+            self.explain_button = QPushButton("Explain .grad")
+            self.explain_button.setObjectName("explainButton")
+            self.explain_button.setToolTip("How this tensor's .grad came to be (E)")
+            self.explain_button.clicked.connect(lambda: self.explainRequested.emit(node.id))
+            form.addRow("gradient", self.explain_button)
         step_row = QWidget()
         step_lay = QHBoxLayout(step_row)
         step_lay.setContentsMargins(0, 0, 0, 0)

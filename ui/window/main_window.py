@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -41,12 +42,15 @@ from gradstudio.document.events import (
     TrustChanged,
 )
 from gradstudio.interchange.trust import TrustStore
-from ui.actions import connect_action, connect_toggle
+from ui.actions import add_action, connect_action, connect_toggle
 from ui.backward.view import BackwardView
 from ui.canvas.view import GraphView
+from ui.explain.panel import ExplainPanel
 from ui.icons import icon
 from ui.inspector.panel import Inspector
 from ui.instruments.commands import Instruments
+from ui.lessons.dialog import LessonDialog
+from ui.lessons.menu import fill_lessons_menu
 from ui.palette.panel import Palette
 from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
@@ -70,6 +74,7 @@ PANELS: tuple[
     ("inspector", "Inspector", Inspector, Qt.DockWidgetArea.RightDockWidgetArea),
     ("backwardGraph", "Backward graph", BackwardView, Qt.DockWidgetArea.RightDockWidgetArea),
     ("timeline", "Timeline", Timeline, Qt.DockWidgetArea.BottomDockWidgetArea),
+    ("explain", "Explain", ExplainPanel, Qt.DockWidgetArea.RightDockWidgetArea),
 )
 
 
@@ -90,6 +95,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.file_path: str | None = None
         self.program_dialog = None
         self.example_name: str | None = None
+        self.lesson_dialog: LessonDialog | None = None
         self.theme: Theme = theme(self.settings.theme)
         self.bridge = UndoBridge(self.state, self)
         self.runner = EvaluationRunner(self.state, self)
@@ -207,6 +213,11 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.splitDockWidget(
             self.docks["inspector"], self.docks["backwardGraph"], Qt.Orientation.Vertical
         )
+        self.tabifyDockWidget(self.docks["backwardGraph"], self.docks["explain"])
+        self.docks["backwardGraph"].raise_()
+        explain = self.panels["explain"]
+        assert isinstance(explain, ExplainPanel)
+        self.explain_panel = explain
         self._default_sizes_pending = True
 
     def _default_dock_sizes(self) -> None:
@@ -435,6 +446,13 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "Reset .grad of every leaf that requires grad",
         )
         self.act_zero.setShortcut(QKeySequence("Ctrl+Alt+Z"))
+        self.act_explain = self._action(
+            "E&xplain Gradient",
+            self.explain_selection,
+            "E",
+            None,
+            "How the selected tensor's .grad came to be, at the timeline position (E)",
+        )
         self.act_live = self._action(
             "&Live Mode",
             self._set_live,
@@ -478,6 +496,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m.addActions([self.act_new, self.act_open])
         self.recent_menu = m.addMenu("Open &Recent")
         self.examples_menu = m.addMenu("E&xamples")
+        self.lessons_menu = m.addMenu("&Lessons")
+        fill_lessons_menu(self.lessons_menu, self)
         m.addSeparator()
         m.addActions([self.act_save, self.act_save_as])
         m.addSeparator()
@@ -525,7 +545,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         m = bar.addMenu("&Run")
         m.addActions([self.act_run, self.act_cancel])
         m.addSeparator()
-        m.addActions([self.act_backward, self.act_zero])
+        m.addActions([self.act_backward, self.act_zero, self.act_explain])
         m.addSeparator()
         m.addAction(self.act_live)
         m.addSeparator()
@@ -637,6 +657,10 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         s.documentReplaced.connect(self._document_replaced)
         s.selectionChanged.connect(self._update_actions)
         s.evaluationChanged.connect(self._update_actions)
+        self.canvas.node_menu_extras.append(self._explain_menu)
+        inspector = self.panels["inspector"]
+        assert isinstance(inspector, Inspector)
+        inspector.explainRequested.connect(self.explain_node)
 
     # ================================================================== look
     def set_theme(self, name: str) -> None:
@@ -716,9 +740,35 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         single = len(ids) == 1 and ids[0] in self.state.document
         has_tensor = single and bool(self.state.document.node(ids[0]).type.outputs)
         self.act_backward.setEnabled(has_tensor)
+        self.act_explain.setEnabled(has_tensor)
         has_nodes = bool(ids)
         for a in (self.act_cut, self.act_copy, self.act_duplicate, self.act_delete):
             a.setEnabled(has_nodes or bool(self.canvas.graph_scene.selected_edges()))
+
+    # ================================================================== explain
+    def explain_selection(self) -> None:
+        """Explain the selected tensor's gradient in the Explain panel."""
+        ids = self.state.selection
+        if len(ids) != 1 or ids[0] not in self.state.document:
+            self.show_message("Select one tensor to explain its gradient", 6000)
+            return
+        self.explain_node(ids[0])
+
+    def explain_node(self, node_id: str) -> None:
+        if node_id not in self.state.document:  # a menu kept after its node went
+            self.show_message("That node is gone", 6000)
+            return
+        if not self.state.document.node(node_id).type.outputs:
+            self.show_message("Only a tensor has a gradient to explain", 6000)
+            return
+        self.explain_panel.explain(node_id)
+        dock = self.docks["explain"]
+        dock.show()
+        dock.raise_()
+
+    def _explain_menu(self, menu: QMenu, node_id: str) -> None:
+        if self.state.document.node(node_id).type.outputs:
+            add_action(menu, "Explain Gradient", lambda: self.explain_node(node_id))
 
     # ================================================================== misc
     def show_message(self, text: str, msecs: int = 0) -> None:

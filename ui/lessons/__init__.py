@@ -1,0 +1,1 @@
+"""File › Lessons: the guided lessons, played over the studio window."""
