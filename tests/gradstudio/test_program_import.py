@@ -712,3 +712,21 @@ def test_parameters_in_every_form_agree_with_golden() -> None:
     np.testing.assert_allclose(float(facts["x"].grad.array.sum()), 228.1999969482422, rtol=1e-6)
     assert facts["strided"].array.shape == (1, 2, 3, 3)
     assert facts["pooled"].grad_fn.name == "MaxPool2DWithIndicesBackward0"
+
+
+@pytest.mark.torch
+def test_adam_steps_are_recorded_as_ops_and_agree_with_torch() -> None:
+    scope = _torch_scope("adam_training.py")
+    facts = _facts("adam_training.py")
+    _agree(facts, scope, ("loss", "first", "head"), unversioned=("first", "head"))
+
+
+def test_adam_steps_are_recorded_as_ops() -> None:
+    doc = import_program(PROGRAMS / "adam_training.py")
+    types = {node.type_id for node in doc.nodes()}
+    assert {"Tensor.lerp_", "Tensor.addcmul_", "Tensor.addcdiv_", "torch.maximum"} <= types
+    facts = _facts("adam_training.py")
+    # recorded from PyTorch 2.13 running the program
+    np.testing.assert_allclose(float(facts["loss"].array), 0.17906175553798676, rtol=1e-5)
+    np.testing.assert_allclose(float(facts["first"].array.sum()), -1.236886978149414, rtol=1e-5)
+    np.testing.assert_allclose(float(facts["head"].array[0]), 0.10702881962060928, rtol=1e-5)

@@ -4,14 +4,17 @@ A program reads ``p.grad`` and updates ``p`` under ``no_grad``; an optimizer doe
 same inside ``step()``.  Both become nodes: ``p.grad`` is the catalogue's ``Tensor.grad``
 node, and ``SGD.step()`` runs PyTorch's single-tensor rule as recorded public ops
 (``p.add_(p.grad, alpha=-lr)``, the momentum buffer's ``mul_``/``add_``, weight decay,
-Nesterov, ``maximize``), so the document reads ``lr``, the momentum and the gradient:
-editing them, or the data, changes the run.  Optimizers whose rule the engine computes
-in its kernels only (Adam and the others) still record each step as a copy of the
-values it wrote.
+Nesterov, ``maximize``), and ``Adam.step()``/``AdamW.step()`` PyTorch's
+``_single_tensor_adam`` (the moments' ``lerp_`` and ``addcmul_``, ``amsgrad``'s
+maximum, ``p.addcdiv_``; the bias corrections are Python numbers there too), so the
+document reads ``lr``, the moments and the gradient: editing them, or the data, changes
+the run.  Optimizers whose rule the engine computes in its kernels only (RMSprop and
+the others) still record each step as a copy of the values it wrote.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any
@@ -116,10 +119,69 @@ def _sgd_step(recorder: Recorder, optimizer: Any) -> None:
                 p.add_(grad, alpha=-lr)
 
 
+def _numbers(group: dict[str, Any], names: tuple[str, ...]) -> bool:
+    return all(
+        isinstance(group[name], int | float) and not isinstance(group[name], bool) for name in names
+    )
+
+
+def _recorded_adam(optimizer: Any) -> bool:
+    """Whether ``optimizer`` is ``Adam`` or ``AdamW`` with float hyperparameters."""
+    from engine.optim.adam import Adam, AdamW
+
+    return type(optimizer) in (Adam, AdamW) and all(
+        _numbers(g, ("lr", "eps", "weight_decay"))
+        and len(g["betas"]) == 2
+        and all(isinstance(b, int | float) for b in g["betas"])
+        for g in optimizer.param_groups
+    )
+
+
+def _adam_step(recorder: Recorder, optimizer: Any) -> None:
+    """One ``Adam.step()`` as PyTorch's ``_single_tensor_adam``, each op recorded."""
+    import engine
+    from engine.optim import _kernels
+
+    with engine.no_grad():
+        for group in optimizer.param_groups:
+            beta1, beta2 = group["betas"]
+            lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = read_grad(recorder, p)
+                if group["maximize"]:
+                    grad = -grad
+                state = optimizer.state[p]
+                if not state:
+                    state["step"] = _kernels.step_tensor()
+                    state["exp_avg"] = engine.zeros_like(p)
+                    state["exp_avg_sq"] = engine.zeros_like(p)
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = engine.zeros_like(p)
+                step = _kernels.bump_step(state["step"])
+                if wd != 0:
+                    if group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * wd)
+                    else:
+                        grad = grad.add(p, alpha=wd)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                step_size = lr / (1 - beta1**step)
+                bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+                second = exp_avg_sq
+                if group["amsgrad"]:
+                    second = state["max_exp_avg_sq"]
+                    engine.maximum(second, exp_avg_sq, out=second)
+                denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
+                p.addcdiv_(exp_avg, denom, value=-step_size)
+
+
 def record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
-    """``SGD.step()`` as recorded ops; any other optimizer's step becomes, per updated
-    parameter, a copy of its new value (under ``no_grad``, one version bump, as the
-    update rule's in-place op)."""
+    """``SGD.step()`` and ``Adam.step()`` as recorded ops; any other optimizer's step
+    becomes, per updated parameter, a copy of its new value (under ``no_grad``, one
+    version bump, as the update rule's in-place op)."""
     from engine.optim.optimizer import Optimizer
 
     _grad_reads(recorder, tensor_type)
@@ -130,6 +192,9 @@ def record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
             return step(self, closure)
         if closure is None and _recorded_sgd(self):
             _sgd_step(recorder, self)
+            return None
+        if closure is None and _recorded_adam(self):
+            _adam_step(recorder, self)
             return None
         params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
         recorder.depth += 1
