@@ -11,7 +11,7 @@ first = model[0].weight
 head = model[2].bias
 adam = torch.optim.Adam(model[0].parameters(), lr=0.05)
 adamw = torch.optim.AdamW(model[2].parameters(), lr=0.02, weight_decay=0.1, amsgrad=True)
-for step in range(5):
+for _ in range(5):
     adam.zero_grad()
     adamw.zero_grad()
     loss = ((model(x) - target) ** 2).mean()
