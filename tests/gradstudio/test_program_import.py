@@ -730,3 +730,21 @@ def test_adam_steps_are_recorded_as_ops() -> None:
     np.testing.assert_allclose(float(facts["loss"].array), 0.17906175553798676, rtol=1e-5)
     np.testing.assert_allclose(float(facts["first"].array.sum()), -1.236886978149414, rtol=1e-5)
     np.testing.assert_allclose(float(facts["head"].array[0]), 0.10702881962060928, rtol=1e-5)
+
+
+@pytest.mark.torch
+def test_rmsprop_and_adagrad_steps_agree_with_torch() -> None:
+    scope = _torch_scope("rmsprop_adagrad.py")
+    facts = _facts("rmsprop_adagrad.py")
+    _agree(facts, scope, ("loss", "first", "head"), unversioned=("first", "head"))
+
+
+def test_rmsprop_and_adagrad_steps_are_recorded_as_ops() -> None:
+    doc = import_program(PROGRAMS / "rmsprop_adagrad.py")
+    types = {node.type_id for node in doc.nodes()}
+    assert {"Tensor.lerp_", "Tensor.addcmul_", "Tensor.addcdiv_", "Tensor.sqrt_"} <= types
+    facts = _facts("rmsprop_adagrad.py")
+    # recorded from PyTorch 2.13 running the program
+    np.testing.assert_allclose(float(facts["loss"].array), 0.04699921980500221, rtol=1e-5)
+    np.testing.assert_allclose(float(facts["first"].array.sum()), -2.3951168060302734, rtol=1e-5)
+    np.testing.assert_allclose(float(facts["head"].array[0]), 0.13100750744342804, rtol=1e-5)

@@ -8,8 +8,9 @@ Nesterov, ``maximize``), and ``Adam.step()``/``AdamW.step()`` PyTorch's
 ``_single_tensor_adam`` (the moments' ``lerp_`` and ``addcmul_``, ``amsgrad``'s
 maximum, ``p.addcdiv_``; the bias corrections are Python numbers there too), so the
 document reads ``lr``, the moments and the gradient: editing them, or the data, changes
-the run.  Optimizers whose rule the engine computes in its kernels only (RMSprop and
-the others) still record each step as a copy of the values it wrote.
+the run; RMSprop and Adagrad likewise.  Optimizers whose rule the engine computes in
+its kernels only (Adadelta, NAdam and the others) still record each step as a copy of
+the values it wrote.
 """
 
 from __future__ import annotations
@@ -178,8 +179,97 @@ def _adam_step(recorder: Recorder, optimizer: Any) -> None:
                 p.addcdiv_(exp_avg, denom, value=-step_size)
 
 
+def _recorded_rule(optimizer: Any) -> Any:
+    """The recorded form of ``optimizer``'s step (``_sgd_step``, ...), or None where its
+    rule is not recorded as ops (then each step is a copy of the values it wrote)."""
+    from engine.optim.adagrad import Adagrad
+    from engine.optim.rmsprop import RMSprop
+
+    if _recorded_sgd(optimizer):
+        return _sgd_step
+    if _recorded_adam(optimizer):
+        return _adam_step
+    groups = optimizer.param_groups
+    if type(optimizer) is RMSprop and all(
+        _numbers(g, ("lr", "alpha", "eps", "weight_decay", "momentum")) for g in groups
+    ):
+        return _rmsprop_step
+    if type(optimizer) is Adagrad and all(
+        _numbers(g, ("lr", "lr_decay", "eps", "weight_decay")) for g in groups
+    ):
+        return _adagrad_step
+    return None
+
+
+def _rmsprop_step(recorder: Recorder, optimizer: Any) -> None:
+    """One ``RMSprop.step()`` as PyTorch's ``_single_tensor_rmsprop``, each op recorded."""
+    import engine
+    from engine.optim import _kernels
+
+    with engine.no_grad():
+        for group in optimizer.param_groups:
+            lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = read_grad(recorder, p)
+                if group["maximize"]:
+                    grad = -grad
+                state = optimizer.state[p]
+                if not state:
+                    state["step"] = _kernels.step_tensor()
+                    state["square_avg"] = engine.zeros_like(p)
+                    if momentum > 0:
+                        state["momentum_buffer"] = engine.zeros_like(p)
+                    if group["centered"]:
+                        state["grad_avg"] = engine.zeros_like(p)
+                _kernels.bump_step(state["step"])
+                if group["weight_decay"] != 0:
+                    grad = grad.add(p, alpha=group["weight_decay"])
+                square_avg = state["square_avg"]
+                square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+                if group["centered"]:
+                    grad_avg = state["grad_avg"]
+                    grad_avg.lerp_(grad, 1 - alpha)
+                    avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+                else:
+                    avg = square_avg.sqrt()
+                avg = avg.add_(eps)
+                if momentum > 0:
+                    buf = state["momentum_buffer"]
+                    buf.mul_(momentum).addcdiv_(grad, avg)
+                    p.add_(buf, alpha=-lr)
+                else:
+                    p.addcdiv_(grad, avg, value=-lr)
+
+
+def _adagrad_step(recorder: Recorder, optimizer: Any) -> None:
+    """One ``Adagrad.step()`` as PyTorch's ``_single_tensor_adagrad``, each op recorded."""
+    import engine
+    from engine.optim import _kernels
+
+    with engine.no_grad():
+        for group in optimizer.param_groups:
+            lr, eps = group["lr"], group["eps"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = read_grad(recorder, p)
+                state = optimizer.state[p]
+                step = _kernels.bump_step(state["step"])
+                if group["maximize"]:
+                    grad = -grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(p, alpha=group["weight_decay"])
+                clr = lr / (1 + (step - 1) * group["lr_decay"])
+                state_sum = state["sum"]
+                state_sum.addcmul_(grad, grad, value=1)
+                std = state_sum.sqrt().add_(eps)
+                p.addcdiv_(grad, std, value=-clr)
+
+
 def record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
-    """``SGD.step()`` and ``Adam.step()`` as recorded ops; any other optimizer's step
+    """SGD's, Adam's, RMSprop's and Adagrad's steps as recorded ops; any other's step
     becomes, per updated parameter, a copy of its new value (under ``no_grad``, one
     version bump, as the update rule's in-place op)."""
     from engine.optim.optimizer import Optimizer
@@ -190,11 +280,9 @@ def record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
     def recorded_step(self: Any, closure: Any = None) -> Any:
         if recorder.depth:
             return step(self, closure)
-        if closure is None and _recorded_sgd(self):
-            _sgd_step(recorder, self)
-            return None
-        if closure is None and _recorded_adam(self):
-            _adam_step(recorder, self)
+        rule = _recorded_rule(self) if closure is None else None
+        if rule is not None:
+            rule(recorder, self)
             return None
         params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
         recorder.depth += 1
