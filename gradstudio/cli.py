@@ -258,6 +258,8 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
     doc.set_meta("title", Path(args.snippet).stem)
     save_document(doc, args.output, TrustStore())
     print(f"wrote {args.output}: {len(doc)} nodes", file=out)
+    for note in filter(None, doc.meta["description"].splitlines() if args.run else ()):
+        print(f"note: {note}", file=out)
     if doc.has_code() and doc.trusted:
         print(
             "note: it contains code (custom Function or hook nodes), trusted: it is the "

@@ -748,3 +748,26 @@ def test_rmsprop_and_adagrad_steps_are_recorded_as_ops() -> None:
     np.testing.assert_allclose(float(facts["loss"].array), 0.04699921980500221, rtol=1e-5)
     np.testing.assert_allclose(float(facts["first"].array.sum()), -2.3951168060302734, rtol=1e-5)
     np.testing.assert_allclose(float(facts["head"].array[0]), 0.13100750744342804, rtol=1e-5)
+
+
+@pytest.mark.torch
+def test_a_hook_that_works_in_place_agrees_with_torch() -> None:
+    scope = _torch_scope("hooks_in_place.py")
+    _agree(_facts("hooks_in_place.py"), scope, ("x", "y", "loss"))
+
+
+def test_hooks_are_kept_as_nodes_or_named_in_the_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    doc = import_program(PROGRAMS / "hooks_in_place.py")
+    hooks = sorted(n.params["name"] for n in doc.nodes() if n.type_id == "gradstudio.hook")
+    assert hooks == ["hook", "scale"]  # the printing lambda and the in-place one
+    assert doc.meta["description"] == (
+        "line 10: the tensor hook registered here only looks at its gradient and is not in "
+        "the document: the hook uses seen from the program"
+    )
+    # recorded from PyTorch 2.13 running the program: the hook multiplied x.grad by 100
+    np.testing.assert_array_equal(_facts("hooks_in_place.py")["x"].grad.array, [300.0, 300.0])
+    out = tmp_path / "hooks.gstudio"
+    assert main(["import", "--run", str(PROGRAMS / "hooks_in_place.py"), "-o", str(out)]) == 0
+    assert "note: line 10: the tensor hook registered here only looks" in capsys.readouterr().out

@@ -599,9 +599,11 @@ def function_source(fn: Any) -> tuple[str, str] | str:
 
 def _hooks(recorder: Recorder, tensor_type: type) -> None:
     """Each hook registration is an event holding the hook's code.  One that returns a
-    replacement gradient changes what backward computes: it becomes a hook node.  One
-    that only looks (print, collect gradients) leaves the document as computed and is
-    left out, its side effects being on program state the document does not hold."""
+    replacement gradient, or changes its gradient in place (``g.mul_(100)``), changes
+    what backward computes.  Every hook whose code a node can hold becomes a hook node
+    (the evaluation logs when it fired and with what); one that only looks but uses the
+    program's state (``seen.append(g)``) is named in the document's notes, never
+    dropped silently."""
     from engine.autograd.graph import Node
     from engine.nn.modules.module import Module
 
@@ -619,6 +621,9 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             found = function_source(hook)
             event: dict[str, Any] = {"kind": "hook", "on": on, "line": line, "changes": False}
             event["target"] = None if tensor is None else recorder.key(tensor)
+            event["what"] = what
+            if isinstance(found, str):
+                event["reason"] = found
             if isinstance(found, tuple):
                 name, source = found
                 if source.startswith("hook = "):  # lambdas: hook, hook_2, ...
@@ -632,9 +637,12 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
                 event["ran"] = True  # its code executed: the import may trust it
                 # a post-accumulate-grad hook returns None: it changes the tensor in place
                 before = state(tensor) if on == "post_accumulate_grad" else None
+                given = arguments(args)
                 result = hook(*args, **kwargs)
-                changed = result is not None or (
-                    before is not None and not _same(before, state(tensor))
+                changed = (
+                    result is not None
+                    or (before is not None and not _same(before, state(tensor)))
+                    or not _same(given, arguments(args))
                 )
                 if changed and not event["changes"]:
                     event["changes"] = True
@@ -651,6 +659,18 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
             return register(self, watched)
 
         return registered
+
+    def arguments(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The hook's gradient arguments' values (a tuple of them for a grad_fn hook)."""
+
+        def read() -> tuple[Any, ...]:
+            flat = [a for arg in args for a in (arg if isinstance(arg, tuple) else (arg,))]
+            return tuple(
+                a.detach().cpu().numpy().copy() if isinstance(a, tensor_type) else None
+                for a in flat
+            )
+
+        return recorder.quiet(read)
 
     def state(tensor: Any) -> tuple[Any, Any]:
         def read() -> tuple[Any, Any]:

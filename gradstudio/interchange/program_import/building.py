@@ -155,13 +155,27 @@ def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: La
 
 
 def _hook(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
-    """A hook that returned a new gradient: a node holding its code, wired to its tensor."""
-    if not event["changes"]:
+    """A hook whose code a node can hold (one that changes its gradient, or only looks):
+    a node holding its code, wired to its tensor.  One that only looks at the program's
+    state is left to ``left_out``; one that changes a gradient but cannot be held was
+    refused when it fired."""
+    if "source" not in event or event.get("target") is None:
         return
     line = event["line"]
     params = {"on": event["on"], "name": event["name"], "source": event["source"]}
     node = importer.add("gradstudio.hook", params, event["name"], line)
     importer.connect(_ref(refs, event["target"], line), node, "tensor", line)
+
+
+def left_out(events: list[dict[str, Any]]) -> list[str]:
+    """What the import kept out of the document, one line each (the document's notes):
+    hooks that only look at their gradient but use the program's state."""
+    return [
+        f"line {e['line']}: the {e.get('what', 'hook')} registered here only looks at its "
+        f"gradient and is not in the document: {e.get('reason', 'its code cannot be held')}"
+        for e in events
+        if e.get("kind") == "hook" and not e.get("changes") and "source" not in e
+    ]
 
 
 ACTIONS: dict[str, Callable[[_Importer, dict[str, Any], Refs, Labels], None]] = {

@@ -13,7 +13,7 @@ from typing import Any
 from gradstudio.catalogue import PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
-from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups
+from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups, left_out
 from gradstudio.interchange.program_import.notebook import (
     NotebookScript,
     is_notebook,
@@ -283,6 +283,7 @@ def build(report: dict[str, Any]) -> Document:
                 kwargs["gradient"] = _value(gradient, refs)
             importer.backward(refs[event["target"]], [], kwargs, "backward", line)
     doc = importer.doc
+    doc.set_meta("description", "\n".join(left_out(report["events"])))
     doc.add_groups(frames.groups())
     for node_id, (x, y) in auto_layout(doc).items():
         doc.move_node(node_id, x, y)
