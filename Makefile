@@ -1,6 +1,6 @@
 # GradStudio — developer entry points.
 #   make run     set up .venv if needed, then open the studio
-#   make test    set up, then ruff, import-linter and pytest (offscreen Qt)
+#   make test    set up, then ruff, import-linter, mypy and pytest (offscreen Qt)
 #   make deps    check/install the system libraries PySide6 needs (Debian)
 #   make core    compile the engine's hot modules (optional: pure Python otherwise)
 #   make bench | lint | format | clean | distclean
@@ -31,6 +31,7 @@ test: deps core
 	echo "== ruff check"; $(BIN)/ruff check . || status=1; \
 	echo "== ruff format --check"; $(BIN)/ruff format --check . || status=1; \
 	echo "== lint-imports"; $(BIN)/lint-imports --no-logo || status=1; \
+	echo "== mypy"; $(BIN)/mypy || status=1; \
 	echo "== pytest"; \
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
 	echo "== pytest -m cuda on the CuPy simulator"; \
@@ -43,6 +44,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-logo
+	$(BIN)/mypy
 
 format: venv
 	$(BIN)/ruff check --fix .
@@ -105,7 +107,7 @@ core: venv
 
 # ------------------------------------------------------------------ cleaning
 clean:
-	rm -rf build dist .pytest_cache .ruff_cache .hypothesis .import_linter_cache *.egg-info
+	rm -rf build dist .pytest_cache .ruff_cache .mypy_cache .hypothesis .import_linter_cache *.egg-info
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean

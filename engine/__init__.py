@@ -9,6 +9,7 @@ versions, errors, warnings) agrees with PyTorch 2.13.
 from engine import compiled_core  # first: its import hook must see every engine module load
 
 # isort: on
+import builtins
 from math import e, inf, nan, pi
 from typing import Any
 
@@ -106,6 +107,7 @@ from engine.inference_mode import inference_mode, is_inference_mode_enabled
 from engine.matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision
 from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
 from engine.ops.random import bernoulli, multinomial, normal, poisson
+from engine.ops.shape import movedim
 from engine.ops.stacking import (
     atleast_3d,
     cartesian_prod,
@@ -135,11 +137,11 @@ from engine.tensor_methods import is_complex, is_floating_point, is_signed, squa
 __version__ = "2.13.0+engine"
 
 
-moveaxis = movedim  # noqa: F405  (NumPy's name, the same op)
+moveaxis = movedim  # NumPy's name, the same op
 newaxis: None = None  # ``x[:, torch.newaxis]``, NumPy's spelling of ``None`` in an index
 
 
-def is_tensor(obj: object) -> bool:
+def is_tensor(obj: object) -> builtins.bool:
     return isinstance(obj, Tensor)
 
 
@@ -173,7 +175,7 @@ def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tens
     return tensor(data, dtype=dtype, device=device)
 
 
-def can_cast(from_: dtype, to: dtype) -> bool:
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     """Whether type promotion may cast ``from_`` to ``to``: never down a category
     (complex to real, floating to integral, anything else to bool), as ``c10::canCast``."""
     if from_.is_complex and not to.is_complex:

@@ -37,7 +37,6 @@ MODULES: tuple[str, ...] = (
     "engine.autograd.graph",
     "engine.backend",
     "engine.cascade_sum",
-    "engine.cpu_gemm",
     "engine.cpu_loops",
     "engine.dtypes",
     "engine.grad_mode",
@@ -61,7 +60,7 @@ SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 #: Modules of plain loops over typed arrays or of hand-vectorised kernels, compiled at
 #: ``-O3``: GCC vectorises a loop over two buffers that may alias only there, and unrolls
 #: the kernels' tails (the rest build at ``-O2``).
-VECTORISED: frozenset[str] = frozenset({"engine.cpu_gemm", "engine.cpu_loops"})
+VECTORISED: frozenset[str] = frozenset({"engine.cpu_loops"})
 
 #: Cython reads the sources as Python: annotations are documentation (a ``float``
 #: parameter must still accept an int, a ``list`` one a subclass) and the functions keep

@@ -11,7 +11,6 @@ cdef void relu_loop(const floating[::1] src, floating[::1] dst) noexcept
 cdef void threshold_backward_loop(const floating[::1] grad, const floating[::1] src, floating[::1] dst, floating threshold) noexcept
 
 @cython.locals(m=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, ii=Py_ssize_t, jj=Py_ssize_t, ie=Py_ssize_t, je=Py_ssize_t)
-cdef void transpose_add_loop(const floating[:, ::1] p, const floating[::1] bias, floating[:, ::1] out) noexcept
 
 @cython.locals(n=Py_ssize_t, c=Py_ssize_t, r0=Py_ssize_t, r=Py_ssize_t, j=Py_ssize_t)
 cdef void chunk_total_loop(const floating[:, ::1] x, floating[::1] acc, floating[::1] out, Py_ssize_t step, Py_ssize_t n_chunks) noexcept
@@ -53,8 +52,6 @@ cpdef void relu_f32(const float[::1] src, float[::1] dst) noexcept
 cpdef void relu_f64(const double[::1] src, double[::1] dst) noexcept
 cpdef void threshold_backward_f32(const float[::1] grad, const float[::1] src, float[::1] dst, float threshold) noexcept
 cpdef void threshold_backward_f64(const double[::1] grad, const double[::1] src, double[::1] dst, double threshold) noexcept
-cpdef void transpose_add_f32(const float[:, ::1] p, const float[::1] bias, float[:, ::1] out) noexcept
-cpdef void transpose_add_f64(const double[:, ::1] p, const double[::1] bias, double[:, ::1] out) noexcept
 cpdef void one_level_f32(const float[:, ::1] x, Py_ssize_t step, Py_ssize_t n_chunks, float[::1] acc, float[::1] out) noexcept
 cpdef void one_level_f64(const double[:, ::1] x, Py_ssize_t step, Py_ssize_t n_chunks, double[::1] acc, double[::1] out) noexcept
 cpdef void quad_rows_f32(const float[:, ::1] x, const float[:, ::1] quads, Py_ssize_t step, Py_ssize_t n_chunks, float[::1] acc, float[::1] part, float[::1] out) noexcept

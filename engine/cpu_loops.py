@@ -1,11 +1,10 @@
 # cython: boundscheck=False, wraparound=False, initializedcheck=False
 """Single-pass loops over float arrays where NumPy needs several calls, for the hot ops of a
-training step: ``relu``, its backward (``threshold_backward``), ``F.linear``'s bias added
-while its transposed product is copied out, a bias gradient's summation cascade (its one
-level, and the quads of a narrow one), a short vector's whole cascade, ``nll_loss``'s
-reduction, its class bounds and its gradient's scatter, and ``log_softmax`` over rows
-(forward and backward; NumPy still computes its ``exp`` and ``log``).  (The matrix
-products' own kernels are in ``engine.cpu_gemm``: their bits are their own, not NumPy's.)
+training step: ``relu``, its backward (``threshold_backward``), a bias gradient's
+summation cascade (its one level, and the quads of a narrow one), a short vector's whole
+cascade, ``nll_loss``'s reduction, its class bounds and its gradient's scatter, and
+``log_softmax`` over rows (forward and backward; NumPy still computes its ``exp`` and
+``log``).  Matrix products are NumPy's (its BLAS), never the engine's own.
 
 The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled core); the
 entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous
@@ -34,18 +33,6 @@ def threshold_backward_loop(grad, src, dst, threshold) -> None:  # noqa: ANN001
     for i in range(src.shape[0]):
         g = grad[i]  # read whether kept or not: a loop without branches vectorises
         dst[i] = 0 if src[i] <= threshold else g
-
-
-def transpose_add_loop(p, bias, out) -> None:  # noqa: ANN001
-    """``out[i, j] = p[j, i] + bias[j]``, in 16 × 16 tiles so both sides stay in cache."""
-    m, n = out.shape[0], out.shape[1]
-    for jj in range(0, n, 16):
-        je = min(jj + 16, n)
-        for ii in range(0, m, 16):
-            ie = min(ii + 16, m)
-            for i in range(ii, ie):
-                for j in range(jj, je):
-                    out[i, j] = p[j, i] + bias[j]
 
 
 def chunk_total_loop(x, acc, out, step, n_chunks) -> None:  # noqa: ANN001
@@ -295,14 +282,6 @@ def threshold_backward_f64(grad, src, dst, threshold) -> None:  # noqa: ANN001
     threshold_backward_loop(grad, src, dst, threshold)
 
 
-def transpose_add_f32(p, bias, out) -> None:  # noqa: ANN001
-    transpose_add_loop(p, bias, out)
-
-
-def transpose_add_f64(p, bias, out) -> None:  # noqa: ANN001
-    transpose_add_loop(p, bias, out)
-
-
 def one_level_f32(x, step, n_chunks, acc, out) -> None:  # noqa: ANN001
     one_level_loop(x, step, n_chunks, acc, out)
 
@@ -424,19 +403,6 @@ def threshold_backward(grad: np.ndarray, a: np.ndarray, threshold: float) -> np.
         threshold_backward_f32(grad.reshape(-1), a.reshape(-1), out.reshape(-1), threshold)
     else:
         threshold_backward_f64(grad.reshape(-1), a.reshape(-1), out.reshape(-1), threshold)
-    return out
-
-
-def transpose_add(p: np.ndarray, bias: np.ndarray) -> np.ndarray | None:
-    """``p.T + bias`` as a new C-contiguous array, for a 2-D ``p`` and a bias of one value
-    per row of ``p``; or None."""
-    if not (_takes(p, bias) and p.ndim == 2 and bias.shape == (p.shape[0],)):
-        return None
-    out = np.empty((p.shape[1], p.shape[0]), p.dtype)
-    if p.dtype is _F32:
-        transpose_add_f32(p, bias, out)
-    else:
-        transpose_add_f64(p, bias, out)
     return out
 
 

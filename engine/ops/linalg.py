@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from engine import cpu_gemm, cpu_loops
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 
@@ -31,10 +30,6 @@ def _check_mm(xp: Any, a: Any, b: Any, cm1: bool = False, cm2: bool = False) -> 
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
             f"{b.shape[0]}x{b.shape[1]})"
         )
-    if xp is np:
-        own = cpu_gemm.matmul(a, b)
-        if own is not None:
-            return own
     return xp.matmul(a, b)
 
 
@@ -173,13 +168,10 @@ def _addmm_fwd(
 
 
 def _linear_nt(a: np.ndarray, b: np.ndarray, bias: np.ndarray) -> np.ndarray | None:
-    """``a @ w.t() + bias`` (``F.linear``): the engine's own kernel where it runs
-    (``engine.cpu_gemm``), else the bias added in place into the fresh product.  There,
-    a batch of at most half the output width with a long inner dim is computed as
-    ``(w @ a.T).T``: OpenBLAS runs that orientation 15-25 % faster, with the same bits
-    (the same dot products, each in the same order), and the bias is added while the
-    transposed product is copied into the C-contiguous result PyTorch returns; for
-    other shapes the copy costs more than it saves."""
+    """``a @ w.t() + bias`` (``F.linear``): NumPy's product, with the bias added in place
+    into it (no second array).  The product is always ``a @ b`` as given: another
+    orientation (``(w @ a.T).T``), faster on some hosts, gives other float32 bits, so
+    the result would depend on the host's tuning."""
     if (
         type(b) is not np.ndarray
         or a.dtype is not b.dtype
@@ -191,20 +183,8 @@ def _linear_nt(a: np.ndarray, b: np.ndarray, bias: np.ndarray) -> np.ndarray | N
         or bias.shape not in ((b.shape[1],), (1, b.shape[1]), (a.shape[0], b.shape[1]))
     ):
         return None
-    if bias.ndim == 1:
-        own = cpu_gemm.linear(a, b.T, bias)
-        if own is not None:
-            return own
-    m, k, n = a.shape[0], a.shape[1], b.shape[1]
-    if 2 * m > n or k < 256:
-        out = np.matmul(a, b)
-        return np.add(out, bias, out=out)
-    product = np.matmul(b.T, a.T)
-    out = cpu_loops.transpose_add(product, bias)
-    if out is None:
-        out = np.empty((m, n), a.dtype)
-        np.add(product.T, bias, out=out)
-    return out
+    out = np.matmul(a, b)
+    return np.add(out, bias, out=out)
 
 
 ADDMM = declare(

@@ -424,7 +424,7 @@ class _Importer:
             raise ImportProblem("expected a plain value here", line)
         return value.value
 
-    def tensor(self, node: ast.expr, line: int) -> TensorRef:
+    def tensor(self, node: ast.expr, line: int | None) -> TensorRef:
         value = self.expr(node)
         if not isinstance(value, TensorRef):
             raise ImportProblem(f"{_segment(self.source, node) or 'this'} is not a tensor", line)
@@ -489,9 +489,9 @@ class _Importer:
             container = self.expr(node.value)
             returned = self.outputs_of(container) if isinstance(container, ResultRef) else []
             if len(returned) > 1 and isinstance(node.slice, ast.Constant):
-                index = node.slice.value
-                if isinstance(index, int) and -len(returned) <= index < len(returned):
-                    return TensorRef(container.node_id, returned[index])  # type: ignore[union-attr]
+                position = node.slice.value
+                if isinstance(position, int) and -len(returned) <= position < len(returned):
+                    return TensorRef(container.node_id, returned[position])  # type: ignore[union-attr]
             if isinstance(container, TensorRef):
                 return self.getitem(container, node, label or _segment(self.source, node), line)
             index = self.expr(node.slice)
@@ -560,7 +560,7 @@ class _Importer:
     def key_int(self, node: ast.expr, line: int | None, in_slice: bool = False) -> int | None:
         value = self.expr(node)
         if isinstance(value, Const) and (value.value is None or _is_int(value.value)):
-            return value.value  # type: ignore[no-any-return]
+            return value.value
         where = "a slice" if in_slice else "an index"
         raise ImportProblem(
             f"{_segment(self.source, node)} in {where} must be an integer or None", line
@@ -1068,7 +1068,7 @@ def _python_parameters(node_type: NodeType) -> Any:
 
     for qualname in node_type.functions:
         sig = FUNCTIONS.get(qualname)
-        if sig is None:
+        if sig is None or sig.fn is None:
             continue
         parameters = inspect.signature(sig.fn).parameters
         if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values()):

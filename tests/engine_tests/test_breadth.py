@@ -494,19 +494,69 @@ FACTS = {
 }
 
 
-def _close(a: Any, b: Any) -> bool:
+#: The tolerance of a value: ``rel_tol`` of its scale, and ``abs_tol`` near zero.
+REL_TOL, ABS_TOL = 1e-5, 1e-6
+
+
+def _numbers(v: Any) -> list[float] | None:
+    """The floats of a tensor's values (nested lists of numbers), or None for other facts."""
+    if isinstance(v, float):
+        return [v]
+    if isinstance(v, int) and not isinstance(v, bool):
+        return []
+    if isinstance(v, list):
+        out: list[float] = []
+        for x in v:
+            inner = _numbers(x)
+            if inner is None:
+                return None
+            out += inner
+        return out
+    return None
+
+
+def _close(a: Any, b: Any, per_tensor: bool = False, scale: float = 0.0) -> bool:
+    """Facts equal, floats within ``REL_TOL`` of their own size.  ``per_tensor``
+    (``_close_to_pytorch``): a tensor's values within ``REL_TOL`` of the tensor's largest,
+    so a value that cancels to near zero may differ by the last bit of the values it was
+    computed from."""
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+        if len(a) != len(b):
+            return False
+        if per_tensor and not scale:
+            numbers = _numbers(a)
+            if numbers is not None and _numbers(b) is not None:
+                scale = max((abs(x) for x in numbers if not math.isnan(x)), default=0.0)
+        return all(_close(x, y, per_tensor, scale) for x, y in zip(a, b))
     if isinstance(a, float) and isinstance(b, float):
         if math.isnan(a) or math.isnan(b):
             return math.isnan(a) and math.isnan(b)
-        return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6)
+        size = max(scale, abs(a), abs(b))
+        return abs(a - b) <= max(REL_TOL * size, ABS_TOL) or a == b
     return a == b
+
+
+def _close_to_pytorch(a: Any, b: Any) -> bool:
+    """``_close``, each tensor's values at the tolerance of the tensor's scale: PyTorch's
+    linear algebra is MKL's and its LAPACK's on an Intel CPU, other libraries elsewhere,
+    and the golden was recorded on one host."""
+    return _close(a, b, per_tensor=True)
 
 
 def _plain(v: Any) -> Any:
     """Facts as JSON holds them (tuples as lists)."""
     return json.loads(json.dumps(v))
+
+
+def test_per_tensor_tolerance_is_narrow() -> None:
+    """A near-zero value may be a last bit of its tensor's scale off, and nothing more."""
+    big = [[16.0, 8.0], [0.0, 2.0]]
+    assert _close_to_pytorch([["MmBackward0"], big], [["MmBackward0"], [[16.0, 8.0], [4e-6, 2.0]]])
+    assert not _close(big, [[16.0, 8.0], [4e-6, 2.0]])
+    assert not _close_to_pytorch(big, [[16.0, 8.0], [1e-3, 2.0]])
+    assert not _close_to_pytorch(big, [[16.0, 8.001], [0.0, 2.0]])
+    assert not _close_to_pytorch([["A"], big], [["B"], big])
+    assert not _close_to_pytorch([1, 2], [1, 3])
 
 
 @pytest.mark.parametrize("name", FACTS)
@@ -521,7 +571,7 @@ def test_engine_matches_the_golden(name: str) -> None:
 def test_golden_is_what_pytorch_says(name: str) -> None:
     torch = pytest.importorskip("torch")
     expected = json.loads(GOLDEN.read_text("utf-8"))[name]
-    assert _close(_plain(FACTS[name](torch)), expected)
+    assert _close_to_pytorch(_plain(FACTS[name](torch)), expected)
 
 
 GRADCHECKED: dict[str, Callable[..., Any]] = {

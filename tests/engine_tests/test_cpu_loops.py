@@ -51,10 +51,6 @@ def test_the_loops_source_gives_the_expressions_bits(dtype: type) -> None:
     assert out.tobytes() == _relu_expr(a).tobytes()
     source.threshold_backward_loop(g, a, out, 0.5)
     assert out.tobytes() == _threshold_expr(g, a, 0.5).tobytes()
-    p, bias = _data(dtype, (19, 5)), _data(dtype, (19,), seed=2)
-    out2 = np.empty((5, 19), dtype)
-    source.transpose_add_loop(p, bias, out2)
-    assert out2.tobytes() == (p.T + bias).tobytes()
     x = _data(dtype, (11, 3))
     total, acc = np.empty(3, dtype), np.empty(3, dtype)
     x[:, 0] = -0.0
@@ -187,16 +183,6 @@ def test_compiled_elementwise_loops_match(dtype: type, shape: tuple[int, ...]) -
         assert t.tobytes() == _threshold_expr(g, a, threshold).tobytes()
 
 
-@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(1, 1), (256, 64), (17, 33), (40, 0), (0, 3)])
-def test_compiled_transpose_add_matches(dtype: type, shape: tuple[int, int]) -> None:
-    p, bias = _data(dtype, shape), _data(dtype, shape[:1], seed=3)
-    out = cpu_loops.transpose_add(p, bias)
-    assert out is not None and out.flags.c_contiguous and out.shape == shape[::-1]
-    assert out.tobytes() == np.ascontiguousarray(p.T + bias).tobytes()
-
-
 def _log_softmax_expr(a: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         s = a - np.maximum.reduce(a, axis=-1, keepdims=True)
@@ -240,8 +226,6 @@ def test_what_the_entry_points_decline() -> None:
         cpu_loops.threshold_backward(f32, f32.astype(np.float64), 0),  # dtypes differ
         cpu_loops.threshold_backward(f32, f32, 2**60),  # not exact as a float
         cpu_loops.threshold_backward(f32, f32, True),
-        cpu_loops.transpose_add(f32, np.ones(3, np.float32)),  # bias is not one per row
-        cpu_loops.transpose_add(f32, np.ones((1, 4), np.float32)),
         cpu_loops.one_level(f32, 4, 2),  # fewer rows than the chunks cover
         cpu_loops.one_level(f32.reshape(16), 4, 1),
         cpu_loops.one_level(np.ones((0, 3), np.float32), 4, 0),
@@ -268,7 +252,6 @@ def test_read_only_inputs_are_taken() -> None:
     a.flags.writeable = False
     assert cpu_loops.relu(a).tobytes() == _relu_expr(a).tobytes()
     assert cpu_loops.threshold_backward(a, a, 0).tobytes() == _threshold_expr(a, a, 0).tobytes()
-    assert cpu_loops.transpose_add(a, a[0]).tobytes() == (a.T + a[0]).tobytes()
     assert cpu_loops.one_level(a, 2, 2).tobytes() == _one_level_expr(a, 2, 2).tobytes()
     assert cpu_loops.quad_rows(a, 1, 1).tobytes() == _quad_rows_expr(a, 1, 1).tobytes()
 

@@ -233,7 +233,7 @@ def build(report: dict[str, Any]) -> Document:
                     line,
                 )
             args = [_value(a, refs) for a in event["args"]]
-            kwargs = {k: _value(v, refs) for k, v in event["kwargs"].items()}
+            kwargs: dict[str, Any] = {k: _value(v, refs) for k, v in event["kwargs"].items()}
             if event["function"] == "torch.arange" and len(args) == 1 and "end" not in kwargs:
                 args = [Const(0), *args]  # torch.arange(end) starts at 0
             label = next(
@@ -276,7 +276,7 @@ def build(report: dict[str, Any]) -> Document:
             importer.connect(refs[event["target"]], node, "tensors", line)
         elif event["kind"] == "backward":
             gradient = event["gradient"]
-            kwargs: dict[str, Any] = {"create_graph": Const(event["create_graph"])}
+            kwargs = {"create_graph": Const(event["create_graph"])}
             if event["retain_graph"] is not None:
                 kwargs["retain_graph"] = Const(event["retain_graph"])
             if gradient is not None:
