@@ -340,7 +340,7 @@ class _Explainer:
             details.append(f"(the first {MAX_PATHS} paths; more reach {name})")
         elif len(paths) > 1 and all(p.share is not None for p in paths):
             shares = " + ".join(f"{number(p.share)} ({p.name})" for p in paths)
-            total = number(np.sum([p.share for p in paths], axis=0))
+            total = number(np.sum([p.share for p in paths if p.share is not None], axis=0))
             details.append(f"the paths add up: {shares} = {total}")
         on_paths = {h.key for p in paths for h in p.hops} | {sink}
         details += self.meetings(executions, on_paths, before)
@@ -369,13 +369,13 @@ class _Explainer:
                 tuple(details),
                 paths,
             )
-        grad = facts.grad if not live else self.grad_so_far(ran, before)
-        headline = f"{name}.grad = {self.value(grad)}"
+        current = facts.grad if not live else self.grad_so_far(ran, before)
+        headline = f"{name}.grad = {self.value(current)}"
         summary = self.summary(paths)
         old = before.facts(self.ref.node_id, self.ref.port, self.ref.index)
         if old is not None and old.grad is not None and facts.is_leaf and summary:
             summary = f"{self.value(old.grad)} (its .grad before) + {summary}"
-        if summary and grad is not None and not live:
+        if summary and current is not None and not live:
             headline += f" = {summary}"
         if live and sink not in {ex.key for ex in ran}:
             headline += f" (so far: {len(ran)} of {len(executions)} grad_fns ran; "
