@@ -77,7 +77,7 @@ def test_the_inspector_shows_the_facts_above_the_fold(qtbot, window) -> None:  #
     checked = 0
     for node in window.state.document.nodes():
         window.canvas.select_nodes([node.id])
-        qtbot.waitUntil(lambda: inspector.node_id == node.id)
+        qtbot.waitUntil(lambda n=node.id: inspector.node_id == n)
         scroll = inspector.scroll
         port = scroll.viewport()
         names = ["requires_grad", "grad"] if "requires_grad" in inspector.fact_labels else []
