@@ -502,6 +502,8 @@ class BackwardView(QWidget):
         super().showEvent(event)
         if self._stale:
             self.refresh()
+        if self.view.auto_fit:
+            self.view.fit()  # moved to its tab and back: the view has a new size
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)

@@ -272,6 +272,29 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self.graph_scene.update_scene_rect()
         self.fit_rect(bounds.adjusted(-40.0, -40.0, 40.0, 40.0))
 
+    def follow(self, node_ids: list[str]) -> None:
+        """Bring new nodes into view (an edit that added them off screen): the view pans
+        to them at its zoom, and zooms out only if they would not fit."""
+        bounds = QRectF()
+        for node_id in node_ids:
+            item = self.graph_scene.node_item(node_id)
+            if item is not None:
+                bounds = bounds.united(item.sceneBoundingRect())
+        if bounds.isEmpty():
+            return
+        bounds = bounds.adjusted(-40.0, -40.0, 40.0, 40.0)
+        shown = self.mapToScene(self.viewport().rect()).boundingRect()
+        if shown.contains(bounds):
+            return
+        self.graph_scene.update_scene_rect()
+        if bounds.width() > shown.width() or bounds.height() > shown.height():
+            self.fit_rect(bounds)
+            return
+        # the least pan that shows them whole
+        dx = max(0.0, bounds.right() - shown.right()) or min(0.0, bounds.left() - shown.left())
+        dy = max(0.0, bounds.bottom() - shown.bottom()) or min(0.0, bounds.top() - shown.top())
+        self.centerOn(shown.center() + QPointF(dx, dy))
+
     def fit_rect(self, rect: QRectF) -> None:
         view = self.viewport().rect()
         if view.width() < 10 or view.height() < 10:

@@ -452,8 +452,10 @@ class Inspector(QWidget):
         if node is None:
             self._build_empty()
         else:
-            self._build_edits(node)
+            # the facts a learner looks for first, above the fold; then the editors
             self._build_facts(node)
+            self._build_edits(node)
+            self._build_details()
         for make in self.extra_sections:
             for section in make(None if node is None else node.id):
                 self.body_layout.addWidget(section)
@@ -661,23 +663,6 @@ class Inspector(QWidget):
             self.body_layout.addWidget(section)
 
     def _build_facts(self, node: Node) -> None:
-        self.problem_section = Section("Error", self)
-        self.problem_label = _value_label("errorText")
-        self.problem_section.add(self.problem_label)
-        self.body_layout.addWidget(self.problem_section)
-
-        self.warning_section = Section("Warnings", self)
-        self.warning_label = _value_label("warningText")
-        self.warning_section.add(self.warning_label)
-        self.body_layout.addWidget(self.warning_section)
-
-        self.trace_section = Section("Backward trace", self)
-        self.trace_intro = _value_label("traceIntro")
-        self.trace_section.add(self.trace_intro)
-        self.trace_links = LinkList()
-        self.trace_section.add(self.trace_links)
-        self.body_layout.addWidget(self.trace_section)
-
         self.facts_section = Section("Autograd facts", self)
         self.output_combo = QComboBox()
         self.output_combo.setObjectName("outputChoice")
@@ -711,10 +696,29 @@ class Inspector(QWidget):
         self.facts_section.add(self.facts_form_widget)
         self.body_layout.addWidget(self.facts_section)
 
+        self.problem_section = Section("Error", self)
+        self.problem_label = _value_label("errorText")
+        self.problem_section.add(self.problem_label)
+        self.body_layout.addWidget(self.problem_section)
+
+        self.warning_section = Section("Warnings", self)
+        self.warning_label = _value_label("warningText")
+        self.warning_section.add(self.warning_label)
+        self.body_layout.addWidget(self.warning_section)
+
+    def _build_details(self) -> None:
+        """Below the editors: the whole value and gradient, and the backward trace."""
         self.values_section = Section("Value and gradient", self)
         self.values = ValueGradView()
         self.values_section.add(self.values)
         self.body_layout.addWidget(self.values_section)
+
+        self.trace_section = Section("Backward trace", self)
+        self.trace_intro = _value_label("traceIntro")
+        self.trace_section.add(self.trace_intro)
+        self.trace_links = LinkList()
+        self.trace_section.add(self.trace_links)
+        self.body_layout.addWidget(self.trace_section)
 
     # -- edits: document -> widgets ------------------------------------------
     def refresh_edits(self) -> None:

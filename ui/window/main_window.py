@@ -206,7 +206,10 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         for key, title, panel_class, area in PANELS:
             widget = panel_class(self.state, self)
             self.panels[key] = widget
-            self.docks[key] = self._dock(key, title, widget, area, scroll=True)
+            # the backward graph zooms and pans itself: in a scroll area its heading
+            # scrolled away with the graph and the fit saw the scroll area's size
+            scroll = key != "backwardGraph"
+            self.docks[key] = self._dock(key, title, widget, area, scroll=scroll)
         backward = self.panels["backwardGraph"]
         assert isinstance(backward, BackwardView)
         self.backward_view = backward
@@ -262,18 +265,16 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         is in the tab its dock is hidden and cannot be reopened empty.  Remembered.
         """
         dock = self.docks["backwardGraph"]
-        scroll = dock.widget()
-        assert isinstance(scroll, QScrollArea)
         view = self.backward_view
         if big and not self.backward_big:
-            scroll.takeWidget()
+            view.setParent(None)
             self.central_tabs.addTab(view, dock.windowTitle())
             self.central_tabs.setCurrentWidget(view)
             dock.hide()
             dock.toggleViewAction().setEnabled(False)
         elif not big and self.backward_big:
             self.central_tabs.removeTab(self.central_tabs.indexOf(view))
-            scroll.setWidget(view)
+            dock.setWidget(view)
             view.show()
             dock.toggleViewAction().setEnabled(True)
             dock.show()

@@ -204,6 +204,7 @@ class RunCommands:
         command = self.state.push(make, refused=lambda text: self.show_message(text, 8000))
         if command is None:
             return None
+        self.canvas.follow(list(command.added))
         if not self.runner.live:
             self.run_graph()
         return command.added[0]
