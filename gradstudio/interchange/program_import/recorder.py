@@ -738,6 +738,9 @@ def install(recorder: Recorder) -> None:
     from gradstudio.interchange.program_import.actions import install_actions
 
     install_actions(recorder, tensor_type)
+    from gradstudio.interchange.program_import.transforms import install_transforms
+
+    install_transforms(recorder)
     from gradstudio.interchange.program_import.torch_alias import alias_torch
 
     alias_torch()
