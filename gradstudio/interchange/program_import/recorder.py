@@ -164,6 +164,8 @@ class Recorder:
         #: a weak reference to each live tensor, by serial, oldest first
         self.refs: dict[int, weakref.ref] = {}
         self.depth = 0
+        #: the engine's own functions that the recorder replaced by name, held alive
+        self.kept: list[Any] = []
         self.count = 0
         #: how many iterations of a loop stay nodes before the folded ones
         self.keep = keep
@@ -589,6 +591,7 @@ def _quiet(recorder: Recorder, fn: Any) -> Any:
         finally:
             recorder.depth -= 1
 
+    quiet.__wrapped__ = fn  # type: ignore[attr-defined]
     return quiet
 
 
@@ -634,6 +637,9 @@ def install(recorder: Recorder) -> None:
     from engine.catalog import FUNCTIONS, functions
     from gradstudio.interchange.program_import.actions import RECORDED_INSIDE
 
+    from gradstudio.interchange.program_import.composites import originals, record_composites
+
+    before = originals()
     tensor_type = engine.Tensor
     namespaces: dict[str, ModuleType] = {
         "torch": engine,
@@ -741,6 +747,7 @@ def install(recorder: Recorder) -> None:
     from gradstudio.interchange.program_import.transforms import install_transforms
 
     install_transforms(recorder)
+    record_composites(before, recorder.kept)
     from gradstudio.interchange.program_import.torch_alias import alias_torch
 
     alias_torch()
