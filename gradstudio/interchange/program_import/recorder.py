@@ -637,7 +637,11 @@ def install(recorder: Recorder) -> None:
     from engine.catalog import FUNCTIONS, functions
     from gradstudio.interchange.program_import.actions import RECORDED_INSIDE
 
-    from gradstudio.interchange.program_import.composites import originals, record_composites
+    from gradstudio.interchange.program_import.composites import (
+        originals,
+        record_composites,
+        refuse_fused_lstm,
+    )
 
     before = originals()
     tensor_type = engine.Tensor
@@ -748,6 +752,7 @@ def install(recorder: Recorder) -> None:
 
     install_transforms(recorder)
     record_composites(before, recorder.kept)
+    refuse_fused_lstm(recorder)
     from gradstudio.interchange.program_import.torch_alias import alias_torch
 
     alias_torch()
