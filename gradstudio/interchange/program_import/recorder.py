@@ -461,6 +461,11 @@ class Recorder:
         NumPy array or scalar)."""
         if qualname == "torch.nonzero" and kwargs == {"as_tuple": False}:
             return qualname, args, {}
+        if "keepdims" in kwargs or "_stacklevel" in kwargs:
+            # NumPy's ``keepdims`` is PyTorch's ``keepdim``; ``_stacklevel`` (an old
+            # ``F.log_softmax`` argument) only places a warning
+            kwargs = {("keepdim" if k == "keepdims" else k): v for k, v in kwargs.items()}
+            kwargs.pop("_stacklevel", None)
         binary = len(args) == 2 and isinstance(args[1], tensor_type)
         if qualname in ("torch.max", "torch.min") and binary:
             return qualname + "imum", args, kwargs
@@ -777,6 +782,7 @@ def main(program: str, output: str, keep: int = 3) -> int:
             source = f.read()
         code = compile(source, program, "exec")
         frames.install_loops(source)
+        sys.argv = [program]  # the program's own command line (argparse reads it), not ours
         try:
             exec(code, scope)
         finally:
