@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from gradstudio.document.model import Document
-
 from gradstudio.interchange.program_import.runner import import_program
 from gradstudio.interchange.pytorch_import import ImportProblem
 

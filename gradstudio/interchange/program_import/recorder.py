@@ -641,7 +641,6 @@ def install(recorder: Recorder) -> None:
     import engine.utils.data
     from engine.catalog import FUNCTIONS, functions
     from gradstudio.interchange.program_import.actions import RECORDED_INSIDE
-
     from gradstudio.interchange.program_import.composites import (
         originals,
         record_composites,

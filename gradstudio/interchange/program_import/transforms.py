@@ -81,13 +81,9 @@ def install_transforms(recorder: Recorder) -> None:
         "torch.func.stack_module_state",
         "it stacks modules' parameters for vmap, which a document cannot hold",
     )
-    setattr(
-        forward_ad,
-        "make_dual",
-        _refusing(
-            recorder,
-            forward_ad.make_dual,
-            "forward-mode AD (make_dual)",
-            "a dual tensor carries its tangent beside its value, which a document cannot hold",
-        ),
+    forward_ad.make_dual = _refusing(
+        recorder,
+        forward_ad.make_dual,
+        "forward-mode AD (make_dual)",
+        "a dual tensor carries its tangent beside its value, which a document cannot hold",
     )
