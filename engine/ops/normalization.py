@@ -147,7 +147,7 @@ def _ln_fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, dims: Any, eps: fl
         y = y * w
     if b is not None:
         y = y + b
-    return y
+    return xp.ascontiguousarray(y)  # ATen's kernel writes a new contiguous output
 
 
 def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:

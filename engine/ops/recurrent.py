@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.backend import array_module
+from engine.catalog import Example, Param, public
 from engine.creation import ones, zeros, zeros_like
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.nn import linear
@@ -42,8 +43,19 @@ UNSAFE_SPLIT = declare(
 )
 
 
-def unsafe_chunk(input: Any, chunks: int, dim: int) -> tuple[Any, ...]:  # noqa: A002
+@public(
+    "unsafe_chunk",
+    ("input",),
+    (Param("chunks", "int", 4), Param("dim", "dim", 1)),
+    outputs=("parts",),
+    returns_list=True,
+    category="shape",
+    doc="equal pieces along dim, as the recurrent cells cut their gates (UnsafeSplitBackward0)",
+    example=Example({"input": (2, 8)}, {"chunks": 4, "dim": 1}),
+)
+def unsafe_chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Any, ...]:  # noqa: A002
     """``input.unsafe_chunk(chunks, dim)`` for a size that ``chunks`` divides."""
+    dim = dim % input.ndim if input.ndim else 0
     step = input.shape[dim] // chunks
     params = {"dim": dim, "sizes": (step,) * chunks, "split_size": step}
     return apply_op(UNSAFE_SPLIT, (input,), params)

@@ -69,7 +69,10 @@ def index_key(recorder: Recorder, key: Any, tensor_type: type) -> tuple[str, lis
     tensors: list[str] = []
     for element in key if is_tuple else (key,):
         if isinstance(element, slice):
-            parts = (element.start, element.stop, element.step)
+            parts = tuple(
+                _bound(recorder, p, tensor_type)
+                for p in (element.start, element.stop, element.step)
+            )
             if not all(p is None or _is_int(p) for p in parts):
                 return "a slice of an index must hold integers or None"
             items.append(Slice(*(None if p is None else int(p) for p in parts)))
@@ -78,12 +81,12 @@ def index_key(recorder: Recorder, key: Any, tensor_type: type) -> tuple[str, lis
         elif isinstance(element, tensor_type):
             items.append(Placeholder())
             tensors.append(recorder.key(element))
-        elif isinstance(element, list):
+        elif isinstance(element, list | range):
             import engine
 
             recorder.depth += 1
             try:
-                as_tensor = engine.tensor(element)
+                as_tensor = engine.tensor(list(element))
             finally:
                 recorder.depth -= 1
             items.append(Placeholder())
@@ -94,6 +97,17 @@ def index_key(recorder: Recorder, key: Any, tensor_type: type) -> tuple[str, lis
         return check_key(IndexKey(tuple(items), is_tuple).text()), tensors
     except ValueError as exc:
         return str(exc)
+
+
+def _bound(recorder: Recorder, value: Any, tensor_type: type) -> Any:
+    """A slice bound as PyTorch reads it: a 0-d integer tensor (``data[s : s + seq]``
+    with ``s`` drawn by ``randint``) stands for its value, which the graph does not
+    depend on (slicing takes the number, as ``int(s)`` would)."""
+    if isinstance(value, tensor_type) and value.ndim == 0:
+        number = recorder.quiet(value.item)
+        if _is_int(number):
+            return number
+    return value
 
 
 def _is_int(value: Any) -> bool:

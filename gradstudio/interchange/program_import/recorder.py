@@ -164,6 +164,8 @@ class Recorder:
         #: a weak reference to each live tensor, by serial, oldest first
         self.refs: dict[int, weakref.ref] = {}
         self.depth = 0
+        #: the engine's own functions that the recorder replaced by name, held alive
+        self.kept: list[Any] = []
         self.count = 0
         #: how many iterations of a loop stay nodes before the folded ones
         self.keep = keep
@@ -459,6 +461,11 @@ class Recorder:
         NumPy array or scalar)."""
         if qualname == "torch.nonzero" and kwargs == {"as_tuple": False}:
             return qualname, args, {}
+        if "keepdims" in kwargs or "_stacklevel" in kwargs:
+            # NumPy's ``keepdims`` is PyTorch's ``keepdim``; ``_stacklevel`` (an old
+            # ``F.log_softmax`` argument) only places a warning
+            kwargs = {("keepdim" if k == "keepdims" else k): v for k, v in kwargs.items()}
+            kwargs.pop("_stacklevel", None)
         binary = len(args) == 2 and isinstance(args[1], tensor_type)
         if qualname in ("torch.max", "torch.min") and binary:
             return qualname + "imum", args, kwargs
@@ -589,6 +596,7 @@ def _quiet(recorder: Recorder, fn: Any) -> Any:
         finally:
             recorder.depth -= 1
 
+    quiet.__wrapped__ = fn  # type: ignore[attr-defined]
     return quiet
 
 
@@ -633,7 +641,13 @@ def install(recorder: Recorder) -> None:
     import engine.utils.data
     from engine.catalog import FUNCTIONS, functions
     from gradstudio.interchange.program_import.actions import RECORDED_INSIDE
+    from gradstudio.interchange.program_import.composites import (
+        originals,
+        record_composites,
+        refuse_fused_lstm,
+    )
 
+    before = originals()
     tensor_type = engine.Tensor
     namespaces: dict[str, ModuleType] = {
         "torch": engine,
@@ -738,6 +752,11 @@ def install(recorder: Recorder) -> None:
     from gradstudio.interchange.program_import.actions import install_actions
 
     install_actions(recorder, tensor_type)
+    from gradstudio.interchange.program_import.transforms import install_transforms
+
+    install_transforms(recorder)
+    record_composites(before, recorder.kept)
+    refuse_fused_lstm(recorder)
     from gradstudio.interchange.program_import.torch_alias import alias_torch
 
     alias_torch()
@@ -763,6 +782,7 @@ def main(program: str, output: str, keep: int = 3) -> int:
             source = f.read()
         code = compile(source, program, "exec")
         frames.install_loops(source)
+        sys.argv = [program]  # the program's own command line (argparse reads it), not ours
         try:
             exec(code, scope)
         finally:
