@@ -12,6 +12,12 @@ at least 6 significant digits match when the values they stand for may be 1 floa
 (``|a - b| <= ulp32 + half a unit of each last printed digit``). Everything else (text, ints,
 short floats, shapes, flags, ``grad_fn``) must be equal. Programs that still differ are listed
 in ``KNOWN_DIFFERENCES`` with the reason, as strict expected failures.
+
+Programs in ``GEMM_DRIFT`` train through float32 matrix products: the first op whose bits
+differ is ``mm``/``matmul`` itself (PyTorch calls MKL's sgemm, NumPy OpenBLAS's, and each picks
+its order of additions by shape and CPU, so no engine-side order reproduces it on every host);
+every elementwise op and reduction fed the same inputs gives PyTorch's bits. Their long numbers
+(6+ significant digits) compare at ``GEMM_REL_TOL`` relative; short ones and all text stay exact.
 """
 
 from __future__ import annotations
@@ -32,33 +38,31 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py"))
 CORPUS = ROOT / "tools" / "census" / "corpus.json"
 
-_GEMM_BITS = (
-    "float32 matrix products: the engine's last bits are not MKL's sgemm's (whose order of "
-    "additions varies with the shape), and the printed loss's last digits drift within steps"
+#: Programs whose float32 numbers drift only through BLAS's summation order (see the docstring).
+GEMM_DRIFT = frozenset(
+    f"real_{n}"
+    for n in (
+        "jj_tensor",
+        "jj_autograd",
+        "jj_custom_function",
+        "jj_nn",
+        "jj_optim",
+        "jj_dynamic_net",
+        "kp_makemore_mlp",
+    )
 )
+#: Relative tolerance for GEMM_DRIFT's long numbers: sgemm's last bits over 20 training steps.
+GEMM_REL_TOL = 1e-4
 
 #: Programs that still differ, and why; strict, so the entry must go when the cause is fixed.
 KNOWN_DIFFERENCES = {
     "poly_optim": "the loss differs in its 7th significant digit: sums and sin are now rounded "
     "as PyTorch rounds them, the float32 difference left is in an op not yet found",
+    "real_ex_regression": "trains until the loss is under a threshold, so sgemm's last bits "
+    "(see GEMM_DRIFT) change how many batches it takes (758 vs 830) and the learned weights",
     "double_backward_hvp": "a float32 Hessian-vector product differs in the 5th digit of one "
     "entry: tanh now rounds as PyTorch, the gradient penalty's cancellation shows an ulp "
     "from another op (its backward's fused kernel)",
-    # The census corpus (tools/census_corpus.py builds real_*.py from the fetched sources;
-    # only their goldens are kept here, so these entries apply where the programs are built).
-    **{
-        f"real_{n}": _GEMM_BITS
-        for n in (
-            "jj_tensor",
-            "jj_autograd",
-            "jj_custom_function",
-            "jj_nn",
-            "jj_optim",
-            "jj_dynamic_net",
-            "ex_regression",
-            "kp_makemore_mlp",
-        )
-    },
 }
 
 _ENGINE_RUN = (
@@ -105,19 +109,22 @@ def _last_unit(token: str) -> float:
     return 10.0 ** (int(exponent or 0) - decimals)
 
 
-def _close(a: str, b: str) -> bool:
-    """Whether two printed numbers may stand for float32 values 1 ulp apart (the one rule)."""
+def _close(a: str, b: str, rel_tol: float = 0.0) -> bool:
+    """Whether two printed numbers may stand for float32 values 1 ulp apart (the one rule), or
+    (long numbers of a GEMM_DRIFT program) ``rel_tol`` apart."""
     if a == b:
         return True
     if _significant(a) < 6 or _significant(b) < 6:
         return False
     x, y = float(a), float(b)
+    if rel_tol and math.isclose(x, y, rel_tol=rel_tol):
+        return True
     ulp = float(np.spacing(np.float32(max(abs(x), abs(y)))))
     return math.isclose(x, y, rel_tol=0, abs_tol=ulp + (_last_unit(a) + _last_unit(b)) / 2)
 
 
-def line_matches(got: str, want: str) -> bool:
-    """Equal text, with numbers equal or (both long) within 1 float32 ulp."""
+def line_matches(got: str, want: str, rel_tol: float = 0.0) -> bool:
+    """Equal text, with numbers equal or (both long) within 1 float32 ulp, or ``rel_tol``."""
     got, want = _ADDRESS.sub(" at 0x", got), _ADDRESS.sub(" at 0x", want)
     if got == want:
         return True
@@ -125,17 +132,17 @@ def line_matches(got: str, want: str) -> bool:
         return False
     pairs = zip(_NUMBER.findall(got), _NUMBER.findall(want), strict=False)
     return len(_NUMBER.findall(got)) == len(_NUMBER.findall(want)) and all(
-        _close(a, b) for a, b in pairs
+        _close(a, b, rel_tol) for a, b in pairs
     )
 
 
-def differences(got: str, want: str) -> list[str]:
+def differences(got: str, want: str, rel_tol: float = 0.0) -> list[str]:
     """The first lines that differ, for a readable failure."""
     g, w = got.splitlines(), want.splitlines()
     out = [
         f"line {i + 1}:\n  engine: {a!r}\n  torch:  {b!r}"
         for i, (a, b) in enumerate(zip(g, w))
-        if not line_matches(a, b)
+        if not line_matches(a, b, rel_tol)
     ]
     if len(g) != len(w):
         extra = (g[len(w) :] or w[len(g) :])[0]
@@ -171,6 +178,11 @@ def test_line_rule_is_narrow() -> None:
     assert not line_matches("loss 0.30000001192092896", "loss 0.30000007152557373")
     assert not line_matches("tensor([1.234567])", "tensor([1.234567], requires_grad=True)")
     assert not line_matches("0 1.234567", "1 1.234567")
+    assert line_matches("15 514220.625", "15 514220.75", GEMM_REL_TOL)
+    assert not line_matches("15 514220.625", "15 514220.75")
+    assert not line_matches("15 514220.625", "15 514290.75", GEMM_REL_TOL)
+    assert not line_matches("loss 0.3000", "loss 0.3001", GEMM_REL_TOL)
+    assert not line_matches("16 0.2500000", "17 0.2500000", GEMM_REL_TOL)
 
 
 @pytest.mark.parametrize(
@@ -185,7 +197,7 @@ def test_line_rule_is_narrow() -> None:
 def test_program_prints_what_pytorch_prints(name: str) -> None:
     want = (PROGRAMS / f"{name}.out").read_text()
     got = run(name, "engine")
-    problems = differences(got, want)
+    problems = differences(got, want, GEMM_REL_TOL if name in GEMM_DRIFT else 0.0)
     assert not problems, f"{name}.py differs from PyTorch:\n" + "\n".join(problems)
 
 
@@ -205,7 +217,8 @@ if __name__ == "__main__":
             print("recorded", name)
     elif sys.argv[1:2] == ["--diff"]:
         for name in sys.argv[2:] or NAMES:
-            problems = differences(run(name, "engine"), (PROGRAMS / f"{name}.out").read_text())
+            tol = GEMM_REL_TOL if name in GEMM_DRIFT else 0.0
+            problems = differences(run(name, "engine"), (PROGRAMS / f"{name}.out").read_text(), tol)
             print(f"{'ok  ' if not problems else 'DIFF'} {name}")
             for p in problems:
                 print("   ", p.replace("\n", "\n    "))
