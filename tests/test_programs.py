@@ -49,6 +49,7 @@ GEMM_DRIFT = frozenset(
         "jj_optim",
         "jj_dynamic_net",
         "kp_makemore_mlp",
+        "jj_module",
     )
 )
 #: Relative tolerance for GEMM_DRIFT's long numbers: sgemm's last bits over 20 training steps.

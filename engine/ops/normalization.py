@@ -147,7 +147,8 @@ def _ln_fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, dims: Any, eps: fl
         y = y * w
     if b is not None:
         y = y + b
-    return xp.ascontiguousarray(y)  # ATen's kernel writes a new contiguous output
+    # ATen's kernel writes a new contiguous output (copy() is C order in NumPy and CuPy)
+    return y if y.flags.c_contiguous else y.copy()
 
 
 def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:

@@ -217,7 +217,10 @@ def _forging(tmp_path: Path, report: object) -> Path:
         import atexit
         x = torch.ones(2, requires_grad=True)
         (x * 2).sum().backward()
-        atexit.register(lambda: open(sys.argv[2], "w").write({text!r}))
+        # the recording's path, found as hostile code would: the recorder's command line
+        args = open("/proc/self/cmdline", "rb").read().split(b"\\0")
+        out = next(a.decode() for a in args if a.endswith(b"events.json"))
+        atexit.register(lambda: open(out, "w").write({text!r}))
         """,
     )
 

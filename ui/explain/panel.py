@@ -24,7 +24,7 @@ class ExplainPanel(QWidget):
 
     def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("explainPanel")
+        self.setObjectName("explain")
         self.state = state
         self.node_id: str | None = None
         self.explanation: GradExplanation | None = None
