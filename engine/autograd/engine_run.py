@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import sys
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,27 @@ def _sole_holder_count() -> int:
 
 #: The refcount of an object nobody else holds (see REFCOUNTS).
 SOLE_HOLDER = _sole_holder_count()
+
+
+#: ``id(array)`` -> (in-place accumulations the array received, a weak reference to it).
+#: The reference tells a later array at a reused address from the one counted, and
+#: being weak it leaves the refcounts that decide stealing (see REFCOUNTS) untouched.
+Bumps = dict[int, tuple[int, Any]]
+
+
+def _ref(array: Any) -> Any:
+    try:
+        return weakref.ref(array)
+    except TypeError:  # an array type without weak references: trust the id alone
+        return None
+
+
+def _bumped(bumps: Bumps, array: Any) -> int:
+    """How many in-place accumulations ``array`` itself received in this backward."""
+    entry = bumps.get(id(array))
+    if entry is None or (entry[1] is not None and entry[1]() is not array):
+        return 0
+    return entry[0]
 
 
 def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
@@ -298,7 +320,7 @@ def run_backward(
     captured_versions: list[int] = [0] * len(captured)
 
     buffers: dict[Node, list[Any]] = {}
-    bumps: dict[int, int] = {}  # id(array) -> in-place accumulations it received
+    bumps: Bumps = {}
     for (n, nr), g in zip(roots, root_grads, strict=True):
         buf = buffers.get(n)
         if buf is None:
@@ -357,7 +379,7 @@ def run_backward(
                     k = captures.get((node, nr))
                     if k is not None and g is not None:
                         captured[k] = _add(captured[k], g)
-                        captured_versions[k] = bumps.get(id(g), 0)
+                        captured_versions[k] = _bumped(bumps, g)
             if needed is not None and node not in needed:
                 run = False
             elif is_acc:
@@ -384,7 +406,7 @@ def run_backward(
                         # Refcount 2 (the list slot and the argument): no one else holds
                         # it, so PyTorch would steal it rather than copy.
                         unique = REFCOUNTS and not tm and sys.getrefcount(g0) <= SOLE_HOLDER
-                        accumulate_into(node.variable, g0, tm, unique, bumps.get(id(g0), 0))
+                        accumulate_into(node.variable, g0, tm, unique, _bumped(bumps, g0))
                     if node.variable._post_accumulate_grad_hooks:
                         _post_accumulate_hooks(node.variable)
                 if node._post_hooks:
@@ -507,7 +529,7 @@ def _as_tensor(g: Any, tm: bool, version: int) -> Any:
     return t
 
 
-def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]) -> None:
+def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: Bumps) -> None:
     """Sum a second gradient into a buffer slot, in place when PyTorch would.
 
     PyTorch adds in place when the buffered tensor is uniquely owned (use count
@@ -530,8 +552,7 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: dict[int, int]
         and (old.dtype == g.dtype or old.dtype == np.result_type(old, g))
     ):
         old += g
-        key = id(old)
-        bumps[key] = bumps.get(key, 0) + 1
+        bumps[id(old)] = (_bumped(bumps, old) + 1, _ref(old))
         return
     new = old + g
     buf[nr] = np.asarray(new) if isinstance(new, np.generic) else new
