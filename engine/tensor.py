@@ -8,6 +8,7 @@ values, exactly as the seeds describe.
 
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 from collections.abc import Callable
@@ -54,6 +55,9 @@ class _GradFn:
 
 
 class Tensor:
+    #: ``type(x)`` prints ``<class 'torch.Tensor'>``, as in PyTorch (pickling goes through
+    #: ``__reduce_ex__``, never this name).
+    __module__ = "torch"
     #: PyTorch's value: NumPy defers a binary operator to the tensor's reflected one, so
     #: ``np.float64(2) * t`` is a tensor (with its node), not an array.
     __array_priority__ = 1000
@@ -436,9 +440,12 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled as its values, dtype and ``requires_grad``, as PyTorch keeps them (a
+        non-leaf comes back a leaf that requires grad, as there)."""
         from engine.creation import tensor
 
-        return (tensor, (self.tolist(),), None)
+        rebuild = functools.partial(tensor, dtype=self.dtype, requires_grad=self.requires_grad)
+        return (rebuild, (self.tolist(),), None)
 
     # -- devices and dtypes ------------------------------------------------
     def to(self, *args: Any, **kwargs: Any) -> Tensor:

@@ -129,7 +129,12 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._backward_cls = type(f"{cls.__name__}Backward", (FunctionNode,), {"_forward_cls": cls})
+        # PyTorch makes this class in torch.autograd.function, which its repr names
+        cls._backward_cls = type(
+            f"{cls.__name__}Backward",
+            (FunctionNode,),
+            {"_forward_cls": cls, "__module__": "torch.autograd.function"},
+        )
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:

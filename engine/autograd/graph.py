@@ -112,8 +112,17 @@ class Node:
             self.metadata_ = {}
         return self.metadata_
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """PyTorch's node classes are C++ types without a module (``<class 'MulBackward0'>``),
+        so the engine's print the same; a custom Function's node sets its own module."""
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("engine."):
+            cls.__module__ = "builtins"
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} object at {id(self):#x}>"
+        kind = type(self)
+        module = "" if kind.__module__ == "builtins" else kind.__module__ + "."
+        return f"<{module}{kind.__qualname__} object at {id(self):#x}>"
 
     def __call__(self, *grads: Any) -> Any:
         from engine.autograd.engine_run import call_node

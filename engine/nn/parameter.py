@@ -15,6 +15,8 @@ from engine.tensor import Tensor
 class Parameter(Tensor):
     """A tensor that is a module parameter (``requires_grad=True`` unless told)."""
 
+    __module__ = "torch.nn.parameter"  # PyTorch's, for ``type(p)``; pickled by ``__reduce_ex__``
+
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             from engine.creation import empty

@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gradstudio.evaluation.evaluate import evaluate
@@ -55,7 +56,7 @@ def test_a_document_with_minus_inf_saves_loads_and_evaluates(tmp_path: Path) -> 
     doc = import_snippet(NON_FINITE)
     text = dumps(doc)
     assert '"value": "-inf"' in text and '"min": "-inf"' in text
-    assert '"data": [\n     1.0,\n     "inf",\n     "nan"\n    ]' in text
+    assert '"data": [1.0,"inf","nan"]' in text  # a literal's numbers on one line
     path = tmp_path / "masks.gstudio"
     path.write_text(text, "utf-8")
     again = load_document(path)
@@ -103,3 +104,15 @@ def test_float_of_a_text_that_is_no_number_is_refused_at_its_line() -> None:
 
 def test_the_file_holds_no_bare_infinity() -> None:
     json.loads(dumps(import_snippet(NON_FINITE)), parse_constant=pytest.fail)
+
+
+def test_float32_data_is_written_short_and_reads_back_the_same_values() -> None:
+    """``0.1`` in float32 is written ``0.1``, not float64's ``0.10000000149011612``; loading
+    gives the very same float32 numbers."""
+    values = "[0.1, 1e-45, 3.4028235e38, -0.0]"
+    doc = import_snippet(f"import torch\nx = torch.tensor({values}, dtype=torch.float32)\n")
+    text = dumps(doc)
+    assert '"data": [0.1,1e-45,3.4028235e+38,-0.0]' in text
+    (node,) = [n for n in loads(text).nodes() if n.type_id == "torch.tensor"]
+    want = np.array([0.1, 1e-45, 3.4028235e38, -0.0], np.float32)
+    assert np.array_equal(np.asarray(node.params["data"], np.float32), want)

@@ -50,6 +50,12 @@ def read_grad(recorder: Recorder, tensor: Any) -> Any:
     return grad
 
 
+#: Engine functions a program calls to work on its gradients: their reads of ``.grad``
+#: are the program's (``clip_grad_norm_`` scales each ``p.grad`` in place), so each is a
+#: ``Tensor.grad`` node rather than a copy of the values it held.
+GRAD_COMPOSITES = (os.path.join("engine", "nn", "utils", "clip_grad.py"),)
+
+
 def _grad_reads(recorder: Recorder, tensor_type: type) -> None:
     """The program's own reads of ``.grad`` (not the engine's, not the recorder's)."""
     prop = tensor_type.grad
@@ -59,7 +65,8 @@ def _grad_reads(recorder: Recorder, tensor_type: type) -> None:
         grad = prop.fget(self)
         if grad is None or recorder.depth or id(self) not in recorder.keys:
             return grad
-        if sys._getframe(1).f_code.co_filename.startswith(inside):
+        reader = sys._getframe(1).f_code.co_filename
+        if reader.startswith(inside) and not reader.endswith(GRAD_COMPOSITES):
             return grad
         recorder.depth += 1  # the read below is this one
         try:
