@@ -56,7 +56,8 @@ def _sole_holder_count() -> int:
 SOLE_HOLDER = _sole_holder_count()
 
 
-#: ``id(array)`` -> (in-place accumulations the array received, a weak reference to it).
+#: ``id(array)`` -> (the in-place writes the array received: input-buffer additions, or
+#: its formula's own (``OpDef.grad_version``); a weak reference to it).
 #: The reference tells a later array at a reused address from the one counted, and
 #: being weak it leaves the refcounts that decide stealing (see REFCOUNTS) untouched.
 Bumps = dict[int, tuple[int, Any]]
@@ -70,11 +71,13 @@ def _ref(array: Any) -> Any:
 
 
 def _bumped(bumps: Bumps, array: Any) -> int:
-    """How many in-place accumulations ``array`` itself received in this backward."""
-    entry = bumps.get(id(array))
-    if entry is None or (entry[1] is not None and entry[1]() is not array):
-        return 0
-    return entry[0]
+    """The version ``array`` has from this backward's in-place writes: its own, or its
+    base's (a view shares its base's version counter, as in PyTorch)."""
+    for owner in (array, getattr(array, "base", None)):
+        entry = bumps.get(id(owner)) if owner is not None else None
+        if entry is not None and (entry[1] is None or entry[1]() is owner):
+            return entry[0]
+    return 0
 
 
 def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
@@ -86,7 +89,7 @@ def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
     if lead == 1 and len(shape) == 1 and gshape[1] == shape[0] and not tensor_mode:
         exact = rows_sum(g)  # a bias's gradient over a batch: the common case, direct
         if exact is not None:
-            return exact
+            return _dropped_leading(exact, lead, shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
     )
@@ -94,21 +97,28 @@ def sum_to(g: Any, shape: tuple[int, ...], tensor_mode: bool) -> Any:
         if axes:
             g = g.sum(axes, keepdim=True)
         return g.reshape(shape) if tuple(g.shape) != shape else g
-    # Two sums rather than sum + reshape: the result owns its memory (no view),
-    # so AccumulateGrad may steal it as PyTorch does.
     xp = array_module(g)
     if xp is np and (len(axes) == 1 or len(axes) == len(gshape)):
         # PyTorch's sum_to is one ``sum(dims, keepdim=True)``: in its order of additions
         exact = reduce_sum(g, axes, True)
         if exact is not None:
-            return exact.reshape(shape)
+            return _dropped_leading(exact.reshape(shape), lead, shape)
     lead_axes = tuple(range(lead))
     ones = tuple(a - lead for a in axes if a >= lead)
     if lead_axes:
         g = xp.sum(g, axis=lead_axes)
     if ones:
         g = xp.sum(g, axis=ones, keepdims=True)
-    return g
+    return _dropped_leading(g, lead, shape)
+
+
+def _dropped_leading(fresh: Any, lead: int, shape: tuple[int, ...]) -> Any:
+    """PyTorch's ``sum_to`` returns a view of its keepdim sum when it drops leading
+    dimensions: AccumulateGrad still steals it, but an input buffer does not add into it
+    in place (its storage has two owners), which ``.grad._version`` shows.  ``fresh``
+    owns its memory (or is a view of memory nobody else holds); the result is a view of
+    it, as there."""
+    return fresh.reshape((1,) * lead + shape).reshape(shape) if lead else fresh
 
 
 def _expandable(gshape: tuple[int, ...], shape: tuple[int, ...]) -> bool:
@@ -447,6 +457,8 @@ def run_backward(
                             or (meta[2] is not None and meta[2] is not CPU)
                         ):
                             g = validate_grad(node, i, g, meta, tm)
+                    if node._grad_version and not tm:
+                        bumps[id(g)] = (node._grad_version, _ref(g))
                     buf = buffers.get(nxt) if d else buffers.pop(nxt, None)
                     if buf is None:
                         buf = [None] * len(nxt._out_meta)
@@ -553,6 +565,20 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: Bumps) -> None
     ):
         old += g
         bumps[id(old)] = (_bumped(bumps, old) + 1, _ref(old))
+        return
+    if (  # PyTorch's second choice: the incoming gradient, if it is ours alone
+        REFCOUNTS
+        and not tm
+        and type(g) is np.ndarray
+        and sys.getrefcount(g) <= SOLE_HOLDER
+        and g.base is None
+        and g.flags.writeable
+        and g.shape == np.broadcast_shapes(old.shape, g.shape)
+        and g.dtype == np.result_type(old, g)
+    ):
+        g += old
+        bumps[id(g)] = (_bumped(bumps, g) + 1, _ref(g))
+        buf[nr] = g
         return
     new = old + g
     buf[nr] = np.asarray(new) if isinstance(new, np.generic) else new

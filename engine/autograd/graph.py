@@ -78,6 +78,8 @@ class Node:
     # the collector of a wide graph to count and scan.
     __slots__ = ("__dict__", "__weakref__", "_fns", "_nrs", "_out_meta", "_seq")
     _name = "Node"
+    #: The version PyTorch's backward leaves on the gradients it makes (``OpDef``).
+    _grad_version = 0
     _tensor_hooks: dict[int, dict[int, Any]] | None = None
     _retain_hooks: dict[int, Any] | None = None
     _pre_hooks: dict[int, Any] | None = None

@@ -82,6 +82,11 @@ class OpDef:
     #: Each input's local rule as text over the operand names (``engine.ops.formula``):
     #: what the studio shows a learner, tested against ``backward``.
     formula: dict[str, str] = field(default_factory=dict)
+    #: ``.grad._version`` PyTorch's backward leaves on each input gradient it makes: its
+    #: formula writes into a fresh tensor in place (``index_backward``'s ``index_put_``,
+    #: ``value_selecting_reduction_backward``'s ``zeros`` and ``scatter_``, ``maximum``'s
+    #: ``masked_fill_``), and a stolen gradient keeps the count.
+    grad_version: int = 0
     node_cls: type[OpNode] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -108,7 +113,11 @@ class OpDef:
         cls_name = name.rsplit("::", 1)[-1]
         if name == "NotImplemented":  # ATen's node for ops without a derivative
             name = "torch::autograd::NotImplemented"
-        self.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_name": name, "_op": self})
+        self.node_cls = type(
+            cls_name,
+            (OpNode,),
+            {"__slots__": (), "_name": name, "_op": self, "_grad_version": self.grad_version},
+        )
 
 
 OPS: dict[str, OpDef] = {}

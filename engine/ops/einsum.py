@@ -107,6 +107,7 @@ TRACE = declare(
         inputs[0].dtype if inputs[0].dtype.is_floating_point else dtypes.int64
     ),
     samples=(Sample(((3, 3),)), Sample(((2, 4),))),
+    grad_version=2,
 )
 
 

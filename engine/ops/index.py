@@ -70,6 +70,7 @@ INDEX = declare(
     unlisted=("key",),
     dtype="same",
     samples=(Sample(((4, 3),), {"key": (np.array([0, 2, 2]),)}),),
+    grad_version=1,
 )
 INDEX_BACKWARD = declare(
     "index_backward",

@@ -112,6 +112,7 @@ KTHVALUE = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"k": 2, "dim": 1}, distinct=True),),
+    grad_version=2,
 )
 
 
@@ -166,6 +167,7 @@ MODE = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),),
+    grad_version=2,
 )
 
 
@@ -219,6 +221,7 @@ CUMMAX = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),),
+    grad_version=2,
 )
 CUMMIN = declare(
     "cummin",
@@ -230,6 +233,7 @@ CUMMIN = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 0}, distinct=True),),
+    grad_version=2,
 )
 
 

@@ -709,6 +709,7 @@ MAXIMUM = declare(
     lambda c, g: _max_grads(c, g, True),
     save={"self": None, "other": None},
     samples=(Sample(((2, 3), (2, 3)), distinct=True), Sample(((2, 3), (3,)), distinct=True)),
+    grad_version=1,
 )
 MINIMUM = declare(
     "minimum",
@@ -718,6 +719,7 @@ MINIMUM = declare(
     lambda c, g: _max_grads(c, g, False),
     save={"self": None, "other": None},
     samples=(Sample(((2, 3), (2, 3)), distinct=True),),
+    grad_version=1,
 )
 
 

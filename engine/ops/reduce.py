@@ -168,6 +168,7 @@ MAX1 = declare(
     dtype="same",
     save={"self": None, "result": None},
     samples=(Sample(((2, 3),), distinct=True),),
+    grad_version=1,
 )
 MIN1 = declare(
     "min",
@@ -178,6 +179,7 @@ MIN1 = declare(
     dtype="same",
     save={"self": None, "result": None},
     samples=(Sample(((2, 3),), distinct=True),),
+    grad_version=1,
 )
 
 
@@ -210,6 +212,7 @@ MAX0 = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),),
+    grad_version=2,
 )
 MIN0 = declare(
     "min_dim",
@@ -221,6 +224,7 @@ MIN0 = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 0, "keepdim": True}, distinct=True),),
+    grad_version=2,
 )
 
 
@@ -273,6 +277,7 @@ declare(
     lambda c, g: c.m.scatter_backward(
         g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True
     ),
+    grad_version=1,
 )
 
 

@@ -122,6 +122,7 @@ INDEX_SELECT = declare(
     ),
     dtype="same",
     samples=(Sample(((3, 2),), {"dim": 0, "index": "index_param"}),),
+    grad_version=1,
 )
 
 
@@ -323,6 +324,7 @@ SORT = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),),
+    grad_version=2,
 )
 TOPK = declare(
     "topk",
@@ -334,6 +336,7 @@ TOPK = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 4),), {"k": 2, "dim": 1}, distinct=True),),
+    grad_version=2,
 )
 
 

@@ -411,7 +411,8 @@ FLIP = declare(
     "flip",
     "FlipBackward0",
     ("self",),
-    lambda xp, a, dims: xp.flip(a, axis=dims) if a.ndim else a.copy(),
+    # a copy, contiguous, as ATen's flip makes (NumPy's flip is a view of the input)
+    lambda xp, a, dims: xp.flip(a, axis=dims).copy() if a.ndim else a.copy(),
     lambda c, g: c.m.flip(g, dims=c.p["dims"]),
     dtype="same",
     samples=(Sample(((2, 3),), {"dims": (0, 1)}),),

@@ -290,6 +290,7 @@ MEDIAN = declare(
     dtype="same",
     save={"self": None, "result": None},
     samples=(Sample(((2, 3),), distinct=True),),
+    grad_version=1,
 )
 NANMEDIAN = declare(
     "nanmedian",
@@ -300,6 +301,7 @@ NANMEDIAN = declare(
     dtype="same",
     save={"self": None, "result": None},
     samples=(Sample(((2, 3),), distinct=True),),
+    grad_version=1,
 )
 MEDIAN_DIM = declare(
     "median_dim",
@@ -311,6 +313,7 @@ MEDIAN_DIM = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 1}, distinct=True),),
+    grad_version=2,
 )
 NANMEDIAN_DIM = declare(
     "nanmedian_dim",
@@ -322,6 +325,7 @@ NANMEDIAN_DIM = declare(
     outputs=2,
     save={"indices": None},
     samples=(Sample(((2, 3),), {"dim": 0, "keepdim": True}, distinct=True),),
+    grad_version=2,
 )
 
 
@@ -483,6 +487,7 @@ MASKED_SELECT = declare(
     _masked_select_grad,
     dtype="same",
     samples=(Sample(((2, 3),), {"mask": "mask_param"}),),
+    grad_version=1,
 )
 
 
@@ -523,6 +528,7 @@ TAKE = declare(
     _take_grad,
     dtype="same",
     samples=(Sample(((2, 3),), {"index": "index_param"}),),
+    grad_version=1,
 )
 
 

@@ -53,10 +53,14 @@ def test_the_refused_programs_exist() -> None:
     assert set(REFUSED) <= set(_programs())
 
 
-#: Programs that import but whose run differs from PyTorch's in one fact: the version
-#: counter of a ``.grad`` that a gather/index backward fills (PyTorch's is 1, made by an
-#: in-place scatter; the engine's 0), issue 26, still open.
-UNVERIFIED = {"reductions_tour.py", "gather_scatter.py"}
+#: Programs whose import agrees with PyTorch on some hosts only, and why.  Not strict:
+#: which hosts is a matter of their BLAS.
+HOST_SENSITIVE = {
+    "transformer_classifier.py": "Adam's first step divides each gradient by its own size: "
+    "the attention key bias's gradient is 0 in exact arithmetic, and its float residue "
+    "(1e-9, from the order of additions, MKL's in PyTorch, OpenBLAS's here) becomes an "
+    "update of plus or minus lr",
+}
 
 
 @pytest.mark.parametrize("program", _programs())
@@ -102,7 +106,9 @@ VERIFIED = (
 @pytest.mark.parametrize(
     "program",
     [
-        pytest.param(p, marks=pytest.mark.xfail(reason="issue 26")) if p in UNVERIFIED else p
+        pytest.param(p, marks=pytest.mark.xfail(strict=False, reason=HOST_SENSITIVE[p]))
+        if p in HOST_SENSITIVE
+        else p
         for p in VERIFIED
     ],
 )
