@@ -290,6 +290,8 @@ PYTORCH_SAVED: dict[str, tuple[str, ...]] = {
     "TriuBackward0": ("diagonal",),
     "TruncBackward0": (),
     "UnbindBackward0": ("dim",),
+    "UnfoldBackward0": ("dimension", "self_sym_sizes", "size", "step"),
+    "UnfoldBackwardBackward0": ("dim", "size", "step"),
     "UniformBackward0": (),
     "UniqueConsecutiveBackward0": (),
     "UnsafeSplitBackward0": ("dim", "self_sym_sizes", "split_size"),

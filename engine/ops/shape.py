@@ -572,3 +572,83 @@ def stack(tensors: Any, dim: int = 0) -> Any:
 
 
 __all__ = ["np"]
+
+
+def _unfold(xp: Any, a: Any, dimension: int, size: int, step: int) -> Any:
+    """``a.unfold(dimension, size, step)``: every ``size``-long window along
+    ``dimension``, ``step`` apart, as a new last dimension; a view that can be written
+    through, as ATen's (NumPy's ``sliding_window_view`` is read-only)."""
+    if a.ndim == 0:
+        return a.reshape(1)
+    n = (a.shape[dimension] - size) // step + 1
+    shape = (*a.shape[:dimension], n, *a.shape[dimension + 1 :], size)
+    strides = list(a.strides)
+    strides[dimension] *= step
+    stride_tricks = xp.lib.stride_tricks
+    return stride_tricks.as_strided(a, shape, (*strides, a.strides[dimension]))
+
+
+def _unfold_backward(
+    xp: Any, g: Any, input_sizes: tuple[int, ...], dim: int, size: int, step: int
+) -> Any:
+    """``unfold_backward``: each window's gradient added back where the window lay."""
+    out = xp.zeros(input_sizes, dtype=g.dtype)
+    if not input_sizes:
+        return g.reshape(())
+    windows = xp.moveaxis(g, -1, dim + 1)  # (..., n, size, ...): window i's values at dim+1
+    for i in range(g.shape[dim]):
+        where = [slice(None)] * len(input_sizes)
+        where[dim] = slice(i * step, i * step + size)
+        out[tuple(where)] += windows.take(i, axis=dim)
+    return out
+
+
+UNFOLD = declare(
+    "unfold",
+    "UnfoldBackward0",
+    ("self",),
+    _unfold,
+    lambda c, g: c.m.unfold_backward(
+        g,
+        input_sizes=tuple(c.shapes[0]),
+        dim=c.p["dimension"],
+        size=c.p["size"],
+        step=c.p["step"],
+    ),
+    dtype="same",
+    view=True,
+    samples=(
+        Sample(((7,),), {"dimension": 0, "size": 3, "step": 2}),
+        Sample(((2, 5, 3),), {"dimension": 1, "size": 2, "step": 1}),
+    ),
+)
+declare(
+    "unfold_backward",
+    "UnfoldBackwardBackward0",
+    ("grad_in",),
+    _unfold_backward,
+    lambda c, gg: c.m.unfold(gg, dimension=c.p["dim"], size=c.p["size"], step=c.p["step"]),
+    dtype="same",
+    samples=(Sample(((3, 3),), {"input_sizes": (7,), "dim": 0, "size": 3, "step": 2}),),
+)
+
+
+@public(
+    "unfold",
+    ("input",),
+    (Param("dimension", "dim", 0), Param("size", "int", 2), Param("step", "int", 1)),
+    category="shape",
+    namespace="torch.Tensor",
+    doc="windows of size elements along a dimension, step apart, as a new last dimension",
+)
+def unfold(input: Any, dimension: int, size: int, step: int) -> Any:  # noqa: A002
+    """``Tensor.unfold`` (a method only, as in PyTorch)."""
+    d = _wrap(dimension, max(input.ndim, 1))
+    length = input.shape[d] if input.ndim else 1
+    if size > length:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {d} is {length} but size is {size}"
+        )
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return apply_op(UNFOLD, (input,), {"dimension": d, "size": size, "step": step})
