@@ -262,6 +262,27 @@ def test_inplace_without_an_inplace_node_is_refused_at_its_line(tmp_path: Path) 
         import_program(program)
 
 
+def test_a_fill_of_an_unrecorded_tensor_enters_as_what_was_drawn(tmp_path: Path) -> None:
+    """A VAE's reparameterisation draws into ``std.new_empty(...)``, which no node makes:
+    the noise is a literal of the drawn values, so the in-place ops after it import."""
+    program = tmp_path / "vae.py"
+    program.write_text(
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        "mu = torch.randn(3, requires_grad=True)\n"
+        "logvar = torch.randn(3, requires_grad=True)\n"
+        "std = logvar.mul(0.5).exp_()\n"
+        "eps = std.new_empty(std.size()).normal_()\n"
+        "z = eps.mul_(std).add_(mu)\n"
+        "z.sum().backward()\n"
+    )
+    doc = import_program(program)
+    facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    np.testing.assert_array_equal(facts["mu"].grad.array, np.ones(3, np.float32))
+    noise = facts["z"].array - facts["mu"].array  # eps * std, and d z / d logvar = eps * std / 2
+    np.testing.assert_allclose(facts["logvar"].grad.array, noise / 2, rtol=1e-6)
+
+
 EXPORTED = {
     "tensor_actions.py": ("x", "c", "k", "w"),
     "custom_function.py": ("x",),

@@ -516,8 +516,14 @@ def _random(recorder: Recorder, tensor_type: type) -> None:
         def fill(tensor: Any, *args: Any, **kwargs: Any) -> Any:
             known = id(tensor) in recorder.keys
             result = recorder.quiet(fn, tensor, *args, **kwargs)
-            if not recorder.depth and known:
+            if recorder.depth:
+                return result
+            if known:
                 recorder.set_value(tensor)
+            elif tensor.grad_fn is None:
+                # made where nothing was recorded (``std.new_empty(n).normal_()``, the
+                # VAE's noise): it enters as what was drawn, as a drawing function's result
+                recorder.literal(tensor)
             return result
 
         return fill
