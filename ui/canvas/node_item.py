@@ -582,6 +582,8 @@ class NodeItem(QGraphicsItem):
             right -= w
             self._pill(painter, s, right, y, badge, s.c("grad"), True)
             right -= 5.0
+        if f.has_grad:
+            self._drawn.append(("grad", self._full_badge(f), badge))
         if f.warnings:
             painter.setFont(s.small_font)
             painter.setPen(s.c("warning"))
@@ -611,16 +613,22 @@ class NodeItem(QGraphicsItem):
             return "run to see its facts", "text_dim"
         return None
 
+    @staticmethod
+    def _full_badge(f: NodeFacts) -> str:
+        """The ``.grad`` badge with its value when the value is short enough for a badge
+        (a longer one is the inspector's to show, on leaves and non-leaves alike)."""
+        grad = f.grad or ""
+        return f".grad {grad}" if len(grad) <= GRAD_BADGE_CHARS else ".grad"
+
     def _second_line(self, f: NodeFacts, s: CanvasStyle, width: float) -> tuple[str, str, str]:
         """The leaf pill, the autograd mark and the ``.grad`` badge, shortened until they
-        fit: first the badge drops its value (the inspector shows it), then a non-leaf
-        drops its pill (its grad_fn already says it is not a leaf)."""
+        fit: first a non-leaf drops its pill (its grad_fn already says it is not a leaf),
+        so that a retained non-leaf shows its ``.grad`` value as a leaf does; then the
+        badge drops its value (the inspector shows it)."""
         mark = f.grad_fn or ("requires_grad" if f.requires_grad else "no grad")
         pill = "LEAF" if f.is_leaf else "NON-LEAF"
-        grad = f.grad or ""
-        badges = [f".grad {grad}", ".grad"] if len(grad) <= GRAD_BADGE_CHARS else [".grad"]
-        if not f.has_grad:
-            badges = [""]
+        full = self._full_badge(f)
+        badges = list(dict.fromkeys([full, ".grad"])) if f.has_grad else [""]
         pills = [pill, ""] if f.grad_fn else [pill]
 
         def need(pill: str, badge: str) -> float:
@@ -631,7 +639,7 @@ class NodeItem(QGraphicsItem):
                 w += s.badge_metrics.horizontalAdvance(badge) + 15.0
             return w + (14.0 if f.warnings else 0.0)
 
-        choices = [(p, b) for p in pills for b in badges]
+        choices = [(p, b) for b in badges for p in pills]
         for p, b in choices:
             if need(p, b) <= width:
                 return p, mark, b
