@@ -307,15 +307,25 @@ def test_no_text_is_cut(sized_window, qtbot, example_paths, name) -> None:  # no
     assert not problems, "\n".join(dict.fromkeys(problems))
 
 
-def test_error_text_on_cards_is_not_cut(sized_window, qtbot) -> None:  # noqa: ANN001
-    """Cards of failing steps: PyTorch's messages are long, and a card has two lines."""
-    window = sized_window
-    code = (
+FAILING = {
+    "mm of shapes that do not fit": (
         "import torch\n"
         "a = torch.ones(2, 3, requires_grad=True)\n"
         "b = torch.ones(4, 5)\n"
         "c = torch.mm(a, b)\n"
-    )
+    ),
+    # an action's card has one line of facts: the sentence needs two
+    "backward of a non-scalar": (
+        "import torch\na = torch.ones(2, 3, requires_grad=True)\nb = a * 2\nb.backward()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("failing", list(FAILING))
+def test_error_text_on_cards_is_not_cut(sized_window, qtbot, failing) -> None:  # noqa: ANN001
+    """Cards of failing steps: PyTorch's messages are long, and a card has two lines."""
+    window = sized_window
+    code = FAILING[failing]
     with qtbot.waitSignal(window.runner.finished, timeout=20000):
         assert window.import_snippet(code)  # File › Import PyTorch Code, the text pasted
     wait_evaluated(qtbot, window)

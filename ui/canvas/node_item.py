@@ -533,9 +533,20 @@ class NodeItem(QGraphicsItem):
             text, role = message
             painter.setFont(s.small_font)
             painter.setPen(s.c(role))
-            for i, part in enumerate(_wrap(text, s.small_metrics, width, lines)):
-                rect = QRectF(x0, y + FACTS_LINE * i, width, FACTS_LINE)
-                self._text(painter, "facts", rect, left_mid, part, s.small_metrics)
+            metrics = s.small_metrics
+            parts = _wrap(text, metrics, width, lines)
+            # a long sentence (PyTorch's errors) takes the padding too, in lines of the
+            # small font's own spacing: a one-line card has room for two of them
+            room = self.height - self.facts_top
+            most = int(room // metrics.lineSpacing())
+            if parts and metrics.horizontalAdvance(parts[-1]) > width and most > lines:
+                parts = _wrap(text, metrics, width, most)
+            step = FACTS_LINE if len(parts) <= lines else metrics.lineSpacing()
+            if len(parts) > lines:
+                y = self.facts_top + (room - step * len(parts)) / 2
+            for i, part in enumerate(parts):
+                rect = QRectF(x0, y + step * i, width, step)
+                self._text(painter, "facts", rect, left_mid, part, metrics)
             return
         if not f.has_tensor:
             painter.setFont(s.small_font)
