@@ -209,6 +209,13 @@ class Playhead(Observable[PlayheadEvent]):
         return self.step < 0 or self.effective_step >= self.step_count - 1
 
     @property
+    def shows_end(self) -> bool:
+        """Whether what is shown is the end of the program: the last step, whole.  Inside
+        a replay of the last backward that has not run all its grad_fns yet, the facts
+        shown are not the end's, and no panel may say "(end)"."""
+        return self.step < 0 and (self.replay is None or self.replay >= self.replay_length)
+
+    @property
     def index(self) -> GradFnIndex | None:
         return None if self.evaluation is None else index_for(self.evaluation)
 
@@ -288,13 +295,16 @@ class Playhead(Observable[PlayheadEvent]):
         return self._memoised("trace_at", self._trace_at_now)
 
     def _trace_at_now(self) -> TraceAt | None:
+        """A step ran a backward when its trace executed a grad_fn: an action that runs
+        none (zeroing grads records an empty trace) shows the last real backward, as
+        any other step after it does."""
         ev = self.evaluation
         step = self.effective_step
         if ev is None or step < 0:
             return None
         for s in range(step, -1, -1):
             trace = ev.steps[s].trace
-            if trace is None:
+            if trace is None or not trace.keys:
                 continue
             live = s == step
             if live and self.replay is not None:
@@ -409,7 +419,7 @@ class Playhead(Observable[PlayheadEvent]):
             return Caption("no steps", "", "", "")
         step = self.effective_step
         plan_step = ev.plan.steps[step]
-        step_text = f"step {step + 1} / {n}" + ("  (end)" if self.step < 0 else "")
+        step_text = f"step {step + 1} / {n}" + ("  (end)" if self.shows_end else "")
         return Caption(step_text, plan_step.label, plan_step.type.id, self._replay_text())
 
     def _replay_text(self) -> str:

@@ -30,6 +30,25 @@ def test_labels_are_the_programs_variable_names() -> None:
     assert facts["loss"].grad_fn.name == "BinaryCrossEntropyWithLogitsBackward0"
 
 
+def test_backward_is_named_by_its_call_as_the_snippet_import_names_it(tmp_path: Path) -> None:
+    """Seed 001 with ``a.retain_grad()`` added: its backward stays ``y.backward()``, the
+    label the example and the snippet import give it (Run to Import said ``backward``)."""
+    program = tmp_path / "seed.py"
+    program.write_text(
+        "import torch\n"
+        "w = torch.tensor([1.], requires_grad=True)\n"
+        "x = torch.tensor([2.], requires_grad=True)\n"
+        "a = torch.add(w, x)\n"
+        "a.retain_grad()\n"
+        "b = torch.add(w, 1)\n"
+        "y = torch.mul(a, b)\n"
+        "y.backward()\n"
+    )
+    doc = import_program(program)
+    (backward,) = [n for n in doc.nodes() if n.type_id == "Tensor.backward"]
+    assert backward.label == "y.backward()"
+
+
 @pytest.mark.torch
 def test_helpers_loops_numpy_and_math_agree_with_torch() -> None:
     pytest.importorskip("torch")

@@ -61,6 +61,8 @@ EXECUTING = "#e5484d"  # the backward graph's colour for the grad_fn running now
 TOUCHED = "#b57bff"  # ... and its gradient purple, for the nodes it just reached
 FAR_LABEL_PX = 13.0  # on-screen size of a far card's label
 FAR_MARK_PX = 11.0  # ... and of its leaf / grad_fn mark
+FAR_LEAST_LABEL_PX = 8.0  # the least on-screen sizes they shrink to before wrapping
+FAR_LEAST_MARK_PX = 7.0
 GRAD_BADGE_CHARS = 9  # a .grad value this short is written in its badge
 NODE_FLAGS = (
     QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -340,8 +342,8 @@ class NodeItem(QGraphicsItem):
         if selected:
             painter.setPen(QPen(s.c("node_selected"), 1.5, Qt.PenStyle.SolidLine))
             painter.drawRoundedRect(rect.adjusted(-3.5, -3.5, 3.5, 3.5), CORNER + 3, CORNER + 3)
+        self._drawn = []
         if lod >= LOD_TEXT:
-            self._drawn = []
             self._paint_header(painter, s)
             self._paint_ports_text(painter, s)
             self._paint_facts(painter, s)
@@ -365,11 +367,13 @@ class NodeItem(QGraphicsItem):
         self._drawn.append((where, text, drawn))
         painter.drawText(rect, flags, drawn)
 
-    def drawn_texts(self) -> list[DrawnText]:
-        """Every text the card draws at full detail, as ``(where, full, drawn)``: the
-        card paints itself once offscreen at 100 % and reports what it wrote."""
+    def drawn_texts(self, zoom: float = 1.0) -> list[DrawnText]:
+        """Every text the card draws at ``zoom`` (full detail at 100 %, its label and mark
+        alone when far out), as ``(where, full, drawn)``: the card paints itself once
+        offscreen at that zoom and reports what it wrote."""
         image = QImage(1, 1, QImage.Format.Format_ARGB32)
         painter = QPainter(image)
+        painter.scale(zoom, zoom)
         try:
             self.paint(painter, QStyleOptionGraphicsItem(), None)
         finally:
@@ -379,37 +383,29 @@ class NodeItem(QGraphicsItem):
     def _paint_far(self, painter: QPainter, s: CanvasStyle, lod: float) -> None:
         """Semantic zoom: too far out for the card's details, its label and its autograd
         mark (leaf, or the grad_fn's name) are drawn at a size that stays readable on
-        screen, as maps keep place names legible when zoomed out."""
+        screen, as maps keep place names legible when zoomed out.  A label or mark too
+        long for the card's width at the least readable size goes on two lines (words,
+        or a grad_fn's name at its capitals) before anything would be cut."""
         rect = self._rect.adjusted(6.0, 4.0, -6.0, -4.0)
+        f = self.facts
+        mark = None if f.is_leaf is None else ("leaf" if f.is_leaf else (f.grad_fn or ""))
         label_font = QFont(s.title_font)
         label_font.setBold(True)
-        _fit_font(label_font, self.node.label, rect.width(), FAR_LABEL_PX / lod, 8.0 / lod)
-        label_font.setPixelSize(max(8, min(label_font.pixelSize(), int(rect.height() * 0.45))))
-        metrics = QFontMetricsF(label_font)
-        painter.setFont(label_font)
-        painter.setPen(s.c("text"))
-        top = QRectF(rect.left(), rect.top() + HEADER_HEIGHT * 0.2, rect.width(), rect.height() / 2)
-        painter.drawText(
-            top,
-            Qt.AlignmentFlag.AlignCenter,
-            metrics.elidedText(self.node.label, Qt.TextElideMode.ElideRight, rect.width()),
-        )
-        f = self.facts
-        if f.is_leaf is None:
-            return
-        mark = "leaf" if f.is_leaf else (f.grad_fn or "")
         mark_font = QFont(s.small_font)
-        _fit_font(mark_font, mark, rect.width(), FAR_MARK_PX / lod, 7.0 / lod)
-        mark_font.setPixelSize(max(7, min(mark_font.pixelSize(), int(rect.height() * 0.3))))
-        mark_metrics = QFontMetricsF(mark_font)
-        painter.setFont(mark_font)
-        painter.setPen(s.c("requires_grad") if f.requires_grad else s.c("text_dim"))
-        bottom = QRectF(rect.left(), rect.center().y(), rect.width(), rect.height() / 2)
-        painter.drawText(
-            bottom,
-            Qt.AlignmentFlag.AlignCenter,
-            mark_metrics.elidedText(mark, Qt.TextElideMode.ElideRight, rect.width()),
+        blocks = _far_layout(
+            self.node.label, mark, label_font, mark_font, rect.width(), rect.height(), lod
         )
+        heights = [QFontMetricsF(font).lineSpacing() * len(lines) for font, lines in blocks]
+        y = rect.top() + max(0.0, (rect.height() - sum(heights)) / 2)
+        pens = [s.c("text"), s.c("requires_grad") if f.requires_grad else s.c("text_dim")]
+        for (font, lines), where, pen in zip(blocks, ("far label", "far mark"), pens, strict=True):
+            metrics = QFontMetricsF(font)
+            painter.setFont(font)
+            painter.setPen(pen)
+            for line in lines:
+                box = QRectF(rect.left(), y, rect.width(), metrics.lineSpacing())
+                self._text(painter, where, box, Qt.AlignmentFlag.AlignCenter, line, metrics)
+                y += metrics.lineSpacing()
 
     def _paint_header(self, painter: QPainter, s: CanvasStyle) -> None:
         # step number in a small dark disc
@@ -537,9 +533,20 @@ class NodeItem(QGraphicsItem):
             text, role = message
             painter.setFont(s.small_font)
             painter.setPen(s.c(role))
-            for i, part in enumerate(_wrap(text, s.small_metrics, width, lines)):
-                rect = QRectF(x0, y + FACTS_LINE * i, width, FACTS_LINE)
-                self._text(painter, "facts", rect, left_mid, part, s.small_metrics)
+            metrics = s.small_metrics
+            parts = _wrap(text, metrics, width, lines)
+            # a long sentence (PyTorch's errors) takes the padding too, in lines of the
+            # small font's own spacing: a one-line card has room for two of them
+            room = self.height - self.facts_top
+            most = int(room // metrics.lineSpacing())
+            if parts and metrics.horizontalAdvance(parts[-1]) > width and most > lines:
+                parts = _wrap(text, metrics, width, most)
+            step = FACTS_LINE if len(parts) <= lines else metrics.lineSpacing()
+            if len(parts) > lines:
+                y = self.facts_top + (room - step * len(parts)) / 2
+            for i, part in enumerate(parts):
+                rect = QRectF(x0, y + step * i, width, step)
+                self._text(painter, "facts", rect, left_mid, part, metrics)
             return
         if not f.has_tensor:
             painter.setFont(s.small_font)
@@ -582,6 +589,8 @@ class NodeItem(QGraphicsItem):
             right -= w
             self._pill(painter, s, right, y, badge, s.c("grad"), True)
             right -= 5.0
+        if f.has_grad:
+            self._drawn.append(("grad", self._full_badge(f), badge))
         if f.warnings:
             painter.setFont(s.small_font)
             painter.setPen(s.c("warning"))
@@ -611,19 +620,27 @@ class NodeItem(QGraphicsItem):
             return "run to see its facts", "text_dim"
         return None
 
+    @staticmethod
+    def _full_badge(f: NodeFacts) -> str:
+        """The ``.grad`` badge with its value when the value is short enough for a badge
+        (a longer one is the inspector's to show, on leaves and non-leaves alike)."""
+        grad = f.grad or ""
+        return f".grad {grad}" if len(grad) <= GRAD_BADGE_CHARS else ".grad"
+
     def _second_line(self, f: NodeFacts, s: CanvasStyle, width: float) -> tuple[str, str, str]:
         """The leaf pill, the autograd mark and the ``.grad`` badge, shortened until they
-        fit: first the badge drops its value (the inspector shows it), then a non-leaf
-        drops its pill (its grad_fn already says it is not a leaf)."""
+        fit: first a non-leaf drops its pill (its grad_fn already says it is not a leaf)
+        and a leaf with a ``.grad`` its ``requires_grad`` mark (the gradient and the
+        border's colour say it), so that every ``.grad`` short enough shows its value;
+        only then does the badge drop its value (the inspector shows it)."""
         mark = f.grad_fn or ("requires_grad" if f.requires_grad else "no grad")
         pill = "LEAF" if f.is_leaf else "NON-LEAF"
-        grad = f.grad or ""
-        badges = [f".grad {grad}", ".grad"] if len(grad) <= GRAD_BADGE_CHARS else [".grad"]
-        if not f.has_grad:
-            badges = [""]
+        full = self._full_badge(f)
+        badges = list(dict.fromkeys([full, ".grad"])) if f.has_grad else [""]
         pills = [pill, ""] if f.grad_fn else [pill]
+        marks = [mark, ""] if f.has_grad and not f.grad_fn and f.requires_grad else [mark]
 
-        def need(pill: str, badge: str) -> float:
+        def need(pill: str, mark: str, badge: str) -> float:
             w = s.mono_metrics.horizontalAdvance(mark) + 2.0
             if pill:
                 w += s.badge_metrics.horizontalAdvance(pill) + 15.0
@@ -631,18 +648,66 @@ class NodeItem(QGraphicsItem):
                 w += s.badge_metrics.horizontalAdvance(badge) + 15.0
             return w + (14.0 if f.warnings else 0.0)
 
-        choices = [(p, b) for p in pills for b in badges]
-        for p, b in choices:
-            if need(p, b) <= width:
-                return p, mark, b
-        p, b = choices[-1]
-        return p, mark, b
+        choices = [(p, m, b) for b in badges for p in pills for m in marks]
+        for p, m, b in choices:
+            if need(p, m, b) <= width:
+                return p, m, b
+        return choices[-1]
 
 
-def _fit_font(font: QFont, text: str, width: float, wanted: float, least: float) -> None:
-    """Size ``font`` to ``wanted`` pixels, or smaller down to ``least`` when that makes
-    ``text`` fit ``width``: far out, a long label shrinks before it is cut."""
-    font.setPixelSize(max(1, int(wanted)))
-    advance = QFontMetricsF(font).horizontalAdvance(text)
-    if advance > width > 0:
-        font.setPixelSize(max(1, int(max(least, wanted * width / advance))))
+def _two_lines(text: str, capitals: bool) -> list[str]:
+    """``text`` split in two near its middle: a label at a space or after a call's
+    punctuation (``loss.`` / ``backward()``), a grad_fn's name before a capital
+    letter; unsplit when it has no such place."""
+    if capitals:
+        cuts = [i for i, c in enumerate(text) if i > 0 and c.isupper()]
+    else:
+        cuts = [i + 1 for i, c in enumerate(text[:-1]) if c in " .(,="]
+    if not cuts:
+        return [text]
+    cut = min(cuts, key=lambda i: abs(len(text) / 2 - i))
+    return [text[:cut].strip(), text[cut:].strip()]
+
+
+def _far_layout(
+    label: str,
+    mark: str | None,
+    label_font: QFont,
+    mark_font: QFont,
+    width: float,
+    height: float,
+    lod: float,
+) -> list[tuple[QFont, list[str]]]:
+    """The far card's text blocks (sized font, lines): the first of one line
+    each, a two-line label, a two-line mark too, that fits the card at no less than the
+    least readable size; the last of them when none does (the painter then cuts)."""
+    label_ways = [[label], _two_lines(label, False)]
+    mark_ways = [[mark], _two_lines(mark, True)] if mark else [[]]
+    tries = [(a, b) for b in mark_ways for a in label_ways]
+    tries.sort(key=lambda t: len(t[0]) + len(t[1]))
+    best: list[tuple[QFont, list[str]]] | None = None
+    for label_lines, mark_lines in tries:
+        label_px, mark_px = FAR_LABEL_PX / lod, FAR_MARK_PX / lod
+        least_label, least_mark = FAR_LEAST_LABEL_PX / lod, FAR_LEAST_MARK_PX / lod
+        while True:
+            fonts = []
+            for font, px in ((label_font, label_px), (mark_font, mark_px)):
+                sized = QFont(font)
+                sized.setPixelSize(max(1, int(px)))
+                fonts.append(sized)
+            blocks = [(fonts[0], label_lines), (fonts[1], mark_lines)]
+            wide = max(
+                QFontMetricsF(font).horizontalAdvance(line)
+                for font, lines in blocks
+                for line in lines
+            )
+            tall = sum(QFontMetricsF(font).lineSpacing() * len(lines) for font, lines in blocks)
+            if wide <= width and tall <= height:
+                return blocks
+            if label_px <= least_label and mark_px <= least_mark:
+                break
+            label_px = max(least_label, label_px * 0.9)
+            mark_px = max(least_mark, mark_px * 0.9)
+        best = blocks
+    assert best is not None
+    return best

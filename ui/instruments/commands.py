@@ -112,8 +112,9 @@ class Instruments(QObject):
         self.verify_panel = VerifyPanel(self.verifier)
         self.changes_panel = ChangesPanel(self.changes)
         area = Qt.DockWidgetArea.RightDockWidgetArea
-        self.verify_dock = w._dock("verify", "Verify with PyTorch", self.verify_panel, area)
-        self.changes_dock = w._dock("changes", "What changed", self.changes_panel, area)
+        # short titles: four tabs share the backward graph's dock, and each shows whole
+        self.verify_dock = w._dock("verify", "Verify", self.verify_panel, area)
+        self.changes_dock = w._dock("changes", "Changes", self.changes_panel, area)
         backward = w.docks["backwardGraph"]
         w.tabifyDockWidget(backward, self.verify_dock)
         w.tabifyDockWidget(backward, self.changes_dock)

@@ -6,6 +6,8 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
+SEPARATOR = " · "
+
 
 class ElidedLabel(QLabel):
     """Shows what fits and ends with "…".  A plain QLabel's minimum is its whole text,
@@ -24,10 +26,18 @@ class ElidedLabel(QLabel):
         return QSize(0, super().minimumSizeHint().height())
 
     def shown_text(self) -> str:
-        """The text as drawn at the label's width."""
-        return self.fontMetrics().elidedText(
-            self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width()
-        )
+        """The text as drawn at the label's width: a list of hints (``a · b · c``) loses
+        whole hints from its end rather than a cut word; other text ends with "…"."""
+        text, width = self.text(), self.contentsRect().width()
+        metrics = self.fontMetrics()
+        parts = text.split(SEPARATOR)
+        if len(parts) > 1:
+            for n in range(len(parts), 0, -1):
+                shown = SEPARATOR.join(parts[:n])
+                if metrics.horizontalAdvance(shown) <= width:
+                    return shown
+            return ""
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)

@@ -56,6 +56,7 @@ from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
 from ui.themes import Theme, apply_theme, theme
 from ui.timeline.panel import Timeline
+from ui.window import first_size
 from ui.window.device_selector import DeviceSelector
 from ui.window.elided_label import ElidedLabel
 from ui.window.files import APP_NAME, FileCommands
@@ -66,6 +67,8 @@ from ui.window.settings import StudioSettings
 from ui.window.undo_bridge import UndoBridge
 
 PROGRESS_DELAY_MS = 250
+#: The right-hand docks' least first-start width: the backward graph's four tabs fit it.
+RIGHT_DOCK_WIDTH = 360
 
 #: The side panels: (object name, dock title, class, where it docks).
 PANELS: tuple[
@@ -113,7 +116,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self._build_status()
         self._connect()
         self.setDockNestingEnabled(True)
-        self.resize(1440, 900)
+        room = first_size.screen_room(self)
+        self.setGeometry(first_size.first_start_geometry(room, self.minimumSizeHint()))
         self._restore_layout()
         self.runner.set_live(self.settings.live)
         self._apply_theme_to_widgets()
@@ -213,6 +217,9 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         backward = self.panels["backwardGraph"]
         assert isinstance(backward, BackwardView)
         self.backward_view = backward
+        # the right-hand docks run the window's full height, the timeline under the
+        # canvas only: on a 1280×720 screen the inspector and the backward graph need it
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.splitDockWidget(
             self.docks["inspector"], self.docks["backwardGraph"], Qt.Orientation.Vertical
         )
@@ -229,7 +236,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         width = max(self.width(), 800)
         self.resizeDocks(
             [self.palette_dock, self.docks["inspector"]],
-            [max(200, width // 7), max(320, width // 4)],
+            [max(200, width // 7), max(RIGHT_DOCK_WIDTH, width // 4)],
             Qt.Orientation.Horizontal,
         )
         self.resizeDocks(

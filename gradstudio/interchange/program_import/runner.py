@@ -281,7 +281,10 @@ def build(report: dict[str, Any]) -> Document:
                 kwargs["retain_graph"] = Const(event["retain_graph"])
             if gradient is not None:
                 kwargs["gradient"] = _value(gradient, refs)
-            importer.backward(refs[event["target"]], [], kwargs, "backward", line)
+            # named as the snippet import and the examples name it: ``y.backward()``
+            target = labels.get(event["target"])
+            label = f"{target}.backward()" if target else "backward"
+            importer.backward(refs[event["target"]], [], kwargs, label, line)
     doc = importer.doc
     doc.set_meta("description", "\n".join(left_out(report["events"])))
     doc.add_groups(frames.groups())
