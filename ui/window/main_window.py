@@ -589,6 +589,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         tb.addWidget(self.device_label)
         self.device_selector = DeviceSelector(self)
         tb.addWidget(self.device_selector)
+        self.device_note_action = tb.addWidget(self.device_selector.note)
+        self.device_note_action.setVisible(not self.device_selector.cuda_usable)
         tb.addSeparator()
         for a in (self.act_layout, self.act_zoom_fit):
             tb.addAction(a)
@@ -795,8 +797,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             event.ignore()
             return
         self.save_layout()
+        self.recovery.discard()  # while this instance still owns the files
         self.recovery.stop()
-        self.recovery.discard()
         self.runner.shutdown()
         self.instruments.shutdown()
         self.canvas.graph_scene.detach()
