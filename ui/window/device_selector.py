@@ -1,8 +1,8 @@
 """The device selector: where the graph runs (the document's ``device`` setting).
 
 CUDA stays in the list even without a GPU, greyed out and disabled, with the engine's
-own reason as its tooltip and, beside the selector, in words (``note``), so a learner
-sees *why* it is unavailable instead of wondering where it went.
+own reason as its tooltip and in words (``note``, which the window shows in its status
+bar), so a learner sees *why* it is unavailable instead of wondering where it went.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class DeviceSelector(QComboBox):
         usable, why = status()
         self.cuda_usable = usable
         self.cuda_reason = why
-        #: The reason in words, for the toolbar beside the selector (hidden with a GPU).
+        #: The reason in words, for the window's status bar (hidden with a GPU).
         self.note = QLabel(f"CUDA unavailable: {short_reason(why)}" if not usable else "")
         self.note.setObjectName("deviceNote")
         self.note.setVisible(not usable)

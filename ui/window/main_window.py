@@ -589,8 +589,6 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         tb.addWidget(self.device_label)
         self.device_selector = DeviceSelector(self)
         tb.addWidget(self.device_selector)
-        self.device_note_action = tb.addWidget(self.device_selector.note)
-        self.device_note_action.setVisible(not self.device_selector.cuda_usable)
         tb.addSeparator()
         for a in (self.act_layout, self.act_zoom_fit):
             tb.addAction(a)
@@ -625,6 +623,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.zoom_label.setObjectName("zoomLabel")
         sb.addWidget(self.error_label)
         sb.addWidget(self.stale_label)
+        # why CUDA is greyed out, in words (the toolbar has no room to spare)
+        sb.addPermanentWidget(self.device_selector.note)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
         sb.addPermanentWidget(self.position_label)
