@@ -83,21 +83,6 @@ b.backward()
 """,
     ),
     ShippedExample(
-        "002_clone_accumulates",
-        "Gradients accumulate: 2 then 4",
-        "b and its clone both lead back to a, so two backward calls add their gradients "
-        "into a.grad: after the first it is 2, after the second 4.",
-        """\
-import torch
-
-a = torch.tensor(1, requires_grad=True, dtype=torch.float32)
-b = a * 2
-b_clone = b.clone()
-b.backward(retain_graph=True)
-b_clone.backward()
-""",
-    ),
-    ShippedExample(
         "003_linear_addmm",
         "grad_fn of linear: AddmmBackward0",
         "F.linear with a bias on a 2-D input is one fused op: its grad_fn is AddmmBackward0, "
@@ -181,6 +166,21 @@ w1.grad = None
 b1.grad = None
 w2.grad = None
 b2.grad = None
+""",
+    ),
+    ShippedExample(
+        "006_clone_accumulates",
+        "Gradients accumulate: 2 then 4",
+        "b and its clone both lead back to a, so two backward calls add their gradients "
+        "into a.grad: after the first it is 2, after the second 4.",
+        """\
+import torch
+
+a = torch.tensor(1, requires_grad=True, dtype=torch.float32)
+b = a * 2
+b_clone = b.clone()
+b.backward(retain_graph=True)
+b_clone.backward()
 """,
     ),
 )

@@ -146,7 +146,7 @@ def test_custom_function_shows_backward_and_saved() -> None:
 
 
 def test_accumulation_across_backwards() -> None:
-    ev = _example("002_clone_accumulates")
+    ev = _example("006_clone_accumulates")
     ex = _explain(ev, "a")
     assert ex.headline == (
         "a.grad = 4 = 2 (its .grad before) + b-path (CloneBackward0: ∂b_clone/∂b = 1) "

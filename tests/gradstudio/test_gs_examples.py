@@ -66,7 +66,7 @@ def test_seed_001_w_grad_is_5(store: TrustStore) -> None:
 
 
 def test_seed_002_clone_accumulates_2_then_4(store: TrustStore) -> None:
-    doc, ev = _load("002_clone_accumulates", store)
+    doc, ev = _load("006_clone_accumulates", store)
     first = doc.step_of(doc.node_by_label("b.backward(retain_graph=True)").id)
     assert _facts(doc, ev, "a", first).grad.value == 2.0
     assert _facts(doc, ev, "a").grad.value == 4.0

@@ -167,7 +167,7 @@ def test_f_frames_the_selection_on_the_focused_canvas(window, qtbot, example_pat
 def test_timeline_keys_work_while_the_canvas_has_focus(window, qtbot, example_paths) -> None:  # noqa: ANN001
     from PySide6.QtCore import Qt
 
-    assert window.open_example(example_paths["002_clone_accumulates"], ask=False)
+    assert window.open_example(example_paths["006_clone_accumulates"], ask=False)
     wait_evaluated(qtbot, window)
     playhead = window.state.playhead
     playhead.go_to_step(1)

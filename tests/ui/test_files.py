@@ -125,9 +125,9 @@ def test_autosave_writes_recovery_and_next_start_restores(
     window = make_window(qtbot, settings, answers)
     small_graph(window)
     assert window.recovery.autosave()
-    recovery_file = settings.directory / "recovery.gstudio"
-    assert recovery_file.is_file()
-    note = json.loads((settings.directory / "recovery.json").read_text())
+    recovery_file = window.recovery.path
+    assert recovery_file.is_file() and recovery_file.parent.parent == settings.directory
+    note = json.loads(window.recovery.note.read_text())
     assert note["original"] is None
     # the app "crashes": no closeEvent, the recovery file stays
     window.recovery.stop()
@@ -150,9 +150,14 @@ def test_declined_recovery_is_discarded(qtbot, settings, answers) -> None:  # no
     window = make_window(qtbot, settings, answers)
     small_graph(window)
     window.recovery.write()
+    assert not window.offer_recovery()  # its own file, still being written: not offered
+    window.recovery.stop()  # the "crash"
+    window.bridge.set_clean()
     answers.restore = False
-    assert not window.offer_recovery()
+    restarted = make_window(qtbot, settings, answers)
+    assert not restarted.offer_recovery()
     assert not window.recovery.available()
+    restarted.recovery.stop()
 
 
 def test_autosave_skips_saved_documents(window, tmp_path) -> None:  # noqa: ANN001
@@ -169,7 +174,7 @@ def test_recovery_timer_autosaves(qtbot, settings, answers, tmp_path) -> None:  
     small_graph(window)
     with qtbot.waitSignal(recovery.saved, timeout=5000):
         pass
-    assert (tmp_path / "rec" / "recovery.gstudio").is_file()
+    assert recovery.path.is_file() and recovery.path.parent.parent == tmp_path / "rec"
     recovery.stop()
 
 

@@ -149,7 +149,7 @@ def test_gradients_accumulate_agree_inside_the_second_backward(
     """Seed 002 at "grad_fn 2 / 3: MulBackward0" of the second backward: ``a.grad`` is
     still 2 on the canvas badge, in the inspector and in the playhead, and the canvas
     marks ``b``, whose MulBackward0 is executing."""
-    open_example(window, qtbot, example_paths["002_clone_accumulates"])
+    open_example(window, qtbot, example_paths["006_clone_accumulates"])
     playhead = window.state.playhead
     a = node_id(window.state.document, "a")
     b = node_id(window.state.document, "b")

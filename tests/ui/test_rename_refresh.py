@@ -12,7 +12,7 @@ pytestmark = pytest.mark.gui
 
 
 def test_renaming_a_node_renames_it_in_every_panel(window, qtbot, example_paths) -> None:  # noqa: ANN001
-    assert window.open_example(example_paths["002_clone_accumulates"], ask=False)
+    assert window.open_example(example_paths["006_clone_accumulates"], ask=False)
     wait_evaluated(qtbot, window)
     state = window.state
     state.playhead.go_to_step(state.playhead.step_count - 1)  # the last backward step

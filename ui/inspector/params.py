@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from gradstudio.catalogue import ParamSpec
 from gradstudio.params import param_kind
 from gradstudio.text import shape_text
+from ui.devices import cuda_status, disable_choice
 
 MAX_TABLE_CELLS = 400
 
@@ -380,7 +381,13 @@ def editor_for(spec: ParamSpec, parent: QWidget | None = None) -> ParamEditor | 
     name = kind.editor_name(spec.choices)
     if name == "choice":
         assert kind.options is not None
-        return ChoiceEditor(spec, kind.options(spec.choices), parent)
+        editor = ChoiceEditor(spec, kind.options(spec.choices), parent)
+        if spec.kind == "device":
+            usable, why = cuda_status()
+            for row, (_, value) in enumerate(editor.choices):
+                if not usable and value == "cuda":
+                    disable_choice(editor.combo, row, f"CUDA is not available: {why}")
+        return editor
     cls = EDITORS[name]
     return None if cls is None else cls(spec, parent)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QMimeData, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,7 +30,18 @@ TYPE_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class _TypeTree(QTreeWidget):
-    """A tree whose type rows drag out as ``NODE_MIME`` data."""
+    """A tree whose type rows drag out as ``NODE_MIME`` data.
+
+    Its rows are filled before the tree is first polished, when the style sheet's item
+    padding is not known yet: the rows are laid out again once it is, so the spacing a
+    theme switch gives (a new sheet re-lays them out) is the spacing from the start.
+    """
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.Polish:
+            self.doItemsLayout()
+        return handled
 
     def mimeData(self, items: Sequence[QTreeWidgetItem]) -> QMimeData:  # noqa: N802 - Qt
         data = QMimeData()

@@ -1,8 +1,11 @@
 """Finding node types by what a learner types: ``add``, ``mul``, ``F.linear``, ``backward``.
 
 Shared by the palette's search field and the canvas's Tab search, so both rank the
-same way: a title that starts with the query first, then words inside titles, then
-ids and categories, then loose subsequence matches (``lsm`` finds ``log_softmax``).
+same way: a title that starts with the query first, then words inside titles and names,
+then categories and descriptions, then loose subsequence matches (``lsm`` finds
+``log_softmax``).  A type's namespace (``Tensor.`` of ``Tensor.add_``) counts only when
+the query names one (has a dot): otherwise ``tensor`` would list every in-place method
+before the descriptions that are about tensors.
 """
 
 from __future__ import annotations
@@ -29,15 +32,16 @@ def score(node_type: NodeType, query: str) -> int | None:
             q = full + q[len(short) :]
     title = node_type.title.lower()
     tid = node_type.id.lower()
+    name = tid.rsplit(".", 1)[-1]
     if title == q or tid == q or tid.endswith("." + q):
         return 100
     if title.startswith(q):
         return 80
-    if tid.rsplit(".", 1)[-1].startswith(q):
+    if name.startswith(q):
         return 70
     if q in title:
         return 60
-    if q in tid:
+    if q in (tid if "." in q else name):
         return 50
     if q in node_type.category.lower():
         return 30
@@ -45,6 +49,8 @@ def score(node_type: NodeType, query: str) -> int | None:
         return 15
     if len(q) >= 2 and _subsequence(q, title):
         return 10
+    if q in tid:  # the namespace only
+        return 5
     return None
 
 

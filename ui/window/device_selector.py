@@ -1,8 +1,8 @@
 """The device selector: where the graph runs (the document's ``device`` setting).
 
-CUDA stays in the list even without a GPU, disabled, with the engine's own reason
-as its tooltip, so a learner sees *why* it is unavailable instead of wondering
-where it went.
+CUDA stays in the list even without a GPU, greyed out and disabled, with the engine's
+own reason as its tooltip and in words (``note``, which the window shows in its status
+bar), so a learner sees *why* it is unavailable instead of wondering where it went.
 """
 
 from __future__ import annotations
@@ -11,20 +11,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QWidget
+
+from ui.devices import cuda_status, disable_choice, short_reason
 
 DEVICES = (("cpu", "CPU"), ("cuda", "CUDA"))
-
-
-def cuda_status() -> tuple[bool, str]:
-    """(usable, why not) from the engine; never raises."""
-    try:
-        import engine
-
-        ok = bool(engine.cuda.is_available())
-        return ok, "" if ok else str(engine.cuda.unavailable_reason() or "no usable GPU")
-    except Exception as exc:
-        return False, f"the GPU check failed: {exc}"
 
 
 class DeviceSelector(QComboBox):
@@ -44,15 +35,16 @@ class DeviceSelector(QComboBox):
         usable, why = status()
         self.cuda_usable = usable
         self.cuda_reason = why
-        model = self.model()
-        assert isinstance(model, QStandardItemModel)
-        cuda = model.item(1)
+        #: The reason in words, for the window's status bar (hidden with a GPU).
+        self.note = QLabel(f"CUDA unavailable: {short_reason(why)}" if not usable else "")
+        self.note.setObjectName("deviceNote")
+        self.note.setVisible(not usable)
         if not usable:
-            cuda.setEnabled(False)
-            cuda.setToolTip(f"CUDA is not available: {why}")
+            disable_choice(self, 1, f"CUDA is not available: {why}")
+            self.note.setToolTip(f"CUDA is not available: {why}")
             self.setToolTip(f"Device the graph runs on. CUDA is not available: {why}")
         else:
-            cuda.setToolTip("Run on the GPU (CuPy)")
+            self.setItemData(1, "Run on the GPU (CuPy)", Qt.ItemDataRole.ToolTipRole)
             self.setToolTip("Device the graph runs on")
         self.currentIndexChanged.connect(self._changed)
         self._setting = False

@@ -179,8 +179,7 @@ class FileCommands:
 
     def save_as(self) -> bool:
         suggested = self.file_path or str(
-            Path(self.settings.last_directory or Path.home())
-            / f"{self.example_name or 'untitled'}{EXTENSION}"
+            self.settings.save_directory / f"{self.example_name or 'untitled'}{EXTENSION}"
         )
         path = self.ask_save_path("Save graph as", FILE_FILTER, suggested)
         if not path:
@@ -201,6 +200,7 @@ class FileCommands:
         self.recovery.discard()
         self.settings.add_recent(self.file_path)
         self.settings.last_directory = str(Path(self.file_path).parent)
+        self.settings.save_directory = Path(self.file_path).parent
         self._update_title()
         self.show_message(f"Saved {Path(path).name}", 3000)
         return True
@@ -317,7 +317,7 @@ class FileCommands:
         path = self.ask_save_path(
             "Export PyTorch script",
             "Python (*.py);;All files (*)",
-            str(Path(self.settings.last_directory or Path.home()) / f"{stem}.py"),
+            str(self.settings.save_directory / f"{stem}.py"),
         )
         if not path:
             return False
@@ -326,6 +326,7 @@ class FileCommands:
         except OSError as exc:
             self.report("Cannot export the graph", f"{path}: {exc.strerror or exc}")
             return False
+        self.settings.save_directory = Path(path).resolve().parent
         self.show_message(f"Exported {Path(path).name}", 3000)
         return True
 
@@ -335,7 +336,7 @@ class FileCommands:
         path = self.ask_save_path(
             f"Export image as {kind.upper()}",
             filters[kind],
-            str(Path(self.settings.last_directory or Path.home()) / f"{stem}.{kind}"),
+            str(self.settings.save_directory / f"{stem}.{kind}"),
         )
         if not path:
             return False
@@ -351,29 +352,38 @@ class FileCommands:
         except OSError as exc:
             self.report("Cannot export the image", str(exc))
             return False
+        self.settings.save_directory = Path(path).resolve().parent
         self.show_message(f"Exported {Path(path).name}", 3000)
         return True
 
     # ================================================================== recovery
     def offer_recovery(self) -> bool:
-        """After a crash: offer the autosaved graph; True when it was restored."""
-        if not self.recovery.available():
-            return False
+        """After a crash: offer the autosaved graphs of instances that are gone, newest
+        first; True when one was restored (the others stay for the next start)."""
         from datetime import datetime
 
+        found = self.recovery.orphans()
         try:
-            recovered = self.recovery.load()
-        except DocumentError:
-            self.recovery.discard()
+            while found:
+                candidate = found.pop(0)
+                try:
+                    recovered = self.recovery.load(candidate)
+                except DocumentError:
+                    candidate.remove()
+                    continue
+                when = datetime.fromtimestamp(recovered.saved_at).strftime("at %H:%M on %d %b")
+                if not self.ask_restore(when):
+                    candidate.remove()
+                    continue
+                self.set_document(recovered.document, recovered.original_path)
+                # the restored graph is not saved anywhere yet: mark it modified
+                self.state.undo_stack.set_dirty()
+                self.bridge.changed.emit()
+                self._update_title()
+                self.recovery.write()  # now this instance's own recovery file
+                candidate.remove()
+                return True
             return False
-        when = datetime.fromtimestamp(recovered.saved_at).strftime("at %H:%M on %d %b")
-        if not self.ask_restore(when):
-            self.recovery.discard()
-            return False
-        self.set_document(recovered.document, recovered.original_path)
-        # the restored graph is not saved anywhere yet: mark it modified
-        self.state.undo_stack.set_dirty()
-        self.bridge.changed.emit()
-        self._update_title()
-        self.recovery.write()
-        return True
+        finally:
+            for left in found:
+                left.release()

@@ -630,6 +630,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.zoom_label.setObjectName("zoomLabel")
         sb.addWidget(self.error_label)
         sb.addWidget(self.stale_label)
+        # why CUDA is greyed out, in words (the toolbar has no room to spare)
+        sb.addPermanentWidget(self.device_selector.note)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
         sb.addPermanentWidget(self.position_label)
@@ -802,8 +804,8 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             event.ignore()
             return
         self.save_layout()
+        self.recovery.discard()  # while this instance still owns the files
         self.recovery.stop()
-        self.recovery.discard()
         self.runner.shutdown()
         self.instruments.shutdown()
         self.canvas.graph_scene.detach()

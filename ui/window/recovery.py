@@ -1,9 +1,16 @@
 """Autosave to a recovery file, so a crash loses at most a few seconds of work.
 
 While the document has unsaved edits it is written (atomically, without touching
-the document's own file or trust) to ``recovery.gstudio`` beside the settings, with
-a small JSON note saying which file it came from.  A clean exit or a save removes
-both; a next start that finds them offers to restore.
+the document's own file or trust) to a recovery file of this instance's own,
+``recovery/<instance>.gstudio`` beside the settings, with a small JSON note saying
+which file it came from.  A clean exit or a save removes both; a next start that
+finds files no running instance owns offers to restore them.
+
+Every running instance holds a lock file beside its recovery file (``QLockFile``:
+the lock of an instance that died, by its process id, is stale), so two open windows
+never write one file, and a starting instance takes only the files of instances that
+are gone: never one another instance is still writing.  A ``recovery.gstudio`` from
+before one file per instance is offered like a crashed instance's.
 
 Trust is keyed by content here too: the note vouches for the recovery bytes' hash
 only when the document was trusted, so a recovery file edited or replaced after the
@@ -20,13 +27,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 
 from gradstudio.document.model import Document
 from gradstudio.interchange.atomic import atomic_write
@@ -39,8 +48,14 @@ if TYPE_CHECKING:
 
 #: A write comes at most this long after the first edit since the last one.
 AUTOSAVE_MS = 5_000
-RECOVERY_NAME = "recovery.gstudio"
-NOTE_NAME = "recovery.json"
+#: The folder (beside the settings) of every instance's recovery file, note and lock.
+RECOVERY_FOLDER = "recovery"
+RECOVERY_SUFFIX = ".gstudio"
+NOTE_SUFFIX = ".json"
+LOCK_SUFFIX = ".lock"
+#: The one shared file of the studio before each instance had its own.
+LEGACY_NAME = "recovery.gstudio"
+LEGACY_NOTE = "recovery.json"
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,62 @@ class RecoveredDocument:
     document: Document
     original_path: str | None
     saved_at: float
+
+
+def _lock(path: Path) -> QLockFile:
+    lock = QLockFile(str(path))
+    lock.setStaleLockTime(0)  # only a dead owner makes a lock stale, never its age
+    return lock
+
+
+@dataclass
+class RecoveryFile:
+    """A recovery file some instance left, claimed (its lock held) by the one that found
+    it; ``release`` gives it back untouched, ``remove`` deletes it."""
+
+    path: Path
+    note: Path
+    lock: QLockFile | None  # None: the legacy shared file, which had no lock
+
+    @property
+    def saved_at(self) -> float:
+        try:
+            return self.path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.unlock()
+
+    def remove(self) -> None:
+        for p in (self.path, self.note):
+            with contextlib.suppress(OSError):
+                p.unlink()
+        self.release()
+
+
+def orphaned_files(directory: Path, own: Path | None = None) -> list[RecoveryFile]:
+    """The recovery files in ``directory`` that no running instance owns (their owner
+    crashed), newest first, each claimed by the caller; ``own`` is left out."""
+    folder = directory / RECOVERY_FOLDER
+    found: list[RecoveryFile] = []
+    if folder.is_dir():
+        for path in folder.glob(f"*{RECOVERY_SUFFIX}"):
+            if path == own:
+                continue
+            lock = _lock(path.with_suffix(LOCK_SUFFIX))
+            if lock.tryLock(0):  # no lock, or a dead owner's: nobody writes it now
+                found.append(RecoveryFile(path, path.with_suffix(NOTE_SUFFIX), lock))
+        for path in folder.glob(f"*{LOCK_SUFFIX}"):  # owners that died before writing
+            lock = _lock(path)
+            if not path.with_suffix(RECOVERY_SUFFIX).exists() and lock.tryLock(0):
+                lock.unlock()  # removes the stale lock file
+    legacy = directory / LEGACY_NAME
+    if legacy.is_file():
+        found.append(RecoveryFile(legacy, directory / LEGACY_NOTE, None))
+    found.sort(key=lambda f: f.saved_at, reverse=True)
+    return found
 
 
 class Recovery(QObject):
@@ -66,8 +137,13 @@ class Recovery(QObject):
         super().__init__(parent)
         self.state = state
         self.directory = Path(directory)
-        self.path = self.directory / RECOVERY_NAME
-        self.note = self.directory / NOTE_NAME
+        folder = self.directory / RECOVERY_FOLDER
+        #: This instance's own files: the process id keeps them apart across processes,
+        #: the random part across windows of one process (tests, the notebook).
+        self.instance = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self.path = folder / f"{self.instance}{RECOVERY_SUFFIX}"
+        self.note = folder / f"{self.instance}{NOTE_SUFFIX}"
+        self._lock = _lock(folder / f"{self.instance}{LOCK_SUFFIX}")
         self._path_of_document = path_of_document
         self._dirty = False
         self._started = False
@@ -82,15 +158,28 @@ class Recovery(QObject):
 
     def start(self) -> None:
         self._started = True
+        self._claim()
         if self._dirty:
             self.timer.start()
 
     def stop(self) -> None:
-        """No more autosaves; returns once the writes already asked for are done."""
+        """No more autosaves; returns once the writes already asked for are done.
+
+        The files stay, as a crash leaves them, and are no longer this instance's: the
+        next start finds them (a clean exit ``discard``s them first)."""
         self._started = False
         self.timer.stop()
         self._unsubscribe()
         self.wait()
+        self._lock.unlock()
+
+    def _claim(self) -> bool:
+        """Hold this instance's lock (once the folder can be made)."""
+        if self._lock.isLocked():
+            return True
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        return self._lock.tryLock(0)
 
     def _changed(self, _event: object) -> None:
         self._dirty = True
@@ -126,6 +215,7 @@ class Recovery(QObject):
         original = self._path_of_document()
         trusted = doc.trusted
         self._dirty = False
+        self._claim()
         if self._writer is None:  # imported with the first write, not at startup
             from concurrent.futures import ThreadPoolExecutor
 
@@ -138,7 +228,7 @@ class Recovery(QObject):
     def _write_copy(self, data: dict[str, Any], original: str | None, trusted: bool) -> bool:
         """On the writer thread: encode the copy and replace the files atomically."""
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
             encoded = (text + "\n").encode("utf-8")
             atomic_write(self.path, encoded)
@@ -171,20 +261,28 @@ class Recovery(QObject):
 
     # ------------------------------------------------------------------ reading
     def available(self) -> bool:
+        """Whether this instance's own recovery file is on disk."""
         return self.path.is_file()
 
-    def load(self) -> RecoveredDocument:
-        """The autosaved document (``DocumentError`` if the file is damaged)."""
+    def orphans(self) -> list[RecoveryFile]:
+        """Recovery files of instances that are gone, newest first, claimed: the caller
+        ``remove``s or ``release``s each."""
+        return orphaned_files(self.directory, own=self.path)
+
+    def load(self, found: RecoveryFile | None = None) -> RecoveredDocument:
+        """An autosaved document: ``found``, or this instance's own (``DocumentError``
+        if the file is damaged)."""
+        path, note_path = (self.path, self.note) if found is None else (found.path, found.note)
         try:
-            data = self.path.read_bytes()
+            data = path.read_bytes()
         except OSError as exc:
-            raise DocumentError(self.path, f"cannot be read ({exc})") from None
-        doc = loads(data, self.path)
+            raise DocumentError(path, f"cannot be read ({exc})") from None
+        doc = loads(data, path)
         original: str | None = None
-        saved_at = self.path.stat().st_mtime
+        saved_at = path.stat().st_mtime
         vouched = None
         with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):
-            note = json.loads(self.note.read_text(encoding="utf-8"))
+            note = json.loads(note_path.read_text(encoding="utf-8"))
             original = note.get("original") or None
             saved_at = float(note.get("saved_at", saved_at))
             vouched = note.get("trusted")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
 ORGANIZATION = "GradStudio"
 APPLICATION = "GradStudio"
@@ -139,6 +139,26 @@ class StudioSettings:
     @last_directory.setter
     def last_directory(self, path: str) -> None:
         self.qsettings.setValue("files/last_directory", path)
+
+    @property
+    def save_directory(self) -> Path:
+        """Where Save As and the exports start: the folder last saved into, else the
+        user's documents.  Opening a file does not move it: the folder of an opened
+        example (perhaps another checkout's) is no place to put one's own work."""
+        stored = str(self.qsettings.value("files/save_directory", "") or "")
+        if stored and Path(stored).is_dir():
+            return Path(stored)
+        return documents_folder()
+
+    @save_directory.setter
+    def save_directory(self, path: str | Path) -> None:
+        self.qsettings.setValue("files/save_directory", str(path))
+
+
+def documents_folder() -> Path:
+    """The user's documents folder (``QStandardPaths``), or home where there is none."""
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return Path(docs) if docs and Path(docs).is_dir() else Path.home()
 
 
 def _as_bool(value: object) -> bool:
