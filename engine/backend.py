@@ -70,7 +70,7 @@ def _cupy_status() -> tuple[ModuleType | None, str]:
     try:
         import cupy  # type: ignore[import-not-found]
     except Exception as exc:  # ImportError, or a broken CUDA install
-        return None, f"CuPy is not installed or failed to import ({exc.__class__.__name__}: {exc})"
+        return None, f"CuPy cannot be imported ({exc.__class__.__name__}: {exc})"
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:

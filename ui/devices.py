@@ -23,8 +23,8 @@ def cuda_status() -> tuple[bool, str]:
 
 
 def short_reason(why: str) -> str:
-    """The reason without the exception's details: "CuPy is not installed or failed to
-    import" (the full text stays in the tooltip)."""
+    """The reason without the exception's details: "CuPy cannot be imported" (the full
+    text stays in the tooltip)."""
     return why.split(" (", 1)[0].strip() or why
 
 

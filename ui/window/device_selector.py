@@ -1,8 +1,9 @@
 """The device selector: where the graph runs (the document's ``device`` setting).
 
-CUDA stays in the list even without a GPU, greyed out and disabled, with the engine's
-own reason as its tooltip and in words (``note``, which the window shows in its status
-bar), so a learner sees *why* it is unavailable instead of wondering where it went.
+CUDA stays in the list even without a GPU, greyed out and disabled, its row saying why in
+words ("CUDA — CuPy cannot be imported") and the engine's whole reason as its tooltip, so a
+learner who opens the list to choose CUDA sees *why* it is unavailable.  The closed box
+stays as narrow as its shortest entry: the toolbar has no room to spare.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from ui.devices import cuda_status, disable_choice, short_reason
 
@@ -35,14 +36,15 @@ class DeviceSelector(QComboBox):
         usable, why = status()
         self.cuda_usable = usable
         self.cuda_reason = why
-        #: The reason in words, for the window's status bar (hidden with a GPU).
-        self.note = QLabel(f"CUDA unavailable: {short_reason(why)}" if not usable else "")
-        self.note.setObjectName("deviceNote")
-        self.note.setVisible(not usable)
         if not usable:
+            self.setItemText(1, f"CUDA — {short_reason(why)}")
             disable_choice(self, 1, f"CUDA is not available: {why}")
-            self.note.setToolTip(f"CUDA is not available: {why}")
             self.setToolTip(f"Device the graph runs on. CUDA is not available: {why}")
+            self.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            self.setMinimumContentsLength(max(len(text) for _, text in DEVICES))
+            self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)
         else:
             self.setItemData(1, "Run on the GPU (CuPy)", Qt.ItemDataRole.ToolTipRole)
             self.setToolTip("Device the graph runs on")

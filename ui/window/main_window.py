@@ -630,8 +630,6 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.zoom_label.setObjectName("zoomLabel")
         sb.addWidget(self.error_label)
         sb.addWidget(self.stale_label)
-        # why CUDA is greyed out, in words (the toolbar has no room to spare)
-        sb.addPermanentWidget(self.device_selector.note)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
         sb.addPermanentWidget(self.position_label)
