@@ -14,7 +14,22 @@ from engine.func.eager import (
 from engine.func.functional_call import functional_call, stack_module_state
 from engine.func.vmap import vmap
 
+#: The transforms over a Python function, each run on tensors of the transform's own
+#: making (batched views, tangents); the rest of the namespace takes modules.
+TRANSFORMS: tuple[str, ...] = (
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "vjp",
+    "vmap",
+)
+
 __all__ = [
+    "TRANSFORMS",
     "functional_call",
     "grad",
     "grad_and_value",
