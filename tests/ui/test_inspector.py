@@ -280,6 +280,18 @@ def test_heat_map_for_a_matrix(qtbot) -> None:  # noqa: ANN001
     assert inspector.param_editors["data"].table.rowCount() == 2
 
 
+def test_a_long_gradient_names_its_shape_as_python_writes_a_tuple(qtbot) -> None:  # noqa: ANN001
+    """A gradient printed on several lines is pointed to by its shape: ``(20,)``."""
+    state = make_state(
+        "import torch\nx = torch.linspace(0, 1, 20, requires_grad=True)\n"
+        "s = (x * x).sum()\ns.backward()\n"
+    )
+    inspector = Inspector(state)
+    qtbot.addWidget(inspector)
+    state.select([node_id(state.document, "x")])
+    assert "of shape (20,) — printed below" in inspector.fact_labels["grad"].text()
+
+
 def test_an_owned_grad_fn_names_its_node(seed) -> None:  # noqa: ANN001
     state, inspector = seed
     key = state.playhead.snapshot().facts(node_id(state.document, "y")).grad_fn.key
