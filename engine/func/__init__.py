@@ -30,16 +30,8 @@ TRANSFORMS: tuple[str, ...] = (
 
 __all__ = [
     "TRANSFORMS",
+    *TRANSFORMS,
     "functional_call",
-    "grad",
-    "grad_and_value",
-    "hessian",
-    "jacfwd",
-    "jacrev",
-    "jvp",
-    "linearize",
     "replace_all_batch_norm_modules_",
     "stack_module_state",
-    "vjp",
-    "vmap",
 ]
