@@ -88,13 +88,12 @@ setup(
     package_data={
         "gradstudio.resources": RESOURCES,
         "gradstudio.interchange": ["schema/*.json"],
-        "engine": ["*.pxd", "*.h"],
+        "engine": ["*.pxd"],
     },
     ext_modules=[
         Extension(
             name,
             [str(Path(*name.split(".")).with_suffix(".py"))],
-            include_dirs=[str(Path(*name.split(".")[:-1]))],
             extra_compile_args=CORE.compile_args(name),
         )
         for name in CORE.MODULES

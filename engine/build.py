@@ -34,27 +34,20 @@ def _compile(module: str, tmp: str) -> str:
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
 
-    py, pxd, header = cc.source_parts(module)
     # Cython names the module from the package layout around the source, so a copy keeps
     # the layout: the .c files and objects never land in the checkout.
     root = Path(tmp, module)
     src = Path(root, "src", *module.split(".")).with_suffix(".py")
     src.parent.mkdir(parents=True, exist_ok=True)
-    src.write_bytes(py)
-    if pxd is not None:
-        src.with_suffix(".pxd").write_bytes(pxd)
-    if header is not None:
-        src.with_suffix(".h").write_bytes(header)
+    shutil.copyfile(cc.source_path(module), src)
+    pxd = cc.declarations_path(module)
+    if pxd.is_file():
+        shutil.copyfile(pxd, src.with_suffix(".pxd"))
     for parent in src.relative_to(Path(root, "src")).parents:
         init = Path(root, "src", parent, "__init__.py")
         if parent != Path(".") and not init.exists():
             init.write_text("")
-    level = "-O3" if module in cc.VECTORISED else "-O2"
-    # (never ``a * b + c`` as one rounding, as an FMA would: the loops give NumPy's bits)
-    flags = [level, "-ffp-contract=off", "-w"]
-    extension = Extension(
-        module, [str(src)], include_dirs=[str(src.parent)], extra_compile_args=flags
-    )
+    extension = Extension(module, [str(src)], extra_compile_args=cc.compile_args(module))
     ext_modules = cythonize([extension], compiler_directives=cc.DIRECTIVES, quiet=True, force=True)
     cmd = build_ext(Distribution({"ext_modules": ext_modules}))
     cmd.build_lib = str(Path(root, "lib"))
@@ -69,7 +62,7 @@ def build(modules: list[str], jobs: int = 2) -> list[str]:
     ones built.  Raises on a compiler error."""
     from Cython import __version__ as cython_version
 
-    sources = {m: cc.source_bytes(m, cc.source_parts(m)) for m in modules}
+    sources = {m: cc.source_bytes(m) for m in modules}
     built = []
     with (
         tempfile.TemporaryDirectory(prefix="engine-build-") as tmp,

@@ -107,30 +107,11 @@ def declarations_path(module: str) -> Path:
     return source_path(module).with_suffix(".pxd")
 
 
-def header_path(module: str) -> Path:
-    """The module's C header (hand-written kernels its ``.pxd`` declares), which it may
-    not have."""
-    return source_path(module).with_suffix(".h")
-
-
-def source_parts(module: str) -> tuple[bytes, bytes | None, bytes | None]:
-    """The texts a build of ``module`` is made from: its ``.py``, its ``.pxd`` and its C
-    header (None for each it lacks), each read once."""
-    pxd, header = declarations_path(module), header_path(module)
-    return (
-        source_path(module).read_bytes(),
-        pxd.read_bytes() if pxd.is_file() else None,
-        header.read_bytes() if header.is_file() else None,
-    )
-
-
-def source_bytes(
-    module: str, parts: tuple[bytes, bytes | None, bytes | None] | None = None
-) -> bytes:
-    """What the build's tag is computed from: the ``.py``, then the ``.pxd`` and the
-    header where there are, so that editing any of them makes the build stale."""
-    source, pxd, header = parts or source_parts(module)
-    return source + (pxd or b"") + (header or b"")
+def source_bytes(module: str) -> bytes:
+    """What the build's tag is computed from: the ``.py``, then the ``.pxd`` where there
+    is one, so that editing either makes the build stale."""
+    pxd = declarations_path(module)
+    return source_path(module).read_bytes() + (pxd.read_bytes() if pxd.is_file() else b"")
 
 
 def source_hash(source: bytes) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 from engine import dtypes
 from engine.backend import device, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Example, Param, public
+from engine.messages import fmt_shape
 from engine.ops.random import generator_of
 from engine.quiet import quietly
 from engine.random import sampling
@@ -159,8 +160,7 @@ def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
             )
         if s < 0:
             raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: "
-                f"[{', '.join(map(str, size))}]"
+                f"Trying to create tensor with negative dimension {s}: {fmt_shape(size)}"
             )
     return tuple(int(s) for s in size)
 

@@ -37,7 +37,7 @@ NONLEAF_REQUIRES_GRAD = (
 
 
 def fmt_shape(shape: Iterable[int]) -> str:
-    """``[2, 3]``, the way PyTorch prints sizes inside messages."""
+    """``[2, 3]``, the way PyTorch prints sizes inside messages (and in ``torch.Size``)."""
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 

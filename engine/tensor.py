@@ -725,7 +725,7 @@ class Size(tuple):
     """``torch.Size``: a tuple that prints like PyTorch's."""
 
     def __repr__(self) -> str:
-        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+        return f"torch.Size({fmt_shape(self)})"
 
     def numel(self) -> int:
         n = 1

@@ -24,15 +24,11 @@ from engine.autograd.collector import collector_paused
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import CPU, array_module, device_of, is_writeable
 from engine.cascade_sum import reduce_sum, rows_sum
-from engine.messages import CREATE_GRAPH_CYCLE
+from engine.messages import CREATE_GRAPH_CYCLE, fmt_shape
 from engine.quiet import restore, silence
 
 if TYPE_CHECKING:
     from engine.tensor import Tensor
-
-
-def _shape_str(shape: tuple[int, ...]) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 #: Whether ``sys.getrefcount`` counts every reference, as PyTorch's use counts do.
@@ -136,7 +132,7 @@ def validate_grad(node: Node, index: int, g: Any, meta: tuple[Any, Any, Any], tm
         if not _expandable(gshape, shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
-                f"{_shape_str(gshape)} but expected shape compatible with {_shape_str(shape)}"
+                f"{fmt_shape(gshape)} but expected shape compatible with {fmt_shape(shape)}"
             )
         g = sum_to(g, shape, tm)
     if tm:

@@ -18,6 +18,7 @@ from engine import grad_mode
 from engine.autograd.dual_state import DUAL, tangent_of
 from engine.autograd.functional import grad as autograd_grad
 from engine.backend import array_module
+from engine.messages import fmt_shape
 from engine.ops import core
 
 __all__ = [
@@ -267,8 +268,8 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "
             "original Tensor, this is not supported. Tensor is of size "
-            f"[{', '.join(map(str, tensor.shape))}] while the given forward gradient is of size "
-            f"[{', '.join(map(str, tangent.shape))}]."
+            f"{fmt_shape(tensor.shape)} while the given forward gradient is of size "
+            f"{fmt_shape(tangent.shape)}."
         )
     if tangent.device != tensor.device:
         raise RuntimeError(

@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.autograd.engine_run import run_backward
 from engine.backend import array_module
-from engine.messages import SCALAR_ONLY
+from engine.messages import SCALAR_ONLY, fmt_shape
 
 _TENSOR_CLS: list[type] = []
 
@@ -53,8 +53,8 @@ def _make_grads(outputs: list[Any], grads: list[Any]) -> list[Any]:
             if tuple(g.shape) != tuple(t.shape):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size("
-                    f"[{', '.join(map(str, g.shape))}]) and output[{i}] has a shape of torch.Size("
-                    f"[{', '.join(map(str, t.shape))}])."
+                    f"{fmt_shape(g.shape)}) and output[{i}] has a shape of torch.Size("
+                    f"{fmt_shape(t.shape)})."
                 )
             if g.dtype.is_floating_point != t.dtype.is_floating_point:
                 raise RuntimeError(

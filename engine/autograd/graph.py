@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
-from engine.messages import BACKWARD_TWICE
+from engine.messages import BACKWARD_TWICE, fmt_shape
 
 if TYPE_CHECKING:
     from engine.tensor import Tensor
@@ -336,7 +336,7 @@ def modified_message(
     from engine.dtypes import FROM_NP, legacy_name
 
     kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
-    sizes = "[" + ", ".join(str(s) for s in arr.shape) + "]"
+    sizes = fmt_shape(arr.shape)
     # PyTorch names the op without "Backward" and its overload number 0 ("Exp" for
     # ExpBackward0, "Elu1" for EluBackward1): the owning node for a saved output, the
     # tensor's current grad_fn for a saved input.

@@ -14,8 +14,9 @@ from engine.func.eager import (
 from engine.func.functional_call import functional_call, stack_module_state
 from engine.func.vmap import vmap
 
-__all__ = [
-    "functional_call",
+#: The transforms over a Python function, each run on tensors of the transform's own
+#: making (batched views, tangents); the rest of the namespace takes modules.
+TRANSFORMS: tuple[str, ...] = (
     "grad",
     "grad_and_value",
     "hessian",
@@ -23,8 +24,14 @@ __all__ = [
     "jacrev",
     "jvp",
     "linearize",
-    "replace_all_batch_norm_modules_",
-    "stack_module_state",
     "vjp",
     "vmap",
+)
+
+__all__ = [
+    "TRANSFORMS",
+    *TRANSFORMS,
+    "functional_call",
+    "replace_all_batch_norm_modules_",
+    "stack_module_state",
 ]

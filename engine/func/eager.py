@@ -19,6 +19,7 @@ from engine.backend import array_module
 from engine.func import pytree
 from engine.func.levels import Level, vjp_of
 from engine.func.vmap import check_randomness, randomness_mode
+from engine.messages import fmt_shape
 from engine.ops.shape import stack
 from engine.tensor import Tensor
 
@@ -228,8 +229,8 @@ def jvp(
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
                 "original Tensor, this is not supported. Tensor is of size "
-                f"[{', '.join(map(str, p.shape))}] while the given forward gradient is of size "
-                f"[{', '.join(map(str, t.shape))}]."
+                f"{fmt_shape(p.shape)} while the given forward gradient is of size "
+                f"{fmt_shape(t.shape)}."
             )
     level = Level()
     with grad_mode.enable_grad():

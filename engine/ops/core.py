@@ -36,7 +36,13 @@ from engine.autograd.graph import (
 )
 from engine.autograd.saved_attributes import PYTORCH_SAVED
 from engine.backend import array_module
-from engine.messages import BACKWARD_TWICE, LEAF_INPLACE, NOGRAD_VIEW_INPLACE, VIEW_LEAF_INPLACE
+from engine.messages import (
+    BACKWARD_TWICE,
+    LEAF_INPLACE,
+    NOGRAD_VIEW_INPLACE,
+    VIEW_LEAF_INPLACE,
+    fmt_shape,
+)
 from engine.ops.kernel_dtypes import NUMBER_OPERANDS, number_operand
 from engine.quiet import quietly
 
@@ -1082,8 +1088,8 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         out = quietly(op.forward, xp, *arrays, **params)
     if tuple(np.shape(out)) != self.shape:
         raise RuntimeError(
-            f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
-            f"shape [{', '.join(map(str, np.shape(out)))}]"
+            f"output with shape {fmt_shape(self.shape)} doesn't match the broadcast "
+            f"shape {fmt_shape(np.shape(out))}"
         )
     edges: list[tuple[Any, int]] = []
     needs: list[bool] = []

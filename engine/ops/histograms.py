@@ -19,6 +19,7 @@ from engine import return_types
 from engine.backend import array_module, to_numpy
 from engine.cascade_sum import reduce_sum
 from engine.catalog import Param, public
+from engine.messages import fmt_shape
 from engine.range_values import parallel_chunks
 
 #: ATen's histogram kernel hands each thread at least this many elements.
@@ -151,7 +152,7 @@ def histogram(
                 "torch.histogramdd: if weight tensor is provided it should have the same shape "
                 "as the input tensor excluding its innermost dimension, but got input with "
                 f"shape [{data.size}, 1] and weight with shape "
-                f"[{', '.join(map(str, weight.shape))}]"
+                f"{fmt_shape(weight.shape)}"
             )
     w = None if weight is None else to_numpy(weight._data).reshape(-1)
     if isinstance(bins, Tensor):

@@ -12,6 +12,7 @@ from engine import warn_site
 from engine.backend import device, transfer
 from engine.catalog import Example, Param, Port, public
 from engine.integers import is_int
+from engine.messages import fmt_shape
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
@@ -254,7 +255,7 @@ def select(input: Any, dim: int, index: int) -> Any:  # noqa: A002
     if not -size <= index < size:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size "
-            f"[{', '.join(map(str, input.shape))}] at dimension {d}"
+            f"{fmt_shape(input.shape)} at dimension {d}"
         )
     return apply_op(SELECT, (input,), {"dim": d, "index": index % size})
 
@@ -346,7 +347,7 @@ def _check_broadcast(key: tuple[Any, ...]) -> None:
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
-        listed = ", ".join(f"[{', '.join(map(str, s))}]" for s in shapes)
+        listed = ", ".join(map(fmt_shape, shapes))
         raise IndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}"
         ) from None
@@ -362,8 +363,8 @@ def _check_value_shape(x: Any, key: tuple[Any, ...], v: Any) -> None:
         ok = False
     if not ok:
         raise RuntimeError(
-            f"shape mismatch: value tensor of shape [{', '.join(map(str, shape))}] cannot be "
-            f"broadcast to indexing result of shape [{', '.join(map(str, target))}]"
+            f"shape mismatch: value tensor of shape {fmt_shape(shape)} cannot be "
+            f"broadcast to indexing result of shape {fmt_shape(target)}"
         )
 
 
@@ -382,9 +383,9 @@ def _check_index_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
             for j, n in enumerate(k.shape):
                 if dim + j < len(shape) and n != shape[dim + j]:
                     raise IndexError(
-                        f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} "
+                        f"The shape of the mask {fmt_shape(k.shape)} at index {j} "
                         "does not match the shape of the indexed tensor "
-                        f"[{', '.join(map(str, shape))}] at index {dim + j}"
+                        f"{fmt_shape(shape)} at index {dim + j}"
                     )
             dim += k.ndim
             nth += k.ndim

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.catalog import Example, Param, Port, public
 from engine.integers import int_tuple, is_int
+from engine.messages import fmt_shape
 from engine.ops.core import _TENSOR, Sample, apply_op, declare
 
 
@@ -327,19 +328,15 @@ def _infer_size(size: Any, numel: int) -> tuple[int, ...]:
             inferred = True
         elif s < 0:
             raise RuntimeError(
-                f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, size))}]"
+                f"invalid shape dimension {s} at index {i} of shape {fmt_shape(size)}"
             )
     known = math.prod(s for s in size if s != -1)
     if -1 in size:
         if known == 0 or numel % known:
-            raise RuntimeError(
-                f"shape '[{', '.join(map(str, size))}]' is invalid for input of size {numel}"
-            )
+            raise RuntimeError(f"shape '{fmt_shape(size)}' is invalid for input of size {numel}")
         size = tuple(numel // known if s == -1 else s for s in size)
     elif known != numel:
-        raise RuntimeError(
-            f"shape '[{', '.join(map(str, size))}]' is invalid for input of size {numel}"
-        )
+        raise RuntimeError(f"shape '{fmt_shape(size)}' is invalid for input of size {numel}")
     return size
 
 
@@ -453,8 +450,8 @@ def expanded_size(shp: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, ...
     what ``expand`` and every op that expands an operand first (``addmm``'s bias) say."""
     if len(size) < len(shp):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, shp))}]}}, "
-            f"size=[{', '.join(map(str, size))}]): "
+            f"expand(torch.FloatTensor{{{fmt_shape(shp)}}}, "
+            f"size={fmt_shape(size)}): "
             "the number of sizes provided "
             f"({len(size)}) must be greater or equal to the number of dimensions in the tensor "
             f"({len(shp)})"
@@ -473,7 +470,7 @@ def expanded_size(shp: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, ...
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size "
                 f"({shp[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
-                f"[{', '.join(map(str, size))}].  Tensor sizes: [{', '.join(map(str, shp))}]"
+                f"{fmt_shape(size)}.  Tensor sizes: {fmt_shape(shp)}"
             )
         full.append(s)
     return tuple(full)
@@ -565,8 +562,8 @@ def stack(tensors: Any, dim: int = 0) -> Any:
         if (x._data.shape if type(x) is tensor_cls else tuple(x.shape)) != ref:
             raise RuntimeError(
                 "stack expects each tensor to be equal size, but got "
-                f"[{', '.join(map(str, ts[0].shape))}] "
-                f"at entry 0 and [{', '.join(map(str, x.shape))}] at entry {i}"
+                f"{fmt_shape(ts[0].shape)} "
+                f"at entry 0 and {fmt_shape(x.shape)} at entry {i}"
             )
     return apply_op(STACK, tuple(ts), {"dim": _wrap(dim, ts[0].ndim + 1), "stack": True})
 

@@ -31,6 +31,7 @@ from gradstudio.evaluation.evaluate import (
 )
 from gradstudio.evaluation.function_saved import argument_sources, saved_for_backward
 from gradstudio.evaluation.grad_fn_index import GradFnIndex, accumulate_key, index_for
+from gradstudio.text import shape_text
 
 MAX_PATHS = 24
 CUSTOM_FUNCTION = "torch.autograd.Function"
@@ -98,9 +99,8 @@ def number(value: Any) -> str:
         return one(arr.reshape(()).item())
     flat = [one(x) for x in arr.reshape(-1)[:6].tolist()]
     more = ", …" if arr.size > 6 else ""
-    return (
-        "[" + ", ".join(flat) + more + "]" + (f" (shape {list(arr.shape)})" if arr.ndim > 1 else "")
-    )
+    shape = f" (shape {shape_text(arr.shape)})" if arr.ndim > 1 else ""
+    return "[" + ", ".join(flat) + more + "]" + shape
 
 
 def find_ref(evaluation: Evaluation, label: str) -> OutputRef:

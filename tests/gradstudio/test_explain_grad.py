@@ -14,6 +14,7 @@ from gradstudio.evaluation.explain_grad import (
     CannotExplain,
     explain_gradient,
     find_ref,
+    number,
 )
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.pytorch_import import import_snippet
@@ -193,3 +194,9 @@ def test_many_paths_are_capped() -> None:
     assert ex.headline.startswith("x.grad = 4096 = ")
     assert len(ex.paths) == MAX_PATHS
     assert f"(the first {MAX_PATHS} paths; more reach x)" in ex.details
+
+
+def test_numbers_are_written_flat_and_a_matrix_says_its_shape() -> None:
+    assert number(np.array([[1.0, 2.5], [3.0, -1.0]])) == "[1, 2.5, 3, -1] (shape (2, 2))"
+    assert number(np.array([1.0, 2.0, 3.0])) == "[1, 2, 3]"
+    assert number(np.float32(0.5)) == "0.5"

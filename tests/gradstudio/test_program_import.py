@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import runpy
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 
 from gradstudio.cli import main
+from gradstudio.document.model import Document
 from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.interchange.program_import import runner
 from gradstudio.interchange.program_import.runner import import_program
@@ -17,8 +19,12 @@ from gradstudio.interchange.pytorch_import import ImportProblem
 PROGRAMS = Path(__file__).parent / "programs"
 
 
-def _facts(program: str, keep: int = runner.KEEP_ITERATIONS) -> dict[str, object]:
-    result = evaluate(import_program(PROGRAMS / program, keep=keep))
+def _facts(program: str | Path, keep: int = runner.KEEP_ITERATIONS) -> dict[str, object]:
+    return _document_facts(import_program(PROGRAMS / program, keep=keep))
+
+
+def _document_facts(doc: Document) -> dict[str, object]:
+    result = evaluate(doc)
     assert not result.errors
     return {label: facts for label, _, facts in result.rows() if facts is not None}
 
@@ -135,7 +141,7 @@ def test_a_program_that_exhausts_memory_names_its_line() -> None:
     assert info.value.lineno == 4
 
 
-def _torch_scope(program: str) -> dict[str, object]:
+def _torch_scope(program: str | Path) -> dict[str, object]:
     pytest.importorskip("torch")
     return runpy.run_path(str(PROGRAMS / program))
 
@@ -754,40 +760,83 @@ def test_parameters_in_every_form_agree_with_golden() -> None:
     assert facts["pooled"].grad_fn.name == "MaxPool2DWithIndicesBackward0"
 
 
+#: A small model whose first layer one optimizer trains and whose head another does;
+#: ``OPTIMIZER_PAIRS`` names the two.
+TWO_OPTIMIZERS = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+x = torch.linspace(-1, 1, 16).reshape(8, 2)
+target = (x[:, :1] * 3 - x[:, 1:] * 0.5).sin()
+model = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1))
+first = model[0].weight
+head = model[2].bias
+first_optimizer = torch.optim.{first}
+head_optimizer = torch.optim.{head}
+for _ in range(5):
+    first_optimizer.zero_grad()
+    head_optimizer.zero_grad()
+    loss = ((model(x) - target) ** 2).mean()
+    loss.backward()
+    first_optimizer.step()
+    head_optimizer.step()
+"""
+
+
+class OptimizerPair(NamedTuple):
+    first: str  # trains model[0]
+    head: str  # trains model[2]
+    ops: set[str]  # node types the recorded steps make
+    golden: tuple[float, float, float]  # PyTorch 2.13's loss, first.sum() and head[0]
+
+
+OPTIMIZER_PAIRS = {
+    "adam-adamw": OptimizerPair(
+        "Adam(model[0].parameters(), lr=0.05)",
+        "AdamW(model[2].parameters(), lr=0.02, weight_decay=0.1, amsgrad=True)",
+        {"Tensor.lerp_", "Tensor.addcmul_", "Tensor.addcdiv_", "torch.maximum"},
+        (0.17906175553798676, -1.236886978149414, 0.10702881962060928),
+    ),
+    "rmsprop-adagrad": OptimizerPair(
+        "RMSprop(model[0].parameters(), lr=0.01, momentum=0.9, centered=True)",
+        "Adagrad(model[2].parameters(), lr=0.1, lr_decay=0.01, weight_decay=0.01)",
+        {"Tensor.lerp_", "Tensor.addcmul_", "Tensor.addcdiv_", "Tensor.sqrt_"},
+        (0.04699921980500221, -2.3951168060302734, 0.13100750744342804),
+    ),
+    "sgd-nesterov-maximize": OptimizerPair(
+        "SGD(model[0].parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)",
+        "SGD(model[2].parameters(), lr=0.01, momentum=0.5, dampening=0.1, maximize=True)",
+        {"torch.clone", "Tensor.mul_", "Tensor.add_", "torch.add", "torch.neg"},
+        (0.23520725965499878, -1.9870904684066772, 0.22791557013988495),
+    ),
+}
+
+
+def _two_optimizers(tmp_path: Path, pair: OptimizerPair) -> Path:
+    program = tmp_path / "two_optimizers.py"
+    program.write_text(TWO_OPTIMIZERS.format(first=pair.first, head=pair.head))
+    return program
+
+
 @pytest.mark.torch
-def test_adam_steps_are_recorded_as_ops_and_agree_with_torch() -> None:
-    scope = _torch_scope("adam_training.py")
-    facts = _facts("adam_training.py")
-    _agree(facts, scope, ("loss", "first", "head"), unversioned=("first", "head"))
+@pytest.mark.parametrize("pair", OPTIMIZER_PAIRS.values(), ids=OPTIMIZER_PAIRS)
+def test_optimizer_steps_agree_with_torch(tmp_path: Path, pair: OptimizerPair) -> None:
+    program = _two_optimizers(tmp_path, pair)
+    scope = _torch_scope(program)
+    _agree(_facts(program), scope, ("loss", "first", "head"), unversioned=("first", "head"))
 
 
-def test_adam_steps_are_recorded_as_ops() -> None:
-    doc = import_program(PROGRAMS / "adam_training.py")
-    types = {node.type_id for node in doc.nodes()}
-    assert {"Tensor.lerp_", "Tensor.addcmul_", "Tensor.addcdiv_", "torch.maximum"} <= types
-    facts = _facts("adam_training.py")
-    # recorded from PyTorch 2.13 running the program
-    np.testing.assert_allclose(float(facts["loss"].array), 0.17906175553798676, rtol=1e-5)
-    np.testing.assert_allclose(float(facts["first"].array.sum()), -1.236886978149414, rtol=1e-5)
-    np.testing.assert_allclose(float(facts["head"].array[0]), 0.10702881962060928, rtol=1e-5)
-
-
-@pytest.mark.torch
-def test_rmsprop_and_adagrad_steps_agree_with_torch() -> None:
-    scope = _torch_scope("rmsprop_adagrad.py")
-    facts = _facts("rmsprop_adagrad.py")
-    _agree(facts, scope, ("loss", "first", "head"), unversioned=("first", "head"))
-
-
-def test_rmsprop_and_adagrad_steps_are_recorded_as_ops() -> None:
-    doc = import_program(PROGRAMS / "rmsprop_adagrad.py")
-    types = {node.type_id for node in doc.nodes()}
-    assert {"Tensor.lerp_", "Tensor.addcmul_", "Tensor.addcdiv_", "Tensor.sqrt_"} <= types
-    facts = _facts("rmsprop_adagrad.py")
-    # recorded from PyTorch 2.13 running the program
-    np.testing.assert_allclose(float(facts["loss"].array), 0.04699921980500221, rtol=1e-5)
-    np.testing.assert_allclose(float(facts["first"].array.sum()), -2.3951168060302734, rtol=1e-5)
-    np.testing.assert_allclose(float(facts["head"].array[0]), 0.13100750744342804, rtol=1e-5)
+@pytest.mark.parametrize("pair", OPTIMIZER_PAIRS.values(), ids=OPTIMIZER_PAIRS)
+def test_optimizer_steps_are_recorded_as_ops(tmp_path: Path, pair: OptimizerPair) -> None:
+    program = _two_optimizers(tmp_path, pair)
+    doc = import_program(program)
+    assert pair.ops <= {node.type_id for node in doc.nodes()}
+    facts = _document_facts(doc)
+    loss, first_sum, head = pair.golden
+    np.testing.assert_allclose(float(facts["loss"].array), loss, rtol=1e-5)
+    np.testing.assert_allclose(float(facts["first"].array.sum()), first_sum, rtol=1e-5)
+    np.testing.assert_allclose(float(facts["head"].array[0]), head, rtol=1e-5)
 
 
 @pytest.mark.torch

@@ -266,18 +266,27 @@ def test_grad_fn_without_a_node_shows_its_page(seed) -> None:  # noqa: ANN001
     assert inspector.title.text() == "MulBackward0"
 
 
-def test_heat_map_for_a_matrix(qtbot) -> None:  # noqa: ANN001
-    state = make_state(
-        "import torch\nm = torch.tensor([[1., -2.], [3., 4.]], requires_grad=True)\n"
-        "s = m.sum()\ns.backward()\n"
-    )
+def _inspecting_leaf(qtbot, leaf: str) -> Inspector:  # noqa: ANN001
+    """An inspector on ``x = leaf`` after ``x.sum().backward()``, with ``x`` selected."""
+    state = make_state(f"import torch\nx = {leaf}\ns = x.sum()\ns.backward()\n")
     inspector = Inspector(state)
     qtbot.addWidget(inspector)
-    state.select([node_id(state.document, "m")])
+    state.select([node_id(state.document, "x")])
+    return inspector
+
+
+def test_heat_map_for_a_matrix(qtbot) -> None:  # noqa: ANN001
+    inspector = _inspecting_leaf(qtbot, "torch.tensor([[1., -2.], [3., 4.]], requires_grad=True)")
     assert inspector.values.value.picture.mode == "heatmap"
     assert inspector.values.grad.picture.mode == "heatmap"
     np.testing.assert_array_equal(inspector.values.grad.picture._arr, np.ones((2, 2)))
     assert inspector.param_editors["data"].table.rowCount() == 2
+
+
+def test_a_long_gradient_names_its_shape_as_python_writes_a_tuple(qtbot) -> None:  # noqa: ANN001
+    """A gradient printed on several lines is pointed to by its shape: ``(20,)``."""
+    inspector = _inspecting_leaf(qtbot, "torch.linspace(0, 1, 20, requires_grad=True)")
+    assert "of shape (20,) — printed below" in inspector.fact_labels["grad"].text()
 
 
 def test_an_owned_grad_fn_names_its_node(seed) -> None:  # noqa: ANN001

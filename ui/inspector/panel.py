@@ -1151,8 +1151,7 @@ def _code(text: str, shape: tuple[int, ...] = ()) -> str:
     """Printed tensor text as code; several lines become a pointer to the panel below."""
     if "\n" not in text:
         return f"<code>{html_text(text)}</code> "
-    dims = ", ".join(map(str, shape))
-    return f"<code>tensor(...)</code> of shape ({dims}) — printed below "
+    return f"<code>tensor(...)</code> of shape {shape_text(shape)} — printed below "
 
 
 def _bool(value: bool) -> str:

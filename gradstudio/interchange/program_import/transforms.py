@@ -15,19 +15,6 @@ from typing import Any
 
 from gradstudio.interchange.program_import.recorder import Recorder
 
-#: ``torch.func``'s transforms over a Python function.
-FUNC_TRANSFORMS = (
-    "grad",
-    "grad_and_value",
-    "hessian",
-    "jacfwd",
-    "jacrev",
-    "jvp",
-    "linearize",
-    "vjp",
-    "vmap",
-)
-
 
 def _quietly(recorder: Recorder, fn: Any) -> Any:
     """``fn`` run unrecorded; a function it returns (``vmap(f)``, ``vjp``'s ``vjp_fn``)
@@ -67,10 +54,8 @@ def install_transforms(recorder: Recorder) -> None:
     import engine.func as func
 
     why = "it runs a Python function on tensors of its own making, which a document cannot hold"
-    for name in FUNC_TRANSFORMS:
-        fn = getattr(func, name, None)
-        if fn is None:
-            continue
+    for name in func.TRANSFORMS:
+        fn = getattr(func, name)
         wrapped = _refusing(recorder, fn, f"torch.func.{name}", why)
         setattr(func, name, wrapped)
         if getattr(engine, name, None) is fn:
