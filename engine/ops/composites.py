@@ -18,9 +18,10 @@ from engine.ops.shape import cat, expand
 
 
 @public("tile", ("input",), (Param("dims", "shape"),), category="shape", doc="repeat, dims padded")
-def tile(input: Any, dims: Any) -> Any:  # noqa: A002
-    """``repeat`` with ``dims`` padded by leading ones to the input's rank."""
-    dims = int_tuple(dims)
+def tile(input: Any, *dims: Any) -> Any:  # noqa: A002
+    """``repeat`` with ``dims`` padded by leading ones to the input's rank; one sequence
+    or, as ``Tensor.tile`` takes them, the sizes themselves (``x.tile(2, 2)``)."""
+    dims = int_tuple(dims[0] if len(dims) == 1 else dims)
     dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
 

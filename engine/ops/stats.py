@@ -440,7 +440,7 @@ ROLL = declare(
 )
 def roll(input: Any, shifts: Any, dims: Any = ()) -> Any:  # noqa: A002
     shifts = int_tuple(shifts)
-    dims = int_tuple(dims or ())
+    dims = int_tuple(() if dims is None else dims)  # dims=0 is dimension 0, not none
     if not dims and len(shifts) == 1:
         return apply_op(ROLL, (input,), {"shifts": shifts, "dims": ()})
     if len(shifts) != len(dims):

@@ -1025,7 +1025,7 @@ def _python_arguments(
     names = list(parameters)
     args, kwargs = list(args), dict(kwargs)
     first_unheld = next((i for i, n in enumerate(names) if n not in held), len(names))
-    if len(args) > first_unheld:
+    if first_unheld < len(args) <= len(names):  # more than it takes: ``_bind`` says so
         for name, value in zip(names[first_unheld:], args[first_unheld:], strict=False):
             kwargs.setdefault(name, value)
         args = args[:first_unheld]
@@ -1091,6 +1091,7 @@ def _bind(
     if node_type.call_order:  # the Python signature's order (``einsum(equation, *operands)``)
         slots = [n for n in node_type.call_order if n in slots]
     variadic = {p.name for p in node_type.inputs if p.variadic}
+    greedy = _takes_trailing_sizes(node_type)
     bound: dict[str, Value] = {}
     rest = list(args)
     for name in slots:
@@ -1108,6 +1109,7 @@ def _bind(
         if (
             spec is not None
             and spec.kind in ("shape", "optional_shape")
+            and greedy(name)
             and all(
                 isinstance(a, Const) and isinstance(a.value, int) and not isinstance(a.value, bool)
                 for a in rest
@@ -1145,6 +1147,23 @@ def _bind(
     if node_type.kind is NodeKind.SOURCE and "device" in kwargs and node_type.has_param("device"):
         params["device"] = _device_param(kwargs["device"], line)
     return inputs, params
+
+
+def _takes_trailing_sizes(node_type: NodeType) -> Any:
+    """Whether a size param may take the rest of the call's ints (``x.view(2, 3)``,
+    ``zeros(2, 3)``): where the engine function takes ``*sizes``, or the param is its last
+    positional one; never before another (``roll(x, 1, 1)`` is shifts 1, dims 1)."""
+    import inspect
+
+    parameters = _python_parameters(node_type)
+    if parameters is None:
+        return lambda name: True
+    positional = [
+        n
+        for n, p in parameters.items()
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    return lambda name: bool(positional) and name == positional[-1]
 
 
 def _is_int(value: Any) -> bool:

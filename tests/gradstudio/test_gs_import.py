@@ -128,3 +128,27 @@ def test_autograd_backward_keeps_every_tensor_and_gradient() -> None:
     )
     rows = {label: facts for label, _, facts in evaluate(doc).rows()}
     assert rows["x"].grad.value == [5.0, 7.0]
+
+
+#: Calls whose ints are each a different argument, and what the engine computes for them.
+POSITIONAL_INTS = {
+    "torch.roll(x, 1, 1)": [[2.0, 0.0, 1.0], [5.0, 3.0, 4.0]],  # shifts 1, dims 1 (makemore)
+    "x.roll(1, 0)": [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]],
+    "torch.movedim(x, 0, 1)": [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]],
+    "x.tile(1, 2)": [[0.0, 1.0, 2.0, 0.0, 1.0, 2.0], [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]],
+    "x.view(3, 2)": [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]],
+}
+
+
+@pytest.mark.parametrize("call", POSITIONAL_INTS)
+def test_ints_bind_to_the_arguments_the_call_gives_them(call: str) -> None:
+    """A size param takes the rest of the ints only where the function takes ``*sizes``
+    or it is the last positional one: ``roll(x, 1, 1)`` was read as shifts (1, 1)."""
+    doc = import_snippet(f"import torch\nx = torch.arange(6.0).reshape(2, 3)\ny = {call}\n")
+    rows = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
+    assert rows["y"].array.tolist() == POSITIONAL_INTS[call]
+
+
+def test_more_positional_arguments_than_the_function_takes_are_refused() -> None:
+    with pytest.raises(ImportProblem, match="more arguments"):
+        import_snippet("import torch\nx = torch.ones(3)\ny = torch.roll(x, 1, 0, 2)\n")
