@@ -69,6 +69,9 @@ class ParamKind:
     to_source: Callable[[Any], str] = repr
     #: Text typed by a user -> JSON value (then checked).
     from_text: Callable[[str], Any] = _parse_literal
+    #: JSON value -> the text an editor shows, that ``from_text`` reads back (None: the
+    #: value as a Python literal).
+    to_text: Callable[[Any], str] | None = None
     #: (label, value) pairs for a "choice" editor, from the declared choices.
     options: Callable[[tuple[str, ...]], list[tuple[str, Any]]] | None = None
     #: Shown in an empty one-line editor.

@@ -23,6 +23,7 @@ from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_ke
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, EditError
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, over_budget, source_bytes
+from gradstudio.function_args import named_arguments
 from gradstudio.interchange.folding import Folder, FoldLimit
 from gradstudio.interchange.quoting import one_line
 from gradstudio.interchange.trust import admit
@@ -901,15 +902,12 @@ class _Importer:
                 template.append({"value": a.value})
             else:
                 raise ImportProblem("Function.apply takes tensors and plain values", line)
-        all_inputs = all("input" in t for t in template)
-        params = {
-            "class_name": cls.name,
-            "source": cls.source,
-            "args": [] if all_inputs else template,
-        }
+        named, where = named_arguments(template, len(tensors), cls.source, cls.name)
+        params = {"class_name": cls.name, "source": cls.source, "args": named}
         n = self.add("torch.autograd.Function", params, label, line)
-        for t in tensors:
-            self.connect(t, n, "inputs", line)
+        for t, ports in zip(tensors, where, strict=True):
+            for port, _ in ports:
+                self.connect(t, n, port, line)
         return TensorRef(n)
 
     def legacy(
