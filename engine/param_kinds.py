@@ -69,6 +69,9 @@ class ParamKind:
     to_source: Callable[[Any], str] = repr
     #: Text typed by a user -> JSON value (then checked).
     from_text: Callable[[str], Any] = _parse_literal
+    #: JSON value -> the text an editor shows, that ``from_text`` reads back (None: the
+    #: value as a Python literal).
+    to_text: Callable[[Any], str] | None = None
     #: (label, value) pairs for a "choice" editor, from the declared choices.
     options: Callable[[tuple[str, ...]], list[tuple[str, Any]]] | None = None
     #: Shown in an empty one-line editor.
@@ -194,6 +197,8 @@ def _dim_list(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
 
 
 def check_shape(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
+    """A list of sizes, of any product: a shape costs nothing to hold, and what a step
+    makes of it is bounded by the tool's memory budget, which the user sets."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, list | tuple):
@@ -201,8 +206,6 @@ def check_shape(value: Any, choices: tuple[str, ...] = ()) -> list[int]:
     dims = [check_int(v) for v in value]
     if any(d < -1 for d in dims):
         raise ValueError(f"a shape holds sizes >= 0 (or -1), got {value!r}")
-    if math.prod(max(d, 1) for d in dims) > MAX_DATA_ELEMENTS:
-        raise ValueError(f"shape {dims} is too large for a teaching studio")
     return dims
 
 

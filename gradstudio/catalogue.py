@@ -13,10 +13,11 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gradstudio.document.index_key import PLACEHOLDER, IndexKey, parse_key
+from gradstudio.function_args import apply_arguments, apply_sources
 from gradstudio.params import checker, data_python, number_python, param_kind, to_json_value
 
 
@@ -50,6 +51,9 @@ class PortSpec:
     variadic: bool = False
     scalar_ok: bool = False
     doc: str = ""
+    #: What the port passes when nothing is wired, as source text (a custom Function's
+    #: ``z = 4``); shown beside it.
+    preset: str | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,18 @@ class NodeType:
     uninitialised: bool = False
     #: (output, bool param): an output returned only when its flag is set (``unique``).
     output_flags: tuple[tuple[str, str], ...] = ()
+    #: The input ports of one node, from its params, where they are its own (a custom
+    #: Function has one per argument of its ``forward``); None: ``inputs`` for all.
+    ports: Callable[[Mapping[str, Any]], tuple[PortSpec, ...]] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+    def for_params(self, params: Mapping[str, Any]) -> NodeType:
+        """The type of one node with these params: itself, or its own ports."""
+        if self.ports is None:
+            return self
+        inputs = self.ports(params)
+        return self if inputs == self.inputs else replace(self, inputs=inputs)
 
     def returned(self, params: Mapping[str, Any]) -> list[str]:
         """The outputs a call with these params returns, in order."""
@@ -678,6 +694,10 @@ FUNCTION_TEMPLATE = """class Func(Function):
 """
 
 
+#: The template's arguments: ``forward(ctx, x)`` takes one tensor.
+FUNCTION_ARGS: list[dict[str, Any]] = [{"name": "x"}]
+
+
 class NotTrustedError(Exception):
     """Custom Function code exists but the document is not trusted to run it."""
 
@@ -692,18 +712,18 @@ def function_namespace(backend: Any) -> dict[str, Any]:
     }
 
 
-def function_arguments(call_inputs: list[Any], template: list[dict[str, Any]]) -> list[Any]:
-    if not template:
-        return list(call_inputs)
-    out = []
-    for item in template:
-        if "input" in item:
-            if item["input"] >= len(call_inputs):
-                raise NodeInputError(f"argument input {item['input']} is not connected")
-            out.append(call_inputs[item["input"]])
-        else:
-            out.append(data_python(item["value"]))
-    return out
+def function_ports(params: Mapping[str, Any]) -> tuple[PortSpec, ...]:
+    """A custom Function node's inputs: a port per argument of ``apply``, named for the
+    ``forward`` parameter it fills; one given a value shows it (``z = 4``)."""
+    return tuple(
+        PortSpec(
+            a["name"],
+            optional="value" in a or bool(a.get("variadic")),
+            variadic=bool(a.get("variadic")),
+            preset=py("data", a["value"]) if "value" in a else None,
+        )
+        for a in params.get("args") or ()
+    )
 
 
 def _function_run(call: RunCall) -> dict[str, Any]:
@@ -718,7 +738,10 @@ def _function_run(call: RunCall) -> dict[str, Any]:
     cls = namespace.get(name)
     if cls is None:
         raise NodeInputError(f"the code does not define a class named {name!r}")
-    args = function_arguments(list(call.inputs.get("inputs") or []), call.params["args"])
+    try:
+        args = apply_arguments(call.params["args"], call.inputs)
+    except LookupError as exc:
+        raise NodeInputError(str(exc.args[0])) from None
     result = cls.apply(*args)
     if isinstance(result, tuple | list):
         raise NodeInputError(
@@ -728,14 +751,7 @@ def _function_run(call: RunCall) -> dict[str, Any]:
 
 
 def _function_code(c: CodeCall) -> str:
-    inputs = c.inputs.get("inputs") or []
-    template = c.params["args"] or [{"input": i} for i in range(len(inputs))]
-    args = [
-        inputs[a["input"]]
-        if "input" in a and a["input"] < len(inputs)
-        else py("data", a.get("value"))
-        for a in template
-    ]
+    args = apply_sources(c.params["args"], c.inputs)
     return f"{c.params['class_name']}.apply({', '.join(args)})"
 
 
@@ -1146,7 +1162,7 @@ def _hand_types() -> list[NodeType]:
             title="custom Function",
             category="autograd",
             kind=NodeKind.CUSTOM_FUNCTION,
-            inputs=(PortSpec("inputs", variadic=True, optional=True),),
+            inputs=function_ports({"args": FUNCTION_ARGS}),
             outputs=(TENSOR_OUT,),
             params=(
                 ParamSpec("class_name", "identifier", "Func"),
@@ -1154,12 +1170,13 @@ def _hand_types() -> list[NodeType]:
                 ParamSpec(
                     "args",
                     "args",
-                    [],
-                    doc="arguments of apply: {'input': k} or {'value': literal}; "
-                    "empty = the inputs",
+                    FUNCTION_ARGS,
+                    doc="the arguments of apply, one per parameter of forward: a name is "
+                    "the tensor wired to its port, name=literal a value (x, y, z=4)",
                 ),
                 NO_GRAD,
             ),
+            ports=function_ports,
             run=_function_run,
             code=_function_code,
             doc="Your own forward/backward (class X(Function)); runs only in trusted documents.",

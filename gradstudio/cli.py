@@ -97,6 +97,14 @@ def _parser() -> argparse.ArgumentParser:
         help=f"with --run: a loop keeps its first K iterations and its last as nodes, "
         f"the others folded into one card (default {KEEP_ITERATIONS})",
     )
+    imp.add_argument(
+        "--memory-budget",
+        type=_budget,
+        default=DEFAULT_BUDGET,
+        metavar="SIZE",
+        help="refuse a tensor whose shape would take more than SIZE, e.g. 4GiB, or 'none' "
+        f"(default {format_size(DEFAULT_BUDGET)}, as run's)",
+    )
     imp.add_argument("-o", "--output", required=True, help="the .gstudio file to write")
 
     exp = sub.add_parser("export", help="write a document as a runnable PyTorch script")
@@ -250,11 +258,13 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
         doc = import_program(args.snippet, keep=max(0, args.keep_iterations), isolate=args.isolate)
     elif notebook is not None:
         try:
-            doc = import_snippet(notebook.without_markers(), args.snippet)
+            doc = import_snippet(
+                notebook.without_markers(), args.snippet, memory_budget=args.memory_budget
+            )
         except ImportProblem as exc:
             raise located(exc, notebook) from None
     else:
-        doc = import_snippet(source, args.snippet)
+        doc = import_snippet(source, args.snippet, memory_budget=args.memory_budget)
     doc.set_meta("title", Path(args.snippet).stem)
     save_document(doc, args.output, TrustStore())
     print(f"wrote {args.output}: {len(doc)} nodes", file=out)

@@ -21,7 +21,6 @@ from engine.param_kinds import (
     ParamKind,
     check_choice,
     check_data,
-    check_int,
     check_shape,
     data_python,
     data_source,
@@ -31,6 +30,7 @@ from engine.param_kinds import (
     to_json_value,
 )
 from gradstudio.document.index_key import check_key
+from gradstudio.function_args import args_text, check_args, parse_args_text
 
 __all__ = [
     "DEVICE_CHOICES",
@@ -60,22 +60,7 @@ def _identifier(value: Any, choices: tuple[str, ...] = ()) -> str:
 
 
 def _args(value: Any, choices: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """A custom Function's call arguments: ``{"input": k}`` or ``{"value": literal}``."""
-    if not isinstance(value, list | tuple):
-        raise ValueError("expected a list of arguments")
-    out: list[dict[str, Any]] = []
-    for item in value:
-        if isinstance(item, dict) and set(item) == {"input"}:
-            index = check_int(item["input"])
-            if index < 0:
-                raise ValueError("argument input indices are >= 0")
-            out.append({"input": index})
-        elif isinstance(item, dict) and set(item) == {"value"}:
-            v = item["value"]
-            out.append({"value": None if v is None else check_data(v)})
-        else:
-            raise ValueError(f"an argument is {{'input': k}} or {{'value': literal}}, got {item!r}")
-    return out
+    return check_args(value)
 
 
 def _device(value: Any, choices: tuple[str, ...] = ()) -> str:
@@ -111,7 +96,7 @@ kind(
 )
 kind(ParamKind("code", _code, "", editor="code", from_text=_raw_text))
 kind(ParamKind("identifier", _identifier, "x", from_text=_raw_text))
-kind(ParamKind("args", _args, []))
+kind(ParamKind("args", _args, [], from_text=parse_args_text, to_text=args_text))
 
 
 def _index(value: Any, choices: tuple[str, ...] = ()) -> Any:

@@ -41,7 +41,7 @@ def hostile(body: str = "", trusted: bool = True) -> Document:
     doc.add_node(x)
     f = doc.new_node("torch.autograd.Function", (250, 0), {"source": function_source(body)}, "f")
     doc.add_node(f)
-    doc.connect(x.id, "out", f.id, "inputs")
+    doc.connect(x.id, "out", f.id, "x")
     after = doc.new_node("torch.neg", (500, 0), label="after")
     doc.add_node(after)
     doc.connect(f.id, "out", after.id, "input")

@@ -17,6 +17,7 @@ from gradstudio.document.groups import Group
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, Edge, EditError, Node
 from gradstudio.document.undo import MacroCommand
+from gradstudio.function_args import args_for_forward
 
 
 class _Base:
@@ -162,7 +163,11 @@ class MoveNodesCommand(_Base):
 
 
 class SetParamCommand(_Base):
-    """Set one parameter; successive edits of the same parameter merge (typing)."""
+    """Set one parameter; successive edits of the same parameter merge (typing).
+
+    A custom Function's arguments follow its code: new code whose ``forward`` takes
+    other parameters sets ``args`` in the same step, and the wires of ports that go
+    are disconnected with it (undo brings them back)."""
 
     def __init__(self, doc: Document, node_id: str, name: str, value: Any) -> None:
         node = doc.node(node_id)
@@ -177,18 +182,44 @@ class SetParamCommand(_Base):
         self.old = node.params[name]
         self.new = value
         self.text = f"Set {name} of {node.label}"
+        self.old_args = self.new_args = node.params.get("args")
+        self.dropped: list[Edge] = []
+        if node.type.ports is not None and node.type.has_param("args"):
+            self._follow(node, name, value)
+
+    def _follow(self, node: Node, name: str, value: Any) -> None:
+        params = {**node.params, name: value}
+        if name in ("source", "class_name"):
+            self.new_args = args_for_forward(params["args"], params["source"], params["class_name"])
+        elif name == "args":
+            self.old_args = self.new_args = value
+        kept = {p.name for p in node.type.for_params({**params, "args": self.new_args}).inputs}
+        self.dropped = [
+            e for e in self.doc.edges_of(node.id) if e.dst == node.id and e.dst_port not in kept
+        ]
 
     def redo(self) -> None:
+        for edge in self.dropped:
+            self.doc.disconnect(edge)
         self.doc.set_param(self.node_id, self.name, self.new)
+        if self.name != "args" and self.new_args != self.old_args:
+            self.doc.set_param(self.node_id, "args", self.new_args)
 
     def undo(self) -> None:
+        if self.name != "args" and self.new_args != self.old_args:
+            self.doc.set_param(self.node_id, "args", self.old_args)
         self.doc.set_param(self.node_id, self.name, self.old)
+        for e in self.dropped:
+            self.doc.connect(e.src, e.src_port, e.dst, e.dst_port, e.slot)
 
     def merge_with(self, other: object) -> bool:
         if (
             isinstance(other, SetParamCommand)
             and other.doc is self.doc
             and (other.node_id, other.name) == (self.node_id, self.name)
+            and not (self.dropped or other.dropped)
+            and self.new_args == self.old_args
+            and other.new_args == other.old_args
         ):
             self.new = other.new
             return True

@@ -56,14 +56,19 @@ PORT_FIXED = 52.0
 WIDTH_GRID = 4.0
 
 
-def port_caption(spec: PortSpec, params: Mapping[str, Any], count: int | None = None) -> str:
+def port_caption(
+    spec: PortSpec, params: Mapping[str, Any], count: int | None = None, wired: bool = False
+) -> str:
     """The text beside an input port: its name, the number of wires of a variadic port,
-    and the number it is set to when it takes a scalar (``other = 1``)."""
+    and the number it is set to when it takes a scalar (``other = 1``) or, unwired, the
+    value it passes (a custom Function's ``z = 4``)."""
     text = spec.name
     if spec.variadic:
         text = f"{text} ({count})" if count else f"{text} …"
     if spec.scalar_ok and params.get(spec.name) is not None:
         text = f"{text} = {params[spec.name]}"
+    elif spec.preset is not None and not wired:
+        text = f"{text} = {spec.preset}"
     return text
 
 

@@ -95,7 +95,9 @@ class Node:
 
     @property
     def type(self) -> NodeType:
-        return self.node_type if self.node_type is not None else catalogue().get(self.type_id)
+        if self.node_type is not None:
+            return self.node_type
+        return catalogue().get(self.type_id).for_params(self.params)
 
     def param(self, name: str) -> Any:
         return self.params[name]
@@ -342,7 +344,8 @@ class Document:
             y=float(position[1]),
             node_type=node_type,
         )
-        return replace(node, params=self._checked_params(node, values))
+        checked = self._checked_params(node, values)
+        return replace(node, params=checked, node_type=node_type.for_params(checked))
 
     # ---------------------------------------------------------------------- groups
 
@@ -462,11 +465,9 @@ class Document:
             ) from None
         self._check_label(node.id, node.label)
         self._check_position(node.id, node.x, node.y)
+        params = self._checked_params(node, node.params)
         node = replace(
-            node,
-            type_id=node_type.id,
-            node_type=node_type,
-            params=self._checked_params(node, node.params),
+            node, type_id=node_type.id, node_type=node_type.for_params(params), params=params
         )
         index = len(self._order) if step is None else step
         if not 0 <= index <= len(self._order):
@@ -531,7 +532,17 @@ class Document:
         values = dict(node.params)
         values[name] = value
         checked = self._checked_params(node, values)
-        self._nodes[node_id] = replace(node, params=checked)
+        node_type = self.catalogue.get(node.type_id).for_params(checked)
+        if node_type.inputs != node.type.inputs:
+            ports = {p.name for p in node_type.inputs}
+            for edge in self.edges_of(node_id):
+                if edge.dst == node_id and edge.dst_port not in ports:
+                    raise EditError(
+                        f"{self._name(node_id)}: input {edge.dst_port!r} is connected; "
+                        "disconnect it before removing its argument",
+                        node_id,
+                    )
+        self._nodes[node_id] = replace(node, params=checked, node_type=node_type)
         self._emit(ParamChanged(node_id, name, old, checked[name]))
 
     def set_label(self, node_id: str, label: str) -> None:
@@ -684,8 +695,8 @@ class Document:
         for end in (edge.src, edge.dst):
             if end not in self._nodes:
                 raise EditError(f"there is no node {end!r}", end)
-        src_type = self.catalogue.get(self._nodes[edge.src].type_id)
-        dst_type = self.catalogue.get(self._nodes[edge.dst].type_id)
+        src_type = self._nodes[edge.src].type
+        dst_type = self._nodes[edge.dst].type
         try:
             out = src_type.output(edge.src_port)
         except KeyError:

@@ -20,8 +20,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gradstudio.catalogue import NodeType, RunCall
+
 if TYPE_CHECKING:
-    from gradstudio.catalogue import RunCall
     from gradstudio.evaluation.evaluate import PlanStep
 
 GIB = 1 << 30
@@ -109,7 +110,9 @@ class _Args:
         dtype = call.params.get("dtype")
         if isinstance(dtype, str):
             self.itemsize = getattr(call.dtype(dtype), "itemsize", self.itemsize)
-        elif not call.inputs and _all_ints(call.params, ("start", "end", "step", "fill_value")):
+        elif not call.inputs and _all_ints(
+            call.params, ("start", "end", "step", "fill_value", "low", "high")
+        ):
             self.itemsize = 8  # PyTorch infers int64 from integer arguments
         self.itemsize = self.itemsize or DEFAULT_ITEMSIZE
 
@@ -213,6 +216,10 @@ def _linear(a: _Args) -> int:
     return _numel(shape[:-1]) * out
 
 
+def _repeat(a: _Args, name: str) -> int:
+    return _same(a) * _numel(a.params.get(name) or ())
+
+
 def _loss(a: _Args) -> int:
     return _same(a) if a.params.get("reduction") == "none" else 1
 
@@ -220,7 +227,11 @@ def _loss(a: _Args) -> int:
 #: Output elements by node type; types not named here and in an elementwise category
 #: (below) take the broadcast of their inputs; the rest are measured after they run.
 RULES: dict[str, Callable[[_Args], int]] = {
-    **{f"torch.{n}": _size for n in ("zeros", "ones", "full", "rand", "randn")},
+    **{f"torch.{n}": _size for n in ("zeros", "ones", "full", "rand", "randn", "empty")},
+    "torch.randint": _size,
+    "torch.broadcast_to": _size,
+    "torch.Tensor.repeat": lambda a: _repeat(a, "repeats"),
+    "torch.tile": lambda a: _repeat(a, "dims"),
     "torch.Tensor": lambda a: _size(a, "sizes"),
     "torch.arange": _arange,
     "torch.Tensor.expand": _expand,
@@ -242,11 +253,11 @@ ELEMENTWISE = frozenset(
 )
 
 
-def predict_numel(step: PlanStep, call: RunCall) -> tuple[int, int] | None:
-    """(elements, bytes per element) of the step's outputs, from shapes alone; None when
+def predict_numel(node_type: NodeType, call: RunCall) -> tuple[int, int] | None:
+    """(elements, bytes per element) of a step's outputs, from shapes alone; None when
     only running the step can tell (the size is then checked before it is recorded)."""
-    rule = RULES.get(step.type.id)
-    if rule is None and step.type.category not in ELEMENTWISE:
+    rule = RULES.get(node_type.id)
+    if rule is None and node_type.category not in ELEMENTWISE:
         return None
     args = _Args(call)
     try:
@@ -254,6 +265,28 @@ def predict_numel(step: PlanStep, call: RunCall) -> tuple[int, int] | None:
     except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError):
         return None  # badly wired or shaped: the step itself says what is wrong
     return numel, args.itemsize
+
+
+def source_bytes(node_type: NodeType, params: Mapping[str, Any], backend: Any) -> int | None:
+    """Bytes a step with no tensor inputs would make (``zeros`` of a shape, an ``arange``),
+    from its parameters alone: what a snippet import holds against the budget, so that a
+    shape too big is refused at its line rather than at the first run."""
+    if node_type.inputs:
+        return None
+    call = RunCall(backend, "cpu", {}, dict(params))
+    predicted = predict_numel(node_type, call)
+    return None if predicted is None else predicted[0] * predicted[1]
+
+
+def over_budget(what: str, nbytes: int | None, budget: int | None) -> str | None:
+    """The sentence refusing ``nbytes`` of tensor data, or None where it fits (or where
+    the size is not known before a run)."""
+    if budget is None or nbytes is None or nbytes <= budget:
+        return None
+    return (
+        f"{what} would allocate {format_size(nbytes)}; the memory budget is "
+        f"{format_size(budget)} (Run > Memory Budget, or --memory-budget)"
+    )
 
 
 def _tensor_bytes(outputs: Mapping[str, Any]) -> int:
@@ -286,7 +319,7 @@ class Ledger:
         """Refuse the step if its predicted outputs do not fit."""
         if self.budget is None:
             return
-        predicted = predict_numel(step, call)
+        predicted = predict_numel(step.type, call)
         if predicted is not None:
             self._check(step, predicted[0] * predicted[1])
 

@@ -269,7 +269,7 @@ class _Explainer:
         return f"{ex.name}: received {incoming}, sent ({sent}) (no formula declared)"
 
     def function_saved(self, step: Any, before: Snapshot) -> str:
-        sources = argument_sources(step.params.get("args") or [], step.inputs.get("inputs", ()))
+        sources = argument_sources(step.params.get("args") or [], step.inputs)
         parts = []
         for saved in saved_for_backward(str(step.params.get("source", ""))):
             kind, i = saved.origin

@@ -65,13 +65,17 @@ def saved_for_backward(source: str) -> tuple[SavedName, ...]:
 
 
 def argument_sources(
-    args: Sequence[Mapping[str, Any]], wired: Sequence[tuple[str, str]]
+    args: Sequence[Mapping[str, Any]], wired: Mapping[str, Sequence[tuple[str, str]]]
 ) -> list[tuple[str, str] | Any]:
-    """Each forward argument: the ``(node, port)`` wired to it, or its literal value."""
+    """Each argument ``apply`` passes to forward: the ``(node, port)`` wired to its port
+    (each one, spread, for ``*args``), or its literal value."""
     out: list[tuple[str, str] | Any] = []
     for arg in args:
-        if "input" in arg and int(arg["input"]) < len(wired):
-            out.append(tuple(wired[int(arg["input"])]))
+        sources = [tuple(w) for w in wired.get(arg["name"], ())]
+        if arg.get("variadic"):
+            out.extend(sources)
+        elif sources:
+            out.append(sources[0])
         else:
             out.append(arg.get("value"))
     return out

@@ -34,12 +34,13 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 import numpy as np
 
-from gradstudio.catalogue import NodeKind, NodeType, catalogue
+from gradstudio.catalogue import NodeKind, NodeType, PortSpec, catalogue
 from gradstudio.evaluation.evaluate import (
     CancelCheck,
     Evaluation,
@@ -70,16 +71,18 @@ class WorkerError(RuntimeError):
 
 
 class _PlanPickler(pickle.Pickler):
-    """Node types travel by id (their ``run``/``code`` are closures of the catalogue)."""
+    """Node types travel by id (their ``run``/``code`` are closures of the catalogue),
+    with the ports of a node that has its own (a custom Function's arguments)."""
 
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, NodeType):
-            return _node_type, (obj.id,)
+            return _node_type, (obj.id, obj.inputs if obj.ports is not None else None)
         return NotImplemented
 
 
-def _node_type(type_id: str) -> NodeType:
-    return catalogue().get(type_id)
+def _node_type(type_id: str, inputs: tuple[PortSpec, ...] | None = None) -> NodeType:
+    base = catalogue().get(type_id)
+    return base if inputs is None or inputs == base.inputs else replace(base, inputs=inputs)
 
 
 def dumps_plan(plan: Plan) -> bytes:

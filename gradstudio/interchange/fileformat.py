@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gradstudio.catalogue import FUNCTION_TEMPLATE
 from gradstudio.document.groups import Group, GroupError, check_fields, group_from_json, group_json
 from gradstudio.document.model import Document, EditError, check_setting
+from gradstudio.function_args import named_arguments
 from gradstudio.interchange.atomic import atomic_write
 from gradstudio.interchange.quoting import printable, shorten
 from gradstudio.interchange.trust import TrustStore, admit, content_hash
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 FORMAT = "gradstudio"
-VERSION = 3
+VERSION = 4
 EXTENSION = ".gstudio"
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -107,8 +109,67 @@ def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "version": 3, "groups": []}
 
 
+FUNCTION_TYPES = ("torch.autograd.Function", "autograd.Function")
+
+
+def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 gives a custom Function node a port per argument of its ``forward``
+    (``args`` named, ``[{"name": "x"}, {"name": "z", "value": 4}]``); version 3 wired
+    every tensor into one ``inputs`` port and held ``args`` as ``{"input": k}`` /
+    ``{"value": v}``.  Each wire moves to the port of the argument it filled."""
+    nodes, edges = data.get("nodes"), data.get("edges")
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        return {**data, "version": 4}  # the schema says what is wrong
+    edges = list(edges)
+    for i, n in enumerate(nodes):
+        if not isinstance(n, dict) or n.get("type") not in FUNCTION_TYPES:
+            continue
+        params = n.get("params", {})
+        if not isinstance(params, dict):
+            continue
+        old = params.get("args", [])
+        if not isinstance(old, list) or not all(
+            isinstance(a, dict) and (set(a) == {"input"} or set(a) == {"value"}) for a in old
+        ):
+            raise ValueError(
+                "a version-3 custom Function's args are {'input': k} or {'value': v} "
+                f"(at nodes/{i}/params/args)"
+            )
+        if any(not isinstance(a.get("input", 0), int) or a.get("input", 0) < 0 for a in old):
+            raise ValueError(f"argument inputs are integers >= 0 (at nodes/{i}/params/args)")
+        wired = sorted(
+            (
+                (e.get("slot", 0), k)
+                for k, e in enumerate(edges)
+                if isinstance(e, dict)
+                and isinstance(e.get("to"), list)
+                and e["to"] == [n.get("id"), "inputs"]
+            ),
+            key=lambda pair: (pair[0] if isinstance(pair[0], int) else 0, pair[1]),
+        )
+        source, class_name = (
+            params.get("source", FUNCTION_TEMPLATE),
+            params.get("class_name", "Func"),
+        )
+        if not isinstance(source, str) or not isinstance(class_name, str):
+            continue
+        named, where = named_arguments(old, len(wired), source, class_name)
+        n = nodes[i] = {**n, "params": {**params, "args": named}}
+        moved: dict[int, list[dict[str, Any]]] = {}
+        for (_, k), ports in zip(wired, where, strict=True):
+            moved[k] = [
+                {**edges[k], "to": [n.get("id"), port], "slot": slot} for port, slot in ports
+            ]
+        edges = [e for k, old_edge in enumerate(edges) for e in moved.get(k, [old_edge])]
+    return {**data, "version": 4, "nodes": nodes, "edges": edges}
+
+
 #: ``MIGRATIONS[n]`` turns a version-n document into version n + 1.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+    3: _v3_to_v4,
+}
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:

@@ -17,10 +17,13 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
+import engine
 from gradstudio.catalogue import NodeKind, NodeType, PortType
 from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_key
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, EditError
+from gradstudio.evaluation.budget import DEFAULT_BUDGET, over_budget, source_bytes
+from gradstudio.function_args import named_arguments
 from gradstudio.interchange.folding import Folder, FoldLimit
 from gradstudio.interchange.quoting import one_line
 from gradstudio.interchange.trust import admit
@@ -207,6 +210,8 @@ class _Importer:
     env: dict[str, Value] = field(default_factory=dict)
     no_grad: bool = False
     folder: Folder = field(default_factory=Folder)
+    #: Bytes of tensor data a run may hold: a source bigger than this is refused.
+    memory_budget: int | None = DEFAULT_BUDGET
 
     # -- statements ---------------------------------------------------------------
 
@@ -897,15 +902,12 @@ class _Importer:
                 template.append({"value": a.value})
             else:
                 raise ImportProblem("Function.apply takes tensors and plain values", line)
-        all_inputs = all("input" in t for t in template)
-        params = {
-            "class_name": cls.name,
-            "source": cls.source,
-            "args": [] if all_inputs else template,
-        }
+        named, where = named_arguments(template, len(tensors), cls.source, cls.name)
+        params = {"class_name": cls.name, "source": cls.source, "args": named}
         n = self.add("torch.autograd.Function", params, label, line)
-        for t in tensors:
-            self.connect(t, n, "inputs", line)
+        for t, ports in zip(tensors, where, strict=True):
+            for port, _ in ports:
+                self.connect(t, n, port, line)
         return TensorRef(n)
 
     def legacy(
@@ -983,6 +985,10 @@ class _Importer:
             self.doc.add_node(node)
         except EditError as exc:
             raise ImportProblem(exc.message, line) from None
+        nbytes = source_bytes(node.type, node.params, engine)
+        refusal = over_budget(f"'{node.label}'", nbytes, self.memory_budget)
+        if refusal is not None:
+            raise ImportProblem(refusal, line)
         return node.id
 
     def connect(
@@ -1212,11 +1218,18 @@ def _label(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def import_snippet(source: str, filename: str = "<snippet>", trusted: bool = False) -> Document:
+def import_snippet(
+    source: str,
+    filename: str = "<snippet>",
+    trusted: bool = False,
+    memory_budget: int | None = DEFAULT_BUDGET,
+) -> Document:
     """A document for a PyTorch snippet; its code is parsed, never run.
 
     A document with custom Function code is trusted only if ``trusted`` says so:
-    the snippet may come from anywhere.
+    the snippet may come from anywhere.  A tensor made from a shape bigger than
+    ``memory_budget`` (the studio's Run > Memory Budget) is refused at its line,
+    naming its size and the budget.
     """
     if len(source) > MAX_SNIPPET_CHARS:
         raise ImportProblem(
@@ -1230,7 +1243,7 @@ def import_snippet(source: str, filename: str = "<snippet>", trusted: bool = Fal
         raise ImportProblem(f"the snippet is not valid Python ({exc.msg})", exc.lineno) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise ImportProblem(f"the snippet cannot be parsed ({exc})") from None
-    importer = _Importer(source)
+    importer = _Importer(source, memory_budget=memory_budget)
     try:
         importer.run(tree)
     except RecursionError:

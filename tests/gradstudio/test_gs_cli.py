@@ -129,7 +129,7 @@ def test_bad_arguments_print_one_line_and_exit_2(
 
 def test_damaged_file_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.gstudio"
-    bad.write_text('{"format": "gradstudio", "version": 4, "nodes": []}')
+    bad.write_text('{"format": "gradstudio", "version": 5, "nodes": []}')
     code, _, err = _main("run", str(bad))
     assert code == 2 and str(bad) in err and "newer GradStudio" in err
     bad_snippet = tmp_path / "bad.py"

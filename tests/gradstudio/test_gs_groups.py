@@ -353,7 +353,7 @@ def grouped_json(doc: Document) -> dict[str, Any]:
 
 def test_groups_round_trip_through_the_file(doc: Document) -> None:
     data = grouped_json(doc)
-    assert data["version"] == VERSION == 3
+    assert data["version"] == VERSION == 4
     again = loads(dumps(doc))
     assert again.groups == doc.groups
     assert to_json(again) == data
@@ -365,7 +365,7 @@ def test_version_2_files_migrate_to_empty_groups(doc: Document) -> None:
     del data["groups"]
     migrated = from_json(data, "old.gstudio")
     assert not migrated.groups
-    assert to_json(migrated)["groups"] == [] and to_json(migrated)["version"] == 3
+    assert to_json(migrated)["groups"] == [] and to_json(migrated)["version"] == VERSION
 
 
 def test_groups_are_refused_in_a_version_2_file(doc: Document) -> None:

@@ -67,7 +67,10 @@ def test_function_class_becomes_a_custom_node() -> None:
     assert d.params["class_name"] == "Func"
     assert d.params["source"].startswith("class Func(Function):")
     assert "ctx.save_for_backward(x, y, out)" in d.params["source"]
-    assert d.params["args"] == [{"input": 0}, {"input": 1}, {"value": 4}]
+    assert d.params["args"] == [{"name": "x"}, {"name": "y"}, {"name": "z", "value": 4}]
+    assert [p.name for p in d.type.inputs] == ["x", "y", "z"]
+    wired = {e.dst_port: doc.node(e.src).label for e in doc.edges() if e.dst == d.id}
+    assert wired == {"x": "a", "y": "b"}
     assert not doc.trusted
 
 

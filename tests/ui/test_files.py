@@ -320,3 +320,20 @@ def test_a_failed_recovery_write_keeps_the_last_file_and_tries_again(
     assert recovery.autosave()  # still unsaved: the next tick writes it
     assert {n.label for n in recovery.load().document.nodes()} == {"w2", "sum"}
     recovery.stop()
+
+
+def test_snippet_import_follows_the_memory_budget_setting(window, answers) -> None:  # noqa: ANN001
+    """Issue 30: the limit is Run > Memory Budget, and the report names it and the size."""
+    code = "import torch\nw = torch.zeros(2000, 1000)\ns = w.sum()\n"  # 7.6 MiB of float32
+    window.set_memory_budget(4 << 20)  # 4 MiB, as a stored setting could say
+    assert not window.import_snippet(code)
+    title, text = answers.reports[-1]
+    assert title == "Cannot import the snippet"
+    assert text == (
+        "line 2: 'w' would allocate 7.6 MiB; the memory budget is 4 MiB "
+        "(Run > Memory Budget, or --memory-budget)"
+    )
+    window.act_budgets[1 << 28].trigger()  # 256 MiB, from the Run menu
+    assert window.import_snippet(code)
+    w = window.state.document.node_by_label("w")
+    assert w is not None and w.params["size"] == [2000, 1000]

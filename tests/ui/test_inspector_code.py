@@ -32,7 +32,7 @@ def function_state() -> tuple[StudioState, str]:
     stack.push(add_x)
     add_f = AddNodeCommand(doc, "torch.autograd.Function", (200, 0), label="f")
     stack.push(add_f)
-    stack.push(ConnectCommand(doc, add_x.node_id, "out", add_f.node_id, "inputs"))
+    stack.push(ConnectCommand(doc, add_x.node_id, "out", add_f.node_id, "x"))
     state.set_evaluation(evaluate(doc))
     return state, add_f.node_id
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QFontMetricsF, QMouseEvent
 
 from gradstudio.document.commands import SetParamCommand
 from gradstudio.evaluation.budget import format_size
@@ -15,7 +15,7 @@ from gradstudio.instruments.gradcheck import GradcheckResult
 from gradstudio.interchange.fileformat import load_document
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.ui.uitools import drag, node_view_pos, run_and_wait, send_mouse, wait_evaluated
-from ui.instruments.gradcheck import GradcheckDialog
+from ui.instruments.gradcheck import CELL_PAD, GradcheckDialog, cell_text
 from ui.instruments.memory import LISTED, bands, breakdown_html, step_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
@@ -159,6 +159,59 @@ def test_check_gradient_flags_seed_004s_wrong_gy(window, qtbot) -> None:  # noqa
     # the colour scale is shared: equal values are equal colours in both maps
     assert analytic.image.pixel(0, 0) == numerical.image.pixel(0, 0)
     assert analytic.image.pixel(1, 0) != numerical.image.pixel(1, 0)
+    dialog.close()
+
+
+def _numbers_fit(heat) -> bool:  # noqa: ANN001
+    metrics = QFontMetricsF(heat.font())
+    cells = heat.cells()
+    cols = heat.values.shape[1]
+    width = cells.width() / cols
+    return all(metrics.horizontalAdvance(text) <= width for _, _, text in heat.drawn_numbers)
+
+
+def test_check_gradient_writes_each_number_in_its_cell(window, qtbot) -> None:  # noqa: ANN001
+    """Issue 30: the two entries of seed 004's 1 x 2 Jacobian are written in their cells,
+    without hovering; the tooltip still tells the longer story."""
+    _, d = _wrong_gy(window, qtbot)
+    dialog = _gradcheck_from_menu(window, qtbot, d)
+    dialog.show()
+    analytic, numerical = dialog.maps
+    qtbot.waitUntil(lambda: bool(analytic.drawn_numbers and numerical.drawn_numbers))
+    assert analytic.drawn_numbers == [(0, 0, "10"), (0, 1, "5")]
+    assert numerical.drawn_numbers == [(0, 0, "10"), (0, 1, "9")]
+    assert _numbers_fit(analytic) and _numbers_fit(numerical)
+    assert "analytic 5" in analytic.tooltip(0, 1) and "numerical 9" in analytic.tooltip(0, 1)
+    dialog.close()
+
+
+def test_cells_too_small_for_their_numbers_keep_the_colour_and_tooltip(window, qtbot) -> None:  # noqa: ANN001
+    code = "import torch\nx = torch.linspace(-1, 1, 60, requires_grad=True)\ny = x.exp()\n"
+    window.set_document(import_snippet(code))
+    wait_evaluated(qtbot, window)
+    doc = window.state.document
+    dialog = _gradcheck_from_menu(window, qtbot, _node(doc, "y"))
+    dialog.show()
+    analytic = dialog.maps[0]
+    qtbot.waitExposed(dialog)
+    analytic.repaint()
+    assert analytic.values.shape == (60, 60)
+    assert analytic.cells().width() / 60 < 20  # too narrow for "0.368"
+    assert analytic.drawn_numbers == []
+    assert "analytic 0.367879" in analytic.tooltip(0, 0)
+    dialog.resize(2400, 2400)  # bigger cells: the numbers that fit come back, each whole
+    qtbot.waitUntil(lambda: bool(analytic.drawn_numbers))
+    assert (0, 1, "0") in analytic.drawn_numbers
+    assert _numbers_fit(analytic)
+    metrics = QFontMetricsF(analytic.font())
+    width = analytic.cells().width() / 60
+    fitting = {
+        (r, c)
+        for r in range(60)
+        for c in range(60)
+        if metrics.horizontalAdvance(cell_text(analytic.values[r, c])) + 2 * CELL_PAD <= width
+    }
+    assert {(r, c) for r, c, _ in analytic.drawn_numbers} == fitting
     dialog.close()
 
 

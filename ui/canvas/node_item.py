@@ -69,15 +69,19 @@ NODE_FLAGS = (
 )
 PortPlaces = list[tuple[PortSpec, bool, QPointF]]
 PortCentres = dict[tuple[str, bool], tuple[float, float]]
-_PORT_LAYOUTS: dict[tuple[str, float], tuple[PortPlaces, float, float, PortCentres]] = {}
+_PORT_LAYOUTS: dict[
+    tuple[str, tuple[PortSpec, ...], float], tuple[PortPlaces, float, float, PortCentres]
+] = {}
 DrawnText = tuple[str, str, str]
 """What a card drew: ``(where, full text, drawn text)``; the two differ when it was cut."""
 
 
 def _port_layout(node_type: NodeType, width: float) -> tuple[PortPlaces, float, float, PortCentres]:
     """Port places, facts top, height and port centres by ``(name, is_input)`` for a
-    type at a width (the same for every such card; wires look the centres up by name)."""
-    cached = _PORT_LAYOUTS.get((node_type.id, width))
+    type at a width (the same for every such card, a custom Function's by its own
+    ports; wires look the centres up by name)."""
+    key = (node_type.id, node_type.inputs, width)
+    cached = _PORT_LAYOUTS.get(key)
     if cached is None:
         top = HEADER_HEIGHT + PORT_TOP_PAD
         ports = [
@@ -90,7 +94,7 @@ def _port_layout(node_type: NodeType, width: float) -> tuple[PortPlaces, float, 
         facts_top = top + PORT_ROW * card_rows(node_type) + 2.0
         centres = {(spec.name, is_input): (c.x(), c.y()) for spec, is_input, c in ports}
         cached = (ports, facts_top, card_height(node_type), centres)
-        _PORT_LAYOUTS[(node_type.id, width)] = cached
+        _PORT_LAYOUTS[key] = cached
     return cached
 
 
@@ -204,9 +208,12 @@ class NodeItem(QGraphicsItem):
     # ------------------------------------------------------------------ state
     def set_node(self, node: Node) -> None:
         """The document replaced this node's value (label or params changed); a longer
-        label or caption widens the card, and its wires follow the moved ports."""
+        label or caption widens the card, new ports (a custom Function's arguments) make
+        its rows again, and its wires follow the moved ports."""
         self.node = node
-        if card_width(self.node_type, node.label, node.params) != self.width:
+        ports_changed = node.type.inputs != self.node_type.inputs
+        self.node_type = node.type
+        if ports_changed or card_width(self.node_type, node.label, node.params) != self.width:
             self.prepareGeometryChange()
             self._layout()
             self.host.node_item_moved(self)
@@ -469,7 +476,7 @@ class NodeItem(QGraphicsItem):
                 params = {} if (port.name, True) in connected else self.node.params
                 variadic = port.spec.variadic
                 count = self.host.input_count(self.node_id, port.name) if variadic else None
-                text = port_caption(port.spec, params, count)
+                text = port_caption(port.spec, params, count, wired=(port.name, True) in connected)
                 beside = outputs.get(port.center.y())
                 right = self.width - 12.0
                 if beside is not None:

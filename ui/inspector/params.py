@@ -103,10 +103,14 @@ class ChoiceEditor(ParamEditor):
         return self.choices[self.combo.currentIndex()][1]
 
 
-def format_literal(value: Any) -> str:
-    """A parameter value as the user would type it (None as empty)."""
+def format_literal(value: Any, spec: ParamSpec | None = None) -> str:
+    """A parameter value as the user would type it (None as empty), in its kind's own
+    text where it has one (a custom Function's ``x, y, z=4``)."""
     if value is None:
         return ""
+    to_text = param_kind(spec.kind).to_text if spec is not None else None
+    if to_text is not None:
+        return to_text(value)
     if isinstance(value, str):
         return value
     return repr(value)
@@ -148,7 +152,7 @@ class LiteralEditor(ParamEditor):
         self.edited.emit(value)
 
     def set_value(self, value: Any) -> None:
-        self._shown = format_literal(value)
+        self._shown = format_literal(value, self.spec)
         if self.line.text() != self._shown:
             with QSignalBlocker(self.line):
                 self.line.setText(self._shown)

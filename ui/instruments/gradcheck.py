@@ -4,8 +4,9 @@ The check (``gradstudio.instruments.gradcheck``) runs in a child process
 (``InstrumentJob``): it re-runs the node, a learner's own ``backward`` included, and
 that code never runs in the studio.  Both maps share one diverging colour scale
 (blue negative, white zero, red positive) so equal entries look equal; entries
-outside the tolerance are outlined, hovering an entry tells its row and column,
-which output and input element it is, and both values.
+outside the tolerance are outlined, each cell big enough for its number shows it
+(measured with the font, so no number is cut), and hovering an entry tells its row
+and column, which output and input element it is, and both values.
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QLinearGradient, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFontMetricsF,
+    QImage,
+    QLinearGradient,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -39,6 +49,14 @@ ZERO = np.array([247, 247, 247], dtype=np.float64)
 POSITIVE = np.array([178, 24, 43], dtype=np.float64)
 MISMATCH = QColor("#ffb000")  # amber: visible on red, blue, white and both themes
 MAX_OUTLINED = 2000
+CELL_PAD = 3.0  # room kept clear between a cell's number and its edges
+#: Luminance above which a cell's number is drawn black, under it white.
+LIGHT_CELL = 140.0
+
+
+def cell_text(value: float) -> str:
+    """An entry as its cell shows it: short, as the tooltip's longer form rounds it."""
+    return f"{value:.3g}"
 
 
 def diverging(values: np.ndarray, scale: float) -> np.ndarray:
@@ -74,6 +92,8 @@ class HeatMap(QWidget):
         rows, cols = values.shape
         self.image = QImage(rgba.data, cols, rows, cols * 4, QImage.Format.Format_RGBA8888).copy()
         self.bad = [(e.row, e.column) for e in result.mismatches[:MAX_OUTLINED]]
+        #: What the last paint wrote in the cells: ``(row, column, text)``.
+        self.drawn_numbers: list[tuple[int, int, str]] = []
         self.setMouseTracking(True)
         self.setMinimumSize(160, 160)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -132,6 +152,7 @@ class HeatMap(QWidget):
                 p.drawRect(
                     QRectF(r.left() + col * cw, r.top() + row * ch, cw, ch).adjusted(1, 1, -1, -1)
                 )
+        self._draw_numbers(p, r)
         p.setPen(QPen(self.palette().mid().color(), 1.0))
         p.drawRect(r)
         # where one input's columns (one output's rows) end and the next begin
@@ -147,6 +168,29 @@ class HeatMap(QWidget):
             span = QRectF(x0, r.bottom() + 2, axis.size * r.width() / max(cols, 1), 16)
             p.drawText(span, Qt.AlignmentFlag.AlignCenter, f"∂{printable(axis.name)}")
         p.end()
+
+    def _draw_numbers(self, p: QPainter, r: QRectF) -> None:
+        """Each entry's number in its cell where the font says it fits, black or white by
+        the cell's lightness; cells too small keep only the colour (and the tooltip)."""
+        self.drawn_numbers = []
+        rows, cols = self.values.shape
+        if not rows or not cols:
+            return
+        cw, ch = r.width() / cols, r.height() / rows
+        metrics = QFontMetricsF(p.font())
+        if metrics.height() + CELL_PAD > ch or metrics.horizontalAdvance("0") + 2 * CELL_PAD > cw:
+            return
+        for row in range(rows):
+            for col in range(cols):
+                text = cell_text(float(self.values[row, col]))
+                if metrics.horizontalAdvance(text) + 2 * CELL_PAD > cw:
+                    continue
+                colour = QColor(self.image.pixel(col, row))
+                light = 0.299 * colour.red() + 0.587 * colour.green() + 0.114 * colour.blue()
+                p.setPen(QColor("black") if light > LIGHT_CELL else QColor("white"))
+                cell = QRectF(r.left() + col * cw, r.top() + row * ch, cw, ch)
+                p.drawText(cell, Qt.AlignmentFlag.AlignCenter, text)
+                self.drawn_numbers.append((row, col, text))
 
 
 class ColourScale(QWidget):

@@ -243,11 +243,12 @@ class FileCommands:
 
     # ================================================================== import / export
     def import_snippet(self, text: str | None = None) -> bool:
-        from ui.window.snippet_dialog import SnippetDialog
+        from ui.window.snippet_dialog import EXAMPLE, SnippetDialog
 
         if not self.maybe_save():
             return False
-        dialog = SnippetDialog(self) if text is None else SnippetDialog(self, text)
+        budget = self.settings.memory_budget
+        dialog = SnippetDialog(self, EXAMPLE if text is None else text, budget)
         if text is not None:
             ok = dialog.try_import()
         else:

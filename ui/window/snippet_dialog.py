@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.document.model import Document
+from gradstudio.evaluation.budget import DEFAULT_BUDGET
 from ui.themes import mono_font
 
 EXAMPLE = """import torch
@@ -31,8 +32,14 @@ y.backward()
 class SnippetDialog(QDialog):
     """``document`` holds the imported graph after ``accept``."""
 
-    def __init__(self, parent: QWidget | None = None, text: str = EXAMPLE) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        text: str = EXAMPLE,
+        memory_budget: int | None = DEFAULT_BUDGET,
+    ) -> None:
         super().__init__(parent)
+        self.memory_budget = memory_budget
         self.setObjectName("snippetDialog")
         self.setWindowTitle("Import PyTorch snippet")
         self.resize(640, 480)
@@ -68,7 +75,9 @@ class SnippetDialog(QDialog):
         from gradstudio.interchange.pytorch_import import ImportProblem, import_snippet
 
         try:
-            self.document = import_snippet(self.editor.toPlainText())
+            self.document = import_snippet(
+                self.editor.toPlainText(), memory_budget=self.memory_budget
+            )
         except ImportProblem as exc:
             self.problem.setText(str(exc))
             self.problem.show()

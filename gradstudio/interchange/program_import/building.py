@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gradstudio.document.groups import MAX_TITLE, Group
+from gradstudio.function_args import named_arguments
 from gradstudio.interchange.pytorch_import import (
     Const,
     ImportProblem,
@@ -141,7 +142,9 @@ def _autograd_backward(
 def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     line = event["line"]
     importer.no_grad = event.get("no_grad", False)
-    params = {"class_name": event["class_name"], "source": event["source"], "args": event["args"]}
+    keys = event["inputs"] or []
+    named, where = named_arguments(event["args"], len(keys), event["source"], event["class_name"])
+    params = {"class_name": event["class_name"], "source": event["source"], "args": named}
     node = importer.add(
         "torch.autograd.Function",
         params,
@@ -149,7 +152,9 @@ def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: La
         line,
     )
     importer.no_grad = False
-    _connect_all(importer, node, "inputs", event["inputs"], refs, line)
+    for key, ports in zip(keys, where, strict=True):
+        for port, _ in ports:
+            _connect_all(importer, node, port, [key], refs, line)
     if event["out"] is not None:
         refs[event["out"]] = TensorRef(node)
 
