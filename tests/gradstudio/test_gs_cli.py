@@ -93,7 +93,7 @@ def test_import_and_export(tmp_path: Path) -> None:
 
 def test_trust_lets_custom_code_run(tmp_path: Path) -> None:
     path = tmp_path / "f.gstudio"
-    doc = build(EXAMPLES[5])
+    doc = build(next(e for e in EXAMPLES if e.name == "004_custom_function"))
     doc.set_meta("title", "a copy from elsewhere")  # not the shipped bytes: not trusted
     save_document(doc, path, TrustStore(tmp_path / "other.json"))
     code, _, err = _main("run", str(path))
