@@ -80,3 +80,10 @@ def test_no_qt_imports_in_sources(package: str) -> None:
         if (hits := _qt_imports(path))
     }
     assert not offenders, f"{package}/ must not import Qt: {offenders}"
+
+
+def test_no_two_test_files_share_a_basename() -> None:
+    """pytest imports test modules by basename (no packages): a second
+    ``test_function_ports.py`` under another folder stopped the whole suite's collection."""
+    names = [p.name for p in Path(__file__).parent.rglob("test_*.py")]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
