@@ -644,6 +644,13 @@ def _build() -> tuple[types.ModuleType, types.ModuleType]:
     def scatter_add(a: ndarray, slices: Any, value: Any) -> None:
         np.add.at(a._a, _index(slices), _operand(value))
 
+    def as_strided(x: ndarray, shape: Any = None, strides: Any = None) -> ndarray:
+        """``cupy.lib.stride_tricks.as_strided``: a view with the given shape and strides."""
+        if not isinstance(x, ndarray):
+            raise _unsupported(x)
+        return ndarray._of(np.lib.stride_tricks.as_strided(x._a, shape, strides), own=False)
+
+    mod.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=as_strided))
     mod.linalg = types.SimpleNamespace(
         **{n: _function(getattr(np.linalg, n)) for n in ("solve", "inv", "norm", "det")}
     )
