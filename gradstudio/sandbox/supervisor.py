@@ -134,7 +134,8 @@ def main(argv: list[str]) -> int:
     end: dict[str, Any] = {"reason": reason}
     if ended is not None:
         end["exit"] = os.waitstatus_to_exitcode(ended)
-    print(json.dumps(end), file=status, flush=True)
+    with contextlib.suppress(BrokenPipeError):  # the studio that asked is gone: no one to tell
+        print(json.dumps(end), file=status, flush=True)
     return 0
 
 
