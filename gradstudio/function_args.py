@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import keyword
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from engine.param_kinds import check_data, data_python, data_source
@@ -186,9 +186,12 @@ def args_for_forward(args: Sequence[Mapping[str, Any]], source: str, class_name:
     return [_entry(p, before.get(p.name)) for p in params]
 
 
-def apply_arguments(args: Sequence[Mapping[str, Any]], inputs: Mapping[str, Any]) -> list[Any]:
-    """What ``apply`` receives: each port's tensor, else the argument's value.  A missing
-    tensor is ``LookupError`` naming it."""
+def _filled(
+    args: Sequence[Mapping[str, Any]],
+    inputs: Mapping[str, Any],
+    unwired: Callable[[Mapping[str, Any]], Any],
+) -> list[Any]:
+    """Each argument's wired input (a variadic one's several), else ``unwired(argument)``."""
     out: list[Any] = []
     for a in args:
         value = inputs.get(a["name"])
@@ -196,25 +199,26 @@ def apply_arguments(args: Sequence[Mapping[str, Any]], inputs: Mapping[str, Any]
             out.extend(value or [])
         elif value is not None:
             out.append(value)
-        elif "value" in a:
-            out.append(data_python(a["value"]))
         else:
-            raise LookupError(f"argument {a['name']!r} is not connected")
+            out.append(unwired(a))
     return out
+
+
+def _value(argument: Mapping[str, Any]) -> Any:
+    if "value" not in argument:
+        raise LookupError(f"argument {argument['name']!r} is not connected")
+    return data_python(argument["value"])
+
+
+def apply_arguments(args: Sequence[Mapping[str, Any]], inputs: Mapping[str, Any]) -> list[Any]:
+    """What ``apply`` receives: each port's tensor, else the argument's value.  A missing
+    tensor is ``LookupError`` naming it."""
+    return _filled(args, inputs, _value)
 
 
 def apply_sources(args: Sequence[Mapping[str, Any]], inputs: Mapping[str, Any]) -> list[str]:
     """The same arguments as PyTorch source: wired expressions, else literal values."""
-    out: list[str] = []
-    for a in args:
-        value = inputs.get(a["name"])
-        if a.get("variadic"):
-            out.extend(value or [])
-        elif value is not None:
-            out.append(value)
-        else:
-            out.append(data_source(a.get("value")))
-    return out
+    return _filled(args, inputs, lambda a: data_source(a.get("value")))
 
 
 def named_arguments(

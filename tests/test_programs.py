@@ -28,6 +28,7 @@ import math
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -137,8 +138,8 @@ def _same_on_another_host(a: str, b: str) -> bool:
     return math.isclose(x, y, rel_tol=HOST_REL_TOL, abs_tol=min(_last_unit(a), _last_unit(b)) / 2)
 
 
-def same_across_hosts(got: str, want: str) -> bool:
-    """Equal text; numbers as ``_same_on_another_host``."""
+def _same_text(got: str, want: str, close: Callable[[str, str], bool]) -> bool:
+    """Equal text (object addresses blanked), each pair of numbers ``close``."""
     got, want = _ADDRESS.sub(" at 0x", got), _ADDRESS.sub(" at 0x", want)
     if got == want:
         return True
@@ -146,21 +147,18 @@ def same_across_hosts(got: str, want: str) -> bool:
     return (
         _NUMBER.split(got) == _NUMBER.split(want)
         and len(a) == len(b)
-        and all(_same_on_another_host(x, y) for x, y in zip(a, b, strict=True))
+        and all(close(x, y) for x, y in zip(a, b, strict=True))
     )
+
+
+def same_across_hosts(got: str, want: str) -> bool:
+    """Equal text; numbers as ``_same_on_another_host``."""
+    return _same_text(got, want, _same_on_another_host)
 
 
 def line_matches(got: str, want: str, rel_tol: float = 0.0) -> bool:
     """Equal text, with numbers equal or (both long) within 1 float32 ulp, or ``rel_tol``."""
-    got, want = _ADDRESS.sub(" at 0x", got), _ADDRESS.sub(" at 0x", want)
-    if got == want:
-        return True
-    if _NUMBER.split(got) != _NUMBER.split(want):
-        return False
-    pairs = zip(_NUMBER.findall(got), _NUMBER.findall(want), strict=False)
-    return len(_NUMBER.findall(got)) == len(_NUMBER.findall(want)) and all(
-        _close(a, b, rel_tol) for a, b in pairs
-    )
+    return _same_text(got, want, lambda a, b: _close(a, b, rel_tol))
 
 
 def differences(got: str, want: str, rel_tol: float = 0.0) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import dis
+import inspect
 import re
 import types
 from dataclasses import dataclass, field
@@ -1047,8 +1048,6 @@ def _python_arguments(
 def _same_default(value: Any, default: Any) -> bool:
     """``value`` is what the function would take anyway (``(1, 1)`` for a default 1 is
     not: only the same value)."""
-    import inspect
-
     if default is inspect.Parameter.empty:
         return False
     return type(value) is type(default) and value == default
@@ -1068,8 +1067,6 @@ def _inplace_twin(catalogue: Any, node_type: NodeType) -> NodeType | None:
 def _python_parameters(node_type: NodeType) -> Any:
     """The engine function's Python parameters, for a node made from a function without
     ``*args`` (None otherwise: methods, ``einsum``'s operands)."""
-    import inspect
-
     from engine.catalog import FUNCTIONS
 
     for qualname in node_type.functions:
@@ -1159,8 +1156,6 @@ def _takes_trailing_sizes(node_type: NodeType) -> Any:
     """Whether a size param may take the rest of the call's ints (``x.view(2, 3)``,
     ``zeros(2, 3)``): where the engine function takes ``*sizes``, or the param is its last
     positional one; never before another (``roll(x, 1, 1)`` is shifts 1, dims 1)."""
-    import inspect
-
     parameters = _python_parameters(node_type)
     if parameters is None:
         return lambda name: True

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from gradstudio.interchange.examples import EXAMPLES, build
+from gradstudio.interchange.fileformat import save_document
 from gradstudio.interchange.trust import TrustStore
 
 
@@ -20,3 +22,12 @@ def _isolated_config(
 @pytest.fixture
 def store(tmp_path: Path) -> TrustStore:
     return TrustStore(tmp_path / "trusted.json")
+
+
+@pytest.fixture
+def seed_file(tmp_path: Path) -> Path:
+    """Seed 001 saved as a trusted file, for the command line's tests."""
+    path = tmp_path / "seed.gstudio"
+    example = next(e for e in EXAMPLES if e.name == "001_leaf_grad")
+    save_document(build(example), path, TrustStore(tmp_path / "t.json"))
+    return path

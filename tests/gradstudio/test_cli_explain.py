@@ -3,37 +3,19 @@ errors (exit code 2) for a label or a step that names nothing."""
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from gradstudio.cli import main
-from gradstudio.interchange.examples import EXAMPLES, build
-from gradstudio.interchange.fileformat import save_document
-from gradstudio.interchange.trust import TrustStore
+from tests.gradstudio.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _main(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def seed_file(tmp_path: Path) -> Path:
-    path = tmp_path / "seed.gstudio"
-    example = next(e for e in EXAMPLES if e.name == "001_leaf_grad")
-    save_document(build(example), path, TrustStore(tmp_path / "t.json"))
-    return path
-
-
 def test_explains_seed_001(seed_file: Path) -> None:
-    code, out, err = _main("explain", str(seed_file), "--node", "w")
+    code, out, err = run_cli("explain", str(seed_file), "--node", "w")
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == (
         "w.grad = 5 = a-path (MulBackward0: ∂y/∂a = b = 2) · (AddBackward0: ∂a/∂w = 1) "
@@ -42,14 +24,14 @@ def test_explains_seed_001(seed_file: Path) -> None:
 
 
 def test_at_a_step_and_inside_a_replay(seed_file: Path) -> None:
-    code, out, _ = _main("explain", str(seed_file), "--node", "w", "--step", "2")
+    code, out, _ = run_cli("explain", str(seed_file), "--node", "w", "--step", "2")
     assert code == 0 and out == "w.grad = None: no backward has run by step 2\n"
-    code, out, _ = _main("explain", str(seed_file), "--node", "w", "--step", "6", "--replay", "1")
+    code, out, _ = run_cli("explain", str(seed_file), "--node", "w", "--step", "6", "--replay", "1")
     assert code == 0 and "grad_fn 1 of 5: MulBackward0 receives 1" in out
 
 
 def test_non_leaf_offers_the_fix(seed_file: Path) -> None:
-    code, out, _ = _main("explain", str(seed_file), "--node", "b")
+    code, out, _ = run_cli("explain", str(seed_file), "--node", "b")
     assert code == 0
     assert "Fix: call b.retain_grad() before backward" in out
 
@@ -63,7 +45,7 @@ def test_non_leaf_offers_the_fix(seed_file: Path) -> None:
     ],
 )
 def test_clear_errors(seed_file: Path, args: tuple[str, ...], message: str) -> None:
-    code, out, err = _main("explain", str(seed_file), *args)
+    code, out, err = run_cli("explain", str(seed_file), *args)
     assert code == 2 and out == ""
     assert message in err and len(err.splitlines()) == 1
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -10,30 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from gradstudio.cli import main
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.fileformat import save_document
 from gradstudio.interchange.trust import TrustStore
+from tests.gradstudio.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPET = EXAMPLES[1].code  # seed 001
 
 
-def _main(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def seed_file(tmp_path: Path) -> Path:
-    path = tmp_path / "seed.gstudio"
-    save_document(build(EXAMPLES[1]), path, TrustStore(tmp_path / "t.json"))
-    return path
-
-
 def test_run_prints_a_table(seed_file: Path) -> None:
-    code, out, err = _main("run", str(seed_file))
+    code, out, err = run_cli("run", str(seed_file))
     assert code == 0 and err == ""
     header, _rule, *rows = out.splitlines()
     assert header.split()[:4] == ["label", "shape", "dtype", "device"]
@@ -44,7 +30,7 @@ def test_run_prints_a_table(seed_file: Path) -> None:
 
 
 def test_run_json(seed_file: Path) -> None:
-    code, out, _ = _main("run", str(seed_file), "--json", "--device", "cpu")
+    code, out, _ = run_cli("run", str(seed_file), "--json", "--device", "cpu")
     assert code == 0
     nodes = {n["label"]: n for n in json.loads(out)["nodes"]}
     assert nodes["w"]["grad"] == [5.0] and nodes["w"]["value"] == [1.0]
@@ -55,10 +41,10 @@ def test_errors_on_nodes_set_exit_code(tmp_path: Path) -> None:
     snippet = tmp_path / "twice.py"
     snippet.write_text(SNIPPET + "y.backward()\n")
     doc_path = tmp_path / "twice.gstudio"
-    assert _main("import", str(snippet), "-o", str(doc_path))[0] == 0
-    code, out, err = _main("run", str(doc_path))
+    assert run_cli("import", str(snippet), "-o", str(doc_path))[0] == 0
+    code, out, err = run_cli("run", str(doc_path))
     assert code == 1 and "second time" in err and "retain_graph=True" in err
-    code, out, _ = _main("run", str(doc_path), "--json")
+    code, out, _ = run_cli("run", str(doc_path), "--json")
     assert code == 1 and json.loads(out)["errors"][0]["label"] == "y.backward()_2"
 
 
@@ -68,9 +54,9 @@ def test_a_node_waiting_for_an_input_is_said_but_is_no_failure(tmp_path: Path) -
     doc.add_node(mul)
     path = tmp_path / "waiting.gstudio"
     save_document(doc, path, TrustStore(tmp_path / "t.json"))
-    code, _out, err = _main("run", str(path))
+    code, _out, err = run_cli("run", str(path))
     assert code == 0 and "step 7 'm' did not run: connect inputs `input`, `other`" in err
-    code, out, _ = _main("run", str(path), "--json")
+    code, out, _ = run_cli("run", str(path), "--json")
     data = json.loads(out)
     assert code == 0 and data["errors"] == []
     assert data["waiting"] == [
@@ -82,10 +68,10 @@ def test_import_and_export(tmp_path: Path) -> None:
     snippet = tmp_path / "s.py"
     snippet.write_text(SNIPPET)
     out_doc = tmp_path / "s.gstudio"
-    code, out, _ = _main("import", str(snippet), "-o", str(out_doc))
+    code, out, _ = run_cli("import", str(snippet), "-o", str(out_doc))
     assert code == 0 and "wrote" in out
     script = tmp_path / "s_export.py"
-    assert _main("export", str(out_doc), "-o", str(script))[0] == 0
+    assert run_cli("export", str(out_doc), "-o", str(script))[0] == 0
     text = script.read_text()
     assert "w = torch.tensor([1.0], requires_grad=True)" in text and "y.backward()" in text
     compile(text, str(script), "exec")
@@ -96,11 +82,11 @@ def test_trust_lets_custom_code_run(tmp_path: Path) -> None:
     doc = build(next(e for e in EXAMPLES if e.name == "004_custom_function"))
     doc.set_meta("title", "a copy from elsewhere")  # not the shipped bytes: not trusted
     save_document(doc, path, TrustStore(tmp_path / "other.json"))
-    code, _, err = _main("run", str(path))
+    code, _, err = run_cli("run", str(path))
     assert code == 1 and "not trusted" in err
-    assert _main("run", str(path), "--trust")[0] == 0
-    assert _main("trust", str(path))[0] == 0
-    code, out, _ = _main("run", str(path), "--json")
+    assert run_cli("run", str(path), "--trust")[0] == 0
+    assert run_cli("trust", str(path))[0] == 0
+    code, out, _ = run_cli("run", str(path), "--json")
     assert code == 0
     nodes = {n["label"]: n for n in json.loads(out)["nodes"]}
     assert nodes["a"]["grad"] == 10.0 and nodes["b"]["grad"] == 9.0
@@ -122,7 +108,7 @@ def test_bad_arguments_print_one_line_and_exit_2(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    code, out, err = _main(*argv)
+    code, out, err = run_cli(*argv)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("gradstudio: error: ")
 
@@ -130,16 +116,16 @@ def test_bad_arguments_print_one_line_and_exit_2(
 def test_damaged_file_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.gstudio"
     bad.write_text('{"format": "gradstudio", "version": 5, "nodes": []}')
-    code, _, err = _main("run", str(bad))
+    code, _, err = run_cli("run", str(bad))
     assert code == 2 and str(bad) in err and "newer GradStudio" in err
     bad_snippet = tmp_path / "bad.py"
     bad_snippet.write_text("import torch\nwhile True:\n    pass\n")
-    code, _, err = _main("import", str(bad_snippet), "-o", str(tmp_path / "o.gstudio"))
+    code, _, err = run_cli("import", str(bad_snippet), "-o", str(tmp_path / "o.gstudio"))
     assert code == 2 and "line 2" in err and len(err.strip().splitlines()) == 1
 
 
 def test_help_exits_zero() -> None:
-    assert _main("--help")[0] == 0
+    assert run_cli("--help")[0] == 0
 
 
 def test_main_py_dispatches_every_subcommand_to_the_command_line() -> None:
