@@ -6,8 +6,9 @@ name, which values it saves, how its result dtype follows PyTorch's promotion,
 and sample inputs for the test matrix.  ``apply_op`` does everything else for
 every op: device checks, dtype casting, building the node and its edges.
 
-Backward formulas receive the node as ``c`` and the incoming gradient ``g``.
-They use operators and ``c.m.<op>(...)``, where ``c.m`` runs ops either on raw
+Backward formulas receive the node as ``ctx`` and the incoming gradient ``g``.  They
+read the saved values from ``ctx.saved``, the call's parameters from ``ctx.params`` and
+use operators and ``ctx.math.<op>(...)``, where ``ctx.math`` runs ops either on raw
 arrays (ordinary backward) or on tensors (``create_graph=True``), so a single
 formula serves both first and higher derivatives.
 """
@@ -152,7 +153,7 @@ class OpNode(Node):
     # ``_needs`` is set where it differs from the edges (an in-place op on a view,
     # whose first edge moves to ``CopySlices``) or is known anyway; otherwise None,
     # and derived on first use in backward.
-    __slots__ = ("_needs", "_released", "_saved", "m", "p", "s", "shapes")
+    __slots__ = ("_needs", "_released", "_saved", "math", "params", "saved", "shapes")
     _op: OpDef
 
     @property
@@ -188,8 +189,8 @@ class OpNode(Node):
                     t = saved[k + 5]
                     v = _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
                 s[saved[k]] = v
-            self.s = s
-        self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
+            self.saved = s
+        self.math = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
             assert op.backward is not None
             if op.multi:
@@ -197,8 +198,8 @@ class OpNode(Node):
             else:
                 out = op.backward(self, grads[0])
         finally:
-            self.s = None
-            self.m = None
+            self.saved = None
+            self.math = None
         needs = self._needs
         if type(out) is not tuple:
             # one input: the common case, without the general zip below
@@ -277,7 +278,7 @@ class OpNode(Node):
         pytorch = PYTORCH_SAVED.get(self._op.grad_fn or "")
         if pytorch is None or name not in pytorch:
             return _ABSENT
-        p = self.p or {}
+        p = self.params or {}
         if name.endswith("_sym_sizes"):
             inputs = self._op.inputs
             base = name[: -len("_sym_sizes")]
@@ -304,7 +305,7 @@ class OpNode(Node):
         saved = self._saved or ()
         names = saved[::_STRIDE]
         if name not in names:
-            p = self.p or {}
+            p = self.params or {}
             if name in self._op.unlisted:
                 raise AttributeError(
                     f"'{type(self).__name__}' object has no attribute '_saved_{name}'"
@@ -394,7 +395,7 @@ def _arr(g: Any) -> Any:
 
 
 class _ArrayMath:
-    """``m.<op>(...)`` on raw arrays: the op's forward, nothing recorded."""
+    """``ctx.math.<op>(...)`` on raw arrays: the op's forward, nothing recorded."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         fwd = OPS[name].forward
@@ -412,7 +413,7 @@ class _ArrayMath:
 
 
 class _TensorMath:
-    """``m.<op>(...)`` on tensors: the op itself, recorded for higher derivatives."""
+    """``ctx.math.<op>(...)`` on tensors: the op itself, recorded for higher derivatives."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         op = OPS[name]
@@ -574,7 +575,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             shapes = (ad.shape, bd.shape)
         node._fns = (fa, fb)
         node._nrs = _NRS2 if na == 0 and nb == 0 else (na, nb)
-    node.p = params
+    node.params = params
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     by_shape = _META.get(dt)
     meta = None if by_shape is None else by_shape.get(out.shape)
@@ -640,7 +641,7 @@ def _apply_tensors(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any], d
         shapes.append(xd.shape)
     node._fns = tuple(fns)
     node._nrs = output_nrs(*nrs)
-    node.p = params
+    node.params = params
     layout = tuple(shapes)
     node.shapes = _LAYOUTS.get(layout) or _layout(layout)
     by_shape = _META.get(dt)
@@ -701,7 +702,7 @@ def _apply_view(op: OpDef, a: Any) -> Any:
     node._fns = (fa,)
     node._nrs = _NRS1 if na == 0 else (na,)
     node._needs = needs
-    node.p = _EMPTY
+    node.params = _EMPTY
     shapes = (ad.shape,)
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     node._out_meta = _out_meta(out.shape, out.dtype)
@@ -882,7 +883,7 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
         # a wide graph's nodes are otherwise what its full collections spend time on.
         node._fns = tuple(fns)
         node._nrs = output_nrs(*nrs)
-        node.p = params
+        node.params = params
         shapes = tuple(shapes)
         node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
         node._out_meta = _out_meta(first.shape, first.dtype)
@@ -932,7 +933,7 @@ def _split_outputs(
         node._saved = None
         node.next_functions = (edge_of(base),)
         node.needs = [True]
-        node.p = params
+        node.params = params
         node.shapes = [base._data.shape]
         node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in outs)
         for i, r in enumerate(outs):
@@ -1110,7 +1111,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         node._saved = None
         node.next_functions = tuple(edges)
         node.needs = tuple(needs)
-        node.p = params
+        node.params = params
         node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
         if op.save:
