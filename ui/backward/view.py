@@ -48,8 +48,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradstudio.evaluation.evaluate import Evaluation, GradValue
+from gradstudio.evaluation.facts import GradValue
 from gradstudio.evaluation.grad_fn_index import GradFnIndex
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.evaluation.structure import same_structure
 from ui.backward.items import (
     CURRENT,

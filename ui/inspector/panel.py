@@ -54,13 +54,7 @@ from gradstudio.document.events import (
 )
 from gradstudio.document.groups import Group, whole_groups
 from gradstudio.document.model import Document, Node
-from gradstudio.evaluation.evaluate import (
-    GradFnFacts,
-    OutputRef,
-    StepError,
-    TensorFacts,
-    waiting_text,
-)
+from gradstudio.evaluation.facts import GradFnFacts, OutputRef, StepError, TensorFacts, waiting_text
 from gradstudio.params import param_kind
 from gradstudio.text import html_text, shape_text
 from ui.backward.model import parse_key
