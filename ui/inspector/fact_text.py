@@ -22,6 +22,49 @@ WARNING = "#d9822b"
 NONLEAF_WARNING = "UserWarning: " + NONLEAF_GRAD_WARNING.split(" If you access")[0]
 
 
+def fact_rows(facts: TensorFacts, label: str, muted: Muted) -> dict[str, str]:
+    """The text of each fact row of a tensor named ``label``, by row name."""
+    leaf_note = (
+        "created by you, not by an operation"
+        if facts.is_leaf and facts.requires_grad
+        else (
+            "does not require grad, so a leaf by convention"
+            if facts.is_leaf
+            else "the result of an operation"
+        )
+    )
+    fn = facts.grad_fn
+    return {
+        "tensor": f"<code>{shape_text(facts.shape)}</code> · {facts.dtype} · {facts.device}"
+        + muted(f" · tensor #{facts.tensor_id}"),
+        "requires_grad": bool_html(facts.requires_grad),
+        "is_leaf": f"{bool_html(facts.is_leaf)} {muted('— ' + leaf_note)}",
+        "grad_fn": "<code>None</code>"
+        if fn is None
+        else f"<code>&lt;{html_text(fn.name)}&gt;</code> "
+        + muted("— the backward function that made this tensor"),
+        "grad": grad_html(facts, label, muted),
+        "retains_grad": bool_html(facts.retains_grad)
+        + (
+            muted(" — retain_grad() was called") if facts.retains_grad and not facts.is_leaf else ""
+        ),
+        "version": f"<code>{facts.version}</code>"
+        + (muted(" — changed in place") if facts.version else ""),
+        "saved": saved_html(fn, muted) if fn is not None else muted("—"),
+    }
+
+
+def grad_placeholder(facts: TensorFacts) -> str:
+    """What the gradient's picture says when ``.grad`` is None, and why."""
+    if facts.grad is None and facts.grad_access_warns:
+        return ".grad is None (not kept for a non-leaf)"
+    if facts.grad is None and not facts.requires_grad:
+        return ".grad is None (does not require grad)"
+    if facts.grad is None:
+        return ".grad is None (no backward has reached it yet)"
+    return ".grad is None"
+
+
 def grad_html(facts: TensorFacts, label: str, muted: Muted) -> str:
     """The ``.grad`` fact: its value, or why reading it warns (a non-leaf)."""
     grad = facts.grad

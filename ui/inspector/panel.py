@@ -45,14 +45,13 @@ from gradstudio.document.events import (
 from gradstudio.document.model import Node
 from gradstudio.evaluation.facts import OutputRef, StepError, TensorFacts, waiting_text
 from gradstudio.params import param_kind
-from gradstudio.text import html_text, shape_text
+from gradstudio.text import html_text
 from ui.inspector.fact_text import (
     ERROR,
     WARNING,
-    bool_html,
-    grad_html,
+    fact_rows,
+    grad_placeholder,
     problem_html,
-    saved_html,
     warnings_html,
 )
 from ui.inspector.pages import blank_page, next_function_links, trace_links
@@ -605,52 +604,19 @@ class Inspector(QWidget):
         self.facts_form_widget.setVisible(True)
         self.facts_note.setVisible(False)
         self.values_section.setVisible(True)
-        fl = self.fact_labels
-        fl["tensor"].setText(
-            f"<code>{shape_text(facts.shape)}</code> · {facts.dtype} · {facts.device}"
-            + self._muted(f" · tensor #{facts.tensor_id}")
-        )
-        fl["requires_grad"].setText(bool_html(facts.requires_grad))
-        leaf_note = (
-            "created by you, not by an operation"
-            if facts.is_leaf and facts.requires_grad
-            else (
-                "does not require grad, so a leaf by convention"
-                if facts.is_leaf
-                else "the result of an operation"
-            )
-        )
-        fl["is_leaf"].setText(f"{bool_html(facts.is_leaf)} {self._muted('— ' + leaf_note)}")
+        for name, text in fact_rows(facts, label, self._muted).items():
+            self.fact_labels[name].setText(text)
         fn = facts.grad_fn
         if fn is None:
-            fl["grad_fn"].setText("<code>None</code>")
             self.next_links.set_links([])
             self.next_links.setVisible(False)
             self.next_row_label.setVisible(False)
         else:
-            fl["grad_fn"].setText(
-                f"<code>&lt;{html_text(fn.name)}&gt;</code> "
-                + self._muted("— the backward function that made this tensor")
-            )
             self.next_links.set_links(
                 next_function_links(fn, self.state.playhead.index, self.open_grad_fn)
             )
             self.next_links.setVisible(True)
             self.next_row_label.setVisible(True)
-        fl["grad"].setText(grad_html(facts, label, self._muted))
-        fl["retains_grad"].setText(
-            bool_html(facts.retains_grad)
-            + (
-                self._muted(" — retain_grad() was called")
-                if facts.retains_grad and not facts.is_leaf
-                else ""
-            )
-        )
-        fl["version"].setText(
-            f"<code>{facts.version}</code>"
-            + (self._muted(" — changed in place") if facts.version else "")
-        )
-        fl["saved"].setText(saved_html(fn, self._muted) if fn is not None else self._muted("—"))
         grad_fn_name = fn.name if fn is not None else None
         self.values.value.set_tensor(
             facts.array,
@@ -661,18 +627,11 @@ class Inspector(QWidget):
             ),
         )
         grad = facts.grad
-        placeholder = ".grad is None"
-        if grad is None and facts.grad_access_warns:
-            placeholder = ".grad is None (not kept for a non-leaf)"
-        elif grad is None and not facts.requires_grad:
-            placeholder = ".grad is None (does not require grad)"
-        elif grad is None:
-            placeholder = ".grad is None (no backward has reached it yet)"
         self.values.grad.set_tensor(
             None if grad is None else grad.array,
             grad.dtype if grad is not None else facts.dtype,
             grad.device if grad is not None else facts.device,
-            placeholder=placeholder,
+            placeholder=grad_placeholder(facts),
         )
 
     def open_grad_fn(self, key: int) -> None:
