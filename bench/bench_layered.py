@@ -25,7 +25,7 @@ from bench_ui import build_graph  # noqa: E402
 from gradstudio.document.layered import count_crossings, make_proper  # noqa: E402
 from gradstudio.document.layout import layered_positions  # noqa: E402
 from gradstudio.document.model import Document  # noqa: E402
-from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.evaluate import evaluate  # noqa: E402
 from gradstudio.evaluation.grad_fn_index import index_for  # noqa: E402
 from gradstudio.interchange.examples import EXAMPLES, build  # noqa: E402
 from gradstudio.interchange.pytorch_import import import_snippet  # noqa: E402
