@@ -39,7 +39,7 @@ from ui.themes import DARK, Theme
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document, Edge
-    from gradstudio.evaluation.evaluate import TensorFacts
+    from gradstudio.evaluation.facts import TensorFacts
     from ui.state import StudioState
 
 SCENE_MARGIN = 3000.0
