@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gradstudio.document.layout import group_card_width
 from ui.canvas.node_item import FAR_LABEL_PX, LOD_TEXT
 from ui.canvas.style import CORNER, HEADER_HEIGHT, NODE_WIDTH, PORT_ROW, PORT_TOP_PAD
 
@@ -79,18 +80,43 @@ def far_title(
 ) -> float:
     """Semantic zoom for a group's title, as cards do for their labels: too far out for
     the usual size, it is drawn as large as ``room`` (scene units) allows, up to a size
-    that reads on screen.  Returns the drawn line's height on screen, in pixels."""
+    that reads on screen, and never wider than ``rect``: a long title gets smaller,
+    never cut.  Returns the drawn line's height on screen, in pixels."""
     font = QFont(base)
-    font.setPixelSize(max(8, min(int(FAR_LABEL_PX / lod), int(room))))
     font.setBold(True)
+    px = max(1, min(int(FAR_LABEL_PX / lod), int(room)))
+    font.setPixelSize(px)
+    wide = QFontMetricsF(font).horizontalAdvance(text)
+    if wide > rect.width() > 0:
+        font.setPixelSize(max(1, int(px * rect.width() / wide)))
     painter.setFont(font)
     metrics = QFontMetricsF(font)
-    painter.drawText(
-        rect,
-        Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-        metrics.elidedText(text, Qt.TextElideMode.ElideRight, rect.width()),
-    )
+    painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
     return metrics.height() * lod
+
+
+def far_card_title(painter: QPainter, rect: QRectF, text: str, base: QFont, lod: float) -> float:
+    """A collapsed card's title far out: word-wrapped in the card's body, as large as
+    fits it, up to a size that reads on screen (a long title wraps rather than shrinks
+    to a speck).  Returns one line's height on screen, in pixels."""
+    font = QFont(base)
+    font.setBold(True)
+    flags = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
+    px = max(1, int(FAR_LABEL_PX / lod))
+    while px > 1:
+        font.setPixelSize(px)
+        need = QFontMetricsF(font).boundingRect(rect, int(flags), text)
+        if need.width() <= rect.width() and need.height() <= rect.height():
+            break
+        px = max(1, int(px * 0.9))
+    painter.setFont(font)
+    painter.drawText(rect, int(flags), text)
+    return QFontMetricsF(font).height() * lod
+
+
+def drawn(metrics: QFontMetricsF, text: str, width: float) -> str:
+    """``text`` as a title drawn ``width`` wide shows it (elided when it does not fit)."""
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 class _DraggedAsGroup(QGraphicsItem):
@@ -125,6 +151,7 @@ class GroupFrameItem(_DraggedAsGroup):
         self._rect = QRectF(0.0, 0.0, NODE_WIDTH, TITLE_HEIGHT)
         self._drag = GroupDrag()
         self.title_px = 0.0  # the title's on-screen size when last painted
+        self.drawn_title = ""  # ... and its text as drawn (the no-elided test reads it)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setAcceptHoverEvents(True)
         self.setToolTip("Drag the title to move the group; double-click it to rename")
@@ -186,12 +213,18 @@ class GroupFrameItem(_DraggedAsGroup):
             self.title_px = far_title(
                 painter, bar, self.group.title, s.title_font, lod, TITLE_HEIGHT * 0.8
             )
+            self.drawn_title = self.group.title
             return
         self.title_px = QFontMetricsF(s.title_font).height() * lod
         painter.setFont(s.small_font)
         painter.drawText(QRectF(6.0, 0.0, CHEVRON, TITLE_HEIGHT), Qt.AlignmentFlag.AlignCenter, "▾")
         subtitle = self.group.subtitle
-        sw = min(s.small_metrics.horizontalAdvance(subtitle) + 4.0, self._rect.width() / 3)
+        # the subtitle takes what the title leaves, at least a third of the bar
+        left_over = self._rect.width() - 50.0 - s.title_metrics.horizontalAdvance(self.group.title)
+        sw = min(
+            s.small_metrics.horizontalAdvance(subtitle) + 4.0,
+            max(self._rect.width() / 3, left_over),
+        )
         right = QRectF(self._rect.width() - 10.0 - sw, 0.0, sw, TITLE_HEIGHT)
         dim = QColor(s.c("text"))
         dim.setAlpha(160)
@@ -205,10 +238,11 @@ class GroupFrameItem(_DraggedAsGroup):
         painter.setPen(s.c("text"))
         left = 6.0 + CHEVRON
         avail = max(0.0, right.left() - left - 6.0)
+        self.drawn_title = drawn(s.title_metrics, self.group.title, avail)
         painter.drawText(
             QRectF(left, 0.0, avail, TITLE_HEIGHT),
             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-            s.title_metrics.elidedText(self.group.title, Qt.TextElideMode.ElideRight, avail),
+            self.drawn_title,
         )
 
 
@@ -234,9 +268,11 @@ class GroupCardItem(_DraggedAsGroup):
         self._index: dict[tuple[str, str, bool], CardPort] = {}
         self.members = 0
         self.height = HEADER_HEIGHT + SUBTITLE_ROW + PORT_ROW
-        self._rect = QRectF(0.0, 0.0, NODE_WIDTH, self.height)
+        self.width = group_card_width(group)  # as wide as its title and subtitle need
+        self._rect = QRectF(0.0, 0.0, self.width, self.height)
         self._drag = GroupDrag()
         self.title_px = 0.0  # the title's on-screen size when last painted
+        self.drawn_title = ""  # ... and its text as drawn (the no-elided test reads it)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(1.0)
         self.setToolTip("A collapsed group: double-click to expand it")
@@ -246,18 +282,26 @@ class GroupCardItem(_DraggedAsGroup):
 
     def set_group(self, group: Group) -> None:
         self.group = group
+        if group_card_width(group) != self.width:
+            self.set_ports(*self._port_lists(), self.members)
         self.update()
+
+    def _port_lists(self) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+        ins = [(c.node_id, c.port, c.text) for c in self.ports if c.is_input]
+        outs = [(c.node_id, c.port, c.text) for c in self.ports if not c.is_input]
+        return ins, outs
 
     def set_ports(
         self, inputs: list[tuple[str, str, str]], outputs: list[tuple[str, str, str]], members: int
     ) -> None:
         """``inputs``/``outputs``: ``(node_id, port, text)`` for each wire end crossing in/out."""
         top = HEADER_HEIGHT + SUBTITLE_ROW + PORT_TOP_PAD
+        width = group_card_width(self.group)
         ports = [
             CardPort(n, p, True, text, QPointF(0.0, top + PORT_ROW * i + PORT_ROW / 2))
             for i, (n, p, text) in enumerate(inputs)
         ] + [
-            CardPort(n, p, False, text, QPointF(NODE_WIDTH, top + PORT_ROW * i + PORT_ROW / 2))
+            CardPort(n, p, False, text, QPointF(width, top + PORT_ROW * i + PORT_ROW / 2))
             for i, (n, p, text) in enumerate(outputs)
         ]
         rows = max(len(inputs), len(outputs), 1)
@@ -266,14 +310,15 @@ class GroupCardItem(_DraggedAsGroup):
         self._index = {(c.node_id, c.port, c.is_input): c for c in ports}
         self.members = members
         self.height = top + PORT_ROW * rows + PORT_TOP_PAD
-        self._rect = QRectF(0.0, 0.0, NODE_WIDTH, self.height)
+        self.width = width
+        self._rect = QRectF(0.0, 0.0, width, self.height)
         self.update()
 
     def port_scene_pos(self, node_id: str, port: str, is_input: bool) -> QPointF:
         """Where a wire to ``node_id.port`` ends: its port here, else the card's side."""
         found = self._index.get((node_id, port, is_input))
         local = (
-            found.center if found else QPointF(0.0 if is_input else NODE_WIDTH, HEADER_HEIGHT / 2)
+            found.center if found else QPointF(0.0 if is_input else self.width, HEADER_HEIGHT / 2)
         )
         return self.pos() + local
 
@@ -321,9 +366,8 @@ class GroupCardItem(_DraggedAsGroup):
         if lod < LOD_TEXT:
             painter.setPen(s.c("text"))
             body = rect.adjusted(8.0, HEADER_HEIGHT, -8.0, 0.0)
-            self.title_px = far_title(
-                painter, body, self.group.title, s.title_font, lod, body.height() * 0.45
-            )
+            self.title_px = far_card_title(painter, body, self.group.title, s.title_font, lod)
+            self.drawn_title = self.group.title
             painter.setPen(QPen(s.c("port_tensor"), 1.6))
             painter.setBrush(s.c("port_tensor"))
             for port in self.ports:
@@ -337,10 +381,11 @@ class GroupCardItem(_DraggedAsGroup):
         )
         painter.setFont(s.title_font)
         avail = rect.width() - CHEVRON - 12.0
+        self.drawn_title = drawn(s.title_metrics, self.group.title, avail)
         painter.drawText(
             QRectF(4.0 + CHEVRON, 0.0, avail, HEADER_HEIGHT),
             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-            s.title_metrics.elidedText(self.group.title, Qt.TextElideMode.ElideRight, avail),
+            self.drawn_title,
         )
         painter.setFont(s.small_font)
         painter.setPen(s.c("text_dim"))

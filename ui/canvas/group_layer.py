@@ -25,6 +25,7 @@ from gradstudio.document.events import (
     LabelChanged,
 )
 from gradstudio.document.groups import MAX_DEPTH, depths
+from gradstudio.document.layout import frame_title_width
 from ui.canvas.group_item import (
     FRAME_PAD,
     FRAME_Z,
@@ -32,7 +33,6 @@ from ui.canvas.group_item import (
     GroupCardItem,
     GroupFrameItem,
 )
-from ui.canvas.style import NODE_WIDTH
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document, Edge
@@ -342,16 +342,18 @@ class GroupLayer:
         for node_id in self.document.groups[gid].members if gid in self.document.groups else ():
             item = self.scene.node_item(node_id)
             if item is not None:
-                rect = rect.united(QRectF(item.pos(), QSizeF(NODE_WIDTH, item.height)))
+                rect = rect.united(QRectF(item.pos(), QSizeF(item.width, item.height)))
         for child in self._children.get(gid, ()):
             inner = self.frames.get(child) or self.cards.get(child)
             if inner is not None:
                 rect = rect.united(inner.scene_rect())
         if rect.isNull():
             return
-        frame.set_scene_rect(
-            rect.adjusted(-FRAME_PAD, -FRAME_PAD - TITLE_HEIGHT, FRAME_PAD, FRAME_PAD)
-        )
+        rect = rect.adjusted(-FRAME_PAD, -FRAME_PAD - TITLE_HEIGHT, FRAME_PAD, FRAME_PAD)
+        least = frame_title_width(frame.group)  # a narrow frame widens for its title
+        if rect.width() < least:
+            rect.setWidth(least)
+        frame.set_scene_rect(rect)
 
     def _members_corner(self, gid: str) -> QPointF | None:
         xs: list[float] = []

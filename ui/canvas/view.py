@@ -35,9 +35,11 @@ from ui.canvas.edge_item import WireItem
 from ui.canvas.editing import CanvasEditing
 from ui.canvas.group_editing import CanvasGroups
 from ui.canvas.group_item import CHEVRON, GroupCardItem, GroupFrameItem
+from ui.canvas.home_view import MARGIN, focus, readable_zoom, view_rect
 from ui.canvas.inline_editor import InlineEditor
 from ui.canvas.legend import Legend
 from ui.canvas.node_item import NodeItem
+from ui.canvas.overview import OVERVIEW_LOD
 from ui.canvas.port_item import PortItem
 from ui.canvas.scene import GraphScene
 from ui.canvas.search_popup import NodeSearchPopup
@@ -156,7 +158,7 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
     def _document_replaced(self) -> None:
         self._unsub()
         self._unsub = self.state.document.subscribe(lambda e: self._update_hint())
-        self.fit_all()
+        self.home_view()
 
     def _update_hint(self) -> None:
         self.hint.setVisible(len(self.document) == 0)
@@ -271,6 +273,44 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
             bounds = bounds.united(item.sceneBoundingRect())
         self.graph_scene.update_scene_rect()
         self.fit_rect(bounds.adjusted(-40.0, -40.0, 40.0, 40.0))
+
+    def home_view(self) -> None:
+        """Where a document opens (``ui.canvas.home_view``): the whole graph where its
+        cards read, else the last iteration, or its backward and loss, at a zoom that reads."""
+        scene = self.graph_scene
+        scene.groups.ensure()
+        items = [*(i for i in scene.node_items() if i.isVisible()), *scene.groups.items()]
+        view = self.viewport().rect()
+        if not items or view.width() < 10 or view.height() < 10:
+            self.fit_all()
+            return
+        bounds = QRectF()
+        for item in items:
+            bounds = bounds.united(item.sceneBoundingRect())
+        bounds = bounds.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+        least = readable_zoom(scene.style)
+        whole = self._fit_scale(bounds)
+        found = focus(scene)
+        if found is None or whole >= least or (found[0] is None and whole >= OVERVIEW_LOD):
+            self.fit_all()
+            return
+        frame, anchor = found
+        frame = frame or bounds
+        scene.update_scene_rect()
+        outer = frame.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+        if self._fit_scale(outer) >= least:
+            self.fit_rect(outer)
+            return
+        self.resetTransform()
+        self.scale(least, least)
+        self.centerOn(
+            view_rect(frame, anchor, view.width() / least, view.height() / least).center()
+        )
+        self.zoomChanged.emit(self.zoom)
+
+    def _fit_scale(self, rect: QRectF) -> float:
+        view = self.viewport().rect()
+        return min(view.width() / rect.width(), view.height() / rect.height(), FIT_MAX_SCALE)
 
     def follow(self, node_ids: list[str]) -> None:
         """Bring new nodes into view (an edit that added them off screen): the view pans

@@ -1,0 +1,201 @@
+"""An imported training loop opens readable (issues 26 and 30), and a saved layout is the user's.
+
+A learner's 5-step ``nn.Module`` + SGD loop, and a 300-step loop folded to its first
+and last steps, are imported through File › Import Program at the window's first-start
+size on a 1280×720 screen.  They open with the last backward, its loss and as much of
+the last iteration as fits in view, at a zoom where the cards' smallest text is at
+least ``READABLE_PX`` on screen, not fitted to a speck; no frame or collapsed card cuts
+its title, there or zoomed out to the whole graph; the backward-graph panel shows its
+graph fitted.  The import's tidy pass is one undo step; a file opened again, even one
+whose cards overlap, keeps every position and the view it opened at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFontInfo
+from PySide6.QtWidgets import QFileDialog
+
+from gradstudio.document.layout import auto_layout
+from gradstudio.interchange.fileformat import dumps, loads
+from tests.ui.test_no_elided_text import SMALL_SCREEN, first_start_window
+from tests.ui.test_panels_in_view import fitted
+from tests.ui.uitools import Answers, wait_evaluated
+from ui.canvas.home_view import READABLE_PX, last_backward, readable_zoom
+from ui.canvas.node_item import LOD_TEXT
+from ui.window.main_window import MainWindow
+from ui.window.settings import StudioSettings
+
+pytestmark = pytest.mark.gui
+
+PROGRAMS = Path(__file__).parents[1] / "gradstudio" / "programs"
+LOOPS = ["module_sgd", "training_loop"]
+
+
+@pytest.fixture
+def first_start(qtbot, settings: StudioSettings, answers: Answers) -> Iterator[MainWindow]:  # noqa: ANN001
+    """The window a first start opens on a 1280×720 screen, answering as ``answers`` says."""
+    with first_start_window(qtbot, settings, answers, SMALL_SCREEN) as window:
+        window.ask_open_path = lambda: answers.open_path  # type: ignore[method-assign]
+        window.ask_save_path = lambda *a: answers.save_path  # type: ignore[method-assign]
+        yield window
+
+
+def import_program(window: MainWindow, qtbot, monkeypatch, name: str) -> None:  # noqa: ANN001
+    """File › Import Program, the program chosen, Run clicked; waits for its evaluation."""
+    path = str(PROGRAMS / f"{name}.py")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (path, ""))
+    window.act_import_program.trigger()
+    qtbot.waitUntil(lambda: window.program_dialog is not None and window.program_dialog.isVisible())
+    window.program_dialog.run_button.click()
+    qtbot.waitUntil(lambda: window.program_dialog is None, timeout=60000)
+    wait_evaluated(qtbot, window, timeout=30000)
+
+
+def shown_rect(window: MainWindow) -> QRectF:
+    canvas = window.canvas
+    return canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+
+
+def painted_titles(window: MainWindow) -> list[tuple[str, str]]:
+    """(title, drawn) of every frame and collapsed card on screen, painted at the
+    canvas's zoom now."""
+    canvas = window.canvas
+    groups = list(canvas.graph_scene.groups.items())
+    for item in groups:
+        item.drawn_title = ""
+    canvas.viewport().grab()
+    shown = shown_rect(window)
+    return [
+        (item.group.title, item.drawn_title)
+        for item in groups
+        if shown.intersects(item.sceneBoundingRect())
+    ]
+
+
+def positions(window: MainWindow) -> dict[str, tuple[float, float]]:
+    return {n.id: n.position for n in window.state.document.nodes()}
+
+
+@pytest.mark.parametrize("name", LOOPS)
+def test_an_imported_loop_opens_readable_on_its_last_iteration(
+    first_start,
+    qtbot,
+    monkeypatch,
+    name,  # noqa: ANN001
+) -> None:
+    window = first_start
+    import_program(window, qtbot, monkeypatch, name)
+    canvas = window.canvas
+    style = canvas.graph_scene.style
+    least = readable_zoom(style)
+    assert least >= LOD_TEXT  # the cards draw their text, not their far labels
+    assert canvas.zoom >= least
+    assert QFontInfo(style.small_font).pixelSize() * canvas.zoom >= READABLE_PX
+    assert QFontInfo(style.mono_font).pixelSize() * canvas.zoom >= READABLE_PX
+    doc = window.state.document
+    backward = last_backward(doc)
+    assert backward is not None
+    shown = shown_rect(window)
+    feeding = [e.src for e in doc.edges_of(backward) if e.dst == backward]
+    for node_id in (backward, *feeding):  # the loss and its backward, whole
+        item = canvas.graph_scene.node_item(node_id)
+        assert item is not None and shown.contains(item.sceneBoundingRect()), node_id
+    # the whole graph would not read at the first-start size: this is not a fit
+    everything = QRectF()
+    for item in canvas.graph_scene.node_items():
+        if item.isVisible():
+            everything = everything.united(item.sceneBoundingRect())
+    assert not shown.contains(everything)
+    # the frames on screen show their titles whole, and so does the whole graph zoomed out
+    titles = painted_titles(window)
+    assert titles and all(title == drawn for title, drawn in titles), titles
+    window.act_zoom_fit.trigger()
+    assert canvas.zoom < least
+    titles = painted_titles(window)
+    assert len(titles) == len(doc.groups) - sum(
+        1 for g in doc.groups.values() if _hidden(doc, g.id)
+    )
+    assert all(title == drawn for title, drawn in titles), titles
+    # the backward graph panel shows its graph fitted
+    qtbot.waitUntil(lambda: fitted(window.backward_view))
+
+
+def _hidden(doc, group_id: str) -> bool:  # noqa: ANN001
+    """Whether a group is inside a collapsed one (and so not drawn at all)."""
+    parent = doc.groups[group_id].parent
+    while parent is not None:
+        if doc.groups[parent].collapsed:
+            return True
+        parent = doc.groups[parent].parent
+    return False
+
+
+def test_the_import_tidy_is_one_undo_step(first_start, qtbot, monkeypatch) -> None:  # noqa: ANN001
+    window = first_start
+    import_program(window, qtbot, monkeypatch, "module_sgd")
+    tidied = positions(window)
+    assert window.act_undo.isEnabled()
+    window.act_undo.trigger()  # Ctrl+Z: the importer's own layout, all of it at once
+    doc = window.state.document
+    assert positions(window) != tidied
+    assert positions(window) == auto_layout(doc)  # what the importer placed (default sizes)
+    assert not window.act_undo.isEnabled()
+    window.act_redo.trigger()
+    assert positions(window) == tidied
+
+
+def test_reopening_keeps_every_position_and_the_view(
+    first_start,
+    qtbot,
+    monkeypatch,
+    answers,
+    tmp_path,  # noqa: ANN001
+) -> None:
+    window = first_start
+    import_program(window, qtbot, monkeypatch, "module_sgd")
+    answers.save_path = str(tmp_path / "loop.gstudio")
+    window.act_save.trigger()
+    assert Path(answers.save_path).is_file()
+    saved = positions(window)
+    zoom, centre = window.canvas.zoom, window.canvas.view_center_scene()
+    answers.open_path = answers.save_path
+    with qtbot.waitSignal(window.runner.finished, timeout=30000):
+        window.act_open.trigger()
+    assert positions(window) == saved
+    assert not window.act_undo.isEnabled()  # nothing was re-arranged
+    assert window.canvas.zoom == pytest.approx(zoom)
+    now = window.canvas.view_center_scene()
+    assert abs(now.x() - centre.x()) <= 1.0 and abs(now.y() - centre.y()) <= 1.0
+
+
+def test_a_file_whose_cards_overlap_opens_as_it_was_saved(
+    first_start,
+    qtbot,
+    answers,
+    tmp_path,
+    example_paths,  # noqa: ANN001
+) -> None:
+    """An old file laid out for smaller cards is not re-arranged behind the user's back:
+    the status bar says that Auto-Layout would, as one undo step."""
+    window = first_start
+    doc = loads(example_paths["005_mlp_training_step"].read_text("utf-8"))
+    for i, node in enumerate(list(doc.nodes())):
+        doc.move_node(node.id, 10.0 * i, 8.0 * i)  # every card on top of the next
+    path = tmp_path / "overlapping.gstudio"
+    path.write_text(dumps(doc), encoding="utf-8")
+    before = {n.id: n.position for n in doc.nodes()}
+    answers.open_path = str(path)
+    with qtbot.waitSignal(window.runner.finished, timeout=30000):
+        window.act_open.trigger()
+    assert positions(window) == before
+    assert not window.act_undo.isEnabled()
+    assert "Auto-Layout" in window.statusBar().currentMessage()
+    window.act_layout.trigger()
+    assert positions(window) != before
+    window.act_undo.trigger()
+    assert positions(window) == before
