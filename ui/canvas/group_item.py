@@ -39,6 +39,7 @@ FRAME_PAD = 14.0  # room between the members and the frame's border
 SUBTITLE_ROW = 18.0
 CHEVRON = 22.0  # the collapse/expand mark at the title's left
 FRAME_Z = -0.9  # frames sit under the wires (z 0) and cards (z 1), nested ones over outer ones
+FAR_TITLE_Z = 3.0  # a frame's far-out title sits over its cards
 DEFAULT_ALPHA = (34, 170, 90)  # body, border and title-bar opacity of the frame colour
 
 
@@ -73,26 +74,6 @@ class GroupDrag:
             scene.groupDragged.emit(group_id, self.offset.x(), self.offset.y())
         self.start = None
         self.offset = QPointF()
-
-
-def far_title(
-    painter: QPainter, rect: QRectF, text: str, base: QFont, lod: float, room: float
-) -> float:
-    """Semantic zoom for a group's title, as cards do for their labels: too far out for
-    the usual size, it is drawn as large as ``room`` (scene units) allows, up to a size
-    that reads on screen, and never wider than ``rect``: a long title gets smaller,
-    never cut.  Returns the drawn line's height on screen, in pixels."""
-    font = QFont(base)
-    font.setBold(True)
-    px = max(1, min(int(FAR_LABEL_PX / lod), int(room)))
-    font.setPixelSize(px)
-    wide = QFontMetricsF(font).horizontalAdvance(text)
-    if wide > rect.width() > 0:
-        font.setPixelSize(max(1, int(px * rect.width() / wide)))
-    painter.setFont(font)
-    metrics = QFontMetricsF(font)
-    painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-    return metrics.height() * lod
 
 
 def far_card_title(painter: QPainter, rect: QRectF, text: str, base: QFont, lod: float) -> float:
@@ -152,6 +133,7 @@ class GroupFrameItem(_DraggedAsGroup):
         self._drag = GroupDrag()
         self.title_px = 0.0  # the title's on-screen size when last painted
         self.drawn_title = ""  # ... and its text as drawn (the no-elided test reads it)
+        self.far_label: FarTitle | None = None  # its title far out (the layer's)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setAcceptHoverEvents(True)
         self.setToolTip("Drag the title to move the group; double-click it to rename")
@@ -209,11 +191,11 @@ class GroupFrameItem(_DraggedAsGroup):
         painter.setPen(s.c("text"))
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < LOD_TEXT:
-            bar = QRectF(8.0, 0.0, self._rect.width() - 16.0, TITLE_HEIGHT)
-            self.title_px = far_title(
-                painter, bar, self.group.title, s.title_font, lod, TITLE_HEIGHT * 0.8
-            )
-            self.drawn_title = self.group.title
+            # far out the title is the layer's ``FarTitle``, drawn over the cards at a
+            # size that reads (a frame nested in another shows none: they would collide)
+            shown = self.far_label is not None and self.far_label.isVisible()
+            self.title_px = self.far_label.height() if shown and self.far_label else 0.0
+            self.drawn_title = self.group.title if shown else ""
             return
         self.title_px = QFontMetricsF(s.title_font).height() * lod
         painter.setFont(s.small_font)
@@ -243,6 +225,65 @@ class GroupFrameItem(_DraggedAsGroup):
             QRectF(left, 0.0, avail, TITLE_HEIGHT),
             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
             self.drawn_title,
+        )
+
+
+class FarTitle(QGraphicsItem):
+    """A top-level frame's title far out (below ``LOD_TEXT``): a label of constant
+    on-screen size at the frame's corner, over the cards, so that the overview of an
+    imported program still says which iteration is which.  It takes no clicks."""
+
+    def __init__(self, frame: GroupFrameItem) -> None:
+        super().__init__()
+        self.frame = frame
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(FAR_TITLE_Z)
+        self.setVisible(False)
+        self._text = ""
+        self._size = QRectF()
+
+    def font(self) -> QFont:
+        font = QFont(self.frame.host.style.title_font)
+        font.setBold(True)
+        font.setPixelSize(int(FAR_LABEL_PX))
+        return font
+
+    def refresh(self) -> None:
+        """Measure the title again (renamed, or a new theme's font)."""
+        text = self.frame.group.title
+        metrics = QFontMetricsF(self.font())
+        size = QRectF(0.0, 0.0, metrics.horizontalAdvance(text) + 12.0, metrics.height() + 4.0)
+        if (text, size) != (self._text, self._size):
+            self.prepareGeometryChange()
+            self._text, self._size = text, size
+        self.update()
+
+    def width(self) -> float:
+        return self._size.width()
+
+    def height(self) -> float:
+        return self._size.height()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        return self._size
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        s = self.frame.host.style
+        back = QColor(group_color(self.frame.group, self.frame.host))
+        back.setAlpha(215)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(back)
+        painter.drawRoundedRect(self._size, CORNER, CORNER)
+        painter.setPen(s.c("header_text"))
+        painter.setFont(self.font())
+        painter.drawText(
+            self._size.adjusted(6.0, 0.0, -6.0, 0.0),
+            Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+            self._text,
         )
 
 
@@ -365,7 +406,7 @@ class GroupCardItem(_DraggedAsGroup):
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < LOD_TEXT:
             painter.setPen(s.c("text"))
-            body = rect.adjusted(8.0, HEADER_HEIGHT, -8.0, 0.0)
+            body = rect.adjusted(8.0, 2.0, -8.0, -2.0)  # far out the header reads as body
             self.title_px = far_card_title(painter, body, self.group.title, s.title_font, lod)
             self.drawn_title = self.group.title
             painter.setPen(QPen(s.c("port_tensor"), 1.6))

@@ -329,6 +329,7 @@ class GraphScene(QGraphicsScene):
     def set_zoom_level(self, zoom: float) -> None:
         """Far out, the overview draws the graph as a few batches (``ui.canvas.overview``)."""
         self._set_overview(zoom < OVERVIEW_LOD)
+        self.groups.set_zoom(zoom)
         self.expose()
 
     def _set_overview(self, on: bool) -> None:
@@ -351,12 +352,14 @@ class GraphScene(QGraphicsScene):
     @contextmanager
     def full_detail(self) -> Iterator[None]:
         """Every card and wire drawn by its own item for a while (exporting an image)."""
-        was = self._overview_on
+        was, zoom = self._overview_on, self.groups.zoom
         self._set_overview(False)
+        self.groups.set_zoom(1.0)  # frames' titles in their title bars, not far labels
         try:
             yield
         finally:
             self._set_overview(was)
+            self.groups.set_zoom(zoom)
 
     # ------------------------------------------------------------------ facts
     def refresh_facts(self) -> None:
