@@ -155,19 +155,49 @@ def test_reopening_keeps_every_position_and_the_view(
 ) -> None:
     window = first_start
     import_program(window, qtbot, monkeypatch, "module_sgd")
+    canvas = window.canvas
+    opened = canvas.view_state()
+    window.act_zoom_in.trigger()  # the user looks closer, and elsewhere
+    canvas.pan_by(-150.0, 40.0)
+    seen = canvas.view_state()
+    assert seen[0] > opened[0] and seen[1:] != opened[1:]
     answers.save_path = str(tmp_path / "loop.gstudio")
     window.act_save.trigger()
     assert Path(answers.save_path).is_file()
     saved = positions(window)
-    zoom, centre = window.canvas.zoom, window.canvas.view_center_scene()
+    window.act_new.trigger()
+    assert len(window.state.document) == 0
     answers.open_path = answers.save_path
     with qtbot.waitSignal(window.runner.finished, timeout=30000):
         window.act_open.trigger()
     assert positions(window) == saved
     assert not window.act_undo.isEnabled()  # nothing was re-arranged
-    assert window.canvas.zoom == pytest.approx(zoom)
-    now = window.canvas.view_center_scene()
-    assert abs(now.x() - centre.x()) <= 1.0 and abs(now.y() - centre.y()) <= 1.0
+    zoom, x, y = canvas.view_state()  # what the user saw when they saved
+    assert zoom == pytest.approx(seen[0])
+    assert abs(x - seen[1]) <= 1.0 and abs(y - seen[2]) <= 1.0
+
+
+def test_a_file_seen_for_the_first_time_opens_where_its_import_did(
+    first_start,
+    qtbot,
+    monkeypatch,
+    answers,
+    tmp_path,  # noqa: ANN001
+) -> None:
+    """A file this studio never showed (written by ``gradstudio import --run``, or on
+    another computer) opens at the same readable view as the import it came from."""
+    window = first_start
+    import_program(window, qtbot, monkeypatch, "module_sgd")
+    opened = window.canvas.view_state()
+    path = tmp_path / "from_elsewhere.gstudio"
+    path.write_text(dumps(window.state.document), encoding="utf-8")
+    window.act_new.trigger()
+    answers.open_path = str(path)
+    with qtbot.waitSignal(window.runner.finished, timeout=30000):
+        window.act_open.trigger()
+    zoom, x, y = window.canvas.view_state()
+    assert zoom == pytest.approx(opened[0])
+    assert abs(x - opened[1]) <= 1.0 and abs(y - opened[2]) <= 1.0
 
 
 def test_a_file_whose_cards_overlap_opens_as_it_was_saved(

@@ -126,6 +126,9 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self._pan_from: QPoint | None = None
         self._space = False
         self._editor: InlineEditor | None = None
+        #: The view the document opens at, ``(zoom, x, y)``, when it has one of its own
+        #: (the window sets it for a file it remembers): ``home_view`` restores it.
+        self.saved_view: tuple[float, float, float] | None = None
         #: Adders of more node context-menu actions (the instruments'): (menu, node id).
         self.node_menu_extras: list[Callable[[QMenu, str], None]] = []
         self.hint = QLabel(self)
@@ -274,11 +277,26 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self.graph_scene.update_scene_rect()
         self.fit_rect(bounds.adjusted(-40.0, -40.0, 40.0, 40.0))
 
+    def view_state(self) -> tuple[float, float, float]:
+        """``(zoom, centre x, centre y)``: what ``saved_view`` restores."""
+        centre = self.view_center_scene()
+        return (self.zoom, centre.x(), centre.y())
+
     def home_view(self) -> None:
-        """Where a document opens (``ui.canvas.home_view``): the whole graph where its
-        cards read, else the last iteration, or its backward and loss, at a zoom that reads."""
+        """Where a document opens: ``saved_view`` if it has one (a file's, as the user
+        left it), else ``ui.canvas.home_view``'s choice: the whole graph where its cards
+        read, else the last iteration, or its backward and loss, at a zoom that reads."""
         scene = self.graph_scene
         scene.groups.ensure()
+        if self.saved_view is not None:
+            zoom, x, y = self.saved_view
+            scene.update_scene_rect()
+            self.resetTransform()
+            scale = max(MIN_SCALE, min(MAX_SCALE, zoom))
+            self.scale(scale, scale)
+            self.centerOn(x, y)
+            self.zoomChanged.emit(self.zoom)
+            return
         items = [*(i for i in scene.node_items() if i.isVisible()), *scene.groups.items()]
         view = self.viewport().rect()
         if not items or view.width() < 10 or view.height() < 10:

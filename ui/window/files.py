@@ -122,9 +122,13 @@ class FileCommands:
 
         Its cards stay where the file put them: a saved layout is the user's.  An
         ``imported`` document (Run to Import, Import PyTorch Code) is laid out again with
-        the cards' real sizes, as one undo step.  The view is the document's home
+        the cards' real sizes, as one undo step.  A file opens at the view it was saved
+        or left at (remembered in the settings), else at its home
         (``GraphView.home_view``)."""
         self.runner.cancel()
+        if self.file_path:
+            self.settings.remember_view(self.file_path, *self.canvas.view_state())
+        self.canvas.saved_view = self.settings.view_of(path) if path else None
         self.file_path = path
         self.example_name = example
         if run and not (doc.has_code() and not doc.trusted):
@@ -209,6 +213,7 @@ class FileCommands:
             self.report("Cannot save the graph", str(exc))
             return False
         self.file_path = str(Path(path).resolve())
+        self.settings.remember_view(self.file_path, *self.canvas.view_state())
         self.example_name = None
         self.bridge.set_clean()
         self.recovery.discard()
