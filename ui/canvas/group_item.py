@@ -134,6 +134,7 @@ class GroupFrameItem(_DraggedAsGroup):
         self.title_px = 0.0  # the title's on-screen size when last painted
         self.drawn_title = ""  # ... and its text as drawn (the no-elided test reads it)
         self.far_label: FarTitle | None = None  # its title far out (the layer's)
+        self.shown_left: float | None = None  # the view's left edge, when inside the frame
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setAcceptHoverEvents(True)
         self.setToolTip("Drag the title to move the group; double-click it to rename")
@@ -154,6 +155,23 @@ class GroupFrameItem(_DraggedAsGroup):
 
     def scene_rect(self) -> QRectF:
         return self._rect.translated(self.pos())
+
+    def title_left(self, need: float, limit: float) -> float:
+        """Where the title starts in the bar: after the chevron, or, when the frame's
+        left end is scrolled out of the view, at the view's left edge (a long frame
+        keeps saying what it is), never so far that it would not fit before ``limit``."""
+        left = 6.0 + CHEVRON
+        if self.shown_left is None:
+            return left
+        return max(left, min(self.shown_left - self.x() + 8.0, limit - 6.0 - need))
+
+    def set_shown_left(self, x: float | None) -> None:
+        """The view's left edge (scene x), or None: the title follows it (``title_left``)."""
+        if x is not None and x <= self.x():
+            x = None
+        if x != self.shown_left:
+            self.shown_left = x
+            self.update(self.title_rect())
 
     def title_rect(self) -> QRectF:
         """The title bar, in item coordinates: what takes clicks and drags."""
@@ -218,7 +236,7 @@ class GroupFrameItem(_DraggedAsGroup):
         )
         painter.setFont(s.title_font)
         painter.setPen(s.c("text"))
-        left = 6.0 + CHEVRON
+        left = self.title_left(s.title_metrics.horizontalAdvance(self.group.title), right.left())
         avail = max(0.0, right.left() - left - 6.0)
         self.drawn_title = drawn(s.title_metrics, self.group.title, avail)
         painter.drawText(

@@ -133,6 +133,13 @@ class GroupLayer:
         for frame in self.frames.values():
             self._show_far_title(frame)
 
+    def show_titles_in(self, shown: QRectF | None) -> None:
+        """The view shows ``shown`` (scene coordinates; None: no view, an export): a frame
+        whose left end is out of it draws its title at the view's left edge."""
+        for frame in self.frames.values():
+            inside = shown is not None and frame.scene_rect().intersects(shown)
+            frame.set_shown_left(shown.left() if inside and shown is not None else None)
+
     def _show_far_title(self, frame: GroupFrameItem) -> None:
         label = frame.far_label
         if label is None:

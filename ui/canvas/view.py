@@ -103,6 +103,8 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self.graph_scene.groupDragged.connect(self._push_group_drag)
         self.rubberBandChanged.connect(self._rubber_band)
         self.zoomChanged.connect(self.graph_scene.set_zoom_level)
+        self.zoomChanged.connect(self._follow_titles)
+        self.graph_scene.titlesMoved.connect(self._follow_titles)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
@@ -176,12 +178,19 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         super().resizeEvent(event)
         self._place_hint()
         self.graph_scene.expose()
+        self._follow_titles()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt's name
         """Scrolled (panned): the cards a scrub restyled off screen repaint as they
-        come into view (``GraphScene.expose``)."""
+        come into view (``GraphScene.expose``), and a frame whose left end went out
+        of view moves its title to the view's edge."""
         super().scrollContentsBy(dx, dy)
         self.graph_scene.expose()
+        self._follow_titles()
+
+    def _follow_titles(self, *_args: object) -> None:
+        shown = self.mapToScene(self.viewport().rect()).boundingRect()
+        self.graph_scene.groups.show_titles_in(shown)
 
     # ------------------------------------------------------------------ background
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
