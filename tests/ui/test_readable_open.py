@@ -4,10 +4,11 @@ A learner's 5-step ``nn.Module`` + SGD loop, and a 300-step loop folded to its f
 and last steps, are imported through File › Import Program at the window's first-start
 size on a 1280×720 screen.  They open with the last backward, its loss and as much of
 the last iteration as fits in view, at a zoom where the cards' smallest text is at
-least ``READABLE_PX`` on screen, not fitted to a speck; no frame or collapsed card cuts
-its title, there or zoomed out to the whole graph; the backward-graph panel shows its
-graph fitted.  The import's tidy pass is one undo step; a file opened again, even one
-whose cards overlap, keeps every position and the view it opened at.
+least ``READABLE_PX`` on screen, not fitted to a speck; the minimap shows where that
+is; no frame or collapsed card cuts its title, there or zoomed out to the whole graph;
+the backward-graph panel shows its graph fitted.  The import's tidy pass is one undo
+step; a file opened again, even one whose cards overlap, keeps every position, and
+opens at the view it was saved at.
 """
 
 from __future__ import annotations
@@ -117,6 +118,13 @@ def test_an_imported_loop_opens_readable_on_its_last_iteration(
         if item.isVisible():
             everything = everything.united(item.sceneBoundingRect())
     assert not shown.contains(everything)
+    # View › Minimap (Ctrl+M) shows where this is in the whole loop, in a strip as low
+    # as the loop's shape needs (not a box of empty canvas over the cards)
+    window.instruments.act_minimap.trigger()
+    minimap = window.instruments.minimap
+    assert minimap.isVisible()
+    assert QRectF(minimap.rect()).contains(minimap.view_rect_on_map())
+    assert minimap.height() < minimap.width() / 2
     # the frames on screen show their titles whole, and so does the whole graph zoomed
     # out (Ctrl+0), where the top-level frames' far labels read
     assert any(shown.intersects(i.sceneBoundingRect()) for i in canvas.graph_scene.groups.items())
