@@ -202,7 +202,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         super().showEvent(event)
         if self._default_sizes_pending:
             self._default_dock_sizes()
-            QTimer.singleShot(0, self.canvas, self.canvas.fit_all)
+            QTimer.singleShot(0, self.canvas, self.canvas.home_view)
 
     def panel(self, key: str) -> QWidget:
         """The panel for ``key``, in its dock or (the backward graph) in its tab."""
