@@ -23,9 +23,12 @@ run: deps core
 
 # Lint and tests all run; the target fails if any of them failed.
 # pytest's own exit status wins (so 5, "no tests collected", stays visible to callers).
-# The `cuda` tests run twice: in the whole suite (skipped without a GPU), then again on
-# the CuPy simulator (tests/cupy_sim.py), so the CUDA path is exercised on every machine (exit 5 there only means that
-# PYTEST_ARGS selected no cuda test).
+# The engine tests run a second time on the pure-Python engine (the compiled core's
+# fallback, and what a wheel built without a compiler runs), leaving out the heavy
+# parametrisations marked `once`. The `cuda` tests run twice: in the whole suite
+# (skipped without a GPU), then again on the CuPy simulator (tests/cupy_sim.py), so the
+# CUDA path is exercised on every machine (exit 5 there only means that PYTEST_ARGS
+# selected no cuda test).
 test: deps core
 	@status=0; \
 	echo "== ruff check"; $(BIN)/ruff check . || status=1; \
@@ -34,6 +37,10 @@ test: deps core
 	echo "== mypy"; $(BIN)/mypy || status=1; \
 	echo "== pytest"; \
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	echo "== pytest tests/engine_tests on the pure-Python engine (GRADSTUDIO_PURE=1)"; \
+	GRADSTUDIO_PURE=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q \
+	  -m "not slow and not once" tests/engine_tests || \
+	  { rc=$$?; if [ $$status -eq 0 ]; then status=$$rc; fi; }; \
 	echo "== pytest -m cuda on the CuPy simulator"; \
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --cupy-sim -m cuda $(PYTEST_ARGS) || \
 	  { rc=$$?; if [ $$rc -ne 5 ] && [ $$status -eq 0 ]; then status=$$rc; fi; }; \

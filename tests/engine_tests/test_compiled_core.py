@@ -17,6 +17,9 @@ from engine import build
 from engine import compiled_core as cc
 from engine.autograd import engine_run
 
+#: These tests load both modes themselves.
+pytestmark = pytest.mark.once
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

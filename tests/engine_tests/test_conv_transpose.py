@@ -46,6 +46,7 @@ def _operands(T: Any, case: Any, dtype: Any) -> list[Any]:
     return [T.tensor(rng.standard_normal(s), dtype=dtype, requires_grad=True) for s in shapes]
 
 
+@pytest.mark.once
 @pytest.mark.parametrize("case", CASES, ids=[str(i) for i in range(len(CASES))])
 def test_gradcheck_and_gradgradcheck_in_float64(case: Any) -> None:
     ops = _operands(engine, case, engine.float64)

@@ -37,8 +37,11 @@ def _weights(mode: str, layers: int, bias: bool, bidir: bool, proj: int = 0) -> 
     return out
 
 
+#: The two-layer bidirectional configurations are the heavy ones: run once, compiled.
 CONFIGS = [
-    (mode, layers, bias, bidir, batch_first)
+    pytest.param(
+        mode, layers, bias, bidir, batch_first, marks=pytest.mark.once if layers > 1 else ()
+    )
     for mode in ("RNN_TANH", "RNN_RELU", "GRU", "LSTM")
     for layers, bias, bidir, batch_first in ((1, True, False, False), (2, False, True, True))
 ]
