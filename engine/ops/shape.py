@@ -208,6 +208,12 @@ def _cat_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
     return out if out.flags.c_contiguous else out.copy()  # copy() is C order
 
 
+def _legacy_empty(shape: tuple[int, ...]) -> bool:
+    """A 1-D empty tensor, which ``cat`` skips whatever the others' shapes (ATen keeps this
+    legacy rule, so ``torch.cat((torch.FloatTensor(), t), 0)`` grows a list from nothing)."""
+    return tuple(shape) == (0,)
+
+
 def _split_grad(ctx: Any, g: Any) -> tuple[Any, ...]:
     dim = ctx.params["dim"]
     out, start = [], 0
