@@ -125,3 +125,105 @@ def test_numpy_stays_numpy() -> None:
     """The aliases reach no NumPy array path: a tensor in, a tensor out."""
     out = engine.multiply(engine.tensor(np.arange(3.0)), 2)
     assert isinstance(out, engine.Tensor) and out.tolist() == [0.0, 2.0, 4.0]
+
+
+# -- the issue's leftovers: fmax/fmin, tensordot, put ------------------------------------
+def _fmax_case(lib: Any, name: str) -> tuple[list[Any], str | None, list[float], list[float]]:
+    nan = float("nan")
+    a = lib.tensor([1.0, nan, 3.0, 2.0], requires_grad=True)
+    b = lib.tensor([nan, 2.0, 1.0, 2.0], requires_grad=True)
+    y = getattr(lib, name)(a, b)
+    y.sum().backward()
+    return [round(v, 4) for v in y.tolist()], _node(y), a.grad.tolist(), b.grad.tolist()
+
+
+def test_fmax_and_fmin_ignore_nan_and_give_ties_to_self() -> None:
+    assert _fmax_case(engine, "fmax") == (
+        [1.0, 2.0, 3.0, 2.0],
+        "FmaxBackward0",
+        [1.0, 0.0, 1.0, 1.0],
+        [0.0, 1.0, 0.0, 0.0],
+    )
+    assert _fmax_case(engine, "fmin") == (
+        [1.0, 2.0, 1.0, 2.0],
+        "FminBackward0",
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 1.0, 0.0],
+    )
+    assert engine.fmax(engine.tensor([1, 5]), engine.tensor([3, 2])).tolist() == [3, 5]
+
+
+def _graph(t: Any) -> list[str]:
+    out, stack = [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None:
+            out.append(type(node).__name__)
+            stack.extend(n for n, _ in reversed(node.next_functions))
+    return out
+
+
+def _tensordot_case(lib: Any) -> tuple[Any, ...]:
+    a = lib.arange(60.0).reshape(3, 4, 5).requires_grad_()
+    b = lib.arange(40.0).reshape(4, 5, 2).requires_grad_()
+    y = lib.tensordot(a, b, dims=2)
+    z = lib.tensordot(a, b.permute(1, 0, 2), dims=([2, 1], [0, 1]))
+    (y + z).sum().backward()
+    w = lib.tensordot(lib.ones(2), lib.ones(3), dims=0)
+    return y.tolist(), z.tolist(), _graph(y), _graph(z), a.grad.tolist(), tuple(w.shape)
+
+
+def test_tensordot_is_atens_composite() -> None:
+    y, z, gy, gz, _, w = _tensordot_case(engine)
+    assert y == z and y[0] == [4940.0, 5130.0] and w == (2, 3)
+    view, permute, leaf = "ViewBackward0", "PermuteBackward0", "AccumulateGrad"
+    assert gy == [view, "MmBackward0", view, permute, leaf, view, permute, leaf]
+    assert gz[2:4] == ["UnsafeViewBackward0", "CloneBackward0"]
+    with pytest.raises(RuntimeError, match="first has size 4 in dim 1 and second has size 5"):
+        engine.tensordot(engine.ones(3, 4, 5), engine.ones(4, 5, 2), dims=([1], [1]))
+    with pytest.raises(RuntimeError, match="tensordot expects dims >= 0, but got dims=-1"):
+        engine.tensordot(engine.ones(3, 4), engine.ones(4, 5), dims=-1)
+
+
+def _put_case(lib: Any) -> tuple[Any, ...]:
+    x = lib.zeros(2, 3, requires_grad=True)
+    s = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x.put(lib.tensor([0, -2]), s)
+    (y * lib.arange(6.0).reshape(2, 3)).sum().backward()
+    z = lib.zeros(2, 3)
+    z.put_(lib.tensor([5, 5]), lib.tensor([1.0, 2.0]), accumulate=True)
+    return y.tolist(), _node(y), s.grad.tolist(), x.grad.tolist(), z.tolist(), z._version
+
+
+def test_put_writes_at_flat_indices() -> None:
+    assert _put_case(engine) == (
+        [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]],
+        "PutBackward0",
+        [0.0, 4.0],
+        [[0.0, 1.0, 2.0], [3.0, 0.0, 5.0]],
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 3.0]],
+        1,
+    )
+    z = engine.zeros(2, 3)
+    with pytest.raises(IndexError, match="tried to access index 6 on a tensor of 6 elements"):
+        z.put_(engine.tensor([6]), engine.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="Expected a long tensor for index, but got Float"):
+        z.put_(engine.tensor([1.0]), engine.tensor([1.0]))
+    with pytest.raises(IndexError, match=r"source.numel\(\) = 1, index.numel\(\) = 2"):
+        z.put_(engine.tensor([1, 2]), engine.tensor([1.0]))
+
+
+@pytest.mark.torch
+def test_leftovers_against_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+
+    def same(x: Any, y: Any) -> bool:
+        return json_ish(x) == json_ish(y)
+
+    def json_ish(v: Any) -> str:
+        return repr(v).replace("nan", "NaN")
+
+    for name in ("fmax", "fmin"):
+        assert same(_fmax_case(engine, name), _fmax_case(torch, name))
+    assert same(_tensordot_case(engine), _tensordot_case(torch))
+    assert same(_put_case(engine), _put_case(torch))
