@@ -18,7 +18,7 @@ from engine.ops.random import generator_of
 from engine.quiet import quietly
 from engine.random import sampling
 from engine.range_values import arange_values, integer_values
-from engine.tensor import Tensor
+from engine.tensor import Size, Tensor
 
 
 def _flatten_data(data: Any) -> Any:
@@ -165,6 +165,16 @@ def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
+def _size_keyword(kind: str, size: tuple[Any, ...], keywords: dict[str, Any]) -> tuple[Any, ...]:
+    """``zeros(size=(3, 4))``: PyTorch names the sizes ``size`` whether they come by position
+    or by keyword (the spelling of the PyTorch-course notebooks); no other keyword is taken."""
+    if "size" in keywords and not size:
+        size = (keywords.pop("size"),)
+    if keywords:
+        raise TypeError(f"{kind}() got an unexpected keyword argument '{next(iter(keywords))}'")
+    return size
+
+
 def _filled(
     fill: Any, size: tuple[Any, ...], dtype: Any, device: Any, requires_grad: bool
 ) -> Tensor:
@@ -185,14 +195,28 @@ RG = Param("requires_grad", "bool")
 
 
 @public("zeros", (), (SIZE, DTYPE, RG), category="creation", doc="a tensor of zeros", method=False)
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **keywords: Any,
+) -> Tensor:
+    size = _size_keyword("zeros", size, keywords)
     if any(isinstance(s, int | np.integer) and s < 0 for s in _flat_size(size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # zeros' own check
     return _filled(lambda xp, s, d: xp.zeros(s, d), size, dtype, device, requires_grad)
 
 
 @public("ones", (), (SIZE, DTYPE, RG), category="creation", doc="a tensor of ones", method=False)
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **keywords: Any,
+) -> Tensor:
+    size = _size_keyword("ones", size, keywords)
     return _filled(lambda xp, s, d: xp.ones(s, d), size, dtype, device, requires_grad)
 
 
@@ -205,7 +229,14 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
     method=False,
     example=Example(deterministic=False),
 )
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **keywords: Any,
+) -> Tensor:
+    size = _size_keyword("empty", size, keywords)
     return _filled(lambda xp, s, d: xp.empty(s, d), size, dtype, device, requires_grad)
 
 
@@ -243,10 +274,7 @@ def _random(kind: str) -> Any:
         generator: Any = None,
         **keywords: Any,
     ) -> Tensor:
-        if "size" in keywords and not size:
-            size = (keywords.pop("size"),)
-        if keywords:
-            raise TypeError(f"{kind}() got an unexpected keyword argument '{next(iter(keywords))}'")
+        size = _size_keyword(kind, size, keywords)
 
         def fill(xp: Any, s: tuple[int, ...], d: Any) -> Any:
             gen = generator_of(generator, xp is not np)
@@ -508,6 +536,8 @@ def full_like(
 
 def legacy_new(dt: dtypes.dtype, args: tuple[Any, ...], dev: Any = None) -> Tensor:
     """``torch.Tensor(*sizes)`` (uninitialised) or ``torch.Tensor(data)`` (a copy)."""
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])  # ``FloatTensor(x.size())``: the sizes, not the data
     if len(args) == 1 and isinstance(args[0], list | tuple | np.ndarray | Tensor):
         data = args[0]
         if isinstance(data, Tensor):

@@ -513,6 +513,13 @@ class Tensor:
             data, dtype=dtype or self.dtype, device=self.device, requires_grad=requires_grad
         )
 
+    def new(self, *args: Any, device: Any = None) -> Tensor:
+        """The legacy ``x.new(*sizes)`` (uninitialised) or ``x.new(data)``, of ``x``'s dtype
+        (``torch.distributions.Multinomial.sample`` counts into ``samples.new(shape)``)."""
+        from engine.creation import legacy_new
+
+        return legacy_new(self.dtype, args, device if device is not None else self.device)
+
     def new_zeros(self, *size: Any, dtype: Any = None) -> Tensor:
         from engine.creation import _filled
 

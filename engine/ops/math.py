@@ -32,6 +32,7 @@ def _unary(
     samples: Any = UNARY,
     category: str = "math",
     doc: str,
+    aliases: tuple[str, ...] = (),
 ) -> Any:
     op = declare(
         name,
@@ -44,7 +45,7 @@ def _unary(
         samples=samples,
         quiet=True,
     )
-    return _unary_public(name, op, category, doc, inplace=True)
+    return _unary_public(name, op, category, doc, inplace=True, aliases=aliases)
 
 
 tan = _unary(
@@ -64,6 +65,7 @@ asin = _unary(
     ),
     samples=UNIT,
     doc="inverse sine",
+    aliases=("arcsin",),
 )
 acos = _unary(
     "acos",
@@ -74,6 +76,7 @@ acos = _unary(
     ),
     samples=UNIT,
     doc="inverse cosine",
+    aliases=("arccos",),
 )
 atan = _unary(
     "atan",
@@ -81,6 +84,7 @@ atan = _unary(
     libm("arctan", bounded=True),
     lambda ctx, g: g / ctx.math.add_scalar(ctx.saved["self"] * ctx.saved["self"], other=1),
     doc="inverse tangent",
+    aliases=("arctan",),
 )
 sinh = _unary(
     "sinh",
@@ -234,7 +238,14 @@ ATAN2 = declare(
 )
 
 
-@public("atan2", ("input", "other"), category="math", doc="angle of (other, input)", inplace=True)
+@public(
+    "atan2",
+    ("input", "other"),
+    category="math",
+    doc="angle of (other, input)",
+    inplace=True,
+    aliases=("arctan2",),
+)
 def atan2(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(ATAN2, (input, other))
 

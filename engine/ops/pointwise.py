@@ -812,6 +812,7 @@ def add(apply_op: Callable[..., Any]) -> Callable[..., Any]:
     category="arithmetic",
     doc="input - alpha * other",
     inplace=True,
+    aliases=("subtract",),
 )
 @applying
 def sub(apply_op: Callable[..., Any]) -> Callable[..., Any]:
@@ -836,7 +837,12 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
 
 
 @public(
-    "mul", ("input", SCALAR_PORT), category="arithmetic", doc="elementwise product", inplace=True
+    "mul",
+    ("input", SCALAR_PORT),
+    category="arithmetic",
+    doc="elementwise product",
+    inplace=True,
+    aliases=("multiply",),
 )
 @applying
 def mul(apply_op: Callable[..., Any]) -> Callable[..., Any]:
@@ -895,6 +901,7 @@ def _div_rounding(apply_op: Callable[..., Any], input: Any, other: Any, mode: st
     category="arithmetic",
     doc="true division",
     inplace=True,
+    aliases=("divide",),
 )
 @applying
 def div(apply_op: Callable[..., Any]) -> Callable[..., Any]:
@@ -965,6 +972,7 @@ def _unary_public(
     inplace: bool = False,
     kernel: str | None = None,
     integral: bool = False,
+    aliases: tuple[str, ...] = (),
 ) -> Any:
     """The public function of a one-input op; ``kernel`` names the ATen kernel that
     refuses bool (or, with ``integral``, every non-floating) input."""
@@ -979,7 +987,9 @@ def _unary_public(
         fn.__doc__ = doc
         return fn
 
-    return public(name, ("input",), category=category, doc=doc, inplace=inplace)(applying(make))
+    return public(name, ("input",), category=category, doc=doc, inplace=inplace, aliases=aliases)(
+        applying(make)
+    )
 
 
 exp = _unary_public("exp", EXP, "math", "e ** input", inplace=True)
@@ -1096,6 +1106,7 @@ def _cmp_public(name: str) -> Any:
         category="comparison",
         doc=f"elementwise {name}",
         differentiable=False,
+        aliases=(_CMP[name],) if name != "eq" else (),
     )(fn)
 
 

@@ -200,15 +200,30 @@ ALIAS = declare(
 def _cat_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
     """``xp.concatenate``, its result contiguous as ATen's is (NumPy follows the inputs'
     layout, so transposed inputs would give a transposed result and other strides)."""
-    out = xp.concatenate(arrays, axis=dim)
+    kept = [a for a in arrays if not _legacy_empty(a.shape)]
+    if not kept:
+        kept = list(arrays)
+    out = xp.concatenate(kept, axis=dim) if len(kept) > 1 else kept[0].copy()
+    if out.dtype != arrays[0].dtype:
+        out = out.astype(arrays[0].dtype)
     return out if out.flags.c_contiguous else out.copy()  # copy() is C order
+
+
+def _legacy_empty(shape: tuple[int, ...]) -> bool:
+    """A 1-D empty tensor, which ``cat`` skips whatever the others' shapes (ATen keeps this
+    legacy rule, so ``torch.cat((torch.FloatTensor(), t), 0)`` grows a list from nothing)."""
+    return tuple(shape) == (0,)
 
 
 def _split_grad(ctx: Any, g: Any) -> tuple[Any, ...]:
     dim = ctx.params["dim"]
     out, start = [], 0
     stacked = ctx.params.get("stack", False)
+    skips = not all(_legacy_empty(shape) for shape in ctx.shapes)
     for shape in ctx.shapes:
+        if skips and not stacked and _legacy_empty(shape):
+            out.append(g.reshape(-1)[:0])
+            continue
         if stacked:
             out.append(g[(slice(None),) * dim + (start,)])
             start += 1
@@ -528,12 +543,14 @@ def _check_cat(tensors: Any, name: str) -> list[Any]:
     category="shape",
     doc="concatenate along an existing dimension",
     method=False,
+    aliases=("concat", "concatenate"),
 )
 def cat(tensors: Any, dim: int = 0) -> Any:
     ts = _check_cat(tensors, "torch.cat")
-    d = _wrap(dim, ts[0].ndim)
-    ref = ts[0].shape
-    for i, x in enumerate(ts[1:], 1):
+    shaped = [(i, x) for i, x in enumerate(ts) if not _legacy_empty(x.shape)] or [(0, ts[0])]
+    d = _wrap(dim, shaped[0][1].ndim)
+    ref = shaped[0][1].shape
+    for i, x in shaped[1:]:
         if x.ndim != len(ref):
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {len(ref)} and {x.ndim}"
