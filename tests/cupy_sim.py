@@ -54,6 +54,16 @@ class _Flags:
         return getattr(self, key[name])
 
 
+class _MemoryPointer:
+    """``ndarray.data``: CuPy's ``MemoryPointer``, whose ``ptr`` is the first element's
+    device address (a view's is offset into its base's allocation)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.ptr = int(a.ctypes.data)
+
+
 def _operand(x: Any) -> Any:
     """An operand of a device operator or ufunc: device arrays and scalars only."""
     if isinstance(x, ndarray):
@@ -165,6 +175,7 @@ class ndarray:  # noqa: N801  (CuPy's spelling)
     T = property(lambda self: ndarray._of(self._a.T, own=False))
     flags = property(lambda self: _Flags(self._a, self._own))
     device = property(lambda self: cuda.Device(0))
+    data = property(lambda self: _MemoryPointer(self._a))
 
     def __repr__(self) -> str:
         return repr(self._a)
@@ -537,6 +548,8 @@ _FUNCS = [
     "diagonal",
     "trace",
     "nonzero",
+    "argwhere",
+    "flatnonzero",
     "count_nonzero",
     "allclose",
     "isclose",
