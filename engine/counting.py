@@ -15,7 +15,7 @@ from engine.ops.core import apply_op, declare
 from engine.tensor import Tensor
 
 
-def _bincount_grad(c: Any, g: Any) -> Any:
+def _bincount_grad(ctx: Any, g: Any) -> Any:
     raise RuntimeError("derivative for aten::bincount is not implemented")
 
 

@@ -76,7 +76,7 @@ T_ = declare(
     "TBackward1",
     ("self",),
     lambda xp, a: a.T,
-    lambda c, g: c.m.t(g),
+    lambda ctx, g: ctx.math.t(g),
     dtype="same",
     samples=(Sample(((2, 3),)),),
 )
@@ -85,7 +85,7 @@ TRANSPOSE_ = declare(
     "TransposeBackward1",
     ("self",),
     lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
-    lambda c, g: c.m.transpose(g, dim0=c.p["dim0"], dim1=c.p["dim1"]),
+    lambda ctx, g: ctx.math.transpose(g, dim0=ctx.params["dim0"], dim1=ctx.params["dim1"]),
     dtype="same",
     samples=(Sample(((2, 3, 4),), {"dim0": 0, "dim1": 2}),),
 )

@@ -62,7 +62,17 @@ def add_hook(hooks: dict[int, Any], fn: Any) -> RemovableHandle:
 
 #: Public-looking names of the engine's node classes that PyTorch's nodes do not have.
 _ENGINE_ONLY = frozenset(
-    {"apply", "m", "p", "s", "shapes", "needs", "metadata_", "release_variables", "saved_names"}
+    {
+        "apply",
+        "math",
+        "params",
+        "saved",
+        "shapes",
+        "needs",
+        "metadata_",
+        "release_variables",
+        "saved_names",
+    }
 )
 #: Private names PyTorch's ``dir(grad_fn)`` shows that the engine's nodes have too.
 _SHOWN_PRIVATE = frozenset({"_forward_cls"})
@@ -165,8 +175,8 @@ class Node:
     def __dir__(self) -> list[str]:
         """What PyTorch's ``dir(grad_fn)`` lists, as far as the engine has it: the public
         names and every ``_saved_*`` the node answers, not the engine's own records
-        (``_saved``, ``_fns``, the formula's ``m``/``p``/``s``), which a learner filtering
-        ``dir()`` for ``_saved`` would otherwise mistake for PyTorch's."""
+        (``_saved``, ``_fns``, the formula's ``math``/``params``/``saved``), which a
+        learner filtering ``dir()`` for ``_saved`` would otherwise mistake for PyTorch's."""
         shown = {
             n
             for n in object.__dir__(self)

@@ -26,9 +26,9 @@ def _fused_backward(name: str, grad_fn: str, kernel: Any, second: Any, params: A
         grad_fn,
         ("grad_output", "self"),
         kernel,
-        lambda c, gg: (
-            getattr(c.m, name)(gg, c.s["self"], **c.p) if c.needs[0] else None,
-            second(c, gg) if c.needs[1] else None,
+        lambda ctx, gg: (
+            getattr(ctx.math, name)(gg, ctx.saved["self"], **ctx.params) if ctx.needs[0] else None,
+            second(ctx, gg) if ctx.needs[1] else None,
         ),
         save={"self": None, "grad_output": ("self",)},
         samples=(Sample(((2, 3), (2, 3)), params, distinct=True),),
@@ -54,8 +54,8 @@ def _log_sigmoid_backward(xp: Any, g: Any, x: Any) -> Any:
     return xp.where(x < 0, 1 - q, 0 + q) * g
 
 
-def _no_second(c: Any, gg: Any) -> Any:
-    return zeros_like(c, c.s["self"])
+def _no_second(ctx: Any, gg: Any) -> Any:
+    return zeros_like(ctx, ctx.saved["self"])
 
 
 _fused_backward(
@@ -67,17 +67,22 @@ _fused_backward(
 )
 
 
-def _elu_second(c: Any, gg: Any) -> Any:
+def _elu_second(ctx: Any, gg: Any) -> Any:
     """``elu_double_backward``; ``scale`` and ``input_scale`` (SELU's, CELU's) enter only
     where they are not 1, so plain ELU's graph keeps its nodes."""
-    x, p = c.s["self"], c.p
+    x, p = ctx.saved["self"], ctx.params
     scale, input_scale = p.get("scale", 1.0), p.get("input_scale", 1.0)
     coef = p["alpha"] * scale * input_scale * input_scale
     if input_scale == 1.0:
-        value = gg * c.s["grad_output"] * coef * c.m.exp(x)
+        value = gg * ctx.saved["grad_output"] * coef * ctx.math.exp(x)
     else:
-        value = gg * c.s["grad_output"] * coef * c.m.exp(c.m.mul_scalar(x, other=input_scale))
-    return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, x) <= 0)
+        value = (
+            gg
+            * ctx.saved["grad_output"]
+            * coef
+            * ctx.math.exp(ctx.math.mul_scalar(x, other=input_scale))
+        )
+    return ctx.math.where(value, zero_scalar(ctx, gg), condition=data_of(ctx, x) <= 0)
 
 
 def _elu_backward_kernel(
@@ -101,16 +106,18 @@ _fused_backward(
 )
 
 
-def _softplus_second(c: Any, gg: Any) -> Any:
+def _softplus_second(ctx: Any, gg: Any) -> Any:
     """``softplus_double_backward``: ``sigmoid_backward(gg * go, sigmoid(x * beta))``
     times the mask ``x * beta < threshold`` (``MulBackward0``), times beta."""
-    beta, x = c.p["beta"], c.s["self"]
-    scaled = c.m.mul_scalar(x, other=beta)
-    mask = data_of(c, scaled) < c.p["threshold"]
-    if c.m is not ARRAY_MATH:
+    beta, x = ctx.params["beta"], ctx.saved["self"]
+    scaled = ctx.math.mul_scalar(x, other=beta)
+    mask = data_of(ctx, scaled) < ctx.params["threshold"]
+    if ctx.math is not ARRAY_MATH:
         mask = _TENSOR[0]._wrap(mask)
-    value = c.m.sigmoid_backward(gg * c.s["grad_output"], c.m.sigmoid(scaled)) * mask
-    return c.m.mul_scalar(value, other=beta)
+    value = (
+        ctx.math.sigmoid_backward(gg * ctx.saved["grad_output"], ctx.math.sigmoid(scaled)) * mask
+    )
+    return ctx.math.mul_scalar(value, other=beta)
 
 
 _fused_backward(
@@ -131,10 +138,10 @@ _fused_backward(
 )
 
 
-def _log_sigmoid_second(c: Any, gg: Any) -> Any:
+def _log_sigmoid_second(ctx: Any, gg: Any) -> Any:
     """``log_sigmoid_double_backward``: ``(gg * go) * (z - 1) * z`` with ``z = sigmoid(x)``."""
-    z = c.m.sigmoid(c.s["self"])
-    return gg * c.s["grad_output"] * c.m.sub_scalar(z, other=1) * z
+    z = ctx.math.sigmoid(ctx.saved["self"])
+    return gg * ctx.saved["grad_output"] * ctx.math.sub_scalar(z, other=1) * z
 
 
 _fused_backward(
@@ -146,13 +153,15 @@ _fused_backward(
 )
 
 
-def _elu_result_second(c: Any, gg: Any) -> Any:
+def _elu_result_second(ctx: Any, gg: Any) -> Any:
     """``elu_double_backward`` for a result: ``gg * grad_output * input_scale * (result < 0)``."""
-    value = gg * c.s["grad_output"]
-    input_scale = c.p.get("input_scale", 1.0)
+    value = gg * ctx.saved["grad_output"]
+    input_scale = ctx.params.get("input_scale", 1.0)
     if input_scale != 1.0:
         value = value * input_scale
-    return c.m.where(value, zero_scalar(c, gg), condition=data_of(c, c.s["self"]) < 0)
+    return ctx.math.where(
+        value, zero_scalar(ctx, gg), condition=data_of(ctx, ctx.saved["self"]) < 0
+    )
 
 
 def _elu_result_kernel(
@@ -184,13 +193,13 @@ LEAKY_RELU_INPLACE_NEGATIVE = (
 )
 
 
-def _leaky_relu_result_grad(c: Any, g: Any) -> Any:
+def _leaky_relu_result_grad(ctx: Any, g: Any) -> Any:
     """``leaky_relu_backward(grad, result, slope, self_is_result=True)``: with a positive
     slope the result has the input's sign; a negative one is refused, in backward."""
-    slope = c.p.get("negative_slope", 0.01)
+    slope = ctx.params.get("negative_slope", 0.01)
     if slope < 0:
         raise RuntimeError(LEAKY_RELU_INPLACE_NEGATIVE)
-    return c.m.leaky_relu_backward(g, c.s["result"], negative_slope=slope)
+    return ctx.math.leaky_relu_backward(g, ctx.saved["result"], negative_slope=slope)
 
 
 LEAKY_RELU = declare(
@@ -198,8 +207,8 @@ LEAKY_RELU = declare(
     "LeakyReluBackward0",
     ("self",),
     lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * a.dtype.type(negative_slope)),
-    lambda c, g: c.m.leaky_relu_backward(
-        g, c.s["self"], negative_slope=c.p.get("negative_slope", 0.01)
+    lambda ctx, g: ctx.math.leaky_relu_backward(
+        g, ctx.saved["self"], negative_slope=ctx.params.get("negative_slope", 0.01)
     ),
     dtype="same",
     save={"self": None},
@@ -242,7 +251,7 @@ ELU = declare(
     "EluBackward0",
     ("self",),
     _elu_forward,
-    lambda c, g: c.m.elu_backward(g, c.s["self"], **_elu_params(c.p)),
+    lambda ctx, g: ctx.math.elu_backward(g, ctx.saved["self"], **_elu_params(ctx.params)),
     dtype="float",
     save={"self": None},
     samples=DISTINCT,
@@ -255,7 +264,7 @@ ELU_INPLACE = declare(
     "EluBackward1",
     ("self",),
     ELU.forward,
-    lambda c, g: c.m.elu_result_backward(g, c.s["result"], **_elu_params(c.p)),
+    lambda ctx, g: ctx.math.elu_result_backward(g, ctx.saved["result"], **_elu_params(ctx.params)),
     dtype="float",
     save={"result": None},
     samples=DISTINCT,
@@ -274,8 +283,11 @@ SOFTPLUS = declare(
     "SoftplusBackward0",
     ("self",),
     _softplus_fwd,
-    lambda c, g: c.m.softplus_backward(
-        g, c.s["self"], beta=c.p.get("beta", 1.0), threshold=c.p.get("threshold", 20.0)
+    lambda ctx, g: ctx.math.softplus_backward(
+        g,
+        ctx.saved["self"],
+        beta=ctx.params.get("beta", 1.0),
+        threshold=ctx.params.get("threshold", 20.0),
     ),
     dtype="float",
     save={"self": None},
@@ -284,12 +296,12 @@ SOFTPLUS = declare(
 )
 
 
-def _silu_grad(c: Any, g: Any) -> Any:
+def _silu_grad(ctx: Any, g: Any) -> Any:
     """``infinitely_differentiable_silu_backward``:
     ``grad * sigmoid * (1.0 + input * (1.0 - sigmoid))`` with ATen's Scalar ops."""
-    x = c.s["self"]
-    s = c.m.sigmoid(x)
-    return g * s * c.m.add_scalar(x * scalar_minus(c, 1.0, s), other=1.0)
+    x = ctx.saved["self"]
+    s = ctx.math.sigmoid(x)
+    return g * s * ctx.math.add_scalar(x * scalar_minus(ctx, 1.0, s), other=1.0)
 
 
 SILU = declare(
@@ -305,9 +317,12 @@ SILU = declare(
 )
 
 
-def _hardtanh_grad(c: Any, g: Any) -> Any:
-    return c.m.hardtanh_backward(
-        g, c.s["self"], min_val=c.p.get("min_val", -1.0), max_val=c.p.get("max_val", 1.0)
+def _hardtanh_grad(ctx: Any, g: Any) -> Any:
+    return ctx.math.hardtanh_backward(
+        g,
+        ctx.saved["self"],
+        min_val=ctx.params.get("min_val", -1.0),
+        max_val=ctx.params.get("max_val", 1.0),
     )
 
 
@@ -332,7 +347,7 @@ LOG_SIGMOID = declare(
     "LogSigmoidBackward0",
     ("self",),
     _log_sigmoid_fwd,
-    lambda c, g: c.m.log_sigmoid_backward(g, c.s["self"]),
+    lambda ctx, g: ctx.math.log_sigmoid_backward(g, ctx.saved["self"]),
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 3),)),),

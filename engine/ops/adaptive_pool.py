@@ -42,14 +42,14 @@ def _backward_fwd(xp: Any, g: Any, a: Any) -> Any:
     return out
 
 
-def _double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+def _double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """Linear in its gradient: ``adaptive_avg_pool2d(gg)``; zeros for ``self``."""
     from engine.ops.pointwise import zeros_like
 
-    size = tuple(c.shapes[0][-2:])
+    size = tuple(ctx.shapes[0][-2:])
     return (
-        c.m.adaptive_avg_pool2d(gg, output_size=size) if c.needs[0] else None,
-        zeros_like(c, c.s["self"]) if c.needs[1] else None,
+        ctx.math.adaptive_avg_pool2d(gg, output_size=size) if ctx.needs[0] else None,
+        zeros_like(ctx, ctx.saved["self"]) if ctx.needs[1] else None,
     )
 
 
@@ -67,7 +67,7 @@ ADAPTIVE_AVG = declare(
     "AdaptiveAvgPool2DBackward0",
     ("self",),
     _fwd,
-    lambda c, g: c.m.adaptive_avg_pool2d_backward(g, c.s["self"]),
+    lambda ctx, g: ctx.math.adaptive_avg_pool2d_backward(g, ctx.saved["self"]),
     dtype="same",
     save={"self": None},
     samples=(Sample(((1, 2, 5, 7),), {"output_size": (2, 3)}),),

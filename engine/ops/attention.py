@@ -34,7 +34,7 @@ SAFE_SOFTMAX = declare(
     "SafeSoftmaxBackward0",
     ("self",),
     _safe_softmax_fwd,
-    lambda c, g: c.m.softmax_backward_data(g, c.s["result"], dim=c.p["dim"]),
+    lambda ctx, g: ctx.math.softmax_backward_data(g, ctx.saved["result"], dim=ctx.params["dim"]),
     dtype="float",
     save={"result": None},
     samples=(Sample(((2, 3),), {"dim": 1}),),
@@ -96,10 +96,10 @@ def _accumulating(*arrays: Any) -> tuple[Any, ...]:
     return tuple(a.astype("float32") for a in arrays)
 
 
-def _flash_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    if c.m is not ARRAY_MATH:
-        return _flash_backward_recorded(c, g)
-    return _flash_backward(c.s["query"], c.s["key"], c.s["value"], g, c.p)
+def _flash_grads(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    if ctx.math is not ARRAY_MATH:
+        return _flash_backward_recorded(ctx, g)
+    return _flash_backward(ctx.saved["query"], ctx.saved["key"], ctx.saved["value"], g, ctx.params)
 
 
 def _flash_backward(q: Any, k0: Any, v0: Any, g: Any, p: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -128,15 +128,15 @@ def _flash_backward(q: Any, k0: Any, v0: Any, g: Any, p: dict[str, Any]) -> tupl
 _ROLES = ("grad_out", "query", "key", "value", "output")
 
 
-def _flash_backward_recorded(c: Any, g: Any) -> tuple[Any, Any, Any]:
+def _flash_backward_recorded(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
     """Under ``create_graph`` the backward kernel is recorded as PyTorch records it: a
     ``NotImplemented`` node (no derivative in ``derivatives.yaml``) that refuses backward,
     its edges to those of grad_out, query, key, value and output that require grad."""
-    tensors = (g, c.s["query"], c.s["key"], c.s["value"], c.s["result"])
+    tensors = (g, ctx.saved["query"], ctx.saved["key"], ctx.saved["value"], ctx.saved["result"])
     edged = tuple(t for t in tensors if t.requires_grad)
     roles = tuple(r for r, t in zip(_ROLES, tensors, strict=True) if t.requires_grad)
     fixed = {r: t._data for r, t in zip(_ROLES, tensors, strict=True) if not t.requires_grad}
-    return apply_op(FLASH_BACKWARD, edged, {**c.p, "roles": roles, "fixed": fixed})
+    return apply_op(FLASH_BACKWARD, edged, {**ctx.params, "roles": roles, "fixed": fixed})
 
 
 def _flash_backward_fwd(xp: Any, *arrays: Any, roles: Any, fixed: Any, **p: Any) -> Any:
@@ -144,7 +144,7 @@ def _flash_backward_fwd(xp: Any, *arrays: Any, roles: Any, fixed: Any, **p: Any)
     return _flash_backward(given["query"], given["key"], given["value"], given["grad_out"], p)
 
 
-def _refuse_double_backward(c: Any, *grads: Any) -> Any:
+def _refuse_double_backward(ctx: Any, *grads: Any) -> Any:
     raise RuntimeError(
         "derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not "
         "implemented"

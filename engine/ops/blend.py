@@ -35,9 +35,9 @@ LERP = declare(
     "LerpBackward0",
     ("self", "end"),
     lambda xp, a, b, weight: _lerp(xp, a, b, weight),
-    lambda c, g: (
-        c.m.mul_scalar(g, other=1 - c.p["weight"]) if c.needs[0] else None,
-        c.m.mul_scalar(g, other=c.p["weight"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.mul_scalar(g, other=1 - ctx.params["weight"]) if ctx.needs[0] else None,
+        ctx.math.mul_scalar(g, other=ctx.params["weight"]) if ctx.needs[1] else None,
     ),
     samples=(Sample(((2, 3), (2, 3)), {"weight": 0.3}), Sample(((2, 3), (3,)), {"weight": 0.7})),
 )
@@ -46,10 +46,10 @@ LERP_T = declare(
     "LerpBackward1",
     ("self", "end", "weight"),
     _lerp,
-    lambda c, g: (
-        g * scalar_minus(c, 1.0, c.s["weight"]) if c.needs[0] else None,
-        g * c.s["weight"] if c.needs[1] else None,
-        g * (c.s["end"] - c.s["self"]) if c.needs[2] else None,
+    lambda ctx, g: (
+        g * scalar_minus(ctx, 1.0, ctx.saved["weight"]) if ctx.needs[0] else None,
+        g * ctx.saved["weight"] if ctx.needs[1] else None,
+        g * (ctx.saved["end"] - ctx.saved["self"]) if ctx.needs[2] else None,
     ),
     save={"weight": ("self", "end"), "self": ("weight",), "end": ("weight",)},
     samples=(S3, S3B),
@@ -81,13 +81,13 @@ def _addcmul(a: Any, t1: Any, t2: Any, value: Any) -> Any:
     return fma(t1, t2, a)
 
 
-def _addcmul_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    value = c.p.get("value", 1)
-    m = c.m
+def _addcmul_grads(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    value = ctx.params.get("value", 1)
+    m = ctx.math
     return (
-        g if c.needs[0] else None,
-        g * m.mul_scalar(c.s["tensor2"], other=value) if c.needs[1] else None,
-        g * m.mul_scalar(c.s["tensor1"], other=value) if c.needs[2] else None,
+        g if ctx.needs[0] else None,
+        g * m.mul_scalar(ctx.saved["tensor2"], other=value) if ctx.needs[1] else None,
+        g * m.mul_scalar(ctx.saved["tensor1"], other=value) if ctx.needs[2] else None,
     )
 
 
@@ -102,22 +102,22 @@ ADDCMUL = declare(
 )
 
 
-def _scalar_over(c: Any, k: Any, t: Any) -> Any:
+def _scalar_over(ctx: Any, k: Any, t: Any) -> Any:
     """``value / tensor2`` in a formula: a 0-d constant divided by the tensor (PyTorch's
     ``DivBackward0`` with a constant first edge under ``create_graph``)."""
-    if c.m is ARRAY_MATH:
+    if ctx.math is ARRAY_MATH:
         return k / t
-    return c.m.div(zero_scalar(c, t) + k, t)
+    return ctx.math.div(zero_scalar(ctx, t) + k, t)
 
 
-def _addcdiv_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    value = c.p.get("value", 1)
-    m = c.m
-    t1, t2 = c.s["tensor1"], c.s["tensor2"]
+def _addcdiv_grads(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    value = ctx.params.get("value", 1)
+    m = ctx.math
+    t1, t2 = ctx.saved["tensor1"], ctx.saved["tensor2"]
     return (
-        g if c.needs[0] else None,
-        g * _scalar_over(c, value, t2) if c.needs[1] else None,
-        -g * (m.mul_scalar(t1, other=value) / (t2 * t2)) if c.needs[2] else None,
+        g if ctx.needs[0] else None,
+        g * _scalar_over(ctx, value, t2) if ctx.needs[1] else None,
+        -g * (m.mul_scalar(t1, other=value) / (t2 * t2)) if ctx.needs[2] else None,
     )
 
 

@@ -172,32 +172,43 @@ def _conv_grads(
     return grad_in, grad_w
 
 
-def _conv_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    if c.m is TENSOR_MATH:
-        return _conv_grad_graph(c, g)
+def _conv_grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    if ctx.math is TENSOR_MATH:
+        return _conv_grad_graph(ctx, g)
     from engine.backend import array_module
 
     xp = array_module(g)
-    a, w = c.s.get("input"), c.s.get("weight")  # each is saved only if the other needs it
+    a, w = (
+        ctx.saved.get("input"),
+        ctx.saved.get("weight"),
+    )  # each is saved only if the other needs it
     a = getattr(a, "_data", a)
     w = getattr(w, "_data", w)
     grad_in, grad_w = _conv_grads(
-        xp, g, a, w, tuple(c.shapes[0]), tuple(c.shapes[1]), c.needs[0], c.needs[1], c.p
+        xp,
+        g,
+        a,
+        w,
+        tuple(ctx.shapes[0]),
+        tuple(ctx.shapes[1]),
+        ctx.needs[0],
+        ctx.needs[1],
+        ctx.params,
     )
     grad_b = None
-    if len(c.needs) > 2 and c.needs[2]:
+    if len(ctx.needs) > 2 and ctx.needs[2]:
         grad_b = g.sum(axis=(0, *range(2, g.ndim)))
     return grad_in, grad_w, grad_b
 
 
-def _conv_grad_graph(c: Any, g: Any) -> tuple[Any, Any, Any]:
+def _conv_grad_graph(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
     """Under ``create_graph``: each gradient is a ``ConvolutionBackwardBackward0`` node on
     (grad_output, input, weight), as in PyTorch, where one node holds all three."""
-    p = {**c.p, "in_shape": tuple(c.shapes[0]), "w_shape": tuple(c.shapes[1])}
-    a, w = c.s.get("input"), c.s.get("weight")
+    p = {**ctx.params, "in_shape": tuple(ctx.shapes[0]), "w_shape": tuple(ctx.shapes[1])}
+    a, w = ctx.saved.get("input"), ctx.saved.get("weight")
     return tuple(  # type: ignore[return-value]
-        c.m.convolution_backward(g, a, w, which=which, **p) if need else None
-        for which, need in zip(("input", "weight", "bias"), (*c.needs, False, False))
+        ctx.math.convolution_backward(g, a, w, which=which, **p) if need else None
+        for which, need in zip(("input", "weight", "bias"), (*ctx.needs, False, False))
     )[:3]
 
 
@@ -212,29 +223,29 @@ def _conv_backward_fwd(
     return grad_in if which == "input" else grad_w
 
 
-def _conv_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+def _conv_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any, Any]:
     """A convolution's gradients are bilinear: each one's derivatives are the forward
     convolution or the other gradient, with ``gg`` in the place of an operand."""
     from engine.ops.pointwise import zeros_like
 
-    m, p = c.m, c.p
+    m, p = ctx.math, ctx.params
     conv = {k: p[k] for k in (*_CONV_PARAMS, "groups") if k in p}
-    g, a, w = c.s.get("grad_output"), c.s.get("input"), c.s.get("weight")
+    g, a, w = ctx.saved.get("grad_output"), ctx.saved.get("input"), ctx.saved.get("weight")
     which = p["which"]
     if which == "input":  # gi(g, w): d/dg = conv(gg, w); d/dw = weight gradient of (gg, g)
-        dg = m.convolution(gg, w, None, **conv) if c.needs[0] else None
-        dw = m.convolution_backward(g, gg, w, **{**p, "which": "weight"}) if c.needs[2] else None
-        return dg, zeros_like(c, a) if c.needs[1] else None, dw
+        dg = m.convolution(gg, w, None, **conv) if ctx.needs[0] else None
+        dw = m.convolution_backward(g, gg, w, **{**p, "which": "weight"}) if ctx.needs[2] else None
+        return dg, zeros_like(ctx, a) if ctx.needs[1] else None, dw
     if which == "weight":  # gw(g, x): d/dg = conv(x, gg); d/dx = input gradient of (g, gg)
-        dg = m.convolution(a, gg, None, **conv) if c.needs[0] else None
-        da = m.convolution_backward(g, a, gg, **{**p, "which": "input"}) if c.needs[1] else None
-        return dg, da, zeros_like(c, w) if c.needs[2] else None
+        dg = m.convolution(a, gg, None, **conv) if ctx.needs[0] else None
+        da = m.convolution_backward(g, a, gg, **{**p, "which": "input"}) if ctx.needs[1] else None
+        return dg, da, zeros_like(ctx, w) if ctx.needs[2] else None
     shape = (1, -1, *([1] * (len(p["in_shape"]) - 2)))
-    dg = m.expand(m.view(gg, size=shape), size=tuple(c.shapes[0])) if c.needs[0] else None
+    dg = m.expand(m.view(gg, size=shape), size=tuple(ctx.shapes[0])) if ctx.needs[0] else None
     return (
         dg,
-        zeros_like(c, a) if c.needs[1] else None,
-        zeros_like(c, w) if c.needs[2] else None,
+        zeros_like(ctx, a) if ctx.needs[1] else None,
+        zeros_like(ctx, w) if ctx.needs[2] else None,
     )
 
 

@@ -24,12 +24,12 @@ TO_COPY = declare(
     "ToCopyBackward0",
     ("self",),
     _to_copy_fwd,
-    lambda c, g: c.m._to_copy(
+    lambda ctx, g: ctx.math._to_copy(
         g,
-        dtype=c.p["src_dtype"],
-        device=c.p["src_device"],
-        src_dtype=c.p["dtype"],
-        src_device=c.p["device"],
+        dtype=ctx.params["src_dtype"],
+        device=ctx.params["src_device"],
+        src_dtype=ctx.params["dtype"],
+        src_device=ctx.params["device"],
     ),
     dtype=lambda i, p: p["dtype"],
     samples=(
@@ -122,7 +122,7 @@ ZERO = declare(
     "ZeroBackward0",
     ("self",),
     lambda xp, a: xp.zeros_like(a),
-    lambda c, g: g * 0,
+    lambda ctx, g: g * 0,
     dtype="same",
     formula={"self": "0"},
 )
@@ -131,7 +131,7 @@ FILL = declare(
     "FillBackward2",
     ("self",),
     lambda xp, a, value: xp.full_like(a, value),
-    lambda c, g: g * 0,
+    lambda ctx, g: g * 0,
     dtype="same",
 )
 COPY = declare(
@@ -143,7 +143,7 @@ COPY = declare(
         if src.dtype != a.dtype or src.shape != a.shape
         else src.copy()
     ),
-    lambda c, g: (g * 0 if c.needs[0] else None, g if c.needs[1] else None),
+    lambda ctx, g: (g * 0 if ctx.needs[0] else None, g if ctx.needs[1] else None),
     dtype="same",
 )
 

@@ -6,14 +6,16 @@ name, which values it saves, how its result dtype follows PyTorch's promotion,
 and sample inputs for the test matrix.  ``apply_op`` does everything else for
 every op: device checks, dtype casting, building the node and its edges.
 
-Backward formulas receive the node as ``c`` and the incoming gradient ``g``.
-They use operators and ``c.m.<op>(...)``, where ``c.m`` runs ops either on raw
+Backward formulas receive the node as ``ctx`` and the incoming gradient ``g``.  They
+read the saved values from ``ctx.saved``, the call's parameters from ``ctx.params`` and
+use operators and ``ctx.math.<op>(...)``, where ``ctx.math`` runs ops either on raw
 arrays (ordinary backward) or on tensors (``create_graph=True``), so a single
 formula serves both first and higher derivatives.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,7 +154,7 @@ class OpNode(Node):
     # ``_needs`` is set where it differs from the edges (an in-place op on a view,
     # whose first edge moves to ``CopySlices``) or is known anyway; otherwise None,
     # and derived on first use in backward.
-    __slots__ = ("_needs", "_released", "_saved", "m", "p", "s", "shapes")
+    __slots__ = ("_needs", "_released", "_saved", "math", "params", "saved", "shapes")
     _op: OpDef
 
     @property
@@ -171,25 +173,25 @@ class OpNode(Node):
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
         op = self._op
-        saved = self._saved
+        records = self._saved
         if self._released:
             raise RuntimeError(BACKWARD_TWICE)
-        if saved:
-            s = {}
-            for k in range(0, len(saved), _STRIDE):
-                v = saved[k + 1]
-                vc = saved[k + 2]
-                if vc is None:
-                    s[saved[k]] = v.unpack(self, tensor_mode) if type(v) is SavedTensor else v
+        if records:
+            saved = {}
+            for record in records:
+                name, value, counter, version, output_nr, source = record
+                if counter is None:
+                    saved[name] = (
+                        value.unpack(self, tensor_mode) if type(value) is SavedTensor else value
+                    )
                     continue
-                if vc[0] != saved[k + 3]:
-                    raise RuntimeError(_modified(self, saved, k))
+                if counter[0] != version:
+                    raise RuntimeError(_modified(self, record))
                 if tensor_mode:
-                    t = saved[k + 5]
-                    v = _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
-                s[saved[k]] = v
-            self.s = s
-        self.m = TENSOR_MATH if tensor_mode else ARRAY_MATH
+                    value = _TENSOR[0]._wrap(value, self, output_nr) if source is None else source
+                saved[name] = value
+            self.saved = saved
+        self.math = TENSOR_MATH if tensor_mode else ARRAY_MATH
         try:
             assert op.backward is not None
             if op.multi:
@@ -197,20 +199,25 @@ class OpNode(Node):
             else:
                 out = op.backward(self, grads[0])
         finally:
-            self.s = None
-            self.m = None
+            self.saved = None
+            self.math = None
         needs = self._needs
+        fns = self._fns
         if type(out) is not tuple:
             # one input: the common case, without the general zip below
-            if type(out) is np.ndarray:
-                fns = self._fns
-                if fns and (fns[0] is not None if needs is None else needs[0]):
-                    return [out]
+            if (
+                type(out) is np.ndarray
+                and len(fns) == 1
+                and (fns[0] is not None if needs is None else needs[0])
+            ):
+                return [out]
             out = (out,)
         if needs is None:
             needs = self.needs
+        if len(out) != len(fns):
+            raise RuntimeError(_wrong_count(self, len(out)))
         res = []
-        for g, n in zip(out, needs, strict=False):
+        for g, n in zip(out, needs, strict=True):
             res.append(
                 None
                 if not n
@@ -221,37 +228,15 @@ class OpNode(Node):
         return res
 
     def release_variables(self) -> None:
-        saved = self._saved
-        if saved:
+        records = self._saved
+        if records:
             self._released = True
-            if len(saved) == _STRIDE:  # most nodes save one value: no list to build
-                vc = saved[2]
-                if vc is not None:
-                    self._saved = (saved[0], None, vc, saved[3], saved[4], None)
-                elif saved[5] is WRAPPED:
-                    self._saved = (saved[0], None, None, 0, 0, WRAPPED)
-                elif type(saved[1]) is SavedTensor:
-                    saved[1].release()
-                return
-            kept: list[Any] = []
-            for k in range(0, len(saved), _STRIDE):
-                v = saved[k + 1]
-                if saved[k + 2] is not None:
-                    # the arrays go; the record stays, to say "a second time" on unpack
-                    kept += (saved[k], None, saved[k + 2], saved[k + 3], saved[k + 4], None)
-                    continue
-                if saved[k + 5] is WRAPPED:
-                    kept += (saved[k], None, None, 0, 0, WRAPPED)
-                    continue
-                if type(v) is SavedTensor:
-                    v.release()
-                kept += saved[k : k + _STRIDE]
-            self._saved = tuple(kept)
+            self._saved = tuple([_released(record) for record in records])
         elif self._op.saved_params:
             self._released = True
 
     def saved_names(self) -> tuple[str, ...]:
-        return tuple(self._saved[::_STRIDE]) if self._saved else ()
+        return tuple([record.name for record in self._saved]) if self._saved else ()
 
     def _saved_attr_names(self) -> tuple[str, ...]:
         """The ``_saved_*`` names of PyTorch's class of this name that the node answers:
@@ -277,7 +262,7 @@ class OpNode(Node):
         pytorch = PYTORCH_SAVED.get(self._op.grad_fn or "")
         if pytorch is None or name not in pytorch:
             return _ABSENT
-        p = self.p or {}
+        p = self.params or {}
         if name.endswith("_sym_sizes"):
             inputs = self._op.inputs
             base = name[: -len("_sym_sizes")]
@@ -293,18 +278,22 @@ class OpNode(Node):
         return _ABSENT
 
     def _count_output(self, output_nr: int, vc: list[int]) -> None:
-        saved = getattr(self, "_saved", None)  # unset while its own records are made
-        if saved:
-            for k in range(0, len(saved), _STRIDE):
-                if saved[k + 2] is UNCOUNTED and saved[k + 4] == output_nr and saved[k + 5] is None:
-                    saved = (*saved[: k + 2], vc, *saved[k + 3 :])
-            self._saved = saved
+        records = getattr(self, "_saved", None)  # unset while its own records are made
+        if records:
+            self._saved = tuple(
+                [
+                    r._replace(counter=vc)
+                    if r.counter is UNCOUNTED and r.output_nr == output_nr and r.source is None
+                    else r
+                    for r in records
+                ]
+            )
 
     def _unpack_saved(self, name: str) -> Any:
-        saved = self._saved or ()
-        names = saved[::_STRIDE]
+        records = self._saved or ()
+        names = [record.name for record in records]
         if name not in names:
-            p = self.p or {}
+            p = self.params or {}
             if name in self._op.unlisted:
                 raise AttributeError(
                     f"'{type(self).__name__}' object has no attribute '_saved_{name}'"
@@ -322,20 +311,19 @@ class OpNode(Node):
             if name in p:
                 return p[name]
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
-        k = names.index(name) * _STRIDE
-        v = saved[k + 1]
-        if saved[k + 2] is None:
-            if saved[k + 5] is WRAPPED:
-                if v is None:
+        record = records[names.index(name)]
+        _, value, counter, version, output_nr, source = record
+        if counter is None:
+            if source is WRAPPED:
+                if value is None:
                     raise RuntimeError(BACKWARD_TWICE)
-                return wrapped_tensor(v)
-            return v.unpack(self, True) if type(v) is SavedTensor else v
-        if v is None:
+                return wrapped_tensor(value)
+            return value.unpack(self, True) if type(value) is SavedTensor else value
+        if value is None:
             raise RuntimeError(BACKWARD_TWICE)
-        if saved[k + 2][0] != saved[k + 3]:
-            raise RuntimeError(_modified(self, saved, k))
-        t = saved[k + 5]
-        return _TENSOR[0]._wrap(v, self, saved[k + 4]) if t is None else t
+        if counter[0] != version:
+            raise RuntimeError(_modified(self, record))
+        return _TENSOR[0]._wrap(value, self, output_nr) if source is None else source
 
 
 #: Half precision overflows at 65504: its ops run with NumPy's warnings off, as
@@ -349,18 +337,38 @@ _SAVED_DEFAULTS = {"alpha": 1, "beta": 1}
 #: ``reduction`` as PyTorch's nodes save it: ATen's ``Reduction`` enum.
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
-#: A node's ``_saved`` is one flat tuple of records of this many fields: name, value,
-#: then for a tensor its version counter, the version it was saved at, its output
-#: number and (for an input) the tensor itself; for anything else (a number, indices,
-#: a ``SavedTensor`` under ``saved_tensors_hooks``) the counter is None.  One tuple per
-#: node, where a dict and a ``SavedTensor`` per tensor would each be an object that a
-#: wide graph's collector scans.
-_STRIDE = 6
-#: The last field of a record whose value PyTorch saves as a tensor though the engine
+#: One value a node saved for backward (a node's ``_saved`` is a tuple of them):
+#:
+#: - ``name``: the formula's key in ``ctx.saved`` (an input's name, ``result``, ``indices``);
+#: - ``value``: for a tensor its array (None once backward released it); otherwise the
+#:   value itself: a number, indices, a ``SavedTensor`` under ``saved_tensors_hooks``;
+#: - ``counter``: a tensor's version counter (None for anything else), ``version`` the
+#:   version it was saved at, so backward sees an in-place change since;
+#: - ``output_nr``: which output of its node the tensor is (for the in-place message);
+#: - ``source``: an input tensor itself; None for the op's own result (which would keep
+#:   itself alive), rebuilt from the array on unpack; ``WRAPPED`` for a raw value.
+#:
+#: A named tuple, not an object with a ``__dict__``: cheap to make, and unpacked
+#: positionally where backward reads every field.
+Saved = namedtuple("Saved", ("name", "value", "counter", "version", "output_nr", "source"))
+#: The ``source`` of a record whose value PyTorch saves as a tensor though the engine
 #: keeps it raw: a Python number in a tensor's place (a "wrapped number", as in
 #: ``x * 2.0``) or an op's indices.  Read as ``_saved_*`` it is a tensor; backward
 #: frees it, as PyTorch's ``SavedVariable``.
 WRAPPED = object()
+
+
+def _released(record: Saved) -> Saved:
+    """``record`` after backward without ``retain_graph``: a tensor's (or a wrapped
+    value's) array goes, the record stays to say "a second time" on unpack; a
+    ``SavedTensor`` frees its own; other values stay."""
+    if record.counter is not None:
+        return Saved(record.name, None, record.counter, record.version, record.output_nr, None)
+    if record.source is WRAPPED:
+        return Saved(record.name, None, None, 0, 0, WRAPPED)
+    if type(record.value) is SavedTensor:
+        record.value.release()
+    return record
 
 
 def wrapped_tensor(v: Any) -> Any:
@@ -379,11 +387,21 @@ def wrapped_tensor(v: Any) -> Any:
     return _TENSOR[0]._wrap(data)
 
 
-def _modified(node: OpNode, saved: tuple[Any, ...], k: int) -> str:
-    """The in-place error for the tensor record at ``saved[k]``."""
-    t = saved[k + 5]
+def _modified(node: OpNode, record: Saved) -> str:
+    """The in-place error for a saved tensor changed since it was saved."""
+    t = record.source
     return modified_message(
-        node, saved[k + 1], saved[k + 2][0], saved[k + 3], saved[k + 4], t is None, t
+        node, record.value, record.counter[0], record.version, record.output_nr, t is None, t
+    )
+
+
+def _wrong_count(node: OpNode, count: int) -> str:
+    """The internal error for a backward formula that gave ``count`` gradients."""
+    inputs = len(node._fns)
+    return (
+        f"internal error in the engine: the backward formula of {node._op.name} "
+        f"({node.name()}) returned {count} gradient{'s' if count != 1 else ''} for "
+        f"{inputs} input{'s' if inputs != 1 else ''}"
     )
 
 
@@ -394,7 +412,7 @@ def _arr(g: Any) -> Any:
 
 
 class _ArrayMath:
-    """``m.<op>(...)`` on raw arrays: the op's forward, nothing recorded."""
+    """``ctx.math.<op>(...)`` on raw arrays: the op's forward, nothing recorded."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         fwd = OPS[name].forward
@@ -412,7 +430,7 @@ class _ArrayMath:
 
 
 class _TensorMath:
-    """``m.<op>(...)`` on tensors: the op itself, recorded for higher derivatives."""
+    """``ctx.math.<op>(...)`` on tensors: the op itself, recorded for higher derivatives."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         op = OPS[name]
@@ -574,7 +592,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             shapes = (ad.shape, bd.shape)
         node._fns = (fa, fb)
         node._nrs = _NRS2 if na == 0 and nb == 0 else (na, nb)
-    node.p = params
+    node.params = params
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     by_shape = _META.get(dt)
     meta = None if by_shape is None else by_shape.get(out.shape)
@@ -640,7 +658,7 @@ def _apply_tensors(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any], d
         shapes.append(xd.shape)
     node._fns = tuple(fns)
     node._nrs = output_nrs(*nrs)
-    node.p = params
+    node.params = params
     layout = tuple(shapes)
     node.shapes = _LAYOUTS.get(layout) or _layout(layout)
     by_shape = _META.get(dt)
@@ -701,7 +719,7 @@ def _apply_view(op: OpDef, a: Any) -> Any:
     node._fns = (fa,)
     node._nrs = _NRS1 if na == 0 else (na,)
     node._needs = needs
-    node.p = _EMPTY
+    node.params = _EMPTY
     shapes = (ad.shape,)
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     node._out_meta = _out_meta(out.shape, out.dtype)
@@ -882,7 +900,7 @@ def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any
         # a wide graph's nodes are otherwise what its full collections spend time on.
         node._fns = tuple(fns)
         node._nrs = output_nrs(*nrs)
-        node.p = params
+        node.params = params
         shapes = tuple(shapes)
         node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
         node._out_meta = _out_meta(first.shape, first.dtype)
@@ -932,7 +950,7 @@ def _split_outputs(
         node._saved = None
         node.next_functions = (edge_of(base),)
         node.needs = [True]
-        node.p = params
+        node.params = params
         node.shapes = [base._data.shape]
         node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in outs)
         for i, r in enumerate(outs):
@@ -964,9 +982,11 @@ _TENSOR: list[Any] = []
 _new = object.__new__
 
 
-def _save(op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: Any) -> tuple[Any, ...]:
-    """The node's ``_saved`` records (see ``_STRIDE``) for what ``op`` saves."""
-    saved: list[Any] = []
+def _save(
+    op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: Any
+) -> tuple[Saved, ...]:
+    """The node's ``_saved`` records (see ``Saved``) for what ``op`` saves."""
+    saved: list[Saved] = []
     for key, idx, when in op.save_plan:
         if when is not None:
             for w in when:
@@ -975,29 +995,28 @@ def _save(op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: Any)
             else:
                 continue  # no input that needs it requires grad
         if idx == -1:
-            _save_tensor(saved, key, result, True)
+            saved.append(_saved_tensor(key, result, True))
         elif idx == -2:
-            saved += (key, raw[1], None, 0, 0, WRAPPED)
+            saved.append(Saved(key, raw[1], None, 0, 0, WRAPPED))
         else:
             v = inputs[idx]
             if v is not None:
                 if isinstance(v, _TENSOR[0]):
-                    _save_tensor(saved, key, v, False)
+                    saved.append(_saved_tensor(key, v, False))
                 else:
-                    saved += (key, v, None, 0, 0, WRAPPED)
+                    saved.append(Saved(key, v, None, 0, 0, WRAPPED))
     return tuple(saved)
 
 
-def _save_tensor(saved: list[Any], key: str, t: Any, is_output: bool) -> None:
-    """Append ``t``'s record; a ``SavedTensor`` under hooks or for an inference tensor
-    (whose checks and packing it keeps)."""
+def _saved_tensor(key: str, t: Any, is_output: bool) -> Saved:
+    """``t``'s record; a ``SavedTensor`` under hooks or for an inference tensor (whose
+    checks and packing it keeps)."""
     if t._inference or SAVED_HOOKS.stack:
-        saved += (key, SavedTensor(t, is_output), None, 0, 0, None)
-        return
+        return Saved(key, SavedTensor(t, is_output), None, 0, 0, None)
     vc = t._vc
     if vc is None:
         vc = UNCOUNTED if is_output else t._counter()
-    saved += (key, t._data, vc, vc[0], t._output_nr, None if is_output else t)
+    return Saved(key, t._data, vc, vc[0], t._output_nr, None if is_output else t)
 
 
 # -- in-place ----------------------------------------------------------------
@@ -1110,7 +1129,7 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
         node._saved = None
         node.next_functions = tuple(edges)
         node.needs = tuple(needs)
-        node.p = params
+        node.params = params
         node.shapes = tuple(getattr(x, "shape", ()) for x in inputs)
         node._out_meta = [(self.shape, self._data.dtype, self.device)]
         if op.save:
@@ -1170,17 +1189,20 @@ def _check_overlap(self: Any, inputs: tuple[Any, ...]) -> None:
             )
 
 
-def _before_write(saved: tuple[Any, ...] | None, vc: list[int]) -> tuple[Any, ...] | None:
+def _before_write(records: tuple[Saved, ...] | None, vc: list[int]) -> tuple[Saved, ...] | None:
     """An in-place op's records of its *inputs* that share the written tensor's counter
     (``v.mul_(v)``, a view of it): ATen saves them before the write, so they expect the
     version before it; the saved result keeps the version after."""
-    if not saved:
-        return saved
-    out = list(saved)
-    for k in range(0, len(out), _STRIDE):
-        if out[k] != "result" and out[k + 2] is vc and out[k + 5] is not None:
-            out[k + 3] -= 1
-    return tuple(out)
+    if not records:
+        return records
+    return tuple(
+        [
+            r._replace(version=r.version - 1)
+            if r.name != "result" and r.counter is vc and r.source is not None
+            else r
+            for r in records
+        ]
+    )
 
 
 def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:

@@ -238,7 +238,7 @@ def _heaviside_fwd(xp: Any, a: Any, v: Any) -> Any:
     return xp.where(a == 0, v, (a > 0).astype(a.dtype)).astype(xp.result_type(a, v))
 
 
-def _heaviside_grad(c: Any, g: Any) -> Any:
+def _heaviside_grad(ctx: Any, g: Any) -> Any:
     raise RuntimeError("derivative for aten::heaviside is not implemented")
 
 

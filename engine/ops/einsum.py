@@ -52,8 +52,12 @@ DIAGONAL = declare(
     "DiagonalBackward0",
     ("self",),
     _diagonal,
-    lambda c, g: c.m.diagonal_backward(
-        g, shape=tuple(c.shapes[0]), offset=c.p["offset"], dim1=c.p["dim1"], dim2=c.p["dim2"]
+    lambda ctx, g: ctx.math.diagonal_backward(
+        g,
+        shape=tuple(ctx.shapes[0]),
+        offset=ctx.params["offset"],
+        dim1=ctx.params["dim1"],
+        dim2=ctx.params["dim2"],
     ),
     dtype="same",
     view=True,
@@ -68,7 +72,9 @@ declare(
     "DiagonalBackwardBackward0",
     ("grad_output",),
     _diagonal_backward,
-    lambda c, gg: c.m.diagonal(gg, offset=c.p["offset"], dim1=c.p["dim1"], dim2=c.p["dim2"]),
+    lambda ctx, gg: ctx.math.diagonal(
+        gg, offset=ctx.params["offset"], dim1=ctx.params["dim1"], dim2=ctx.params["dim2"]
+    ),
     dtype="same",
     samples=(Sample(((3,),), {"shape": (3, 3), "offset": 0, "dim1": 0, "dim2": 1}),),
 )
@@ -96,9 +102,9 @@ TRACE = declare(
     "TraceBackward0",
     ("self",),
     lambda xp, a: xp.trace(a).astype(a.dtype if a.dtype.kind == "f" else "int64"),
-    lambda c, g: c.m.diagonal_backward(
-        c.m.expand(g, size=(min(c.shapes[0]),)),
-        shape=tuple(c.shapes[0]),
+    lambda ctx, g: ctx.math.diagonal_backward(
+        ctx.math.expand(g, size=(min(ctx.shapes[0]),)),
+        shape=tuple(ctx.shapes[0]),
         offset=0,
         dim1=0,
         dim2=1,
@@ -134,7 +140,7 @@ DIAG_EMBED = declare(
     "DiagEmbedBackward0",
     ("self",),
     _diag_embed,
-    lambda c, g: c.m.diagonal(g, offset=c.p["offset"], dim1=0, dim2=1),
+    lambda ctx, g: ctx.math.diagonal(g, offset=ctx.params["offset"], dim1=0, dim2=1),
     dtype="same",
     samples=(Sample(((3,),), {"offset": 0}), Sample(((2,),), {"offset": -1})),
 )
@@ -143,8 +149,8 @@ DIAGONAL_COPY = declare(
     "DiagonalBackward0_copy",
     ("self",),
     lambda xp, a, offset=0: _diagonal(xp, a, offset, 0, 1).copy(),
-    lambda c, g: c.m.diagonal_backward(
-        g, shape=tuple(c.shapes[0]), offset=c.p["offset"], dim1=0, dim2=1
+    lambda ctx, g: ctx.math.diagonal_backward(
+        g, shape=tuple(ctx.shapes[0]), offset=ctx.params["offset"], dim1=0, dim2=1
     ),
     dtype="same",
     samples=(Sample(((3, 3),), {"offset": 0}), Sample(((2, 4),), {"offset": 1})),

@@ -79,7 +79,9 @@ IM2COL = declare(
     "Im2ColBackward0",
     ("self",),
     _im2col,
-    lambda c, g: c.m.col2im(g, output_size=tuple(c.shapes[0][-2:]), **_geometry(c.p)),
+    lambda ctx, g: ctx.math.col2im(
+        g, output_size=tuple(ctx.shapes[0][-2:]), **_geometry(ctx.params)
+    ),
     dtype="same",
     samples=(
         Sample(((2, 2, 3, 4),), _GEOMETRY),
@@ -91,7 +93,7 @@ COL2IM = declare(
     "Col2ImBackward0",
     ("self",),
     _col2im,
-    lambda c, g: c.m.im2col(g, **_geometry(c.p)),
+    lambda ctx, g: ctx.math.im2col(g, **_geometry(ctx.params)),
     dtype="same",
     samples=(
         Sample(((2, 8, 8),), {**_GEOMETRY, "output_size": (3, 4)}),

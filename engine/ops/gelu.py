@@ -72,16 +72,16 @@ def _backward_kernel(xp: Any, g: Any, a: Any, approximate: str = "none") -> Any:
     return g * (cdf + a * pdf)
 
 
-def _second(c: Any, gg: Any) -> Any:
+def _second(ctx: Any, gg: Any) -> Any:
     """The second derivative times both incoming gradients."""
-    x, m = c.s["self"], c.m
-    if c.p.get("approximate", "none") == "tanh":
+    x, m = ctx.saved["self"], ctx.math
+    if ctx.params.get("approximate", "none") == "tanh":
         du = _BETA_TANH * (1 + 3 * _KAPPA * x * x)
         t = m.tanh(_BETA_TANH * (x + _KAPPA * x * x * x))
         d2 = (1 - t * t) * (du + 0.5 * x * (6 * _BETA_TANH * _KAPPA * x - 2 * t * du * du))
     else:
         d2 = _BETA_NONE * m.exp(-0.5 * x * x) * (2 - x * x)
-    return gg * c.s["grad_output"] * d2
+    return gg * ctx.saved["grad_output"] * d2
 
 
 declare(
@@ -89,9 +89,9 @@ declare(
     "GeluBackwardBackward0",
     ("grad_output", "self"),
     _backward_kernel,
-    lambda c, gg: (
-        c.m.gelu_backward(gg, c.s["self"], **c.p) if c.needs[0] else None,
-        _second(c, gg) if c.needs[1] else None,
+    lambda ctx, gg: (
+        ctx.math.gelu_backward(gg, ctx.saved["self"], **ctx.params) if ctx.needs[0] else None,
+        _second(ctx, gg) if ctx.needs[1] else None,
     ),
     save={"self": None, "grad_output": ("self",)},
     samples=(
@@ -105,7 +105,7 @@ GELU = declare(
     "GeluBackward0",
     ("self",),
     _forward,
-    lambda c, g: c.m.gelu_backward(g, c.s["self"], **c.p),
+    lambda ctx, g: ctx.math.gelu_backward(g, ctx.saved["self"], **ctx.params),
     dtype="float",
     save={"self": None},
     samples=(

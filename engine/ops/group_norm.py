@@ -42,18 +42,18 @@ def _fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, groups: int, eps: flo
     return y
 
 
-def _composed(c: Any, g: Any, groups: int) -> tuple[Any, Any, Any]:
+def _composed(ctx: Any, g: Any, groups: int) -> tuple[Any, Any, Any]:
     """The gradients from elementary ops, so they can be differentiated again."""
-    m, a, w = c.m, c.s["input"], c.s.get("weight")
+    m, a, w = ctx.math, ctx.saved["input"], ctx.saved.get("weight")
     shape = tuple(a.shape)
     grouped = _grouped(shape, groups)
     ar = m.view(a, size=grouped)
     centred = ar - m.mean_dim(ar, dims=(2,), keepdim=True)
     var = m.mean_dim(centred * centred, dims=(2,), keepdim=True)
-    rstd = m.rsqrt(m.add_scalar(var, other=c.p["eps"]))
+    rstd = m.rsqrt(m.add_scalar(var, other=ctx.params["eps"]))
     xhat = centred * rstd
     gi = gw = gb = None
-    if c.needs[0]:
+    if ctx.needs[0]:
         dxhat = m.view(
             g * m.view(w, size=_channel_shape(shape)) if w is not None else g, size=grouped
         )
@@ -64,35 +64,35 @@ def _composed(c: Any, g: Any, groups: int) -> tuple[Any, Any, Any]:
         )
         gi = m.view(gi, size=shape)
     axes = (0, *range(2, len(shape)))
-    if len(c.needs) > 1 and c.needs[1]:
+    if len(ctx.needs) > 1 and ctx.needs[1]:
         gw = m.sum_dim(g * m.view(xhat, size=shape), dims=axes, keepdim=False)
-    if len(c.needs) > 2 and c.needs[2]:
+    if len(ctx.needs) > 2 and ctx.needs[2]:
         gb = m.sum_dim(g, dims=axes, keepdim=False)
     return gi, gw, gb
 
 
-def _grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    groups = c.p["groups"]
-    if c.m is TENSOR_MATH:
-        return _composed(c, g, groups)
+def _grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    groups = ctx.params["groups"]
+    if ctx.math is TENSOR_MATH:
+        return _composed(ctx, g, groups)
     from engine.backend import array_module
 
     xp = array_module(g)
-    a = getattr(c.s["input"], "_data", c.s["input"])
-    w = c.s.get("weight")
+    a = getattr(ctx.saved["input"], "_data", ctx.saved["input"])
+    w = ctx.saved.get("weight")
     w = getattr(w, "_data", w)
     shape = a.shape
     r = a.reshape(_grouped(shape, groups))
-    mean, rstd = _stats(xp, r, c.p["eps"])
+    mean, rstd = _stats(xp, r, ctx.params["eps"])
     xhat = (r - mean) * rstd
     dxhat = g * w.reshape(_channel_shape(shape)) if w is not None else g
     gi = gw = gb = None
-    if c.needs[0]:
+    if ctx.needs[0]:
         gi = _normalised_grad(xp, dxhat.reshape(r.shape), xhat, rstd, 2).reshape(shape)
     axes = (0, *range(2, len(shape)))
-    if len(c.needs) > 1 and c.needs[1]:
+    if len(ctx.needs) > 1 and ctx.needs[1]:
         gw = xp.sum(g * xhat.reshape(shape), axis=axes)
-    if len(c.needs) > 2 and c.needs[2]:
+    if len(ctx.needs) > 2 and ctx.needs[2]:
         gb = xp.sum(g, axis=axes)
     return gi, gw, gb
 

@@ -40,8 +40,10 @@ SELECT = declare(
     "SelectBackward0",
     ("self",),
     lambda xp, a, dim, index: a[(slice(None),) * dim + (index, Ellipsis)],
-    lambda c, g: c.m.index_backward(
-        g, shape=tuple(c.shapes[0]), key=(slice(None),) * c.p["dim"] + (c.p["index"],)
+    lambda ctx, g: ctx.math.index_backward(
+        g,
+        shape=tuple(ctx.shapes[0]),
+        key=(slice(None),) * ctx.params["dim"] + (ctx.params["index"],),
     ),
     dtype="same",
     view=True,
@@ -52,10 +54,11 @@ SLICE = declare(
     "SliceBackward0",
     ("self",),
     lambda xp, a, dim, start, end, step: a[(slice(None),) * dim + (slice(start, end, step),)],
-    lambda c, g: c.m.index_backward(
+    lambda ctx, g: ctx.math.index_backward(
         g,
-        shape=tuple(c.shapes[0]),
-        key=(slice(None),) * c.p["dim"] + (slice(c.p["start"], c.p["end"], c.p["step"]),),
+        shape=tuple(ctx.shapes[0]),
+        key=(slice(None),) * ctx.params["dim"]
+        + (slice(ctx.params["start"], ctx.params["end"], ctx.params["step"]),),
     ),
     dtype="same",
     view=True,
@@ -66,7 +69,7 @@ INDEX = declare(
     "IndexBackward0",
     ("self",),
     lambda xp, a, key: a[key],
-    lambda c, g: c.m.index_backward(g, shape=tuple(c.shapes[0]), key=c.p["key"]),
+    lambda ctx, g: ctx.math.index_backward(g, shape=tuple(ctx.shapes[0]), key=ctx.params["key"]),
     saved_params=("key",),
     unlisted=("key",),
     dtype="same",
@@ -78,7 +81,7 @@ INDEX_BACKWARD = declare(
     "IndexBackwardBackward0",
     ("grad",),
     lambda xp, g, shape, key: _index_into(xp, shape, g.dtype, key, g),
-    lambda c, gg: gg[c.p["key"]],
+    lambda ctx, gg: gg[ctx.params["key"]],
     dtype="same",
 )
 
@@ -407,9 +410,9 @@ INDEX_PUT = declare(
     "IndexPutBackward0",
     ("self", "values"),
     lambda xp, a, v, key: _setitem_array(a.copy(), key, v),
-    lambda c, g: (
-        c.m.index_put_zero(g, key=c.p["key"]) if c.needs[0] else None,
-        g[c.p["key"]] if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.index_put_zero(g, key=ctx.params["key"]) if ctx.needs[0] else None,
+        g[ctx.params["key"]] if ctx.needs[1] else None,
     ),
     samples=(Sample(((4, 3), (2, 3)), {"key": np.array([0, 2])}),),
 )
@@ -418,7 +421,7 @@ declare(
     "IndexPutBackward0",
     ("self",),
     lambda xp, g, key: _setitem_array(g.copy(), key, 0),
-    lambda c, gg: c.m.index_put_zero(gg, key=c.p["key"]),
+    lambda ctx, gg: ctx.math.index_put_zero(gg, key=ctx.params["key"]),
     dtype="same",
 )
 
@@ -434,7 +437,7 @@ INDEX_PUT_ACCUMULATE = declare(
     "IndexPutBackward0",
     ("self", "values"),
     _accumulate_array,
-    lambda c, g: (g if c.needs[0] else None, g[c.p["key"]] if c.needs[1] else None),
+    lambda ctx, g: (g if ctx.needs[0] else None, g[ctx.params["key"]] if ctx.needs[1] else None),
     samples=(Sample(((4, 3), (3, 3)), {"key": np.array([0, 2, 0])}),),
 )
 

@@ -12,8 +12,8 @@ from engine.ops.core import Sample, apply_op, declare
 LINALG = "torch.linalg"
 
 
-def _grad(c: Any, g: Any) -> Any:
-    m, inv = c.m, c.s["result"]
+def _grad(ctx: Any, g: Any) -> Any:
+    m, inv = ctx.math, ctx.saved["result"]
     inner = m.mm(g, m.transpose(inv, dim0=0, dim1=1))
     return -m.mm(m.transpose(inv, dim0=0, dim1=1), inner)
 

@@ -54,19 +54,19 @@ def _layout(a: Any, b: Any) -> dict[str, bool] | None:
     return _LAYOUT_PARAMS[(ca, cb)] if ca or cb else None
 
 
-def _mm_self_grad(c: Any, g: Any, mat2: Any) -> Any:
+def _mm_self_grad(ctx: Any, g: Any, mat2: Any) -> Any:
     """``mm_mat1_backward``: matrices are transposed with ``t()`` (``TBackward0``)."""
-    t = c.m.t
-    if c.p.get("cm1"):
-        return t(c.m.mm(mat2, t(g)))
-    return c.m.mm(g, t(mat2))
+    t = ctx.math.t
+    if ctx.params.get("cm1"):
+        return t(ctx.math.mm(mat2, t(g)))
+    return ctx.math.mm(g, t(mat2))
 
 
-def _mm_mat2_grad(c: Any, g: Any, mat1: Any) -> Any:
-    t = c.m.t
-    if c.p.get("cm2"):
-        return t(c.m.mm(t(g), mat1))
-    return c.m.mm(t(mat1), g)
+def _mm_mat2_grad(ctx: Any, g: Any, mat1: Any) -> Any:
+    t = ctx.math.t
+    if ctx.params.get("cm2"):
+        return t(ctx.math.mm(t(g), mat1))
+    return ctx.math.mm(t(mat1), g)
 
 
 MM = declare(
@@ -74,9 +74,9 @@ MM = declare(
     "MmBackward0",
     ("self", "mat2"),
     _check_mm,
-    lambda c, g: (
-        _mm_self_grad(c, g, c.s["mat2"]) if c.needs[0] else None,
-        _mm_mat2_grad(c, g, c.s["self"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        _mm_self_grad(ctx, g, ctx.saved["mat2"]) if ctx.needs[0] else None,
+        _mm_mat2_grad(ctx, g, ctx.saved["self"]) if ctx.needs[1] else None,
     ),
     save={"self": ("mat2",), "mat2": ("self",)},
     samples=(Sample(((2, 3), (3, 4))),),
@@ -100,9 +100,11 @@ MV = declare(
     "MvBackward0",
     ("self", "vec"),
     _check_mv,
-    lambda c, g: (
-        c.m.view(g, size=(g.shape[0], 1)) * c.s["vec"] if c.needs[0] else None,  # grad.outer(vec)
-        c.m.mv(c.m.t(c.s["self"]), g) if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.view(g, size=(g.shape[0], 1)) * ctx.saved["vec"]
+        if ctx.needs[0]
+        else None,  # grad.outer(vec)
+        ctx.math.mv(ctx.math.t(ctx.saved["self"]), g) if ctx.needs[1] else None,
     ),
     save={"self": ("vec",), "vec": ("self",)},
     samples=(Sample(((2, 3), (3,))),),
@@ -126,9 +128,9 @@ DOT = declare(
     "DotBackward0",
     ("self", "tensor"),
     _check_dot,
-    lambda c, g: (
-        g * c.s["tensor"] if c.needs[0] else None,
-        g * c.s["self"] if c.needs[1] else None,
+    lambda ctx, g: (
+        g * ctx.saved["tensor"] if ctx.needs[0] else None,
+        g * ctx.saved["self"] if ctx.needs[1] else None,
     ),
     save={"self": ("tensor",), "tensor": ("self",)},
     samples=(Sample(((3,), (3,))),),
@@ -138,9 +140,9 @@ BMM = declare(
     "BmmBackward0",
     ("self", "mat2"),
     lambda xp, a, b: xp.matmul(a, b),
-    lambda c, g: (
-        c.m.bmm(g, _t(c.m, c.s["mat2"])) if c.needs[0] else None,
-        c.m.bmm(_t(c.m, c.s["self"]), g) if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.bmm(g, _t(ctx.math, ctx.saved["mat2"])) if ctx.needs[0] else None,
+        ctx.math.bmm(_t(ctx.math, ctx.saved["self"]), g) if ctx.needs[1] else None,
     ),
     save={"self": ("mat2",), "mat2": ("self",)},
     samples=(Sample(((2, 2, 3), (2, 3, 4))),),
@@ -192,10 +194,14 @@ ADDMM = declare(
     "AddmmBackward0",
     ("self", "mat1", "mat2"),
     _addmm_fwd,
-    lambda c, g: (
-        (g if c.p.get("beta", 1) == 1 else g * c.p["beta"]) if c.needs[0] else None,
-        _scale(_mm_self_grad(c, g, c.s["mat2"]), c.p.get("alpha", 1)) if c.needs[1] else None,
-        _scale(_mm_mat2_grad(c, g, c.s["mat1"]), c.p.get("alpha", 1)) if c.needs[2] else None,
+    lambda ctx, g: (
+        (g if ctx.params.get("beta", 1) == 1 else g * ctx.params["beta"]) if ctx.needs[0] else None,
+        _scale(_mm_self_grad(ctx, g, ctx.saved["mat2"]), ctx.params.get("alpha", 1))
+        if ctx.needs[1]
+        else None,
+        _scale(_mm_mat2_grad(ctx, g, ctx.saved["mat1"]), ctx.params.get("alpha", 1))
+        if ctx.needs[2]
+        else None,
     ),
     save={"mat1": ("mat2",), "mat2": ("mat1",)},
     samples=(Sample(((4,), (2, 3), (3, 4))), Sample(((2, 4), (2, 3), (3, 4)))),

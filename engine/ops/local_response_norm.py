@@ -41,9 +41,9 @@ declare(
     "AvgPool3DBackwardBackward0",
     ("grad_output", "self"),
     _depth_mean_backward,
-    lambda c, gg: (
-        c.m.depth_avg_pool3d(gg, size=c.p["size"]) if c.needs[0] else None,
-        zeros_like(c, c.s["self"]) if c.needs[1] else None,
+    lambda ctx, gg: (
+        ctx.math.depth_avg_pool3d(gg, size=ctx.params["size"]) if ctx.needs[0] else None,
+        zeros_like(ctx, ctx.saved["self"]) if ctx.needs[1] else None,
     ),
     dtype="same",
     save={"self": None},
@@ -54,7 +54,9 @@ DEPTH_AVG_POOL = declare(
     "AvgPool3DBackward0",
     ("self",),
     _depth_mean,
-    lambda c, g: c.m.depth_avg_pool3d_backward(g, c.s["self"], size=c.p["size"]),
+    lambda ctx, g: ctx.math.depth_avg_pool3d_backward(
+        g, ctx.saved["self"], size=ctx.params["size"]
+    ),
     dtype="same",
     save={"self": None},
     samples=(Sample(((2, 1, 5, 2, 3),), {"size": 3}),),

@@ -36,16 +36,16 @@ def _reduce(xp: Any, loss: Any, reduction: str) -> Any:
     return loss
 
 
-def _scale(c: Any, g: Any, shape: tuple[int, ...]) -> Any:
+def _scale(ctx: Any, g: Any, shape: tuple[int, ...]) -> Any:
     """The incoming gradient spread over the elements, divided by n for ``mean``."""
-    red = c.p.get("reduction", "mean")
+    red = ctx.params.get("reduction", "mean")
     if red == "mean":
         return g / math.prod(shape)
     return g
 
 
-def _weight(c: Any) -> Any:
-    w = c.p.get("weight")
+def _weight(ctx: Any) -> Any:
+    w = ctx.params.get("weight")
     return 1 if w is None else w
 
 
@@ -66,11 +66,15 @@ def pointwise_loss_backward(
     gradient is the same kernel with self and target swapped, as in ``derivatives.yaml``;
     ``curvature(c, gg * grad_output, self - target)`` is the gradient for ``self``."""
 
-    def grads(c: Any, gg: Any) -> tuple[Any, Any, Any]:
-        s, t = c.s["self"], c.s["target"]
-        first = getattr(c.m, name)(gg, s, t, **c.p) if c.needs[0] else None
-        second = curvature(c, gg * c.s["grad_output"], s - t) if c.needs[1] or c.needs[2] else None
-        return (first, second if c.needs[1] else None, -second if c.needs[2] else None)
+    def grads(ctx: Any, gg: Any) -> tuple[Any, Any, Any]:
+        s, t = ctx.saved["self"], ctx.saved["target"]
+        first = getattr(ctx.math, name)(gg, s, t, **ctx.params) if ctx.needs[0] else None
+        second = (
+            curvature(ctx, gg * ctx.saved["grad_output"], s - t)
+            if ctx.needs[1] or ctx.needs[2]
+            else None
+        )
+        return (first, second if ctx.needs[1] else None, -second if ctx.needs[2] else None)
 
     declare(
         name,
@@ -83,8 +87,8 @@ def pointwise_loss_backward(
     )
 
 
-def _inside(c: Any, x: Any, bound: float) -> Any:
-    data = x if c.m is ARRAY_MATH else x._data
+def _inside(ctx: Any, x: Any, bound: float) -> Any:
+    data = x if ctx.math is ARRAY_MATH else x._data
     return abs(data) < bound
 
 
@@ -95,11 +99,11 @@ def _smooth_l1_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str, beta: flo
     return xp.where(x < -beta, -norm * g, xp.where(x > beta, norm * g, inner))
 
 
-def _smooth_l1_curvature(c: Any, gg_go: Any, x: Any) -> Any:
-    beta = c.p["beta"]
-    norm = _norm(c.p["reduction"], math.prod(x.shape))
-    inner = c.m.mul_scalar(gg_go, other=norm / beta) if beta else gg_go * 0
-    return c.m.where(inner, zero_scalar(c, gg_go), condition=_inside(c, x, beta))
+def _smooth_l1_curvature(ctx: Any, gg_go: Any, x: Any) -> Any:
+    beta = ctx.params["beta"]
+    norm = _norm(ctx.params["reduction"], math.prod(x.shape))
+    inner = ctx.math.mul_scalar(gg_go, other=norm / beta) if beta else gg_go * 0
+    return ctx.math.where(inner, zero_scalar(ctx, gg_go), condition=_inside(ctx, x, beta))
 
 
 pointwise_loss_backward(
@@ -119,10 +123,12 @@ def _huber_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str, delta: float)
     )
 
 
-def _huber_curvature(c: Any, gg_go: Any, x: Any) -> Any:
-    norm = _norm(c.p["reduction"], math.prod(x.shape))
-    inner = c.m.mul_scalar(gg_go, other=norm)
-    return c.m.where(inner, zero_scalar(c, gg_go), condition=_inside(c, x, c.p["delta"]))
+def _huber_curvature(ctx: Any, gg_go: Any, x: Any) -> Any:
+    norm = _norm(ctx.params["reduction"], math.prod(x.shape))
+    inner = ctx.math.mul_scalar(gg_go, other=norm)
+    return ctx.math.where(
+        inner, zero_scalar(ctx, gg_go), condition=_inside(ctx, x, ctx.params["delta"])
+    )
 
 
 pointwise_loss_backward(
@@ -163,7 +169,7 @@ declare(
     "LogitBackward0",
     ("self",),
     lambda xp, a: xp.log(a / (1 - a)),
-    lambda c, g: g / (c.s["self"] * scalar_minus(c, 1.0, c.s["self"])),
+    lambda ctx, g: g / (ctx.saved["self"] * scalar_minus(ctx, 1.0, ctx.saved["self"])),
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 3),), unit=True),),
@@ -181,11 +187,11 @@ def _bce_backward(
     return out / a.size if reduction == "mean" else out
 
 
-def _bce_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+def _bce_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any, Any]:
     """``binary_cross_entropy_double_backward`` and its ``_grad_output``/``_target`` twins."""
-    x, t = c.s["self"], c.s["target"]
-    w = _constant(c, c.p.get("weight"))
-    mean = c.p.get("reduction", "mean") == "mean"
+    x, t = ctx.saved["self"], ctx.saved["target"]
+    w = _constant(ctx, ctx.params.get("weight"))
+    mean = ctx.params.get("reduction", "mean") == "mean"
     n = math.prod(x.shape)
 
     def finish(v: Any) -> Any:
@@ -193,14 +199,14 @@ def _bce_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
             v = v * w
         return v / n if mean else v
 
-    first = c.m.binary_cross_entropy_backward(gg, x, t, **c.p) if c.needs[0] else None
+    first = ctx.math.binary_cross_entropy_backward(gg, x, t, **ctx.params) if ctx.needs[0] else None
     gi = gt = None
-    if c.needs[1]:
+    if ctx.needs[1]:
         num = x * x - 2 * x * t + t
-        den = c.m.pow(x + _EPSILON, exponent=2) * c.m.pow(1 - x + _EPSILON, exponent=2)
-        gi = finish(num / den * (gg * c.s["grad_output"]))
-    if c.needs[2]:
-        gt = finish(-gg * c.s["grad_output"] / c.m.clamp(x * (1 - x), min=_EPSILON))
+        den = ctx.math.pow(x + _EPSILON, exponent=2) * ctx.math.pow(1 - x + _EPSILON, exponent=2)
+        gi = finish(num / den * (gg * ctx.saved["grad_output"]))
+    if ctx.needs[2]:
+        gt = finish(-gg * ctx.saved["grad_output"] / ctx.math.clamp(x * (1 - x), min=_EPSILON))
     return (first, gi, gt)
 
 
@@ -217,21 +223,21 @@ declare(
 )
 
 
-def _bce_grad(c: Any, g: Any) -> tuple[Any, Any]:
+def _bce_grad(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``binary_cross_entropy_backward`` for self; for the target PyTorch's
     ``-logit(self) * grad`` (``*= weight``, ``/= numel`` for mean)."""
-    x, t = c.s["self"], c.s["target"]
+    x, t = ctx.saved["self"], ctx.saved["target"]
     gx = gt = None
-    if c.needs[0]:
-        p = {"weight": c.p.get("weight"), "reduction": c.p.get("reduction", "mean")}
-        gx = c.m.binary_cross_entropy_backward(g, x, t, **p)
-    if c.needs[1]:
-        gt = -c.m.logit(x) * g
-        w = _constant(c, c.p.get("weight"))
+    if ctx.needs[0]:
+        p = {"weight": ctx.params.get("weight"), "reduction": ctx.params.get("reduction", "mean")}
+        gx = ctx.math.binary_cross_entropy_backward(g, x, t, **p)
+    if ctx.needs[1]:
+        gt = -ctx.math.logit(x) * g
+        w = _constant(ctx, ctx.params.get("weight"))
         if w is not None:
             gt = gt * w
-        if c.p.get("reduction", "mean") == "mean":
-            gt = c.m.div_scalar(gt, other=math.prod(x.shape))
+        if ctx.params.get("reduction", "mean") == "mean":
+            gt = ctx.math.div_scalar(gt, other=math.prod(x.shape))
     return (gx, gt)
 
 
@@ -262,36 +268,36 @@ def _bcel_fwd(
     return _reduce(xp, loss, reduction)
 
 
-def _constant(c: Any, arr: Any) -> Any:
+def _constant(ctx: Any, arr: Any) -> Any:
     """A parameter array as a formula operand: a tensor (without grad) under create_graph."""
-    if arr is None or c.m is ARRAY_MATH:
+    if arr is None or ctx.math is ARRAY_MATH:
         return arr
     from engine.ops.pointwise import _TENSOR
 
     return _TENSOR[0]._wrap(arr)
 
 
-def _bcel_grad(c: Any, g: Any) -> tuple[Any, Any]:
+def _bcel_grad(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``binary_cross_entropy_with_logits_backward`` and its target twin: the gradient
     times ``grad``, then ``*= weight`` and ``/= numel`` for mean (``DivBackward1``)."""
-    x, t = c.s["self"], c.s["target"]
-    pw, w = (_constant(c, c.p.get(k)) for k in ("pos_weight", "weight"))
-    mean = c.p.get("reduction", "mean") == "mean"
+    x, t = ctx.saved["self"], ctx.saved["target"]
+    pw, w = (_constant(ctx, ctx.params.get(k)) for k in ("pos_weight", "weight"))
+    mean = ctx.params.get("reduction", "mean") == "mean"
 
     def finish(v: Any) -> Any:
         if w is not None:
             v = v * w
-        return c.m.div_scalar(v, other=math.prod(x.shape)) if mean else v
+        return ctx.math.div_scalar(v, other=math.prod(x.shape)) if mean else v
 
     gx = gt = None
-    if c.needs[0]:
-        s = c.m.sigmoid(x)
+    if ctx.needs[0]:
+        s = ctx.math.sigmoid(x)
         gx = finish(((s - t) if pw is None else (pw * t + 1 - t) * s - pw * t) * g)
-    if c.needs[1]:
+    if ctx.needs[1]:
         if pw is None:
             gt = finish(-x * g)
         else:
-            log_sig = -(c.m.clamp(-x, min=0) + c.m.log1p(c.m.exp(-c.m.abs(x))))
+            log_sig = -(ctx.math.clamp(-x, min=0) + ctx.math.log1p(ctx.math.exp(-ctx.math.abs(x))))
             gt = finish((-x - (pw - 1) * log_sig) * g)
     return (gx, gt)
 
@@ -319,12 +325,12 @@ def _smooth_l1_fwd(xp: Any, a: Any, t: Any, beta: float = 1.0, reduction: str = 
     return _reduce(xp, loss, reduction)
 
 
-def _smooth_l1_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    s, t = c.s["self"], c.s["target"]
-    p = {"reduction": c.p.get("reduction", "mean"), "beta": c.p.get("beta", 1.0)}
+def _smooth_l1_grad(ctx: Any, g: Any) -> tuple[Any, Any]:
+    s, t = ctx.saved["self"], ctx.saved["target"]
+    p = {"reduction": ctx.params.get("reduction", "mean"), "beta": ctx.params.get("beta", 1.0)}
     return (
-        c.m.smooth_l1_loss_backward(g, s, t, **p) if c.needs[0] else None,
-        c.m.smooth_l1_loss_backward(g, t, s, **p) if c.needs[1] else None,
+        ctx.math.smooth_l1_loss_backward(g, s, t, **p) if ctx.needs[0] else None,
+        ctx.math.smooth_l1_loss_backward(g, t, s, **p) if ctx.needs[1] else None,
     )
 
 
@@ -347,12 +353,12 @@ def _huber_fwd(xp: Any, a: Any, t: Any, delta: float = 1.0, reduction: str = "me
     return _reduce(xp, loss, reduction)
 
 
-def _huber_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    s, t = c.s["self"], c.s["target"]
-    p = {"reduction": c.p.get("reduction", "mean"), "delta": c.p.get("delta", 1.0)}
+def _huber_grad(ctx: Any, g: Any) -> tuple[Any, Any]:
+    s, t = ctx.saved["self"], ctx.saved["target"]
+    p = {"reduction": ctx.params.get("reduction", "mean"), "delta": ctx.params.get("delta", 1.0)}
     return (
-        c.m.huber_loss_backward(g, s, t, **p) if c.needs[0] else None,
-        c.m.huber_loss_backward(g, t, s, **p) if c.needs[1] else None,
+        ctx.math.huber_loss_backward(g, s, t, **p) if ctx.needs[0] else None,
+        ctx.math.huber_loss_backward(g, t, s, **p) if ctx.needs[1] else None,
     )
 
 

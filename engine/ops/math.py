@@ -51,7 +51,7 @@ tan = _unary(
     "tan",
     "TanBackward0",
     libm("tan"),
-    lambda c, g: g * c.m.add_scalar(c.m.pow(c.s["result"], exponent=2), other=1),
+    lambda ctx, g: g * ctx.math.add_scalar(ctx.math.pow(ctx.saved["result"], exponent=2), other=1),
     saves="result",
     doc="tangent",
 )
@@ -59,7 +59,9 @@ asin = _unary(
     "asin",
     "AsinBackward0",
     lambda xp, a: xp.arcsin(a),
-    lambda c, g: g * c.m.rsqrt(c.m.add_scalar(-c.s["self"] * c.s["self"], other=1)),
+    lambda ctx, g: (
+        g * ctx.math.rsqrt(ctx.math.add_scalar(-ctx.saved["self"] * ctx.saved["self"], other=1))
+    ),
     samples=UNIT,
     doc="inverse sine",
 )
@@ -67,7 +69,9 @@ acos = _unary(
     "acos",
     "AcosBackward0",
     libm("arccos"),
-    lambda c, g: g * -c.m.rsqrt(c.m.add_scalar(-c.s["self"] * c.s["self"], other=1)),
+    lambda ctx, g: (
+        g * -ctx.math.rsqrt(ctx.math.add_scalar(-ctx.saved["self"] * ctx.saved["self"], other=1))
+    ),
     samples=UNIT,
     doc="inverse cosine",
 )
@@ -75,28 +79,28 @@ atan = _unary(
     "atan",
     "AtanBackward0",
     libm("arctan", bounded=True),
-    lambda c, g: g / c.m.add_scalar(c.s["self"] * c.s["self"], other=1),
+    lambda ctx, g: g / ctx.math.add_scalar(ctx.saved["self"] * ctx.saved["self"], other=1),
     doc="inverse tangent",
 )
 sinh = _unary(
     "sinh",
     "SinhBackward0",
     libm("sinh"),
-    lambda c, g: g * c.m.cosh(c.s["self"]),
+    lambda ctx, g: g * ctx.math.cosh(ctx.saved["self"]),
     doc="hyperbolic sine",
 )
 cosh = _unary(
     "cosh",
     "CoshBackward0",
     libm("cosh"),
-    lambda c, g: g * c.m.sinh(c.s["self"]),
+    lambda ctx, g: g * ctx.math.sinh(ctx.saved["self"]),
     doc="hyperbolic cosine",
 )
 log2 = _unary(
     "log2",
     "Log2Backward0",
     libm("log2"),
-    lambda c, g: g / c.m.mul_scalar(c.s["self"], other=0.6931471805599453),
+    lambda ctx, g: g / ctx.math.mul_scalar(ctx.saved["self"], other=0.6931471805599453),
     samples=POS,
     doc="base-2 logarithm",
 )
@@ -104,7 +108,7 @@ log10 = _unary(
     "log10",
     "Log10Backward0",
     libm("log10"),
-    lambda c, g: g / c.m.mul_scalar(c.s["self"], other=2.302585092994046),
+    lambda ctx, g: g / ctx.math.mul_scalar(ctx.saved["self"], other=2.302585092994046),
     samples=POS,
     doc="base-10 logarithm",
 )
@@ -112,7 +116,7 @@ log1p = _unary(
     "log1p",
     "Log1PBackward0",
     libm("log1p"),
-    lambda c, g: g / c.m.add_scalar(c.s["self"], other=1),
+    lambda ctx, g: g / ctx.math.add_scalar(ctx.saved["self"], other=1),
     samples=POS,
     doc="log(1 + input)",
 )
@@ -120,7 +124,7 @@ expm1 = _unary(
     "expm1",
     "Expm1Backward0",
     libm("expm1"),
-    lambda c, g: g * c.m.add_scalar(c.s["result"], other=1),
+    lambda ctx, g: g * ctx.math.add_scalar(ctx.saved["result"], other=1),
     saves="result",
     doc="exp(input) - 1",
 )
@@ -128,7 +132,7 @@ rsqrt = _unary(
     "rsqrt",
     "RsqrtBackward0",
     lambda xp, a: 1 / xp.sqrt(a),
-    lambda c, g: -0.5 * g * c.m.pow(c.s["result"], exponent=3),
+    lambda ctx, g: -0.5 * g * ctx.math.pow(ctx.saved["result"], exponent=3),
     saves="result",
     samples=POS,
     doc="1 / sqrt(input)",
@@ -141,7 +145,7 @@ def _rounding(name: str, grad_fn: str, fn: str, doc: str) -> Any:
         grad_fn,
         ("self",),
         lambda xp, a: getattr(xp, fn)(a) if a.dtype.kind == "f" else a.copy(),
-        lambda c, g: g * 0,
+        lambda ctx, g: g * 0,
         dtype="same",
         samples=DISTINCT,
     )
@@ -156,7 +160,7 @@ frac_op = declare(
     "FracBackward0",
     ("self",),
     lambda xp, a: a - xp.trunc(a),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype="same",
     samples=DISTINCT,
 )
@@ -169,7 +173,7 @@ ROUND = declare(
     "RoundBackward0",
     ("self",),
     lambda xp, a: xp.round(a) if a.dtype.kind == "f" else a.copy(),
-    lambda c, g: g * 0,
+    lambda ctx, g: g * 0,
     dtype="same",
     samples=DISTINCT,
 )
@@ -178,7 +182,7 @@ ROUND_DECIMALS = declare(
     "RoundBackward1",
     ("self",),
     lambda xp, a, decimals: xp.round(a, decimals),
-    lambda c, g: g * 0,
+    lambda ctx, g: g * 0,
     dtype="same",
     samples=(Sample(((2, 3),), {"decimals": 1}, distinct=True),),
 )
@@ -208,13 +212,13 @@ def square(input: Any) -> Any:  # noqa: A002
     return pow(input, 2)
 
 
-def _atan2_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _atan2_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``atan2_backward``: one ``(self² + other²).reciprocal()``, zero where infinite."""
-    s, o = c.s["self"], c.s["other"]
-    recip = c.m.reciprocal(s * s + o * o)
-    data = recip if c.m is ARRAY_MATH else recip._data
-    recip = c.m.masked_fill(recip, mask=array_module(data).isinf(data), value=0)
-    return (g * o * recip if c.needs[0] else None, g * -s * recip if c.needs[1] else None)
+    s, o = ctx.saved["self"], ctx.saved["other"]
+    recip = ctx.math.reciprocal(s * s + o * o)
+    data = recip if ctx.math is ARRAY_MATH else recip._data
+    recip = ctx.math.masked_fill(recip, mask=array_module(data).isinf(data), value=0)
+    return (g * o * recip if ctx.needs[0] else None, g * -s * recip if ctx.needs[1] else None)
 
 
 ATAN2 = declare(
@@ -222,7 +226,7 @@ ATAN2 = declare(
     "Atan2Backward0",
     ("self", "other"),
     lambda xp, a, b: xp.arctan2(a, b),
-    lambda c, g: _atan2_grads(c, g),
+    lambda ctx, g: _atan2_grads(ctx, g),
     dtype="float",
     save={"self": None, "other": None},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
@@ -244,9 +248,11 @@ def _nonzero_divisor(xp: Any, b: Any) -> Any:
     return b
 
 
-def _floor_div_grad(c: Any, g: Any, floor: bool) -> Any:
+def _floor_div_grad(ctx: Any, g: Any, floor: bool) -> Any:
     """``-grad * self.div(other, rounding_mode=...)`` (one ``DivBackward2`` node)."""
-    return -g * c.m.div_mode(c.s["self"], c.s["other"], rounding_mode="floor" if floor else "trunc")
+    return -g * ctx.math.div_mode(
+        ctx.saved["self"], ctx.saved["other"], rounding_mode="floor" if floor else "trunc"
+    )
 
 
 def _div_mode(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
@@ -259,16 +265,16 @@ declare(
     "DivBackward2",
     ("self", "other"),
     _div_mode,
-    lambda c, g: (
-        zeros_like(c, g) if c.needs[0] else None,
-        zeros_like(c, g) if c.needs[1] else None,
+    lambda ctx, g: (
+        zeros_like(ctx, g) if ctx.needs[0] else None,
+        zeros_like(ctx, g) if ctx.needs[1] else None,
     ),
     samples=(Sample(((2, 3), (2, 3)), {"rounding_mode": "floor"}, positive=True),),
     quiet=True,
 )
 
 
-def _floor_divide_grad(c: Any, g: Any) -> Any:
+def _floor_divide_grad(ctx: Any, g: Any) -> Any:
     raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
@@ -315,7 +321,7 @@ REMAINDER_SCALAR = declare(
     "RemainderBackward0",
     ("self",),
     lambda xp, a, other: _remainder(xp, a, other),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
     quiet=True,
@@ -325,9 +331,9 @@ REMAINDER = declare(
     "RemainderBackward1",
     ("self", "other"),
     _remainder,
-    lambda c, g: (
-        g if c.needs[0] else None,
-        _floor_div_grad(c, g, floor=True) if c.needs[1] else None,
+    lambda ctx, g: (
+        g if ctx.needs[0] else None,
+        _floor_div_grad(ctx, g, floor=True) if ctx.needs[1] else None,
     ),
     save={"self": ("other",), "other": ("other",)},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
@@ -338,7 +344,7 @@ FMOD_SCALAR = declare(
     "FmodBackward0",
     ("self",),
     lambda xp, a, other: xp.fmod(a, _nonzero_divisor(xp, other) if a.dtype.kind in "iu" else other),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 0.7}, distinct=True),),
     quiet=True,
@@ -348,9 +354,9 @@ FMOD = declare(
     "FmodBackward1",
     ("self", "other"),
     lambda xp, a, b: xp.fmod(a, _nonzero_divisor(xp, b) if a.dtype.kind in "iu" else b),
-    lambda c, g: (
-        g if c.needs[0] else None,
-        _floor_div_grad(c, g, floor=False) if c.needs[1] else None,
+    lambda ctx, g: (
+        g if ctx.needs[0] else None,
+        _floor_div_grad(ctx, g, floor=False) if ctx.needs[1] else None,
     ),
     save={"self": ("other",), "other": ("other",)},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),

@@ -3,7 +3,7 @@
 ``matrix_norm``, ``vecdot``, ``multi_dot``, ``matrix_power``, ``matrix_rank``; plus
 ``cdist`` (``CdistBackward0``, or ATen's matrix-product form for larger inputs).
 
-Backward formulas are ``FunctionsManual.cpp``'s, written with ``c.m`` so
+Backward formulas are ``FunctionsManual.cpp``'s, written with ``ctx.math`` so
 ``create_graph`` works: ``det``'s is ``grad * det * A^{-T}`` (the cofactor matrix,
 from the SVD, where ``A`` is singular); ``cholesky``'s is ``L^{-T} Φ(L^T gL) L^{-1}``
 symmetrised.
@@ -36,10 +36,10 @@ def _mT(m: Any, x: Any) -> Any:  # noqa: N802  (PyTorch's name)
     return m.transpose(x, dim0=0, dim1=1)
 
 
-def _cofactor(c: Any, a: Any) -> Any:
+def _cofactor(ctx: Any, a: Any) -> Any:
     """``det(A) * A^{-T}``, the cofactor matrix; from the SVD where ``A`` is singular (the
     formula for every ``A``, as ``linalg_det_backward``'s singular branch)."""
-    data = data_of(c, a)
+    data = data_of(ctx, a)
     xp = array_module(data)
     host = data if xp is np else xp.asnumpy(data)
     u, s, vt = np.linalg.svd(host)
@@ -47,14 +47,14 @@ def _cofactor(c: Any, a: Any) -> Any:
     cof = np.linalg.det(u) * np.linalg.det(vt) * (u * prods) @ vt
     cof = cof.astype(host.dtype)
     cof = cof if xp is np else xp.asarray(cof)
-    return cof if c.m is ARRAY_MATH else type(a)._wrap(cof)
+    return cof if ctx.math is ARRAY_MATH else type(a)._wrap(cof)
 
 
-def _det_grad(c: Any, g: Any) -> Any:
-    a, det = c.s["A"], c.s["result"]
-    if float(data_of(c, det)) != 0.0:
-        return c.m.mul(g * det, _mT(c.m, c.m.linalg_inv(a)))
-    return g * det * _cofactor(c, a)  # zero, as PyTorch's where det is exactly 0
+def _det_grad(ctx: Any, g: Any) -> Any:
+    a, det = ctx.saved["A"], ctx.saved["result"]
+    if float(data_of(ctx, det)) != 0.0:
+        return ctx.math.mul(g * det, _mT(ctx.math, ctx.math.linalg_inv(a)))
+    return g * det * _cofactor(ctx, a)  # zero, as PyTorch's where det is exactly 0
 
 
 DET = declare(
@@ -103,18 +103,18 @@ def _slogdet_fwd(xp: Any, a: Any) -> tuple[Any, Any]:
     return xp.asarray(sign, dtype=a.dtype), xp.asarray(logabs, dtype=a.dtype)
 
 
-def _slogdet_grad(c: Any, g_sign: Any, g_logabs: Any = None) -> Any:
+def _slogdet_grad(ctx: Any, g_sign: Any, g_logabs: Any = None) -> Any:
     """``linalg_slogdet_backward`` for real input: ``g * A^{-T}``; the sign has none."""
-    a = c.s["A"]
+    a = ctx.saved["A"]
     if g_logabs is None:
-        return zeros_of(c, a)
-    return c.m.mul(g_logabs, _mT(c.m, c.m.linalg_inv(a)))
+        return zeros_of(ctx, a)
+    return ctx.math.mul(g_logabs, _mT(ctx.math, ctx.math.linalg_inv(a)))
 
 
-def zeros_of(c: Any, t: Any) -> Any:
-    data = data_of(c, t)
+def zeros_of(ctx: Any, t: Any) -> Any:
+    data = data_of(ctx, t)
     z = array_module(data).zeros(data.shape, data.dtype)
-    return z if c.m is ARRAY_MATH else type(t)._wrap(z)
+    return z if ctx.math is ARRAY_MATH else type(t)._wrap(z)
 
 
 SLOGDET = declare(
@@ -217,15 +217,15 @@ def _cholesky_fwd(xp: Any, a: Any, upper: bool = False) -> Any:
     return low.T.copy() if upper else low
 
 
-def _cholesky_grad(c: Any, g: Any) -> Any:
+def _cholesky_grad(ctx: Any, g: Any) -> Any:
     """``cholesky_backward``: ``Φ = tril(L^T gL)`` with half its diagonal, then
     ``gA = L^{-T} Φ L^{-1}``, symmetrised."""
-    m = c.m
-    low, gl = c.s["result"], g
-    if c.p.get("upper"):
+    m = ctx.math
+    low, gl = ctx.saved["result"], g
+    if ctx.params.get("upper"):
         low, gl = _mT(m, low), _mT(m, gl)
     phi = m.tril(m.mm(_mT(m, low), gl), diagonal=0)
-    data = data_of(c, phi)
+    data = data_of(ctx, phi)
     xp = array_module(data)
     half = xp.where(xp.eye(data.shape[0], dtype=bool), 0.5, 1.0).astype(data.dtype)
     phi = phi * (half if m is ARRAY_MATH else type(phi)._wrap(half))
@@ -517,23 +517,23 @@ def _cdist_fwd(xp: Any, a: Any, b: Any, p: float = 2.0) -> Any:
     return (diff**p).sum(-1) ** (1.0 / p)
 
 
-def _cdist_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _cdist_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``_cdist_backward``: for each pair, ``norm_backward`` of ``x1_i - x2_j``, summed
     over the other operand."""
-    m = c.m
-    x1, x2, dist = c.s["x1"], c.s["x2"], c.s["result"]
-    p = c.p.get("p", 2.0)
+    m = ctx.math
+    x1, x2, dist = ctx.saved["x1"], ctx.saved["x2"], ctx.saved["result"]
+    p = ctx.params.get("p", 2.0)
     diff = m.unsqueeze(x1, dim=x1.ndim - 1) - m.unsqueeze(x2, dim=x2.ndim - 2)
     gd = m.unsqueeze(g, dim=g.ndim)
     dd = m.unsqueeze(dist, dim=dist.ndim)
-    zero = data_of(c, dd) == 0
+    zero = data_of(ctx, dd) == 0
     if p == 0:
         part = diff * 0
     elif p == 1:
         part = m.sgn(diff) * gd
     elif p == math.inf:
-        ad = data_of(c, m.abs(diff))
-        hit = ad == data_of(c, dd)
+        ad = data_of(ctx, m.abs(diff))
+        hit = ad == data_of(ctx, dd)
         hit = hit if m is ARRAY_MATH else type(g)._wrap(hit)
         part = m.sgn(diff) * hit * gd
     elif p == 2:
@@ -543,8 +543,8 @@ def _cdist_grads(c: Any, g: Any) -> tuple[Any, Any]:
         part = scaled * m.masked_fill(gd / m.pow(dd, exponent=p - 1), mask=zero, value=0)
     n = diff.ndim
     return (
-        m.sum_dim(part, dims=(n - 2,)) if c.needs[0] else None,
-        -m.sum_dim(part, dims=(n - 3,)) if c.needs[1] else None,
+        m.sum_dim(part, dims=(n - 2,)) if ctx.needs[0] else None,
+        -m.sum_dim(part, dims=(n - 3,)) if ctx.needs[1] else None,
     )
 
 
@@ -610,19 +610,19 @@ def _matmul(m: Any, a: Any, b: Any) -> Any:
     return m.mm(a, b) if a.ndim == 2 else m.bmm(a, b)
 
 
-def _euclidean_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _euclidean_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``_euclidean_dist_backward``: ``ratio = grad / res`` (0 where ``res`` is 0)."""
-    m = c.m
-    x1, x2, res = c.s["x1"], c.s["x2"], c.s["result"]
-    ratio = m.masked_fill(g / res, mask=data_of(c, res) == 0, value=0)
+    m = ctx.math
+    x1, x2, res = ctx.saved["x1"], ctx.saved["x2"], ctx.saved["result"]
+    ratio = m.masked_fill(g / res, mask=data_of(ctx, res) == 0, value=0)
     last = ratio.ndim - 1
     return (
         x1 * m.sum_dim(ratio, dims=(last,), keepdim=True) - _matmul(m, ratio, x2)
-        if c.needs[0]
+        if ctx.needs[0]
         else None,
         x2 * m.unsqueeze(m.sum_dim(ratio, dims=(last - 1,)), dim=last)
         - _matmul(m, m.transpose(ratio, dim0=last - 1, dim1=last), x1)
-        if c.needs[1]
+        if ctx.needs[1]
         else None,
     )
 
@@ -661,12 +661,12 @@ def _eigh_fwd(xp: Any, a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N80
     return values.astype(a.dtype), vectors.astype(a.dtype)
 
 
-def _eigh_grad(c: Any, g_values: Any, g_vectors: Any = None) -> Any:
+def _eigh_grad(ctx: Any, g_values: Any, g_vectors: Any = None) -> Any:
     """``linalg_eig_backward`` for a symmetric matrix: ``V (skew(Vᵀ gV) / E, with gL on
     the diagonal) Vᵀ``, ``E_ij = λ_j - λ_i`` (computed on arrays: no double backward)."""
-    values, vectors = data_of(c, c.s["result"]), data_of(c, c.s["indices"])
-    gl = None if g_values is None else data_of(c, g_values)
-    gv = None if g_vectors is None else data_of(c, g_vectors)
+    values, vectors = data_of(ctx, ctx.saved["result"]), data_of(ctx, ctx.saved["indices"])
+    gl = None if g_values is None else data_of(ctx, g_values)
+    gv = None if g_vectors is None else data_of(ctx, g_vectors)
     xp = array_module(vectors)
     v = vectors if xp is np else xp.asnumpy(vectors)
     lam = values if xp is np else xp.asnumpy(values)
@@ -683,7 +683,7 @@ def _eigh_grad(c: Any, g_values: Any, g_vectors: Any = None) -> Any:
         out = v @ (inner @ v.T)
     out = out.astype(v.dtype)
     out = out if xp is np else xp.asarray(out)
-    return out if c.m is ARRAY_MATH else type(c.s["result"])._wrap(out)
+    return out if ctx.math is ARRAY_MATH else type(ctx.saved["result"])._wrap(out)
 
 
 EIGH = declare(
@@ -767,7 +767,7 @@ def _svd_fwd(xp: Any, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any
     return u.astype(a.dtype), s.astype(a.dtype), vh.astype(a.dtype)
 
 
-def _svd_grad(c: Any, g_u: Any, g_s: Any = None, g_vh: Any = None) -> Any:
+def _svd_grad(ctx: Any, g_u: Any, g_s: Any = None, g_vh: Any = None) -> Any:
     """``svd_backward`` (real input), on the reduced factors (``full_matrices`` narrows
     them, as ``derivatives.yaml`` does); computed on arrays: no double backward.  The
     factors are recomputed from the saved input (the same LAPACK call, the same
@@ -776,11 +776,11 @@ def _svd_grad(c: Any, g_u: Any, g_s: Any = None, g_vh: Any = None) -> Any:
     def host(t: Any) -> Any:
         if t is None:
             return None
-        d = data_of(c, t)
+        d = data_of(ctx, t)
         xp = array_module(d)
         return d if xp is np else xp.asnumpy(d)
 
-    a = host(c.s["A"])
+    a = host(ctx.saved["A"])
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     gu, gs, gvh = (host(t) for t in (g_u, g_s, g_vh))
     k = s.shape[-1]
@@ -817,15 +817,15 @@ def _svd_grad(c: Any, g_u: Any, g_s: Any = None, g_vh: Any = None) -> Any:
         else:
             ga = u @ ga @ vh
         out = ga
-    ref = data_of(c, c.s["A"])
+    ref = data_of(ctx, ctx.saved["A"])
     out = out.astype(ref.dtype)
     xp = array_module(ref)
     out = out if xp is np else xp.asarray(out)
-    return out if c.m is ARRAY_MATH else type(c.s["A"])._wrap(out)
+    return out if ctx.math is ARRAY_MATH else type(ctx.saved["A"])._wrap(out)
 
 
-def _svd_backward(c: Any, *grads: Any) -> Any:
-    return _svd_grad(c, *grads)
+def _svd_backward(ctx: Any, *grads: Any) -> Any:
+    return _svd_grad(ctx, *grads)
 
 
 SVD = declare(
@@ -912,10 +912,10 @@ def _pinv_fwd(xp: Any, a: Any) -> Any:
     return np.linalg.pinv(a, rcond=rcond).astype(a.dtype)
 
 
-def _pinv_grad(c: Any, g: Any) -> Any:
+def _pinv_grad(ctx: Any, g: Any) -> Any:
     """``pinv_backward``, in the order that keeps the products smallest."""
-    m = c.m
-    a, pinv = c.s["self"], c.s["result"]
+    m = ctx.math
+    a, pinv = ctx.saved["self"], ctx.saved["result"]
     rows, cols = a.shape
     pinv_h, g_h = _mT(m, pinv), _mT(m, g)
     if rows <= cols:
@@ -998,20 +998,20 @@ def _lstsq_fwd(xp: Any, a: Any, b: Any) -> tuple[Any, Any]:
     return solution, np.zeros((0,), solution.dtype)
 
 
-def _lstsq_grads(c: Any, g: Any, _g_residuals: Any = None) -> tuple[Any, Any]:
+def _lstsq_grads(ctx: Any, g: Any, _g_residuals: Any = None) -> tuple[Any, Any]:
     """``linalg_lstsq_backward``: through ``pinv(A)``: ``A`` by ``pinv_backward`` of
     ``gX Bᵀ``, ``B`` by ``pinv(A)ᵀ gX``."""
-    m = c.m
-    a, b = c.s["self"], c.s["b"]
+    m = ctx.math
+    a, b = ctx.saved["self"], ctx.saved["b"]
     pinv = m.linalg_pinv(a)
     vector = b.ndim == 1
     gx = m.unsqueeze(g, dim=1) if vector else g
     bb = m.unsqueeze(b, dim=1) if vector else b
     grad_a = grad_b = None
-    if c.needs[0]:
-        view = SimpleNamespace(s={"self": a, "result": pinv}, m=m)
+    if ctx.needs[0]:
+        view = SimpleNamespace(saved={"self": a, "result": pinv}, math=m)
         grad_a = _pinv_grad(view, m.mm(gx, _mT(m, bb)))
-    if c.needs[1]:
+    if ctx.needs[1]:
         grad_b = m.mm(_mT(m, pinv), gx)
         grad_b = m.squeeze_dim(grad_b, dim=1) if vector else grad_b
     return grad_a, grad_b
@@ -1091,14 +1091,14 @@ def _qr_fwd(xp: Any, a: Any, mode: str = "reduced") -> tuple[Any, Any]:
     return q.astype(a.dtype), r.astype(a.dtype)
 
 
-def _qr_grads(c: Any, g_q: Any, g_r: Any = None) -> Any:
+def _qr_grads(ctx: Any, g_q: Any, g_r: Any = None) -> Any:
     """``linalg_qr_backward`` for ``m >= n``: ``X = triu(gR Rᵀ - Qᵀ gQ)``, then
     ``gA = (gQ + Q (X + Xᵀ - diag X)) R^{-T}`` (computed on arrays)."""
-    a = data_of(c, c.s["A"])
+    a = data_of(ctx, ctx.saved["A"])
     xp = array_module(a)
     host = a if xp is np else xp.asnumpy(a)
     rows, cols = host.shape
-    if rows < cols or c.p.get("mode", "reduced") != "reduced":
+    if rows < cols or ctx.params.get("mode", "reduced") != "reduced":
         raise NotImplementedError(
             "The derivative of linalg.qr is only implemented in the engine for mode='reduced' "
             "and at least as many rows as columns"
@@ -1108,7 +1108,7 @@ def _qr_grads(c: Any, g_q: Any, g_r: Any = None) -> Any:
     def arr(t: Any) -> Any:
         if t is None:
             return None
-        d = data_of(c, t)
+        d = data_of(ctx, t)
         return d if xp is np else xp.asnumpy(d)
 
     gq, gr = arr(g_q), arr(g_r)
@@ -1120,7 +1120,7 @@ def _qr_grads(c: Any, g_q: Any, g_r: Any = None) -> Any:
     ga = q @ sym if gq is None else gq + q @ sym
     out = np.linalg.solve(r, ga.T).T.astype(host.dtype)
     out = out if xp is np else xp.asarray(out)
-    return out if c.m is ARRAY_MATH else type(c.s["A"])._wrap(out)
+    return out if ctx.math is ARRAY_MATH else type(ctx.saved["A"])._wrap(out)
 
 
 QR = declare(

@@ -23,10 +23,10 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _where_zero(c: Any, value: Any, keep_zero: Any) -> Any:
+def _where_zero(ctx: Any, value: Any, keep_zero: Any) -> Any:
     """``at::where(cond, zeros({}), value)`` in a formula (``keep_zero`` an array mask;
     the formulas' ``where(a, b, condition)`` picks ``a`` where the condition holds)."""
-    return c.m.where(value, zero_scalar(c, value), condition=~keep_zero)
+    return ctx.math.where(value, zero_scalar(ctx, value), condition=~keep_zero)
 
 
 # -- CELU: ELU with input_scale = 1 / alpha, a node of its own --------------------------
@@ -43,7 +43,9 @@ CELU = declare(
     "CeluBackward0",
     ("self",),
     lambda xp, a, alpha=1.0: _elu_forward(xp, a, alpha, 1.0, 1.0 / alpha),
-    lambda c, g: c.m.elu_backward(g, c.s["self"], **_celu_backward_params(c.p["alpha"])),
+    lambda ctx, g: ctx.math.elu_backward(
+        g, ctx.saved["self"], **_celu_backward_params(ctx.params["alpha"])
+    ),
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 3),), {"alpha": 1.0}, distinct=True),),
@@ -55,7 +57,9 @@ CELU_INPLACE = declare(
     "CeluBackward1",
     ("self",),
     CELU.forward,
-    lambda c, g: c.m.elu_result_backward(g, c.s["result"], **_celu_backward_params(c.p["alpha"])),
+    lambda ctx, g: ctx.math.elu_result_backward(
+        g, ctx.saved["result"], **_celu_backward_params(ctx.params["alpha"])
+    ),
     dtype="float",
     save={"result": None},
     samples=(Sample(((2, 3),), {"alpha": 2.0}, distinct=True),),
@@ -79,10 +83,10 @@ def _hardswish_backward_kernel(xp: Any, g: Any, x: Any) -> Any:
     return xp.where(x <= t(-3), xp.zeros((), g.dtype), mid)
 
 
-def _hardswish_second(c: Any, gg: Any) -> Any:
+def _hardswish_second(ctx: Any, gg: Any) -> Any:
     """``where(-3 < self < 3, grad * grad_output / 3.0, 0)``."""
-    x = data_of(c, c.s["self"])
-    return _where_zero(c, gg * c.s["grad_output"] / 3.0, ~((x > -3.0) & (x < 3.0)))
+    x = data_of(ctx, ctx.saved["self"])
+    return _where_zero(ctx, gg * ctx.saved["grad_output"] / 3.0, ~((x > -3.0) & (x < 3.0)))
 
 
 _fused_backward(
@@ -97,7 +101,7 @@ HARDSWISH = declare(
     "HardswishBackward0",
     ("self",),
     _hardswish_fwd,
-    lambda c, g: c.m.hardswish_backward(g, c.s["self"]),
+    lambda ctx, g: ctx.math.hardswish_backward(g, ctx.saved["self"]),
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 3),), distinct=True),),
@@ -111,7 +115,7 @@ def _hardsigmoid_backward_kernel(xp: Any, g: Any, x: Any) -> Any:
     return xp.where(inside, g * t(np.float32(1.0) / np.float32(6.0)), xp.zeros((), g.dtype))
 
 
-def _hardsigmoid_second(c: Any, gg: Any) -> Any:
+def _hardsigmoid_second(ctx: Any, gg: Any) -> Any:
     raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
 
 
@@ -142,8 +146,8 @@ declare(
 )
 
 
-def _hardsigmoid_grad(c: Any, g: Any) -> Any:
-    x, m = c.s["self"], c.m
+def _hardsigmoid_grad(ctx: Any, g: Any) -> Any:
+    x, m = ctx.saved["self"], ctx.math
     if m is ARRAY_MATH:
         return m.hardsigmoid_backward(g, x)
     if not g.requires_grad:
@@ -191,7 +195,7 @@ HARDSHRINK = declare(
     "HardshrinkBackward0",
     ("self",),
     lambda xp, a, lambd=0.5: xp.where(_shrink_mask(xp, a, lambd), xp.zeros((), a.dtype), a),
-    lambda c, g: c.m.hardshrink_backward(g, c.s["self"], lambd=c.p["lambd"]),
+    lambda ctx, g: ctx.math.hardshrink_backward(g, ctx.saved["self"], lambd=ctx.params["lambd"]),
     dtype="same",
     save={"self": None},
     samples=(Sample(((2, 3),), {"lambd": 0.2}, distinct=True),),
@@ -208,7 +212,7 @@ SOFTSHRINK = declare(
     "SoftshrinkBackward0",
     ("self",),
     _softshrink_fwd,
-    lambda c, g: c.m.softshrink_backward(g, c.s["self"], lambd=c.p["lambd"]),
+    lambda ctx, g: ctx.math.softshrink_backward(g, ctx.saved["self"], lambd=ctx.params["lambd"]),
     dtype="same",
     save={"self": None},
     samples=(Sample(((2, 3),), {"lambd": 0.2}, distinct=True),),
@@ -224,7 +228,9 @@ THRESHOLD = declare(
     "ThresholdBackward0",
     ("self",),
     _threshold_fwd,
-    lambda c, g: c.m.threshold_backward(g, c.s["self"], threshold=c.p["threshold"]),
+    lambda ctx, g: ctx.math.threshold_backward(
+        g, ctx.saved["self"], threshold=ctx.params["threshold"]
+    ),
     dtype="same",
     save={"self": None},
     samples=(Sample(((2, 3),), {"threshold": 0.1, "value": 2.0}, distinct=True),),
@@ -236,7 +242,9 @@ THRESHOLD_INPLACE = declare(
     "ThresholdBackward1",
     ("self",),
     _threshold_fwd,
-    lambda c, g: c.m.threshold_backward(g, c.s["self"], threshold=c.p["threshold"]),
+    lambda ctx, g: ctx.math.threshold_backward(
+        g, ctx.saved["self"], threshold=ctx.params["threshold"]
+    ),
     dtype="same",
     save={"self": None},
     samples=(Sample(((2, 3),), {"threshold": 0.1, "value": 2.0}, distinct=True),),
@@ -246,13 +254,13 @@ THRESHOLD_INPLACE = declare(
 # -- Mish ---------------------------------------------------------------------------------
 
 
-def _mish_grad(c: Any, g: Any) -> Any:
+def _mish_grad(ctx: Any, g: Any) -> Any:
     """``infinitely_differentiable_mish_backward``: ``grad * (tanh(softplus) + x *
     sigmoid(x) * (1 - tanh(softplus)^2))`` with ``softplus = x.exp().log1p()``."""
-    x, m = c.s["self"], c.m
+    x, m = ctx.saved["self"], ctx.math
     sigmoid = m.sigmoid(x)
     tanh_softplus = m.tanh(m.log1p(m.exp(x)))
-    return g * (tanh_softplus + x * sigmoid * scalar_minus(c, 1.0, tanh_softplus * tanh_softplus))
+    return g * (tanh_softplus + x * sigmoid * scalar_minus(ctx, 1.0, tanh_softplus * tanh_softplus))
 
 
 MISH = declare(
@@ -280,20 +288,20 @@ def _prelu_backward_fwd(xp: Any, g: Any, x: Any, w: Any, *, which: str) -> Any:
     return xp.where(x > 0, zero, x * g)
 
 
-def _prelu_double_backward(c: Any, gg: Any) -> tuple[Any, Any, Any]:
+def _prelu_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any, Any]:
     """``derivatives.yaml``'s ``_prelu_kernel_backward`` entry, for the one output this
     node holds (``gg`` is ``grads[0]`` for the input's, ``grads[1]`` for the weight's)."""
-    go, x, w = c.s["grad_output"], c.s["self"], c.s["weight"]
-    nonneg = data_of(c, x) >= 0
-    needs = c.needs
-    if c.p["which"] == "self":
-        d_go = c.m.where(gg, gg * w, condition=nonneg) if needs[0] else None
-        d_x = zeros_like(c, x) if needs[1] else None
-        d_w = _where_zero(c, go * gg, nonneg) if needs[2] else None
+    go, x, w = ctx.saved["grad_output"], ctx.saved["self"], ctx.saved["weight"]
+    nonneg = data_of(ctx, x) >= 0
+    needs = ctx.needs
+    if ctx.params["which"] == "self":
+        d_go = ctx.math.where(gg, gg * w, condition=nonneg) if needs[0] else None
+        d_x = zeros_like(ctx, x) if needs[1] else None
+        d_w = _where_zero(ctx, go * gg, nonneg) if needs[2] else None
     else:
-        d_go = _where_zero(c, gg * x, nonneg) if needs[0] else None
-        d_x = _where_zero(c, go * gg, nonneg) if needs[1] else None
-        d_w = zeros_like(c, x) if needs[2] else None
+        d_go = _where_zero(ctx, gg * x, nonneg) if needs[0] else None
+        d_x = _where_zero(ctx, go * gg, nonneg) if needs[1] else None
+        d_w = zeros_like(ctx, x) if needs[2] else None
     return d_go, d_x, d_w
 
 
@@ -312,11 +320,11 @@ declare(
 )
 
 
-def _prelu_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    x, w = c.s["self"], c.s["weight"]
+def _prelu_grad(ctx: Any, g: Any) -> tuple[Any, Any]:
+    x, w = ctx.saved["self"], ctx.saved["weight"]
     return tuple(  # type: ignore[return-value]
-        c.m.prelu_kernel_backward(g, x, w, which=which) if need else None
-        for which, need in zip(("self", "weight"), c.needs, strict=True)
+        ctx.math.prelu_kernel_backward(g, x, w, which=which) if need else None
+        for which, need in zip(("self", "weight"), ctx.needs, strict=True)
     )
 
 
@@ -355,10 +363,10 @@ def _glu_backward_fwd(xp: Any, g: Any, a: Any, dim: int) -> Any:
     return xp.concatenate([g * sig, g * first * sig * (1 - sig)], axis=dim)
 
 
-def _glu_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+def _glu_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """``glu_double_backward_grad_output`` and ``glu_double_backward`` (FunctionsManual)."""
-    m, go, x = c.m, c.s["grad_output"], c.s["self"]
-    dim = c.p["dim"] % len(x.shape)
+    m, go, x = ctx.math, ctx.saved["grad_output"], ctx.saved["self"]
+    dim = ctx.params["dim"] % len(x.shape)
     n = x.shape[dim] // 2
 
     def narrow(t: Any, start: int) -> Any:
@@ -366,12 +374,12 @@ def _glu_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
 
     first, second, gg_first, gg_second = narrow(x, 0), narrow(x, n), narrow(gg, 0), narrow(gg, n)
     sig = m.sigmoid(second)
-    one_sub = scalar_minus(c, 1.0, sig)
+    one_sub = scalar_minus(ctx, 1.0, sig)
     sig_one_sub = sig * one_sub
     d_go = d_x = None
-    if c.needs[0]:
+    if ctx.needs[0]:
         d_go = gg_first * sig + gg_second * first * sig_one_sub
-    if c.needs[1]:
+    if ctx.needs[1]:
         second_order = sig_one_sub * one_sub - sig * sig_one_sub
         first_half = gg_second * go * sig_one_sub
         second_half = gg_second * first * go * second_order + gg_first * go * sig_one_sub
@@ -394,7 +402,7 @@ GLU = declare(
     "GluBackward0",
     ("self",),
     _glu_fwd,
-    lambda c, g: c.m.glu_backward(g, c.s["self"], dim=c.p["dim"]),
+    lambda ctx, g: ctx.math.glu_backward(g, ctx.saved["self"], dim=ctx.params["dim"]),
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 4),), {"dim": -1}), Sample(((4, 3),), {"dim": 0})),

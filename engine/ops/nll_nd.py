@@ -30,25 +30,28 @@ def _grad_fwd(
     return xp.moveaxis(out, -1, 1).copy()
 
 
-def _params(c: Any) -> dict[str, Any]:
+def _params(ctx: Any) -> dict[str, Any]:
     return {
-        "target": c.p["target"],
-        "weight": c.p.get("weight"),
-        "reduction": c.p.get("reduction", "mean"),
-        "ignore_index": c.p.get("ignore_index", -100),
+        "target": ctx.params["target"],
+        "weight": ctx.params.get("weight"),
+        "reduction": ctx.params.get("reduction", "mean"),
+        "ignore_index": ctx.params.get("ignore_index", -100),
     }
 
 
-def _double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+def _double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """Linear in its gradient, as the 2-d loss's: ``nll_loss2d(gg)``, zeros for ``self``."""
     from engine.backend import array_module
     from engine.ops import pointwise
 
-    data = gg if c.m is pointwise.ARRAY_MATH else gg._data
-    zeros = array_module(data).zeros(tuple(c.shapes[1]), dtype=data.dtype)
-    if c.m is not pointwise.ARRAY_MATH:
+    data = gg if ctx.math is pointwise.ARRAY_MATH else gg._data
+    zeros = array_module(data).zeros(tuple(ctx.shapes[1]), dtype=data.dtype)
+    if ctx.math is not pointwise.ARRAY_MATH:
         zeros = pointwise._TENSOR[0]._wrap(zeros)
-    return (c.m.nll_loss2d(gg, **_params(c)) if c.needs[0] else None, zeros if c.needs[1] else None)
+    return (
+        ctx.math.nll_loss2d(gg, **_params(ctx)) if ctx.needs[0] else None,
+        zeros if ctx.needs[1] else None,
+    )
 
 
 declare(
@@ -64,7 +67,7 @@ NLL2D = declare(
     "NllLoss2DBackward0",
     ("self",),
     _fwd,
-    lambda c, g: c.m.nll_loss2d_backward(g, c.s["self"], **_params(c)),
+    lambda ctx, g: ctx.math.nll_loss2d_backward(g, ctx.saved["self"], **_params(ctx)),
     save={"self": None},
     saved_params=("target", "weight"),
     dtype="same",

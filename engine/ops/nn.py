@@ -40,8 +40,8 @@ def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     return s - xp.log(xp.sum(xp.exp(s), axis=dim, keepdims=True))
 
 
-def _dim_of(c: Any) -> Any:
-    return c.p["dim"] if c.shapes[0] else None
+def _dim_of(ctx: Any) -> Any:
+    return ctx.params["dim"] if ctx.shapes[0] else None
 
 
 def _softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
@@ -64,19 +64,21 @@ declare(
     "SoftmaxBackwardDataBackward0",
     ("grad_output", "output"),
     _softmax_bwd_data,
-    lambda c, gg: (
-        c.m.softmax_backward_data(gg, c.s["output"], dim=c.p["dim"]) if c.needs[0] else None,
-        _softmax_double_backward(c, gg) if c.needs[1] else None,
+    lambda ctx, gg: (
+        ctx.math.softmax_backward_data(gg, ctx.saved["output"], dim=ctx.params["dim"])
+        if ctx.needs[0]
+        else None,
+        _softmax_double_backward(ctx, gg) if ctx.needs[1] else None,
     ),
     save={"grad_output": ("output",), "output": None},
     samples=(Sample(((2, 3), (2, 3)), {"dim": 1}),),
 )
 
 
-def _softmax_double_backward(c: Any, gg: Any) -> Any:
+def _softmax_double_backward(ctx: Any, gg: Any) -> Any:
     """``softmax_double_backward``: ``gg * (go - sum(go * y)) - go * sum(gg * y)``."""
-    go, y, dims = c.s["grad_output"], c.s["output"], (c.p["dim"],)
-    return gg * (go - c.m.sum_dim(go * y, dims=dims, keepdim=True)) - go * c.m.sum_dim(
+    go, y, dims = ctx.saved["grad_output"], ctx.saved["output"], (ctx.params["dim"],)
+    return gg * (go - ctx.math.sum_dim(go * y, dims=dims, keepdim=True)) - go * ctx.math.sum_dim(
         gg * y, dims=dims, keepdim=True
     )
 
@@ -86,14 +88,17 @@ declare(
     "LogSoftmaxBackwardDataBackward0",
     ("grad_output", "output"),
     _log_softmax_bwd_data,
-    lambda c, gg: (
-        gg - c.m.sum_dim(gg * c.m.exp(c.s["output"]), dims=(c.p["dim"],), keepdim=True)
-        if c.needs[0]
+    lambda ctx, gg: (
+        gg
+        - ctx.math.sum_dim(
+            gg * ctx.math.exp(ctx.saved["output"]), dims=(ctx.params["dim"],), keepdim=True
+        )
+        if ctx.needs[0]
         else None,
         -gg
-        * c.m.exp(c.s["output"])
-        * c.m.sum_dim(c.s["grad_output"], dims=(c.p["dim"],), keepdim=True)
-        if c.needs[1]
+        * ctx.math.exp(ctx.saved["output"])
+        * ctx.math.sum_dim(ctx.saved["grad_output"], dims=(ctx.params["dim"],), keepdim=True)
+        if ctx.needs[1]
         else None,
     ),
     save={"grad_output": ("output",), "output": None},
@@ -105,8 +110,10 @@ SOFTMAX = declare(
     "SoftmaxBackward0",
     ("self",),
     _softmax_fwd,
-    lambda c, g: (
-        c.m.softmax_backward_data(g, c.s["result"], dim=c.p["dim"]) if c.shapes[0] else g * 0
+    lambda ctx, g: (
+        ctx.math.softmax_backward_data(g, ctx.saved["result"], dim=ctx.params["dim"])
+        if ctx.shapes[0]
+        else g * 0
     ),
     dtype="float",
     save={"result": None},
@@ -118,8 +125,10 @@ LOG_SOFTMAX = declare(
     "LogSoftmaxBackward0",
     ("self",),
     _log_softmax_fwd,
-    lambda c, g: (
-        c.m.log_softmax_backward_data(g, c.s["result"], dim=c.p["dim"]) if c.shapes[0] else g * 0
+    lambda ctx, g: (
+        ctx.math.log_softmax_backward_data(g, ctx.saved["result"], dim=ctx.params["dim"])
+        if ctx.shapes[0]
+        else g * 0
     ),
     dtype="float",
     save={"result": None},
@@ -142,13 +151,13 @@ def _mse_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str) -> Any:
     return norm * (a - t) * g
 
 
-def _mse_curvature(c: Any, gg_go: Any, x: Any) -> Any:
+def _mse_curvature(ctx: Any, gg_go: Any, x: Any) -> Any:
     import math
 
     n = math.prod(x.shape)
     from engine.ops.losses import _norm
 
-    return c.m.mul_scalar(gg_go, other=_norm(c.p["reduction"], n, 2.0))
+    return ctx.math.mul_scalar(gg_go, other=_norm(ctx.params["reduction"], n, 2.0))
 
 
 pointwise_loss_backward(
@@ -156,12 +165,12 @@ pointwise_loss_backward(
 )
 
 
-def _mse_grad(c: Any, g: Any) -> tuple[Any, Any]:
-    s, t = c.s["self"], c.s["target"]
-    red = c.p.get("reduction", "mean")
+def _mse_grad(ctx: Any, g: Any) -> tuple[Any, Any]:
+    s, t = ctx.saved["self"], ctx.saved["target"]
+    red = ctx.params.get("reduction", "mean")
     return (
-        c.m.mse_loss_backward(g, s, t, reduction=red) if c.needs[0] else None,
-        c.m.mse_loss_backward(g, t, s, reduction=red) if c.needs[1] else None,
+        ctx.math.mse_loss_backward(g, s, t, reduction=red) if ctx.needs[0] else None,
+        ctx.math.mse_loss_backward(g, t, s, reduction=red) if ctx.needs[1] else None,
     )
 
 
@@ -310,17 +319,17 @@ def _nll_grad_fwd(
     return out.reshape(a.shape)
 
 
-def _nll_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+def _nll_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """``nll_loss_backward`` is linear in its gradient: ``nll_loss(gg, target)`` for it,
     zero for ``self`` (which gives only the shape)."""
     from engine.backend import array_module
 
-    p = {k: c.p.get(k) for k in ("target", "weight", "reduction", "ignore_index")}
-    data = gg if c.m is pointwise.ARRAY_MATH else gg._data
-    zeros = array_module(data).zeros(tuple(c.shapes[1]), dtype=data.dtype)
-    if c.m is not pointwise.ARRAY_MATH:
+    p = {k: ctx.params.get(k) for k in ("target", "weight", "reduction", "ignore_index")}
+    data = gg if ctx.math is pointwise.ARRAY_MATH else gg._data
+    zeros = array_module(data).zeros(tuple(ctx.shapes[1]), dtype=data.dtype)
+    if ctx.math is not pointwise.ARRAY_MATH:
         zeros = pointwise._TENSOR[0]._wrap(zeros)
-    return (c.m.nll_loss(gg, **p) if c.needs[0] else None, zeros if c.needs[1] else None)
+    return (ctx.math.nll_loss(gg, **p) if ctx.needs[0] else None, zeros if ctx.needs[1] else None)
 
 
 NLL_GRAD = declare(
@@ -336,14 +345,14 @@ NLL = declare(
     "NllLossBackward0",
     ("self",),
     _nll_fwd,
-    lambda c, g: c.m.nll_loss_backward(
+    lambda ctx, g: ctx.math.nll_loss_backward(
         g,
-        c.s["self"],
-        target=c.p["target"],
-        weight=c.p.get("weight"),
-        reduction=c.p.get("reduction", "mean"),
-        ignore_index=c.p.get("ignore_index", -100),
-        plain=c.p.get("plain", False),
+        ctx.saved["self"],
+        target=ctx.params["target"],
+        weight=ctx.params.get("weight"),
+        reduction=ctx.params.get("reduction", "mean"),
+        ignore_index=ctx.params.get("ignore_index", -100),
+        plain=ctx.params.get("plain", False),
     ),
     save={"self": None},
     saved_params=("target", "weight"),

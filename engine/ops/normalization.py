@@ -20,25 +20,25 @@ NS = "torch.nn.functional"
 
 
 def _composed_grads(
-    c: Any, g: Any, a: Any, w: Any, axes: tuple[int, ...], stats: Any, param_axes: Any
+    ctx: Any, g: Any, a: Any, w: Any, axes: tuple[int, ...], stats: Any, param_axes: Any
 ) -> tuple[Any, Any, Any]:
     """Under ``create_graph``: the normalisation's gradients built from elementary ops,
     so they can be differentiated again (PyTorch has one fused node for them instead).
     ``stats`` is None when mean and variance come from ``a`` itself, else the constant
     ``(mean, rstd)`` arrays of evaluation mode."""
-    m = c.m
+    m = ctx.math
     if stats is None:
         mean = m.mean_dim(a, dims=axes, keepdim=True)
         centred = a - mean
         var = m.mean_dim(centred * centred, dims=axes, keepdim=True)
-        rstd = m.rsqrt(m.add_scalar(var, other=c.p["eps"]))
+        rstd = m.rsqrt(m.add_scalar(var, other=ctx.params["eps"]))
     else:
         mean, rstd = (Tensor._wrap(s) for s in stats)
         centred = a - mean
     xhat = centred * rstd
     dxhat = g * w if w is not None else g
     gi = gw = gb = None
-    if c.needs[0]:
+    if ctx.needs[0]:
         if stats is None:
             gi = rstd * (
                 dxhat
@@ -47,9 +47,9 @@ def _composed_grads(
             )
         else:
             gi = dxhat * rstd
-    if len(c.needs) > 1 and c.needs[1]:
+    if len(ctx.needs) > 1 and ctx.needs[1]:
         gw = m.sum_dim(g * xhat, dims=param_axes, keepdim=False) if param_axes else g * xhat
-    if len(c.needs) > 2 and c.needs[2]:
+    if len(ctx.needs) > 2 and ctx.needs[2]:
         gb = m.sum_dim(g, dims=param_axes, keepdim=False) if param_axes else g
     return gi, gw, gb
 
@@ -69,18 +69,20 @@ _WHICH = ("input", "weight", "bias")
 
 
 class _Formula:
-    """What a formula reads from its node (``c``), for running one outside a node."""
+    """What a formula reads from its node (``ctx``), for running one outside a node."""
 
-    def __init__(self, s: dict[str, Any], p: dict[str, Any], needs: Any, m: Any) -> None:
-        self.s, self.p, self.needs, self.m = s, p, needs, m
+    def __init__(
+        self, saved: dict[str, Any], params: dict[str, Any], needs: Any, math: Any
+    ) -> None:
+        self.saved, self.params, self.needs, self.math = saved, params, needs, math
 
 
-def _fused_grads(c: Any, name: str, ins: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+def _fused_grads(ctx: Any, name: str, ins: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     """Under ``create_graph``: each gradient is PyTorch's fused node (``Native…Backward
     Backward0`` on its inputs); PyTorch's one node has an output per gradient."""
-    op = getattr(c.m, name)
+    op = getattr(ctx.math, name)
     return tuple(  # type: ignore[return-value]
-        op(*ins, which=which, **c.p) if i < len(c.needs) and c.needs[i] else None
+        op(*ins, which=which, **ctx.params) if i < len(ctx.needs) and ctx.needs[i] else None
         for i, which in enumerate(_WHICH)
     )
 
@@ -101,24 +103,24 @@ def _fused_double_backward(grad: Any, positions: tuple[int, int, int]) -> Any:
     """The derivatives of one fused gradient: the same formula built from elementary ops
     on (grad_output, input, weight), differentiated with ``autograd.grad``."""
 
-    def backward(c: Any, gg: Any) -> tuple[Any, ...]:
+    def backward(ctx: Any, gg: Any) -> tuple[Any, ...]:
         from engine import autograd
         from engine.grad_mode import enable_grad
 
-        tm = c.m is TENSOR_MATH
-        names = [c._op.inputs[i] for i in positions]
-        vals = [c.s.get(n) for n in names]
-        wanted = [k for k, i in enumerate(positions) if c.needs[i]]
+        tm = ctx.math is TENSOR_MATH
+        names = [ctx._op.inputs[i] for i in positions]
+        vals = [ctx.saved.get(n) for n in names]
+        wanted = [k for k, i in enumerate(positions) if ctx.needs[i]]
         if not tm:
             vals = [None if v is None else Tensor._wrap(v) for v in vals]
             for k in wanted:
                 vals[k].requires_grad_(True)
             gg = Tensor._wrap(gg)
-        which = c.p["which"]
-        p = {**{k: v for k, v in c.p.items() if k != "which"}, "composed": True}
+        which = ctx.params["which"]
+        p = {**{k: v for k, v in ctx.params.items() if k != "which"}, "composed": True}
         needs = tuple(k == which for k in _WHICH)
         f = _Formula({"input": vals[1], "weight": vals[2]}, p, needs, TENSOR_MATH)
-        grads: list[Any] = [None] * len(c.needs)
+        grads: list[Any] = [None] * len(ctx.needs)
         with enable_grad():
             out = grad(f, vals[0])[_WHICH.index(which)]
             if not out.requires_grad:  # e.g. the bias's gradient, when only input needs one
@@ -151,28 +153,28 @@ def _ln_fwd(xp: Any, a: Any, w: Any = None, b: Any = None, *, dims: Any, eps: fl
     return y if y.flags.c_contiguous else y.copy()
 
 
-def _ln_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    if c.m is TENSOR_MATH:
-        if c.p.get("composed"):
-            a, dims = c.s["input"], c.p["dims"]
+def _ln_grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    if ctx.math is TENSOR_MATH:
+        if ctx.params.get("composed"):
+            a, dims = ctx.saved["input"], ctx.params["dims"]
             batch = tuple(range(a.ndim - len(dims)))
-            return _composed_grads(c, g, a, c.s.get("weight"), dims, None, batch)
-        ins = (g, c.s["input"], None, None, c.s.get("weight"), c.s.get("bias"))
-        return _fused_grads(c, "layer_norm_backward", ins)
+            return _composed_grads(ctx, g, a, ctx.saved.get("weight"), dims, None, batch)
+        ins = (g, ctx.saved["input"], None, None, ctx.saved.get("weight"), ctx.saved.get("bias"))
+        return _fused_grads(ctx, "layer_norm_backward", ins)
     from engine.backend import array_module
 
     xp = array_module(g)
-    a = getattr(c.s["input"], "_data", c.s["input"])
-    w = c.s.get("weight")
+    a = getattr(ctx.saved["input"], "_data", ctx.saved["input"])
+    w = ctx.saved.get("weight")
     w = getattr(w, "_data", w)
-    dims = c.p["dims"]
-    mean, rstd = _ln_stats(xp, a, dims, c.p["eps"])
+    dims = ctx.params["dims"]
+    mean, rstd = _ln_stats(xp, a, dims, ctx.params["eps"])
     xhat = (a - mean) * rstd
     batch = tuple(range(a.ndim - len(dims)))
     dxhat = g * w if w is not None else g
-    gi = _normalised_grad(xp, dxhat, xhat, rstd, dims) if c.needs[0] else None
-    gw = xp.sum(g * xhat, axis=batch) if len(c.needs) > 1 and c.needs[1] else None
-    gb = xp.sum(g, axis=batch) if len(c.needs) > 2 and c.needs[2] else None
+    gi = _normalised_grad(xp, dxhat, xhat, rstd, dims) if ctx.needs[0] else None
+    gw = xp.sum(g * xhat, axis=batch) if len(ctx.needs) > 1 and ctx.needs[1] else None
+    gb = xp.sum(g, axis=batch) if len(ctx.needs) > 2 and ctx.needs[2] else None
     return gi, gw, gb
 
 
@@ -262,43 +264,53 @@ def _bn_fwd(
     return y
 
 
-def _bn_grad(c: Any, g: Any) -> tuple[Any, Any, Any]:
-    if c.m is TENSOR_MATH and not c.p.get("composed"):
+def _bn_grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    if ctx.math is TENSOR_MATH and not ctx.params.get("composed"):
         return _fused_grads(
-            c, "batch_norm_backward", (g, c.s["input"], c.s.get("weight"), None, None)
+            ctx, "batch_norm_backward", (g, ctx.saved["input"], ctx.saved.get("weight"), None, None)
         )
-    if c.m is TENSOR_MATH:
-        a, w = c.s["input"], c.s.get("weight")
+    if ctx.math is TENSOR_MATH:
+        a, w = ctx.saved["input"], ctx.saved.get("weight")
         shape, axes = _bn_shape(a), _bn_axes(a)
         if w is not None:
-            w = c.m.view(w, size=shape)
+            w = ctx.math.view(w, size=shape)
         stats = None
-        if not c.p["training"]:
-            var = c.p["var"].reshape(shape)
-            stats = (c.p["mean"].reshape(shape), 1 / (var + var.dtype.type(c.p["eps"])) ** 0.5)
-        return _composed_grads(c, g, a, w, axes, stats, axes)
+        if not ctx.params["training"]:
+            var = ctx.params["var"].reshape(shape)
+            stats = (
+                ctx.params["mean"].reshape(shape),
+                1 / (var + var.dtype.type(ctx.params["eps"])) ** 0.5,
+            )
+        return _composed_grads(ctx, g, a, w, axes, stats, axes)
     from engine.backend import array_module
 
     xp = array_module(g)
-    a = getattr(c.s["input"], "_data", c.s["input"])
-    w = c.s.get("weight")
+    a = getattr(ctx.saved["input"], "_data", ctx.saved["input"])
+    w = ctx.saved.get("weight")
     w = getattr(w, "_data", w)
     axes = _bn_axes(a)
-    eps = c.p["eps"]
-    if c.p["training"]:
+    eps = ctx.params["eps"]
+    if ctx.params["training"]:
         mu = xp.mean(a, axis=axes, keepdims=True)
         sigma2 = xp.mean((a - mu) ** 2, axis=axes, keepdims=True)
     else:
-        mu, sigma2 = c.p["mean"].reshape(_bn_shape(a)), c.p["var"].reshape(_bn_shape(a))
+        mu, sigma2 = (
+            ctx.params["mean"].reshape(_bn_shape(a)),
+            ctx.params["var"].reshape(_bn_shape(a)),
+        )
     rstd = 1 / xp.sqrt(sigma2 + a.dtype.type(eps))
     xhat = (a - mu) * rstd
     dxhat = g * w.reshape(_bn_shape(a)) if w is not None else g
     gi = None
-    if c.needs[0]:
+    if ctx.needs[0]:
         # in training the statistics depend on the input too; in eval they are constants
-        gi = _normalised_grad(xp, dxhat, xhat, rstd, axes) if c.p["training"] else dxhat * rstd
-    gw = xp.sum(g * xhat, axis=axes) if len(c.needs) > 1 and c.needs[1] else None
-    gb = xp.sum(g, axis=axes) if len(c.needs) > 2 and c.needs[2] else None
+        gi = (
+            _normalised_grad(xp, dxhat, xhat, rstd, axes)
+            if ctx.params["training"]
+            else dxhat * rstd
+        )
+    gw = xp.sum(g * xhat, axis=axes) if len(ctx.needs) > 1 and ctx.needs[1] else None
+    gb = xp.sum(g, axis=axes) if len(ctx.needs) > 2 and ctx.needs[2] else None
     return gi, gw, gb
 
 
@@ -411,13 +423,13 @@ def _embedding_dense_backward(
     return grad
 
 
-def _embedding_double_backward(c: Any, gg: Any) -> Any:
+def _embedding_double_backward(ctx: Any, gg: Any) -> Any:
     """``embedding_dense_double_backward``: the rows of ``gg`` the indices pick, zero at
     ``padding_idx``."""
-    indices, pad = c.p["indices"], c.p.get("padding_idx")
-    picked = c.m.embedding(gg, indices=indices)
+    indices, pad = ctx.params["indices"], ctx.params.get("padding_idx")
+    picked = ctx.math.embedding(gg, indices=indices)
     if pad is not None:
-        picked = c.m.masked_fill(picked, mask=(indices == pad)[..., None], value=0)
+        picked = ctx.math.masked_fill(picked, mask=(indices == pad)[..., None], value=0)
     return picked
 
 
@@ -432,9 +444,12 @@ declare(
 )
 
 
-def _embedding_grad(c: Any, g: Any) -> Any:
-    return c.m.embedding_dense_backward(
-        g, indices=c.p["indices"], shape=tuple(c.shapes[0]), padding_idx=c.p.get("padding_idx")
+def _embedding_grad(ctx: Any, g: Any) -> Any:
+    return ctx.math.embedding_dense_backward(
+        g,
+        indices=ctx.params["indices"],
+        shape=tuple(ctx.shapes[0]),
+        padding_idx=ctx.params.get("padding_idx"),
     )
 
 

@@ -34,13 +34,13 @@ def _vector_norm_fwd(
     return xp.sum(x**ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
 
-def _vector_norm_grad(c: Any, g: Any) -> Any:
+def _vector_norm_grad(ctx: Any, g: Any) -> Any:
     """``norm_backward``, branch by branch, so ``create_graph`` records PyTorch's nodes:
     zero where the norm is zero, ties share the gradient for the inf norms."""
-    x, norm = c.s["self"], c.s["result"]
-    ord = c.p.get("ord", 2.0)  # noqa: A001
-    m = c.m
-    dims, keepdim = c.p.get("dims"), c.p.get("keepdim", False)
+    x, norm = ctx.saved["self"], ctx.saved["result"]
+    ord = ctx.params.get("ord", 2.0)  # noqa: A001
+    m = ctx.math
+    dims, keepdim = ctx.params.get("dims"), ctx.params.get("keepdim", False)
     if dims is not None and not keepdim:
         for d in sorted(dims):
             g = m.unsqueeze(g, dim=d)

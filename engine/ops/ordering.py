@@ -33,11 +33,11 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return _wrap(dim, ndim) if ndim else 0
 
 
-def _select_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
+def _select_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
     """``value_selecting_reduction_backward``: the gradient scattered to the indices."""
     from engine.ops.reduce import _select_dim_grad
 
-    return _select_dim_grad(c, g, _indices_grad)
+    return _select_dim_grad(ctx, g, _indices_grad)
 
 
 def _gt_or_nan(x: Any, y: Any) -> bool:
@@ -204,10 +204,14 @@ def _running(which: str) -> Any:
     return forward
 
 
-def _cummaxmin_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
+def _cummaxmin_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
     """``cummaxmin_backward``: ``zeros_like(self).scatter_add(dim, indices, grad)``."""
-    return c.m.scatter_backward(
-        g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.s["indices"], keepdim=True
+    return ctx.math.scatter_backward(
+        g,
+        shape=tuple(ctx.shapes[0]),
+        dim=ctx.params["dim"],
+        index=ctx.saved["indices"],
+        keepdim=True,
     )
 
 
@@ -264,12 +268,12 @@ def _logcumsumexp_fwd(xp: Any, a: Any, dim: int) -> Any:
     return xp.logaddexp.accumulate(a, axis=dim)
 
 
-def _logcumsumexp_grad(c: Any, g: Any) -> Any:
+def _logcumsumexp_grad(ctx: Any, g: Any) -> Any:
     """``logcumsumexp_backward``: positive and negative parts of the gradient, each a
     reversed ``logcumsumexp`` in log space (TensorFlow's formula, as ATen's)."""
-    x, result, dim = c.s["self"], c.s["result"], c.p["dim"]
-    m = c.m
-    data = data_of(c, g)
+    x, result, dim = ctx.saved["self"], ctx.saved["result"], ctx.params["dim"]
+    m = ctx.math
+    data = data_of(ctx, g)
     xp = array_module(data)
     lowest = np.finfo(data.dtype).min
     floor = xp.full(data.shape, lowest, dtype=data.dtype)
@@ -400,7 +404,7 @@ def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bo
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def _not_implemented(c: Any, g: Any) -> Any:
+def _not_implemented(ctx: Any, g: Any) -> Any:
     raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
 
 

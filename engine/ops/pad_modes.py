@@ -66,9 +66,9 @@ def _declare(kind: str, dims: int) -> Any:
         f"{grad_fn}BackwardBackward0",
         ("grad_output", "self"),
         _bwd,
-        lambda c, gg: (
-            getattr(c.m, name)(gg, **c.p) if c.needs[0] else None,
-            zeros_like(c, c.s["self"]) if len(c.needs) > 1 and c.needs[1] else None,
+        lambda ctx, gg: (
+            getattr(ctx.math, name)(gg, **ctx.params) if ctx.needs[0] else None,
+            zeros_like(ctx, ctx.saved["self"]) if len(ctx.needs) > 1 and ctx.needs[1] else None,
         ),
         dtype="same",
         save={"self": None},
@@ -79,7 +79,7 @@ def _declare(kind: str, dims: int) -> Any:
         f"{grad_fn}Backward0",
         ("self",),
         _fwd,
-        lambda c, g: getattr(c.m, f"{name}_backward")(g, c.s["self"], **c.p),
+        lambda ctx, g: getattr(ctx.math, f"{name}_backward")(g, ctx.saved["self"], **ctx.params),
         dtype="same",
         save={"self": None},
         samples=(Sample((shape,), params),),

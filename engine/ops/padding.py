@@ -36,7 +36,7 @@ PAD = declare(
     "ConstantPadNdBackward0",
     ("self",),
     _fwd,
-    lambda c, g: c.m.constant_pad_nd(g, pad=tuple(-p for p in c.p["pad"]), value=0),
+    lambda ctx, g: ctx.math.constant_pad_nd(g, pad=tuple(-p for p in ctx.params["pad"]), value=0),
     dtype="same",
     samples=(Sample(((2, 3),), {"pad": (1, 2, -1, 1), "value": 0.5}),),
 )

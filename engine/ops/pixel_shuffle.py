@@ -35,7 +35,7 @@ PIXEL_SHUFFLE = declare(
     "PixelShuffleBackward0",
     ("self",),
     _shuffle,
-    lambda c, g: c.m.pixel_unshuffle(g, factor=c.p["factor"]),
+    lambda ctx, g: ctx.math.pixel_unshuffle(g, factor=ctx.params["factor"]),
     dtype="same",
     samples=(Sample(((2, 8, 2, 3),), {"factor": 2}), Sample(((9, 1, 2),), {"factor": 3})),
 )
@@ -44,7 +44,7 @@ PIXEL_UNSHUFFLE = declare(
     "PixelUnshuffleBackward0",
     ("self",),
     _unshuffle,
-    lambda c, g: c.m.pixel_shuffle(g, factor=c.p["factor"]),
+    lambda ctx, g: ctx.math.pixel_shuffle(g, factor=ctx.params["factor"]),
     dtype="same",
     samples=(Sample(((2, 2, 4, 6),), {"factor": 2}), Sample(((1, 3, 3),), {"factor": 3})),
 )

@@ -35,22 +35,26 @@ INDEX_FILL = declare(
     "IndexFillBackward0",
     ("self",),
     on_host(_index_fill_fwd),
-    lambda c, g: c.m.index_fill(g, dim=c.p["dim"], index=_on_device(c, g), value=0),
+    lambda ctx, g: ctx.math.index_fill(g, dim=ctx.params["dim"], index=_on_device(ctx, g), value=0),
     dtype="same",
     samples=(Sample(((3, 2),), {"dim": 0, "index": "index_param", "value": 1.5}),),
 )
 
 
-def _index_fill_value_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _index_fill_value_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``self``: as ``IndexFillBackward0``; ``value``: the gradient at each distinct index,
     summed."""
-    index = _on_device(c, g)
+    index = _on_device(ctx, g)
     grad_value = None
-    if c.needs[1]:
+    if ctx.needs[1]:
         xp = array_module(index)
-        grad_value = c.m.sum(c.m.index_select_op(g, dim=c.p["dim"], index=xp.unique(index)))
+        grad_value = ctx.math.sum(
+            ctx.math.index_select_op(g, dim=ctx.params["dim"], index=xp.unique(index))
+        )
     return (
-        c.m.index_fill(g, dim=c.p["dim"], index=index, value=0) if c.needs[0] else None,
+        ctx.math.index_fill(g, dim=ctx.params["dim"], index=index, value=0)
+        if ctx.needs[0]
+        else None,
         grad_value,
     )
 
@@ -104,18 +108,18 @@ def _index_copy_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any) -> Any:
     return out
 
 
-def _on_device(c: Any, g: Any) -> Any:
+def _on_device(ctx: Any, g: Any) -> Any:
     """The saved index where the gradient is (a device array for a CUDA gradient)."""
-    index = c.p["index"]
-    xp = array_module(data_of(c, g))
+    index = ctx.params["index"]
+    xp = array_module(data_of(ctx, g))
     return index if xp is np or not isinstance(index, np.ndarray) else xp.asarray(index)
 
 
-def _index_copy_grads(c: Any, g: Any) -> tuple[Any, Any]:
-    dim, index = c.p["dim"], _on_device(c, g)
+def _index_copy_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
+    dim, index = ctx.params["dim"], _on_device(ctx, g)
     return (
-        c.m.index_fill(g, dim=dim, index=index, value=0) if c.needs[0] else None,
-        c.m.index_select_op(g, dim=dim, index=index) if c.needs[1] else None,
+        ctx.math.index_fill(g, dim=dim, index=index, value=0) if ctx.needs[0] else None,
+        ctx.math.index_select_op(g, dim=dim, index=index) if ctx.needs[1] else None,
     )
 
 
@@ -155,17 +159,17 @@ def _masked_scatter_fwd(xp: Any, a: Any, src: Any, mask: Any) -> Any:
     return out
 
 
-def _masked_scatter_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _masked_scatter_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``self``: the gradient with the masked places zeroed; ``source``: the masked
     gradient values first, zeros after, in ``source``'s shape."""
-    m = c.m
-    mask = c.p["mask"]
-    grad_self = m.masked_fill(g, mask=mask, value=0) if c.needs[0] else None
-    if not c.needs[1]:
+    m = ctx.math
+    mask = ctx.params["mask"]
+    grad_self = m.masked_fill(g, mask=mask, value=0) if ctx.needs[0] else None
+    if not ctx.needs[1]:
         return grad_self, None
-    data = data_of(c, g)
+    data = data_of(ctx, g)
     xp = array_module(data)
-    shape = tuple(c.shapes[1])
+    shape = tuple(ctx.shapes[1])
     full = xp.broadcast_to(mask, data.shape)
     picked = data[full] if m is ARRAY_MATH else None
     size = int(np.prod(shape)) if shape else 1

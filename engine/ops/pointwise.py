@@ -48,19 +48,19 @@ ADD = declare(
     "AddBackward0",
     ("self", "other"),
     lambda xp, a, b, alpha=1: a + b if alpha == 1 else _axpy(xp, a, b, alpha),
-    lambda c, g: (g, g if c.p.get("alpha", 1) == 1 else g * c.p["alpha"]),
+    lambda ctx, g: (g, g if ctx.params.get("alpha", 1) == 1 else g * ctx.params["alpha"]),
     samples=(S23, BCAST, BCAST2, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
     ufunc="add",
     formula={"self": "1", "other": "alpha"},
 )
 
 
-def _sub_other_grad(c: Any, g: Any) -> Any:
+def _sub_other_grad(ctx: Any, g: Any) -> Any:
     """``-alpha * grad`` for ``other``, computed only where it has an edge (as PyTorch's
     ``should_compute_output``): ``x - 0.001`` negates nothing."""
-    if not c.needs[1]:
+    if not ctx.needs[1]:
         return None
-    alpha = c.p.get("alpha", 1)
+    alpha = ctx.params.get("alpha", 1)
     return -g if alpha == 1 else -g * alpha
 
 
@@ -69,7 +69,7 @@ SUB = declare(
     "SubBackward0",
     ("self", "other"),
     lambda xp, a, b, alpha=1: a - b if alpha == 1 else _axpy(xp, a, b, -alpha),
-    lambda c, g: (g, _sub_other_grad(c, g)),
+    lambda ctx, g: (g, _sub_other_grad(ctx, g)),
     samples=(S23, BCAST, BCAST2),
     ufunc="subtract",
     formula={"self": "1", "other": "-alpha"},
@@ -79,7 +79,7 @@ RSUB_T = declare(
     "RsubBackward0",
     ("self", "other"),
     lambda xp, a, b, alpha=1: b - a if alpha == 1 else _axpy(xp, b, a, -alpha),
-    lambda c, g: (-g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"], g),
+    lambda ctx, g: (-g if ctx.params.get("alpha", 1) == 1 else -g * ctx.params["alpha"], g),
     samples=(S23, BCAST, Sample(((2, 3), (2, 3)), {"alpha": 2.0})),
 )
 RSUB = declare(
@@ -87,7 +87,7 @@ RSUB = declare(
     "RsubBackward1",
     ("self",),
     lambda xp, a, other, alpha=1: other - a if alpha == 1 else other - alpha * a,
-    lambda c, g: -g if c.p.get("alpha", 1) == 1 else -g * c.p["alpha"],
+    lambda ctx, g: -g if ctx.params.get("alpha", 1) == 1 else -g * ctx.params["alpha"],
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.0}),),
 )
@@ -112,7 +112,7 @@ ADD_SCALAR = declare(
     "AddBackward1",
     ("self",),
     lambda xp, a, other: a + _operand(a, other),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
     formula={"self": "1"},
@@ -123,7 +123,7 @@ SUB_SCALAR = declare(
     "SubBackward1",
     ("self",),
     lambda xp, a, other: a - _operand(a, other),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 1.0}),),
     formula={"self": "1"},
@@ -134,7 +134,7 @@ DIV_SCALAR = declare(
     "DivBackward1",
     ("self",),
     lambda xp, a, other: a / _operand(a, other),
-    lambda c, g: c.m.div_scalar(g, other=c.p["other"]),
+    lambda ctx, g: ctx.math.div_scalar(g, other=ctx.params["other"]),
     dtype="float",
     samples=(Sample(((2, 3),), {"other": 4.0}),),
     quiet=True,
@@ -142,24 +142,24 @@ DIV_SCALAR = declare(
 )
 
 
-def data_of(c: Any, t: Any) -> Any:
+def data_of(ctx: Any, t: Any) -> Any:
     """The array behind a formula's operand (a tensor under ``create_graph``)."""
-    return t if c.m is ARRAY_MATH else t._data
+    return t if ctx.math is ARRAY_MATH else t._data
 
 
-def zero_scalar(c: Any, like: Any) -> Any:
+def zero_scalar(ctx: Any, like: Any) -> Any:
     """``at::zeros({}, grad.options())``: a 0-d constant zero for ``where``."""
     from engine.backend import array_module
 
-    data = data_of(c, like)
+    data = data_of(ctx, like)
     zero = array_module(data).zeros((), dtype=data.dtype)
-    return zero if c.m is ARRAY_MATH else _TENSOR[0]._wrap(zero)
+    return zero if ctx.math is ARRAY_MATH else _TENSOR[0]._wrap(zero)
 
 
-def scalar_minus(c: Any, k: float, t: Any) -> Any:
+def scalar_minus(ctx: Any, k: float, t: Any) -> Any:
     """ATen's ``Scalar - Tensor`` inside a formula: ``empty_like(t).fill_(k).sub_(t)``,
     so a ``create_graph`` backward records ``SubBackward0`` with a constant first edge."""
-    if c.m is ARRAY_MATH:
+    if ctx.math is ARRAY_MATH:
         return k - t
     from engine.backend import array_module
 
@@ -167,14 +167,14 @@ def scalar_minus(c: Any, k: float, t: Any) -> Any:
     return _TENSOR[0]._wrap(array_module(data).full_like(data, k)) - t
 
 
-def _mul_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _mul_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """Other's gradient first: PyTorch's generated MulBackward0 computes it first, which
     orders the nodes a ``create_graph`` backward builds."""
-    needs = c.needs
-    grad_other = g * c.s["self"] if needs[1] else None
+    needs = ctx.needs
+    grad_other = g * ctx.saved["self"] if needs[1] else None
     if not needs[0]:
         return (None, grad_other)
-    return (g * _operand(g, c.s["other"]), grad_other)
+    return (g * _operand(g, ctx.saved["other"]), grad_other)
 
 
 MUL = declare(
@@ -182,7 +182,7 @@ MUL = declare(
     "MulBackward0",
     ("self", "other"),
     lambda xp, a, b: a * b,
-    lambda c, g: _mul_grads(c, g),
+    lambda ctx, g: _mul_grads(ctx, g),
     save={"other": ("self",), "self": ("other",)},  # PyTorch saves (and packs) other first
     samples=(S23, BCAST, BCAST2),
     ufunc="multiply",
@@ -193,7 +193,7 @@ MUL_SCALAR = declare(
     "MulBackward1",
     ("self",),
     lambda xp, a, other: a * _operand(a, other),
-    lambda c, g: c.m.mul_scalar(g, other=c.p["other"]),
+    lambda ctx, g: ctx.math.mul_scalar(g, other=ctx.params["other"]),
     dtype=lambda i, p: dtypes.result_type(i[0], p["other"]),
     samples=(Sample(((2, 3),), {"other": 2.5}),),
     formula={"self": "other"},
@@ -203,9 +203,11 @@ DIV = declare(
     "DivBackward0",
     ("self", "other"),
     lambda xp, a, b: a / b,
-    lambda c, g: (
-        g / c.s["other"] if c.needs[0] else None,
-        -g * ((c.s["self"] / c.s["other"]) / c.s["other"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        g / ctx.saved["other"] if ctx.needs[0] else None,
+        -g * ((ctx.saved["self"] / ctx.saved["other"]) / ctx.saved["other"])
+        if ctx.needs[1]
+        else None,
     ),
     dtype="float",
     save={"other": None, "self": ("other",)},  # PyTorch saves (and packs) other first
@@ -219,7 +221,7 @@ RECIPROCAL = declare(
     "ReciprocalBackward0",
     ("self",),
     lambda xp, a: 1.0 / a,
-    lambda c, g: -g * (c.s["result"] * c.s["result"]),
+    lambda ctx, g: -g * (ctx.saved["result"] * ctx.saved["result"]),
     dtype="float",
     save={"result": None},
     samples=POS,
@@ -230,19 +232,19 @@ NEG = declare(
     "NegBackward0",
     ("self",),
     lambda xp, a: -a,
-    lambda c, g: -g,
+    lambda ctx, g: -g,
     samples=UNARY,
     formula={"self": "-1"},
 )
 
 
-def _pow_scalar_grad(c: Any, g: Any) -> Any:
+def _pow_scalar_grad(ctx: Any, g: Any) -> Any:
     """``pow_backward``: ``grad * (exponent * self.pow(exponent - 1))``, the exponent a
     Scalar (so a second derivative meets ``MulBackward1`` and ``PowBackward0``)."""
-    e = c.p["exponent"]
+    e = ctx.params["exponent"]
     if e == 0:
         return g * 0
-    return g * c.m.mul_scalar(c.m.pow(c.s["self"], exponent=e - 1), other=e)
+    return g * ctx.math.mul_scalar(ctx.math.pow(ctx.saved["self"], exponent=e - 1), other=e)
 
 
 POW0 = declare(
@@ -262,17 +264,19 @@ POW0 = declare(
 )
 
 
-def _pow_tensor_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _pow_tensor_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``pow_backward_self`` / ``pow_backward_exponent``: zero where the exponent is 0,
     and for the exponent where the base is 0 with a non-negative exponent."""
-    s, e = c.s["self"], c.s["exponent"]
+    s, e = ctx.saved["self"], ctx.saved["exponent"]
     grad_self = grad_exp = None
-    if c.needs[0]:
-        value = g * (e * c.m.pow_tensor(s, c.m.sub_scalar(e, other=1)))
-        grad_self = c.m.where(zero_scalar(c, g), value, condition=data_of(c, e) == 0)
-    if c.needs[1]:
-        cond = (data_of(c, s) == 0) & (data_of(c, e) >= 0)
-        grad_exp = g * c.m.where(zero_scalar(c, g), c.s["result"] * c.m.log(s), condition=cond)
+    if ctx.needs[0]:
+        value = g * (e * ctx.math.pow_tensor(s, ctx.math.sub_scalar(e, other=1)))
+        grad_self = ctx.math.where(zero_scalar(ctx, g), value, condition=data_of(ctx, e) == 0)
+    if ctx.needs[1]:
+        cond = (data_of(ctx, s) == 0) & (data_of(ctx, e) >= 0)
+        grad_exp = g * ctx.math.where(
+            zero_scalar(ctx, g), ctx.saved["result"] * ctx.math.log(s), condition=cond
+        )
     return grad_self, grad_exp
 
 
@@ -281,7 +285,7 @@ POW1 = declare(
     "PowBackward1",
     ("self", "exponent"),
     lambda xp, a, b: a**b,
-    lambda c, g: _pow_tensor_grads(c, g),
+    lambda ctx, g: _pow_tensor_grads(ctx, g),
     save={"self": None, "exponent": None, "result": ("exponent",)},
     samples=(Sample(((2, 3), (2, 3)), positive=True),),
     quiet=True,
@@ -293,7 +297,9 @@ POW2 = declare(
     lambda xp, e, base: (
         xp.power(base, e) if not isinstance(base, int) or e.dtype.kind == "f" else base**e
     ),
-    lambda c, g: g * c.m.mul_scalar(c.s["result"], other=_log_number(c.p["base"])),
+    lambda ctx, g: (
+        g * ctx.math.mul_scalar(ctx.saved["result"], other=_log_number(ctx.params["base"]))
+    ),
     dtype=lambda i, p: dtypes.result_type(p["base"], i[0]),
     save={"result": None},
     samples=(Sample(((2, 3),), {"base": 2.0}),),
@@ -313,7 +319,7 @@ EXP = declare(
     "ExpBackward0",
     ("self",),
     libm("exp"),
-    lambda c, g: g * c.s["result"],
+    lambda ctx, g: g * ctx.saved["result"],
     dtype="float",
     save={"result": None},
     samples=UNARY,
@@ -325,7 +331,7 @@ LOG = declare(
     "LogBackward0",
     ("self",),
     libm("log"),
-    lambda c, g: g / c.s["self"],
+    lambda ctx, g: g / ctx.saved["self"],
     dtype="float",
     save={"self": None},
     samples=POS,
@@ -337,7 +343,7 @@ SQRT = declare(
     "SqrtBackward0",
     ("self",),
     lambda xp, a: xp.sqrt(a),
-    lambda c, g: g / c.m.mul_scalar(c.s["result"], other=2),
+    lambda ctx, g: g / ctx.math.mul_scalar(ctx.saved["result"], other=2),
     dtype="float",
     save={"result": None},
     samples=POS,
@@ -349,7 +355,7 @@ ABS = declare(
     "AbsBackward0",
     ("self",),
     lambda xp, a: xp.abs(a),
-    lambda c, g: g * c.m.sgn(c.s["self"]),
+    lambda ctx, g: g * ctx.math.sgn(ctx.saved["self"]),
     dtype="same",
     save={"self": None},
     samples=(Sample(((2, 3),), distinct=True),),
@@ -359,7 +365,7 @@ SIN = declare(
     "SinBackward0",
     ("self",),
     libm("sin"),
-    lambda c, g: g * c.m.cos(c.s["self"]),
+    lambda ctx, g: g * ctx.math.cos(ctx.saved["self"]),
     dtype="float",
     save={"self": None},
     samples=UNARY,
@@ -369,7 +375,7 @@ COS = declare(
     "CosBackward0",
     ("self",),
     libm("cos"),
-    lambda c, g: g * -c.m.sin(c.s["self"]),
+    lambda ctx, g: g * -ctx.math.sin(ctx.saved["self"]),
     dtype="float",
     save={"self": None},
     samples=UNARY,
@@ -379,7 +385,7 @@ TANH = declare(
     "TanhBackward0",
     ("self",),
     libm("tanh", bounded=True),
-    lambda c, g: _tanh_grad(c, g),
+    lambda ctx, g: _tanh_grad(ctx, g),
     dtype="float",
     save={"result": None},
     samples=UNARY,
@@ -387,12 +393,12 @@ TANH = declare(
 )
 
 
-def _tanh_grad(c: Any, g: Any) -> Any:
+def _tanh_grad(ctx: Any, g: Any) -> Any:
     """``TanhBackward0``: ``tanh_backward`` called directly on arrays (the formula runs
-    once per tanh in every backward; ``c.m``'s lookup and wrapper cost a third of it)."""
-    if c.m is ARRAY_MATH and type(g) is np.ndarray:
-        return _tanh_backward(np, g, c.s["result"])
-    return c.m.tanh_backward(g, c.s["result"])
+    once per tanh in every backward; ``ctx.math``'s lookup and wrapper cost a third of it)."""
+    if ctx.math is ARRAY_MATH and type(g) is np.ndarray:
+        return _tanh_backward(np, g, ctx.saved["result"])
+    return ctx.math.tanh_backward(g, ctx.saved["result"])
 
 
 #: Up to this many elements ``tanh_backward`` allocates its temporaries rather than
@@ -445,9 +451,9 @@ declare(
     "TanhBackwardBackward0",
     ("grad_output", "output"),
     _tanh_backward,
-    lambda c, gg: (
-        c.m.tanh_backward(gg, c.s["output"]) if c.needs[0] else None,
-        -2 * gg * c.s["grad_output"] * c.s["output"] if c.needs[1] else None,
+    lambda ctx, gg: (
+        ctx.math.tanh_backward(gg, ctx.saved["output"]) if ctx.needs[0] else None,
+        -2 * gg * ctx.saved["grad_output"] * ctx.saved["output"] if ctx.needs[1] else None,
     ),
     save={"grad_output": ("output",), "output": None},
     samples=(Sample(((2, 3), (2, 3))),),
@@ -457,9 +463,9 @@ declare(
     "SigmoidBackwardBackward0",
     ("grad_output", "output"),
     _sigmoid_backward,
-    lambda c, gg: (
-        c.m.sigmoid_backward(gg, c.s["output"]) if c.needs[0] else None,
-        gg * c.s["grad_output"] * (1 - 2 * c.s["output"]) if c.needs[1] else None,
+    lambda ctx, gg: (
+        ctx.math.sigmoid_backward(gg, ctx.saved["output"]) if ctx.needs[0] else None,
+        gg * ctx.saved["grad_output"] * (1 - 2 * ctx.saved["output"]) if ctx.needs[1] else None,
     ),
     save={"grad_output": ("output",), "output": None},
     samples=(Sample(((2, 3), (2, 3))),),
@@ -477,7 +483,7 @@ SIGMOID = declare(
     "SigmoidBackward0",
     ("self",),
     _sigmoid,
-    lambda c, g: c.m.sigmoid_backward(g, c.s["result"]),
+    lambda ctx, g: ctx.math.sigmoid_backward(g, ctx.saved["result"]),
     dtype="float",
     save={"result": None},
     samples=UNARY,
@@ -486,11 +492,11 @@ SIGMOID = declare(
 )
 
 
-def zeros_like(c: Any, t: Any) -> Any:
+def zeros_like(ctx: Any, t: Any) -> Any:
     """A formula's constant zero gradient (``zeros_like``: no node even under create_graph)."""
     from engine.backend import array_module
 
-    if c.m is ARRAY_MATH:
+    if ctx.math is ARRAY_MATH:
         return array_module(t).zeros_like(t)
     return _TENSOR[0]._wrap(array_module(t._data).zeros_like(t._data))
 
@@ -526,9 +532,11 @@ declare(
     "ThresholdBackwardBackward0",
     ("grad_output", "self"),
     _threshold_backward,
-    lambda c, gg: (
-        c.m.threshold_backward(gg, c.s["self"], threshold=c.p["threshold"]) if c.needs[0] else None,
-        zeros_like(c, c.s["self"]) if c.needs[1] else None,
+    lambda ctx, gg: (
+        ctx.math.threshold_backward(gg, ctx.saved["self"], threshold=ctx.params["threshold"])
+        if ctx.needs[0]
+        else None,
+        zeros_like(ctx, ctx.saved["self"]) if ctx.needs[1] else None,
     ),
     save={"self": None},
     samples=(Sample(((2, 3), (2, 3)), {"threshold": 0.0}, distinct=True),),
@@ -572,7 +580,7 @@ RELU = declare(
     "ReluBackward0",
     ("self",),
     _relu,
-    lambda c, g: c.m.threshold_backward(g, c.s["result"], threshold=0),
+    lambda ctx, g: ctx.math.threshold_backward(g, ctx.saved["result"], threshold=0),
     dtype="same",
     save={"result": None},
     samples=(Sample(((2, 3),), distinct=True),),
@@ -595,7 +603,7 @@ SIGN = declare(
     "SignBackward0",
     ("self",),
     _sign,
-    lambda c, g: g * 0,
+    lambda ctx, g: g * 0,
     dtype="same",
     samples=UNARY,
 )
@@ -604,7 +612,7 @@ SGN = declare(
     "SgnBackward0",
     ("self",),
     _sign,
-    lambda c, g: g * 0,
+    lambda ctx, g: g * 0,
     dtype="same",
     samples=UNARY,
 )
@@ -618,9 +626,9 @@ def _clamp_fwd(xp: Any, a: Any, min: Any = None, max: Any = None) -> Any:  # noq
     return a
 
 
-def _clamp_mask(c: Any) -> Any:
-    x, lo, hi = c.s["self"], c.p.get("min"), c.p.get("max")
-    m = c.m
+def _clamp_mask(ctx: Any) -> Any:
+    x, lo, hi = ctx.saved["self"], ctx.params.get("min"), ctx.params.get("max")
+    m = ctx.math
     if lo is not None and hi is not None:
         return m.logical_and(m.ge(x, lo), m.le(x, hi))
     return m.ge(x, lo) if lo is not None else m.le(x, hi)
@@ -631,7 +639,7 @@ CLAMP = declare(
     "ClampBackward1",
     ("self",),
     _clamp_fwd,
-    lambda c, g: g * _clamp_mask(c),
+    lambda ctx, g: g * _clamp_mask(ctx),
     dtype=lambda i, p: dtypes.result_type(
         i[0], *(v for v in (p.get("min"), p.get("max")) if v is not None)
     ),
@@ -647,7 +655,7 @@ CLAMP_MIN, CLAMP_MAX = (
         f"Clamp{bound.title()}Backward0",
         ("self",),
         lambda xp, a, **p: _clamp_fwd(xp, a, **p),
-        lambda c, g: g * _clamp_mask(c),
+        lambda ctx, g: g * _clamp_mask(ctx),
         dtype=lambda i, p: dtypes.result_type(i[0], *p.values()),
         save={"self": None},
         samples=(Sample(((2, 3),), {bound: 0.0}, distinct=True),),
@@ -656,11 +664,11 @@ CLAMP_MIN, CLAMP_MAX = (
 )
 
 
-def _clamp_t_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
+def _clamp_t_grads(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
     """ATen's ``clamp_backward_min_max``: ``where(pred, grad, 0)`` for each input (a
     masked-out negative gradient is ``+0.0``); where min > max, max wins."""
-    x, lo, hi, m = c.s["self"], c.s.get("min"), c.s.get("max"), c.m
-    zero = zero_scalar(c, g)
+    x, lo, hi, m = ctx.saved["self"], ctx.saved.get("min"), ctx.saved.get("max"), ctx.math
+    zero = zero_scalar(ctx, g)
 
     def pick(pred: Any) -> Any:
         return m.where(g, zero, condition=pred)
@@ -672,14 +680,14 @@ def _clamp_t_grads(c: Any, g: Any) -> tuple[Any, Any, Any]:
     g_min = g_max = None
     if lo is not None and hi is not None:
         crossed = m.gt(lo, hi)
-        if c.needs[1]:
+        if ctx.needs[1]:
             g_min = pick(m.logical_and(m.logical_not(crossed), m.lt(x, lo)))
-        if c.needs[2]:
+        if ctx.needs[2]:
             g_max = pick(m.logical_or(crossed, m.gt(x, hi)))
     else:
-        g_min = pick(m.lt(x, lo)) if c.needs[1] else None
-        g_max = pick(m.gt(x, hi)) if c.needs[2] else None
-    return (keep if c.needs[0] else None, g_min, g_max)
+        g_min = pick(m.lt(x, lo)) if ctx.needs[1] else None
+        g_max = pick(m.gt(x, hi)) if ctx.needs[2] else None
+    return (keep if ctx.needs[0] else None, g_min, g_max)
 
 
 CLAMP_T = declare(
@@ -693,12 +701,12 @@ CLAMP_T = declare(
 )
 
 
-def _max_grads(c: Any, g: Any, keep_self_gt: bool) -> tuple[Any, Any]:
-    a, b, m = c.s["self"], c.s["other"], c.m
+def _max_grads(ctx: Any, g: Any, keep_self_gt: bool) -> tuple[Any, Any]:
+    a, b, m = ctx.saved["self"], ctx.saved["other"], ctx.math
     half = m.where(g / 2, g, condition=m.eq(a, b))
     ga = half * (m.ge(a, b) if keep_self_gt else m.le(a, b))
     gb = half * (m.le(a, b) if keep_self_gt else m.ge(a, b))
-    return (ga if c.needs[0] else None, gb if c.needs[1] else None)
+    return (ga if ctx.needs[0] else None, gb if ctx.needs[1] else None)
 
 
 MAXIMUM = declare(
@@ -706,7 +714,7 @@ MAXIMUM = declare(
     "MaximumBackward0",
     ("self", "other"),
     lambda xp, a, b: xp.maximum(a, b),
-    lambda c, g: _max_grads(c, g, True),
+    lambda ctx, g: _max_grads(ctx, g, True),
     save={"self": None, "other": None},
     samples=(Sample(((2, 3), (2, 3)), distinct=True), Sample(((2, 3), (3,)), distinct=True)),
     grad_version=1,
@@ -716,7 +724,7 @@ MINIMUM = declare(
     "MinimumBackward0",
     ("self", "other"),
     lambda xp, a, b: xp.minimum(a, b),
-    lambda c, g: _max_grads(c, g, False),
+    lambda ctx, g: _max_grads(ctx, g, False),
     save={"self": None, "other": None},
     samples=(Sample(((2, 3), (2, 3)), distinct=True),),
     grad_version=1,
@@ -732,9 +740,13 @@ WHERE = declare(
     "WhereBackward0",
     ("self", "other"),
     _where_fwd,
-    lambda c, g: (
-        c.m.where(g, zero_scalar(c, g), condition=c.p["condition"]) if c.needs[0] else None,
-        c.m.where(zero_scalar(c, g), g, condition=c.p["condition"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.where(g, zero_scalar(ctx, g), condition=ctx.params["condition"])
+        if ctx.needs[0]
+        else None,
+        ctx.math.where(zero_scalar(ctx, g), g, condition=ctx.params["condition"])
+        if ctx.needs[1]
+        else None,
     ),
     saved_params=("condition",),
     samples=(Sample(((2, 3), (2, 3)), {"condition": "mask"}),),

@@ -64,9 +64,11 @@ def _max_fwd(xp: Any, a: Any, **p: Any) -> tuple[Any, Any]:
     return best, where.astype("int64")
 
 
-def _max_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
-    idx = c.s["indices"]
-    return c.m.max_pool2d_backward(g, c.s["self"], indices=getattr(idx, "_data", idx), **c.p)
+def _max_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
+    idx = ctx.saved["indices"]
+    return ctx.math.max_pool2d_backward(
+        g, ctx.saved["self"], indices=getattr(idx, "_data", idx), **ctx.params
+    )
 
 
 def _max_pool_backward(xp: Any, g: Any, a: Any, indices: Any, **p: Any) -> Any:
@@ -81,22 +83,22 @@ def _max_pool_backward(xp: Any, g: Any, a: Any, indices: Any, **p: Any) -> Any:
     return grad.reshape(shape)
 
 
-def _max_pool_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+def _max_pool_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """``max_pool_double_backward``: ``gg`` read at each window's maximum; zero for self."""
     from engine.backend import array_module
     from engine.ops.pointwise import zeros_like
 
-    idx = c.p["indices"]
-    shape = tuple(c.shapes[1])
+    idx = ctx.params["indices"]
+    shape = tuple(ctx.shapes[1])
     lead = math.prod(shape[:-2])
     first = None
-    if c.needs[0]:
-        flat = c.m.view(gg, size=(lead, shape[-2] * shape[-1]))
+    if ctx.needs[0]:
+        flat = ctx.math.view(gg, size=(lead, shape[-2] * shape[-1]))
         xp = array_module(idx)
         rows = xp.arange(lead).reshape(-1, 1) + xp.zeros_like(idx.reshape(lead, -1))
-        picked = c.m.index(flat, key=(rows, idx.reshape(lead, -1)))
-        first = c.m.view(picked, size=tuple(idx.shape))
-    return (first, zeros_like(c, c.s["self"]) if c.needs[1] else None)
+        picked = ctx.math.index(flat, key=(rows, idx.reshape(lead, -1)))
+        first = ctx.math.view(picked, size=tuple(idx.shape))
+    return (first, zeros_like(ctx, ctx.saved["self"]) if ctx.needs[1] else None)
 
 
 declare(
@@ -175,17 +177,17 @@ def _avg_fwd(xp: Any, a: Any, **p: Any) -> Any:
     return (total / _avg_counts(xp, tuple(a.shape), p, out)).astype(a.dtype)
 
 
-def _avg_grad(c: Any, g: Any) -> Any:
-    return c.m.avg_pool2d_backward(g, c.s["self"], **c.p)
+def _avg_grad(ctx: Any, g: Any) -> Any:
+    return ctx.math.avg_pool2d_backward(g, ctx.saved["self"], **ctx.params)
 
 
-def _avg_pool_double_backward(c: Any, gg: Any) -> tuple[Any, Any]:
+def _avg_pool_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """``avg_pool2d_backward`` is linear in its gradient: ``avg_pool2d(gg)`` for it."""
     from engine.ops.pointwise import zeros_like
 
     return (
-        c.m.avg_pool2d(gg, **c.p) if c.needs[0] else None,
-        zeros_like(c, c.s["self"]) if c.needs[1] else None,
+        ctx.math.avg_pool2d(gg, **ctx.params) if ctx.needs[0] else None,
+        zeros_like(ctx, ctx.saved["self"]) if ctx.needs[1] else None,
     )
 
 

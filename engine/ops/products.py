@@ -22,9 +22,9 @@ LINALG = "torch.linalg"
 BETA, ALPHA = Param("beta", "number"), Param("alpha", "number")
 
 
-def _scaled(c: Any, g: Any, k: Any) -> Any:
+def _scaled(ctx: Any, g: Any, k: Any) -> Any:
     """``maybe_multiply``: ``g`` itself when the scalar is 1."""
-    return g if k == 1 else c.m.mul_scalar(g, other=k)
+    return g if k == 1 else ctx.math.mul_scalar(g, other=k)
 
 
 def _fused(xp: Any, bias: Any, product: Any, beta: Any, alpha: Any) -> Any:
@@ -50,10 +50,14 @@ ADDMV = declare(
     "AddmvBackward0",
     ("self", "mat", "vec"),
     lambda xp, a, mat, vec, beta=1, alpha=1: _fused(xp, a, mat @ vec, beta, alpha),
-    lambda c, g: (
-        _scaled(c, g, c.p.get("beta", 1)) if c.needs[0] else None,
-        _scaled(c, _outer(c.m, g, c.s["vec"]), c.p.get("alpha", 1)) if c.needs[1] else None,
-        _scaled(c, c.m.mv(c.m.t(c.s["mat"]), g), c.p.get("alpha", 1)) if c.needs[2] else None,
+    lambda ctx, g: (
+        _scaled(ctx, g, ctx.params.get("beta", 1)) if ctx.needs[0] else None,
+        _scaled(ctx, _outer(ctx.math, g, ctx.saved["vec"]), ctx.params.get("alpha", 1))
+        if ctx.needs[1]
+        else None,
+        _scaled(ctx, ctx.math.mv(ctx.math.t(ctx.saved["mat"]), g), ctx.params.get("alpha", 1))
+        if ctx.needs[2]
+        else None,
     ),
     save={"mat": ("vec",), "vec": ("mat",)},
     samples=(Sample(((2,), (2, 3), (3,))), Sample(((2,), (2, 3), (3,)), {"beta": 0.5, "alpha": 2})),
@@ -65,10 +69,14 @@ ADDR = declare(
     on_host(
         lambda xp, a, v1, v2, beta=1, alpha=1: _fused(xp, a, xp.multiply.outer(v1, v2), beta, alpha)
     ),
-    lambda c, g: (
-        _scaled(c, g, c.p.get("beta", 1)) if c.needs[0] else None,
-        _scaled(c, c.m.mv(g, c.s["vec2"]), c.p.get("alpha", 1)) if c.needs[1] else None,
-        _scaled(c, c.m.mv(c.m.t(g), c.s["vec1"]), c.p.get("alpha", 1)) if c.needs[2] else None,
+    lambda ctx, g: (
+        _scaled(ctx, g, ctx.params.get("beta", 1)) if ctx.needs[0] else None,
+        _scaled(ctx, ctx.math.mv(g, ctx.saved["vec2"]), ctx.params.get("alpha", 1))
+        if ctx.needs[1]
+        else None,
+        _scaled(ctx, ctx.math.mv(ctx.math.t(g), ctx.saved["vec1"]), ctx.params.get("alpha", 1))
+        if ctx.needs[2]
+        else None,
     ),
     save={"vec1": ("vec2",), "vec2": ("vec1",)},
     samples=(Sample(((2, 3), (2,), (3,))), Sample(((3,), (2,), (3,)), {"beta": 2, "alpha": 0.5})),
@@ -78,10 +86,14 @@ BADDBMM = declare(
     "BaddbmmBackward0",
     ("self", "batch1", "batch2"),
     lambda xp, a, b1, b2, beta=1, alpha=1: _fused(xp, a, xp.matmul(b1, b2), beta, alpha),
-    lambda c, g: (
-        _scaled(c, g, c.p.get("beta", 1)) if c.needs[0] else None,
-        _scaled(c, c.m.bmm(g, _t(c.m, c.s["batch2"])), c.p.get("alpha", 1)) if c.needs[1] else None,
-        _scaled(c, c.m.bmm(_t(c.m, c.s["batch1"]), g), c.p.get("alpha", 1)) if c.needs[2] else None,
+    lambda ctx, g: (
+        _scaled(ctx, g, ctx.params.get("beta", 1)) if ctx.needs[0] else None,
+        _scaled(ctx, ctx.math.bmm(g, _t(ctx.math, ctx.saved["batch2"])), ctx.params.get("alpha", 1))
+        if ctx.needs[1]
+        else None,
+        _scaled(ctx, ctx.math.bmm(_t(ctx.math, ctx.saved["batch1"]), g), ctx.params.get("alpha", 1))
+        if ctx.needs[2]
+        else None,
     ),
     save={"batch1": ("batch2",), "batch2": ("batch1",)},
     samples=(
@@ -91,12 +103,12 @@ BADDBMM = declare(
 )
 
 
-def _addbmm_batch_grad(c: Any, g: Any, first: bool) -> Any:
-    b1, b2 = c.s["batch1"], c.s["batch2"]
+def _addbmm_batch_grad(ctx: Any, g: Any, first: bool) -> Any:
+    b1, b2 = ctx.saved["batch1"], ctx.saved["batch2"]
     n, rows, cols = b1.shape[0], b1.shape[1], b2.shape[2]
-    wide = c.m.expand(c.m.unsqueeze(g, dim=0), size=(n, rows, cols))
-    out = c.m.bmm(wide, _t(c.m, b2)) if first else c.m.bmm(_t(c.m, b1), wide)
-    return _scaled(c, out, c.p.get("alpha", 1))
+    wide = ctx.math.expand(ctx.math.unsqueeze(g, dim=0), size=(n, rows, cols))
+    out = ctx.math.bmm(wide, _t(ctx.math, b2)) if first else ctx.math.bmm(_t(ctx.math, b1), wide)
+    return _scaled(ctx, out, ctx.params.get("alpha", 1))
 
 
 ADDBMM = declare(
@@ -104,10 +116,10 @@ ADDBMM = declare(
     "AddbmmBackward0",
     ("self", "batch1", "batch2"),
     lambda xp, a, b1, b2, beta=1, alpha=1: _fused(xp, a, xp.matmul(b1, b2).sum(0), beta, alpha),
-    lambda c, g: (
-        _scaled(c, g, c.p.get("beta", 1)) if c.needs[0] else None,
-        _addbmm_batch_grad(c, g, True) if c.needs[1] else None,
-        _addbmm_batch_grad(c, g, False) if c.needs[2] else None,
+    lambda ctx, g: (
+        _scaled(ctx, g, ctx.params.get("beta", 1)) if ctx.needs[0] else None,
+        _addbmm_batch_grad(ctx, g, True) if ctx.needs[1] else None,
+        _addbmm_batch_grad(ctx, g, False) if ctx.needs[2] else None,
     ),
     save={"batch1": ("batch1", "batch2"), "batch2": ("batch1", "batch2")},
     samples=(Sample(((2, 4), (3, 2, 3), (3, 3, 4))),),
@@ -190,16 +202,16 @@ def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 
 
 
 # -- dist ---------------------------------------------------------------------------------------
-def _dist_grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _dist_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``norm_backward(grad, self - other, p, result)`` for ``self``, its negation for
     ``other`` (the engine sums each back over broadcasting)."""
     view = SimpleNamespace(
-        s={"self": c.s["self"] - c.s["other"], "result": c.s["result"]},
-        p={"ord": c.p.get("p", 2.0)},
-        m=c.m,
+        saved={"self": ctx.saved["self"] - ctx.saved["other"], "result": ctx.saved["result"]},
+        params={"ord": ctx.params.get("p", 2.0)},
+        math=ctx.math,
     )
     grad = _vector_norm_grad(view, g)
-    return (grad if c.needs[0] else None, -grad if c.needs[1] else None)
+    return (grad if ctx.needs[0] else None, -grad if ctx.needs[1] else None)
 
 
 DIST = declare(
@@ -241,9 +253,13 @@ LINALG_CROSS = declare(
     "LinalgCrossBackward0",
     ("self", "other"),
     on_host(_cross_fwd),
-    lambda c, g: (
-        c.m.linalg_cross(c.s["other"], g, dim=c.p["dim"]) if c.needs[0] else None,
-        c.m.linalg_cross(g, c.s["self"], dim=c.p["dim"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.linalg_cross(ctx.saved["other"], g, dim=ctx.params["dim"])
+        if ctx.needs[0]
+        else None,
+        ctx.math.linalg_cross(g, ctx.saved["self"], dim=ctx.params["dim"])
+        if ctx.needs[1]
+        else None,
     ),
     save={"other": ("self",), "self": ("other",)},
     samples=(Sample(((2, 3), (2, 3)), {"dim": 1}), Sample(((3, 2), (3, 1)), {"dim": 0})),
@@ -329,7 +345,9 @@ DIAG_EMBED = declare(
     "DiagEmbedBackward0",
     ("self",),
     on_host(_diag_embed_fwd),
-    lambda c, g: c.m.diagonal(g, offset=c.p["offset"], dim1=c.p["dim1"], dim2=c.p["dim2"]),
+    lambda ctx, g: ctx.math.diagonal(
+        g, offset=ctx.params["offset"], dim1=ctx.params["dim1"], dim2=ctx.params["dim2"]
+    ),
     dtype="same",
     samples=(
         Sample(((2, 3),), {"offset": 0, "dim1": 1, "dim2": 2}),
@@ -364,7 +382,7 @@ ROT90 = declare(
     "Rot90Backward0",
     ("self",),
     on_host(_rot90_fwd),
-    lambda c, g: c.m.rot90(g, k=-c.p["k"], dims=c.p["dims"]),
+    lambda ctx, g: ctx.math.rot90(g, k=-ctx.params["k"], dims=ctx.params["dims"]),
     dtype="same",
     samples=(
         Sample(((2, 3),), {"k": 1, "dims": (0, 1)}),

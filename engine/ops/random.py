@@ -26,7 +26,7 @@ def _written(xp: Any, a: Any, values: Any) -> Any:
     return xp.asarray(values).astype(a.dtype, copy=False)
 
 
-def _zero_grad(c: Any, g: Any) -> Any:
+def _zero_grad(ctx: Any, g: Any) -> Any:
     return g * 0
 
 

@@ -9,18 +9,20 @@ from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
 
 
-def _repeat_grad(c: Any, g: Any) -> Any:
+def _repeat_grad(ctx: Any, g: Any) -> Any:
     """Sum the tiles back: view each repeated dim as (repeats, size) and sum the repeats."""
-    shape = tuple(c.shapes[0])
-    repeats = c.p["repeats"]
+    shape = tuple(ctx.shapes[0])
+    repeats = ctx.params["repeats"]
     lead = len(repeats) - len(shape)
     if lead:
-        g = c.m.sum_dim(g, dims=tuple(range(lead)), keepdim=False)
+        g = ctx.math.sum_dim(g, dims=tuple(range(lead)), keepdim=False)
     split: list[int] = []
     for r, s in zip(repeats[lead:], shape):
         split += [r, s]
-    g = c.m.reshape_copy(g, size=tuple(split)) if split else g
-    return c.m.sum_dim(g, dims=tuple(range(0, 2 * len(shape), 2)), keepdim=False) if shape else g
+    g = ctx.math.reshape_copy(g, size=tuple(split)) if split else g
+    return (
+        ctx.math.sum_dim(g, dims=tuple(range(0, 2 * len(shape), 2)), keepdim=False) if shape else g
+    )
 
 
 REPEAT = declare(
@@ -59,7 +61,7 @@ def _tri(name: str, grad_fn: str, fn: str) -> Any:
         grad_fn,
         ("self",),
         lambda xp, a, diagonal=0: getattr(xp, fn)(a, k=diagonal),
-        lambda c, g: getattr(c.m, name)(g, diagonal=c.p.get("diagonal", 0)),
+        lambda ctx, g: getattr(ctx.math, name)(g, diagonal=ctx.params.get("diagonal", 0)),
         dtype="same",
         samples=(Sample(((3, 3),)), Sample(((2, 3),), {"diagonal": 1})),
     )

@@ -111,13 +111,13 @@ def _layer_fwd(
     return y, h, c
 
 
-def _differentiable_grad(c: Any, g_y: Any, g_hy: Any, g_cy: Any) -> tuple[Any, ...]:
+def _differentiable_grad(ctx: Any, g_y: Any, g_hy: Any, g_cy: Any) -> tuple[Any, ...]:
     """ATen's ``mkldnn_rnn_layer_differentiable_backward`` (``create_graph``): the gates
     recomputed and the gradients formed from recorded ops, so they have a graph."""
-    s, reverse = c.s, c.p["reverse"]
+    s, reverse = ctx.saved, ctx.params["reverse"]
     x, w0, w1, hx, cx = s["input"], s["weight0"], s["weight1"], s["hx_"], s["cx_"]
     steps, hsize = x.shape[0], hx.shape[-1]
-    if c.p["has_biases"]:
+    if ctx.params["has_biases"]:
         b_ih, b_hh = s["weight2"], s["weight3"]
     else:
         b_ih = b_hh = zeros(4 * hsize, dtype=w0.dtype, device=w0.device)
@@ -165,19 +165,19 @@ def _differentiable_grad(c: Any, g_y: Any, g_hy: Any, g_cy: Any) -> tuple[Any, .
             dwx += dwx_step
             dwh += dwh_step
         g_hy, g_cy = dprev_h, dprev_c
-    biases = (db, db) if c.p["has_biases"] else (None, None)
+    biases = (db, db) if ctx.params["has_biases"] else (None, None)
     return (cat(dxs, 0), dwx, dwh, *biases, dprev_h, dprev_c)
 
 
-def _layer_grad(c: Any, g_y: Any, g_hy: Any = None, g_cy: Any = None) -> Any:
-    if c.m is not ARRAY_MATH:
-        return _differentiable_grad(c, g_y, g_hy, g_cy)
-    s = {k: data_of(c, v) for k, v in c.s.items()}
+def _layer_grad(ctx: Any, g_y: Any, g_hy: Any = None, g_cy: Any = None) -> Any:
+    if ctx.math is not ARRAY_MATH:
+        return _differentiable_grad(ctx, g_y, g_hy, g_cy)
+    s = {k: data_of(ctx, v) for k, v in ctx.saved.items()}
     x, w_ih, w_hh, hx = s["input"], s["weight0"], s["weight1"], s["hx_"]
     xp = array_module(x)
-    b = _bias(xp, w_ih, s["weight2"], s["weight3"], c.p["has_biases"])
-    record, _, _ = _steps(xp, x, w_ih, w_hh, b, hx, s["cx_"], c.p["reverse"])
-    g_y, g_hy, g_cy = (None if g is None else data_of(c, g) for g in (g_y, g_hy, g_cy))
+    b = _bias(xp, w_ih, s["weight2"], s["weight3"], ctx.params["has_biases"])
+    record, _, _ = _steps(xp, x, w_ih, w_hh, b, hx, s["cx_"], ctx.params["reverse"])
+    g_y, g_hy, g_cy = (None if g is None else data_of(ctx, g) for g in (g_y, g_hy, g_cy))
     dh = xp.zeros_like(hx) if g_hy is None else g_hy
     dc = xp.zeros_like(hx) if g_cy is None else g_cy
     dx = xp.zeros_like(x)
@@ -202,7 +202,7 @@ def _layer_grad(c: Any, g_y: Any, g_hy: Any = None, g_cy: Any = None) -> Any:
         dx[t] = dgates @ w_ih
         dh = dgates @ w_hh
         dc = dc * f
-    biases = (db, db.copy()) if c.p["has_biases"] else (None, None)
+    biases = (db, db.copy()) if ctx.params["has_biases"] else (None, None)
     return (dx, dw_ih, dw_hh, *biases, dh, dc)
 
 
@@ -263,12 +263,12 @@ def _pack_fwd(xp: Any, a: Any, lengths: tuple[int, ...], batch_first: bool) -> A
     return xp.concatenate(steps, axis=0)  # a new C-contiguous array
 
 
-def _pack_grad(c: Any, g: Any) -> Any:
+def _pack_grad(ctx: Any, g: Any) -> Any:
     """``_pack_padded_sequence_backward``: each step's rows back into a zero input."""
-    lengths, batch_first = c.p["lengths"], c.p["batch_first"]
-    data = data_of(c, g)
+    lengths, batch_first = ctx.params["lengths"], ctx.params["batch_first"]
+    data = data_of(ctx, g)
     xp = array_module(data)
-    shape = c.shapes[0]
+    shape = ctx.shapes[0]
     seq_shape = (shape[1], shape[0], *shape[2:]) if batch_first else tuple(shape)
     out = xp.zeros(seq_shape, dtype=data.dtype)
     offset = 0
@@ -278,7 +278,7 @@ def _pack_grad(c: Any, g: Any) -> Any:
         offset += n
     if batch_first:
         out = xp.swapaxes(out, 0, 1).copy()  # C order, in NumPy and CuPy alike
-    return out if c.m is ARRAY_MATH else type(g)._wrap(out)
+    return out if ctx.math is ARRAY_MATH else type(g)._wrap(out)
 
 
 PACK_PADDED = declare(

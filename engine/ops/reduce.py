@@ -41,14 +41,14 @@ def _sum_dtype(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtype:
     return d if d.is_floating_point else dtypes.int64
 
 
-def _grad_expand(c: Any, g: Any) -> Any:
+def _grad_expand(ctx: Any, g: Any) -> Any:
     """Put reduced dims back (unless keepdim) and expand to the input's shape."""
-    shape = c.shapes[0]
-    dims = c.p.get("dims")
-    if dims is not None and not c.p.get("keepdim"):
+    shape = ctx.shapes[0]
+    dims = ctx.params.get("dims")
+    if dims is not None and not ctx.params.get("keepdim"):
         for d in sorted(dims):
-            g = c.m.unsqueeze(g, dim=d)
-    return c.m.expand(g, size=tuple(shape))
+            g = ctx.math.unsqueeze(g, dim=d)
+    return ctx.math.expand(g, size=tuple(shape))
 
 
 def _numel(shape: tuple[int, ...], dims: Any) -> int:
@@ -123,7 +123,7 @@ MEAN0 = declare(
     "MeanBackward0",
     ("self",),
     _mean,
-    lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], None),
+    lambda ctx, g: _grad_expand(ctx, g) / _numel(ctx.shapes[0], None),
     dtype=_mean_dtype,
     quiet=True,
     samples=(Sample(((2, 3),)),),
@@ -134,17 +134,19 @@ MEAN1 = declare(
     "MeanBackward1",
     ("self",),
     _mean,
-    lambda c, g: _grad_expand(c, g) / _numel(c.shapes[0], c.p["dims"]),
+    lambda ctx, g: _grad_expand(ctx, g) / _numel(ctx.shapes[0], ctx.params["dims"]),
     dtype=_mean_dtype,
     quiet=True,
     samples=(Sample(((2, 3),), {"dims": (0,)}),),
 )
 
 
-def _evenly(c: Any, g: Any) -> Any:
+def _evenly(ctx: Any, g: Any) -> Any:
     """Gradient of a full max/min: shared evenly among tied elements."""
-    mask = c.m.eq(c.s["self"], c.s["result"])
-    return c.m.where(c.m.expand(g, size=tuple(c.shapes[0])) / c.m.sum(mask), g * 0, condition=mask)
+    mask = ctx.math.eq(ctx.saved["self"], ctx.saved["result"])
+    return ctx.math.where(
+        ctx.math.expand(g, size=tuple(ctx.shapes[0])) / ctx.math.sum(mask), g * 0, condition=mask
+    )
 
 
 def _check_nonempty(name: str) -> Any:
@@ -194,12 +196,14 @@ def _select_dim(which: str) -> Any:
     return fwd
 
 
-def _select_dim_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
-    idx, dim = c.s["indices"], c.p["dim"]
-    keepdim = c.p.get("keepdim", False)
+def _select_dim_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
+    idx, dim = ctx.saved["indices"], ctx.params["dim"]
+    keepdim = ctx.params.get("keepdim", False)
     if not keepdim:
-        g = c.m.unsqueeze(g, dim=dim)
-    return c.m.scatter_backward(g, shape=tuple(c.shapes[0]), dim=dim, index=idx, keepdim=keepdim)
+        g = ctx.math.unsqueeze(g, dim=dim)
+    return ctx.math.scatter_backward(
+        g, shape=tuple(ctx.shapes[0]), dim=dim, index=idx, keepdim=keepdim
+    )
 
 
 MAX0 = declare(
@@ -241,15 +245,15 @@ def _scatter_fwd(
     return out
 
 
-def _scatter_grad(c: Any, gg: Any) -> Any:
-    index = c.p["index"]
+def _scatter_grad(ctx: Any, gg: Any) -> Any:
+    index = ctx.params["index"]
     index = getattr(index, "_data", index)
-    dim = c.p["dim"]
-    if not c.p["keepdim"]:
+    dim = ctx.params["dim"]
+    if not ctx.params["keepdim"]:
         import numpy as np
 
         index = np.expand_dims(index, dim) if isinstance(index, np.ndarray) else index
-    return c.m.gather(gg, dim=dim, index=index)
+    return ctx.math.gather(gg, dim=dim, index=index)
 
 
 declare(
@@ -274,8 +278,12 @@ declare(
     "GatherBackward0",
     ("self",),
     lambda xp, a, dim, index: _gather_fwd(xp, a, dim, getattr(index, "_data", index)),
-    lambda c, g: c.m.scatter_backward(
-        g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"], keepdim=True
+    lambda ctx, g: ctx.math.scatter_backward(
+        g,
+        shape=tuple(ctx.shapes[0]),
+        dim=ctx.params["dim"],
+        index=ctx.params["index"],
+        keepdim=True,
     ),
     grad_version=1,
 )

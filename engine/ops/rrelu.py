@@ -38,10 +38,12 @@ def _backward_kernel(
     return xp.where(x > 0, g, g * slope)
 
 
-def _backward_second(c: Any, gg: Any) -> tuple[Any, Any]:
+def _backward_second(ctx: Any, gg: Any) -> tuple[Any, Any]:
     return (
-        c.m.rrelu_with_noise_backward(gg, c.s["self"], **c.p) if c.needs[0] else None,
-        zeros_like(c, c.s["self"]) if c.needs[1] else None,
+        ctx.math.rrelu_with_noise_backward(gg, ctx.saved["self"], **ctx.params)
+        if ctx.needs[0]
+        else None,
+        zeros_like(ctx, ctx.saved["self"]) if ctx.needs[1] else None,
     )
 
 
@@ -63,9 +65,9 @@ def _forward(xp: Any, a: Any, *, noise: Any, lower: float, upper: float, trainin
     return xp.where(a > 0, a, a * a.dtype.type((lower + upper) / 2))
 
 
-def _grad(c: Any, g: Any) -> Any:
-    saved = c.s["self"] if "self" in c.s else c.s["result"]
-    return c.m.rrelu_with_noise_backward(g, saved, **c.p)
+def _grad(ctx: Any, g: Any) -> Any:
+    saved = ctx.saved["self"] if "self" in ctx.saved else ctx.saved["result"]
+    return ctx.math.rrelu_with_noise_backward(g, saved, **ctx.params)
 
 
 RRELU = declare(

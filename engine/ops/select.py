@@ -42,7 +42,7 @@ MASKED_FILL = declare(
     "MaskedFillBackward0",
     ("self",),
     lambda xp, a, mask, value: xp.where(mask, a.dtype.type(value), a),
-    lambda c, g: c.m.masked_fill(g, mask=c.p["mask"], value=0.0),
+    lambda ctx, g: ctx.math.masked_fill(g, mask=ctx.params["mask"], value=0.0),
     dtype="same",
     samples=(Sample(((2, 3),), {"mask": "mask_param", "value": 0.5}),),
 )
@@ -51,9 +51,11 @@ MASKED_FILL_T = declare(
     "MaskedFillBackward1",
     ("self", "value"),
     lambda xp, a, v, mask: xp.where(mask, v.astype(a.dtype), a),
-    lambda c, g: (
-        c.m.masked_fill(g, mask=c.p["mask"], value=0.0) if c.needs[0] else None,
-        c.m.sum(c.m.where(g, zero_scalar(c, g), condition=c.p["mask"])) if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.masked_fill(g, mask=ctx.params["mask"], value=0.0) if ctx.needs[0] else None,
+        ctx.math.sum(ctx.math.where(g, zero_scalar(ctx, g), condition=ctx.params["mask"]))
+        if ctx.needs[1]
+        else None,
     ),
     dtype="same",
     samples=(Sample(((2, 3), ()), {"mask": "mask_param"}),),
@@ -110,15 +112,15 @@ declare(
     "IndexAddBackward0",
     ("grad",),
     _index_add_fwd,
-    lambda c, gg: c.m.index_select_op(gg, dim=c.p["dim"], index=c.p["index"]),
+    lambda ctx, gg: ctx.math.index_select_op(gg, dim=ctx.params["dim"], index=ctx.params["index"]),
 )
 INDEX_SELECT = declare(
     "index_select_op",
     "IndexSelectBackward0",
     ("self",),
     lambda xp, a, dim, index: xp.take(a, index, axis=dim) if a.ndim else a[index],
-    lambda c, g: c.m.index_select_backward(
-        g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.p["index"]
+    lambda ctx, g: ctx.math.index_select_backward(
+        g, shape=tuple(ctx.shapes[0]), dim=ctx.params["dim"], index=ctx.params["index"]
     ),
     dtype="same",
     samples=(Sample(((3, 2),), {"dim": 0, "index": "index_param"}),),
@@ -139,16 +141,17 @@ INDEX_ADD = declare(
     "IndexAddBackward0",
     ("self", "source"),
     _index_add_src_fwd,
-    lambda c, g: (
-        g if c.needs[0] else None,
+    lambda ctx, g: (
+        g if ctx.needs[0] else None,
         (
-            c.m.index_select_op(g, dim=c.p["dim"], index=c.p["index"])
-            if c.p["alpha"] == 1
-            else c.m.mul_scalar(
-                c.m.index_select_op(g, dim=c.p["dim"], index=c.p["index"]), other=c.p["alpha"]
+            ctx.math.index_select_op(g, dim=ctx.params["dim"], index=ctx.params["index"])
+            if ctx.params["alpha"] == 1
+            else ctx.math.mul_scalar(
+                ctx.math.index_select_op(g, dim=ctx.params["dim"], index=ctx.params["index"]),
+                other=ctx.params["alpha"],
             )
         )
-        if c.needs[1]
+        if ctx.needs[1]
         else None,
     ),
     dtype="same",
@@ -228,9 +231,13 @@ SCATTER = declare(
     "ScatterBackward0",
     ("self", "src"),
     lambda xp, a, s, dim, index: _scatter_fwd(xp, a, s, dim, index),
-    lambda c, g: (
-        c.m.scatter_value(g, dim=c.p["dim"], index=c.p["index"], value=0.0) if c.needs[0] else None,
-        c.m.gather(g, dim=c.p["dim"], index=c.p["index"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        ctx.math.scatter_value(g, dim=ctx.params["dim"], index=ctx.params["index"], value=0.0)
+        if ctx.needs[0]
+        else None,
+        ctx.math.gather(g, dim=ctx.params["dim"], index=ctx.params["index"])
+        if ctx.needs[1]
+        else None,
     ),
     dtype="same",
     samples=(Sample(((2, 3), (2, 2)), {"dim": 1, "index": "scatter_index"}),),
@@ -242,7 +249,9 @@ SCATTER_VALUE = declare(
     lambda xp, a, dim, index, value: _scatter_fwd(
         xp, a, xp.full(index.shape, value, dtype=a.dtype), dim, index
     ),
-    lambda c, g: c.m.scatter_value(g, dim=c.p["dim"], index=c.p["index"], value=0.0),
+    lambda ctx, g: ctx.math.scatter_value(
+        g, dim=ctx.params["dim"], index=ctx.params["index"], value=0.0
+    ),
     dtype="same",
     samples=(Sample(((2, 3),), {"dim": 1, "index": "scatter_index", "value": 0.5}),),
 )
@@ -251,9 +260,11 @@ SCATTER_ADD = declare(
     "ScatterAddBackward0",
     ("self", "src"),
     lambda xp, a, s, dim, index: _scatter_fwd(xp, a, s, dim, index, add=True),
-    lambda c, g: (
-        g if c.needs[0] else None,
-        c.m.gather(g, dim=c.p["dim"], index=c.p["index"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        g if ctx.needs[0] else None,
+        ctx.math.gather(g, dim=ctx.params["dim"], index=ctx.params["index"])
+        if ctx.needs[1]
+        else None,
     ),
     dtype="same",
     samples=(Sample(((2, 3), (2, 2)), {"dim": 1, "index": "scatter_index"}),),
@@ -295,9 +306,13 @@ def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:  # noqa: A00
 
 
 # -- sort / topk -----------------------------------------------------------------------------
-def _values_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
-    return c.m.scatter_backward(
-        g, shape=tuple(c.shapes[0]), dim=c.p["dim"], index=c.s["indices"], keepdim=True
+def _values_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
+    return ctx.math.scatter_backward(
+        g,
+        shape=tuple(ctx.shapes[0]),
+        dim=ctx.params["dim"],
+        index=ctx.saved["indices"],
+        keepdim=True,
     )
 
 

@@ -35,7 +35,7 @@ T_OP = declare(
     "TBackward0",
     ("self",),
     lambda xp, a: a.T,
-    lambda c, g: c.m.t(g),
+    lambda ctx, g: ctx.math.t(g),
     dtype="same",
     view=True,
     samples=(Sample(((2, 3),)),),
@@ -46,7 +46,7 @@ TRANSPOSE = declare(
     "TransposeBackward0",
     ("self",),
     lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
-    lambda c, g: c.m.transpose(g, dim0=c.p["dim0"], dim1=c.p["dim1"]),
+    lambda ctx, g: ctx.math.transpose(g, dim0=ctx.params["dim0"], dim1=ctx.params["dim1"]),
     dtype="same",
     view=True,
     samples=(Sample(((2, 3, 4),), {"dim0": 0, "dim1": 2}),),
@@ -56,7 +56,7 @@ PERMUTE = declare(
     "PermuteBackward0",
     ("self",),
     lambda xp, a, dims: xp.transpose(a, dims),
-    lambda c, g: c.m.permute(g, dims=_inv_perm(c.p["dims"])),
+    lambda ctx, g: ctx.math.permute(g, dims=_inv_perm(ctx.params["dims"])),
     dtype="same",
     view=True,
     samples=(Sample(((2, 3, 4),), {"dims": (2, 0, 1)}),),
@@ -75,8 +75,8 @@ def _view_fwd(xp: Any, a: Any, size: tuple[int, ...]) -> Any:
         ) from None
 
 
-def _reshape_back(c: Any, g: Any) -> Any:
-    return c.m.reshape_copy(g, size=tuple(c.shapes[0]))
+def _reshape_back(ctx: Any, g: Any) -> Any:
+    return ctx.math.reshape_copy(g, size=tuple(ctx.shapes[0]))
 
 
 VIEW = declare(
@@ -160,7 +160,7 @@ UNSQUEEZE = declare(
     "UnsqueezeBackward0",
     ("self",),
     lambda xp, a, dim: xp.expand_dims(a, dim),
-    lambda c, g: c.m.squeeze_dim(g, dim=c.p["dim"]),
+    lambda ctx, g: ctx.math.squeeze_dim(g, dim=ctx.params["dim"]),
     dtype="same",
     view=True,
     samples=(Sample(((2, 3),), {"dim": 1}),),
@@ -170,7 +170,7 @@ EXPAND = declare(
     "ExpandBackward0",
     ("self",),
     lambda xp, a, size: xp.broadcast_to(a, size),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype="same",
     view=True,
     samples=(Sample(((3, 1),), {"size": (3, 4)}), Sample(((3,),), {"size": (2, 3)})),
@@ -180,7 +180,7 @@ CLONE = declare(
     "CloneBackward0",
     ("self",),
     lambda xp, a: a.copy(),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype="same",
     samples=(Sample(((2, 3),)),),
     formula={"self": "1"},
@@ -190,7 +190,7 @@ ALIAS = declare(
     "AliasBackward0",
     ("self",),
     lambda xp, a: a.view(),
-    lambda c, g: g,
+    lambda ctx, g: g,
     dtype="same",
     view=True,
 )
@@ -203,11 +203,11 @@ def _cat_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
     return out if out.flags.c_contiguous else out.copy()  # copy() is C order
 
 
-def _split_grad(c: Any, g: Any) -> tuple[Any, ...]:
-    dim = c.p["dim"]
+def _split_grad(ctx: Any, g: Any) -> tuple[Any, ...]:
+    dim = ctx.params["dim"]
     out, start = [], 0
-    stacked = c.p.get("stack", False)
-    for shape in c.shapes:
+    stacked = ctx.params.get("stack", False)
+    for shape in ctx.shapes:
         if stacked:
             out.append(g[(slice(None),) * dim + (start,)])
             start += 1
@@ -605,12 +605,12 @@ UNFOLD = declare(
     "UnfoldBackward0",
     ("self",),
     _unfold,
-    lambda c, g: c.m.unfold_backward(
+    lambda ctx, g: ctx.math.unfold_backward(
         g,
-        input_sizes=tuple(c.shapes[0]),
-        dim=c.p["dimension"],
-        size=c.p["size"],
-        step=c.p["step"],
+        input_sizes=tuple(ctx.shapes[0]),
+        dim=ctx.params["dimension"],
+        size=ctx.params["size"],
+        step=ctx.params["step"],
     ),
     dtype="same",
     view=True,
@@ -624,7 +624,9 @@ declare(
     "UnfoldBackwardBackward0",
     ("grad_in",),
     _unfold_backward,
-    lambda c, gg: c.m.unfold(gg, dimension=c.p["dim"], size=c.p["size"], step=c.p["step"]),
+    lambda ctx, gg: ctx.math.unfold(
+        gg, dimension=ctx.params["dim"], size=ctx.params["size"], step=ctx.params["step"]
+    ),
     dtype="same",
     samples=(Sample(((3, 3),), {"input_sizes": (7,), "dim": 0, "size": 3, "step": 2}),),
 )

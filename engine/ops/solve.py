@@ -15,19 +15,19 @@ def _forward(xp: Any, a: Any, b: Any) -> Any:
     return xp.linalg.solve(a, b).astype(a.dtype)
 
 
-def _grads(c: Any, g: Any) -> tuple[Any, Any]:
+def _grads(ctx: Any, g: Any) -> tuple[Any, Any]:
     """``gB = A^-T g`` and ``gA = -gB X^T``; a vector B is solved as one column, so the
     graph has PyTorch's unsqueeze/squeeze nodes."""
-    m = c.m
-    a_t = m.transpose(c.s["A"], dim0=0, dim1=1)
-    x = c.s["result"]
+    m = ctx.math
+    a_t = m.transpose(ctx.saved["A"], dim0=0, dim1=1)
+    x = ctx.saved["result"]
     vector = x.ndim == 1
     g_b = m.linalg_solve(a_t, m.unsqueeze(g, dim=1) if vector else g)
     col = m.unsqueeze(x, dim=1) if vector else x
-    g_a = -m.mm(g_b, m.transpose(col, dim0=0, dim1=1)) if c.needs[0] else None
-    if vector and c.needs[1]:
+    g_a = -m.mm(g_b, m.transpose(col, dim0=0, dim1=1)) if ctx.needs[0] else None
+    if vector and ctx.needs[1]:
         g_b = m.squeeze_dim(g_b, dim=1)
-    return (g_a, g_b if c.needs[1] else None)
+    return (g_a, g_b if ctx.needs[1] else None)
 
 
 SOLVE = declare(

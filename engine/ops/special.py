@@ -5,7 +5,7 @@
 
 Functions NumPy lacks (``erf``, ``lgamma``) are evaluated in float64 on the host from
 Python's ``math`` module and rounded once to the result dtype; each backward is
-PyTorch's ``derivatives.yaml`` formula written with ``c.m`` so ``create_graph`` works.
+PyTorch's ``derivatives.yaml`` formula written with ``ctx.math`` so ``create_graph`` works.
 """
 
 from __future__ import annotations
@@ -171,8 +171,11 @@ erf = _float_unary(
     "erf",
     "ErfBackward0",
     _on_host(_elementwise(math.erf)),
-    lambda c, g: (
-        c.m.mul_scalar(c.m.exp(-c.m.pow(c.s["self"], exponent=2)), other=_TWO_OVER_SQRT_PI) * g
+    lambda ctx, g: (
+        ctx.math.mul_scalar(
+            ctx.math.exp(-ctx.math.pow(ctx.saved["self"], exponent=2)), other=_TWO_OVER_SQRT_PI
+        )
+        * g
     ),
     "error function",
 )
@@ -180,8 +183,11 @@ erfc = _float_unary(
     "erfc",
     "ErfcBackward0",
     _on_host(_elementwise(math.erfc)),
-    lambda c, g: (
-        c.m.mul_scalar(c.m.exp(-c.m.pow(c.s["self"], exponent=2)), other=-_TWO_OVER_SQRT_PI) * g
+    lambda ctx, g: (
+        ctx.math.mul_scalar(
+            ctx.math.exp(-ctx.math.pow(ctx.saved["self"], exponent=2)), other=-_TWO_OVER_SQRT_PI
+        )
+        * g
     ),
     "complementary error function",
 )
@@ -189,9 +195,10 @@ erfinv = _float_unary(
     "erfinv",
     "ErfinvBackward0",
     _on_host(_erfinv),
-    lambda c, g: (
-        c.m.mul_scalar(
-            c.m.exp(c.m.pow(c.m.erfinv(c.s["self"]), exponent=2)), other=0.5 * math.sqrt(math.pi)
+    lambda ctx, g: (
+        ctx.math.mul_scalar(
+            ctx.math.exp(ctx.math.pow(ctx.math.erfinv(ctx.saved["self"]), exponent=2)),
+            other=0.5 * math.sqrt(math.pi),
         )
         * g
     ),
@@ -203,7 +210,7 @@ lgamma = _float_unary(
     "lgamma",
     "LgammaBackward0",
     _on_host(_elementwise(_lgamma1)),
-    lambda c, g: g * c.m.digamma(c.s["self"]),
+    lambda ctx, g: g * ctx.math.digamma(ctx.saved["self"]),
     "log of the absolute gamma function",
     samples=POS,
 )
@@ -211,7 +218,7 @@ digamma = _float_unary(
     "digamma",
     "DigammaBackward0",
     _on_host(lambda a: _polygamma(0, a)),
-    lambda c, g: g * c.m.polygamma(c.s["self"], n=1),
+    lambda ctx, g: g * ctx.math.polygamma(ctx.saved["self"], n=1),
     "derivative of lgamma",
     samples=POS,
 )
@@ -220,7 +227,7 @@ POLYGAMMA = declare(
     "PolygammaBackward0",
     ("self",),
     lambda xp, a, n: _on_host(lambda h: _polygamma(n, h))(xp, a),
-    lambda c, g: g * c.m.polygamma(c.s["self"], n=c.p["n"] + 1),
+    lambda ctx, g: g * ctx.math.polygamma(ctx.saved["self"], n=ctx.params["n"] + 1),
     dtype="float",
     save={"self": None},
     samples=(Sample(((2, 3),), {"n": 1}, positive=True),),
@@ -249,21 +256,21 @@ exp2 = _float_unary(
     "exp2",
     "Exp2Backward0",
     libm("exp2"),
-    lambda c, g: c.m.mul_scalar(g * c.s["result"], other=math.log(2.0)),
+    lambda ctx, g: ctx.math.mul_scalar(g * ctx.saved["result"], other=math.log(2.0)),
     "2 ** input",
     saves="result",
 )
 
 
-def _sinc_grad(c: Any, g: Any) -> Any:
+def _sinc_grad(ctx: Any, g: Any) -> Any:
     """``sinc_backward``: ``grad * ((πx cos πx − sin πx) / (π x²))``, 0 where ``x`` is 0."""
-    x = c.s["self"]
-    m = c.m
+    x = ctx.saved["self"]
+    m = ctx.math
     ratio = (
         m.mul_scalar(x, other=math.pi) * m.cos(m.mul_scalar(x, other=math.pi))
         - m.sin(m.mul_scalar(x, other=math.pi))
     ) / m.mul_scalar(x * x, other=math.pi)
-    return m.where(zero_scalar(c, g), g * ratio, condition=data_of(c, x) == 0)
+    return m.where(zero_scalar(ctx, g), g * ratio, condition=data_of(ctx, x) == 0)
 
 
 sinc = _float_unary(
@@ -273,7 +280,7 @@ deg2rad = _float_unary(
     "deg2rad",
     "Deg2RadBackward0",
     lambda xp, a: a * (math.pi / 180.0),
-    lambda c, g: c.m.mul_scalar(g, other=math.pi / 180.0),
+    lambda ctx, g: ctx.math.mul_scalar(g, other=math.pi / 180.0),
     "degrees to radians",
     saves="",
 )
@@ -281,7 +288,7 @@ rad2deg = _float_unary(
     "rad2deg",
     "Rad2DegBackward0",
     lambda xp, a: a * (180.0 / math.pi),
-    lambda c, g: c.m.mul_scalar(g, other=180.0 / math.pi),
+    lambda ctx, g: ctx.math.mul_scalar(g, other=180.0 / math.pi),
     "radians to degrees",
     saves="",
 )
@@ -293,17 +300,17 @@ def _logit_fwd(xp: Any, a: Any, eps: float | None = None) -> Any:
     return xp.log(a / (1.0 - a))
 
 
-def _logit_grad(c: Any, g: Any) -> Any:
+def _logit_grad(ctx: Any, g: Any) -> Any:
     """``infinitely_differentiable_logit_backward``: ``grad / (x (1 - x))`` inside
     ``[eps, 1 - eps]``, 0 outside it with ``eps``, NaN outside ``[0, 1]`` without."""
-    x = c.s["self"]
-    m = c.m
-    eps = c.p.get("eps")
-    out = g / (x * scalar_minus(c, 1.0, x))
-    data = data_of(c, x)
+    x = ctx.saved["self"]
+    m = ctx.math
+    eps = ctx.params.get("eps")
+    out = g / (x * scalar_minus(ctx, 1.0, x))
+    data = data_of(ctx, x)
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
     inside = (data >= lo) & (data <= hi)
-    fill = zero_scalar(c, g) + (math.nan if eps is None else 0.0)
+    fill = zero_scalar(ctx, g) + (math.nan if eps is None else 0.0)
     return m.where(out, fill, condition=inside)
 
 
@@ -348,12 +355,12 @@ def _nan_to_num_fwd(
     return xp.where(out == -np.inf, a.dtype.type(info.min if neginf is None else neginf), out)
 
 
-def _isfinite(c: Any, x: Any) -> Any:
-    data = data_of(c, x)
+def _isfinite(ctx: Any, x: Any) -> Any:
+    data = data_of(ctx, x)
     from engine.backend import array_module
 
     mask = array_module(data).isfinite(data)
-    return mask if c.m is ARRAY_MATH else type(x)._wrap(mask)
+    return mask if ctx.math is ARRAY_MATH else type(x)._wrap(mask)
 
 
 NAN_TO_NUM = declare(
@@ -361,7 +368,7 @@ NAN_TO_NUM = declare(
     "NanToNumBackward0",
     ("self",),
     _nan_to_num_fwd,
-    lambda c, g: g * _isfinite(c, c.s["self"]),
+    lambda ctx, g: g * _isfinite(ctx, ctx.saved["self"]),
     dtype="same",
     save={"self": None},
     samples=UNARY,
@@ -407,11 +414,11 @@ def _xlogy_fwd(xp: Any, a: Any, b: Any) -> Any:
     return xp.where((a == 0) & ~xp.isnan(b), 0.0, out)
 
 
-def _xlogy_self_grad(c: Any, g: Any, other: Any) -> Any:
-    m = c.m
+def _xlogy_self_grad(ctx: Any, g: Any, other: Any) -> Any:
+    m = ctx.math
     out = m.xlogy(g, other)
-    self_zero = data_of(c, c.s["self"]) == 0
-    o = data_of(c, other) if hasattr(other, "shape") else other
+    self_zero = data_of(ctx, ctx.saved["self"]) == 0
+    o = data_of(ctx, other) if hasattr(other, "shape") else other
     return m.masked_fill(out, mask=self_zero & (o <= 0), value=0.0)
 
 
@@ -420,9 +427,9 @@ XLOGY = declare(
     "XlogyBackward0",
     ("self", "other"),
     _xlogy_fwd,
-    lambda c, g: (
-        _xlogy_self_grad(c, g, c.s["other"]) if c.needs[0] else None,
-        g * c.s["self"] / c.s["other"] if c.needs[1] else None,
+    lambda ctx, g: (
+        _xlogy_self_grad(ctx, g, ctx.saved["other"]) if ctx.needs[0] else None,
+        g * ctx.saved["self"] / ctx.saved["other"] if ctx.needs[1] else None,
     ),
     dtype="float",
     save={"self": None, "other": None},
@@ -434,7 +441,7 @@ XLOGY_SELF = declare(
     "XlogyBackward1",
     ("other",),
     lambda xp, b, self: _xlogy_fwd(xp, xp.asarray(self, dtype=b.dtype), b),
-    lambda c, g: c.m.mul_scalar(g, other=c.p["self"]) / c.s["other"],
+    lambda ctx, g: ctx.math.mul_scalar(g, other=ctx.params["self"]) / ctx.saved["other"],
     dtype=lambda i, p: _float_promote(i, p),
     save={"other": None},
     samples=(Sample(((2, 3),), {"self": 2.0}, positive=True),),
@@ -445,7 +452,7 @@ XLOGY_OTHER = declare(
     "XlogyBackward2",
     ("self",),
     lambda xp, a, other: _xlogy_fwd(xp, a, xp.asarray(other, dtype=a.dtype)),
-    lambda c, g: _xlogy_scalar_other_grad(c, g),
+    lambda ctx, g: _xlogy_scalar_other_grad(ctx, g),
     dtype=lambda i, p: _float_promote(i, p),
     save={"self": None},
     samples=(Sample(((2, 3),), {"other": 2.0}),),
@@ -453,12 +460,12 @@ XLOGY_OTHER = declare(
 )
 
 
-def _xlogy_scalar_other_grad(c: Any, g: Any) -> Any:
-    other = c.p["other"]
-    out = c.m.xlogy_scalar_other(g, other=other)
+def _xlogy_scalar_other_grad(ctx: Any, g: Any) -> Any:
+    other = ctx.params["other"]
+    out = ctx.math.xlogy_scalar_other(g, other=other)
     if other > 0:
         return out
-    return c.m.masked_fill(out, mask=data_of(c, c.s["self"]) == 0, value=0.0)
+    return ctx.math.masked_fill(out, mask=data_of(ctx, ctx.saved["self"]) == 0, value=0.0)
 
 
 def _is_tensor(x: Any) -> bool:
@@ -486,9 +493,13 @@ LOGADDEXP = declare(
     "LogaddexpBackward0",
     ("self", "other"),
     on_host(lambda xp, a, b: xp.logaddexp(a, b)),
-    lambda c, g: (
-        g / c.m.add_scalar(c.m.exp(c.s["other"] - c.s["self"]), other=1) if c.needs[0] else None,
-        g / c.m.add_scalar(c.m.exp(c.s["self"] - c.s["other"]), other=1) if c.needs[1] else None,
+    lambda ctx, g: (
+        g / ctx.math.add_scalar(ctx.math.exp(ctx.saved["other"] - ctx.saved["self"]), other=1)
+        if ctx.needs[0]
+        else None,
+        g / ctx.math.add_scalar(ctx.math.exp(ctx.saved["self"] - ctx.saved["other"]), other=1)
+        if ctx.needs[1]
+        else None,
     ),
     dtype="float",
     save={"self": None, "other": None},
@@ -508,9 +519,9 @@ HYPOT = declare(
     "HypotBackward0",
     ("self", "other"),
     lambda xp, a, b: xp.hypot(a, b),
-    lambda c, g: (
-        g * c.s["self"] / c.s["result"] if c.needs[0] else None,
-        g * c.s["other"] / c.s["result"] if c.needs[1] else None,
+    lambda ctx, g: (
+        g * ctx.saved["self"] / ctx.saved["result"] if ctx.needs[0] else None,
+        g * ctx.saved["other"] / ctx.saved["result"] if ctx.needs[1] else None,
     ),
     save={"self": None, "other": None, "result": None},
     samples=(S23, Sample(((2, 3), (3,)))),
@@ -524,11 +535,11 @@ def hypot(input: Any, other: Any) -> Any:  # noqa: A002
     return apply_op(HYPOT, (input, other))
 
 
-def _copysign_grad(c: Any, g: Any) -> Any:
+def _copysign_grad(ctx: Any, g: Any) -> Any:
     """``copysign_tensor_self_backward``: ``grad * result / self``, 0 where self is 0."""
-    x = c.s["self"]
-    ratio = c.s["result"] / x
-    ratio = c.m.masked_fill(ratio, mask=data_of(c, x) == 0, value=0)
+    x = ctx.saved["self"]
+    ratio = ctx.saved["result"] / x
+    ratio = ctx.math.masked_fill(ratio, mask=data_of(ctx, x) == 0, value=0)
     return g * ratio
 
 
@@ -537,9 +548,9 @@ COPYSIGN = declare(
     "CopysignBackward0",
     ("self", "other"),
     lambda xp, a, b: xp.copysign(a, b),
-    lambda c, g: (
-        _copysign_grad(c, g) if c.needs[0] else None,
-        zeros_like(c, c.s["other"]) if c.needs[1] else None,
+    lambda ctx, g: (
+        _copysign_grad(ctx, g) if ctx.needs[0] else None,
+        zeros_like(ctx, ctx.saved["other"]) if ctx.needs[1] else None,
     ),
     dtype="float",
     save={"self": ("self",), "other": ("other",), "result": ("self",)},

@@ -25,15 +25,15 @@ def _unbind_fwd(xp: Any, a: Any, dim: int, output_nr: Any = None) -> Any:
     return tuple(a[(slice(None),) * dim + (i,)] for i in range(a.shape[dim]))
 
 
-def _filled(c: Any, grads: tuple[Any, ...]) -> list[Any]:
+def _filled(ctx: Any, grads: tuple[Any, ...]) -> list[Any]:
     """Each output's gradient, zeros where an output was not used."""
     from engine.backend import array_module
 
     present = next(g for g in grads if g is not None)
     out = []
-    for g, (shape, dtype, _) in zip(grads, c._out_meta):
+    for g, (shape, dtype, _) in zip(grads, ctx._out_meta):
         if g is None:
-            if c.m is TENSOR_MATH:
+            if ctx.math is TENSOR_MATH:
                 g = present.new_zeros(*shape)
             else:
                 g = array_module(present).zeros(shape, dtype=dtype)
@@ -41,22 +41,22 @@ def _filled(c: Any, grads: tuple[Any, ...]) -> list[Any]:
     return out
 
 
-def _split_grad(c: Any, *grads: Any) -> Any:
-    parts = _filled(c, grads)
-    if c.m is TENSOR_MATH:
-        return c.m.cat(*parts, dim=c.p["dim"])
+def _split_grad(ctx: Any, *grads: Any) -> Any:
+    parts = _filled(ctx, grads)
+    if ctx.math is TENSOR_MATH:
+        return ctx.math.cat(*parts, dim=ctx.params["dim"])
     from engine.backend import array_module
 
-    return array_module(parts[0]).concatenate(parts, axis=c.p["dim"])
+    return array_module(parts[0]).concatenate(parts, axis=ctx.params["dim"])
 
 
-def _unbind_grad(c: Any, *grads: Any) -> Any:
-    parts = _filled(c, grads)
-    if c.m is TENSOR_MATH:
-        return c.m.stack(*parts, dim=c.p["dim"], stack=True)
+def _unbind_grad(ctx: Any, *grads: Any) -> Any:
+    parts = _filled(ctx, grads)
+    if ctx.math is TENSOR_MATH:
+        return ctx.math.stack(*parts, dim=ctx.params["dim"], stack=True)
     from engine.backend import array_module
 
-    return array_module(parts[0]).stack(parts, axis=c.p["dim"])
+    return array_module(parts[0]).stack(parts, axis=ctx.params["dim"])
 
 
 SPLIT = declare(

@@ -35,12 +35,12 @@ _DOF_WARNING = (
 )
 
 
-def _restore(c: Any, t: Any) -> Any:
+def _restore(ctx: Any, t: Any) -> Any:
     """Put a reduced result's dimensions back (unless keepdim) so it broadcasts."""
-    dims, keepdim = c.p.get("dims"), c.p.get("keepdim", False)
+    dims, keepdim = ctx.params.get("dims"), ctx.params.get("keepdim", False)
     if dims is not None and not keepdim:
         for d in sorted(dims):
-            t = c.m.unsqueeze(t, dim=d)
+            t = ctx.math.unsqueeze(t, dim=d)
     return t
 
 
@@ -50,13 +50,13 @@ def _int_to_long(inputs: tuple[Any, ...], params: dict[str, Any]) -> dtypes.dtyp
 
 
 # -- prod ---------------------------------------------------------------------------------
-def _prod_grad(c: Any, g: Any) -> Any:
+def _prod_grad(ctx: Any, g: Any) -> Any:
     """``prod_backward``: ``grad * (result / input)`` when no input is zero (PyTorch's
     graph), otherwise the product of the others, computed without dividing by zero."""
-    x, m = c.s["self"], c.m
-    dims = c.p.get("dims")
+    x, m = ctx.saved["self"], ctx.math
+    dims = ctx.params.get("dims")
     all_dims = tuple(range(x.ndim)) if dims is None else dims
-    g, result = _restore(c, g), _restore(c, c.s["result"])
+    g, result = _restore(ctx, g), _restore(ctx, ctx.saved["result"])
     data = x if m is ARRAY_MATH else x._data
     if x.ndim and not bool((data == 0).any()):
         return g * (result / x)
@@ -114,13 +114,13 @@ def prod(input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: An
 
 
 # -- amax / amin ---------------------------------------------------------------------------
-def _extreme_grad(c: Any, g: Any) -> Any:
-    x, m = c.s["self"], c.m
-    dims = c.p.get("dims")
-    result = _restore(c, c.s["result"])
+def _extreme_grad(ctx: Any, g: Any) -> Any:
+    x, m = ctx.saved["self"], ctx.math
+    dims = ctx.params.get("dims")
+    result = _restore(ctx, ctx.saved["result"])
     mask = m.eq(x, result)
     count = m.sum_dim(mask, dims=dims, keepdim=True) if x.ndim else 1
-    return _restore(c, g) * mask / count
+    return _restore(ctx, g) * mask / count
 
 
 def _extreme(name: str, grad_fn: str, reducer: str) -> Any:
@@ -174,7 +174,9 @@ LOGSUMEXP = declare(
     "LogsumexpBackward0",
     ("self",),
     _logsumexp_fwd,
-    lambda c, g: _restore(c, g) * c.m.exp(c.s["self"] - _restore(c, c.s["result"])),
+    lambda ctx, g: (
+        _restore(ctx, g) * ctx.math.exp(ctx.saved["self"] - _restore(ctx, ctx.saved["result"]))
+    ),
     dtype="float",
     save={"self": None, "result": None},
     samples=(Sample(((2, 3),), {"dims": (1,)}),),
@@ -258,38 +260,38 @@ def _two_over(n: int, correction: float) -> float:
     return math.inf if n == correction else 2.0 / (n - correction)
 
 
-def _whole(c: Any, x: Any) -> bool:
+def _whole(ctx: Any, x: Any) -> bool:
     """A reduction over every dimension without keepdim: what ``x.var()`` (``dim=None``)
     records, so the gradient broadcasts from 0-d as PyTorch's does."""
-    dims = c.p["dims"]
-    return bool(dims) and len(dims) == x.ndim and not c.p.get("keepdim", False)
+    dims = ctx.params["dims"]
+    return bool(dims) and len(dims) == x.ndim and not ctx.params.get("keepdim", False)
 
 
-def _var_backward(c: Any, g: Any) -> Any:
+def _var_backward(ctx: Any, g: Any) -> Any:
     """``var_backward``: ``(2 / dof) * grad * (self - self.mean(dim, keepdim=True))``."""
-    x = c.s["self"]
-    dims = c.p["dims"]
+    x = ctx.saved["self"]
+    dims = ctx.params["dims"]
     n = math.prod(x.shape[d] for d in dims) if dims else 1
-    if _whole(c, x):
-        mean = c.m.mean(x)
+    if _whole(ctx, x):
+        mean = ctx.math.mean(x)
     else:
-        g = _restore(c, g)
-        mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
-    return c.m.mul_scalar(g, other=_two_over(n, c.p.get("correction", 1))) * (x - mean)
+        g = _restore(ctx, g)
+        mean = ctx.math.mean_dim(x, dims=dims, keepdim=True) if dims else x
+    return ctx.math.mul_scalar(g, other=_two_over(n, ctx.params.get("correction", 1))) * (x - mean)
 
 
-def _var_grad(c: Any, g: Any) -> Any:
-    return _var_backward(c, g)
+def _var_grad(ctx: Any, g: Any) -> Any:
+    return _var_backward(ctx, g)
 
 
-def _std_grad(c: Any, g: Any) -> Any:
+def _std_grad(ctx: Any, g: Any) -> Any:
     """``std_backward``: ``(grad / (result * 2)).masked_fill_(result == 0, 0)`` into
     ``var_backward``."""
-    result = c.s["result"]
-    data = result if c.m is ARRAY_MATH else result._data
-    half = g / c.m.mul_scalar(result, other=2)
-    half = c.m.masked_fill(half, mask=data == 0, value=0)
-    return _var_backward(c, half)
+    result = ctx.saved["result"]
+    data = result if ctx.math is ARRAY_MATH else result._data
+    half = g / ctx.math.mul_scalar(result, other=2)
+    half = ctx.math.masked_fill(half, mask=data == 0, value=0)
+    return _var_backward(ctx, half)
 
 
 VAR = declare(
@@ -393,9 +395,9 @@ def _cumsum(xp: Any, a: Any, dim: int) -> Any:
     return xp.cumsum(a, axis=dim)
 
 
-def _cumsum_grad(c: Any, g: Any) -> Any:
-    dim = c.p["dim"]
-    return c.m.flip(c.m.cumsum(c.m.flip(g, dims=(dim,)), dim=dim), dims=(dim,))
+def _cumsum_grad(ctx: Any, g: Any) -> Any:
+    dim = ctx.params["dim"]
+    return ctx.math.flip(ctx.math.cumsum(ctx.math.flip(g, dims=(dim,)), dim=dim), dims=(dim,))
 
 
 CUMSUM = declare(
@@ -413,7 +415,7 @@ FLIP = declare(
     ("self",),
     # a copy, contiguous, as ATen's flip makes (NumPy's flip is a view of the input)
     lambda xp, a, dims: xp.flip(a, axis=dims).copy() if a.ndim else a.copy(),
-    lambda c, g: c.m.flip(g, dims=c.p["dims"]),
+    lambda ctx, g: ctx.math.flip(g, dims=ctx.params["dims"]),
     dtype="same",
     samples=(Sample(((2, 3),), {"dims": (0, 1)}),),
 )
@@ -424,7 +426,9 @@ ROLL = declare(
     "RollBackward0",
     ("self",),
     lambda xp, a, shifts, dims: xp.roll(a, shifts, axis=dims if dims else None),
-    lambda c, g: c.m.roll(g, shifts=tuple(-s for s in c.p["shifts"]), dims=c.p["dims"]),
+    lambda ctx, g: ctx.math.roll(
+        g, shifts=tuple(-s for s in ctx.params["shifts"]), dims=ctx.params["dims"]
+    ),
     dtype="same",
     samples=(Sample(((2, 3),), {"shifts": (1, -1), "dims": (0, 1)}),),
 )
@@ -468,18 +472,20 @@ cumsum = _cumulative("cumsum", CUMSUM, "running sum along dim")
 
 
 # -- cumprod ---------------------------------------------------------------------------------
-def _cumprod_grad(c: Any, g: Any) -> Any:
+def _cumprod_grad(ctx: Any, g: Any) -> Any:
     """ATen's ``cumprod_backward``: without zeros, the reversed cumsum of ``result * grad``
     over the input; where a slice holds zeros (the division would be 0/0), its first zero
     gets the product of the others and what follows it nothing (ATen's O(n) path)."""
-    x, out, dim = c.s["self"], c.s["result"], c.p["dim"]
+    x, out, dim = ctx.saved["self"], ctx.saved["result"], ctx.params["dim"]
     raw = getattr(x, "_data", x)
     if raw.ndim == 0 or raw.size <= 1 or raw.shape[dim] == 1:
         return g
     if not (raw == 0).any():
         w = out * g
-        return c.m.flip(c.m.cumsum(c.m.flip(w, dims=(dim,)), dim=dim), dims=(dim,)) / x
-    if c.m is not ARRAY_MATH:
+        return (
+            ctx.math.flip(ctx.math.cumsum(ctx.math.flip(w, dims=(dim,)), dim=dim), dims=(dim,)) / x
+        )
+    if ctx.math is not ARRAY_MATH:
         return _cumprod_grad_graph(x, g, dim)
     grad = _cumprod_grad_zeros(raw, getattr(out, "_data", out), getattr(g, "_data", g), dim)
     return type(g)._wrap(grad) if hasattr(g, "_data") else grad

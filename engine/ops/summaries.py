@@ -29,8 +29,8 @@ median_type = _make("median")
 nanmedian_type = _make("nanmedian")
 
 
-def _wrap_bool(c: Any, mask: Any, like: Any) -> Any:
-    return mask if c.m is ARRAY_MATH else type(like)._wrap(mask)
+def _wrap_bool(ctx: Any, mask: Any, like: Any) -> Any:
+    return mask if ctx.math is ARRAY_MATH else type(like)._wrap(mask)
 
 
 # -- nansum / nanmean ---------------------------------------------------------------------------
@@ -40,12 +40,12 @@ def _nansum_fwd(xp: Any, a: Any, dims: Any, keepdim: bool = False, dtype: Any = 
     return _sum(xp, a, dims, keepdim, dtype)
 
 
-def _nansum_grad(c: Any, g: Any) -> Any:
+def _nansum_grad(ctx: Any, g: Any) -> Any:
     """``nansum_backward``: the gradient where ``self`` is not NaN, 0 where it is."""
-    x = c.s["self"]
-    data = data_of(c, x)
-    g = c.m.expand(_restore(c, g), size=tuple(c.shapes[0]))
-    keep = _wrap_bool(c, ~array_module(data).isnan(data), x)
+    x = ctx.saved["self"]
+    data = data_of(ctx, x)
+    g = ctx.math.expand(_restore(ctx, g), size=tuple(ctx.shapes[0]))
+    keep = _wrap_bool(ctx, ~array_module(data).isnan(data), x)
     return g * keep
 
 
@@ -103,40 +103,42 @@ def _moments(root: bool) -> Any:
     return forward
 
 
-def _mean_part(c: Any, g: Any) -> Any:
+def _mean_part(ctx: Any, g: Any) -> Any:
     """``mean_backward``: the gradient spread evenly over the reduced elements."""
-    dims = c.p["dims"]
-    n = math.prod(c.shapes[0][d] for d in dims) if dims else 1
-    return c.m.expand(_restore(c, g), size=tuple(c.shapes[0])) / n
+    dims = ctx.params["dims"]
+    n = math.prod(ctx.shapes[0][d] for d in dims) if dims else 1
+    return ctx.math.expand(_restore(ctx, g), size=tuple(ctx.shapes[0])) / n
 
 
-def _spread_part(c: Any, g: Any) -> Any:
-    x = c.s["self"]
-    dims = c.p["dims"]
-    n = math.prod(c.shapes[0][d] for d in dims) if dims else 1
-    mean = c.m.mean_dim(x, dims=dims, keepdim=True) if dims else x
-    return c.m.mul_scalar(_restore(c, g), other=_two_over(n, c.p.get("correction", 1))) * (x - mean)
+def _spread_part(ctx: Any, g: Any) -> Any:
+    x = ctx.saved["self"]
+    dims = ctx.params["dims"]
+    n = math.prod(ctx.shapes[0][d] for d in dims) if dims else 1
+    mean = ctx.math.mean_dim(x, dims=dims, keepdim=True) if dims else x
+    return ctx.math.mul_scalar(
+        _restore(ctx, g), other=_two_over(n, ctx.params.get("correction", 1))
+    ) * (x - mean)
 
 
-def _var_mean_grad(c: Any, g_var: Any, g_mean: Any = None) -> Any:
+def _var_mean_grad(ctx: Any, g_var: Any, g_mean: Any = None) -> Any:
     """``var_mean_backward``: ``var_backward`` plus ``mean_backward`` for what arrived."""
-    out = None if g_var is None else _spread_part(c, g_var)
+    out = None if g_var is None else _spread_part(ctx, g_var)
     if g_mean is not None:
-        part = _mean_part(c, g_mean)
+        part = _mean_part(ctx, g_mean)
         out = part if out is None else out + part
     return out
 
 
-def _std_mean_grad(c: Any, g_std: Any, g_mean: Any = None) -> Any:
+def _std_mean_grad(ctx: Any, g_std: Any, g_mean: Any = None) -> Any:
     """``std_mean_backward``: ``std_backward`` (through ``result0``) plus ``mean_backward``."""
     out = None
     if g_std is not None:
-        result = c.s["result"]
-        half = g_std / c.m.mul_scalar(result, other=2)
-        half = c.m.masked_fill(half, mask=data_of(c, result) == 0, value=0)
-        out = _spread_part(c, half)
+        result = ctx.saved["result"]
+        half = g_std / ctx.math.mul_scalar(result, other=2)
+        half = ctx.math.masked_fill(half, mask=data_of(ctx, result) == 0, value=0)
+        out = _spread_part(ctx, half)
     if g_mean is not None:
-        part = _mean_part(c, g_mean)
+        part = _mean_part(ctx, g_mean)
         out = part if out is None else out + part
     return out
 
@@ -252,15 +254,15 @@ def _median_full(skip_nan: bool) -> Any:
     return forward
 
 
-def _evenly_distribute(c: Any, g: Any) -> Any:
+def _evenly_distribute(ctx: Any, g: Any) -> Any:
     """``evenly_distribute_backward``: the gradient shared by every element equal to the
     result (NaN matching NaN)."""
-    x, result = c.s["self"], c.s["result"]
-    xd, rd = data_of(c, x), data_of(c, result)
+    x, result = ctx.saved["self"], ctx.saved["result"]
+    xd, rd = data_of(ctx, x), data_of(ctx, result)
     xp = array_module(xd)
     mask = (xd == rd) | (xp.isnan(xd) & xp.isnan(rd)) if xd.dtype.kind == "f" else xd == rd
     share = g / int(mask.sum())
-    return c.m.expand(share, size=tuple(c.shapes[0])) * _wrap_bool(c, mask, x)
+    return ctx.math.expand(share, size=tuple(ctx.shapes[0])) * _wrap_bool(ctx, mask, x)
 
 
 def _median_dim(skip_nan: bool) -> Any:
@@ -275,10 +277,10 @@ def _median_dim(skip_nan: bool) -> Any:
     return forward
 
 
-def _select_grad(c: Any, g: Any, _indices_grad: Any = None) -> Any:
+def _select_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
     from engine.ops.reduce import _select_dim_grad
 
-    return _select_dim_grad(c, g, _indices_grad)
+    return _select_dim_grad(ctx, g, _indices_grad)
 
 
 MEDIAN = declare(
@@ -402,35 +404,35 @@ def _aminmax_fwd(xp: Any, a: Any, dim: Any = None, keepdim: bool = False) -> tup
     return xp.asarray(lo), xp.asarray(hi)
 
 
-def _extreme_share(c: Any, g: Any, result: Any) -> Any:
+def _extreme_share(ctx: Any, g: Any, result: Any) -> Any:
     """``amax``/``amin``'s backward: the gradient shared by the elements that hit it."""
-    x = c.s["self"]
-    dim, keepdim = c.p.get("dim"), c.p.get("keepdim", False)
-    xd, rd = data_of(c, x), data_of(c, result)
+    x = ctx.saved["self"]
+    dim, keepdim = ctx.params.get("dim"), ctx.params.get("keepdim", False)
+    xd, rd = data_of(ctx, x), data_of(ctx, result)
     if dim is not None and not keepdim:
         rd = array_module(rd).expand_dims(rd, dim)
-        g = c.m.unsqueeze(g, dim=dim)
+        g = ctx.math.unsqueeze(g, dim=dim)
     elif dim is None:
         rd = rd.reshape(())
-        g = c.m.reshape(g, shape=()) if keepdim else g
+        g = ctx.math.reshape(g, shape=()) if keepdim else g
     mask = xd == rd
     count = mask.sum(axis=dim, keepdims=True) if dim is not None else mask.sum()
-    share = g / _wrap_bool(c, count.astype(xd.dtype), x)
-    return c.m.expand(share, size=tuple(c.shapes[0])) * _wrap_bool(c, mask, x)
+    share = g / _wrap_bool(ctx, count.astype(xd.dtype), x)
+    return ctx.math.expand(share, size=tuple(ctx.shapes[0])) * _wrap_bool(ctx, mask, x)
 
 
-def _aminmax_grad(c: Any, g_min: Any, g_max: Any = None) -> Any:
+def _aminmax_grad(ctx: Any, g_min: Any, g_max: Any = None) -> Any:
     out = None
     for g, key in ((g_min, "result"), (g_max, "indices")):
         if g is not None:
-            part = _extreme_share(c, g, c.s[key] if key == "result" else _max_of(c))
+            part = _extreme_share(ctx, g, ctx.saved[key] if key == "result" else _max_of(ctx))
             out = part if out is None else out + part
     return out
 
 
-def _max_of(c: Any) -> Any:
-    raw = c.s["indices"]
-    return raw if c.m is ARRAY_MATH else type(c.s["self"])._wrap(raw)
+def _max_of(ctx: Any) -> Any:
+    raw = ctx.saved["indices"]
+    return raw if ctx.math is ARRAY_MATH else type(ctx.saved["self"])._wrap(raw)
 
 
 AMINMAX = declare(
@@ -470,13 +472,13 @@ def _masked_select_fwd(xp: Any, a: Any, mask: Any) -> Any:
     return xp.broadcast_to(a, shape)[xp.broadcast_to(mask, shape)]
 
 
-def _masked_select_grad(c: Any, g: Any) -> Any:
+def _masked_select_grad(ctx: Any, g: Any) -> Any:
     """``masked_select_backward``: the gradient placed where the (broadcast) mask is True;
     the engine sums a broadcast gradient back to the input's shape."""
-    mask = c.p["mask"]
+    mask = ctx.params["mask"]
     xp = array_module(mask)
-    shape = tuple(np.broadcast_shapes(tuple(c.shapes[0]), mask.shape))
-    return c.m.index_backward(g, shape=shape, key=(xp.broadcast_to(mask, shape),))
+    shape = tuple(np.broadcast_shapes(tuple(ctx.shapes[0]), mask.shape))
+    return ctx.math.index_backward(g, shape=shape, key=(xp.broadcast_to(mask, shape),))
 
 
 MASKED_SELECT = declare(
@@ -507,17 +509,17 @@ def masked_select(input: Any, mask: Any) -> Any:  # noqa: A002
     return apply_op(MASKED_SELECT, (input,), {"mask": mask._data})
 
 
-def _take_grad(c: Any, g: Any) -> Any:
+def _take_grad(ctx: Any, g: Any) -> Any:
     """``take_backward``: the gradient added at each flat index (repeats accumulate)."""
-    shape = tuple(c.shapes[0])
-    index = c.p["index"]
+    shape = tuple(ctx.shapes[0])
+    index = ctx.params["index"]
     xp = array_module(index)
     if not shape:
-        return c.m.sum(g)
+        return ctx.math.sum(g)
     host = index if xp is np else xp.asnumpy(index)
     flat = np.where(host < 0, host + max(math.prod(shape), 1), host)
     key = tuple(k if xp is np else xp.asarray(k) for k in np.unravel_index(flat, shape))
-    return c.m.index_backward(g, shape=shape, key=key)
+    return ctx.math.index_backward(g, shape=shape, key=key)
 
 
 TAKE = declare(

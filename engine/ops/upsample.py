@@ -130,7 +130,9 @@ def _declare(name: str, grad_fn: str, linear: bool, sample_size: tuple[int, ...]
         f"{grad_fn}BackwardBackward0",
         ("grad_output",),
         bwd,
-        lambda c, gg: getattr(c.m, name)(gg, **{k: v for k, v in c.p.items() if k != "input_size"}),
+        lambda ctx, gg: getattr(ctx.math, name)(
+            gg, **{k: v for k, v in ctx.params.items() if k != "input_size"}
+        ),
         dtype="same",
         samples=(Sample(((*sample_size[:2], *out),), {**params, "input_size": sample_size}),),
     )
@@ -139,7 +141,9 @@ def _declare(name: str, grad_fn: str, linear: bool, sample_size: tuple[int, ...]
         f"{grad_fn}Backward0",
         ("self",),
         fwd,
-        lambda c, g: getattr(c.m, f"{name}_backward")(g, input_size=tuple(c.shapes[0]), **c.p),
+        lambda ctx, g: getattr(ctx.math, f"{name}_backward")(
+            g, input_size=tuple(ctx.shapes[0]), **ctx.params
+        ),
         dtype="same",
         samples=(
             Sample((sample_size,), params),

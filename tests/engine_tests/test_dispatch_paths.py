@@ -191,7 +191,7 @@ def _node_facts(out: Any) -> dict[str, Any]:
             needs=list(fn.needs),
             shapes=[tuple(s) for s in fn.shapes],
             out_meta=[tuple(m) for m in fn._out_meta],
-            params={k: _plain(v) for k, v in fn.p.items()},
+            params={k: _plain(v) for k, v in fn.params.items()},
             saved=fn.saved_names(),
         )
     return facts

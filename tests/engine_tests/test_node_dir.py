@@ -1,7 +1,7 @@
 """``dir(grad_fn)`` as a learner filters it for ``_saved``: each name the engine lists is
 one PyTorch's node lists, and reads back as PyTorch's does (a tensor of the same shape, or
 the same number, tuple, bool or None); none of the engine's own records (``_saved``,
-``_fns``, the formula's ``m``/``p``/``s``) shows.  PyTorch's answers are written out in
+``_fns``, the formula's ``math``/``params``/``saved``) shows.  PyTorch's answers are written out in
 ``golden/saved_attributes.json`` (made by running these lines under PyTorch 2.13), so the
 test holds without it; the oracle test checks them against PyTorch.  Which names PyTorch's
 classes have comes from ``engine/autograd/saved_attributes.py``
@@ -149,7 +149,7 @@ def test_the_engines_own_records_stay_out_of_dir(expr: str) -> None:
             n for n in dir(node) if n.startswith("_") and not n.startswith(("__", "_saved_"))
         ]
         assert private == []
-        assert not {"m", "p", "s", "shapes", "apply", "saved_names"} & set(dir(node))
+        assert not {"math", "params", "saved", "shapes", "apply", "saved_names"} & set(dir(node))
         assert {"name", "next_functions", "register_hook", "metadata"} <= set(dir(node))
 
 
