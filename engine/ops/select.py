@@ -12,6 +12,7 @@ from typing import Any
 from engine import dtypes, return_types
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import zero_scalar
 from engine.ops.shape import _wrap
 from engine.tensor import Tensor
@@ -72,6 +73,11 @@ MASKED_FILL_T = declare(
     example=Example(values={"mask": "mask"}),
 )
 def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
+    if isinstance(mask, Tensor) and mask.device != input.device:  # (``masked_fill__cuda``)
+        raise RuntimeError(
+            "expected self and mask to be on the same device, but got mask on "
+            f"{mask.device} and self on {input.device}"
+        )
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
         got = mask.dtype.cpp_name if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(
@@ -189,6 +195,7 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
     example=Example(inputs={"index": (4,)}, values={"index": "index"}),
 )
 def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
+    check_common_device("_index_select", self=input, index=index)
     _check_index("index_select", index)
     d = _wrap(dim, input.ndim) if input.ndim else 0
     _check_bounds(index, input.shape[d] if input.ndim else 1, d, "index_select")
@@ -206,6 +213,7 @@ def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
 def gather(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 
+    check_common_device("gather", self=input, index=index)
     _check_index("gather", index)
     d = _wrap(dim, input.ndim)
     _check_bounds(index, input.shape[d], d, "gather")

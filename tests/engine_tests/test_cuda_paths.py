@@ -7,16 +7,20 @@ default device).  Marked ``cuda``: on a GPU, and under ``--cupy-sim`` everywhere
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import pytest
 
 import engine
+import engine.nn.functional as F
 from engine.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 pytestmark = pytest.mark.cuda
 
 
 @pytest.fixture
-def cuda_default() -> object:
+def cuda_default() -> Iterator[None]:
     """``torch.set_default_device("cuda")`` for one test."""
     engine.set_default_device("cuda")
     yield
@@ -40,7 +44,8 @@ def test_packed_sequence_keeps_batch_sizes_and_lengths_on_the_cpu(cuda_default: 
     assert (str(packed.data.device), str(packed.batch_sizes.device)) == ("cuda:0", "cpu")
     assert packed.batch_sizes.tolist() == [3, 2, 1, 1]
     padded, lengths = pad_packed_sequence(packed, batch_first=True)
-    assert (str(padded.device), str(lengths.device), lengths.tolist()) == ("cuda:0", "cpu", [2, 4, 1])
+    assert (str(padded.device), str(lengths.device)) == ("cuda:0", "cpu")
+    assert lengths.tolist() == [2, 4, 1]
 
 
 def test_cuda_lengths_are_refused_as_pytorch_refuses_them() -> None:
@@ -57,3 +62,50 @@ def test_nonzero_and_data_ptr_of_cuda_tensors() -> None:
     assert t.nonzero().tolist() == [[0, 1], [1, 0]]
     assert str(engine.argwhere(t).device) == "cuda:0"
     assert t[1].data_ptr() - t.data_ptr() == 2 * t.element_size()
+
+
+def _wrapper_error(argument: str, method: str) -> str:
+    return re.escape(
+        f"Expected all tensors to be on the same device, but got {argument} is on cpu, "
+        f"different from other tensors on cuda:0 (when checking argument in method "
+        f"wrapper_CUDA_{method})"
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "argument", "method"),
+    [
+        (lambda x, i: F.embedding(i, x), "index", "_index_select"),
+        (lambda x, i: x.index_select(0, i), "index", "_index_select"),
+        (lambda x, i: x.gather(1, i.reshape(3, 1)), "index", "gather"),
+        (lambda x, i: F.cross_entropy(x, i), "target", "nll_loss_forward"),
+        (lambda x, i: F.nll_loss(x, i.cuda(), weight=engine.ones(4)), "weight", "nll_loss_forward"),
+        (
+            lambda x, i: F.nll_loss(x.reshape(3, 4, 1), i.reshape(3, 1)),
+            "target",
+            "_nll_loss2d_forward",
+        ),
+        (
+            lambda x, i: F.binary_cross_entropy(x.sigmoid(), x, weight=engine.ones(4)),
+            "weight",
+            "_binary_cross_entropy",
+        ),
+    ],
+)
+def test_a_host_index_or_target_of_a_cuda_op_is_pytorch_s_device_error(
+    call: object, argument: str, method: str
+) -> None:
+    """Indices, targets and class weights ride as parameters, past the inputs' check: a
+    host one must stop at the wrapper's check, not reach CuPy as a NumPy array."""
+    x, i = engine.ones(3, 4, device="cuda"), engine.tensor([0, 1, 2])
+    with pytest.raises(RuntimeError, match=_wrapper_error(argument, method)):
+        call(x, i)  # type: ignore[operator]
+
+
+def test_masked_fill_with_a_host_mask_is_pytorch_s_error() -> None:
+    x = engine.ones(2, device="cuda")
+    with pytest.raises(RuntimeError) as info:
+        x.masked_fill(engine.tensor([True, False]), 0.0)
+    assert str(info.value) == (
+        "expected self and mask to be on the same device, but got mask on cpu and self on cuda:0"
+    )
