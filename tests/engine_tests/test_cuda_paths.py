@@ -109,3 +109,63 @@ def test_masked_fill_with_a_host_mask_is_pytorch_s_error() -> None:
     assert str(info.value) == (
         "expected self and mask to be on the same device, but got mask on cpu and self on cuda:0"
     )
+
+
+def test_max_over_a_dim_differentiates_twice_on_cuda_as_on_the_cpu() -> None:
+    """``ValueSelectingReductionBackwardBackward0`` gathers with the kept index, which
+    needs its dim back (``keepdim=False``) on the device as on the host."""
+    grads = {}
+    for dev in ("cpu", "cuda"):
+        x = engine.tensor([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]], device=dev, requires_grad=True)
+        v = engine.tensor([1.0, 2.0, 3.0], device=dev, requires_grad=True)
+        (gx,) = engine.autograd.grad(x.max(0).values, x, grad_outputs=v, create_graph=True)
+        (gx * engine.arange(6.0, device=dev).reshape(2, 3)).sum().backward()
+        grads[dev] = v.grad.tolist()
+    assert grads["cuda"] == grads["cpu"] == [3.0, 1.0, 5.0]
+
+
+def test_eigvalsh_backward_and_matrix_rank_on_cuda() -> None:
+    """``eigh``'s backward with only the eigenvalues' gradient brought that gradient to
+    the host with ``numpy.asarray``; ``matrix_rank`` answered on the CPU."""
+    grads = {}
+    for dev in ("cpu", "cuda"):
+        x = engine.tensor([[2.0, 1.0], [1.0, 3.0]], device=dev, requires_grad=True)
+        engine.linalg.eigvalsh(x).pow(2).sum().backward()
+        grads[dev] = x.grad.tolist()
+        rank = engine.linalg.matrix_rank(x.detach())
+        assert (str(rank.device), rank.item()) == (str(x.device), 2)
+    assert grads["cuda"] == grads["cpu"]
+
+
+def test_quantile_with_cuda_quantiles() -> None:
+    """``q`` as a CUDA tensor (the default device's ``torch.tensor([...])``) is read on
+    the host, not handed to ``numpy.asarray``."""
+    x = engine.arange(5.0, device="cuda")
+    out = engine.quantile(x, engine.tensor([0.25, 0.5], device="cuda"))
+    assert (str(out.device), out.tolist()) == ("cuda:0", [1.0, 2.0])
+
+
+def _lbfgs_steps(dev: str) -> list[float]:
+    w = engine.tensor([1.0, -2.0, 3.0], device=dev, requires_grad=True)
+    opt = engine.optim.LBFGS([w], lr=0.5)
+
+    def closure() -> object:
+        opt.zero_grad()
+        loss = (w - 1).pow(2).sum() + w.pow(4).sum()
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        opt.step(closure)
+    return w.tolist()
+
+
+def test_lbfgs_steps_on_cuda_as_on_the_cpu() -> None:
+    """LBFGS's first step size is a 0-d tensor, passed as ``add_``'s ``alpha``: a Number
+    argument, read with ``item()`` (NumPy cannot convert a CUDA tensor)."""
+    steps = {dev: _lbfgs_steps(dev) for dev in ("cpu", "cuda")}
+    assert steps["cuda"] == steps["cpu"]
+    x = engine.ones(2, device="cuda")
+    assert x.add(x, alpha=engine.tensor(2.0, device="cuda")).tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match=r"^add_\(\): argument 'alpha' must be Number, not Tensor$"):
+        x.add_(x, alpha=engine.tensor([2.0], device="cuda"))
