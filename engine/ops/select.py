@@ -11,6 +11,7 @@ from typing import Any
 
 from engine import dtypes, return_types
 from engine.catalog import Example, Param, Port, public
+from engine.ops.atomic_add import add_at
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import zero_scalar
@@ -109,7 +110,7 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
 def _index_add_fwd(xp: Any, g: Any, shape: tuple[int, ...], dim: int, index: Any) -> Any:
     out = xp.zeros(shape, dtype=g.dtype)
     moved = xp.moveaxis(out, dim, 0)
-    xp.add.at(moved, index, xp.moveaxis(g, dim, 0))
+    add_at(xp, moved, index, xp.moveaxis(g, dim, 0))
     return out
 
 
@@ -136,8 +137,11 @@ INDEX_SELECT = declare(
 
 def _index_add_src_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, alpha: Any) -> Any:
     out = a.copy()
-    xp.add.at(
-        xp.moveaxis(out, dim, 0), index, xp.moveaxis(src * alpha if alpha != 1 else src, dim, 0)
+    add_at(
+        xp,
+        xp.moveaxis(out, dim, 0),
+        index,
+        xp.moveaxis(src * alpha if alpha != 1 else src, dim, 0),
     )
     return out
 
@@ -228,7 +232,7 @@ def _scatter_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, add: bool = Fa
     grid[dim] = index
     values = src[tuple(slice(0, s) for s in index.shape)]
     if add:
-        xp.add.at(out, tuple(grid), values)
+        add_at(xp, out, tuple(grid), values)
     else:
         out[tuple(grid)] = values
     return out

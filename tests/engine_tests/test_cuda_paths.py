@@ -169,3 +169,22 @@ def test_lbfgs_steps_on_cuda_as_on_the_cpu() -> None:
     assert x.add(x, alpha=engine.tensor(2.0, device="cuda")).tolist() == [3.0, 3.0]
     with pytest.raises(TypeError, match=r"^add_\(\): argument 'alpha' must be Number, not Tensor$"):
         x.add_(x, alpha=engine.tensor([2.0], device="cuda"))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "bool", "int64", "float16"])
+def test_accumulating_ops_of_narrow_dtypes_on_cuda(dtype: str) -> None:
+    """CuPy's ``add.at`` has no atomic for bool or 8/16-bit integers: accumulated wider,
+    cast back (wrapping as PyTorch wraps; ``or`` for bool)."""
+    dt = getattr(engine, dtype)
+
+    def run(dev: str) -> list[object]:
+        base = engine.full((3,), 127 if dt is engine.int8 else 1, dtype=dt, device=dev)
+        i = engine.tensor([0, 0, 2], device=dev)
+        ones = engine.ones(3, dtype=dt, device=dev)
+        return [
+            base.index_put((i,), ones, accumulate=True).tolist(),
+            base.index_add(0, i, ones).tolist(),
+            base.scatter_add(0, i, ones).tolist(),
+        ]
+
+    assert run("cuda") == run("cpu")
