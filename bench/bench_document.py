@@ -23,7 +23,8 @@ from gradstudio.catalogue import RunCall
 from gradstudio.document.commands import SetParamCommand
 from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate, prepare
+from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate
+from gradstudio.evaluation.plan import prepare
 from gradstudio.interchange.fileformat import load_document, save_document
 
 OPS = ("torch.add", "torch.mul", "torch.tanh", "torch.sigmoid", "torch.sub", "torch.relu")

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from gradstudio.document.model import Document  # noqa: E402
 from gradstudio.evaluation import worker  # noqa: E402
-from gradstudio.evaluation.evaluate import prepare  # noqa: E402
+from gradstudio.evaluation.plan import prepare  # noqa: E402
 from gradstudio.interchange.examples import EXAMPLES, build  # noqa: E402
 from tests.hostile import HANGS, HOSTILE, hostile  # noqa: E402
 

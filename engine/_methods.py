@@ -154,8 +154,3 @@ def _broadcast_to(self: Tensor, *size: Any, **kwargs: Any) -> Tensor:
 
 
 Tensor.broadcast_to = _broadcast_to  # type: ignore[attr-defined]
-
-# The op dispatcher builds tensors without importing this module at load time.
-from engine.ops import core as _core  # noqa: E402
-
-_core._TENSOR.append(Tensor)

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, format_size, parse_size
-from gradstudio.evaluation.evaluate import Evaluation, TensorFacts, prepare, waiting_text
 from gradstudio.evaluation.explain_grad import CannotExplain, explain_gradient, find_ref
+from gradstudio.evaluation.facts import TensorFacts, waiting_text
+from gradstudio.evaluation.plan import prepare
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
 from gradstudio.interchange.program_import.notebook import is_notebook, located, read_notebook
 from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS, import_program

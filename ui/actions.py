@@ -13,8 +13,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QWidget
 
 
 def _weak(slot: Callable[..., Any]) -> Callable[..., Any]:
@@ -49,3 +49,35 @@ def connect_toggle(action: QAction, slot: Callable[[bool], Any]) -> QAction:
 def add_action(menu: QMenu, text: str, slot: Callable[[], Any]) -> QAction:
     """``menu.addAction(text, slot)``, connected through ``connect_action``."""
     return connect_action(menu.addAction(text), slot)
+
+
+def make_action(
+    parent: QWidget,
+    text: str,
+    slot: object,
+    shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+    icon_name: str | None = None,
+    tip: str = "",
+    checkable: bool = False,
+) -> QAction:
+    """An action of ``parent`` (its shortcut live wherever ``parent`` is); ``icon_name``
+    is kept in its data, for the theme to draw the icon in its colours; a checkable
+    action's slot is given the new state (``connect_toggle``)."""
+    action = QAction(text, parent)
+    if shortcut is not None:
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            action.setShortcuts(shortcut)
+        else:
+            action.setShortcut(QKeySequence(shortcut))
+    if icon_name:
+        action.setData(icon_name)
+    if tip:
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+    action.setCheckable(checkable)
+    if checkable:
+        connect_toggle(action, slot)  # type: ignore[arg-type]
+    else:
+        connect_action(action, slot)  # type: ignore[arg-type]
+    parent.addAction(action)
+    return action

@@ -19,8 +19,8 @@ from gradstudio.document.events import DocumentEvent, LabelChanged
 from gradstudio.document.model import Document, EditError
 from gradstudio.document.selection import Selection
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import Evaluation
 from gradstudio.evaluation.playhead import EvaluationShown, Playhead, PlayheadEvent
+from gradstudio.evaluation.results import Evaluation
 
 
 class StudioState(QObject):

@@ -20,6 +20,7 @@ from engine.autograd.functional import grad as autograd_grad
 from engine.backend import array_module
 from engine.messages import fmt_shape
 from engine.ops import core
+from engine.tensor import Tensor
 
 __all__ = [
     "UnpackedDualTensor",
@@ -44,7 +45,7 @@ class UnpackedDualTensor(NamedTuple):
 
 
 def _is_tensor(x: Any) -> bool:
-    return isinstance(x, core._TENSOR[0])
+    return isinstance(x, Tensor)
 
 
 class _Carrier:
@@ -67,7 +68,11 @@ class _Carrier:
 
     def apply(self, op: core.OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None) -> Any:
         params = core._EMPTY if params is None else params
-        out = core._apply_op(op, inputs, params)
+        DUAL.pop()  # the primal op itself, as any other call
+        try:
+            out = core.apply_op(op, inputs, params)
+        finally:
+            DUAL.append(self)
         outs = out if isinstance(out, tuple) else (out,)
         tangents = self._tangents(op, inputs, params, outs)
         for o, t in zip(outs, tangents, strict=False):
@@ -107,7 +112,7 @@ class _Carrier:
         if not array_module(data).shares_memory(window, data):
             return
         window[...] = tangent._data
-        base._fw = (self.token, core._TENSOR[0]._wrap(data))
+        base._fw = (self.token, Tensor._wrap(data))
 
     def _tangents(
         self, op: core.OpDef, inputs: tuple[Any, ...], params: dict[str, Any], outs: tuple[Any, ...]
@@ -120,7 +125,7 @@ class _Carrier:
         tangents: list[Any] = []
         fresh = _plain(inputs, leaves, tangents, self.token)
         with grad_mode.enable_grad():
-            again = core._apply_op(op, fresh, params)
+            again = core.apply_op(op, fresh, params)
             again_outs = again if isinstance(again, tuple) else (again,)
             picked = [i for i, o in enumerate(again_outs) if floating[i] and o.requires_grad]
             result: list[Any] = [None] * len(outs)
@@ -165,12 +170,12 @@ def _by_rows(outs: list[Any], leaves: list[Any], tangents: list[Any]) -> list[An
             seed = array_module(o._data).zeros(o._data.shape, dtype=o._data.dtype)
             seed.reshape(-1)[k] = 1
             rows = autograd_grad(
-                o, leaves, core._TENSOR[0]._wrap(seed), retain_graph=True, allow_unused=True
+                o, leaves, Tensor._wrap(seed), retain_graph=True, allow_unused=True
             )
             flat[k] = sum(
                 float((r * v).sum()) for r, v in zip(rows, tangents, strict=True) if r is not None
             )
-        result.append(core._TENSOR[0]._wrap(flat.reshape(o._data.shape)))
+        result.append(Tensor._wrap(flat.reshape(o._data.shape)))
     return result
 
 
@@ -178,13 +183,13 @@ def _ones(t: Any) -> Any:
     """A seed for the double vjp: its value is irrelevant (the backward is linear in it), so
     it is positive and uneven, away from a formula's special cases at 0 and at all-ones."""
     xp = array_module(t._data)
-    return core._TENSOR[0]._wrap(
+    return Tensor._wrap(
         (1 + xp.arange(t._data.size, dtype=t._data.dtype) % 3 / 4).reshape(t._data.shape)
     )
 
 
 def _zeros(t: Any) -> Any:
-    return core._TENSOR[0]._wrap(array_module(t._data).zeros_like(t._data))
+    return Tensor._wrap(array_module(t._data).zeros_like(t._data))
 
 
 def _plain(x: Any, leaves: list[Any], tangents: list[Any], token: object) -> Any:
@@ -194,7 +199,7 @@ def _plain(x: Any, leaves: list[Any], tangents: list[Any], token: object) -> Any
         return type(x)(_plain(e, leaves, tangents, token) for e in x)
     if not _is_tensor(x):
         return x
-    y = core._TENSOR[0]._wrap(x._data)
+    y = Tensor._wrap(x._data)
     fw = getattr(x, "_fw", None)
     if fw is not None and fw[0] is token and x.dtype.is_floating_point:
         y.requires_grad_()

@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Param, public
-from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_inplace, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import data_of, scalar_minus, zero_scalar, zeros_like
+from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
 DISTINCT = (Sample(((2, 3),), distinct=True),)
@@ -113,7 +114,7 @@ def _softplus_second(ctx: Any, gg: Any) -> Any:
     scaled = ctx.math.mul_scalar(x, other=beta)
     mask = data_of(ctx, scaled) < ctx.params["threshold"]
     if ctx.math is not ARRAY_MATH:
-        mask = _TENSOR[0]._wrap(mask)
+        mask = Tensor._wrap(mask)
     value = (
         ctx.math.sigmoid_backward(gg * ctx.saved["grad_output"], ctx.math.sigmoid(scaled)) * mask
     )

@@ -297,9 +297,7 @@ def normalize(
     out: Any = None,
 ) -> Any:
     """``input / norm.clamp_min(eps).expand_as(input)``, as ``torch.nn.functional`` writes it."""
-    from engine._methods import _clamp_min
-
-    denom = expand(_clamp_min(vector_norm(input, p, dim, True), eps), *input.shape)
+    denom = expand(vector_norm(input, p, dim, True).clamp_min(eps), *input.shape)
     return div(input, denom)
 
 
@@ -318,7 +316,6 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     without grad, then the product summed over ``dim`` (``SumBackward1``)."""
     import numpy as np
 
-    from engine.functions import clamp_
     from engine.ops.shape import clone
 
     shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
@@ -329,8 +326,8 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     n1 = clone(vector_norm(x1, 2, dim, True))
     n2 = clone(vector_norm(x2, 2, dim, True))
     with grad_mode.no_grad():
-        clamp_(n1, min=eps)
-        clamp_(n2, min=eps)
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
     # ``(x1 / n1) * (x2 / n2)`` in C++: GCC evaluates the right operand first, so the
     # second quotient is made (and its node numbered) before the first
     right = div(x2, n2)

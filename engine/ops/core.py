@@ -47,6 +47,7 @@ from engine.messages import (
 )
 from engine.ops.kernel_dtypes import NUMBER_OPERANDS, number_operand
 from engine.quiet import quietly
+from engine.tensor import Tensor
 
 Forward = Callable[..., Any]
 Backward = Callable[..., Any]
@@ -105,18 +106,6 @@ class OpDef:
             plan.append((key, idx, w))
         self.save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = tuple(plan)
         self.multi = self.outputs > 1 or self.split  # backward takes one gradient per output
-        #: One array out, no view, and a result dtype that is the inputs' own when they
-        #: share one floating dtype: ``apply_op``'s fast path may run it (see there).
-        self.plain = (
-            self.outputs == 1
-            and not self.split
-            and not self.view
-            and isinstance(self.dtype, str)
-            and self.dtype in ("promote", "float", "same")
-        )
-        #: A view of one tensor, one output: ``apply_op`` may run it inline without
-        #: parameters (``t``; see ``_apply_view``).
-        self.plain_view = self.view and not self.multi and len(self.inputs) == 1
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         if name == "NotImplemented":  # ATen's node for ops without a derivative
@@ -188,7 +177,7 @@ class OpNode(Node):
                 if counter[0] != version:
                     raise RuntimeError(_modified(self, record))
                 if tensor_mode:
-                    value = _TENSOR[0]._wrap(value, self, output_nr) if source is None else source
+                    value = Tensor._wrap(value, self, output_nr) if source is None else source
                 saved[name] = value
             self.saved = saved
         self.math = TENSOR_MATH if tensor_mode else ARRAY_MATH
@@ -323,7 +312,7 @@ class OpNode(Node):
             raise RuntimeError(BACKWARD_TWICE)
         if counter[0] != version:
             raise RuntimeError(_modified(self, record))
-        return _TENSOR[0]._wrap(value, self, output_nr) if source is None else source
+        return Tensor._wrap(value, self, output_nr) if source is None else source
 
 
 #: Half precision overflows at 65504: its ops run with NumPy's warnings off, as
@@ -384,7 +373,7 @@ def wrapped_tensor(v: Any) -> Any:
         data = np.asarray(v, np.complex128)
     else:
         data = v
-    return _TENSOR[0]._wrap(data)
+    return Tensor._wrap(data)
 
 
 def _modified(node: OpNode, record: Saved) -> str:
@@ -481,170 +470,169 @@ _EMPTY: dict[str, Any] = {}
 
 
 def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None = None) -> Any:
-    """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record it.
+    """Run ``op`` forward on ``inputs`` (tensors, Python numbers, None for an optional
+    input left out) and record it: the one path every op takes, in four steps.
 
-    Most calls in a model are CPU tensors of one floating dtype (or a tensor and a
-    Python number), with or without parameters, into an op whose result keeps that
-    dtype; for those the promotion rules, device checks and output handling of the
-    general path (``_apply_op``) have nothing to decide, so they run here in a few
-    steps (``_apply_tensors`` for three inputs or more: ``addmm``, so ``F.linear``).
-    Both paths build the same node.
+    1. The operands: each input's array, the array module, whether any input requires
+       grad, and the result dtype: the inputs' own where they share one and a Python
+       number cannot change its category (most calls in a model), else PyTorch's
+       promotion rules (``_result_dtype``).
+    2. The forward on those arrays (a Python number as a cached 0-d array of the
+       tensor's dtype where that gives the same bits for less, ``number_operand``).
+    3. The result tensor; a view shares its base's version counter and records the
+       chain of view ops from its base.
+    4. Where a gradient is wanted, the node (``_record``); several outputs share it.
     """
     if DUAL and DUAL[0].carries(inputs):
         return DUAL[0].apply(op, inputs, params)
-    if not op.plain:
-        if params is None and op.plain_view and len(inputs) == 1:
-            return _apply_view(op, inputs[0])
-        return _apply_op(op, inputs, _EMPTY if params is None else params)
     if params is None:
         params = _EMPTY
-    tensor_cls = _TENSOR[0]
-    a = inputs[0]
-    if type(a) is not tensor_cls:
-        return _apply_op(op, inputs, params)
-    ad = a._data
-    dt = ad.dtype
-    if type(ad) is not np.ndarray or dt.kind != "f":
-        return _apply_op(op, inputs, params)
-    n = len(inputs)
-    if n == 1:
-        b = bd = None
-    elif n == 2:
-        b = inputs[1]
-        tb = type(b)
-        if tb is tensor_cls:
-            bd = b._data
-            if type(bd) is not np.ndarray or bd.dtype is not dt:
-                return _apply_op(op, inputs, params)
-        elif tb is float or tb is int:
-            bd = b
+    # 1. the operands
+    requires = False
+    first = None  # the first tensor's array
+    d = None  # its NumPy dtype
+    arrays = []
+    scalar_kind = 0  # 2: a Python float among the inputs; 1: a Python int
+    general = False  # another dtype, a tensor subclass or another object: promotion decides
+    for x in inputs:
+        tx = type(x)
+        if tx is Tensor or isinstance(x, Tensor):
+            data = x._data
+            if first is None:
+                first, d = data, data.dtype
+            else:
+                if type(data) is not type(first):
+                    _same_device(op, [t for t in inputs if isinstance(t, Tensor)])
+                xd = data.dtype
+                if xd is not d and xd != d:
+                    general = True
+            if tx is not Tensor:
+                general = True
+            if x.grad_fn is not None or x._requires_grad:
+                requires = True
+            arrays.append(data)
         else:
-            return _apply_op(op, inputs, params)
-    else:
-        return _apply_tensors(op, inputs, params, dt)
-    quiet = op.quiet or dt is _F16
+            if tx is float:
+                scalar_kind = 2
+            elif tx is int:
+                if not scalar_kind:
+                    scalar_kind = 1
+            elif x is not None and tx is not bool:
+                general = True
+            arrays.append(x)
+    arr_type = type(first)
+    xp = np if arr_type is np.ndarray else array_module(first)
+    rule = op.dtype
+    np_dtype = None
+    if not general and d is not None:
+        kind = d.kind
+        if rule == "promote" or rule == "float":
+            if not (
+                (scalar_kind == 2 and kind != "f")
+                or (scalar_kind == 1 and kind == "b")
+                or (rule == "float" and kind != "f")
+            ):
+                np_dtype = d
+        elif rule == "same" and kind == "f" and first is arrays[0]:
+            np_dtype = d
+    if np_dtype is None:
+        np_dtype = _result_dtype(op, inputs, params).np
+    # 2. the forward
+    operands = arrays
+    if (
+        op.ufunc is not None
+        and scalar_kind
+        and len(arrays) == 2
+        and arr_type is np.ndarray
+        and first is arrays[0]
+        and np_dtype is d
+        and d.kind == "f"
+    ):
+        number = arrays[1]
+        if type(number) is float or type(number) is int:
+            known = NUMBER_OPERANDS.get(d)
+            operand = None if known is None else known.get(number)
+            if operand is None:
+                operand = number_operand(number, d)
+            operands = [first, operand]
     try:
-        if b is None:
-            if params is _EMPTY:
-                out = quietly(op.forward, np, ad) if quiet else op.forward(np, ad)
-            else:
-                out = (
-                    quietly(op.forward, np, ad, **params) if quiet else op.forward(np, ad, **params)
-                )
+        if op.quiet or np_dtype == _F16:
+            out = quietly(op.forward, xp, *operands, **params)
         else:
-            operand = bd
-            if bd is b and op.ufunc is not None:  # the number's 0-d array, looked up inline
-                known = NUMBER_OPERANDS.get(dt)
-                operand = None if known is None else known.get(b)
-                if operand is None:
-                    operand = number_operand(b, dt)
-            if params is not _EMPTY:
-                out = (
-                    quietly(op.forward, np, ad, operand, **params)
-                    if quiet
-                    else op.forward(np, ad, operand, **params)
-                )
-            elif quiet:
-                out = quietly(op.forward, np, ad, operand)
-            else:
-                out = op.forward(np, ad, operand)
+            out = op.forward(xp, *operands, **params)
     except ValueError as exc:
-        raise _broadcast_error([ad, bd]) or exc from None
-    if type(out) is not np.ndarray and (isinstance(out, np.generic) or not hasattr(out, "shape")):
-        out = np.asarray(out)  # a scalar
-    if out.dtype is not dt and out.dtype != dt:
-        out = out.astype(dt)
-    r = _new(tensor_cls)
-    r._data = out
-    fa = a.grad_fn
-    if b is None or bd is b:
-        if fa is None and not a._requires_grad:
-            return r
-    elif fa is None and not a._requires_grad and b.grad_fn is None and not b._requires_grad:
-        return r
-    if op.grad_fn is None or not grad_mode.STATE.enabled:
-        return r
-    node = _new_node(op)
-    if fa is not None:
-        na = a._output_nr
-    elif a._requires_grad:
-        fa, na = _leaf_edge(a)
+        raise _broadcast_error(arrays) or exc from None
+    except OverflowError:
+        arrays = _wrapped_ints(arrays, np_dtype)
+        out = quietly(op.forward, xp, *arrays, **params)
+    if op.split:
+        return _split_outputs(op, inputs, params, out, requires)
+    # 3. the result
+    if op.outputs > 1:
+        outs = [o if type(o) is not np.generic else np.asarray(o) for o in out]
+        result = outs[0]
     else:
-        na = 0
-    if b is None:
-        node._fns = (fa,)
-        node._nrs = _NRS1 if na == 0 else (na,)
-        shapes: Any = (ad.shape,)
-        fb = None
-    else:
-        if bd is b:
-            fb = None
-            nb = 0
-            shapes = (ad.shape, ())
+        result = out
+    if type(result) is not arr_type and (
+        isinstance(result, np.generic) or not hasattr(result, "shape")
+    ):
+        result = xp.asarray(result)  # a scalar; an array keeps its own device (``_to_copy``)
+    if result.dtype is not np_dtype and result.dtype != np_dtype:
+        result = result.astype(np_dtype)
+    r = _new(Tensor)
+    r._data = result
+    if op.view:
+        base = inputs[0]
+        r._vc = base._counter()
+        step = (op, params)
+        if base._base is not None:
+            r._base = base._base
+            r._view_chain = (*base._view_chain, step)
         else:
-            fb = b.grad_fn
-            if fb is not None:
-                nb = b._output_nr
-            elif b._requires_grad:
-                fb, nb = _leaf_edge(b)
-            else:
-                nb = 0
-            shapes = (ad.shape, bd.shape)
-        node._fns = (fa, fb)
-        node._nrs = _NRS2 if na == 0 and nb == 0 else (na, nb)
-    node.params = params
-    node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
-    by_shape = _META.get(dt)
-    meta = None if by_shape is None else by_shape.get(out.shape)
-    node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
-    r.grad_fn = node
-    if b is None:
-        needs = _NEEDS_1 if fa is not None else _NEEDS_0
-    elif fa is not None:
-        needs = _NEEDS_11 if fb is not None else _NEEDS_10
-    else:
-        needs = _NEEDS_01 if fb is not None else _NEEDS_00
-    node._needs = needs
-    node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
+            r._base = base
+            r._view_chain = (step,)
+        if requires and not grad_mode.STATE.enabled:
+            r._requires_grad = True
+            r._nograd_view = True
+    # 4. the node
+    if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
+        node = _record(op, inputs, arrays, arr_type, params, r, out)
+        if op.view:
+            r._view_fn = node
+            r._view_ver = r._vc[0]
+        else:
+            r.grad_fn = node
+        if op.save_plan:
+            node._saved = _save(op, inputs, r, out, node._needs)
+    if op.outputs > 1:
+        rest = [Tensor._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
+        node = r.grad_fn
+        if op.every_output and node is not None:
+            node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in (r, *rest))
+            for i, o in enumerate(rest, 1):
+                o.grad_fn = node
+                o._output_nr = i
+        return (r, *rest)
     return r
 
 
-def _apply_tensors(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any], dt: Any) -> Any:
-    """``apply_op``'s fast path for three or more inputs (``addmm``, ``F.linear``): every
-    one a plain CPU tensor of the first's floating dtype, else the general path."""
-    tensor_cls = _TENSOR[0]
-    arrays = []
-    requires = False
-    for x in inputs:
-        if type(x) is not tensor_cls:
-            return _apply_op(op, inputs, params)
-        xd = x._data
-        if type(xd) is not np.ndarray or xd.dtype is not dt:
-            return _apply_op(op, inputs, params)
-        arrays.append(xd)
-        if not requires and (x.grad_fn is not None or x._requires_grad):
-            requires = True
-    try:
-        if op.quiet or dt is _F16:
-            out = quietly(op.forward, np, *arrays, **params)
-        else:
-            out = op.forward(np, *arrays, **params)
-    except ValueError as exc:
-        raise _broadcast_error(arrays) or exc from None
-    if type(out) is not np.ndarray and (isinstance(out, np.generic) or not hasattr(out, "shape")):
-        out = np.asarray(out)
-    if out.dtype is not dt and out.dtype != dt:
-        out = out.astype(dt)
-    r = _new(tensor_cls)
-    r._data = out
-    if not requires or op.grad_fn is None or not grad_mode.STATE.enabled:
-        return r
+def _record(
+    op: OpDef,
+    inputs: tuple[Any, ...],
+    arrays: list[Any],
+    arr_type: type,
+    params: dict[str, Any],
+    r: Any,
+    out: Any,
+) -> OpNode:
+    """``op``'s node for result ``r``: an edge per input (to its node, to a leaf's
+    ``AccumulateGrad``, or none), which inputs need a gradient, the input shapes and the
+    output's metadata; the caller attaches it and saves what the formula reads."""
     node = _new_node(op)
-    fns = []
-    nrs = []
-    needs = []
-    shapes = []
-    for x, xd in zip(inputs, arrays):
+    node._saved = None
+    n = len(inputs)
+    if n == 1:  # most ops: the loop below without its lists
+        x = inputs[0]
         fn = x.grad_fn
         if fn is not None:
             nr = x._output_nr
@@ -652,22 +640,45 @@ def _apply_tensors(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any], d
             fn, nr = _leaf_edge(x)
         else:
             nr = 0
-        fns.append(fn)
-        nrs.append(nr)
-        needs.append(fn is not None)
-        shapes.append(xd.shape)
-    node._fns = tuple(fns)
-    node._nrs = output_nrs(*nrs)
+        fns: Any = (fn,)
+        nrs: Any = _NRS1 if nr == 0 else (nr,)
+        needs: Any = _NEEDS_1 if fn is not None else _NEEDS_0
+        shapes: Any = (arrays[0].shape,)
+    else:
+        fn_list = []
+        nr_list = []
+        shape_list = []
+        for x, a in zip(inputs, arrays, strict=True):
+            if type(x) is Tensor or isinstance(x, Tensor):
+                fn = x.grad_fn
+                if fn is not None:
+                    nr = x._output_nr
+                elif x._requires_grad:
+                    fn, nr = _leaf_edge(x)
+                else:
+                    nr = 0
+                fn_list.append(fn)
+                nr_list.append(nr)
+                shape_list.append(a.shape)
+            else:
+                fn_list.append(None)
+                nr_list.append(0)
+                shape_list.append(a.shape if type(a) is arr_type else ())
+        # Tuples, not lists: the collector stops tracking a tuple of plain values, and
+        # a wide graph's nodes are otherwise what its full collections spend time on.
+        fns = tuple(fn_list)
+        nrs = output_nrs(*nr_list)
+        needs = tuple([fn is not None for fn in fns])
+        needs = _NEEDS.get(needs, needs)
+        shapes = tuple(shape_list)
+    node._fns = fns
+    node._nrs = nrs
+    node._needs = needs
     node.params = params
-    layout = tuple(shapes)
-    node.shapes = _LAYOUTS.get(layout) or _layout(layout)
-    by_shape = _META.get(dt)
-    meta = None if by_shape is None else by_shape.get(out.shape)
-    node._out_meta = _out_meta(out.shape, dt) if meta is None else meta
-    r.grad_fn = node
-    node._needs = needs = tuple(needs)
-    node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
-    return r
+    node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
+    result = r._data
+    node._out_meta = _out_meta(result.shape, result.dtype)
+    return node
 
 
 def _new_node(op: OpDef) -> Any:
@@ -681,65 +692,21 @@ def _new_node(op: OpDef) -> Any:
     return node
 
 
-def _apply_view(op: OpDef, a: Any) -> Any:
-    """``_apply_op`` for a view of one tensor without parameters (``t``): the same
-    tensor and node, for the common case of a plain CPU float tensor."""
-    tensor_cls = _TENSOR[0]
-    ad = a._data if type(a) is tensor_cls else None
-    if type(ad) is not np.ndarray or ad.dtype.kind != "f":
-        return _apply_op(op, (a,), _EMPTY)
-    out = op.forward(np, ad)
-    r = _new(tensor_cls)
-    r._data = out
-    r._vc = a._counter()
-    step = (op, _EMPTY)
-    base = a._base
-    if base is not None:
-        r._base = base
-        r._view_chain = (*a._view_chain, step)
-    else:
-        r._base = a
-        r._view_chain = (step,)
-    fa = a.grad_fn
-    if fa is None and not a._requires_grad:
-        return r
-    if not grad_mode.STATE.enabled:
-        r._requires_grad = True
-        r._nograd_view = True
-        return r
-    if op.grad_fn is None:
-        return r
-    node = _new_node(op)
-    if fa is not None:
-        na = a._output_nr
-        needs = _NEEDS_1
-    else:
-        fa, na = edge_of(a)
-        needs = _NEEDS_1 if fa is not None else _NEEDS_0
-    node._fns = (fa,)
-    node._nrs = _NRS1 if na == 0 else (na,)
-    node._needs = needs
-    node.params = _EMPTY
-    shapes = (ad.shape,)
-    node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
-    node._out_meta = _out_meta(out.shape, out.dtype)
-    r._view_fn = node
-    r._view_ver = r._vc[0]
-    node._saved = _save(op, (a,), r, out, needs) if op.save_plan else None
-    return r
-
-
-#: The fast path's ``needs``, shared.
+#: Which inputs need a gradient, one shared tuple per pattern of up to three inputs.
 _NEEDS_0 = (False,)
 _NEEDS_1 = (True,)
-_NEEDS_00 = (False, False)
-_NEEDS_01 = (False, True)
-_NEEDS_10 = (True, False)
-_NEEDS_11 = (True, True)
-
+_NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {
+    needs: needs
+    for needs in (
+        (False, False),
+        (False, True),
+        (True, False),
+        (True, True),
+        *((a, b, c) for a in (False, True) for b in (False, True) for c in (False, True)),
+    )
+}
 
 _NRS1 = NRS[1]
-_NRS2 = NRS[2]
 
 #: Shared, never mutated: the input shapes and output metadata a node records, one
 #: tuple per layout rather than new tuples per node (which a wide graph's collector
@@ -779,149 +746,6 @@ def _out_meta(shape: tuple[int, ...], dtype: Any) -> Any:
     return meta
 
 
-def _apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
-    """``apply_op`` in general: promotion, devices, views and several outputs."""
-    tensor_cls = _TENSOR[0]
-    requires = False
-    first_t = None
-    arr_type = None
-    arrays = []
-    # The common case skips PyTorch's promotion rules: every input a plain tensor of
-    # one dtype, or a Python number that cannot change the dtype's category.
-    d = None
-    scalar_kind = 0
-    general = False
-    for x in inputs:
-        tx = type(x)
-        if tx is tensor_cls or isinstance(x, tensor_cls):
-            data = x._data
-            if first_t is None:
-                first_t, arr_type, d = x, type(data), data.dtype
-            else:
-                if type(data) is not arr_type:
-                    _same_device(op, [t for t in inputs if isinstance(t, tensor_cls)])
-                xd = data.dtype
-                if xd is not d and xd != d:
-                    general = True
-            if tx is not tensor_cls:
-                general = True
-            if x.grad_fn is not None or x._requires_grad:
-                requires = True
-            arrays.append(data)
-        else:
-            if tx is float:
-                scalar_kind = 2
-            elif tx is int:
-                if not scalar_kind:
-                    scalar_kind = 1
-            elif x is not None and tx is not bool:
-                general = True
-            arrays.append(x)
-    xp = np if arr_type is np.ndarray else array_module(first_t._data)
-    rule = op.dtype
-    np_dtype = None
-    if not general and d is not None and (rule == "promote" or rule == "float"):
-        kind = d.kind
-        if not (
-            (scalar_kind == 2 and kind != "f")
-            or (scalar_kind == 1 and kind == "b")
-            or (rule == "float" and kind != "f")
-        ):
-            np_dtype = d
-    if np_dtype is None:
-        np_dtype = _result_dtype(op, inputs, params).np
-    try:
-        if op.quiet or np_dtype == _F16:
-            out = quietly(op.forward, xp, *arrays, **params)
-        else:
-            out = op.forward(xp, *arrays, **params)
-    except ValueError as exc:
-        raise _broadcast_error(arrays) or exc from None
-    except OverflowError:
-        arrays = _wrapped_ints(arrays, np_dtype)
-        out = quietly(op.forward, xp, *arrays, **params)
-    if op.split:
-        return _split_outputs(op, inputs, params, out, requires)
-    if op.outputs > 1:
-        outs = [o if type(o) is not np.generic else np.asarray(o) for o in out]
-        first = outs[0]
-    else:
-        first = out
-    if type(first) is not arr_type and (
-        isinstance(first, np.generic) or not hasattr(first, "shape")
-    ):
-        first = xp.asarray(first)  # a scalar; an array keeps its own device (``_to_copy``)
-    if first.dtype != np_dtype:
-        first = first.astype(np_dtype)
-    r = _new(tensor_cls)
-    r._data = first
-    if op.view:
-        base = inputs[0]
-        r._vc = base._counter()
-        if base._base is not None:
-            r._base = base._base
-            r._view_chain = (*base._view_chain, (op, params))
-        else:
-            r._base = base
-            r._view_chain = ((op, params),)
-        if not grad_mode.STATE.enabled and requires:
-            r._requires_grad = True
-            r._nograd_view = True
-    if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
-        node = _new_node(op)
-        node._needs = None
-        fns = []
-        nrs = []
-        needs = []
-        shapes = []
-        for x, a in zip(inputs, arrays, strict=True):
-            if type(x) is tensor_cls or isinstance(x, tensor_cls):
-                fn = x.grad_fn
-                if fn is not None:
-                    fns.append(fn)
-                    nrs.append(x._output_nr)
-                    needs.append(True)
-                elif x._requires_grad:
-                    fn, nr = edge_of(x)
-                    fns.append(fn)
-                    nrs.append(nr)
-                    needs.append(fn is not None)
-                else:
-                    fns.append(None)
-                    nrs.append(0)
-                    needs.append(False)
-                shapes.append(a.shape)
-            else:
-                fns.append(None)
-                nrs.append(0)
-                needs.append(False)
-                shapes.append(a.shape if type(a) is arr_type else ())
-        # Tuples, not lists: the collector stops tracking a tuple of plain values, and
-        # a wide graph's nodes are otherwise what its full collections spend time on.
-        node._fns = tuple(fns)
-        node._nrs = output_nrs(*nrs)
-        node.params = params
-        shapes = tuple(shapes)
-        node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
-        node._out_meta = _out_meta(first.shape, first.dtype)
-        if op.view:
-            r._view_fn = node
-            r._view_ver = r._vc[0]
-        else:
-            r.grad_fn = node
-        node._saved = _save(op, inputs, r, out, needs) if op.save_plan else None
-    if op.outputs > 1:
-        rest = [tensor_cls._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
-        node = r.grad_fn
-        if op.every_output and node is not None:
-            node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in (r, *rest))
-            for i, o in enumerate(rest, 1):
-                o.grad_fn = node
-                o._output_nr = i
-        return (r, *rest)
-    return r
-
-
 def _split_outputs(
     op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any], parts: Any, requires: bool
 ) -> tuple[Any, ...]:
@@ -931,7 +755,7 @@ def _split_outputs(
     chain = base._view_chain or ()
     outs = []
     for i, part in enumerate(parts):
-        r = _new(type(base) if type(base) is _TENSOR[0] else _TENSOR[0])
+        r = _new(type(base) if type(base) is Tensor else Tensor)
         r._data = part
         r._vc = base._counter()
         r._base = root
@@ -978,7 +802,6 @@ def _broadcast_error(arrays: list[Any]) -> RuntimeError | None:
     return None
 
 
-_TENSOR: list[Any] = []
 _new = object.__new__
 
 
@@ -1001,7 +824,7 @@ def _save(
         else:
             v = inputs[idx]
             if v is not None:
-                if isinstance(v, _TENSOR[0]):
+                if isinstance(v, Tensor):
                     saved.append(_saved_tensor(key, v, False))
                 else:
                     saved.append(Saved(key, v, None, 0, 0, WRAPPED))
@@ -1064,7 +887,6 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
 
 
 def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None) -> Any:
-    Tensor = _TENSOR[0]  # noqa: N806 - (a function-level import costs a microsecond here)
     self = inputs[0]
     check_inplace(self)
     _check_overlap(self, inputs)
@@ -1216,7 +1038,7 @@ def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:
             if data.dtype.kind != "f":
                 return False
             arrays.append(x)
-        elif isinstance(x, _TENSOR[0]):
+        elif isinstance(x, Tensor):
             a = x._data
             if type(a) is not type(data) or a.shape != data.shape or a.dtype != data.dtype:
                 return False
@@ -1257,8 +1079,6 @@ class CopySlices(Node):
         region[...] = 0 if res[0] is None else res[0]
         outs = (out, *res[1:])
         if tensor_mode:
-            from engine.tensor import Tensor
-
             return tuple(None if o is None else Tensor._wrap(o) for o in outs)
         return outs
 
@@ -1296,8 +1116,6 @@ class AsStridedBackward0(Node):
         out = array_module(g).zeros(shape, dtype=dtype)
         _replay(self.chain, out)[...] += g
         if tensor_mode:
-            from engine.tensor import Tensor
-
             return (Tensor._wrap(out),)
         return (out,)
 

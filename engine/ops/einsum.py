@@ -240,7 +240,10 @@ def _operands(operands: tuple[Any, ...]) -> tuple[Any, ...]:
 )
 def einsum(equation: str, *operands: Any) -> Any:
     """``einsum(equation, *operands)`` (or a list of operands), as ATen computes it."""
-    from engine.functions import bmm, mul, permute, reshape, sum, unsqueeze, view
+    from engine.ops.linalg import bmm
+    from engine.ops.pointwise import mul
+    from engine.ops.reduce import sum  # noqa: A004 (the op, local: the module's sum is the builtin)
+    from engine.ops.shape import permute, reshape, unsqueeze, view
 
     ops_in = _operands(operands)
     arrow = equation.find("->")

@@ -14,7 +14,8 @@ from engine.catalog import Example, Param, Port, public
 from engine.integers import is_int
 from engine.messages import fmt_shape
 from engine.ops.atomic_add import add_at
-from engine.ops.core import _TENSOR, Sample, apply_op, declare
+from engine.ops.core import Sample, apply_op, declare
+from engine.tensor import Tensor
 
 
 def _index_into(xp: Any, shape: tuple[int, ...], dtype: Any, key: Any, g: Any) -> Any:
@@ -115,8 +116,7 @@ def _wrap_key(key: Any) -> tuple[Any, ...]:
     if not _is_sequence(key) or len(key) >= 32:
         return (key,)
     if any(
-        isinstance(k, _TENSOR[0] | slice) or _is_sequence(k) or k is None or k is Ellipsis
-        for k in key
+        isinstance(k, Tensor | slice) or _is_sequence(k) or k is None or k is Ellipsis for k in key
     ):
         warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=warn_site.stacklevel(4, __file__))
         return tuple(key)
@@ -233,13 +233,13 @@ def _index_dims(k: Any) -> int:
 def _scalar_index(k: Any) -> Any:
     """A 0-dim integer tensor indexes like a Python int (PyTorch selects)."""
     if (
-        isinstance(k, _TENSOR[0])
+        isinstance(k, Tensor)
         and k.ndim == 0
         and not k.dtype.is_floating_point
         and k.dtype.name != "bool"
     ):
         return int(k.item())
-    if hasattr(k, "__index__") and not isinstance(k, bool | _TENSOR[0]) and not hasattr(k, "shape"):
+    if hasattr(k, "__index__") and not isinstance(k, bool | Tensor) and not hasattr(k, "shape"):
         return int(k)
     return k
 
@@ -292,8 +292,6 @@ def _unsqueeze() -> Any:
 def _as_index_array(k: Any, dev: device) -> Any:
     """An index on the indexed tensor's device; CPU indices of a CUDA tensor are
     moved over, CUDA indices of a CPU tensor are refused as PyTorch does."""
-    from engine.tensor import Tensor
-
     if isinstance(k, Tensor):
         if k.device == dev:
             return k._data
@@ -516,7 +514,6 @@ def _value_tensor(x: Any, value: Any) -> Any:
     Python number in ``x``'s dtype; any other object is refused by its type's name."""
     from engine import dtypes
     from engine.creation import tensor
-    from engine.tensor import Tensor
 
     if isinstance(value, Tensor):
         return value

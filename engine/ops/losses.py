@@ -16,6 +16,7 @@ from engine.legacy_reduction import legacy_get_string
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import scalar_minus, zero_scalar
+from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
@@ -273,9 +274,7 @@ def _constant(ctx: Any, arr: Any) -> Any:
     """A parameter array as a formula operand: a tensor (without grad) under create_graph."""
     if arr is None or ctx.math is ARRAY_MATH:
         return arr
-    from engine.ops.pointwise import _TENSOR
-
-    return _TENSOR[0]._wrap(arr)
+    return Tensor._wrap(arr)
 
 
 def _bcel_grad(ctx: Any, g: Any) -> tuple[Any, Any]:

@@ -24,7 +24,8 @@ from engine.messages import LinAlgError
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.inverse import check_square as _square
-from engine.ops.pointwise import data_of
+from engine.ops.linalg import mm
+from engine.ops.pointwise import data_of, where
 
 #: ``torch.linalg``: its functions are not tensor methods.
 LINALG = "torch.linalg"
@@ -204,11 +205,10 @@ slogdet_.__name__ = slogdet_.__qualname__ = "slogdet"
 )
 def logdet(input: Any) -> Any:  # noqa: A002
     """ATen's: ``where(sign == -1, nan, logabsdet)`` over ``linalg_slogdet``."""
-    from engine import functions
 
     _square(input, "logdet")
     sign, logabs = apply_op(SLOGDET, (input,))
-    return functions.where(sign == -1.0, math.nan, logabs)
+    return where(sign == -1.0, math.nan, logabs)
 
 
 # -- cholesky -----------------------------------------------------------------------------------
@@ -334,8 +334,8 @@ def matrix_norm(
 ) -> Any:
     """``torch.linalg.matrix_norm`` for ``'fro'`` (a vector norm over both dims) and the
     1/inf norms (``amax`` of column/row vector norms), as ATen composes them."""
-    from engine import functions
     from engine.ops.norms import vector_norm
+    from engine.ops.stats import amax, amin
 
     if A.ndim < 2:
         raise RuntimeError(
@@ -350,7 +350,7 @@ def matrix_norm(
         if not keepdim and d0 < d1:
             d1 -= 1
         inner = vector_norm(A, 1, d0, keepdim, dtype=dtype)
-        pick = functions.amax if ord > 0 else functions.amin
+        pick = amax if ord > 0 else amin
         return pick(inner, d1, keepdim)
     raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} is not supported by the engine")
 
@@ -381,7 +381,6 @@ def vecdot(x: Any, y: Any, *, dim: int = -1) -> Any:
 def multi_dot(tensors: Any) -> Any:
     """``mm`` in the cheapest order for three matrices (ATen's cost rule), left to right
     otherwise; a 1-D first or last operand is a row or a column, dropped at the end."""
-    from engine import functions
 
     ts = list(tensors)
     if len(ts) < 2:
@@ -392,19 +391,19 @@ def multi_dot(tensors: Any) -> Any:
     if last_1d:
         ts[-1] = ts[-1].unsqueeze(-1)
     if len(ts) == 2:
-        out = functions.mm(ts[0], ts[1])
+        out = mm(ts[0], ts[1])
     elif len(ts) == 3:
         a, b, c = ts
         cost_1 = a.shape[0] * c.shape[0] * (a.shape[1] + c.shape[1])
         cost_2 = a.shape[1] * c.shape[1] * (a.shape[0] + c.shape[0])
         if cost_1 > cost_2:
-            out = functions.mm(a, functions.mm(b, c))
+            out = mm(a, mm(b, c))
         else:
-            out = functions.mm(functions.mm(a, b), c)
+            out = mm(mm(a, b), c)
     else:
         out = ts[0]
         for t in ts[1:]:
-            out = functions.mm(out, t)
+            out = mm(out, t)
     if first_1d and last_1d:
         return out.view(())
     if first_1d or last_1d:
@@ -422,7 +421,6 @@ def multi_dot(tensors: Any) -> Any:
 )
 def matrix_power(input: Any, n: int) -> Any:  # noqa: A002
     """ATen's: ``A`` itself copied for 0 (identity), repeated squaring with ``mm``."""
-    from engine import functions
 
     A = input  # noqa: N806
     _square(A, "linalg.matrix_power")
@@ -439,14 +437,14 @@ def matrix_power(input: Any, n: int) -> Any:  # noqa: A002
     if n == 1:
         return A if inverted else A.clone()
     if n == 2:
-        return functions.mm(A, A)
+        return mm(A, A)
     if n == 3:
-        return functions.mm(functions.mm(A, A), A)
+        return mm(mm(A, A), A)
     z = result = None
     while n > 0:
-        z = A if z is None else functions.mm(z, z)
+        z = A if z is None else mm(z, z)
         if n & 1:
-            result = z if result is None else functions.mm(result, z)
+            result = z if result is None else mm(result, z)
         n >>= 1
     return result
 
@@ -639,9 +637,9 @@ EUCLIDEAN_DIST = declare(
 
 def _euclidean_dist(x1: Any, x2: Any) -> Any:
     """ATen's path: batches expanded and flattened, one ``_euclidean_dist``, a ``view``."""
-    from engine import functions
+    from engine.ops.broadcast import broadcast_shapes
 
-    batch = functions.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     (r1, c1), (r2, c2) = x1.shape[-2:], x2.shape[-2:]
     n = math.prod(batch)
     if n == 1:

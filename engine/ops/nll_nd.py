@@ -9,6 +9,7 @@ from typing import Any
 
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.nn import _nll_fwd, _nll_grad_fwd
+from engine.tensor import Tensor
 
 
 def _fwd(
@@ -47,7 +48,7 @@ def _double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     data = gg if ctx.math is pointwise.ARRAY_MATH else gg._data
     zeros = array_module(data).zeros(tuple(ctx.shapes[1]), dtype=data.dtype)
     if ctx.math is not pointwise.ARRAY_MATH:
-        zeros = pointwise._TENSOR[0]._wrap(zeros)
+        zeros = Tensor._wrap(zeros)
     return (
         ctx.math.nll_loss2d(gg, **_params(ctx)) if ctx.needs[0] else None,
         zeros if ctx.needs[1] else None,

@@ -17,6 +17,7 @@ from engine.ops.kernel_devices import check_common_device
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.losses import pointwise_loss_backward, refuse_grad
 from engine.quiet import quietly
+from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
@@ -329,7 +330,7 @@ def _nll_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     data = gg if ctx.math is pointwise.ARRAY_MATH else gg._data
     zeros = array_module(data).zeros(tuple(ctx.shapes[1]), dtype=data.dtype)
     if ctx.math is not pointwise.ARRAY_MATH:
-        zeros = pointwise._TENSOR[0]._wrap(zeros)
+        zeros = Tensor._wrap(zeros)
     return (ctx.math.nll_loss(gg, **p) if ctx.needs[0] else None, zeros if ctx.needs[1] else None)
 
 

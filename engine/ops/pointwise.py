@@ -14,7 +14,7 @@ import numpy as np
 from engine import cpu_loops, dtypes
 from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
-from engine.ops.core import _TENSOR, ARRAY_MATH, Sample, apply_inplace, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import (
     NUMBER_OPERANDS,
     is_bool,
@@ -22,6 +22,7 @@ from engine.ops.kernel_dtypes import (
     refuse_bool_subtraction,
     refuse_dtype,
 )
+from engine.tensor import Tensor
 from engine.transcendental import libm
 
 S23 = Sample(((2, 3), (2, 3)))
@@ -153,7 +154,7 @@ def zero_scalar(ctx: Any, like: Any) -> Any:
 
     data = data_of(ctx, like)
     zero = array_module(data).zeros((), dtype=data.dtype)
-    return zero if ctx.math is ARRAY_MATH else _TENSOR[0]._wrap(zero)
+    return zero if ctx.math is ARRAY_MATH else Tensor._wrap(zero)
 
 
 def scalar_minus(ctx: Any, k: float, t: Any) -> Any:
@@ -164,7 +165,7 @@ def scalar_minus(ctx: Any, k: float, t: Any) -> Any:
     from engine.backend import array_module
 
     data = t._data
-    return _TENSOR[0]._wrap(array_module(data).full_like(data, k)) - t
+    return Tensor._wrap(array_module(data).full_like(data, k)) - t
 
 
 def _mul_grads(ctx: Any, g: Any) -> tuple[Any, Any]:
@@ -498,7 +499,7 @@ def zeros_like(ctx: Any, t: Any) -> Any:
 
     if ctx.math is ARRAY_MATH:
         return array_module(t).zeros_like(t)
-    return _TENSOR[0]._wrap(array_module(t._data).zeros_like(t._data))
+    return Tensor._wrap(array_module(t._data).zeros_like(t._data))
 
 
 _BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -776,7 +777,7 @@ declare("logical_or", None, ("self", "other"), lambda xp, a, b: xp.logical_or(a,
 
 # -- public functions -----------------------------------------------------------
 def _is_tensor(x: Any) -> bool:
-    return isinstance(x, _TENSOR[0])
+    return isinstance(x, Tensor)
 
 
 def _scalar_arg(name: str, x: Any) -> Any:

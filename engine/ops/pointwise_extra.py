@@ -13,6 +13,7 @@ import numpy as np
 from engine.backend import to_numpy
 from engine.catalog import public
 from engine.ops.core import apply_op, declare
+from engine.ops.math import trunc
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -32,7 +33,6 @@ def _libm_unary(fn: Any) -> Any:
 @public("fix", ("input",), category="math", doc="trunc under NumPy's name: toward zero")
 def fix(input: Any) -> Any:  # noqa: A002
     """``trunc`` under NumPy's name (``TruncBackward0``)."""
-    from engine.functions import trunc
 
     return trunc(input)
 

@@ -11,7 +11,8 @@ import numpy as np
 from engine.catalog import Example, Param, Port, public
 from engine.integers import int_tuple, is_int
 from engine.messages import fmt_shape
-from engine.ops.core import _TENSOR, Sample, apply_op, declare
+from engine.ops.core import Sample, apply_op, declare
+from engine.tensor import Tensor
 
 
 def _wrap(dim: int, ndim: int) -> int:
@@ -557,9 +558,8 @@ def cat(tensors: Any, dim: int = 0) -> Any:
 def stack(tensors: Any, dim: int = 0) -> Any:
     ts = _check_cat(tensors, "stack")
     ref = tuple(ts[0].shape)
-    tensor_cls = _TENSOR[0]
     for i, x in enumerate(ts[1:], 1):
-        if (x._data.shape if type(x) is tensor_cls else tuple(x.shape)) != ref:
+        if (x._data.shape if type(x) is Tensor else tuple(x.shape)) != ref:
             raise RuntimeError(
                 "stack expects each tensor to be equal size, but got "
                 f"{fmt_shape(ts[0].shape)} "

@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
+from engine.ops.shape import cat, contiguous, reshape, stack, view
 
 
 @public("ravel", ("input",), category="shape", doc="flattened to one dimension")
 def ravel(input: Any) -> Any:  # noqa: A002
     """``contiguous().view(-1)``: a copy (``CloneBackward0``) only when not contiguous."""
-    from engine.ops.shape import contiguous, view
 
     return view(contiguous(input), -1)
 
@@ -51,7 +51,6 @@ def swapdims(input: Any, dim0: int, dim1: int) -> Any:  # noqa: A002
 def atleast_3d(*tensors: Any) -> Any:
     """Each tensor with at least three dimensions: a 0-d one viewed as ``(1, 1, 1)``, a
     1-d one ``(1, n, 1)``, a 2-d one with a trailing 1 (unsqueezes, as ATen)."""
-    from engine.ops.shape import reshape
 
     if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
         return tuple(atleast_3d(t) for t in tensors[0])
@@ -75,8 +74,6 @@ def atleast_3d(*tensors: Any) -> Any:
     method=False,
 )
 def dstack(tensors: Any) -> Any:
-    from engine.functions import cat
-
     return cat(atleast_3d(list(tensors)), 2)
 
 
@@ -89,8 +86,6 @@ def dstack(tensors: Any) -> Any:
 )
 def column_stack(tensors: Any) -> Any:
     """1-d (and 0-d) tensors as columns, then the pieces side by side."""
-    from engine.functions import cat
-    from engine.ops.shape import reshape
 
     cols = [reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors]
     return cat(cols, 1)
@@ -104,7 +99,7 @@ def column_stack(tensors: Any) -> Any:
     method=False,
 )
 def row_stack(tensors: Any) -> Any:
-    from engine.functions import vstack
+    from engine.ops.composites import vstack
 
     return vstack(tensors)
 
@@ -119,7 +114,7 @@ def row_stack(tensors: Any) -> Any:
 )
 def cartesian_prod(*tensors: Any) -> Any:
     """Every combination, one per row: the ``ij`` meshgrid flattened and stacked."""
-    from engine.functions import meshgrid, stack
+    from engine.ops.composites import meshgrid
 
     if len(tensors) == 1:
         return tensors[0]

@@ -19,7 +19,8 @@ from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
-from engine.ops.pointwise import data_of
+from engine.ops.logic import isnan
+from engine.ops.pointwise import data_of, logical_not
 from engine.ops.reduce import _norm_dims, _sum, _sum_dtype
 from engine.ops.stats import _restore, _two_over, _two_pass
 from engine.return_types import _make
@@ -87,9 +88,8 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{input.dtype.scalar_name}"
         )
-    from engine import functions
 
-    factor = functions.logical_not(functions.isnan(input)).sum(dim, keepdim)
+    factor = logical_not(isnan(input)).sum(dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype).div(factor)
 
 
@@ -503,9 +503,9 @@ MASKED_SELECT = declare(
 def masked_select(input: Any, mask: Any) -> Any:  # noqa: A002
     if mask.dtype is not dtypes.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    from engine import functions
+    from engine.ops.broadcast import broadcast_shapes
 
-    functions.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    broadcast_shapes(tuple(input.shape), tuple(mask.shape))
     return apply_op(MASKED_SELECT, (input,), {"mask": mask._data})
 
 

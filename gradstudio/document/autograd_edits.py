@@ -25,7 +25,7 @@ from gradstudio.document.model import Document, EditError, Node
 from gradstudio.text import shape_text
 
 if TYPE_CHECKING:
-    from gradstudio.evaluation.evaluate import TensorFacts
+    from gradstudio.evaluation.facts import TensorFacts
 
 RETAIN_GRAD = "Tensor.retain_grad"
 BACKWARD = "Tensor.backward"

@@ -88,6 +88,30 @@ def card_width(node_type: NodeType, label: str, params: Mapping[str, Any] | None
     return max(DEFAULT_CARD_WIDTH, math.ceil(widest / WIDTH_GRID) * WIDTH_GRID)
 
 
+GROUP_HEADER_FIXED = 50.0
+"""A collapsed group card's header room besides its title: chevron, margins."""
+FRAME_TITLE_FIXED = 60.0
+"""A frame's title bar room besides its title and subtitle: chevron, gaps, margins."""
+COUNT_CHARS = len(" · 99999 nodes")
+"""Room a collapsed card's subtitle line keeps for its node count."""
+
+
+def group_card_width(group: Group) -> float:
+    """A collapsed group's card width, so that its title and its subtitle line are
+    never cut: the studio draws the card this wide (one formula for the core's layout
+    and the canvas, like ``card_width``)."""
+    header = GROUP_HEADER_FIXED + TITLE_CHAR * len(group.title)
+    line = 20.0 + SMALL_CHAR * (len(group.subtitle) + COUNT_CHARS)
+    return max(DEFAULT_CARD_WIDTH, math.ceil(max(header, line) / WIDTH_GRID) * WIDTH_GRID)
+
+
+def frame_title_width(group: Group) -> float:
+    """The least width of an expanded group's frame: its title bar shows the title and
+    the subtitle whole (the studio widens a frame around narrow members to this)."""
+    widest = FRAME_TITLE_FIXED + TITLE_CHAR * len(group.title) + SMALL_CHAR * len(group.subtitle)
+    return math.ceil(widest / WIDTH_GRID) * WIDTH_GRID
+
+
 def default_card_size(
     node_type: NodeType, label: str | None = None, params: Mapping[str, Any] | None = None
 ) -> Size:
@@ -298,7 +322,10 @@ def grouped_positions(
                 if groups[unit].collapsed:
                     unit_size[unit] = _collapsed_size(doc, unit)
                 else:
-                    unit_size[unit] = (w + 2 * GROUP_PAD, h + 2 * GROUP_PAD + GROUP_TITLE)
+                    unit_size[unit] = (
+                        max(w + 2 * GROUP_PAD, frame_title_width(groups[unit])),
+                        h + 2 * GROUP_PAD + GROUP_TITLE,
+                    )
                 first[unit] = min((step[n] for n in places), default=len(step))
             else:
                 unit_size[unit] = size[unit]
@@ -355,7 +382,7 @@ def _collapsed_size(doc: Document, group_id: str) -> Size:
         if e.src == n and e.dst not in inside
     }
     return (
-        DEFAULT_CARD_WIDTH,
+        group_card_width(doc.groups[group_id]),
         DEFAULT_CARD_BASE + 18.0 + DEFAULT_CARD_ROW * max(len(ins), len(outs), 1),
     )
 

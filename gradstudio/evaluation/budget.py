@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from gradstudio.catalogue import NodeType, RunCall
 
 if TYPE_CHECKING:
-    from gradstudio.evaluation.evaluate import PlanStep
+    from gradstudio.evaluation.plan import PlanStep
 
 GIB = 1 << 30
 #: A run holds each tensor twice (the engine's, the timeline's copy), gradients too:

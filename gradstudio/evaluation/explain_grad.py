@@ -19,18 +19,17 @@ import numpy as np
 
 from engine.autograd.graph import AccumulateGrad
 from engine.ops import formula
-from gradstudio.evaluation.evaluate import (
+from gradstudio.evaluation.facts import (
     BackwardTrace,
-    Evaluation,
     GradFnFacts,
     GradValue,
     OutputRef,
-    Snapshot,
     TensorFacts,
     TraceExecution,
 )
 from gradstudio.evaluation.function_saved import argument_sources, saved_for_backward
 from gradstudio.evaluation.grad_fn_index import GradFnIndex, accumulate_key, index_for
+from gradstudio.evaluation.results import Evaluation, Snapshot
 from gradstudio.text import shape_text
 
 MAX_PATHS = 24

@@ -7,7 +7,8 @@ index per evaluation, built once.
 
 from __future__ import annotations
 
-from gradstudio.evaluation.evaluate import Evaluation, Snapshot, TensorFacts
+from gradstudio.evaluation.facts import TensorFacts
+from gradstudio.evaluation.results import Evaluation, Snapshot
 from gradstudio.evaluation.structure import same_structure
 
 

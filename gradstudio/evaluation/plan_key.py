@@ -8,7 +8,7 @@ not change results and are not part of it.
 
 from __future__ import annotations
 
-from gradstudio.evaluation.evaluate import Plan, PlanStep
+from gradstudio.evaluation.plan import Plan, PlanStep
 
 #: The steps keyed by the last call, by identity: a plan made from the one before by
 #: ``with_params`` (an edit of values) shares all its other steps, keyed already.

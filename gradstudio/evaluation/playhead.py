@@ -19,16 +19,15 @@ from typing import Any, TypeVar, cast
 
 from gradstudio.catalogue import HookFiring
 from gradstudio.document.events import Observable
-from gradstudio.evaluation.evaluate import (
+from gradstudio.evaluation.facts import (
     BackwardTrace,
-    Evaluation,
     GradValue,
     OutputRef,
-    Snapshot,
     TensorFacts,
     TraceExecution,
 )
 from gradstudio.evaluation.grad_fn_index import GradFnIndex, index_for
+from gradstudio.evaluation.results import Evaluation, Snapshot
 from gradstudio.evaluation.structure import same_structure
 from gradstudio.instruments.diff import Change, diff
 from gradstudio.instruments.memory import MemoryStep, carried_over, freed_by, memory

@@ -16,15 +16,9 @@ import operator
 import weakref
 from typing import Any
 
-from gradstudio.evaluation.evaluate import (
-    Evaluation,
-    GradFnFacts,
-    GradValue,
-    Plan,
-    SavedValue,
-    StepResult,
-    TensorFacts,
-)
+from gradstudio.evaluation.facts import GradFnFacts, GradValue, SavedValue, StepResult, TensorFacts
+from gradstudio.evaluation.plan import Plan
+from gradstudio.evaluation.results import Evaluation
 
 
 class _Made:

@@ -41,14 +41,10 @@ from typing import Any
 import numpy as np
 
 from gradstudio.catalogue import NodeKind, NodeType, PortSpec, catalogue
-from gradstudio.evaluation.evaluate import (
-    CancelCheck,
-    Evaluation,
-    Plan,
-    Progress,
-    StepError,
-    StepResult,
-)
+from gradstudio.evaluation.facts import StepError, StepResult
+from gradstudio.evaluation.plan import Plan
+from gradstudio.evaluation.results import Evaluation
+from gradstudio.evaluation.runner import CancelCheck, Progress
 from gradstudio.sandbox.contained import Contained
 from gradstudio.sandbox.limits import Limits
 

@@ -13,13 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gradstudio.evaluation.evaluate import (
-    Evaluation,
-    GradValue,
-    OutputRef,
-    TensorFacts,
-    same_values,
-)
+from gradstudio.evaluation.facts import GradValue, OutputRef, TensorFacts, same_values
+from gradstudio.evaluation.results import Evaluation
 
 #: The facts compared, in the order they are listed.
 FACTS = ("tensor", "requires_grad", "is_leaf", "grad_fn", "retains_grad", "grad", "value")

@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradstudio.catalogue import NodeKind, PortType, RunCall
-from gradstudio.evaluation.evaluate import Evaluation, OutputRef, PlanStep, TensorFacts, evaluate
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.facts import OutputRef, TensorFacts
+from gradstudio.evaluation.plan import PlanStep
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.quoting import printable
 
 if TYPE_CHECKING:

@@ -19,13 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
-from gradstudio.evaluation.evaluate import (
-    Evaluation,
-    GradFnFacts,
-    GradValue,
-    OutputRef,
-    TensorFacts,
-)
+from gradstudio.evaluation.facts import GradFnFacts, GradValue, OutputRef, TensorFacts
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.instruments.records import nbytes
 
 

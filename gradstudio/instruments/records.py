@@ -12,13 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradstudio.evaluation.evaluate import (
-    Evaluation,
-    GradValue,
-    OutputRef,
-    TensorFacts,
-    TraceExecution,
-)
+from gradstudio.evaluation.facts import GradValue, OutputRef, TensorFacts, TraceExecution
+from gradstudio.evaluation.results import Evaluation
 
 
 @dataclass(frozen=True)

@@ -24,14 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradstudio.evaluation.evaluate import (
-    GradValue,
-    OutputRef,
-    Plan,
-    TensorFacts,
-    TraceExecution,
-    evaluate,
-)
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.facts import GradValue, OutputRef, TensorFacts, TraceExecution
+from gradstudio.evaluation.plan import Plan
 from gradstudio.instruments.records import StepRecord, records_of
 from gradstudio.instruments.torch_child import NO_TORCH
 from gradstudio.interchange.fileformat import dumps

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradstudio.evaluation.evaluate import Evaluation, TensorFacts
 from gradstudio.evaluation.explain_grad import find_ref
 from gradstudio.evaluation.explain_grad import number as number_text
+from gradstudio.evaluation.facts import TensorFacts
+from gradstudio.evaluation.results import Evaluation
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf", re.IGNORECASE)
 _TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}

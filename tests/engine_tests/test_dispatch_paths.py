@@ -1,20 +1,18 @@
-"""``apply_op``'s fast paths (one, two or more same-dtype CPU float inputs, with or without
-parameters; a view of one tensor without parameters) against its general path and against
-PyTorch: the same values, dtypes, nodes, edges, saved values and
-version counters, and the general path taken wherever the fast one must not decide."""
+"""``apply_op``, the one path every op takes, against PyTorch on the calls a model makes
+most (one, two or more same-dtype CPU float inputs, with or without parameters; a view
+of one tensor) and on those PyTorch's promotion rules decide: the same values, dtypes,
+nodes, edges, gradients, saved values and version counters."""
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import engine
-from engine.ops import core
 
 torch = pytest.importorskip("torch")
 
@@ -42,8 +40,8 @@ def _inputs(T: Any) -> dict[str, Any]:
     }
 
 
-#: Calls the fast path serves.
-FAST: dict[str, Case] = {
+#: Calls whose inputs share one dtype: no promotion to decide.
+COMMON: dict[str, Case] = {
     "mul scalar": lambda T, v: v["x"] * 1.5,
     "rmul int": lambda T, v: 2 * v["x"],
     "add tensors": lambda T, v: v["x"] + v["y"],
@@ -83,8 +81,8 @@ FAST: dict[str, Case] = {
     "cross_entropy": lambda T, v: T.nn.functional.cross_entropy(v["x"], T.tensor(np.array([2, 0]))),
 }
 
-#: Calls the general path must decide: promotion, integers, bools, parameters, devices.
-GENERAL: dict[str, Case] = {
+#: Calls that promotion decides: mixed dtypes, integers, bools.
+PROMOTED: dict[str, Case] = {
     "mixed dtypes": lambda T, v: v["x"] * v["x64"],
     "int tensor": lambda T, v: v["i"] * 2,
     "int tensor and float": lambda T, v: v["i"] * 1.5,
@@ -123,39 +121,9 @@ def _grads(T: Any, v: dict[str, Any], out: Any) -> dict[str, Any]:
     return {k: t.grad.numpy() for k, t in v.items() if t.requires_grad and t.grad is not None}
 
 
-@contextmanager
-def _counting_general() -> Iterator[list[int]]:
-    """Counts the calls that reach the general path."""
-    calls = [0]
-    real = core._apply_op
-
-    def counted(*args: Any) -> Any:
-        calls[0] += 1
-        return real(*args)
-
-    core._apply_op = counted
-    try:
-        yield calls
-    finally:
-        core._apply_op = real
-
-
-@contextmanager
-def _general_only() -> Iterator[None]:
-    """Every op through the general path, as before the fast one existed."""
-    plain = {name: (op.plain, op.plain_view) for name, op in core.OPS.items()}
-    for op in core.OPS.values():
-        op.plain = op.plain_view = False
-    try:
-        yield
-    finally:
-        for name, op in core.OPS.items():
-            op.plain, op.plain_view = plain[name]
-
-
-@pytest.mark.parametrize("name", sorted({**FAST, **GENERAL}))
+@pytest.mark.parametrize("name", sorted({**COMMON, **PROMOTED}))
 def test_matches_pytorch(name: str) -> None:
-    case = {**FAST, **GENERAL}[name]
+    case = {**COMMON, **PROMOTED}[name]
     v_e, v_t = _inputs(engine), _inputs(torch)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # NumPy must not warn where PyTorch is silent
@@ -165,61 +133,6 @@ def test_matches_pytorch(name: str) -> None:
     assert sorted(g_e) == sorted(g_t)
     for k in g_e:
         np.testing.assert_allclose(g_e[k], g_t[k], rtol=2e-6, atol=1e-6)
-
-
-def _plain(value: Any) -> Any:
-    """A parameter as a comparable value: an array (``nll_loss``'s target) as its bytes."""
-    if isinstance(value, np.ndarray):
-        return (value.dtype, value.shape, value.tobytes())
-    return value
-
-
-def _node_facts(out: Any) -> dict[str, Any]:
-    """Everything a node records, for comparing the two paths exactly."""
-    fn = out.grad_fn
-    facts: dict[str, Any] = {
-        "data": out._data.tobytes(),
-        "shape": out._data.shape,
-        "np_dtype": out._data.dtype,
-        "type": type(out._data),
-        "version": out._version,
-    }
-    if fn is not None:
-        facts.update(
-            name=fn.name(),
-            edges=[(type(f).__name__ if f else None, nr) for f, nr in fn.next_functions],
-            needs=list(fn.needs),
-            shapes=[tuple(s) for s in fn.shapes],
-            out_meta=[tuple(m) for m in fn._out_meta],
-            params={k: _plain(v) for k, v in fn.params.items()},
-            saved=fn.saved_names(),
-        )
-    return facts
-
-
-@pytest.mark.parametrize("name", sorted(FAST))
-def test_fast_path_builds_what_the_general_path_builds(name: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        v = _inputs(engine)
-        with _counting_general() as calls:
-            fast = FAST[name](engine, v)
-        assert calls[0] == 0
-        with _general_only():
-            slow = FAST[name](engine, _inputs(engine))
-    assert _node_facts(fast) == _node_facts(slow)
-    if fast.requires_grad:
-        fast.sum().backward()
-        others = {"float64", "t of float64", "t of a view", "0-d result", "no grad needed"}
-        assert v["x"].grad is not None or name in others
-
-
-@pytest.mark.parametrize("name", sorted(GENERAL))
-def test_general_cases_leave_the_fast_path(name: str) -> None:
-    v = _inputs(engine)
-    with _counting_general() as calls:
-        GENERAL[name](engine, v)
-    assert calls[0] >= 1
 
 
 def test_saved_output_keeps_its_version_check() -> None:

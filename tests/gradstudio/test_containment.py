@@ -448,7 +448,7 @@ Spawn.apply(x).sum().backward()
 def test_nothing_outlives_a_trusted_function_in_the_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gradstudio.evaluation.evaluate import prepare
+    from gradstudio.evaluation.plan import prepare
     from gradstudio.evaluation.worker import run_plan
 
     monkeypatch.chdir(tmp_path)  # the worker runs the function where the studio runs: here

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gradstudio.evaluation.evaluate import Evaluation, prepare
 from gradstudio.evaluation.explain_grad import (
     MAX_PATHS,
     CannotExplain,
@@ -16,6 +15,8 @@ from gradstudio.evaluation.explain_grad import (
     find_ref,
     number,
 )
+from gradstudio.evaluation.plan import prepare
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.pytorch_import import import_snippet
 

@@ -15,7 +15,9 @@ import pytest
 from gradstudio.document.commands import SetParamCommand
 from gradstudio.document.model import Document, EditError
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import Evaluation, evaluate, prepare
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.plan import prepare
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.evaluation.worker import run_plan
 from gradstudio.function_args import (
     args_text,

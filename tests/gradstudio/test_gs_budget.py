@@ -11,7 +11,9 @@ import pytest
 from gradstudio.cli import main
 from gradstudio.document.model import Document
 from gradstudio.evaluation.budget import GIB, format_size, parse_size
-from gradstudio.evaluation.evaluate import Evaluation, evaluate, prepare
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.plan import prepare
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.evaluation.worker import run_plan
 from gradstudio.interchange.fileformat import save_document
 from gradstudio.interchange.trust import TrustStore

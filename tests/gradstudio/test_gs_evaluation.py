@@ -10,7 +10,9 @@ import engine
 from gradstudio.document.commands import SetParamCommand
 from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate, prepare, waiting_text
+from gradstudio.evaluation.evaluate import LiveEvaluation, evaluate
+from gradstudio.evaluation.facts import waiting_text
+from gradstudio.evaluation.plan import prepare
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import SEED_001
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from gradstudio.document.model import Document
-from gradstudio.evaluation.evaluate import Evaluation, evaluate
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.examples import EXAMPLES, EXAMPLES_DIR, build
 from gradstudio.interchange.fileformat import dumps, load_document
 from gradstudio.interchange.trust import TrustStore, trust_document

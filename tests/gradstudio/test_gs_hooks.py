@@ -13,8 +13,9 @@ from gradstudio.document.clipboard import copy_nodes
 from gradstudio.document.commands import PasteCommand
 from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import Evaluation, evaluate
+from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.evaluation.playhead import Playhead
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.fileformat import dumps, loads
 from gradstudio.interchange.program_import.runner import import_program
 from gradstudio.interchange.pytorch_export import export_script

@@ -14,7 +14,8 @@ import pytest
 
 import engine
 from gradstudio.cli import main
-from gradstudio.evaluation.evaluate import GradValue, TraceExecution, evaluate
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.facts import GradValue, TraceExecution
 from gradstudio.instruments.records import StepRecord, records_of
 from gradstudio.instruments.verify import compare, format_report, verify
 from gradstudio.interchange.fileformat import load_document

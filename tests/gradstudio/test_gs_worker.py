@@ -13,7 +13,8 @@ import pytest
 
 from gradstudio.cli import main
 from gradstudio.evaluation import worker
-from gradstudio.evaluation.evaluate import evaluate, prepare
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.plan import prepare
 from gradstudio.evaluation.worker import GRACE_S, run_plan
 from gradstudio.interchange.examples import EXAMPLES, build
 from gradstudio.interchange.fileformat import save_document

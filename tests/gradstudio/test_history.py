@@ -14,9 +14,13 @@ import random
 import pytest
 
 from gradstudio.document.model import Document
-from gradstudio.evaluation.evaluate import Evaluation, StepResult, _Runner, evaluate, prepare
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.evaluation.facts import StepResult
 from gradstudio.evaluation.history import AsOf, History
+from gradstudio.evaluation.plan import prepare
 from gradstudio.evaluation.playhead import Playhead
+from gradstudio.evaluation.results import Evaluation
+from gradstudio.evaluation.runner import Runner
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.test_playhead import RETAIN
 
@@ -184,7 +188,7 @@ def test_the_index_answers_what_reading_every_tensor_says(seed: int) -> None:
 
     snippet = INPLACE if seed == 3 else INPLACE_SAVING
     plan = prepare(random_graph(seed) if seed < 3 else import_snippet(snippet))
-    runner = _Runner(plan, engine)
+    runner = Runner(plan, engine)
     full: list[tuple[dict, dict]] = []
 
     def read_everything(result: StepResult) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from gradstudio.evaluation.evaluate import Evaluation, prepare
+from gradstudio.evaluation.plan import prepare
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.fileformat import load_document
 from gradstudio.lessons.check import check_prediction
 from gradstudio.lessons.model import LessonError, parse_lesson, shipped_lessons

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gradstudio.document.commands import MoveNodesCommand, SetLabelCommand, SetParamCommand
 from gradstudio.document.undo import UndoStack
-from gradstudio.evaluation.evaluate import prepare, with_params
+from gradstudio.evaluation.plan import prepare, with_params
 from gradstudio.evaluation.plan_key import plan_key
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import SEED_001

@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 from gradstudio.document.model import Document
-from gradstudio.evaluation.evaluate import Evaluation, evaluate
+from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.evaluation.playhead import EvaluationShown, Playhead, PlayheadEvent, PositionChanged
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import SEED_001
 

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from gradstudio.evaluation.evaluate import same_values
+from gradstudio.evaluation.facts import same_values
 
 
 def test_same_values_agrees_with_array_equal() -> None:

@@ -94,7 +94,7 @@ def test_memory_of_a_rerun_with_other_values_carries_over_exactly() -> None:
 
 
 def test_a_run_described_while_it_arrives_is_described_as_a_whole() -> None:
-    from gradstudio.evaluation.evaluate import prepare
+    from gradstudio.evaluation.plan import prepare
     from gradstudio.evaluation.structure import warm
     from gradstudio.evaluation.worker import run_plan
 

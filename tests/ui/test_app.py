@@ -11,8 +11,9 @@ from tests.ui.uitools import make_window, wait_evaluated
 from ui import app as studio_app
 from ui.none_refcount import make_none_immortal
 from ui.themes import DARK, LIGHT, apply_theme, style_sheet
+from ui.window.docking import PANELS
 from ui.window.examples import start_example
-from ui.window.main_window import PANELS, MainWindow
+from ui.window.main_window import MainWindow
 from ui.window.settings import StudioSettings
 
 pytestmark = pytest.mark.gui

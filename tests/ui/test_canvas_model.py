@@ -10,12 +10,13 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from gradstudio.catalogue import PortType, catalogue
+from gradstudio.document.commands import AutoLayoutCommand
 from gradstudio.document.layout import ROW_GAP, default_card_size
 from gradstudio.document.model import Document
 from gradstudio.interchange.examples import EXAMPLES, EXAMPLES_DIR
 from gradstudio.interchange.fileformat import EXTENSION, loads
 from tests.ui.uitools import add_source
-from ui.canvas.layout import overlaps, tidy
+from ui.canvas.layout import card_sizes, overlaps
 from ui.canvas.node_facts import format_array, format_shape
 from ui.canvas.style import NODE_WIDTH, card_height
 from ui.palette.type_search import accepting, display_names, first_port, search
@@ -76,17 +77,17 @@ def test_wire_filters_and_ports() -> None:
     assert first_port(cat.get("gradstudio.select"), PortType.TENSORS, inputs=True) == "list"
 
 
-def test_tidy_lays_out_overlapping_cards_with_their_real_heights() -> None:
+def test_auto_layout_lays_out_overlapping_cards_with_their_real_heights() -> None:
     doc = Document()
     for i in range(4):
         doc.add_node(doc.new_node("torch.add", (0, i * 10.0)))
     assert overlaps(doc)
-    assert tidy(doc)
+    AutoLayoutCommand(doc, card_sizes(doc)).redo()
     assert not overlaps(doc)
     height = card_height(catalogue().get("torch.add"))
     ys = sorted(n.y for n in doc.nodes())
     assert all(b - a == height + ROW_GAP for a, b in itertools.pairwise(ys))
-    assert not tidy(doc)  # already tidy: left alone
+    assert AutoLayoutCommand(doc, card_sizes(doc)).moves_nothing  # already tidy: left alone
 
 
 def test_the_core_default_card_size_holds_every_studio_card() -> None:

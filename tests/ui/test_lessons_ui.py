@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from gradstudio.evaluation.evaluate import prepare
+from gradstudio.evaluation.plan import prepare
 from gradstudio.interchange.examples import EXAMPLES
 from gradstudio.interchange.pytorch_import import import_snippet
 from ui.lessons.dialog import LessonDialog

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from gradstudio.evaluation.evaluate import OutputRef
+from gradstudio.evaluation.facts import OutputRef
 from gradstudio.evaluation.playhead import Playhead
 from gradstudio.interchange.examples import EXAMPLES
 from tests.ui.uitools import node_id, wait_evaluated

@@ -320,7 +320,7 @@ def test_edited_values_update_the_last_copy_as_a_fresh_copy_would_read(
     """After edits of values alone (and a move), the next plan is the last one with
     those steps' parameters renewed: equal to a fresh copy, and a run shows them."""
     from gradstudio.document.commands import MoveNodesCommand
-    from gradstudio.evaluation.evaluate import prepare
+    from gradstudio.evaluation.plan import prepare
     from gradstudio.evaluation.plan_key import plan_key
 
     ids = build_seed_001(window)

@@ -14,8 +14,9 @@ import random
 import pytest
 
 from gradstudio.document.model import Document
-from gradstudio.evaluation.evaluate import Evaluation, evaluate
+from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.evaluation.grad_fn_index import index_for
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.examples import EXAMPLES, build
 from ui.backward.model import GraphModel, model_at
 from ui.backward.scrub_model import ScrubModel

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradstudio.evaluation.evaluate import GradValue
+from gradstudio.evaluation.facts import GradValue
 from gradstudio.text import shape_text
 from ui.backward.model import Box, BoxId, Link
 from ui.backward.steps import finish

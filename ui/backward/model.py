@@ -17,15 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradstudio.document.layered import count_crossings, make_proper, order_layers, place
-from gradstudio.evaluation.evaluate import (
-    Evaluation,
-    GradFnFacts,
-    GradValue,
-    OutputRef,
-    Snapshot,
-    TensorFacts,
-)
+from gradstudio.evaluation.facts import GradFnFacts, GradValue, OutputRef, TensorFacts
 from gradstudio.evaluation.grad_fn_index import GradFnIndex
+from gradstudio.evaluation.results import Evaluation, Snapshot
 from gradstudio.text import shape_text
 
 LAYER_GAP = 46.0

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Generator, KeysView
 from dataclasses import dataclass, field
 
-from gradstudio.evaluation.evaluate import Evaluation, GradFnFacts, OutputRef, Snapshot
+from gradstudio.evaluation.facts import GradFnFacts, OutputRef
 from gradstudio.evaluation.grad_fn_index import GradFnIndex
+from gradstudio.evaluation.results import Evaluation, Snapshot
 from ui.backward.model import (
     Box,
     BoxId,

@@ -20,45 +20,28 @@ until the user picks one.
 from __future__ import annotations
 
 import functools
-import html
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import (
-    QColor,
-    QHelpEvent,
-    QMouseEvent,
-    QPainter,
-    QPalette,
-    QResizeEvent,
-    QShowEvent,
-    QWheelEvent,
-)
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer
+from PySide6.QtGui import QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QFrame,
     QGraphicsScene,
-    QGraphicsView,
     QHBoxLayout,
     QLabel,
     QToolButton,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
-from gradstudio.evaluation.evaluate import Evaluation, GradValue
+from gradstudio.evaluation.facts import GradValue
 from gradstudio.evaluation.grad_fn_index import GradFnIndex
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.evaluation.structure import same_structure
+from ui.backward.graph_layout import BackgroundLayout, Layout, fit_orientation, lay_out
+from ui.backward.graph_view import BackwardGraphView
+from ui.backward.heading import legend_html, status_html
 from ui.backward.items import (
-    CURRENT,
-    FLOW,
-    FN_FILL,
-    LEAF_FILL,
-    OUTPUT_FILL,
     OVERVIEW_LOD,
-    SAVED_FILL,
     TEXT_LOD,
     BackwardOverview,
     BoxItem,
@@ -75,10 +58,6 @@ from ui.backward.model import (
     GraphModel,
     Link,
     Memo,
-    Placement,
-    arrange,
-    extents,
-    layers_of,
     parse_key,
     prune_memo,
     union_model,
@@ -87,268 +66,15 @@ from ui.backward.scrub_model import ModelDelta, ScrubModel
 from ui.inspector.value_view import WrapLabel
 from ui.state import StudioState
 
-__all__ = ["FN_FILL", "LEAF_FILL", "OUTPUT_FILL", "SAVED_FILL", "BackwardGraphView", "BackwardView"]
-
-MAX_FIT_SCALE = 1.4
-SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
 SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient labels
 TYPICAL_LABEL = "(4, 3) -0.183…0.201"  # a gradient label's usual width
 OVERVIEW_REST_MS = 80  # the overview is redrawn once the timeline rests this long
-ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 BACKGROUND_BOXES = 1_500
 """Graphs with more boxes than this are laid out on a thread (see ``BackgroundLayout``)."""
 LAYOUT_POLL_MS = 15  # how often the view looks whether a background layout is done
 BUILD_CHUNK = 200  # items a big graph's build makes per tick (about 30 ms of work)
 CATCH_UP_BOXES = 1_500
 """Graphs with more boxes than this catch up at rest a chunk per tick (``_at_rest``)."""
-
-
-def fit_orientation(
-    extents: dict[bool, tuple[float, float]], width: int, height: int, current: bool
-) -> bool:
-    """The orientation that shows a graph of these ``extents`` larger in a viewport of
-    ``width`` by ``height`` (True: top-to-bottom); ``current`` without extents.
-
-    torchviz's top-to-bottom unless left-to-right is clearly larger, as in a
-    wide, short dock or for a long chain of grad_fns.
-    """
-    if not extents:
-        return current
-    vw, vh = max(width, 1), max(height, 1)
-
-    def scale(vertical: bool) -> float:
-        w, h = extents[vertical]
-        return min(vw / (w + 2 * SCENE_PAD[0]), vh / (h + 2 * SCENE_PAD[1]), MAX_FIT_SCALE)
-
-    return not scale(False) > scale(True) * ORIENTATION_MARGIN
-
-
-@dataclass
-class Layout:
-    """Where the boxes go: the orientation, its extents (for later resizes), the placement;
-    the points each link passes and where its ends sit along the sides of its boxes."""
-
-    extents: dict[bool, tuple[float, float]]
-    vertical: bool
-    placement: Placement
-    vias: dict[Link, list[tuple[float, float]]]
-    ends: dict[Link, tuple[float, float]]
-
-
-def lay_out(
-    model: GraphModel,
-    sizes: dict[BoxId, tuple[float, float]],
-    across: float,
-    viewport: tuple[int, int] | None,
-    vertical: bool,
-) -> Layout:
-    """The layout of ``model`` (plain data in and out, so that a thread can make it).
-
-    ``viewport``: the view's size, when the orientation is chosen to fit it (else
-    ``vertical`` stays); ``across``: the layer gap left to right, where labels go.
-    """
-    layering = layers_of(model)
-    shape: dict[bool, tuple[float, float]] = {}
-    if viewport is not None:
-        shape = extents(model, sizes, layering, across)
-        vertical = fit_orientation(shape, *viewport, vertical)
-    gap = LAYER_GAP if vertical else across
-    placement = arrange(model, sizes, vertical, layering, gap)
-    vias: dict[Link, list[tuple[float, float]]] = {}
-    for link in model.links:
-        via = placement.routes.get((link.tail, link.head))
-        if via is None:
-            via = placement.routes.get((link.head, link.tail), [])[::-1]
-        vias[link] = via
-    ends = link_ends(model, placement.positions, sizes, vias, vertical)
-    return Layout(shape, vertical, placement, vias, ends)
-
-
-def link_ends(
-    model: GraphModel,
-    positions: dict[BoxId, tuple[float, float]],
-    sizes: dict[BoxId, tuple[float, float]],
-    vias: dict[Link, list[tuple[float, float]]],
-    vertical: bool,
-) -> dict[Link, tuple[float, float]]:
-    """Spread the ends of the links along a box's side, ordered by where each link
-    goes next (its first waypoint, or the other box), so that the arrows into a
-    function with several inputs stay apart and uncrossed."""
-    axis = 0 if vertical else 1
-
-    def spread(box_id: BoxId, others: list[tuple[Link, tuple[float, float]]]) -> dict[Link, float]:
-        n = len(others)
-        if n == 1:
-            return {others[0][0]: 0.0}
-        span = min(sizes[box_id][axis] * 0.6, 18.0 * (n - 1))
-        ordered = sorted(others, key=lambda lo: lo[1][axis])
-        return {link: -span / 2 + span * i / (n - 1) for i, (link, _) in enumerate(ordered)}
-
-    into: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
-    out_of: dict[BoxId, list[tuple[Link, tuple[float, float]]]] = {}
-    for link in model.links:
-        if link.tail in positions and link.head in positions:
-            via = vias.get(link) or []
-            into.setdefault(link.head, []).append((link, via[-1] if via else positions[link.tail]))
-            out_of.setdefault(link.tail, []).append((link, via[0] if via else positions[link.head]))
-    head_at: dict[Link, float] = {}
-    tail_at: dict[Link, float] = {}
-    for box_id, others in into.items():
-        head_at.update(spread(box_id, others))
-    for box_id, others in out_of.items():
-        tail_at.update(spread(box_id, others))
-    return {link: (tail_at.get(link, 0.0), head_at.get(link, 0.0)) for link in model.links}
-
-
-class BackgroundLayout:
-    """``lay_out`` on a daemon thread, for graphs big enough that it would hold the
-    window still for a second: the window paints and answers meanwhile (the layout is
-    pure Python on plain data, and the interpreter hands over to the event loop every
-    few milliseconds), and the view builds its items once it is done."""
-
-    def __init__(self, job: Callable[[], Layout]) -> None:
-        self.result: Layout | None = None
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, args=(job,), name="backward-layout", daemon=True
-        )
-
-    def start(self) -> None:
-        if not self._thread.ident:
-            self._thread.start()
-
-    def _run(self, job: Callable[[], Layout]) -> None:
-        try:
-            self.result = job()
-        except BaseException as error:  # raised again where it is taken
-            self.error = error
-
-    def done(self) -> bool:
-        return bool(self._thread.ident) and not self._thread.is_alive()
-
-    def take(self) -> Layout:
-        """The layout (waiting for it), or the error the thread met, raised here."""
-        self.start()
-        self._thread.join()
-        if self.error is not None:
-            raise self.error
-        assert self.result is not None
-        return self.result
-
-
-# ============================================================================ the view
-
-
-class BackwardGraphView(QGraphicsView):
-    """Zoom with the wheel, pan by dragging, double-click the background to fit."""
-
-    boxClicked = Signal(object)  # a BoxItem
-    backgroundClicked = Signal()
-    scaleChanged = Signal(float)
-
-    def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
-        super().__init__(scene, parent)
-        self.setObjectName("backwardGraphView")
-        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self._press: QPointF | None = None
-        #: Fit the graph whenever the view or the graph changes, until the user zooms or pans.
-        self.auto_fit = True
-        #: Finds a box by scene position when no item is there (the overview draws it).
-        self.box_near: Callable[[QPointF, float], BoxItem | None] | None = None
-        #: A note kept over the viewport's middle (see ``BackwardView._set_message``).
-        self.overlay: QWidget | None = None
-
-    def zoom(self, factor: float) -> None:
-        self.auto_fit = False
-        current = self.transform().m11()
-        factor = max(0.002 / current, min(factor, 4.0 / current))
-        self.scale(factor, factor)
-        self.scaleChanged.emit(self.transform().m11())
-
-    def fit(self) -> None:
-        """Show the whole graph (not larger than MAX_FIT_SCALE); resumes auto-fitting."""
-        self.auto_fit = True
-        rect = self.scene().sceneRect()
-        if rect.isEmpty():
-            return
-        self.resetTransform()
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        if self.transform().m11() > MAX_FIT_SCALE:
-            self.resetTransform()
-            self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
-            self.centerOn(rect.center())
-        self.scaleChanged.emit(self.transform().m11())
-
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
-        steps = event.angleDelta().y() / 120.0
-        if steps:
-            self.zoom(1.18**steps)
-        event.accept()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
-        super().resizeEvent(event)
-        if self.overlay is not None:
-            self.overlay.setGeometry(self.viewport().rect().adjusted(12, 12, -12, -12))
-        if self.auto_fit:
-            self.fit()
-
-    def box_at(self, pos: QPointF) -> BoxItem | None:
-        item = self.itemAt(pos.toPoint())
-        while item is not None and not isinstance(item, BoxItem):
-            item = item.parentItem()
-        if item is None and self.box_near is not None:
-            return self.box_near(self.mapToScene(pos.toPoint()), 4.0 / self.transform().m11())
-        return item
-
-    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            box = self.box_at(QPointF(event.pos()))
-            if box is not None and box.box.tooltip:
-                QToolTip.showText(event.globalPos(), box.box.tooltip, self.viewport())
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
-        return super().viewportEvent(event)
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
-        self._press = event.position()
-        super().mousePressEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
-        super().mouseReleaseEvent(event)
-        if self._press is None or event.button() != Qt.MouseButton.LeftButton:
-            return
-        moved = (event.position() - self._press).manhattanLength()
-        self._press = None
-        if moved > 4:  # a pan, not a click
-            self.auto_fit = False
-            return
-        box = self.box_at(event.position())
-        if box is not None:
-            self.boxClicked.emit(box)
-        else:
-            self.backgroundClicked.emit()
-
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
-        if self.box_at(event.position()) is None:
-            self.fit()
-        else:
-            super().mouseDoubleClickEvent(event)
-
-
-def _legend_chip(colour: QColor, text: str) -> str:
-    """One legend entry as rich text (the entries wrap in a narrow dock)."""
-    swatch = (
-        f"<span style='background:{colour.name()}; color:{colour.name()};'>&nbsp;■&nbsp;</span>"
-    )
-    return f"<span style='white-space:nowrap'>{swatch}&nbsp;{text}</span>"
 
 
 class BackwardView(QWidget):
@@ -462,15 +188,7 @@ class BackwardView(QWidget):
         status_row.addWidget(self.status, 1)
         legend = QHBoxLayout()
         legend.setContentsMargins(8, 0, 6, 2)
-        chips = (
-            (LEAF_FILL, "leaf"),
-            (FN_FILL, "grad_fn"),
-            (SAVED_FILL, "saved"),
-            (OUTPUT_FILL, "output"),
-            (FLOW, "gradient"),
-            (CURRENT, "executing"),
-        )
-        self.legend = WrapLabel(" &nbsp; ".join(_legend_chip(c, t) for c, t in chips), self)
+        self.legend = WrapLabel(legend_html(), self)
         self.legend.setObjectName("backwardLegend")
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         legend.addWidget(self.legend, 1)
@@ -1212,27 +930,11 @@ class BackwardView(QWidget):
         return None
 
     def _update_status(self) -> None:
-        ev = self.state.evaluation
-        n = self.model.fn_count
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
-        parts = [f"<b>{n}</b> grad_fn node{'s' if n != 1 else ''}"]
-        at = self.state.playhead.trace_at()
-        if at is not None and ev is not None:
-            label = html.escape(ev.plan.labels.get(at.trace.node_id, "backward"))
-            total = len(at.trace.executions)
-            if at.live and self.state.playhead.replay is not None:
-                parts.append(f"replaying <b>{label}</b>: {len(at.executed)} / {total}")
-            elif at.live:
-                parts.append(f"gradients of <b>{label}</b> (step {at.trace.step + 1})")
-            else:
-                parts.append(
-                    f"<span style='color:{muted}'>gradients of the last backward, "
-                    f"{label} (step {at.trace.step + 1})</span>"
-                )
-        if self._names_hidden and self.boxes:
-            hint = f" or {self.enlarge_hint}" if self.enlarge_hint else ""
-            parts.append(f"<span style='color:{muted}'>too small for names: zoom in{hint}</span>")
-        self.status.setText(" · ".join(parts))
+        hidden = self._names_hidden and bool(self.boxes)
+        self.status.setText(
+            status_html(self.model.fn_count, self.state.playhead, hidden, self.enlarge_hint, muted)
+        )
 
     def _ensure_visible(self, key: int) -> None:
         item = self.fn_item(key)

@@ -237,15 +237,22 @@ class CanvasEditing:
     # ------------------------------------------------------------------ layout
     def auto_layout(self) -> None:
         """Arrange the graph left to right by data flow (one undo step)."""
-        doc = self.document
-        if not len(doc):
+        if not len(self.document):
             return
-        sizes = {i.node_id: (i.width, i.height) for i in self.graph_scene.node_items()}
-        command = AutoLayoutCommand(doc, sizes)
-        if not command.moves_nothing:  # an already tidy graph: no undo step, not modified
-            self.bridge.push(command)
-        self.graph_scene.update_scene_rect()
+        self.tidy()
         self.fit_all()
+
+    def tidy(self) -> bool:
+        """Lay the graph out with the cards' real sizes, as one undo step; False (no step,
+        not modified) when that moves nothing.  Imports get this once they are shown: the
+        importer only estimates card sizes.  A file opened is never re-arranged."""
+        sizes = {i.node_id: (i.width, i.height) for i in self.graph_scene.node_items()}
+        command = AutoLayoutCommand(self.document, sizes)
+        if command.moves_nothing:
+            return False
+        self.bridge.push(command)
+        self.graph_scene.update_scene_rect()
+        return True
 
     # ------------------------------------------------------------------ inline edits
     def _editable_param_at(self, node: NodeItem, local: QPointF) -> str | None:

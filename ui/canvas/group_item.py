@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gradstudio.document.layout import group_card_width
 from ui.canvas.node_item import FAR_LABEL_PX, LOD_TEXT
 from ui.canvas.style import CORNER, HEADER_HEIGHT, NODE_WIDTH, PORT_ROW, PORT_TOP_PAD
 
@@ -38,6 +39,7 @@ FRAME_PAD = 14.0  # room between the members and the frame's border
 SUBTITLE_ROW = 18.0
 CHEVRON = 22.0  # the collapse/expand mark at the title's left
 FRAME_Z = -0.9  # frames sit under the wires (z 0) and cards (z 1), nested ones over outer ones
+FAR_TITLE_Z = 3.0  # a frame's far-out title sits over its cards
 DEFAULT_ALPHA = (34, 170, 90)  # body, border and title-bar opacity of the frame colour
 
 
@@ -74,23 +76,28 @@ class GroupDrag:
         self.offset = QPointF()
 
 
-def far_title(
-    painter: QPainter, rect: QRectF, text: str, base: QFont, lod: float, room: float
-) -> float:
-    """Semantic zoom for a group's title, as cards do for their labels: too far out for
-    the usual size, it is drawn as large as ``room`` (scene units) allows, up to a size
-    that reads on screen.  Returns the drawn line's height on screen, in pixels."""
+def far_card_title(painter: QPainter, rect: QRectF, text: str, base: QFont, lod: float) -> float:
+    """A collapsed card's title far out: word-wrapped in the card's body, as large as
+    fits it, up to a size that reads on screen (a long title wraps rather than shrinks
+    to a speck).  Returns one line's height on screen, in pixels."""
     font = QFont(base)
-    font.setPixelSize(max(8, min(int(FAR_LABEL_PX / lod), int(room))))
     font.setBold(True)
+    flags = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
+    px = max(1, int(FAR_LABEL_PX / lod))
+    while px > 1:
+        font.setPixelSize(px)
+        need = QFontMetricsF(font).boundingRect(rect, int(flags), text)
+        if need.width() <= rect.width() and need.height() <= rect.height():
+            break
+        px = max(1, int(px * 0.9))
     painter.setFont(font)
-    metrics = QFontMetricsF(font)
-    painter.drawText(
-        rect,
-        Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-        metrics.elidedText(text, Qt.TextElideMode.ElideRight, rect.width()),
-    )
-    return metrics.height() * lod
+    painter.drawText(rect, int(flags), text)
+    return QFontMetricsF(font).height() * lod
+
+
+def drawn(metrics: QFontMetricsF, text: str, width: float) -> str:
+    """``text`` as a title drawn ``width`` wide shows it (elided when it does not fit)."""
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 class _DraggedAsGroup(QGraphicsItem):
@@ -125,6 +132,9 @@ class GroupFrameItem(_DraggedAsGroup):
         self._rect = QRectF(0.0, 0.0, NODE_WIDTH, TITLE_HEIGHT)
         self._drag = GroupDrag()
         self.title_px = 0.0  # the title's on-screen size when last painted
+        self.drawn_title = ""  # ... and its text as drawn (the no-elided test reads it)
+        self.far_label: FarTitle | None = None  # its title far out (the layer's)
+        self.shown_left: float | None = None  # the view's left edge, when inside the frame
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setAcceptHoverEvents(True)
         self.setToolTip("Drag the title to move the group; double-click it to rename")
@@ -145,6 +155,23 @@ class GroupFrameItem(_DraggedAsGroup):
 
     def scene_rect(self) -> QRectF:
         return self._rect.translated(self.pos())
+
+    def title_left(self, need: float, limit: float) -> float:
+        """Where the title starts in the bar: after the chevron, or, when the frame's
+        left end is scrolled out of the view, at the view's left edge (a long frame
+        keeps saying what it is), never so far that it would not fit before ``limit``."""
+        left = 6.0 + CHEVRON
+        if self.shown_left is None:
+            return left
+        return max(left, min(self.shown_left - self.x() + 8.0, limit - 6.0 - need))
+
+    def set_shown_left(self, x: float | None) -> None:
+        """The view's left edge (scene x), or None: the title follows it (``title_left``)."""
+        if x is not None and x <= self.x():
+            x = None
+        if x != self.shown_left:
+            self.shown_left = x
+            self.update(self.title_rect())
 
     def title_rect(self) -> QRectF:
         """The title bar, in item coordinates: what takes clicks and drags."""
@@ -182,16 +209,22 @@ class GroupFrameItem(_DraggedAsGroup):
         painter.setPen(s.c("text"))
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < LOD_TEXT:
-            bar = QRectF(8.0, 0.0, self._rect.width() - 16.0, TITLE_HEIGHT)
-            self.title_px = far_title(
-                painter, bar, self.group.title, s.title_font, lod, TITLE_HEIGHT * 0.8
-            )
+            # far out the title is the layer's ``FarTitle``, drawn over the cards at a
+            # size that reads (a frame nested in another shows none: they would collide)
+            shown = self.far_label is not None and self.far_label.isVisible()
+            self.title_px = self.far_label.height() if shown and self.far_label else 0.0
+            self.drawn_title = self.group.title if shown else ""
             return
         self.title_px = QFontMetricsF(s.title_font).height() * lod
         painter.setFont(s.small_font)
         painter.drawText(QRectF(6.0, 0.0, CHEVRON, TITLE_HEIGHT), Qt.AlignmentFlag.AlignCenter, "▾")
         subtitle = self.group.subtitle
-        sw = min(s.small_metrics.horizontalAdvance(subtitle) + 4.0, self._rect.width() / 3)
+        # the subtitle takes what the title leaves, at least a third of the bar
+        left_over = self._rect.width() - 50.0 - s.title_metrics.horizontalAdvance(self.group.title)
+        sw = min(
+            s.small_metrics.horizontalAdvance(subtitle) + 4.0,
+            max(self._rect.width() / 3, left_over),
+        )
         right = QRectF(self._rect.width() - 10.0 - sw, 0.0, sw, TITLE_HEIGHT)
         dim = QColor(s.c("text"))
         dim.setAlpha(160)
@@ -203,12 +236,72 @@ class GroupFrameItem(_DraggedAsGroup):
         )
         painter.setFont(s.title_font)
         painter.setPen(s.c("text"))
-        left = 6.0 + CHEVRON
+        left = self.title_left(s.title_metrics.horizontalAdvance(self.group.title), right.left())
         avail = max(0.0, right.left() - left - 6.0)
+        self.drawn_title = drawn(s.title_metrics, self.group.title, avail)
         painter.drawText(
             QRectF(left, 0.0, avail, TITLE_HEIGHT),
             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-            s.title_metrics.elidedText(self.group.title, Qt.TextElideMode.ElideRight, avail),
+            self.drawn_title,
+        )
+
+
+class FarTitle(QGraphicsItem):
+    """A top-level frame's title far out (below ``LOD_TEXT``): a label of constant
+    on-screen size at the frame's corner, over the cards, so that the overview of an
+    imported program still says which iteration is which.  It takes no clicks."""
+
+    def __init__(self, frame: GroupFrameItem) -> None:
+        super().__init__()
+        self.frame = frame
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(FAR_TITLE_Z)
+        self.setVisible(False)
+        self._text = ""
+        self._size = QRectF()
+
+    def font(self) -> QFont:
+        font = QFont(self.frame.host.style.title_font)
+        font.setBold(True)
+        font.setPixelSize(int(FAR_LABEL_PX))
+        return font
+
+    def refresh(self) -> None:
+        """Measure the title again (renamed, or a new theme's font)."""
+        text = self.frame.group.title
+        metrics = QFontMetricsF(self.font())
+        size = QRectF(0.0, 0.0, metrics.horizontalAdvance(text) + 12.0, metrics.height() + 4.0)
+        if (text, size) != (self._text, self._size):
+            self.prepareGeometryChange()
+            self._text, self._size = text, size
+        self.update()
+
+    def width(self) -> float:
+        return self._size.width()
+
+    def height(self) -> float:
+        return self._size.height()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        return self._size
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        s = self.frame.host.style
+        back = QColor(group_color(self.frame.group, self.frame.host))
+        back.setAlpha(215)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(back)
+        painter.drawRoundedRect(self._size, CORNER, CORNER)
+        painter.setPen(s.c("header_text"))
+        painter.setFont(self.font())
+        painter.drawText(
+            self._size.adjusted(6.0, 0.0, -6.0, 0.0),
+            Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+            self._text,
         )
 
 
@@ -234,9 +327,11 @@ class GroupCardItem(_DraggedAsGroup):
         self._index: dict[tuple[str, str, bool], CardPort] = {}
         self.members = 0
         self.height = HEADER_HEIGHT + SUBTITLE_ROW + PORT_ROW
-        self._rect = QRectF(0.0, 0.0, NODE_WIDTH, self.height)
+        self.width = group_card_width(group)  # as wide as its title and subtitle need
+        self._rect = QRectF(0.0, 0.0, self.width, self.height)
         self._drag = GroupDrag()
         self.title_px = 0.0  # the title's on-screen size when last painted
+        self.drawn_title = ""  # ... and its text as drawn (the no-elided test reads it)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(1.0)
         self.setToolTip("A collapsed group: double-click to expand it")
@@ -246,18 +341,26 @@ class GroupCardItem(_DraggedAsGroup):
 
     def set_group(self, group: Group) -> None:
         self.group = group
+        if group_card_width(group) != self.width:
+            self.set_ports(*self._port_lists(), self.members)
         self.update()
+
+    def _port_lists(self) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+        ins = [(c.node_id, c.port, c.text) for c in self.ports if c.is_input]
+        outs = [(c.node_id, c.port, c.text) for c in self.ports if not c.is_input]
+        return ins, outs
 
     def set_ports(
         self, inputs: list[tuple[str, str, str]], outputs: list[tuple[str, str, str]], members: int
     ) -> None:
         """``inputs``/``outputs``: ``(node_id, port, text)`` for each wire end crossing in/out."""
         top = HEADER_HEIGHT + SUBTITLE_ROW + PORT_TOP_PAD
+        width = group_card_width(self.group)
         ports = [
             CardPort(n, p, True, text, QPointF(0.0, top + PORT_ROW * i + PORT_ROW / 2))
             for i, (n, p, text) in enumerate(inputs)
         ] + [
-            CardPort(n, p, False, text, QPointF(NODE_WIDTH, top + PORT_ROW * i + PORT_ROW / 2))
+            CardPort(n, p, False, text, QPointF(width, top + PORT_ROW * i + PORT_ROW / 2))
             for i, (n, p, text) in enumerate(outputs)
         ]
         rows = max(len(inputs), len(outputs), 1)
@@ -266,14 +369,15 @@ class GroupCardItem(_DraggedAsGroup):
         self._index = {(c.node_id, c.port, c.is_input): c for c in ports}
         self.members = members
         self.height = top + PORT_ROW * rows + PORT_TOP_PAD
-        self._rect = QRectF(0.0, 0.0, NODE_WIDTH, self.height)
+        self.width = width
+        self._rect = QRectF(0.0, 0.0, width, self.height)
         self.update()
 
     def port_scene_pos(self, node_id: str, port: str, is_input: bool) -> QPointF:
         """Where a wire to ``node_id.port`` ends: its port here, else the card's side."""
         found = self._index.get((node_id, port, is_input))
         local = (
-            found.center if found else QPointF(0.0 if is_input else NODE_WIDTH, HEADER_HEIGHT / 2)
+            found.center if found else QPointF(0.0 if is_input else self.width, HEADER_HEIGHT / 2)
         )
         return self.pos() + local
 
@@ -320,10 +424,9 @@ class GroupCardItem(_DraggedAsGroup):
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < LOD_TEXT:
             painter.setPen(s.c("text"))
-            body = rect.adjusted(8.0, HEADER_HEIGHT, -8.0, 0.0)
-            self.title_px = far_title(
-                painter, body, self.group.title, s.title_font, lod, body.height() * 0.45
-            )
+            body = rect.adjusted(8.0, 2.0, -8.0, -2.0)  # far out the header reads as body
+            self.title_px = far_card_title(painter, body, self.group.title, s.title_font, lod)
+            self.drawn_title = self.group.title
             painter.setPen(QPen(s.c("port_tensor"), 1.6))
             painter.setBrush(s.c("port_tensor"))
             for port in self.ports:
@@ -337,10 +440,11 @@ class GroupCardItem(_DraggedAsGroup):
         )
         painter.setFont(s.title_font)
         avail = rect.width() - CHEVRON - 12.0
+        self.drawn_title = drawn(s.title_metrics, self.group.title, avail)
         painter.drawText(
             QRectF(4.0 + CHEVRON, 0.0, avail, HEADER_HEIGHT),
             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-            s.title_metrics.elidedText(self.group.title, Qt.TextElideMode.ElideRight, avail),
+            self.drawn_title,
         )
         painter.setFont(s.small_font)
         painter.setPen(s.c("text_dim"))

@@ -25,14 +25,16 @@ from gradstudio.document.events import (
     LabelChanged,
 )
 from gradstudio.document.groups import MAX_DEPTH, depths
+from gradstudio.document.layout import frame_title_width
 from ui.canvas.group_item import (
     FRAME_PAD,
     FRAME_Z,
     TITLE_HEIGHT,
+    FarTitle,
     GroupCardItem,
     GroupFrameItem,
 )
-from ui.canvas.style import NODE_WIDTH
+from ui.canvas.node_item import LOD_TEXT
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document, Edge
@@ -53,6 +55,7 @@ class GroupLayer:
         self._dirty = False
         self._pending: set[str] = set()  # groups to re-measure after their cards moved
         self._syncing = False
+        self._zoom = 1.0
         self._timer = QTimer(scene)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -119,6 +122,34 @@ class GroupLayer:
         return [*self.frames.values(), *self.cards.values()]
 
     # ------------------------------------------------------------------ events
+    @property
+    def zoom(self) -> float:
+        """The canvas's zoom, as ``set_zoom`` was last told."""
+        return self._zoom
+
+    def set_zoom(self, zoom: float) -> None:
+        """Far out (below ``LOD_TEXT``) the top-level frames show their ``FarTitle``."""
+        self._zoom = zoom
+        for frame in self.frames.values():
+            self._show_far_title(frame)
+
+    def show_titles_in(self, shown: QRectF | None) -> None:
+        """The view shows ``shown`` (scene coordinates; None: no view, an export): a frame
+        whose left end is out of it draws its title at the view's left edge."""
+        for frame in self.frames.values():
+            inside = shown is not None and frame.scene_rect().intersects(shown)
+            frame.set_shown_left(shown.left() if inside and shown is not None else None)
+
+    def _show_far_title(self, frame: GroupFrameItem) -> None:
+        label = frame.far_label
+        if label is None:
+            return
+        far = self._zoom < LOD_TEXT and frame.group.parent is None
+        if far:
+            label.refresh()
+        if far != label.isVisible():
+            label.setVisible(far)
+
     def reset(self) -> None:
         """After ``scene.clear()``: the old items are gone."""
         self.frames.clear()
@@ -222,17 +253,24 @@ class GroupLayer:
         ):
             for gid in list(table):
                 if gid not in wanted:
-                    scene.removeItem(table.pop(gid))
+                    gone = table.pop(gid)
+                    if isinstance(gone, GroupFrameItem) and gone.far_label is not None:
+                        scene.removeItem(gone.far_label)
+                    scene.removeItem(gone)
             for gid in wanted:
                 item = table.get(gid)
                 if item is None:
                     item = make(groups[gid], scene)
                     table[gid] = item  # type: ignore[assignment]
                     scene.addItem(item)
+                    if isinstance(item, GroupFrameItem):
+                        item.far_label = FarTitle(item)
+                        scene.addItem(item.far_label)
                 elif item.group != groups[gid]:
                     item.set_group(groups[gid])
         for gid, frame in self.frames.items():
             frame.setZValue(FRAME_Z + min(level[gid], MAX_DEPTH) * 0.001)
+            self._show_far_title(frame)
         rep: dict[str, str] = {}
         for gid in self.cards:
             for node_id in self._deep[gid]:
@@ -342,16 +380,20 @@ class GroupLayer:
         for node_id in self.document.groups[gid].members if gid in self.document.groups else ():
             item = self.scene.node_item(node_id)
             if item is not None:
-                rect = rect.united(QRectF(item.pos(), QSizeF(NODE_WIDTH, item.height)))
+                rect = rect.united(QRectF(item.pos(), QSizeF(item.width, item.height)))
         for child in self._children.get(gid, ()):
             inner = self.frames.get(child) or self.cards.get(child)
             if inner is not None:
                 rect = rect.united(inner.scene_rect())
         if rect.isNull():
             return
-        frame.set_scene_rect(
-            rect.adjusted(-FRAME_PAD, -FRAME_PAD - TITLE_HEIGHT, FRAME_PAD, FRAME_PAD)
-        )
+        rect = rect.adjusted(-FRAME_PAD, -FRAME_PAD - TITLE_HEIGHT, FRAME_PAD, FRAME_PAD)
+        least = frame_title_width(frame.group)  # a narrow frame widens for its title
+        if rect.width() < least:
+            rect.setWidth(least)
+        frame.set_scene_rect(rect)
+        if frame.far_label is not None:
+            frame.far_label.setPos(rect.topLeft())
 
     def _members_corner(self, gid: str) -> QPointF | None:
         xs: list[float] = []

@@ -28,8 +28,23 @@ if TYPE_CHECKING:
     from ui.canvas.view import GraphView
 
 SIZE = (220, 150)
+LEAST = 48
 MARGIN = 10
 PAD = 6.0
+
+
+def fitted_size(world: QRectF) -> tuple[int, int]:
+    """The minimap's size for a graph of ``world``'s shape: within ``SIZE``, as wide or
+    as tall as it allows, and no emptier than ``LEAST`` pixels across."""
+    width, height = SIZE
+    if world.isEmpty():
+        return SIZE
+    inner_w, inner_h = width - 2 * PAD, height - 2 * PAD
+    scale = min(inner_w / world.width(), inner_h / world.height())
+    return (
+        max(LEAST, round(world.width() * scale + 2 * PAD)),
+        max(LEAST, round(world.height() * scale + 2 * PAD)),
+    )
 
 
 class Minimap(QWidget):
@@ -125,6 +140,10 @@ class Minimap(QWidget):
             world = world.united(r)
         self._world = world
         self._cards = cards
+        size = fitted_size(world)
+        if size != (self.width(), self.height()):
+            self.setFixedSize(*size)  # a long graph gets a low strip, not a box of canvas
+            self._pixmap = None
 
     def _transform(self) -> tuple[float, float, float]:
         """(scale, dx, dy): minimap point = scene point * scale + (dx, dy)."""

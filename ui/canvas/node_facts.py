@@ -16,8 +16,9 @@ from gradstudio.text import shape_text
 
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType
-    from gradstudio.evaluation.evaluate import Snapshot, StepError, TensorFacts
+    from gradstudio.evaluation.facts import StepError, TensorFacts
     from gradstudio.evaluation.playhead import Playhead
+    from gradstudio.evaluation.results import Snapshot
 
 MAX_INLINE_ELEMENTS = 6
 
@@ -211,7 +212,7 @@ def format_shape(shape: tuple[int, ...]) -> str:
 
 
 def _has_ref(snapshot: Snapshot, node_id: str, port: str, index: int) -> bool:
-    from gradstudio.evaluation.evaluate import OutputRef
+    from gradstudio.evaluation.facts import OutputRef
 
     return snapshot.has(OutputRef(node_id, port, index))
 
@@ -245,7 +246,7 @@ def facts_reader(playhead: Playhead) -> Callable[[str, NodeType], NodeFacts]:
         if result.status == "error" and result.error is not None:
             return NodeFacts("error", error=result.error, warnings=warnings)
         if result.status == "waiting":
-            from gradstudio.evaluation.evaluate import waiting_text
+            from gradstudio.evaluation.facts import waiting_text
 
             text = waiting_text(result.missing, result.waits_for)
             return NodeFacts("waiting", waiting_text=text)

@@ -39,7 +39,7 @@ from ui.themes import DARK, Theme
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document, Edge
-    from gradstudio.evaluation.evaluate import TensorFacts
+    from gradstudio.evaluation.facts import TensorFacts
     from ui.state import StudioState
 
 SCENE_MARGIN = 3000.0
@@ -50,6 +50,7 @@ class GraphScene(QGraphicsScene):
 
     nodesDragged = Signal(dict)  # {node_id: (x, y)} after a mouse drag of cards
     groupDragged = Signal(str, float, float)  # group id, dx, dy after a frame's drag
+    titlesMoved = Signal()  # frames' titles were put back in place: a view re-places them
 
     def __init__(self, state: StudioState, theme: Theme = DARK, parent: object = None) -> None:
         super().__init__(parent)
@@ -329,6 +330,7 @@ class GraphScene(QGraphicsScene):
     def set_zoom_level(self, zoom: float) -> None:
         """Far out, the overview draws the graph as a few batches (``ui.canvas.overview``)."""
         self._set_overview(zoom < OVERVIEW_LOD)
+        self.groups.set_zoom(zoom)
         self.expose()
 
     def _set_overview(self, on: bool) -> None:
@@ -351,12 +353,16 @@ class GraphScene(QGraphicsScene):
     @contextmanager
     def full_detail(self) -> Iterator[None]:
         """Every card and wire drawn by its own item for a while (exporting an image)."""
-        was = self._overview_on
+        was, zoom = self._overview_on, self.groups.zoom
         self._set_overview(False)
+        self.groups.set_zoom(1.0)  # frames' titles in their title bars, not far labels
+        self.groups.show_titles_in(None)
         try:
             yield
         finally:
             self._set_overview(was)
+            self.groups.set_zoom(zoom)
+            self.titlesMoved.emit()
 
     # ------------------------------------------------------------------ facts
     def refresh_facts(self) -> None:

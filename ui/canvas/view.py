@@ -35,9 +35,11 @@ from ui.canvas.edge_item import WireItem
 from ui.canvas.editing import CanvasEditing
 from ui.canvas.group_editing import CanvasGroups
 from ui.canvas.group_item import CHEVRON, GroupCardItem, GroupFrameItem
+from ui.canvas.home_view import MARGIN, focus, readable_zoom, view_rect
 from ui.canvas.inline_editor import InlineEditor
 from ui.canvas.legend import Legend
 from ui.canvas.node_item import NodeItem
+from ui.canvas.overview import OVERVIEW_LOD
 from ui.canvas.port_item import PortItem
 from ui.canvas.scene import GraphScene
 from ui.canvas.search_popup import NodeSearchPopup
@@ -101,6 +103,8 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self.graph_scene.groupDragged.connect(self._push_group_drag)
         self.rubberBandChanged.connect(self._rubber_band)
         self.zoomChanged.connect(self.graph_scene.set_zoom_level)
+        self.zoomChanged.connect(self._follow_titles)
+        self.graph_scene.titlesMoved.connect(self._follow_titles)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
@@ -124,6 +128,9 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         self._pan_from: QPoint | None = None
         self._space = False
         self._editor: InlineEditor | None = None
+        #: The view the document opens at, ``(zoom, x, y)``, when it has one of its own
+        #: (the window sets it for a file it remembers): ``home_view`` restores it.
+        self.saved_view: tuple[float, float, float] | None = None
         #: Adders of more node context-menu actions (the instruments'): (menu, node id).
         self.node_menu_extras: list[Callable[[QMenu, str], None]] = []
         self.hint = QLabel(self)
@@ -156,7 +163,7 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
     def _document_replaced(self) -> None:
         self._unsub()
         self._unsub = self.state.document.subscribe(lambda e: self._update_hint())
-        self.fit_all()
+        self.home_view()
 
     def _update_hint(self) -> None:
         self.hint.setVisible(len(self.document) == 0)
@@ -171,12 +178,19 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
         super().resizeEvent(event)
         self._place_hint()
         self.graph_scene.expose()
+        self._follow_titles()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt's name
         """Scrolled (panned): the cards a scrub restyled off screen repaint as they
-        come into view (``GraphScene.expose``)."""
+        come into view (``GraphScene.expose``), and a frame whose left end went out
+        of view moves its title to the view's edge."""
         super().scrollContentsBy(dx, dy)
         self.graph_scene.expose()
+        self._follow_titles()
+
+    def _follow_titles(self, *_args: object) -> None:
+        shown = self.mapToScene(self.viewport().rect()).boundingRect()
+        self.graph_scene.groups.show_titles_in(shown)
 
     # ------------------------------------------------------------------ background
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
@@ -271,6 +285,59 @@ class GraphView(CanvasGroups, CanvasEditing, QGraphicsView):
             bounds = bounds.united(item.sceneBoundingRect())
         self.graph_scene.update_scene_rect()
         self.fit_rect(bounds.adjusted(-40.0, -40.0, 40.0, 40.0))
+
+    def view_state(self) -> tuple[float, float, float]:
+        """``(zoom, centre x, centre y)``: what ``saved_view`` restores."""
+        centre = self.view_center_scene()
+        return (self.zoom, centre.x(), centre.y())
+
+    def home_view(self) -> None:
+        """Where a document opens: ``saved_view`` if it has one (a file's, as the user
+        left it), else ``ui.canvas.home_view``'s choice: the whole graph where its cards
+        read, else the last iteration, or its backward and loss, at a zoom that reads."""
+        scene = self.graph_scene
+        scene.groups.ensure()
+        if self.saved_view is not None:
+            zoom, x, y = self.saved_view
+            scene.update_scene_rect()
+            self.resetTransform()
+            scale = max(MIN_SCALE, min(MAX_SCALE, zoom))
+            self.scale(scale, scale)
+            self.centerOn(x, y)
+            self.zoomChanged.emit(self.zoom)
+            return
+        items = [*(i for i in scene.node_items() if i.isVisible()), *scene.groups.items()]
+        view = self.viewport().rect()
+        if not items or view.width() < 10 or view.height() < 10:
+            self.fit_all()
+            return
+        bounds = QRectF()
+        for item in items:
+            bounds = bounds.united(item.sceneBoundingRect())
+        bounds = bounds.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+        least = readable_zoom(scene.style)
+        whole = self._fit_scale(bounds)
+        found = focus(scene)
+        if found is None or whole >= least or (found[0] is None and whole >= OVERVIEW_LOD):
+            self.fit_all()
+            return
+        frame, anchor = found
+        frame = frame or bounds
+        scene.update_scene_rect()
+        outer = frame.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+        if self._fit_scale(outer) >= least:
+            self.fit_rect(outer)
+            return
+        self.resetTransform()
+        self.scale(least, least)
+        self.centerOn(
+            view_rect(frame, anchor, view.width() / least, view.height() / least).center()
+        )
+        self.zoomChanged.emit(self.zoom)
+
+    def _fit_scale(self, rect: QRectF) -> float:
+        view = self.viewport().rect()
+        return min(view.width() / rect.width(), view.height() / rect.height(), FIT_MAX_SCALE)
 
     def follow(self, node_ids: list[str]) -> None:
         """Bring new nodes into view (an edit that added them off screen): the view pans

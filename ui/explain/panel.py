@@ -12,8 +12,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from gradstudio.document.autograd_edits import retain_grad
-from gradstudio.evaluation.evaluate import OutputRef
 from gradstudio.evaluation.explain_grad import CannotExplain, GradExplanation, explain_gradient
+from gradstudio.evaluation.facts import OutputRef
 from ui.state import StudioState
 
 EMPTY = "Select a tensor and choose Explain (E, its context menu, or the inspector's button)."

@@ -12,38 +12,28 @@ pictures.  The facts follow the timeline: moving it before ``backward`` shows
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import shiboken6
-from PySide6.QtCore import QEvent, QObject, QSignalBlocker, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontMetrics, QPalette, QResizeEvent
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSpinBox,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from engine.messages import NONLEAF_GRAD_WARNING
 from gradstudio.catalogue import NodeKind, PortType
 from gradstudio.document.autograd_edits import retain_grad, retain_grad_nodes
-from gradstudio.document.commands import (
-    ReorderStepCommand,
-    SetLabelCommand,
-    SetParamCommand,
-)
+from gradstudio.document.commands import ReorderStepCommand, SetLabelCommand, SetParamCommand
 from gradstudio.document.events import (
     DocumentEvent,
     EdgeAdded,
@@ -52,256 +42,26 @@ from gradstudio.document.events import (
     NodeRemoved,
     Unsubscribe,
 )
-from gradstudio.document.groups import Group, whole_groups
-from gradstudio.document.model import Document, Node
-from gradstudio.evaluation.evaluate import (
-    GradFnFacts,
-    OutputRef,
-    StepError,
-    TensorFacts,
-    waiting_text,
-)
+from gradstudio.document.model import Node
+from gradstudio.evaluation.facts import OutputRef, StepError, TensorFacts, waiting_text
 from gradstudio.params import param_kind
-from gradstudio.text import html_text, shape_text
-from ui.backward.model import parse_key
+from gradstudio.text import html_text
+from ui.inspector.fact_text import (
+    ERROR,
+    WARNING,
+    fact_rows,
+    grad_placeholder,
+    problem_html,
+    warnings_html,
+)
+from ui.inspector.pages import blank_page, next_function_links, trace_links
 from ui.inspector.params import ParamEditor, editor_for, is_invalid
+from ui.inspector.sections import FlowHolder, LinkList, Section, make_form, value_label
 from ui.inspector.value_view import ValueGradView, WrapLabel, tensor_text
 from ui.state import StudioState
 
 if TYPE_CHECKING:
     from ui.inspector.code_editor import CodeEditor
-
-ERROR = "#e5484d"
-WARNING = "#d9822b"
-MANY_LISTED = 12  # nodes named on the page of a multi-selection
-
-#: PyTorch's warning when ``.grad`` of a non-leaf is read: the engine's one text, up to
-#: its advice (the rest points at PyTorch's sources).
-NONLEAF_WARNING = "UserWarning: " + NONLEAF_GRAD_WARNING.split(" If you access")[0]
-
-
-def selected_group(doc: Document, selected: list[str]) -> Group | None:
-    """The outermost group whose nodes are exactly ``selected`` (a selected frame), or None."""
-    chosen = set(selected)
-    exact = [gid for gid in whole_groups(doc.groups, chosen) if doc.group_members(gid) == chosen]
-    outer = [gid for gid in exact if doc.group(gid).parent not in exact]
-    return doc.group(outer[0]) if outer else None
-
-
-class Section(QWidget):
-    """A titled, collapsible group; collapsed titles are remembered across nodes."""
-
-    collapsed_titles: set[str] = set()
-
-    def __init__(self, title: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.title = title
-        self.header = QToolButton(self)
-        self.header.setObjectName("inspectorSection")
-        self.header.setText(title)
-        self.header.setCheckable(True)
-        self.header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.header.setAutoRaise(True)
-        self.header.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.header.setStyleSheet(
-            "QToolButton { text-align: left; border: none; padding: 3px 2px; }"
-        )
-        f = self.header.font()
-        f.setBold(True)
-        self.header.setFont(f)
-        self.body = QWidget(self)
-        self.layout_ = QVBoxLayout(self.body)
-        self.layout_.setContentsMargins(6, 2, 2, 6)
-        self.layout_.setSpacing(4)
-        line = QFrame(self)
-        line.setFrameShape(QFrame.Shape.HLine)
-        line.setFrameShadow(QFrame.Shadow.Plain)
-        line.setEnabled(False)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(0)
-        lay.addWidget(line)
-        lay.addWidget(self.header)
-        lay.addWidget(self.body)
-        self.header.toggled.connect(self._toggle)
-        self.header.setChecked(title not in self.collapsed_titles)
-        self._toggle(self.header.isChecked())
-
-    def _toggle(self, open_: bool) -> None:
-        self.header.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
-        self.body.setVisible(open_)
-        if open_:
-            self.collapsed_titles.discard(self.title)
-        else:
-            self.collapsed_titles.add(self.title)
-
-    def add(self, widget: QWidget) -> QWidget:
-        self.layout_.addWidget(widget)
-        return widget
-
-
-class FlowHolder(QWidget):
-    """Holds the inspector's body at the height its wrapped texts need at this width.
-
-    A QScrollArea sizes a height-for-width layout from a stale width and spreads
-    the surplus between sections as gaps; this holder has no layout of its own
-    and lays its one child out by hand, giving the scroll area a plain minimum.
-    """
-
-    def __init__(self, inner: QWidget) -> None:
-        super().__init__()
-        self.inner = inner
-        inner.setParent(self)
-        inner.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
-        if watched is self.inner and event.type() == QEvent.Type.LayoutRequest:
-            QTimer.singleShot(0, self, self.fit)  # dropped if this widget dies first
-        return False
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
-        super().resizeEvent(event)
-        self.fit()
-
-    def fit(self) -> None:
-        if not shiboken6.isValid(self.inner):
-            return
-        layout = self.inner.layout()
-        if layout is None:
-            return
-        w = max(self.width(), 1)
-        h = layout.totalHeightForWidth(w) if layout.hasHeightForWidth() else -1
-        h = (
-            max(h, layout.totalMinimumSize().height())
-            if h >= 0
-            else layout.totalSizeHint().height()
-        )
-        self.inner.setGeometry(0, 0, w, h)
-        if self.minimumHeight() != h:
-            self.setMinimumHeight(h)
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
-        layout = self.inner.layout()
-        width = layout.totalMinimumSize().width() if layout is not None else 0
-        return QSize(width, self.minimumHeight())
-
-
-class FormGrid(QGridLayout):
-    """Rows of a title and a field, like ``QFormLayout``, on a grid.
-
-    ``QFormLayout`` lays a word-wrapped field out at a wider width than the one it gives
-    it, so a fact whose text wraps to two lines got the height of one and was cut in
-    half; a grid asks each field's height at the width it really gets.
-    """
-
-    def addRow(self, title: str | QWidget, field: QWidget) -> None:  # noqa: N802 - Qt's name
-        label = QLabel(title) if isinstance(title, str) else title
-        row = self.rowCount()
-        self.addWidget(label, row, 0, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.addWidget(field, row, 1)
-
-
-def _form() -> tuple[QWidget, FormGrid]:
-    w = QWidget()
-    form = FormGrid(w)
-    form.setContentsMargins(0, 0, 0, 0)
-    form.setHorizontalSpacing(10)
-    form.setVerticalSpacing(4)
-    form.setColumnStretch(1, 1)
-    return w, form
-
-
-def _value_label(object_name: str) -> QLabel:
-    label = WrapLabel()
-    label.setObjectName(object_name)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setWordWrap(True)
-    return label
-
-
-def _break(text: str, metrics: QFontMetrics, room: float) -> list[str]:
-    """``text`` in lines no wider than ``room``: at spaces, or inside a word too long."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split(" "):
-        candidate = f"{line} {word}" if line else word
-        if metrics.horizontalAdvance(candidate) <= room:
-            line = candidate
-            continue
-        if line:
-            lines.append(line)
-        line = word
-        while metrics.horizontalAdvance(line) > room and len(line) > 1:
-            cut = len(line) - 1
-            while cut > 1 and metrics.horizontalAdvance(line[:cut]) > room:
-                cut -= 1
-            lines.append(line[:cut])
-            line = line[cut:]
-    if line:
-        lines.append(line)
-    return lines
-
-
-class LinkList(QWidget):
-    """A column of link-like buttons (``next_functions``, backward executions).
-
-    A link wider than the panel breaks before its ``→ node`` part rather than widen
-    the inspector past its dock (``(AccumulateGrad, 0) → torch.rand(10, …)`` labels).
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._lay = QVBoxLayout(self)
-        self._lay.setContentsMargins(0, 0, 0, 0)
-        self._lay.setSpacing(0)
-        self.buttons: list[QToolButton] = []
-        self._texts: list[str] = []
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
-        super().resizeEvent(event)
-        self._fit()
-
-    def _fit(self) -> None:
-        for button, text in zip(self.buttons, self._texts, strict=True):
-            metrics = button.fontMetrics()
-            shown = max(metrics.horizontalAdvance(line) for line in button.text().split("\n"))
-            room = self.width() - (button.sizeHint().width() - shown)  # less the padding
-            wanted = text
-            if metrics.horizontalAdvance(text) > room > 0:
-                head, arrow, tail = text.partition(" → ")
-                parts = [head, "→ " + tail] if arrow else [text]
-                wanted = "\n".join(ln for part in parts for ln in _break(part, metrics, room))
-            if button.text() != wanted:
-                button.setText(wanted)
-
-    def set_links(self, links: list[tuple[str, str, Callable[[], None] | None, bool]]) -> None:
-        """``(text, tooltip, on_click or None, bold)`` per row."""
-        for b in self.buttons:
-            b.deleteLater()
-        self.buttons = []
-        self._texts = [link[0] for link in links]
-        for text, tip, on_click, bold in links:
-            b = QToolButton(self)
-            b.setObjectName("inspectorLink")
-            b.setText(text)
-            b.setToolTip(tip)
-            b.setAutoRaise(True)
-            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-            b.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-            f = b.font()
-            f.setBold(bold)
-            b.setFont(f)
-            if on_click is None:
-                b.setEnabled(False)
-            else:
-                b.setCursor(Qt.CursorShape.PointingHandCursor)
-                b.clicked.connect(on_click)
-                b.setStyleSheet("QToolButton { color: palette(link); text-align: left; }")
-            b.setMinimumWidth(1)  # may break in two lines (``_fit``) instead of widening
-            self._lay.addWidget(b, 0, Qt.AlignmentFlag.AlignLeft)
-            self.buttons.append(b)
-        self._fit()
 
 
 class Inspector(QWidget):
@@ -471,107 +231,17 @@ class Inspector(QWidget):
         return f"<span style='color:{colour}'>{text}</span>"
 
     def _build_empty(self) -> None:
-        selected = [n for n in self.state.selection if n in self.state.document]
-        if len(selected) > 1:
-            self._build_many(selected)
-            return
-        key = parse_key(self.state.grad_fn_key)
-        playhead = self.state.playhead
-        ev, snap, index = playhead.evaluation, playhead.snapshot(), playhead.index
-        if (
-            key is not None
-            and ev is not None
-            and index is not None
-            and snap is not None
-            and key in snap.grad_fns()
-        ):
-            fn = snap.grad_fn(key)
-            owner = index.node_for(key)
-            self.title.setText(fn.name)
-            self.subtitle.setText(
-                self._muted(
-                    f"the grad_fn of {ev.plan.labels.get(owner, owner)}"
-                    if owner is not None
-                    else "a grad_fn inside an operation: no node of the graph owns it"
-                )
-            )
-            self.status.setText("")
-            section = Section("grad_fn", self)
-            w, form = _form()
-            links = LinkList()
-            links.set_links(self._next_links(fn))
-            form.addRow("next_functions", links)
-            saved = _value_label("savedTensors")
-            saved.setText(self._saved_html(fn))
-            form.addRow("saved", saved)
-            section.add(w)
-            self.body_layout.addWidget(section)
-            return
-        self.title.setText("Inspector")
-        self.subtitle.setText(self._muted("Select a node on the canvas to see and edit it."))
+        page = blank_page(self.state, self, self._muted, self.open_grad_fn)
+        self.title.setText(page.title)
+        self.subtitle.setText(page.subtitle)
         self.status.setText("")
-        meta = self.state.document.meta
-        story = meta.get("description", "")
-        if story:  # what the example (or the user's document) is about
-            about = WrapLabel(
-                f"<b>{html.escape(meta.get('title', ''))}</b><br>{html.escape(story)}"
-                if meta.get("title")
-                else html.escape(story)
-            )
-            about.setObjectName("documentDescription")
-            about.setWordWrap(True)
-            self.body_layout.addWidget(about)
-        hint = WrapLabel(
-            self._muted(
-                "Each node shows what PyTorch would report about its tensor: value, "
-                "requires_grad, is_leaf, grad_fn, .grad — at the step the timeline shows."
-            )
-        )
-        hint.setWordWrap(True)
-        self.body_layout.addWidget(hint)
-
-    def _build_many(self, selected: list[str]) -> None:
-        """Several nodes selected: say which (each selects itself alone when clicked)."""
-        doc = self.state.document
-        self.title.setText(f"{len(selected)} nodes selected")
-        self.subtitle.setText(self._muted("Select one node to see and edit it."))
-        self.status.setText("")
-        group = selected_group(doc, selected)
-        if group is not None:  # a group's frame or card is selected: say what it is
-            self.title.setText(group.title)
-            self.subtitle.setText(self._muted(f"{group.subtitle} · {len(selected)} nodes"))
-            about = Section("Group", self)
-            w, form = _form()
-            for name, value in [("kind", group.kind), *sorted(group.meta.items())]:
-                label = _value_label(f"group_{name}")
-                label.setText(html.escape(value))
-                form.addRow(html.escape(name), label)
-            about.add(w)
-            self.body_layout.addWidget(about)
-        section = Section("Selection", self)
-        links = LinkList()
-        shown = selected[:MANY_LISTED]
-        links.set_links(
-            [
-                (
-                    doc.node(n).label,
-                    f"{doc.node(n).type.title} — click to select only this node",
-                    lambda _checked=False, n=n: self.state.select((n,)),
-                    False,
-                )
-                for n in shown
-            ]
-        )
-        section.add(links)
-        if len(selected) > len(shown):
-            more = WrapLabel(self._muted(f"… and {len(selected) - len(shown)} more"))
-            section.add(more)
-        self.body_layout.addWidget(section)
+        for widget in page.widgets:
+            self.body_layout.addWidget(widget)
 
     def _build_edits(self, node: Node) -> None:
         ntype = node.type
         section = Section("Node", self)
-        w, form = _form()
+        w, form = make_form()
         self.label_edit = QLineEdit()
         self.label_edit.setObjectName("labelEdit")
         self.label_edit.editingFinished.connect(self._label_edited)
@@ -604,7 +274,7 @@ class Inspector(QWidget):
         )
         if params or show_retain:
             section = Section("Parameters", self)
-            w, form = _form()
+            w, form = make_form()
             for spec in params:
                 editor = editor_for(spec)
                 if editor is None:
@@ -668,16 +338,16 @@ class Inspector(QWidget):
         self.output_combo.setObjectName("outputChoice")
         self.output_combo.activated.connect(self._output_chosen)
         self.facts_section.add(self.output_combo)
-        self.facts_note = _value_label("factsNote")
+        self.facts_note = value_label("factsNote")
         self.facts_section.add(self.facts_note)
-        self.facts_form_widget, form = _form()
+        self.facts_form_widget, form = make_form()
         for name, title in (
             ("tensor", "tensor"),
             ("requires_grad", "requires_grad"),
             ("is_leaf", "is_leaf"),
             ("grad_fn", "grad_fn"),
         ):
-            label = _value_label(f"fact_{name}")
+            label = value_label(f"fact_{name}")
             self.fact_labels[name] = label
             form.addRow(title, label)
         self.next_links = LinkList()
@@ -690,19 +360,19 @@ class Inspector(QWidget):
             ("version", "_version"),
             ("saved", "saved tensors"),
         ):
-            label = _value_label(f"fact_{name}")
+            label = value_label(f"fact_{name}")
             self.fact_labels[name] = label
             form.addRow(title, label)
         self.facts_section.add(self.facts_form_widget)
         self.body_layout.addWidget(self.facts_section)
 
         self.problem_section = Section("Error", self)
-        self.problem_label = _value_label("errorText")
+        self.problem_label = value_label("errorText")
         self.problem_section.add(self.problem_label)
         self.body_layout.addWidget(self.problem_section)
 
         self.warning_section = Section("Warnings", self)
-        self.warning_label = _value_label("warningText")
+        self.warning_label = value_label("warningText")
         self.warning_section.add(self.warning_label)
         self.body_layout.addWidget(self.warning_section)
 
@@ -714,7 +384,7 @@ class Inspector(QWidget):
         self.body_layout.addWidget(self.values_section)
 
         self.trace_section = Section("Backward trace", self)
-        self.trace_intro = _value_label("traceIntro")
+        self.trace_intro = value_label("traceIntro")
         self.trace_section.add(self.trace_intro)
         self.trace_links = LinkList()
         self.trace_section.add(self.trace_links)
@@ -934,50 +604,19 @@ class Inspector(QWidget):
         self.facts_form_widget.setVisible(True)
         self.facts_note.setVisible(False)
         self.values_section.setVisible(True)
-        fl = self.fact_labels
-        fl["tensor"].setText(
-            f"<code>{shape_text(facts.shape)}</code> · {facts.dtype} · {facts.device}"
-            + self._muted(f" · tensor #{facts.tensor_id}")
-        )
-        fl["requires_grad"].setText(_bool(facts.requires_grad))
-        leaf_note = (
-            "created by you, not by an operation"
-            if facts.is_leaf and facts.requires_grad
-            else (
-                "does not require grad, so a leaf by convention"
-                if facts.is_leaf
-                else "the result of an operation"
-            )
-        )
-        fl["is_leaf"].setText(f"{_bool(facts.is_leaf)} {self._muted('— ' + leaf_note)}")
+        for name, text in fact_rows(facts, label, self._muted).items():
+            self.fact_labels[name].setText(text)
         fn = facts.grad_fn
         if fn is None:
-            fl["grad_fn"].setText("<code>None</code>")
             self.next_links.set_links([])
             self.next_links.setVisible(False)
             self.next_row_label.setVisible(False)
         else:
-            fl["grad_fn"].setText(
-                f"<code>&lt;{html_text(fn.name)}&gt;</code> "
-                + self._muted("— the backward function that made this tensor")
+            self.next_links.set_links(
+                next_function_links(fn, self.state.playhead.index, self.open_grad_fn)
             )
-            self.next_links.set_links(self._next_links(fn))
             self.next_links.setVisible(True)
             self.next_row_label.setVisible(True)
-        fl["grad"].setText(self._grad_html(facts, label))
-        fl["retains_grad"].setText(
-            _bool(facts.retains_grad)
-            + (
-                self._muted(" — retain_grad() was called")
-                if facts.retains_grad and not facts.is_leaf
-                else ""
-            )
-        )
-        fl["version"].setText(
-            f"<code>{facts.version}</code>"
-            + (self._muted(" — changed in place") if facts.version else "")
-        )
-        fl["saved"].setText(self._saved_html(fn) if fn is not None else self._muted("—"))
         grad_fn_name = fn.name if fn is not None else None
         self.values.value.set_tensor(
             facts.array,
@@ -988,80 +627,12 @@ class Inspector(QWidget):
             ),
         )
         grad = facts.grad
-        placeholder = ".grad is None"
-        if grad is None and facts.grad_access_warns:
-            placeholder = ".grad is None (not kept for a non-leaf)"
-        elif grad is None and not facts.requires_grad:
-            placeholder = ".grad is None (does not require grad)"
-        elif grad is None:
-            placeholder = ".grad is None (no backward has reached it yet)"
         self.values.grad.set_tensor(
             None if grad is None else grad.array,
             grad.dtype if grad is not None else facts.dtype,
             grad.device if grad is not None else facts.device,
-            placeholder=placeholder,
+            placeholder=grad_placeholder(facts),
         )
-
-    def _grad_html(self, facts: TensorFacts, label: str) -> str:
-        grad = facts.grad
-        if facts.grad_access_warns:
-            return (
-                f"<span style='color:{WARNING}'>⚠ reading "
-                f"<code>{html_text(label)}.grad</code> warns</span> and gives <code>None</code>"
-                + self._muted(
-                    f"<br>{html_text(label)} is not a leaf, so backward does not keep its gradient "
-                    "unless you call retain_grad(). PyTorch says:<br><i>"
-                    + html_text(NONLEAF_WARNING)
-                    + "</i>"
-                )
-            )
-        if grad is None:
-            return "<code>None</code>"
-        text = tensor_text(grad.array, grad.dtype, grad.device)
-        note = "kept by retain_grad()" if not facts.is_leaf else "accumulated by backward"
-        return f"{_code(text, grad.shape)}{self._muted(note)}"
-
-    def _saved_html(self, fn: GradFnFacts) -> str:
-        rows = []
-        for s in fn.saved:
-            name = f"<code>_saved_{html_text(s.name)}</code>"
-            if s.kind == "tensor":
-                v = s.value
-                text = tensor_text(v.array, v.dtype, v.device)
-                rows.append(f"{name} = {_code(text, v.shape).replace(' — printed below', '')}")
-            elif s.kind == "freed":
-                rows.append(f"{name}: {self._muted('freed by backward (retain_graph=False)')}")
-            elif s.kind == "modified":
-                rows.append(f"{name}: <span style='color:{ERROR}'>{html_text(str(s.value))}</span>")
-            elif s.kind == "none":
-                rows.append(f"{name} = <code>None</code>")
-            else:
-                rows.append(f"{name} = <code>{html_text(str(s.value))}</code>")
-        return "<br>".join(rows) if rows else self._muted("none")
-
-    def _next_links(
-        self, fn: GradFnFacts
-    ) -> list[tuple[str, str, Callable[[], None] | None, bool]]:
-        index = self.state.playhead.index
-        links: list[tuple[str, str, Callable[[], None] | None, bool]] = []
-        for i, nxt in enumerate(fn.next_functions):
-            if nxt is None:
-                links.append((f"[{i}] None", "this input does not require grad", None, False))
-                continue
-            owner = index.node_for(nxt.key) if index is not None else None
-            where = f" → {index.label(owner)}" if owner is not None and index is not None else ""
-            tip = "select this grad_fn" + (
-                f" and its node {index.label(owner)}" if where and index else ""
-            )
-            links.append(
-                (
-                    f"[{i}] ({nxt.name}, {nxt.index}){where}",
-                    tip,
-                    lambda _=False, k=nxt.key: self.open_grad_fn(k),
-                    False,
-                )
-            )
-        return links
 
     def open_grad_fn(self, key: int) -> None:
         """Select a grad_fn and the node that owns it (what a next_functions click does)."""
@@ -1077,33 +648,14 @@ class Inspector(QWidget):
             if self.code_editor is not None:
                 self.code_editor.set_error_line(None)
             return
-        parts = [
-            f"<b style='color:{ERROR}'>{html_text(error.title)}</b>",
-            f"<code style='color:{ERROR}'>{html_text(error.exc_type)}: "
-            f"{html_text(error.message)}</code>",
-            html_text(error.explanation),
-            f"<b>How to fix:</b> {html_text(error.fix)}",
-        ]
-        if error.traceback:
-            parts.append(f"<pre>{html_text(error.traceback)}</pre>")
-        if not happened:
-            parts.insert(0, self._muted(f"(at step {error.step + 1}, later on the timeline)"))
-        self.problem_label.setText(
-            "".join(f"<p style='margin:0 0 6px 0'>{p}</p>" for p in parts if p)
-        )
+        self.problem_label.setText(problem_html(error, happened, self._muted))
         if self.code_editor is not None:
             lines = re.findall(r"line (\d+)", error.traceback or "")
             self.code_editor.set_error_line(int(lines[-1]) if lines else None)
 
     def _show_warnings(self, warnings: list[Any]) -> None:
         self.warning_section.setVisible(bool(warnings))
-        rows = []
-        for w in warnings:
-            row = f"<b style='color:{WARNING}'>{html_text(w.category)}</b>: {html_text(w.message)}"
-            if w.explanation:
-                row += "<br>" + self._muted(html_text(w.explanation))
-            rows.append(row)
-        self.warning_label.setText("<br><br>".join(rows))
+        self.warning_label.setText(warnings_html(warnings, self._muted))
 
     def _show_trace(self, node_id: str) -> None:
         ev = self.state.evaluation
@@ -1117,42 +669,10 @@ class Inspector(QWidget):
         done = len(at.executed) if live and at is not None and playhead.replay is not None else None
         index = playhead.index
         assert index is not None
-        links: list[tuple[str, str, Callable[[], None] | None, bool]] = []
-        for i, ex in enumerate(trace.executions):
-            owner = index.node_for(ex.key)
-            where = f" → {index.label(owner)}" if owner else ""
-            grad = ex.incoming[0] if ex.incoming else None
-            g = (
-                f"  ∂ = {tensor_text(grad.array, grad.dtype, grad.device)}"
-                if grad is not None
-                else ""
-            )
-            current = done is not None and i == done - 1
-            pending = done is not None and i >= done
-            text = f"{i + 1}. {ex.name}{where}{'  (not yet)' if pending else ''}"
-            links.append(
-                (
-                    text,
-                    f"gradient in{g}" if g else ex.name,
-                    lambda _=False, k=ex.key: self.open_grad_fn(k),
-                    current,
-                )
-            )
         self.trace_intro.setText(
             self._muted(
                 f"backward ran {len(trace.executions)} grad_fn nodes, in this order "
                 "(the timeline replays them one by one):"
             )
         )
-        self.trace_links.set_links(links)
-
-
-def _code(text: str, shape: tuple[int, ...] = ()) -> str:
-    """Printed tensor text as code; several lines become a pointer to the panel below."""
-    if "\n" not in text:
-        return f"<code>{html_text(text)}</code> "
-    return f"<code>tensor(...)</code> of shape {shape_text(shape)} — printed below "
-
-
-def _bool(value: bool) -> str:
-    return f"<code>{value}</code>"
+        self.trace_links.set_links(trace_links(trace, index, done, self.open_grad_fn))

@@ -23,7 +23,7 @@ from ui.instruments.marks import CHANGED, CanvasMarks, Mark
 
 if TYPE_CHECKING:
     from gradstudio.document.events import DocumentEvent
-    from gradstudio.evaluation.evaluate import Evaluation
+    from gradstudio.evaluation.results import Evaluation
     from ui.canvas.scene import GraphScene
     from ui.state import StudioState
 

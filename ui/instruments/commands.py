@@ -19,11 +19,13 @@ from PySide6.QtWidgets import QMenu, QWidget
 from gradstudio.catalogue import NodeKind
 from ui.actions import add_action, connect_action, connect_toggle
 from ui.canvas.minimap import Minimap
-from ui.inspector.panel import Inspector, Section
+from ui.inspector.panel import Inspector
+from ui.inspector.sections import Section
 from ui.instruments.changes import ChangesController, ChangesPanel
 from ui.instruments.gradcheck import GradcheckDialog
 from ui.instruments.memory import MemorySection
 from ui.instruments.verify import VerifyController, VerifyPanel, VerifySection
+from ui.window.docking import make_dock
 
 if TYPE_CHECKING:
     from ui.window.main_window import MainWindow
@@ -113,8 +115,8 @@ class Instruments(QObject):
         self.changes_panel = ChangesPanel(self.changes)
         area = Qt.DockWidgetArea.RightDockWidgetArea
         # short titles: four tabs share the backward graph's dock, and each shows whole
-        self.verify_dock = w._dock("verify", "Verify", self.verify_panel, area)
-        self.changes_dock = w._dock("changes", "Changes", self.changes_panel, area)
+        self.verify_dock = make_dock(w, "verify", "Verify", self.verify_panel, area)
+        self.changes_dock = make_dock(w, "changes", "Changes", self.changes_panel, area)
         backward = w.docks["backwardGraph"]
         w.tabifyDockWidget(backward, self.verify_dock)
         w.tabifyDockWidget(backward, self.changes_dock)

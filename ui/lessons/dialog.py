@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradstudio.evaluation.evaluate import Evaluation
 from gradstudio.evaluation.explain_grad import CannotExplain
+from gradstudio.evaluation.results import Evaluation
 from gradstudio.lessons.check import Verdict, check_prediction
 from gradstudio.lessons.model import Lesson, Step
 

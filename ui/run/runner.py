@@ -22,8 +22,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from gradstudio.document.events import MetaChanged, NodeMoved, ParamChanged
 from gradstudio.evaluation import structure, worker
 from gradstudio.evaluation.budget import DEFAULT_BUDGET
-from gradstudio.evaluation.evaluate import Evaluation, Plan, prepare, with_params
+from gradstudio.evaluation.plan import Plan, prepare, with_params
 from gradstudio.evaluation.plan_key import plan_key
+from gradstudio.evaluation.results import Evaluation
 from ui import gc_policy
 
 if TYPE_CHECKING:

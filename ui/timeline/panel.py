@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradstudio.evaluation.evaluate import waiting_text
+from gradstudio.evaluation.facts import waiting_text
 from gradstudio.text import html_text
 from ui.instruments.memory import MemoryStrip
 from ui.state import StudioState

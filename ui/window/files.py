@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from gradstudio.document.model import Document
 from gradstudio.interchange.fileformat import EXTENSION, DocumentError, load_document, save_document
 from ui.actions import add_action, connect_action
-from ui.canvas.layout import tidy
+from ui.canvas.layout import overlaps
 from ui.window.examples import ExampleFile, example_files
 
 if TYPE_CHECKING:
@@ -116,17 +116,28 @@ class FileCommands:
         path: str | None = None,
         example: str | None = None,
         run: bool = True,
+        imported: bool = False,
     ) -> None:
-        """Show ``doc`` (already loaded) in the window, with a fresh undo history."""
-        tidy(doc)
+        """Show ``doc`` (already loaded) in the window, with a fresh undo history.
+
+        Its cards stay where the file put them: a saved layout is the user's.  An
+        ``imported`` document (Run to Import, Import PyTorch Code) is laid out again with
+        the cards' real sizes, as one undo step.  A file opens at the view it was saved
+        or left at (remembered in the settings), else at its home
+        (``GraphView.home_view``)."""
         self.runner.cancel()
+        if self.file_path:
+            self.settings.remember_view(self.file_path, *self.canvas.view_state())
+        self.canvas.saved_view = self.settings.view_of(path) if path else None
         self.file_path = path
         self.example_name = example
         if run and not (doc.has_code() and not doc.trusted):
             self.runner.run(doc)  # the evaluation process works while the scene is built
         self.state.replace_document(doc)
         self._sync_document_ui()
-        self.canvas.fit_all()
+        if imported:
+            self.canvas.tidy()
+        self.canvas.home_view()
         self.error_label.setText("")
         self.result_label.setText("")
 
@@ -156,7 +167,14 @@ class FileCommands:
         self.settings.add_recent(path)
         self.settings.last_directory = str(Path(path).resolve().parent)
         self.set_document(doc, str(Path(path).resolve()))
-        self.show_message(f"Opened {Path(path).name}", 3000)
+        if overlaps(doc):
+            self.show_message(
+                f"Opened {Path(path).name}: some cards overlap; "
+                "Auto-Layout arranges them (Ctrl+Z undoes it)",
+                8000,
+            )
+        else:
+            self.show_message(f"Opened {Path(path).name}", 3000)
         return True
 
     def open_example(self, example: ExampleFile | str | Path, ask: bool = True) -> bool:
@@ -195,6 +213,7 @@ class FileCommands:
             self.report("Cannot save the graph", str(exc))
             return False
         self.file_path = str(Path(path).resolve())
+        self.settings.remember_view(self.file_path, *self.canvas.view_state())
         self.example_name = None
         self.bridge.set_clean()
         self.recovery.discard()
@@ -257,7 +276,7 @@ class FileCommands:
             if text is not None:
                 self.report("Cannot import the snippet", dialog.problem.text())
             return False
-        self.set_document(dialog.document)
+        self.set_document(dialog.document, imported=True)
         return True
 
     def ask_program_path(self) -> str:
@@ -295,7 +314,7 @@ class FileCommands:
         """The recorded graph opens as a new, unsaved document."""
         if dialog.document is None:
             return
-        self.set_document(dialog.document)
+        self.set_document(dialog.document, imported=True)
         self.state.undo_stack.set_dirty()
         trusted = (
             "; its code is trusted: it is the code you ran"

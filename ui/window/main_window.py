@@ -9,7 +9,6 @@ for the user without modal dialogs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -24,7 +23,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QTabBar,
     QTabWidget,
@@ -42,7 +40,7 @@ from gradstudio.document.events import (
     TrustChanged,
 )
 from gradstudio.interchange.trust import TrustStore
-from ui.actions import add_action, connect_action, connect_toggle
+from ui.actions import add_action, connect_action, make_action
 from ui.backward.view import BackwardView
 from ui.canvas.view import GraphView
 from ui.explain.panel import ExplainPanel
@@ -55,9 +53,9 @@ from ui.palette.panel import Palette
 from ui.run.runner import EvaluationRunner
 from ui.state import StudioState
 from ui.themes import Theme, apply_theme, theme
-from ui.timeline.panel import Timeline
 from ui.window import first_size
 from ui.window.device_selector import DeviceSelector
+from ui.window.docking import PANELS, default_dock_sizes, make_dock
 from ui.window.elided_label import ElidedLabel
 from ui.window.files import APP_NAME, FileCommands
 from ui.window.help_dialogs import GettingStartedDialog, ShortcutsDialog
@@ -67,18 +65,6 @@ from ui.window.settings import StudioSettings
 from ui.window.undo_bridge import UndoBridge
 
 PROGRESS_DELAY_MS = 250
-#: The right-hand docks' least first-start width: the backward graph's four tabs fit it.
-RIGHT_DOCK_WIDTH = 360
-
-#: The side panels: (object name, dock title, class, where it docks).
-PANELS: tuple[
-    tuple[str, str, Callable[[StudioState, QWidget], QWidget], Qt.DockWidgetArea], ...
-] = (
-    ("inspector", "Inspector", Inspector, Qt.DockWidgetArea.RightDockWidgetArea),
-    ("backwardGraph", "Backward graph", BackwardView, Qt.DockWidgetArea.RightDockWidgetArea),
-    ("timeline", "Timeline", Timeline, Qt.DockWidgetArea.BottomDockWidgetArea),
-    ("explain", "Explain", ExplainPanel, Qt.DockWidgetArea.RightDockWidgetArea),
-)
 
 
 class MainWindow(FileCommands, RunCommands, QMainWindow):
@@ -177,33 +163,10 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         if self.central_tabs.widget(index) is self.backward_view:
             self.set_backward_big(False)
 
-    def _dock(
-        self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea, scroll: bool = False
-    ) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"{key}Dock")
-        if scroll:
-            # a panel with a wide minimum size must not squeeze the canvas: let it scroll
-            area_widget = QScrollArea(dock)
-            area_widget.setObjectName(f"{key}Scroll")
-            area_widget.setWidgetResizable(True)
-            area_widget.setFrameShape(QScrollArea.Shape.NoFrame)
-            area_widget.setWidget(widget)
-            dock.setWidget(area_widget)
-        else:
-            dock.setWidget(widget)
-        dock.setFeatures(
-            QDockWidget.DockWidgetFeature.DockWidgetMovable
-            | QDockWidget.DockWidgetFeature.DockWidgetClosable
-            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-        )
-        self.addDockWidget(area, dock)
-        return dock
-
     def _build_docks(self) -> None:
         self.palette_widget = Palette(self)
-        self.palette_dock = self._dock(
-            "palette", "Nodes", self.palette_widget, Qt.DockWidgetArea.LeftDockWidgetArea
+        self.palette_dock = make_dock(
+            self, "palette", "Nodes", self.palette_widget, Qt.DockWidgetArea.LeftDockWidgetArea
         )
         self.docks: dict[str, QDockWidget] = {}
         self.panels: dict[str, QWidget] = {}
@@ -213,7 +176,7 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             # the backward graph zooms and pans itself: in a scroll area its heading
             # scrolled away with the graph and the fit saw the scroll area's size
             scroll = key != "backwardGraph"
-            self.docks[key] = self._dock(key, title, widget, area, scroll=scroll)
+            self.docks[key] = make_dock(self, key, title, widget, area, scroll=scroll)
         backward = self.panels["backwardGraph"]
         assert isinstance(backward, BackwardView)
         self.backward_view = backward
@@ -233,24 +196,13 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
     def _default_dock_sizes(self) -> None:
         """Give the canvas most of the room (only when no saved layout was restored)."""
         self._default_sizes_pending = False
-        width = max(self.width(), 800)
-        self.resizeDocks(
-            [self.palette_dock, self.docks["inspector"]],
-            [max(200, width // 7), max(RIGHT_DOCK_WIDTH, width // 4)],
-            Qt.Orientation.Horizontal,
-        )
-        self.resizeDocks(
-            [self.docks["inspector"], self.docks["backwardGraph"]],
-            [self.height() * 9 // 20, self.height() * 11 // 20],
-            Qt.Orientation.Vertical,
-        )
-        self.resizeDocks([self.docks["timeline"]], [165], Qt.Orientation.Vertical)
+        default_dock_sizes(self, self.palette_dock, self.docks)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         if self._default_sizes_pending:
             self._default_dock_sizes()
-            QTimer.singleShot(0, self.canvas, self.canvas.fit_all)
+            QTimer.singleShot(0, self.canvas, self.canvas.home_view)
 
     def panel(self, key: str) -> QWidget:
         """The panel for ``key``, in its dock or (the backward graph) in its tab."""
@@ -292,93 +244,76 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         if self.act_backward_big.isChecked() != big:
             self.act_backward_big.setChecked(big)  # its toggle comes back here: no change
 
-    def _action(
-        self,
-        text: str,
-        slot: object,
-        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
-        icon_name: str | None = None,
-        tip: str = "",
-        checkable: bool = False,
-    ) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            if isinstance(shortcut, QKeySequence.StandardKey):
-                action.setShortcuts(shortcut)
-            else:
-                action.setShortcut(QKeySequence(shortcut))
-        if icon_name:
-            action.setData(icon_name)
-        if tip:
-            action.setToolTip(tip)
-            action.setStatusTip(tip)
-        action.setCheckable(checkable)
-        if checkable:
-            connect_toggle(action, slot)  # type: ignore[arg-type]
-        else:
-            connect_action(action, slot)  # type: ignore[arg-type]
-        self.addAction(action)
-        return action
-
     def _build_actions(self) -> None:
         SK = QKeySequence.StandardKey
         c = self.canvas
-        self.act_new = self._action("&New", self.new_document, SK.New, "new", "A new, empty graph")
-        self.act_open = self._action(
-            "&Open…", self.open_dialog, SK.Open, "open", "Open a graph file"
+        self.act_new = make_action(
+            self, "&New", self.new_document, SK.New, "new", "A new, empty graph"
         )
-        self.act_save = self._action("&Save", self.save, SK.Save, "save", "Save the graph")
-        self.act_save_as = self._action("Save &As…", self.save_as, SK.SaveAs)
-        self.act_import = self._action(
+        self.act_open = make_action(
+            self, "&Open…", self.open_dialog, SK.Open, "open", "Open a graph file"
+        )
+        self.act_save = make_action(self, "&Save", self.save, SK.Save, "save", "Save the graph")
+        self.act_save_as = make_action(self, "Save &As…", self.save_as, SK.SaveAs)
+        self.act_import = make_action(
+            self,
             "&Import PyTorch Snippet…",
             self.import_snippet,
             "Ctrl+I",
             "python",
             "Build a graph from PyTorch code",
         )
-        self.act_import_program = self._action(
+        self.act_import_program = make_action(
+            self,
             "Import &Program (Run to Import)…",
             self.import_program,
             None,
             None,
             "Run a PyTorch program and record what it computes as a graph",
         )
-        self.act_export_py = self._action(
+        self.act_export_py = make_action(
+            self,
             "&Export PyTorch Script…",
             self.export_script,
             "Ctrl+E",
             None,
             "Write the graph as PyTorch code",
         )
-        self.act_export_png = self._action(
-            "Export Image as &PNG…", lambda: self.export_image("png")
+        self.act_export_png = make_action(
+            self, "Export Image as &PNG…", lambda: self.export_image("png")
         )
-        self.act_export_svg = self._action(
-            "Export Image as S&VG…", lambda: self.export_image("svg")
+        self.act_export_svg = make_action(
+            self, "Export Image as S&VG…", lambda: self.export_image("svg")
         )
-        self.act_quit = self._action("&Quit", self.close, SK.Quit)
+        self.act_quit = make_action(self, "&Quit", self.close, SK.Quit)
         self.act_undo = self.bridge.undo_action
         self.act_undo.setData("undo")
         self.act_redo = self.bridge.redo_action
         self.act_redo.setData("redo")
         self.addAction(self.act_undo)
         self.addAction(self.act_redo)
-        self.act_cut = self._action("Cu&t", c.cut_selection, SK.Cut)
-        self.act_copy = self._action("&Copy", c.copy_selection, SK.Copy)
-        self.act_paste = self._action("&Paste", lambda: c.paste(), SK.Paste)
-        self.act_duplicate = self._action("D&uplicate", c.duplicate, "Ctrl+D")
-        self.act_delete = self._action("&Delete", c.delete_selection, SK.Delete)
+        self.act_cut = make_action(self, "Cu&t", c.cut_selection, SK.Cut)
+        self.act_copy = make_action(self, "&Copy", c.copy_selection, SK.Copy)
+        self.act_paste = make_action(self, "&Paste", lambda: c.paste(), SK.Paste)
+        self.act_duplicate = make_action(self, "D&uplicate", c.duplicate, "Ctrl+D")
+        self.act_delete = make_action(self, "&Delete", c.delete_selection, SK.Delete)
         self.act_delete.setShortcuts(
             [QKeySequence(QKeySequence.StandardKey.Delete), QKeySequence("Backspace")]
         )
-        self.act_select_all = self._action("Select &All", c.select_all, SK.SelectAll)
-        self.act_group = self._action(
-            "&Group", c.group_selection, "Ctrl+G", None, "Frame the selected nodes in a group"
+        self.act_select_all = make_action(self, "Select &All", c.select_all, SK.SelectAll)
+        self.act_group = make_action(
+            self, "&Group", c.group_selection, "Ctrl+G", None, "Frame the selected nodes in a group"
         )
-        self.act_ungroup = self._action(
-            "U&ngroup", c.ungroup_selection, "Ctrl+Alt+G", None, "Drop the selected group's frame"
+        self.act_ungroup = make_action(
+            self,
+            "U&ngroup",
+            c.ungroup_selection,
+            "Ctrl+Alt+G",
+            None,
+            "Drop the selected group's frame",
         )
-        self.act_collapse = self._action(
+        self.act_collapse = make_action(
+            self,
             "Collapse/E&xpand Group",
             c.toggle_collapse_selection,
             "Alt+C",
@@ -401,13 +336,14 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             self.removeAction(a)
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             c.addAction(a)
-        self.act_zoom_in = self._action("Zoom &In", c.zoom_in, SK.ZoomIn, "zoom_in")
-        self.act_zoom_out = self._action("Zoom &Out", c.zoom_out, SK.ZoomOut, "zoom_out")
-        self.act_zoom_fit = self._action(
-            "Zoom to &Fit", c.fit_all, "Ctrl+0", "fit", "Show the whole graph (Ctrl+0)"
+        self.act_zoom_in = make_action(self, "Zoom &In", c.zoom_in, SK.ZoomIn, "zoom_in")
+        self.act_zoom_out = make_action(self, "Zoom &Out", c.zoom_out, SK.ZoomOut, "zoom_out")
+        self.act_zoom_fit = make_action(
+            self, "Zoom to &Fit", c.fit_all, "Ctrl+0", "fit", "Show the whole graph (Ctrl+0)"
         )
         self.act_zoom_fit.setShortcuts([QKeySequence("Ctrl+0")])
-        self.act_frame = self._action(
+        self.act_frame = make_action(
+            self,
             "&Frame Selection",
             c.frame_selection,
             "F",
@@ -418,8 +354,9 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         self.removeAction(self.act_frame)  # a canvas key: typing F in a panel stays typing
         self.act_frame.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         c.addAction(self.act_frame)
-        self.act_zoom_reset = self._action("&Actual Size", c.zoom_reset, "Ctrl+1")
-        self.act_backward_big = self._action(
+        self.act_zoom_reset = make_action(self, "&Actual Size", c.zoom_reset, "Ctrl+1")
+        self.act_backward_big = make_action(
+            self,
             "&Backward Graph in a Tab",
             self.set_backward_big,
             "Ctrl+Shift+B",
@@ -428,25 +365,32 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             checkable=True,
         )
         self.backward_view.enlarge_hint = self._enlarge_hint()
-        self.act_layout = self._action(
-            "Auto-&Layout", c.auto_layout, "Ctrl+L", "layout", "Arrange left to right by data flow"
+        self.act_layout = make_action(
+            self,
+            "Auto-&Layout",
+            c.auto_layout,
+            "Ctrl+L",
+            "layout",
+            "Arrange left to right by data flow",
         )
-        self.act_run = self._action(
-            "&Run", self.run_graph, "Ctrl+Return", "run", "Run the graph (Ctrl+Enter)"
+        self.act_run = make_action(
+            self, "&Run", self.run_graph, "Ctrl+Return", "run", "Run the graph (Ctrl+Enter)"
         )
         self.act_run.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
-        self.act_cancel = self._action(
-            "&Cancel Run", self.runner.cancel, "Ctrl+.", "stop", "Stop the running evaluation"
+        self.act_cancel = make_action(
+            self, "&Cancel Run", self.runner.cancel, "Ctrl+.", "stop", "Stop the running evaluation"
         )
         self.act_cancel.setEnabled(False)
-        self.act_backward = self._action(
+        self.act_backward = make_action(
+            self,
             "&Backward from Selection",
             self.backward_from_selection,
             "Ctrl+B",
             "backward",
             "Call .backward() on the selected scalar tensor, then run",
         )
-        self.act_zero = self._action(
+        self.act_zero = make_action(
+            self,
             "&Zero Grads",
             self.zero_grads,
             "Ctrl+Shift+Z",
@@ -454,14 +398,16 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
             "Reset .grad of every leaf that requires grad",
         )
         self.act_zero.setShortcut(QKeySequence("Ctrl+Alt+Z"))
-        self.act_explain = self._action(
+        self.act_explain = make_action(
+            self,
             "E&xplain Gradient",
             self.explain_selection,
             "E",
             None,
             "How the selected tensor's .grad came to be, at the timeline position (E)",
         )
-        self.act_live = self._action(
+        self.act_live = make_action(
+            self,
             "&Live Mode",
             self._set_live,
             "Ctrl+Shift+L",
@@ -480,23 +426,31 @@ class MainWindow(FileCommands, RunCommands, QMainWindow):
         (self.act_theme_dark if self.theme.name == "dark" else self.act_theme_light).setChecked(
             True
         )
-        self.act_toggle_theme = self._action(
-            "Toggle &Theme", self.toggle_theme, "Ctrl+Shift+T", "theme", "Switch light/dark theme"
+        self.act_toggle_theme = make_action(
+            self,
+            "Toggle &Theme",
+            self.toggle_theme,
+            "Ctrl+Shift+T",
+            "theme",
+            "Switch light/dark theme",
         )
-        self.act_about = self._action("&About GradStudio", self.about)
-        self.act_shortcuts = self._action(
-            "&Keyboard Shortcuts", self.show_shortcuts, "Ctrl+/", tip="Every shortcut"
+        self.act_about = make_action(self, "&About GradStudio", self.about)
+        self.act_shortcuts = make_action(
+            self, "&Keyboard Shortcuts", self.show_shortcuts, "Ctrl+/", tip="Every shortcut"
         )
-        self.act_getting_started = self._action(
-            "&Getting Started", self.show_getting_started, QKeySequence.StandardKey.HelpContents
+        self.act_getting_started = make_action(
+            self,
+            "&Getting Started",
+            self.show_getting_started,
+            QKeySequence.StandardKey.HelpContents,
         )
         # The timeline's keys, wherever the focus is in the window (a text field keeps
         # its own arrow keys and commas: Qt lets a focused editor override shortcuts).
         timeline = self.panel("timeline")
-        self.act_step_back = self._action("Previous &Step", timeline.previous_step, "Left")
-        self.act_step_next = self._action("Next S&tep", timeline.next_step, "Right")
-        self.act_fn_back = self._action("Previous &grad_fn", timeline.previous_execution, ",")
-        self.act_fn_next = self._action("Next g&rad_fn", timeline.next_execution, ".")
+        self.act_step_back = make_action(self, "Previous &Step", timeline.previous_step, "Left")
+        self.act_step_next = make_action(self, "Next S&tep", timeline.next_step, "Right")
+        self.act_fn_back = make_action(self, "Previous &grad_fn", timeline.previous_execution, ",")
+        self.act_fn_next = make_action(self, "Next g&rad_fn", timeline.next_execution, ".")
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

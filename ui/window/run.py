@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QLabel, QProgressBar, QToolButton, QWidget
 
-    from gradstudio.evaluation.evaluate import TensorFacts
+    from gradstudio.evaluation.facts import TensorFacts
     from ui.canvas.view import GraphView
     from ui.run.runner import EvaluationRunner
     from ui.state import StudioState
@@ -132,7 +132,8 @@ class RunCommands:
             self.progress.setValue(step)
 
     def _finished(self, ev: object) -> None:
-        from gradstudio.evaluation.evaluate import Evaluation, waiting_text
+        from gradstudio.evaluation.facts import waiting_text
+        from gradstudio.evaluation.results import Evaluation
 
         assert isinstance(ev, Evaluation)
         ms = ev.seconds * 1000.0

@@ -1,7 +1,9 @@
 """Screenshots of Run to Import for the README: ``python -m ui.window.screenshots``.
 
-Writes ``program_dialog.png`` (the dialog asking before it runs a program) and
-``groups_module.png`` (the recorded graph's module frames, one collapsed) into
+Writes ``program_dialog.png`` (the dialog asking before it runs a program),
+``imported_loop.png`` (the recorded graph as it opens in a 1280×720 window: the last
+iteration's loss and backward, readable) and ``groups_module.png`` (the recorded graph's
+module frames, one collapsed) into
 ``docs/screenshots/`` (or the folder given), in the dark theme, offscreen unless a
 display is set.  The program is ``tests/gradstudio/programs/module_sgd.py``; it runs in
 its child process, as it does in the studio.
@@ -70,6 +72,15 @@ def shoot(app: QApplication, folder: Path, settings: StudioSettings) -> list[Pat
     dialog.run_button.click()
     loop.exec()
     _wait(window, app)
+    # as the import opens on a 1280×720 screen: its last iteration, at a zoom that reads
+    window.resize(1280, 720)
+    _settle(app, 10)
+    window.canvas.home_view()
+    _settle(app, 10)
+    written.append(folder / "imported_loop.png")
+    window.grab().save(str(written[-1]))
+    window.resize(1600, 1000)
+    _settle(app, 10)
     doc = window.state.document
     model = _module_group(doc, "model")
     fc1 = _module_group(doc, "model.fc1", model)
@@ -82,7 +93,7 @@ def shoot(app: QApplication, folder: Path, settings: StudioSettings) -> list[Pat
     window.canvas.fit_rect(frame.scene_rect().adjusted(-60.0, -60.0, 60.0, 60.0))
     _settle(app, 10)
     written.append(folder / "groups_module.png")
-    window.grab().save(str(written[1]))
+    window.grab().save(str(written[-1]))
     window.bridge.set_clean()
     window.close()
     _settle(app)

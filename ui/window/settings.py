@@ -6,6 +6,8 @@ a temporary file instead of the user's real configuration.
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
@@ -13,6 +15,7 @@ from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 ORGANIZATION = "GradStudio"
 APPLICATION = "GradStudio"
 MAX_RECENT = 10
+MAX_VIEWS = 50
 
 
 class StudioSettings:
@@ -125,6 +128,37 @@ class StudioSettings:
         files = files[:MAX_RECENT]
         self.qsettings.setValue("files/recent", files)
         return files
+
+    # ------------------------------------------------------------------ views of files
+    def view_of(self, path: str | Path) -> tuple[float, float, float] | None:
+        """The ``(zoom, centre x, centre y)`` a file was last saved or left at, if any.
+
+        The view is the user's, like the layout, but kept here rather than in the file:
+        a view field would make every saved file unreadable to the studios before it
+        (the schema admits no unknown field), and sharing a file need not share a zoom."""
+        raw = self.qsettings.value("files/views", "")
+        try:
+            views = json.loads(raw) if isinstance(raw, str) and raw else {}
+            zoom, x, y = (float(v) for v in views[str(Path(path).resolve())])
+        except (ValueError, TypeError, KeyError):
+            return None
+        ok = all(math.isfinite(v) for v in (zoom, x, y)) and zoom > 0
+        return (zoom, x, y) if ok else None
+
+    def remember_view(self, path: str | Path, zoom: float, x: float, y: float) -> None:
+        """Keep a file's view (the ``MAX_VIEWS`` files seen last)."""
+        raw = self.qsettings.value("files/views", "")
+        try:
+            views = json.loads(raw) if isinstance(raw, str) and raw else {}
+        except ValueError:
+            views = {}
+        if not isinstance(views, dict):
+            views = {}
+        key = str(Path(path).resolve())
+        views.pop(key, None)
+        views[key] = [round(zoom, 6), round(x, 2), round(y, 2)]
+        kept = dict(list(views.items())[-MAX_VIEWS:])
+        self.qsettings.setValue("files/views", json.dumps(kept))
 
     def remove_recent(self, path: str) -> None:
         self.qsettings.setValue("files/recent", [f for f in self.recent_files() if f != path])

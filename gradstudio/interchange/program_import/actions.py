@@ -15,7 +15,7 @@ import textwrap
 from typing import Any
 
 from gradstudio.interchange.program_import.recorder import Recorder
-from gradstudio.interchange.pytorch_import import outside_names
+from gradstudio.interchange.snippet_hooks import outside_names
 
 #: Catalogue functions whose result is a draw from the generator (or uninitialised).
 RANDOM_FUNCTIONS = {

@@ -11,13 +11,9 @@ from typing import Any
 
 from gradstudio.document.groups import MAX_TITLE, Group
 from gradstudio.function_args import named_arguments
-from gradstudio.interchange.pytorch_import import (
-    Const,
-    ImportProblem,
-    TensorRef,
-    _Importer,
-)
 from gradstudio.interchange.quoting import one_line
+from gradstudio.interchange.snippet_building import GraphBuilder
+from gradstudio.interchange.snippet_values import Const, ImportProblem, TensorRef
 
 Refs = dict[str, TensorRef]
 Labels = dict[str, str]
@@ -33,7 +29,7 @@ def _label(labels: Labels, key: str | None, fallback: str) -> str:
     return labels.get(key or "", fallback)
 
 
-def _to(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+def _to(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     line = event["line"]
     importer.no_grad = event.get("no_grad", False)
     node = importer.add(
@@ -47,7 +43,7 @@ def _to(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) 
     refs[event["out"]] = TensorRef(node)
 
 
-def _getitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+def _getitem(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     line = event["line"]
     importer.no_grad = event.get("no_grad", False)
     node = importer.add(
@@ -63,7 +59,7 @@ def _getitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Lab
     refs[event["out"]] = TensorRef(node)
 
 
-def _setitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+def _setitem(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     line = event["line"]
     value = event["value"]
     target = _ref(refs, event["target"], line)
@@ -87,7 +83,7 @@ def _setitem(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Lab
     refs[event["out"]] = TensorRef(node)
 
 
-def _set_data(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+def _set_data(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     """``x.data = v`` writes v's values into x's storage without autograd seeing it."""
     line = event["line"]
     target = _ref(refs, event["target"], line)
@@ -99,14 +95,19 @@ def _set_data(importer: _Importer, event: dict[str, Any], refs: Refs, labels: La
 
 
 def _connect_all(
-    importer: _Importer, node: str, port: str, keys: list[str | None] | None, refs: Refs, line: Any
+    importer: GraphBuilder,
+    node: str,
+    port: str,
+    keys: list[str | None] | None,
+    refs: Refs,
+    line: Any,
 ) -> None:
     for key in keys or []:
         if key is not None:
             importer.connect(_ref(refs, key, line), node, port, line)
 
 
-def _grad(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+def _grad(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     line = event["line"]
     params: dict[str, Any] = {
         "create_graph": event["create_graph"],
@@ -128,7 +129,7 @@ def _grad(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels
 
 
 def _autograd_backward(
-    importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels
+    importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels
 ) -> None:
     line = event["line"]
     params: dict[str, Any] = {"create_graph": event["create_graph"]}
@@ -139,7 +140,7 @@ def _autograd_backward(
     _connect_all(importer, node, "grad_tensors", event["grad_tensors"], refs, line)
 
 
-def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+def _function(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     line = event["line"]
     importer.no_grad = event.get("no_grad", False)
     keys = event["inputs"] or []
@@ -159,7 +160,7 @@ def _function(importer: _Importer, event: dict[str, Any], refs: Refs, labels: La
         refs[event["out"]] = TensorRef(node)
 
 
-def _hook(importer: _Importer, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
+def _hook(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:
     """A hook whose code a node can hold (one that changes its gradient, or only looks):
     a node holding its code, wired to its tensor.  One that only looks at the program's
     state is left to ``left_out``; one that changes a gradient but cannot be held was
@@ -183,7 +184,7 @@ def left_out(events: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-ACTIONS: dict[str, Callable[[_Importer, dict[str, Any], Refs, Labels], None]] = {
+ACTIONS: dict[str, Callable[[GraphBuilder, dict[str, Any], Refs, Labels], None]] = {
     "to": _to,
     "getitem": _getitem,
     "setitem": _setitem,
@@ -199,7 +200,7 @@ class FrameGroups:
     """The recorder's frames as document groups: each node joins the frame of the event
     that made it; frames that hold no node (directly or inside) are left out."""
 
-    def __init__(self, importer: _Importer) -> None:
+    def __init__(self, importer: GraphBuilder) -> None:
         self.frames: dict[str, dict[str, Any]] = {}
         self.members: dict[str, list[str]] = {}
         self.current: str | None = None

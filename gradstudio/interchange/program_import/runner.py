@@ -21,15 +21,15 @@ from gradstudio.interchange.program_import.notebook import (
     read_notebook,
 )
 from gradstudio.interchange.program_import.report import malformed, read_report
-from gradstudio.interchange.pytorch_import import (
+from gradstudio.interchange.quoting import last_line
+from gradstudio.interchange.snippet_building import GraphBuilder
+from gradstudio.interchange.snippet_values import (
     Const,
     ImportProblem,
     ListRef,
     TensorList,
     TensorRef,
-    _Importer,
 )
-from gradstudio.interchange.quoting import last_line
 from gradstudio.interchange.trust import admit
 from gradstudio.params import DTYPES
 from gradstudio.sandbox.contained import Contained
@@ -171,7 +171,7 @@ def _value(value: Any, refs: dict[str, TensorRef]) -> Any:
 
 
 def _take_apart(
-    importer: _Importer,
+    importer: GraphBuilder,
     result: ListRef,
     keys: list[str | None],
     labels: dict[str, str],
@@ -193,7 +193,7 @@ def build(report: dict[str, Any]) -> Document:
     """A document from the recorder's events, labelled with the program's variable names."""
     if "error" in report:
         raise ImportProblem(report["error"], report.get("line"))
-    importer = _Importer("")
+    importer = GraphBuilder()
     refs: dict[str, TensorRef] = {}
     labels: dict[str, str] = report.get("labels", {})
     frames = FrameGroups(importer)
