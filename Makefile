@@ -28,7 +28,8 @@ run: deps core
 # parametrisations marked `once`. The `cuda` tests run twice: in the whole suite
 # (skipped without a GPU), then again on the CuPy simulator (tests/cupy_sim.py), so the
 # CUDA path is exercised on every machine (exit 5 there only means that PYTEST_ARGS
-# selected no cuda test).
+# selected no cuda test); that pass leaves out the `slow` ones (the census corpus's
+# longest programs run on CUDA: `pytest --cupy-sim -m cuda` runs them).
 test: deps core
 	@status=0; \
 	echo "== ruff check"; $(BIN)/ruff check . || status=1; \
@@ -42,7 +43,7 @@ test: deps core
 	  -m "not slow and not once" tests/engine_tests || \
 	  { rc=$$?; if [ $$status -eq 0 ]; then status=$$rc; fi; }; \
 	echo "== pytest -m cuda on the CuPy simulator"; \
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --cupy-sim -m cuda $(PYTEST_ARGS) || \
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --cupy-sim -m "cuda and not slow" $(PYTEST_ARGS) || \
 	  { rc=$$?; if [ $$rc -ne 5 ] && [ $$status -eq 0 ]; then status=$$rc; fi; }; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: treated as a failure" >&2; fi; \
 	exit $$status

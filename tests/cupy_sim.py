@@ -54,6 +54,16 @@ class _Flags:
         return getattr(self, key[name])
 
 
+class _MemoryPointer:
+    """``ndarray.data``: CuPy's ``MemoryPointer``, whose ``ptr`` is the first element's
+    device address (a view's is offset into its base's allocation)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.ptr = int(a.ctypes.data)
+
+
 def _operand(x: Any) -> Any:
     """An operand of a device operator or ufunc: device arrays and scalars only."""
     if isinstance(x, ndarray):
@@ -165,6 +175,7 @@ class ndarray:  # noqa: N801  (CuPy's spelling)
     T = property(lambda self: ndarray._of(self._a.T, own=False))
     flags = property(lambda self: _Flags(self._a, self._own))
     device = property(lambda self: cuda.Device(0))
+    data = property(lambda self: _MemoryPointer(self._a))
 
     def __repr__(self) -> str:
         return repr(self._a)
@@ -341,15 +352,49 @@ def _ufunc(uf: np.ufunc) -> Callable[..., Any]:
         return _wrap(_quiet(uf, *arrays, **kwargs))
 
     def at(a: Any, indices: Any, b: Any = None) -> None:
-        """``ufunc.at`` (CuPy 13): unbuffered in place, repeated indices accumulate."""
+        """``ufunc.at``: unbuffered in place, repeated indices accumulate; as CuPy's
+        ``_scatter_op``, only where CUDA has the atomic for ``a``'s dtype."""
         if not isinstance(a, ndarray):
             raise _unsupported(a)
+        _check_atomic(uf.__name__, a, indices)
         args = () if b is None else (_operand(b),)
         _quiet(uf.at, a._a, _index(indices), *args)
 
     call.__name__ = uf.__name__
     call.at = at  # type: ignore[attr-defined]
     return call
+
+
+_I32 = ("int32", "uint32")
+_WIDE_INTS = ("int32", "int64", "uint32", "uint64")
+#: ``ufunc.at``'s dtypes (``_scatter_op_single`` in ``cupy/_core/_routines_indexing.pyx``:
+#: those CUDA has an atomic for); ufuncs without a ``scatter_op`` have no ``at`` at all.
+_ATOMIC_DTYPES = {
+    "add": ("int32", "int64", "float16", "float32", "float64", "uint32", "uint64"),
+    "subtract": _I32,
+    "maximum": ("int32", "int64", "float32", "float64", "uint32", "uint64"),
+    "minimum": ("int32", "int64", "float32", "float64", "uint32", "uint64"),
+    "bitwise_and": _WIDE_INTS,
+    "bitwise_or": _WIDE_INTS,
+    "bitwise_xor": _WIDE_INTS,
+}
+
+
+def _check_atomic(name: str, a: ndarray, indices: Any) -> None:
+    """CuPy's refusals in ``ufunc.at`` (and ``cupyx.scatter_add``): a ufunc without a
+    scatter kernel; with an integer-array index (a boolean mask or slices alone go through
+    plain elementwise kernels), a dtype CUDA has no atomic for."""
+    allowed = _ATOMIC_DTYPES.get(name)
+    if allowed is None:
+        raise NotImplementedError(f"`cupy_{name}.at` is not supported yet")
+    keys = indices if isinstance(indices, tuple) else (indices,)
+    arrays = [k for k in keys if isinstance(k, ndarray | np.ndarray | list)]
+    integer = any(
+        np.asarray(k._a if isinstance(k, ndarray) else k).dtype.kind in "iu" for k in arrays
+    )
+    if integer and a.dtype.name not in allowed:
+        kinds = ", ".join(allowed)
+        raise TypeError(f"cupy.{name}.at only supports {kinds} as data type")
 
 
 def _function(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -537,6 +582,8 @@ _FUNCS = [
     "diagonal",
     "trace",
     "nonzero",
+    "argwhere",
+    "flatnonzero",
     "count_nonzero",
     "allclose",
     "isclose",
@@ -642,6 +689,8 @@ def _build() -> tuple[types.ModuleType, types.ModuleType]:
     )
 
     def scatter_add(a: ndarray, slices: Any, value: Any) -> None:
+        """``cupyx.scatter_add``: ``a.scatter_add``, CuPy's ``add.at`` (its dtypes too)."""
+        _check_atomic("add", a, slices)
         np.add.at(a._a, _index(slices), _operand(value))
 
     def as_strided(x: ndarray, shape: Any = None, strides: Any = None) -> ndarray:

@@ -87,3 +87,26 @@ def test_shape_setter_and_scatter_add_as_cupy() -> None:
         w.shape = (6,)
     cupyx.scatter_add(a, cupy.asarray(np.array([0, 0, 1])), 1.0)
     assert a.get().tolist()[:2] == [2.0, 1.0]
+
+
+def test_ufunc_at_only_where_cuda_has_the_atomic() -> None:
+    """``_scatter_op_single`` (``cupy/_core/_routines_indexing.pyx``): with an integer-array
+    index, ``add.at`` and ``cupyx.scatter_add`` take 32/64-bit integers and floats only;
+    a boolean mask runs an elementwise kernel (any dtype); ``multiply.at`` does not exist."""
+    idx = cupy.asarray(np.array([0, 0]))
+    for dtype in (np.int8, np.uint8, np.int16, np.bool_):
+        a = cupy.zeros(3, dtype)
+        with pytest.raises(TypeError, match=r"^cupy\.add\.at only supports int32, int64, "):
+            cupy.add.at(a, idx, cupy.ones(2, dtype))
+        with pytest.raises(TypeError, match=r"^cupy\.add\.at only supports"):
+            cupyx.scatter_add(a, (idx,), cupy.ones(2, dtype))
+        cupy.add.at(a, cupy.asarray(np.array([True, False, True])), cupy.ones(2, dtype))
+    a = cupy.zeros(3, np.int64)
+    cupy.add.at(a, idx, cupy.ones(2, np.int64))
+    assert a.tolist() == [2, 0, 0]
+    with pytest.raises(TypeError, match=r"^cupy\.subtract\.at only supports int32, uint32"):
+        cupy.subtract.at(a, idx, cupy.ones(2, np.int64))
+    with pytest.raises(
+        NotImplementedError, match=re.escape("`cupy_multiply.at` is not supported yet")
+    ):
+        cupy.multiply.at(a, idx, cupy.ones(2, np.int64))

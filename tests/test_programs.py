@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -85,16 +86,33 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _EXCEPTION = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception|Warning|Interrupt|Exit)):")
 
 
-def run(name: str, backend: str) -> str:
-    """The program's stdout, then ``raised: TYPE`` when it ended with an uncaught exception."""
+def run(name: str, backend: str, default_device: str | None = None) -> str:
+    """The program's stdout, then ``raised: TYPE`` when it ended with an uncaught exception.
+
+    ``default_device`` is set first (``torch.set_default_device``), so a program's factory
+    calls make tensors there; then the child imports what this process's ``PYTHONPATH``
+    adds (the CuPy simulator's ``tests/cupy_path``, when ``--cupy-sim`` installed it).
+    Without it the child sees only the repository and no GPU (``CUDA_VISIBLE_DEVICES``
+    empty), so a program that asks ``torch.cuda.is_available()`` runs on the CPU."""
     code = _ENGINE_RUN if backend == "engine" else _TORCH_RUN
+    if default_device is not None:
+        code = code.replace(
+            "sys.argv = ",
+            f"import torch\ntorch.set_default_device({default_device!r})\nsys.argv = ",
+            1,
+        )
+    env = {"PYTHONPATH": str(ROOT), "CUDA_VISIBLE_DEVICES": ""}
+    if default_device is not None:
+        env = {
+            "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)]))
+        }
     proc = subprocess.run(
         [sys.executable, "-c", code, str(PROGRAMS / f"{name}.py")],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"},
+        env={**env, "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"},
     )
     out = proc.stdout
     if proc.returncode != 0:

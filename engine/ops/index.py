@@ -13,6 +13,7 @@ from engine.backend import device, transfer
 from engine.catalog import Example, Param, Port, public
 from engine.integers import is_int
 from engine.messages import fmt_shape
+from engine.ops.atomic_add import add_at
 from engine.ops.core import Sample, apply_op, declare
 from engine.tensor import Tensor
 
@@ -426,7 +427,7 @@ declare(
 
 def _accumulate_array(xp: Any, a: Any, v: Any, key: Any) -> Any:
     out = a.copy()
-    xp.add.at(out, key, v)
+    add_at(xp, out, key, v)
     return out
 
 

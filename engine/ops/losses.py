@@ -14,6 +14,7 @@ from typing import Any
 from engine.catalog import Example, Param, Port, public
 from engine.legacy_reduction import legacy_get_string
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import scalar_minus, zero_scalar
 from engine.tensor import Tensor
 
@@ -482,6 +483,7 @@ def binary_cross_entropy(
 ) -> Any:
     reduction = _check_reduction(size_average, reduce, reduction)
     _same_size("binary_cross_entropy", input, target)
+    check_common_device("_binary_cross_entropy", self=input, target=target, weight=weight)
     refuse_grad("binary_cross_entropy", "weight", weight)
     params: dict[str, Any] = {"reduction": reduction}
     if weight is not None:

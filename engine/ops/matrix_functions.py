@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.backend import array_module
+from engine.backend import array_module, to_numpy, transfer
 from engine.catalog import Example, Param, Port, public
 from engine.messages import LinAlgError
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
@@ -252,7 +252,6 @@ CHOLESKY = _cholesky_op("cholesky", "CholeskyBackward0")
 
 
 def _check_pd(A: Any, name: str) -> None:  # noqa: N803
-    from engine.backend import to_numpy
 
     a = to_numpy(A._data)
     for k in range(1, a.shape[0] + 1):
@@ -459,7 +458,6 @@ def _rank(
 ) -> Any:
     """Singular values above ``max(atol, rtol * σ_max)`` (``rtol`` defaults to
     ``eps * max(m, n)`` when neither is given)."""
-    from engine.backend import to_numpy
     from engine.tensor import Tensor
 
     a = to_numpy(A._data)
@@ -471,7 +469,7 @@ def _rank(
         rtol_v = float(rtol)
     smax = s.max(axis=-1, initial=0.0)
     tol = np.maximum(atol_v, rtol_v * smax)
-    return Tensor._wrap(np.asarray((s > tol).sum(axis=-1), np.int64))
+    return Tensor._wrap(transfer(np.asarray((s > tol).sum(axis=-1), np.int64), A.device))
 
 
 @public(
@@ -663,13 +661,13 @@ def _eigh_grad(ctx: Any, g_values: Any, g_vectors: Any = None) -> Any:
     """``linalg_eig_backward`` for a symmetric matrix: ``V (skew(Vᵀ gV) / E, with gL on
     the diagonal) Vᵀ``, ``E_ij = λ_j - λ_i`` (computed on arrays: no double backward)."""
     values, vectors = data_of(ctx, ctx.saved["result"]), data_of(ctx, ctx.saved["indices"])
-    gl = None if g_values is None else data_of(ctx, g_values)
+    gl = None if g_values is None else to_numpy(data_of(ctx, g_values))
     gv = None if g_vectors is None else data_of(ctx, g_vectors)
     xp = array_module(vectors)
     v = vectors if xp is np else xp.asnumpy(vectors)
     lam = values if xp is np else xp.asnumpy(values)
     if gv is None:
-        out = (v * (np.zeros_like(lam) if gl is None else np.asarray(gl))[None, :]) @ v.T
+        out = (v * (np.zeros_like(lam) if gl is None else gl)[None, :]) @ v.T
     else:
         vhgv = v.T @ (gv if xp is np else xp.asnumpy(gv))
         vhgv = 0.5 * (vhgv - vhgv.T)
@@ -677,7 +675,7 @@ def _eigh_grad(ctx: Any, g_values: Any, g_vectors: Any = None) -> Any:
         np.fill_diagonal(e, 1.0)
         inner = vhgv / e
         if gl is not None:
-            np.fill_diagonal(inner, gl if xp is np else xp.asnumpy(gl))
+            np.fill_diagonal(inner, gl)
         out = v @ (inner @ v.T)
     out = out.astype(v.dtype)
     out = out if xp is np else xp.asarray(out)

@@ -13,6 +13,7 @@ from engine.legacy_reduction import legacy_get_string
 from engine.ops import linalg, nll_cascade, pointwise
 from engine.ops import shape as shape_ops
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.kernel_devices import check_common_device
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.losses import pointwise_loss_backward, refuse_grad
 from engine.quiet import quietly
@@ -498,6 +499,8 @@ def nll_loss(
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
     _nll_checks(input, target)
+    kernel = "nll_loss_forward" if input.ndim <= 2 else "_nll_loss2d_forward"
+    check_common_device(kernel, self=input, target=target, weight=weight)
     if weight is not None:
         refuse_grad("nll_loss_forward", "weight", weight)
     tdata = target._data

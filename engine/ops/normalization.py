@@ -14,6 +14,7 @@ from typing import Any
 from engine.catalog import Example, Param, Port, public
 from engine.integers import int_tuple
 from engine.ops.core import ARRAY_MATH, TENSOR_MATH, Sample, apply_op, declare
+from engine.ops.kernel_devices import check_common_device
 from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
@@ -490,6 +491,7 @@ def embedding(
             f"types: Long, Int; but got torch.{input.dtype.scalar_name}Tensor instead (while "
             "checking arguments for embedding)"
         )
+    check_common_device("_index_select", self=weight, index=input)  # (weight.index_select)
     n = weight.shape[0]
     idx = input._data
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < 0):

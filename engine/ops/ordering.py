@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.backend import array_module
+from engine.backend import array_module, to_numpy
 from engine.catalog import Example, Param, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
@@ -493,7 +493,7 @@ def _quantile(
             f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
             f"nearest, but got {interpolation}"
         )
-    q_arr = np.asarray(q._data if hasattr(q, "_data") else q, dtype=np.float64)
+    q_arr = np.asarray(to_numpy(q._data) if hasattr(q, "_data") else q, dtype=np.float64)
     if q_arr.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if ((q_arr < 0) | (q_arr > 1)).any():

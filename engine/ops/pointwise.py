@@ -14,7 +14,7 @@ import numpy as np
 from engine import cpu_loops, dtypes
 from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
-from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import (
     NUMBER_OPERANDS,
     is_bool,
@@ -780,6 +780,17 @@ def _is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
+def _scalar_arg(name: str, x: Any) -> Any:
+    """A ``Number`` argument as PyTorch's argument parser reads it: a 0-d tensor
+    (``LBFGS`` passes its step size so) is its Python number (``item()``: on CUDA a sync,
+    never a NumPy conversion of device data); any other tensor is refused."""
+    if not _is_tensor(x):
+        return x
+    if x.ndim:
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not Tensor")
+    return x.item()
+
+
 def _need_tensor(name: str, x: Any, pos: str = "input") -> None:
     if not _is_tensor(x):
         raise TypeError(
@@ -798,6 +809,7 @@ def _need_tensor(name: str, x: Any, pos: str = "input") -> None:
 @applying
 def add(apply_op: Callable[..., Any]) -> Callable[..., Any]:
     def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+        alpha = _scalar_arg("add_" if apply_op is apply_inplace else "add", alpha)
         if not _is_tensor(input):
             input, other = other, input
         return apply_op(ADD, (input, other), {"alpha": alpha} if alpha != 1 else None)
@@ -817,6 +829,7 @@ def add(apply_op: Callable[..., Any]) -> Callable[..., Any]:
 @applying
 def sub(apply_op: Callable[..., Any]) -> Callable[..., Any]:
     def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
+        alpha = _scalar_arg("sub_" if apply_op is apply_inplace else "sub", alpha)
         refuse_bool_subtraction(input, other)
         if not _is_tensor(input):
             return rsub(other, input, alpha=alpha)
@@ -830,6 +843,7 @@ def sub(apply_op: Callable[..., Any]) -> Callable[..., Any]:
 )
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:  # noqa: A002
     """``other - alpha * input``, PyTorch's ``rsub`` (what ``2 - x`` calls)."""
+    alpha = _scalar_arg("rsub", alpha)
     refuse_bool_subtraction(input, other)
     if _is_tensor(other):
         return apply_op(RSUB_T, (input, other), {"alpha": alpha} if alpha != 1 else None)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
+from engine.backend import to_numpy
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import apply_inplace, apply_op, check_inplace, declare
 from engine.random import cuda_generator, default_generator, sampling
@@ -263,7 +264,7 @@ def multinomial(
     gen = generator_of(generator, input.is_cuda)
     if not replacement or num_samples == 1:
         with_q = empty_like(input, requires_grad=False)
-        q = exponential_(with_q, generator=gen)._data
+        q = to_numpy(exponential_(with_q, generator=gen)._data)
         keys = (probs / q).astype(q.dtype)
         order = np.argsort(-keys, axis=-1, kind="stable")[..., :num_samples]
         return tensor(order.astype(np.int64), device=input.device)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes, return_types
+from engine.backend import array_module
 from engine.cascade_sum import reduce_sum
 from engine.catalog import Param, public
 from engine.integers import int_tuple
@@ -249,10 +250,8 @@ def _scatter_grad(ctx: Any, gg: Any) -> Any:
     index = ctx.params["index"]
     index = getattr(index, "_data", index)
     dim = ctx.params["dim"]
-    if not ctx.params["keepdim"]:
-        import numpy as np
-
-        index = np.expand_dims(index, dim) if isinstance(index, np.ndarray) else index
+    if not ctx.params["keepdim"]:  # (on either device: a CuPy index was left unexpanded)
+        index = array_module(index).expand_dims(index, dim)
     return ctx.math.gather(gg, dim=dim, index=index)
 
 

@@ -11,7 +11,9 @@ from typing import Any
 
 from engine import dtypes, return_types
 from engine.catalog import Example, Param, Port, public
+from engine.ops.atomic_add import add_at
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import zero_scalar
 from engine.ops.shape import _wrap
 from engine.tensor import Tensor
@@ -72,6 +74,11 @@ MASKED_FILL_T = declare(
     example=Example(values={"mask": "mask"}),
 )
 def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
+    if isinstance(mask, Tensor) and mask.device != input.device:  # (``masked_fill__cuda``)
+        raise RuntimeError(
+            "expected self and mask to be on the same device, but got mask on "
+            f"{mask.device} and self on {input.device}"
+        )
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
         got = mask.dtype.cpp_name if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(
@@ -103,7 +110,7 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
 def _index_add_fwd(xp: Any, g: Any, shape: tuple[int, ...], dim: int, index: Any) -> Any:
     out = xp.zeros(shape, dtype=g.dtype)
     moved = xp.moveaxis(out, dim, 0)
-    xp.add.at(moved, index, xp.moveaxis(g, dim, 0))
+    add_at(xp, moved, index, xp.moveaxis(g, dim, 0))
     return out
 
 
@@ -130,8 +137,11 @@ INDEX_SELECT = declare(
 
 def _index_add_src_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, alpha: Any) -> Any:
     out = a.copy()
-    xp.add.at(
-        xp.moveaxis(out, dim, 0), index, xp.moveaxis(src * alpha if alpha != 1 else src, dim, 0)
+    add_at(
+        xp,
+        xp.moveaxis(out, dim, 0),
+        index,
+        xp.moveaxis(src * alpha if alpha != 1 else src, dim, 0),
     )
     return out
 
@@ -189,6 +199,7 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
     example=Example(inputs={"index": (4,)}, values={"index": "index"}),
 )
 def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
+    check_common_device("_index_select", self=input, index=index)
     _check_index("index_select", index)
     d = _wrap(dim, input.ndim) if input.ndim else 0
     _check_bounds(index, input.shape[d] if input.ndim else 1, d, "index_select")
@@ -206,6 +217,7 @@ def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
 def gather(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
     from engine.ops.core import OPS
 
+    check_common_device("gather", self=input, index=index)
     _check_index("gather", index)
     d = _wrap(dim, input.ndim)
     _check_bounds(index, input.shape[d], d, "gather")
@@ -220,7 +232,7 @@ def _scatter_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, add: bool = Fa
     grid[dim] = index
     values = src[tuple(slice(0, s) for s in index.shape)]
     if add:
-        xp.add.at(out, tuple(grid), values)
+        add_at(xp, out, tuple(grid), values)
     else:
         out[tuple(grid)] = values
     return out

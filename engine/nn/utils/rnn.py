@@ -117,12 +117,17 @@ def pack_padded_sequence(
     if isinstance(lengths, Tensor):
         lengths = lengths.to(dtype=dtypes.int64)
     else:
-        lengths = tensor(list(lengths), dtype=dtypes.int64)
+        lengths = tensor(list(lengths), dtype=dtypes.int64, device="cpu")
     sorted_indices = None
     if not enforce_sorted:
         lengths, sorted_indices = sort(lengths, descending=True)
         sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)  # noqa: A001
+    if lengths.ndim != 1 or lengths.device.type != "cpu":
+        raise RuntimeError(
+            "'lengths' argument should be a 1D CPU int64 tensor, but got "
+            f"{lengths.ndim}D {lengths.device} {lengths.dtype.scalar_name} tensor"
+        )
     sizes = [int(n) for n in lengths.tolist()]
     if input.numel() == 0:
         raise RuntimeError("Cannot pack empty tensors.")
@@ -145,7 +150,7 @@ def pack_padded_sequence(
         )
     data = pack_padded(input, tuple(sizes), batch_first)
     steps = [sum(1 for n in sizes if n > t) for t in range(sizes[0])]
-    batch_sizes = tensor(steps, dtype=dtypes.int64)
+    batch_sizes = tensor(steps, dtype=dtypes.int64, device="cpu")
     return PackedSequence(data, batch_sizes, sorted_indices, None)
 
 
@@ -185,7 +190,7 @@ def pad_packed_sequence(
         prev_size = size
     if batch_first:
         out = out.transpose(0, 1)
-    lengths_t = tensor(lengths, dtype=dtypes.int64)
+    lengths_t = tensor(lengths, dtype=dtypes.int64, device="cpu")
     if sequence.unsorted_indices is not None:
         order = sequence.unsorted_indices
         return out.index_select(0 if batch_first else 1, order), lengths_t[order.cpu()]
