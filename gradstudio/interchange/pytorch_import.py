@@ -24,7 +24,7 @@ from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_ke
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document, EditError
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, over_budget, source_bytes
-from gradstudio.function_args import named_arguments
+from gradstudio.function_args import forward_returns, named_arguments
 from gradstudio.interchange.folding import Folder, FoldLimit
 from gradstudio.interchange.quoting import one_line
 from gradstudio.interchange.trust import admit
@@ -904,12 +904,15 @@ class _Importer:
             else:
                 raise ImportProblem("Function.apply takes tensors and plain values", line)
         named, where = named_arguments(template, len(tensors), cls.source, cls.name)
-        params = {"class_name": cls.name, "source": cls.source, "args": named}
+        params: dict[str, Any] = {"class_name": cls.name, "source": cls.source, "args": named}
+        outputs = forward_returns(cls.source, cls.name) or 1
+        if outputs > 1:  # ``v, i = Sort.apply(x)``: an output port per returned tensor
+            params["outputs"] = outputs
         n = self.add("torch.autograd.Function", params, label, line)
         for t, ports in zip(tensors, where, strict=True):
             for port, _ in ports:
                 self.connect(t, n, port, line)
-        return TensorRef(n)
+        return ResultRef(n, "out0") if outputs > 1 else TensorRef(n)
 
     def legacy(
         self, path: str, args: list[Value], kwargs: dict[str, Value], label: str, line: int | None

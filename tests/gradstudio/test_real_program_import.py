@@ -15,18 +15,15 @@ from gradstudio.interchange.pytorch_import import ImportProblem
 PROGRAMS = Path(__file__).parent.parent / "programs"
 
 #: program -> what the refusal says: something a document cannot hold (a transform, a
-#: hook that adds nodes, a custom Function returning several values, a program that
+#: hook that adds nodes, a program that
 #: raises on purpose). No importer gap is open among these programs.
 REFUSED = {
     "broadcasting_grads.py": "line 36: RuntimeError: The size of tensor a (2) must match",
-    "custom_function_ctx.py": "returns several values; one tensor is supported",
-    "custom_function_extra.py": "returns several values; one tensor is supported",
     "functional_jacobian.py": "torch.autograd.functional.jacobian cannot be imported",
     "autograd_grad_api.py": "torch.autograd.functional.jacobian cannot be imported",
     "plateau_and_matrices.py": "torch.autograd.functional.hessian cannot be imported",
     "hooks_tutorial.py": "module backward hooks are not recorded",
     "hooks_extra.py": "module backward hooks are not recorded",
-    "custom_function_more.py": "returns several values; one tensor is supported",
     "int_arith_tour.py": "remainder: input must be a tensor",
     "sort_search_tour.py": "sort() got an argument 'stable' GradStudio does not know",
     # PyTorch's CPU build runs a float32 LSTM as one fused node per layer and direction,
@@ -99,6 +96,9 @@ VERIFIED = (
     "tensor_manip_tour.py",
     "causal_self_attention.py",
     "transformer_classifier.py",
+    "custom_function_ctx.py",
+    "custom_function_extra.py",
+    "custom_function_more.py",
 )
 
 
