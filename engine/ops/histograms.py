@@ -119,7 +119,8 @@ def histc(input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # no
 @public(
     "histogram",
     ("input",),
-    (Param("bins", "int"),),
+    (Param("bins", "int"), Param("density", "bool")),
+    outputs=("hist", "bin_edges"),
     category="reduction",
     doc="counts (or a density) of the input over bins, and the bins' edges",
     differentiable=False,
