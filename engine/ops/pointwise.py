@@ -996,7 +996,11 @@ sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
 
 @public(
     "clamp",
-    ("input", Port("min", optional=True, scalar_ok=True), Port("max", optional=True, scalar_ok=True)),
+    (
+        "input",
+        Port("min", optional=True, scalar_ok=True),
+        Port("max", optional=True, scalar_ok=True),
+    ),
     category="math",
     doc="limit values to [min, max]",
     inplace=True,

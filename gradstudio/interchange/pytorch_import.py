@@ -1135,7 +1135,7 @@ def _bind(
     for key, value in kwargs.items():
         alias = NUMPY_ALIASES.get(key)
         if alias is not None and alias in slots and key not in slots:
-            key = alias  # noqa: PLW2901
+            key = alias
         if key in bound:
             raise ImportProblem(f"{node_type.title}() got {key} twice", line)
         bound[key] = value

@@ -6,8 +6,6 @@ clamp's tensor bounds (``ClampBackward0``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
