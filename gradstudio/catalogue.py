@@ -150,18 +150,25 @@ class NodeType:
     ports: Callable[[Mapping[str, Any]], tuple[PortSpec, ...]] | None = field(
         default=None, compare=False, repr=False
     )
+    #: The output ports of one node, from its params (a custom Function has one per
+    #: tensor its ``forward`` returns); None: ``outputs`` for all.
+    output_ports: Callable[[Mapping[str, Any]], tuple[PortSpec, ...]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def for_params(self, params: Mapping[str, Any]) -> NodeType:
         """The type of one node with these params: itself, or its own ports."""
-        if self.ports is None:
+        inputs = self.inputs if self.ports is None else self.ports(params)
+        outputs = self.outputs if self.output_ports is None else self.output_ports(params)
+        if inputs == self.inputs and outputs == self.outputs:
             return self
-        inputs = self.ports(params)
-        return self if inputs == self.inputs else replace(self, inputs=inputs)
+        return replace(self, inputs=inputs, outputs=outputs)
 
     def returned(self, params: Mapping[str, Any]) -> list[str]:
         """The outputs a call with these params returns, in order."""
         flags = dict(self.output_flags)
-        return [p.name for p in self.outputs if p.name not in flags or params.get(flags[p.name])]
+        outputs = self.outputs if self.output_ports is None else self.output_ports(params)
+        return [p.name for p in outputs if p.name not in flags or params.get(flags[p.name])]
 
     def input(self, name: str) -> PortSpec:
         for port in self.inputs:
@@ -726,6 +733,15 @@ def function_ports(params: Mapping[str, Any]) -> tuple[PortSpec, ...]:
     )
 
 
+def function_outputs(params: Mapping[str, Any]) -> tuple[PortSpec, ...]:
+    """A custom Function node's outputs: ``out`` for a forward that returns one tensor,
+    ``out0``, ``out1``... for one that returns several (a tuple, as ``apply`` does)."""
+    count = params.get("outputs") or 1
+    if count == 1:
+        return (TENSOR_OUT,)
+    return tuple(PortSpec(f"out{i}") for i in range(count))
+
+
 def _function_run(call: RunCall) -> dict[str, Any]:
     if not call.trusted:
         raise NotTrustedError(
@@ -743,11 +759,16 @@ def _function_run(call: RunCall) -> dict[str, Any]:
     except LookupError as exc:
         raise NodeInputError(str(exc.args[0])) from None
     result = cls.apply(*args)
-    if isinstance(result, tuple | list):
+    ports = [p.name for p in function_outputs(call.params)]
+    several = isinstance(result, tuple | list)
+    got = len(result) if several else 1
+    if got != len(ports) or (len(ports) > 1) != several:
+        returned = f"a tuple of {got}" if several else "one tensor"
         raise NodeInputError(
-            f"{name}.forward returned {len(result)} values; one tensor is supported"
+            f"{name}.forward returned {returned}, but the node has {len(ports)} "
+            f"output{'s' if len(ports) > 1 else ''}; set its outputs to match"
         )
-    return {"out": result}
+    return dict(zip(ports, result if several else (result,), strict=True))
 
 
 def _function_code(c: CodeCall) -> str:
@@ -1174,9 +1195,17 @@ def _hand_types() -> list[NodeType]:
                     doc="the arguments of apply, one per parameter of forward: a name is "
                     "the tensor wired to its port, name=literal a value (x, y, z=4)",
                 ),
+                ParamSpec(
+                    "outputs",
+                    "output_count",
+                    1,
+                    doc="how many tensors forward returns: one output port each (out, or "
+                    "out0, out1, ... for a tuple); backward takes one gradient per output",
+                ),
                 NO_GRAD,
             ),
             ports=function_ports,
+            output_ports=function_outputs,
             run=_function_run,
             code=_function_code,
             doc="Your own forward/backward (class X(Function)); runs only in trusted documents.",

@@ -152,6 +152,31 @@ def forward_parameters(source: str, class_name: str) -> list[Parameter] | None:
     return None
 
 
+def forward_returns(source: str, class_name: str) -> int | None:
+    """How many tensors ``class_name.forward`` returns, read from its ``return``
+    statements: n where every one returns a tuple of n (n > 1), 1 where none returns a
+    tuple; None where the code cannot be read or its returns disagree."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            forward = next(
+                (m for m in node.body if isinstance(m, ast.FunctionDef) and m.name == "forward"),
+                None,
+            )
+            if forward is None:
+                return None
+            counts = {
+                len(r.value.elts) if isinstance(r.value, ast.Tuple) else 1
+                for r in ast.walk(forward)
+                if isinstance(r, ast.Return) and r.value is not None
+            }
+            return counts.pop() if len(counts) == 1 else None
+    return None
+
+
 def _literal(node: ast.expr) -> Any:
     """A default that is data (a number, a bool, a list of them, None), else none."""
     try:

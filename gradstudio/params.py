@@ -21,6 +21,7 @@ from engine.param_kinds import (
     ParamKind,
     check_choice,
     check_data,
+    check_int,
     check_shape,
     data_python,
     data_source,
@@ -97,6 +98,20 @@ kind(
 kind(ParamKind("code", _code, "", editor="code", from_text=_raw_text))
 kind(ParamKind("identifier", _identifier, "x", from_text=_raw_text))
 kind(ParamKind("args", _args, [], from_text=parse_args_text, to_text=args_text))
+
+
+#: The most outputs a node's ``outputs`` parameter may ask for.
+MAX_OUTPUT_COUNT = 32
+
+
+def _output_count(value: Any, choices: tuple[str, ...] = ()) -> int:
+    count = check_int(value)
+    if not 1 <= count <= MAX_OUTPUT_COUNT:
+        raise ValueError(f"expected between 1 and {MAX_OUTPUT_COUNT} outputs, got {count}")
+    return count
+
+
+kind(ParamKind("output_count", _output_count, 1))
 
 
 def _index(value: Any, choices: tuple[str, ...] = ()) -> Any:

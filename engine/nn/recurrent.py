@@ -218,9 +218,24 @@ def _mkldnn_lstm(
             if not has_biases:
                 b_ih = zeros(w_ih.shape, dtype=w_ih.dtype, device=w_ih.device)
                 b_hh = zeros(w_hh.shape, dtype=w_hh.dtype, device=w_hh.device)
-            weights = (w_ih, w_hh, b_ih, b_hh)
-            facts = (num_layers, bidirectional, batch_first, train)
-            out, hy, cy = mkldnn_rnn_layer(x, weights, hx[k], cx[k], d == 1, has_biases, facts)
+            out, hy, cy = mkldnn_rnn_layer(
+                x,
+                w_ih,
+                w_hh,
+                b_ih,
+                b_hh,
+                hx[k],
+                cx[k],
+                d == 1,
+                [],
+                2,
+                hx.shape[-1],
+                num_layers,
+                has_biases,
+                bidirectional,
+                batch_first,
+                train,
+            )
             outs.append(out)
             hys.append(hy)
             cys.append(cy)

@@ -18,7 +18,7 @@ import numpy as np
 from engine import return_types
 from engine.backend import array_module, to_numpy
 from engine.cascade_sum import reduce_sum
-from engine.catalog import Param, public
+from engine.catalog import Example, Param, public
 from engine.messages import fmt_shape
 from engine.range_values import parallel_chunks
 
@@ -119,10 +119,13 @@ def histc(input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # no
 @public(
     "histogram",
     ("input",),
-    (Param("bins", "int"),),
+    (Param("bins", "int"), Param("density", "bool")),
+    outputs=("hist", "bin_edges"),
     category="reduction",
     doc="counts (or a density) of the input over bins, and the bins' edges",
     differentiable=False,
+    # PyTorch gives the counts of an input that requires grad a NotImplemented grad_fn
+    example=Example(values={"input": "constant"}),
 )
 def histogram(
     input: Any,  # noqa: A002

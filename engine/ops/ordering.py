@@ -335,6 +335,7 @@ def _host(t: Any) -> tuple[Any, Any]:
 @public(
     "searchsorted",
     ("sorted_sequence", "input"),
+    (Param("out_int32", "bool"), Param("right", "bool")),
     category="indexing",
     doc="insertion points of input in a sorted sequence",
     differentiable=False,
@@ -392,6 +393,7 @@ def searchsorted(
 @public(
     "bucketize",
     ("input", "boundaries"),
+    (Param("out_int32", "bool"), Param("right", "bool")),
     category="indexing",
     doc="index of the bucket each value falls in",
     differentiable=False,
@@ -421,6 +423,9 @@ UNIQUE_CONSECUTIVE = declare(
 @public(
     "unique_consecutive",
     ("input",),
+    (Param("return_inverse", "bool"), Param("return_counts", "bool"), Param("dim", "dims")),
+    outputs=("output", "inverse_indices", "counts"),
+    output_flags=(("inverse_indices", "return_inverse"), ("counts", "return_counts")),
     category="indexing",
     doc="values with consecutive repeats collapsed",
     differentiable=False,

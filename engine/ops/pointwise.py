@@ -1033,8 +1033,11 @@ sign = _unary_public("sign", SIGN, "math", "sign of input", inplace=True)
 
 @public(
     "clamp",
-    ("input",),
-    (Param("min", "optional_number"), Param("max", "optional_number")),
+    (
+        "input",
+        Port("min", optional=True, scalar_ok=True),
+        Port("max", optional=True, scalar_ok=True),
+    ),
     category="math",
     doc="limit values to [min, max]",
     inplace=True,

@@ -229,31 +229,76 @@ MKLDNN_RNN_LAYER = declare(
 )
 
 
+@public(
+    "mkldnn_rnn_layer",
+    ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"),
+    (
+        Param("reverse", "bool", False),
+        Param("batch_sizes", "shape", []),
+        Param("mode", "int", 2),
+        Param("hidden_size", "int", 2),
+        Param("num_layers", "int", 1),
+        Param("has_biases", "bool", True),
+        Param("bidirectional", "bool", False),
+        Param("batch_first", "bool", False),
+        Param("train", "bool", True),
+    ),
+    outputs=("output", "hy", "cy"),
+    category="layer",
+    doc="one direction of one float32 LSTM layer over a sequence, the fused node "
+    "PyTorch's CPU build records for nn.LSTM (MkldnnRnnLayerBackward0)",
+    method=False,
+    example=Example(
+        {
+            "input": (3, 2, 2),
+            "weight0": (8, 2),
+            "weight1": (8, 2),
+            "weight2": (8,),
+            "weight3": (8,),
+            "hx_": (2, 2),
+            "cx_": (2, 2),
+        },
+        {"hidden_size": 2},
+    ),
+)
 def mkldnn_rnn_layer(
     input: Any,  # noqa: A002
-    weights: tuple[Any, Any, Any, Any],
-    hx: Any,
-    cx: Any,
+    weight0: Any,
+    weight1: Any,
+    weight2: Any,
+    weight3: Any,
+    hx_: Any,
+    cx_: Any,
     reverse: bool,
+    batch_sizes: Any,
+    mode: int,
+    hidden_size: int,
+    num_layers: int,
     has_biases: bool,
-    layers: tuple[int, bool, bool, bool],
+    bidirectional: bool,
+    batch_first: bool,
+    train: bool,
 ) -> tuple[Any, Any, Any]:
-    """One direction of one float32 LSTM layer as PyTorch's oneDNN path runs it;
-    ``layers`` (num_layers, bidirectional, batch_first, train) are the whole LSTM's,
-    which PyTorch's node saves."""
-    num_layers, bidirectional, batch_first, train = layers
+    """``torch.mkldnn_rnn_layer``, as ATen's schema takes it: one direction of one
+    float32 LSTM layer as PyTorch's oneDNN path runs it; ``num_layers``,
+    ``bidirectional``, ``batch_first`` and ``train`` are the whole LSTM's, which
+    PyTorch's node saves.  PyTorch returns a fourth tensor, oneDNN's workspace, whose
+    bytes are its own; the engine returns the output and the last states."""
     params = {
         "reverse": reverse,
         "has_biases": has_biases,
-        "batch_sizes": (),
-        "mode": 2,  # ideep's rnn_kind::LSTM
-        "hidden_size": hx.shape[-1],
+        "batch_sizes": tuple(batch_sizes),
+        "mode": mode,
+        "hidden_size": hidden_size,
         "num_layers": num_layers,
         "bidirectional": bidirectional,
         "batch_first": batch_first,
         "train": train,
     }
-    return apply_op(MKLDNN_RNN_LAYER, (input, *weights, hx, cx), params)
+    out, hy, cy = apply_op(
+        MKLDNN_RNN_LAYER, (input, weight0, weight1, weight2, weight3, hx_, cx_), params
+    )
+    return out, hy, cy
 
 
 def _pack_fwd(xp: Any, a: Any, lengths: tuple[int, ...], batch_first: bool) -> Any:

@@ -370,7 +370,7 @@ TOPK = declare(
 @public(
     "sort",
     ("input",),
-    (Param("dim", "dim"), Param("descending", "bool")),
+    (Param("dim", "dim"), Param("descending", "bool"), Param("stable", "bool")),
     outputs=("values", "indices"),
     category="indexing",
     doc="values in order, with indices",

@@ -186,6 +186,11 @@ class SetParamCommand(_Base):
         self.dropped: list[Edge] = []
         if node.type.ports is not None and node.type.has_param("args"):
             self._follow(node, name, value)
+        if node.type.output_ports is not None:
+            outputs = {p.name for p in node.type.for_params({**node.params, name: value}).outputs}
+            self.dropped += [
+                e for e in doc.edges_of(node.id) if e.src == node.id and e.src_port not in outputs
+            ]
 
     def _follow(self, node: Node, name: str, value: Any) -> None:
         params = {**node.params, name: value}

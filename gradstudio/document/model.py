@@ -542,6 +542,15 @@ class Document:
                         "disconnect it before removing its argument",
                         node_id,
                     )
+        if node_type.outputs != node.type.outputs:
+            outputs = {p.name for p in node_type.outputs}
+            for edge in self.edges_of(node_id):
+                if edge.src == node_id and edge.src_port not in outputs:
+                    raise EditError(
+                        f"{self._name(node_id)}: output {edge.src_port!r} is connected; "
+                        "disconnect it before removing that output",
+                        node_id,
+                    )
         self._nodes[node_id] = replace(node, params=checked, node_type=node_type)
         self._emit(ParamChanged(node_id, name, old, checked[name]))
 

@@ -79,6 +79,10 @@ def python_parameters(node_type: NodeType) -> Any:
     return None
 
 
+#: NumPy's argument names that PyTorch takes for its own (``x.sum(axis=0, keepdims=True)``).
+NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+
+
 def bind(
     node_type: NodeType, args: list[Value], kwargs: dict[str, Value], line: int | None, plain: Any
 ) -> tuple[list[tuple[str, Value]], dict[str, Any]]:
@@ -125,6 +129,9 @@ def bind(
     if rest:
         raise ImportProblem(f"{node_type.title}() got more arguments than GradStudio knows", line)
     for key, value in kwargs.items():
+        alias = NUMPY_ALIASES.get(key)
+        if alias is not None and alias in slots and key not in slots:
+            key = alias
         if key in bound:
             raise ImportProblem(f"{node_type.title}() got {key} twice", line)
         bound[key] = value

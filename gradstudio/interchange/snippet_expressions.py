@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_key
-from gradstudio.function_args import named_arguments
+from gradstudio.function_args import forward_returns, named_arguments
 from gradstudio.interchange.folding import Folder, FoldLimit
 from gradstudio.interchange.snippet_binding import device_const
 from gradstudio.interchange.snippet_building import TO_METHODS, GraphBuilder
@@ -421,12 +421,15 @@ class ExpressionReader:
             else:
                 raise ImportProblem("Function.apply takes tensors and plain values", line)
         named, where = named_arguments(template, len(tensors), cls.source, cls.name)
-        params = {"class_name": cls.name, "source": cls.source, "args": named}
+        params: dict[str, Any] = {"class_name": cls.name, "source": cls.source, "args": named}
+        outputs = forward_returns(cls.source, cls.name) or 1
+        if outputs > 1:  # ``v, i = Sort.apply(x)``: an output port per returned tensor
+            params["outputs"] = outputs
         n = self.build.add("torch.autograd.Function", params, label, line)
         for t, ports in zip(tensors, where, strict=True):
             for port, _ in ports:
                 self.build.connect(t, n, port, line)
-        return TensorRef(n)
+        return ResultRef(n, "out0") if outputs > 1 else TensorRef(n)
 
 
 def _is_int(value: Any) -> bool:

@@ -1,39 +1,40 @@
-"""Every real program of ``tests/programs`` (written the way people write PyTorch, each
-checked against PyTorch's output by ``tests/test_programs.py``) imports by running, or
-is refused at its line saying why: nn modules pass every argument positionally (their
-defaults included), ``torch.device`` objects, ``x.softmax(-1)``, ``F.normalize``."""
+"""The proof of Run to Import (issue 26): every real program of ``tests/programs`` (written
+the way people write PyTorch, each checked against PyTorch's output by
+``tests/test_programs.py``; the census corpus ``real_*.py`` too where it is present)
+imports by running, and its document, saved and opened again, agrees with PyTorch step by
+step, tensor by tensor (``main.py verify``'s comparison); or it is refused at its line
+saying why, or it is one of the few documented limits, each with its reason.
+
+One import per program serves both checks, and PyTorch's side of the comparison runs in
+this process (``verify`` starts a child for it, a second or more each)."""
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
+from gradstudio.document.model import Document
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.instruments.records import records_of
+from gradstudio.instruments.verify import VerifyReport, compare
+from gradstudio.interchange.fileformat import dumps, loads
 from gradstudio.interchange.program_import.runner import import_program
 from gradstudio.interchange.pytorch_import import ImportProblem
 
 PROGRAMS = Path(__file__).parent.parent / "programs"
 
 #: program -> what the refusal says: something a document cannot hold (a transform, a
-#: hook that adds nodes, a custom Function returning several values, a program that
-#: raises on purpose). No importer gap is open among these programs.
+#: module backward hook, a program that raises on purpose). No importer gap is open
+#: among these programs.
 REFUSED = {
     "broadcasting_grads.py": "line 36: RuntimeError: The size of tensor a (2) must match",
-    "custom_function_ctx.py": "returns several values; one tensor is supported",
-    "custom_function_extra.py": "returns several values; one tensor is supported",
     "functional_jacobian.py": "torch.autograd.functional.jacobian cannot be imported",
     "autograd_grad_api.py": "torch.autograd.functional.jacobian cannot be imported",
     "plateau_and_matrices.py": "torch.autograd.functional.hessian cannot be imported",
     "hooks_tutorial.py": "module backward hooks are not recorded",
     "hooks_extra.py": "module backward hooks are not recorded",
-    "custom_function_more.py": "returns several values; one tensor is supported",
-    "int_arith_tour.py": "remainder: input must be a tensor",
-    "sort_search_tour.py": "sort() got an argument 'stable' GradStudio does not know",
-    # PyTorch's CPU build runs a float32 LSTM as one fused node per layer and direction,
-    # which is not a catalogue op (a float64 LSTM, the GRU, RNN and cells import)
-    "char_lstm.py": "line 24: a float32 nn.LSTM runs as one fused node",
-    # open gap: histogram's two outputs (PyTorch gives ``hist`` a grad_fn, the engine not)
-    "softmax_from_scratch.py": "histogram() returns 2 tensors, which GradStudio cannot take",
     # function transforms run the program's function on tensors of their own making
     "forward_ad_tutorial.py": "line 16: forward-mode AD (make_dual) cannot be imported",
     "jacobians_hessians.py": "line 18: torch.func.jacrev cannot be imported",
@@ -44,80 +45,91 @@ REFUSED = {
 
 
 def _programs() -> list[str]:
-    """The project's programs; the census corpus (``real_*.py``, rebuilt from the public
-    repositories, absent from a clone) is measured by ``tools/census.py``."""
-    return sorted(p.name for p in PROGRAMS.glob("*.py") if not p.name.startswith("real_"))
+    """The project's programs, and the census corpus (``real_*.py``, rebuilt from the
+    public repositories by ``tools/census.py``) where a checkout has it."""
+    return sorted(p.name for p in PROGRAMS.glob("*.py"))
 
 
 def test_the_refused_programs_exist() -> None:
     assert set(REFUSED) <= set(_programs())
+    assert set(LIMITS) | set(HEAVY) <= set(_programs()) - set(REFUSED)
 
 
-#: Programs whose import agrees with PyTorch on some hosts only, and why.  Not strict:
-#: which hosts is a matter of their BLAS.
-HOST_SENSITIVE = {
+#: Programs that import but whose document does not agree with PyTorch everywhere, and
+#: why; none is the importer's.  Checked all the same: each is an expected failure, not
+#: strict (it may agree on a host whose BLAS adds in PyTorch's order).
+LIMITS = {
     "transformer_classifier.py": "Adam's first step divides each gradient by its own size: "
     "the attention key bias's gradient is 0 in exact arithmetic, and its float residue "
     "(1e-9, from the order of additions, MKL's in PyTorch, OpenBLAS's here) becomes an "
     "update of plus or minus lr",
+    "char_lstm.py": "Adam's first step again: the fused LSTM layer's gradients agree "
+    "(rtol 1e-4), but a weight_ih_l0 entry whose gradient is float residue (oneDNN's order "
+    "of additions in PyTorch, NumPy's here) is updated by 5e-5 more",
+    "module_api.py": "a gradient that is 0 in exact arithmetic (the sum of a LayerNorm's "
+    "outputs does not depend on its input): its float32 residue is -1e-5 here, -3e-7 in "
+    "PyTorch, past verify's atol of 1e-5",
+    "module_freeze_dtype.py": "float32 parameters that agree to one ulp (within float32's "
+    "tolerance) are then cast with .double(), and the float64 copies are judged at "
+    "float64's rtol of 1e-7",
+    # the engine's fidelity, not the import: each differs from PyTorch as the engine does
+    "double_backward_hvp.py": "under create_graph the engine's MmBackward0 computes a "
+    "gradient for an edge PyTorch leaves None (autograd.grad_4's trace; values agree)",
+    "higher_order_grads.py": "the engine's TanhBackwardBackward0 and "
+    "SigmoidBackwardBackward0 record fewer nodes than PyTorch's double backward (the "
+    "backward order of autograd.grad_3 and _6 differs; values agree)",
+    "gru_packed_classifier.py": "over packed sequences the engine's GRU leaves CatBackward0's "
+    "second edge without a gradient where PyTorch computes one (values of .grad agree)",
+    "segmentation_ce.py": "the engine runs the backward of a 2-d cross entropy "
+    "(NllLoss2DBackward0 and the nodes below it) in another order than PyTorch",
+}
+#: Programs whose comparison costs more than the suite can spend (on 2 shared cores), and
+#: why: their import is checked, their agreement is ``main.py verify``'s to check.
+HEAVY = {
+    "optimizer_race.py": "its loops (optimizers raced over 25 epochs each) do not fold: "
+    "6,766 nodes (2.8 MB) whose two evaluations take 10 minutes on 2 shared cores",
 }
 
 
+def _agreement(doc: Document) -> VerifyReport:
+    """``verify``'s comparison of the document, as saved and opened again, evaluated on
+    the engine and under PyTorch (in this process: the evaluator with torch as backend)."""
+    import torch
+
+    from gradstudio.instruments.torch_trace import install
+
+    install(torch)
+    opened = loads(dumps(doc))
+    opened.set_trusted(doc.trusted)
+    theirs = records_of(evaluate(opened, device="cpu", backend=torch))
+    ours = evaluate(opened, device="cpu")
+    return compare(ours.plan, records_of(ours), theirs, torch.__version__)
+
+
+def _differences(report: VerifyReport) -> list[str]:
+    return [
+        f"step {m.step} {m.label}: {d.tensor} {d.fact}: engine {d.engine} | torch {d.torch}"
+        for m in report.marks
+        for d in m.differences
+    ][:5]
+
+
 @pytest.mark.parametrize("program", _programs())
-def test_real_program_imports_or_is_refused_at_its_line(program: str) -> None:
+def test_real_program_imports_and_agrees_with_torch_or_is_refused_at_its_line(
+    program: str,
+) -> None:
+    """Without PyTorch installed the import alone is checked (``tests/test_programs.py``'s
+    goldens hold what PyTorch prints)."""
     if program in REFUSED:
         with pytest.raises(ImportProblem, match=r"^line \d+: ") as err:
             import_program(PROGRAMS / program)
         assert REFUSED[program] in str(err.value)
-    else:
-        doc = import_program(PROGRAMS / program)
-        assert len(doc.graph.nodes) > 0
-
-
-#: Programs whose imports needed the fixes above, checked step by step against PyTorch.
-VERIFIED = (
-    "small_cnn.py",
-    "poly_tensors.py",
-    "embeddings_similarity.py",
-    "einsum_cumulative.py",
-    "padded_batches.py",
-    "reductions_tour.py",
-    "data_pipeline.py",
-    "linear_regression_nn.py",
-    "printing_tour.py",
-    "resnet_block.py",
-    "tensor_basics.py",
-    "autoencoder.py",
-    "creation_random.py",
-    "gather_scatter.py",
-    "attention_block.py",
-    "dtype_promotion.py",
-    "printing_edges.py",
-    "data_loading_tour.py",
-    "clip_init.py",
-    "pointwise_math_tour.py",
-    "tensor_manip_tour.py",
-    "causal_self_attention.py",
-    "transformer_classifier.py",
-)
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize(
-    "program",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=False, reason=HOST_SENSITIVE[p]))
-        if p in HOST_SENSITIVE
-        else p
-        for p in VERIFIED
-    ],
-)
-def test_imported_real_program_verifies_against_torch(program: str, tmp_path: Path) -> None:
-    """``main.py verify``: every step's facts agree, the order backward runs nodes in
-    included (``cosine_similarity``'s and ``diff``'s operands as GCC builds them)."""
-    pytest.importorskip("torch")
-    from gradstudio.cli import main
-
-    doc = tmp_path / "doc.gstudio"
-    assert main(["import", "--run", str(PROGRAMS / program), "-o", str(doc)]) == 0
-    assert main(["verify", str(doc)]) == 0
+        return
+    doc = import_program(PROGRAMS / program)
+    assert len(doc.graph.nodes) > 0
+    if find_spec("torch") is None or program in HEAVY:
+        return
+    report = _agreement(doc)
+    if not report.agrees and program in LIMITS:
+        pytest.xfail(LIMITS[program])
+    assert report.agrees, _differences(report)

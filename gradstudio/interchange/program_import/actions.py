@@ -16,6 +16,7 @@ from typing import Any
 
 from gradstudio.interchange.program_import.recorder import Recorder
 from gradstudio.interchange.snippet_hooks import outside_names
+from gradstudio.params import MAX_OUTPUT_COUNT
 
 #: Catalogue functions whose result is a draw from the generator (or uninitialised).
 RANDOM_FUNCTIONS = {
@@ -467,10 +468,18 @@ def _function_apply(recorder: Recorder, tensor_type: type) -> None:
         line = recorder.line()
         no_grad = not recorder.grad_enabled()
         result = recorder.quiet(apply, cls, *args, **kwargs)
+        several = isinstance(result, tuple | list)
+        parts = list(result) if several else [result]
         if kwargs:
             refusal = f"{cls.__name__}.apply takes positional arguments only"
-        elif isinstance(result, tuple | list):
-            refusal = f"{cls.__name__}.forward returns several values; one tensor is supported"
+        elif not all(isinstance(p, tensor_type) for p in parts):
+            kinds = ", ".join(type(p).__name__ for p in parts)
+            refusal = f"{cls.__name__}.forward returns {kinds}; a node's outputs are tensors"
+        elif several and not 1 < len(parts) <= MAX_OUTPUT_COUNT:
+            refusal = (
+                f"{cls.__name__}.forward returns a tuple of {len(parts)}; a node holds "
+                f"2 to {MAX_OUTPUT_COUNT} outputs"
+            )
         if refusal is not None:
             recorder.refuse(refusal)
             return result
@@ -483,7 +492,7 @@ def _function_apply(recorder: Recorder, tensor_type: type) -> None:
                 "inputs": tensors,
                 "line": line,
                 "no_grad": no_grad,
-                "out": recorder.fresh(result) if isinstance(result, tensor_type) else None,
+                "out": [recorder.fresh(p) for p in parts] if several else recorder.fresh(result),
             }
         )
         return result

@@ -146,18 +146,24 @@ def _function(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels:
     keys = event["inputs"] or []
     named, where = named_arguments(event["args"], len(keys), event["source"], event["class_name"])
     params = {"class_name": event["class_name"], "source": event["source"], "args": named}
-    node = importer.add(
-        "torch.autograd.Function",
-        params,
-        _label(labels, event["out"], f"{event['class_name']}.apply"),
-        line,
-    )
+    out = event["out"]
+    # a forward returning a tuple: one output port per tensor, each key its own port
+    several = isinstance(out, list)
+    if several:
+        params["outputs"] = len(out)
+    fallback = f"{event['class_name']}.apply"
+    labelled = [labels[k] for k in (out if several else [out]) if k in labels]
+    label = labelled[0] if labelled else fallback
+    node = importer.add("torch.autograd.Function", params, label, line)
     importer.no_grad = False
     for key, ports in zip(keys, where, strict=True):
         for port, _ in ports:
             _connect_all(importer, node, port, [key], refs, line)
-    if event["out"] is not None:
-        refs[event["out"]] = TensorRef(node)
+    if several:
+        for index, key in enumerate(out):
+            refs[key] = TensorRef(node, f"out{index}")
+    elif out is not None:
+        refs[out] = TensorRef(node)
 
 
 def _hook(importer: GraphBuilder, event: dict[str, Any], refs: Refs, labels: Labels) -> None:

@@ -88,24 +88,3 @@ def record_composites(before: dict[int, tuple[ModuleType, str]], kept: list[Any]
             now = _recorded(value, before, kept)
             if now is not value:
                 setattr(module, attr, now)
-
-
-def refuse_fused_lstm(recorder: Any) -> None:
-    """A float32 ``nn.LSTM`` runs as PyTorch's CPU build does, one fused node per layer
-    and direction (``MkldnnRnnLayerBackward0``), which is not a catalogue op: refused at
-    the layer's line in one sentence rather than at the first op that reads its result.
-    (A float64 LSTM, and the GRU, RNN and cells, are ordinary ops and import.)"""
-    import engine.nn.recurrent as recurrent
-
-    fused = recurrent.mkldnn_rnn_layer
-
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        if not recorder.depth:
-            recorder.refuse(
-                "a float32 nn.LSTM runs as one fused node (MkldnnRnnLayerBackward0) that "
-                "GradStudio does not record yet; a float64 LSTM (.double()) imports"
-            )
-        return recorder.quiet(fused, *args, **kwargs)
-
-    recorder.kept.append(fused)
-    recurrent.mkldnn_rnn_layer = refused

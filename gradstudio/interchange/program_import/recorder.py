@@ -641,11 +641,7 @@ def install(recorder: Recorder) -> None:
     import engine.utils.data
     from engine.catalog import FUNCTIONS, functions
     from gradstudio.interchange.program_import.actions import RECORDED_INSIDE
-    from gradstudio.interchange.program_import.composites import (
-        originals,
-        record_composites,
-        refuse_fused_lstm,
-    )
+    from gradstudio.interchange.program_import.composites import originals, record_composites
 
     before = originals()
     tensor_type = engine.Tensor
@@ -756,7 +752,6 @@ def install(recorder: Recorder) -> None:
 
     install_transforms(recorder)
     record_composites(before, recorder.kept)
-    refuse_fused_lstm(recorder)
     from gradstudio.interchange.program_import.torch_alias import alias_torch
 
     alias_torch()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gradstudio.catalogue import PortType
+from gradstudio.catalogue import NodeType, PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
 from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups, left_out
@@ -189,6 +189,21 @@ def _take_apart(
         refs[key] = TensorRef(item)
 
 
+def _number_input(
+    importer: GraphBuilder, node_type: NodeType, args: list[Any], line: int | None
+) -> list[Any]:
+    """A Python number where the call takes a tensor first (``torch.remainder(-3, t)``):
+    the engine, as PyTorch, wraps it into a 0-d tensor, which a literal node holds (its
+    dtype inferred as the wrapped number's: int64, the default float, bool)."""
+    first = (node_type.call_order or tuple(p.name for p in node_type.inputs) or ("",))[0]
+    port = next((p for p in node_type.inputs if p.name == first), None)
+    number = args[0].value if args and isinstance(args[0], Const) else None
+    if port is None or port.scalar_ok or port.variadic or not isinstance(number, int | float):
+        return args
+    node = importer.add("torch.tensor", {"data": number}, str(number), line)
+    return [TensorRef(node), *args[1:]]
+
+
 def build(report: dict[str, Any]) -> Document:
     """A document from the recorder's events, labelled with the program's variable names."""
     if "error" in report:
@@ -236,6 +251,7 @@ def build(report: dict[str, Any]) -> Document:
             kwargs: dict[str, Any] = {k: _value(v, refs) for k, v in event["kwargs"].items()}
             if event["function"] == "torch.arange" and len(args) == 1 and "end" not in kwargs:
                 args = [Const(0), *args]  # torch.arange(end) starts at 0
+            args = _number_input(importer, node_type, args, line)
             label = next(
                 (labels[k] for k in event["out"] if k in labels and not listed),
                 event["function"].rsplit(".", 1)[1],
