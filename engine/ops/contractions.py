@@ -68,6 +68,9 @@ def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
     rsizes = [t1.shape[i] for i in free_a] + [t2.shape[i] for i in free_b]
     size1 = math.prod(t1.shape[i] for i in free_a)
     size2 = math.prod(t2.shape[i] for i in free_b)
+    if not free_a and not free_b:  # a full contraction: ATen's one dot of two vectors
+        v1 = t1.permute(*dims_a).reshape(csize)
+        return v1.dot(t2.permute(*dims_b).reshape(csize)).reshape(rsizes)
     m1 = t1.permute(*free_a, *dims_a).reshape(size1, csize)
     m2 = t2.permute(*dims_b, *free_b).reshape(csize, size2)
     return m1.mm(m2).reshape(rsizes)
