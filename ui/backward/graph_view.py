@@ -48,7 +48,7 @@ class BackwardGraphView(QGraphicsView):
     def fit(self) -> None:
         """Show the whole graph (not larger than MAX_FIT_SCALE); resumes auto-fitting."""
         self.auto_fit = True
-        rect = self.scene().sceneRect()
+        rect = self.sceneRect()
         if rect.isEmpty():
             return
         self.resetTransform()

@@ -8,6 +8,7 @@ import html
 from PySide6.QtGui import QColor
 
 from gradstudio.evaluation.playhead import Playhead
+from ui.backward.focus import hidden_text
 from ui.backward.items import CURRENT, FLOW, FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL
 
 #: The legend's entries: the fill of each kind of box, the gradient and the executing edge.
@@ -34,10 +35,16 @@ def legend_html() -> str:
 
 
 def status_html(
-    fn_count: int, playhead: Playhead, names_hidden: bool, enlarge_hint: str, muted: str
+    fn_count: int,
+    playhead: Playhead,
+    names_hidden: bool,
+    enlarge_hint: str,
+    muted: str,
+    hidden_graphs: int = 0,
 ) -> str:
     """The status line; ``names_hidden``: the boxes are too small to name at this zoom,
-    and ``enlarge_hint`` says how to see the graph big; ``muted``: the placeholder colour."""
+    and ``enlarge_hint`` says how to see the graph big; ``muted``: the placeholder colour;
+    ``hidden_graphs``: how many earlier backward graphs the view puts aside."""
     ev = playhead.evaluation
     n = fn_count
     parts = [f"<b>{n}</b> grad_fn node{'s' if n != 1 else ''}"]
@@ -54,6 +61,8 @@ def status_html(
                 f"<span style='color:{muted}'>gradients of the last backward, "
                 f"{label} (step {at.trace.step + 1})</span>"
             )
+    if hidden_graphs:
+        parts.append(f"<b>{hidden_text(hidden_graphs)}</b> (“all backwards” shows them)")
     if names_hidden:
         hint = f" or {enlarge_hint}" if enlarge_hint else ""
         parts.append(f"<span style='color:{muted}'>too small for names: zoom in{hint}</span>")

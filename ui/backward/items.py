@@ -99,10 +99,25 @@ class Shown:
 
         def setVisible(self, visible: bool) -> None: ...  # noqa: N802
 
+    #: Part of an earlier backward's graph, put aside while the view shows the last one
+    #: (``BackwardView.set_show_all``).
+    muted = False
+    _detail = True
+
+    @property
+    def drawn(self) -> bool:
+        """At this position and not put aside: what the user sees (zoomed in)."""
+        return self.shown and not self.muted
+
+    def set_muted(self, muted: bool) -> None:
+        self.muted = muted
+        self.set_shown(self.shown, self._detail)
+
     def set_shown(self, on: bool, detail: bool = True) -> None:
         """``on``: it exists at this position; ``detail``: this item draws it."""
         self.shown = on
-        visible = on and detail
+        self._detail = detail
+        visible = on and detail and not self.muted
         if visible and not self._realized:
             self._realize()
         if visible != self._visible:

@@ -23,7 +23,7 @@ import functools
 from collections.abc import Iterator
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSignalBlocker, Qt, QTimer
-from PySide6.QtGui import QPalette, QResizeEvent, QShowEvent
+from PySide6.QtGui import QAction, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGraphicsScene,
     QHBoxLayout,
@@ -37,6 +37,7 @@ from gradstudio.evaluation.facts import GradValue
 from gradstudio.evaluation.grad_fn_index import GradFnIndex
 from gradstudio.evaluation.results import Evaluation
 from gradstudio.evaluation.structure import same_structure
+from ui.backward.focus import Focus, focus_at
 from ui.backward.graph_layout import BackgroundLayout, Layout, fit_orientation, lay_out
 from ui.backward.graph_view import BackwardGraphView
 from ui.backward.heading import legend_html, status_html
@@ -121,6 +122,7 @@ class BackwardView(QWidget):
         self._layout_timer = QTimer(self)
         self._layout_timer.setInterval(LAYOUT_POLL_MS)
         self._layout_timer.timeout.connect(self._collect_layout)
+        self._focus_items: dict[BoxId, BoxItem] | None = None
         self._clear()  # the scene's two shared items: gradient labels, overview
         self.model = GraphModel()  # the graph at the current position
         self._union = GraphModel()  # the graph laid out: every step's, together
@@ -170,12 +172,25 @@ class BackwardView(QWidget):
         self.saved_button = self._tool("saved", "Show the tensors each grad_fn saved (orange)")
         self.saved_button.setCheckable(True)
         self.saved_button.setChecked(True)
+        #: Every backward's graph (True), or the last one's alone (``ui.backward.focus``).
+        self.show_all = False
+        self._focus = Focus()
+        self.show_all_action = QAction("all backwards", self)
+        self.show_all_action.setObjectName("backwardShowAll")
+        self.show_all_action.setCheckable(True)
+        self.show_all_action.setToolTip(
+            "Show the graphs of every backward, not only the last one at this position"
+        )
+        self.all_button = QToolButton(self)
+        self.all_button.setAutoRaise(True)
+        self.all_button.setDefaultAction(self.show_all_action)
         for b in (
             self.fit_button,
             self.zoom_out_button,
             self.zoom_in_button,
             self.orientation_button,
             self.saved_button,
+            self.all_button,
         ):
             bar.addWidget(b)
         bar.addStretch(1)
@@ -205,6 +220,7 @@ class BackwardView(QWidget):
         self.zoom_out_button.clicked.connect(lambda: self.view.zoom(0.8))
         self.orientation_button.toggled.connect(self.set_vertical)
         self.saved_button.toggled.connect(self.set_show_saved)
+        self.show_all_action.toggled.connect(self.set_show_all)
         self.view.boxClicked.connect(self._box_clicked)
         self.view.scaleChanged.connect(self._scale_changed)
         self.view.box_near = self.box_near
@@ -273,25 +289,86 @@ class BackwardView(QWidget):
             self.saved_button.setChecked(show)
         self.refresh()
 
+    def set_show_all(self, show: bool) -> None:
+        """Every backward's graph, or the last one's alone (a view setting, not undone)."""
+        self.show_all = show
+        with QSignalBlocker(self.show_all_action):
+            self.show_all_action.setChecked(show)
+        self._apply_focus()
+        self._update_status()
+
+    @property
+    def hidden_graphs(self) -> int:
+        """How many earlier backward graphs are put aside now."""
+        return self._focus.count
+
+    def _apply_focus(self) -> None:
+        """Put aside the boxes (and their links) that only earlier backwards ran, and
+        fit the rest if the view fits itself (``ui.backward.focus``)."""
+        focus = Focus() if self.show_all else focus_at(self.state.playhead)
+        if focus == self._focus and self._focus_items is self.boxes:
+            return
+        self._focus, self._focus_items = focus, self.boxes
+        hidden = focus.hidden
+        muted: set[BoxId] = set()
+        for box_id, item in self.boxes.items():
+            on = item.box.key is not None and item.box.key in hidden
+            if on:
+                muted.add(box_id)
+            if on != item.muted:
+                item.set_muted(on)
+        for link in self.links:
+            on = link.link.tail in muted or link.link.head in muted
+            if on != link.muted:
+                link.set_muted(on)
+        self._update_pills()
+        self.overview.invalidate()
+        self.view.setSceneRect(self.focus_rect())  # a null rect: the whole scene's
+        if self.view.auto_fit:
+            self.view.fit()
+
+    def focus_rect(self) -> QRectF:
+        """Around the boxes not put aside, when some are (else null: the whole scene).
+        The graphics view scrolls and fits within it (``QGraphicsView.setSceneRect``)."""
+        if not self._focus.hidden:
+            return QRectF()
+        rect = QRectF()
+        for item in self.boxes.values():
+            if item.shown and not item.muted:
+                rect = rect.united(
+                    QRectF(item.cx - item.w / 2, item.cy - item.h / 2, item.w, item.h)
+                )
+        if rect.isEmpty():
+            return QRectF()
+        pad = SCENE_MARGIN + 24  # room for the gradient labels beside the edges
+        return rect.adjusted(-pad, -pad, pad, pad)
+
+    def _shown_fn_count(self) -> int:
+        """The grad_fns at the position, less those put aside (``_apply_focus``)."""
+        hidden = self._focus.hidden
+        if not hidden:
+            return self.model.fn_count
+        return sum(1 for b in self.model.boxes.values() if b.kind == "fn" and b.key not in hidden)
+
     # -- queries (for tests and the other panels) -----------------------------
     def visible_boxes(self, kind: str | None = None) -> list[BoxItem]:
         self.sync_items()
-        return [b for b in self.boxes.values() if b.shown and (kind is None or b.box.kind == kind)]
+        return [b for b in self.boxes.values() if b.drawn and (kind is None or b.box.kind == kind)]
 
     def fn_item(self, key: int) -> BoxItem | None:
         self.sync_items()
         item = self.boxes.get(("fn", key))
-        return item if item is not None and item.shown else None
+        return item if item is not None and item.drawn else None
 
     def leaf_item(self, key: int) -> BoxItem | None:
         self.sync_items()
         item = self.boxes.get(("leaf", key))
-        return item if item is not None and item.shown else None
+        return item if item is not None and item.drawn else None
 
     def link_flow(self, flow: tuple) -> GradValue | None:
         """The gradient shown on the link named ``flow`` (see ``Link.flow``)."""
         self.sync_items()
-        return next((li.flow for li in self.links if li.link.flow == flow and li.shown), None)
+        return next((li.flow for li in self.links if li.link.flow == flow and li.drawn), None)
 
     # -- building ----------------------------------------------------------
     def refresh(self) -> None:
@@ -329,6 +406,7 @@ class BackwardView(QWidget):
             self._overview_timer.start()
             self._read_flow_keys()
             self._apply_selection()
+            self._apply_focus()
             self._update_status()
             return
         key = (id(ev), snap.step, self.show_saved)
@@ -360,6 +438,7 @@ class BackwardView(QWidget):
             self._set_message(None)
         self._apply_flow()
         self._apply_selection()
+        self._apply_focus()
         self._update_status()
 
     def _new_evaluation(self, ev: Evaluation, index: GradFnIndex, built: tuple) -> None:
@@ -438,6 +517,8 @@ class BackwardView(QWidget):
         self._applied_flow: tuple[dict, frozenset, set, int | None] | None = None
         self._applied_selection: tuple[int | None] | None = None
         self._flow_items: dict[tuple, list[LinkItem]] = {}
+        self._focus_items = None  # the items focused last (``_apply_focus``)
+        self.view.setSceneRect(QRectF())  # the whole scene's, until focused again
         self._key_items: dict[int, list[BoxItem]] = {}
         self._deferred = False
         self._deferred_model = True  # the model moved since the overview last drew it
@@ -649,7 +730,7 @@ class BackwardView(QWidget):
         """The gradient labels of the links shown now that a gradient has flowed along,
         each on its edge where it covers no box and no other label (``labels``)."""
         flowing = (
-            [(i, link) for i, link in enumerate(self.links) if link.shown and link.flow is not None]
+            [(i, link) for i, link in enumerate(self.links) if link.drawn and link.flow is not None]
             if self.detail
             else []
         )
@@ -663,7 +744,7 @@ class BackwardView(QWidget):
             boxes = [
                 (b.cx - b.w / 2, b.cy - b.h / 2, b.cx + b.w / 2, b.cy + b.h / 2)
                 for b in self.boxes.values()
-                if b.shown
+                if b.drawn
             ]
             spots = place_labels(
                 [
@@ -922,7 +1003,7 @@ class BackwardView(QWidget):
         self.sync_items()
         for item in self.boxes.values():
             if (
-                item.shown
+                item.drawn
                 and abs(point.x() - item.cx) <= item.w / 2 + tolerance
                 and abs(point.y() - item.cy) <= item.h / 2 + tolerance
             ):
@@ -933,7 +1014,14 @@ class BackwardView(QWidget):
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
         hidden = self._names_hidden and bool(self.boxes)
         self.status.setText(
-            status_html(self.model.fn_count, self.state.playhead, hidden, self.enlarge_hint, muted)
+            status_html(
+                self._shown_fn_count(),
+                self.state.playhead,
+                hidden,
+                self.enlarge_hint,
+                muted,
+                self._focus.count,
+            )
         )
 
     def _ensure_visible(self, key: int) -> None:
