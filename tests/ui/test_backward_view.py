@@ -352,7 +352,7 @@ def test_a_big_graph_is_laid_out_on_a_thread_and_drawn_as_the_same_picture(
 ) -> None:
     """Over ``BACKGROUND_BOXES`` boxes the view says it is laying out, stays usable, and
     then shows exactly what laying out in place shows: same boxes, places and links."""
-    import ui.backward.view as view_module
+    import ui.backward.view_building as view_module
 
     def picture(view: BackwardView) -> tuple:
         boxes = sorted((repr(k), b.cx, b.cy, b.shown) for k, b in view.boxes.items())

@@ -318,7 +318,7 @@ def test_a_big_graph_catches_up_at_rest_a_chunk_per_tick_as_a_full_redraw_draws(
     then is the one made at once, and the items brought up later agree with it.  Chunks
     are made tiny here so that a small graph takes many ticks."""
     from ui.backward import items, scrub_model
-    from ui.backward import view as view_module
+    from ui.backward import view_catch_up as view_module
 
     monkeypatch.setattr(view_module, "CATCH_UP_BOXES", 0)
     monkeypatch.setattr(scrub_model, "REBUILD_CHUNK", 2)

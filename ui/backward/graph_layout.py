@@ -20,6 +20,7 @@ from ui.backward.model import (
 )
 
 MAX_FIT_SCALE = 1.4
+SCENE_MARGIN = 14.0  # around everything drawn: boxes, halos, edges, gradient labels
 SCENE_PAD = (120.0, 50.0)  # what ``best_orientation`` allows around the boxes' centres
 ORIENTATION_MARGIN = 1.25  # left-to-right only when it shows the graph this much larger
 
