@@ -10,7 +10,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QImage, QKeySequence, QPainter, 
 from PySide6.QtWidgets import QLabel, QStyleOptionGraphicsItem, QToolButton
 
 from tests.ui.uitools import Answers, make_window, wait_evaluated
-from ui.backward.items import TEXT_LOD
+from ui.backward.item_style import TEXT_LOD
 from ui.backward.view import BackwardView
 from ui.window.examples import example_files
 from ui.window.main_window import MainWindow

@@ -10,7 +10,7 @@ from gradstudio.document.model import Document
 from gradstudio.evaluation.grad_fn_index import index_for
 from tests.gradstudio.snippets import SEED_001
 from tests.ui.uitools import make_state, node_id
-from ui.backward.items import FLOW, FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL
+from ui.backward.item_style import FLOW, FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL
 from ui.backward.model import layout, model_at
 from ui.backward.view import BackwardView
 from ui.state import StudioState

@@ -24,7 +24,7 @@ from tests.ui.test_playhead_views import (
     open_example,
 )
 from tests.ui.uitools import wait_evaluated
-from ui.backward.items import OVERVIEW_LOD
+from ui.backward.overview import OVERVIEW_LOD
 from ui.backward.view import BackwardView
 from ui.window.main_window import MainWindow
 
@@ -317,12 +317,12 @@ def test_a_big_graph_catches_up_at_rest_a_chunk_per_tick_as_a_full_redraw_draws(
     once, the window would stop answering for a tenth of a second).  The picture shown
     then is the one made at once, and the items brought up later agree with it.  Chunks
     are made tiny here so that a small graph takes many ticks."""
-    from ui.backward import items, scrub_model
+    from ui.backward import overview, scrub_model
     from ui.backward import view_catch_up as view_module
 
     monkeypatch.setattr(view_module, "CATCH_UP_BOXES", 0)
     monkeypatch.setattr(scrub_model, "REBUILD_CHUNK", 2)
-    monkeypatch.setattr(items, "BATCH_CHUNK", 2)
+    monkeypatch.setattr(overview, "BATCH_CHUNK", 2)
     ticks: list[int] = []
     meanwhile: list = []  # what the user does while the view catches up
     catch_tick = BackwardView._catch_tick

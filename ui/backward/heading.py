@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor
 
 from gradstudio.evaluation.playhead import Playhead
 from ui.backward.focus import hidden_text
-from ui.backward.items import CURRENT, FLOW, FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL
+from ui.backward.item_style import CURRENT, FLOW, FN_FILL, LEAF_FILL, OUTPUT_FILL, SAVED_FILL
 
 #: The legend's entries: the fill of each kind of box, the gradient and the executing edge.
 LEGEND = (

@@ -1,4 +1,5 @@
-"""The graphics items of the backward-graph view: boxes, edges, gradient labels, overview.
+"""The graphics items of the backward-graph view: boxes, edges, gradient labels (their
+look is ``ui.backward.item_style``; far out, ``ui.backward.overview`` draws them all).
 
 Kept apart from the view so each item's drawing can be read on its own, and so
 the costs that matter for big graphs stay visible: one C++-painted path per edge,
@@ -8,16 +9,12 @@ graph as a few batched paths when it is zoomed out too far to read.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
-from collections.abc import Collection, Generator, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
@@ -27,56 +24,22 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.evaluation.facts import GradValue
-from gradstudio.text import shape_text
-from ui.backward.model import Box, BoxId, Link
-from ui.backward.steps import finish
-from ui.inspector.value_view import short_number
-
-# torchviz's colours (graphviz names): lightblue, lightgrey, orange, darkolivegreen1.
-LEAF_FILL = QColor("#add8e6")
-FN_FILL = QColor("#d3d3d3")
-SAVED_FILL = QColor("#ffa500")
-OUTPUT_FILL = QColor("#caff70")
-#: Ours: gradients that flowed, and the grad_fn executing during a replay.
-FLOW = QColor("#a23cc8")
-CURRENT = QColor("#e5484d")
-INK = QColor("#1b1b1b")  # text on the light torchviz fills, in both themes
-SUB_INK = QColor("#3c3c3c")
-
-KIND_FILL = {"leaf": LEAF_FILL, "fn": FN_FILL, "saved": SAVED_FILL, "out": OUTPUT_FILL}
-HALO = 5.0  # room around a box for the selection halo
-TEXT_LOD = 0.35  # below this zoom the boxes draw no names (their tooltips still tell)
-
-Point = tuple[float, float]
-Segment = tuple[Point, Point, Point, Point]
-
-
-class Fonts:
-    """The fonts and metrics every item shares (made once per scene, not per item)."""
-
-    def __init__(self, base: QFont) -> None:
-        self.title = QFont(base)
-        self.bold = QFont(base)
-        self.bold.setBold(True)
-        self.sub = QFont(base)
-        self.sub.setPointSizeF(base.pointSizeF() * 0.85)
-        self.pill = QFont(base)
-        self.pill.setPointSizeF(base.pointSizeF() * 0.8)
-        self.pill.setBold(True)
-        self.m_title = QFontMetricsF(self.title)
-        self.m_bold = QFontMetricsF(self.bold)
-        self.m_sub = QFontMetricsF(self.sub)
-        self.m_pill = QFontMetricsF(self.pill)
-        self._widths: dict[tuple[int, str], float] = {}
-
-    def width(self, metrics: QFontMetricsF, text: str) -> float:
-        """``metrics.horizontalAdvance(text)``, remembered: a graph repeats its names."""
-        key = (id(metrics), text)
-        w = self._widths.get(key)
-        if w is None:
-            w = self._widths[key] = metrics.horizontalAdvance(text)
-        return w
-
+from ui.backward.item_style import (
+    CURRENT,
+    FLOW,
+    HALO,
+    INK,
+    OUTPUT_FILL,
+    SUB_INK,
+    TEXT_LOD,
+    Fonts,
+    Point,
+    Segment,
+    box_fill,
+    grad_text,
+    link_pen,
+)
+from ui.backward.model import Box, Link
 
 # ===================================================================== graphics items
 
@@ -438,47 +401,10 @@ class LinkItem(Shown, QGraphicsPathItem):
             colour, width = self.ink, 1.2
         else:
             colour, width = (CURRENT if strong else FLOW), (2.6 if strong else 1.8)
-        self.setPen(_link_pen(colour.rgba(), width, self.link.dashed))
+        self.setPen(link_pen(colour.rgba(), width, self.link.dashed))
         if self.link.arrow:
             self.setBrush(colour)
         self.setZValue(1.5 if grad is not None else 1)
-
-
-def _group_box(
-    groups: dict[tuple[str, int, float], Any],
-    item: Any,
-    fill: int,
-    current: bool,
-    executed: bool,
-    selected: bool,
-    highlight: QColor,
-) -> None:
-    """A box's rectangle in the overview's batches: its fill, then its marks."""
-    rect = QRectF(item.cx - item.w / 2, item.cy - item.h / 2, item.w, item.h)
-    groups.setdefault(("fill", fill, 0.0), []).append(rect)
-    if current:
-        groups.setdefault(("mark", CURRENT.rgba(), 2.5), []).append(rect)
-    elif executed:  # many during a replay: hairlines, Qt's fastest stroke
-        groups.setdefault(("mark", FLOW.rgba(), 0.0), []).append(rect)
-    if selected:
-        halo = rect.adjusted(-4, -4, 4, 4)
-        groups.setdefault(("mark", highlight.rgba(), 3.0), []).append(halo)
-
-
-def _sorted_batches(
-    groups: dict[tuple[str, int, float], Any],
-) -> list[tuple[str, QColor, float, Any]]:
-    order = {"edge": 0, "fill": 1, "mark": 2}
-    batches = [(kind, QColor.fromRgba(rgba), w, p) for (kind, rgba, w), p in groups.items()]
-    return sorted(batches, key=lambda b: (order[b[0]], b[2]))
-
-
-def _mix(a: QColor, b: QColor, t: float) -> QColor:
-    return QColor(
-        round(a.red() + (b.red() - a.red()) * t),
-        round(a.green() + (b.green() - a.green()) * t),
-        round(a.blue() + (b.blue() - a.blue()) * t),
-    )
 
 
 def _add_arrow_head(
@@ -493,250 +419,3 @@ def _add_arrow_head(
     path.lineTo(bx - uy * 0.5, by + ux * 0.5)
     path.lineTo(bx + uy * 0.5, by - ux * 0.5)
     path.closeSubpath()
-
-
-@functools.lru_cache(maxsize=64)
-def _link_pen(rgba: int, width: float, dashed: bool) -> QPen:
-    """The pens of the links, made once per style (``setPen`` copies them)."""
-    pen = QPen(QColor.fromRgba(rgba), width)
-    if dashed:
-        pen.setStyle(Qt.PenStyle.DashLine)
-    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-    return pen
-
-
-def grad_text(grad: GradValue) -> str:
-    """A gradient in a few characters: the number, or the shape and the range."""
-    arr = grad.array
-    if arr.size == 1:
-        return short_number(float(arr.reshape(-1)[0]))
-    if arr.size <= 3:
-        return "[" + ", ".join(short_number(float(v)) for v in arr.reshape(-1)) + "]"
-    finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
-    if finite.size == 0:
-        return f"{shape_text(grad.shape)} nan"
-    lo, hi = short_number(float(finite.min())), short_number(float(finite.max()))
-    return f"{shape_text(grad.shape)} {lo}…{hi}"
-
-
-def box_fill(box: Box) -> QColor:
-    """torchviz's colour for a box's kind; washed out (opaque, both themes) when faded."""
-    return QColor.fromRgba(fill_rgba(box.kind, box.faded))
-
-
-@functools.cache
-def fill_rgba(kind: str, faded: bool) -> int:
-    """``box_fill`` as a number, worked out once per kind (the overview asks per box)."""
-    fill = QColor(KIND_FILL[kind])
-    if faded:  # a saved tensor freed by backward or modified in place
-        fill = _mix(fill, QColor("#c8c8c8"), 0.6)
-    return fill.rgba()
-
-
-@dataclass(frozen=True)
-class OverviewState:
-    """The graph at the position, for an overview drawing ahead of its (hidden) items:
-    the boxes and link flows shown, the gradients, the strong flows, the grad_fns run
-    and the one running."""
-
-    boxes: Mapping[BoxId, Box]
-    present: Collection[tuple]
-    flows: Mapping[tuple, GradValue | None]
-    strong: Collection[tuple]
-    done: Collection[int]
-    current: int | None
-
-
-BATCH_CHUNK = 1000  # links or boxes batched between two yields (a few ms of work)
-OVERVIEW_LOD = (
-    0.3  # below this zoom (no text is readable) one BackwardOverview item draws the graph
-)
-
-
-class BackwardOverview(QGraphicsItem):
-    """The whole graph as a few batched paths, for zoomed-out views of big graphs.
-
-    Far out, the boxes are a few pixels and the labels are not drawn at all, but
-    each item still costs Qt a cached pixmap and a call; a thousand-node graph
-    would take a quarter of a second per repaint.  The view hides the items then
-    and this one draws the same picture: boxes filled in torchviz's colours, edges
-    in their flow colours, the selected and the executing grad_fn outlined.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._bounds = QRectF()
-        self._boxes: list[BoxItem] = []
-        self._links: list[LinkItem] = []
-        self._paths: list[tuple[str, QColor, float, Any]] | None = None
-        self._state: OverviewState | None = None
-        #: The links, their styles and the paths made of them (``_edge_paths``).
-        self._edges: tuple[list[LinkItem], list, dict] | None = None
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setZValue(0.5)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # panning blits
-
-    def set_items(
-        self, boxes: Iterable[BoxItem], links: Iterable[LinkItem], bounds: QRectF
-    ) -> None:
-        self.prepareGeometryChange()
-        self._boxes, self._links, self._bounds = list(boxes), list(links), QRectF(bounds)
-        self.invalidate()
-
-    def invalidate(self) -> None:
-        """Something shown changed: batch the paths again before the next paint."""
-        self._paths = None
-        if self.isVisible():
-            self.update()
-
-    @property
-    def batching(self) -> bool:
-        """Its next paint batches the items as they are then (nothing needs redrawing)."""
-        return self._paths is None and self._state is None
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        return self._bounds
-
-    def shape(self) -> QPainterPath:
-        return QPainterPath()  # clicks are resolved by the view (see ``box_near``)
-
-    def _batch(self, highlight: QColor) -> list[tuple[str, QColor, float, Any]]:
-        """Shapes grouped by what they are (edge, fill, mark) and how they are drawn.
-
-        Edges are one path of curves per colour; boxes are lists of rectangles for
-        ``drawRects``: one path of a thousand rectangles fills several times slower.
-        """
-        state = self._state
-        if state is not None:
-            return self._batch_state(state, highlight)
-        styles: list[tuple[str, int, float] | None] = []
-        for link in self._links:
-            if not link.shown:
-                styles.append(None)
-                continue
-            if link.flow is None:
-                colour, width = link.ink, 0.0
-            else:
-                colour, width = (CURRENT, 2.0) if link.strong else (FLOW, 0.0)
-            styles.append(("edge", colour.rgba(), width))
-        groups = self._edge_paths(styles)
-        for box in self._boxes:
-            if not box.shown:
-                continue
-            fill = fill_rgba(box.box.kind, box.box.faded)
-            _group_box(groups, box, fill, box.current, box.executed, box.selected, highlight)
-        return _sorted_batches(groups)
-
-    def _batch_state(
-        self, state: OverviewState, highlight: QColor
-    ) -> list[tuple[str, QColor, float, Any]]:
-        """``_batch``, with what is shown read from ``state`` instead of the items."""
-        return finish(self.batching_state(state, highlight))
-
-    def batching_state(
-        self, state: OverviewState, highlight: QColor
-    ) -> Generator[None, None, list[tuple[str, QColor, float, Any]]]:
-        """``_batch_state`` in steps: it yields after each chunk of links or boxes, so
-        that a big graph's picture is made over idle ticks (``BackwardView``)."""
-        present, flows, strong = state.present, state.flows, state.strong
-        styles: list[tuple[str, int, float] | None] = []
-        for n, link in enumerate(self._links, 1):
-            if n % BATCH_CHUNK == 0:
-                yield
-            flow = link.link.flow
-            if flow not in present:
-                styles.append(None)
-                continue
-            if flows.get(flow) is None:
-                colour, width = link.ink, 0.0
-            else:
-                colour, width = (CURRENT, 2.0) if flow in strong else (FLOW, 0.0)
-            styles.append(("edge", colour.rgba(), width))
-        yield
-        groups = yield from self._edge_path_steps(styles)
-        boxes, done, current = state.boxes, state.done, state.current
-        for n, item in enumerate(self._boxes, 1):
-            if n % BATCH_CHUNK == 0:
-                yield
-            box = boxes.get(item.box.id)
-            if box is None:
-                continue
-            fn = box.kind == "fn"
-            is_current, executed = fn and box.key == current, fn and box.key in done
-            fill = fill_rgba(box.kind, box.faded)
-            _group_box(groups, item, fill, is_current, executed, item.selected, highlight)
-        return _sorted_batches(groups)
-
-    def _edge_paths(
-        self, styles: list[tuple[str, int, float] | None]
-    ) -> dict[tuple[str, int, float], Any]:
-        """One path of curves per edge style (``styles``: each link's, None: not shown)."""
-        return finish(self._edge_path_steps(styles))
-
-    def _edge_path_steps(
-        self, styles: list[tuple[str, int, float] | None]
-    ) -> Generator[None, None, dict[tuple[str, int, float], Any]]:
-        """``_edge_paths`` in steps (a chunk of links each).
-
-        The same styles as the last time give the same paths, kept: a re-run after an
-        edit of values, or a scrub that changes no edge's colour, builds no curve again.
-        """
-        memo = self._edges
-        if memo is not None and memo[0] is self._links and memo[1] == styles:
-            return dict(memo[2])
-        paths: dict[tuple[str, int, float], Any] = {}
-        for n, (link, key) in enumerate(zip(self._links, styles, strict=True), 1):
-            if n % BATCH_CHUNK == 0:
-                yield
-            if key is None:
-                continue
-            edge = paths.get(key)
-            if edge is None:
-                edge = paths[key] = QPainterPath()
-            edge.moveTo(*link.segments[0][0])
-            for _, c0, c1, end in link.segments:
-                edge.cubicTo(*c0, *c1, *end)
-        self._edges = (self._links, styles, paths)
-        return dict(paths)
-
-    def show_batches(self, paths: list[tuple[str, QColor, float, Any]]) -> None:
-        """Draw these batches (made by ``batching_state``) from the next paint."""
-        self._paths = paths
-        if self.isVisible():
-            self.update()
-
-    @property
-    def state(self) -> OverviewState | None:
-        """What it draws from while the items lag behind (None: from the items)."""
-        return self._state
-
-    def set_state(self, state: OverviewState | None) -> None:
-        """Draw from ``state`` (the items lag behind), or from the items again (None)."""
-        self._state = state
-        if state is None:
-            self.invalidate()
-
-    def paint(
-        self, p: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        if self._paths is None:
-            highlight = widget.palette().color(QPalette.ColorRole.Highlight) if widget else FLOW
-            self._paths = self._batch(highlight)
-        for kind, colour, width, shapes in self._paths:
-            if kind == "fill":
-                p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-                p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(colour)
-                p.drawRects(shapes)
-                continue
-            pen = QPen(colour, width)  # 0: a hairline
-            pen.setCosmetic(True)  # a pixel or two wide whatever the zoom
-            p.setPen(pen)
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            if kind == "edge":
-                p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-                p.drawPath(shapes)
-            else:
-                p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-                p.drawRects(shapes)

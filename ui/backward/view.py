@@ -13,7 +13,7 @@ The scene is built once per graph from the union of all steps' graphs
 (``ui.backward.model``; a re-run of the same graph keeps it); moving along the
 timeline only shows, hides and restyles items, so scrubbing a graph of hundreds
 of nodes stays smooth.  Zoomed far out, one overview item draws the whole graph
-(``ui.backward.items.BackwardOverview``), and the orientation follows the panel's shape
+(``ui.backward.overview.BackwardOverview``), and the orientation follows the panel's shape
 until the user picks one.
 """
 
@@ -38,18 +38,14 @@ from ui.backward.focus import Focus
 from ui.backward.graph_layout import BackgroundLayout
 from ui.backward.graph_view import BackwardGraphView
 from ui.backward.heading import legend_html, status_html
-from ui.backward.items import (
-    BackwardOverview,
-    BoxItem,
-    LinkItem,
-    PillLayer,
-)
+from ui.backward.items import BoxItem, LinkItem, PillLayer
 from ui.backward.model import (
     BoxId,
     GraphModel,
     Memo,
     prune_memo,
 )
+from ui.backward.overview import BackwardOverview
 from ui.backward.scrub_model import ScrubModel
 from ui.backward.view_building import LAYOUT_POLL_MS, BuildingMixin
 from ui.backward.view_catch_up import CatchUpMixin

@@ -13,13 +13,8 @@ from gradstudio.evaluation.grad_fn_index import GradFnIndex
 from gradstudio.evaluation.results import Evaluation
 from gradstudio.evaluation.structure import same_structure
 from ui.backward.graph_layout import SCENE_MARGIN, BackgroundLayout, Layout, lay_out
-from ui.backward.items import (
-    BackwardOverview,
-    BoxItem,
-    Fonts,
-    LinkItem,
-    PillLayer,
-)
+from ui.backward.item_style import Fonts
+from ui.backward.items import BoxItem, LinkItem, PillLayer
 from ui.backward.model import (
     LAYER_GAP,
     BoxId,
@@ -27,6 +22,7 @@ from ui.backward.model import (
     Link,
     union_model,
 )
+from ui.backward.overview import BackwardOverview
 
 TYPICAL_LABEL = "(4, 3) -0.183…0.201"  # a gradient label's usual width
 BACKGROUND_BOXES = 1_500

@@ -7,9 +7,7 @@ from collections.abc import Iterator
 
 from PySide6.QtGui import QPalette
 
-from ui.backward.items import (
-    OverviewState,
-)
+from ui.backward.overview import OverviewState
 
 CATCH_UP_BOXES = 1_500
 """Graphs with more boxes than this catch up at rest a chunk per tick (``_at_rest``)."""

@@ -8,11 +8,9 @@ from PySide6.QtCore import QPointF, QSignalBlocker
 from PySide6.QtGui import QResizeEvent
 
 from ui.backward.graph_layout import fit_orientation
-from ui.backward.items import (
-    OVERVIEW_LOD,
-    TEXT_LOD,
-    BoxItem,
-)
+from ui.backward.item_style import TEXT_LOD
+from ui.backward.items import BoxItem
+from ui.backward.overview import OVERVIEW_LOD
 
 
 class FittingMixin:

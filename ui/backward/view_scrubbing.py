@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF
 
-from ui.backward.items import (
-    BoxItem,
-)
+from ui.backward.items import BoxItem
 from ui.backward.labels import place_labels
 from ui.backward.model import (
     Box,

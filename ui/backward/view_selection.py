@@ -3,9 +3,7 @@ the state), and a node or grad_fn selected elsewhere is highlighted here."""
 
 from __future__ import annotations
 
-from ui.backward.items import (
-    BoxItem,
-)
+from ui.backward.items import BoxItem
 from ui.backward.model import (
     BoxId,
     parse_key,
