@@ -14,7 +14,7 @@ import sys
 import warnings
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -24,12 +24,10 @@ from engine.autograd.collector import collector_paused
 from engine.autograd.graph import OBSERVERS, AccumulateGrad, Node, NodeExecution, grad_accumulator
 from engine.backend import CPU, array_module, device_of, is_writeable
 from engine.cascade_sum import reduce_sum, rows_sum
+from engine.dtypes import FROM_NP
 from engine.messages import CREATE_GRAPH_CYCLE, fmt_shape
 from engine.quiet import restore, silence
-
-if TYPE_CHECKING:
-    from engine.tensor import Tensor
-
+from engine.tensor import Tensor
 
 #: Whether ``sys.getrefcount`` counts every reference, as PyTorch's use counts do.
 #: Deciding "nobody else holds this gradient" from it (to steal it or add in place,
@@ -137,8 +135,6 @@ def validate_grad(node: Node, index: int, g: Any, meta: tuple[Any, Any, Any], tm
         g = sum_to(g, shape, tm)
     if tm:
         if g._data.dtype != np_dtype:
-            from engine.dtypes import FROM_NP
-
             g = g.to(FROM_NP[np_dtype])
     elif g.dtype != np_dtype:
         g = g.astype(np_dtype)
@@ -206,8 +202,6 @@ def _owns(g: Any) -> bool:
 
 def _run_tensor_hooks(node: Node, grads: list[Any], tensor_mode: bool) -> None:
     """Tensor hooks (``register_hook``), then ``retain_grad``, per output."""
-    from engine.tensor import Tensor
-
     for nr, hooks in (node._tensor_hooks or {}).items():
         if not hooks or grads[nr] is None:
             continue
@@ -223,8 +217,6 @@ def _run_tensor_hooks(node: Node, grads: list[Any], tensor_mode: bool) -> None:
 
 
 def _leaf_hooks(node: AccumulateGrad, grads: list[Any], tensor_mode: bool) -> None:
-    from engine.tensor import Tensor
-
     hooks = node.variable._hooks
     if not hooks or grads[0] is None:
         return
@@ -239,8 +231,6 @@ def _leaf_hooks(node: AccumulateGrad, grads: list[Any], tensor_mode: bool) -> No
 def _post_accumulate_hooks(t: Tensor) -> None:
     """PyTorch's ``_call_hooks`` for post-accumulate hooks: each hook gets the leaf
     (or what the previous hook returned); returning another tensor is an error at the end."""
-    from engine.tensor import Tensor
-
     arg, returned = t, False
     for fn in list((t._post_accumulate_grad_hooks or {}).values()):
         out = fn(arg)
@@ -283,8 +273,6 @@ def run_backward(
     receive gradients; without it (``autograd.grad``) the gradients of
     ``inputs`` are returned instead and no ``.grad`` changes.
     """
-    from engine.tensor import Tensor
-
     tm = create_graph
     roots = [_root_edge(t, i) for i, t in enumerate(tensors)]
     root_grads = [(g if tm else g._data) if isinstance(g, Tensor) else g for g in grad_tensors]
@@ -527,8 +515,6 @@ def _validate_outputs(node: Node, outs: list[Any], tm: bool) -> None:
 
 
 def _as_tensor(g: Any, tm: bool, version: int) -> Any:
-    from engine.tensor import Tensor
-
     if tm:
         return g
     t = Tensor._wrap(np.asarray(g) if isinstance(g, np.generic) else g)
@@ -597,8 +583,6 @@ def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:
 
 
 def _run_pre_hooks(node: Node, grads: list[Any], tm: bool) -> list[Any]:
-    from engine.tensor import Tensor
-
     wrapped = tuple(g if tm or g is None else Tensor._wrap(g) for g in grads)
     for fn in list((node._pre_hooks or {}).values()):
         out = fn(wrapped)
@@ -610,7 +594,6 @@ def _run_pre_hooks(node: Node, grads: list[Any], tm: bool) -> list[Any]:
 def _run_post_hooks(node: Node, grads: list[Any], outs: Sequence[Any], tm: bool) -> list[Any]:
     """Runs ``fn(grad_inputs, grad_outputs)``; a hook's non-None return replaces the
     grad_inputs the node passes on, as in PyTorch's ``call_post_hooks``."""
-    from engine.tensor import Tensor
 
     def wrap(seq: Sequence[Any]) -> tuple[Any, ...]:
         return tuple(g if tm or g is None else Tensor._wrap(g) for g in seq)
@@ -632,8 +615,6 @@ def _run_post_hooks(node: Node, grads: list[Any], outs: Sequence[Any], tm: bool)
 def _observe(
     observers: list[Any], node: Node, grads: list[Any], outs: tuple[Any, ...], tm: bool
 ) -> None:
-    from engine.tensor import Tensor
-
     def snap(g: Any) -> Any:
         if g is None:
             return None
@@ -649,8 +630,6 @@ def _observe(
 
 def call_node(node: Node, grads: tuple[Any, ...]) -> tuple[Any, ...]:
     """``grad_fn(grad)`` called directly by the user, as PyTorch allows."""
-    from engine.tensor import Tensor
-
     arrays = tuple(g._data if isinstance(g, Tensor) else g for g in grads)
     with grad_mode.no_grad():
         outs = node.apply(arrays, False)

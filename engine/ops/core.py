@@ -225,7 +225,7 @@ class OpNode(Node):
             self._released = True
 
     def saved_names(self) -> tuple[str, ...]:
-        return tuple([record.name for record in self._saved]) if self._saved else ()
+        return tuple([Saved._make(record).name for record in self._saved]) if self._saved else ()
 
     def _saved_attr_names(self) -> tuple[str, ...]:
         """The ``_saved_*`` names of PyTorch's class of this name that the node answers:
@@ -269,18 +269,17 @@ class OpNode(Node):
     def _count_output(self, output_nr: int, vc: list[int]) -> None:
         records = getattr(self, "_saved", None)  # unset while its own records are made
         if records:
-            self._saved = tuple(
-                [
-                    r._replace(counter=vc)
-                    if r.counter is UNCOUNTED and r.output_nr == output_nr and r.source is None
-                    else r
-                    for r in records
-                ]
-            )
+            counted = []
+            for record in records:
+                r = Saved._make(record)
+                if r.counter is UNCOUNTED and r.output_nr == output_nr and r.source is None:
+                    record = tuple(r._replace(counter=vc))
+                counted.append(record)
+            self._saved = tuple(counted)
 
     def _unpack_saved(self, name: str) -> Any:
         records = self._saved or ()
-        names = [record.name for record in records]
+        names = [Saved._make(record).name for record in records]
         if name not in names:
             p = self.params or {}
             if name in self._op.unlisted:
@@ -337,9 +336,24 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 #: - ``source``: an input tensor itself; None for the op's own result (which would keep
 #:   itself alive), rebuilt from the array on unpack; ``WRAPPED`` for a raw value.
 #:
-#: A named tuple, not an object with a ``__dict__``: cheap to make, and unpacked
-#: positionally where backward reads every field.
+#: ``Saved`` names the fields; a record itself is a plain tuple of them, made by
+#: ``saved_record`` and read either by unpacking all six names (backward, which reads
+#: every field) or through ``Saved._make(record)``.  Not the named tuple itself: the
+#: collector never stops tracking an instance of a tuple subclass, where it stops
+#: tracking a plain tuple of untracked values (an output's array, its version, None),
+#: so a wide graph's records would be two more objects per node for every collection
+#: to scan, and collections would come more often.
 Saved = namedtuple("Saved", ("name", "value", "counter", "version", "output_nr", "source"))
+SavedRecord = tuple[Any, ...]
+
+
+def saved_record(
+    name: str, value: Any, counter: Any, version: int, output_nr: int, source: Any
+) -> SavedRecord:
+    """One ``Saved`` record, as the plain tuple a node keeps (see ``Saved``)."""
+    return (name, value, counter, version, output_nr, source)
+
+
 #: The ``source`` of a record whose value PyTorch saves as a tensor though the engine
 #: keeps it raw: a Python number in a tensor's place (a "wrapped number", as in
 #: ``x * 2.0``) or an op's indices.  Read as ``_saved_*`` it is a tensor; backward
@@ -347,16 +361,17 @@ Saved = namedtuple("Saved", ("name", "value", "counter", "version", "output_nr",
 WRAPPED = object()
 
 
-def _released(record: Saved) -> Saved:
+def _released(record: SavedRecord) -> SavedRecord:
     """``record`` after backward without ``retain_graph``: a tensor's (or a wrapped
     value's) array goes, the record stays to say "a second time" on unpack; a
     ``SavedTensor`` frees its own; other values stay."""
-    if record.counter is not None:
-        return Saved(record.name, None, record.counter, record.version, record.output_nr, None)
-    if record.source is WRAPPED:
-        return Saved(record.name, None, None, 0, 0, WRAPPED)
-    if type(record.value) is SavedTensor:
-        record.value.release()
+    name, value, counter, version, output_nr, source = record
+    if counter is not None:
+        return saved_record(name, None, counter, version, output_nr, None)
+    if source is WRAPPED:
+        return saved_record(name, None, None, 0, 0, WRAPPED)
+    if type(value) is SavedTensor:
+        value.release()
     return record
 
 
@@ -376,12 +391,10 @@ def wrapped_tensor(v: Any) -> Any:
     return Tensor._wrap(data)
 
 
-def _modified(node: OpNode, record: Saved) -> str:
+def _modified(node: OpNode, record: SavedRecord) -> str:
     """The in-place error for a saved tensor changed since it was saved."""
-    t = record.source
-    return modified_message(
-        node, record.value, record.counter[0], record.version, record.output_nr, t is None, t
-    )
+    _, value, counter, version, output_nr, source = record
+    return modified_message(node, value, counter[0], version, output_nr, source is None, source)
 
 
 def _wrong_count(node: OpNode, count: int) -> str:
@@ -608,7 +621,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         rest = [Tensor._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
         node = r.grad_fn
         if op.every_output and node is not None:
-            node._out_meta = tuple((o._data.shape, o._data.dtype, None) for o in (r, *rest))
+            node._out_meta = tuple([(o._data.shape, o._data.dtype, None) for o in (r, *rest)])
             for i, o in enumerate(rest, 1):
                 o.grad_fn = node
                 o._output_nr = i
@@ -807,9 +820,9 @@ _new = object.__new__
 
 def _save(
     op: OpDef, inputs: tuple[Any, ...], result: Any, raw: Any, needs: Any
-) -> tuple[Saved, ...]:
+) -> tuple[SavedRecord, ...]:
     """The node's ``_saved`` records (see ``Saved``) for what ``op`` saves."""
-    saved: list[Saved] = []
+    saved: list[SavedRecord] = []
     for key, idx, when in op.save_plan:
         if when is not None:
             for w in when:
@@ -820,26 +833,26 @@ def _save(
         if idx == -1:
             saved.append(_saved_tensor(key, result, True))
         elif idx == -2:
-            saved.append(Saved(key, raw[1], None, 0, 0, WRAPPED))
+            saved.append(saved_record(key, raw[1], None, 0, 0, WRAPPED))
         else:
             v = inputs[idx]
             if v is not None:
                 if isinstance(v, Tensor):
                     saved.append(_saved_tensor(key, v, False))
                 else:
-                    saved.append(Saved(key, v, None, 0, 0, WRAPPED))
+                    saved.append(saved_record(key, v, None, 0, 0, WRAPPED))
     return tuple(saved)
 
 
-def _saved_tensor(key: str, t: Any, is_output: bool) -> Saved:
+def _saved_tensor(key: str, t: Any, is_output: bool) -> SavedRecord:
     """``t``'s record; a ``SavedTensor`` under hooks or for an inference tensor (whose
     checks and packing it keeps)."""
     if t._inference or SAVED_HOOKS.stack:
-        return Saved(key, SavedTensor(t, is_output), None, 0, 0, None)
+        return saved_record(key, SavedTensor(t, is_output), None, 0, 0, None)
     vc = t._vc
     if vc is None:
         vc = UNCOUNTED if is_output else t._counter()
-    return Saved(key, t._data, vc, vc[0], t._output_nr, None if is_output else t)
+    return saved_record(key, t._data, vc, vc[0], t._output_nr, None if is_output else t)
 
 
 # -- in-place ----------------------------------------------------------------
@@ -1011,20 +1024,21 @@ def _check_overlap(self: Any, inputs: tuple[Any, ...]) -> None:
             )
 
 
-def _before_write(records: tuple[Saved, ...] | None, vc: list[int]) -> tuple[Saved, ...] | None:
+def _before_write(
+    records: tuple[SavedRecord, ...] | None, vc: list[int]
+) -> tuple[SavedRecord, ...] | None:
     """An in-place op's records of its *inputs* that share the written tensor's counter
     (``v.mul_(v)``, a view of it): ATen saves them before the write, so they expect the
     version before it; the saved result keeps the version after."""
     if not records:
         return records
-    return tuple(
-        [
-            r._replace(version=r.version - 1)
-            if r.name != "result" and r.counter is vc and r.source is not None
-            else r
-            for r in records
-        ]
-    )
+    before = []
+    for record in records:
+        r = Saved._make(record)
+        if r.name != "result" and r.counter is vc and r.source is not None:
+            record = tuple(r._replace(version=r.version - 1))
+        before.append(record)
+    return tuple(before)
 
 
 def _inplace_ufunc(op: OpDef, self: Any, inputs: tuple[Any, ...]) -> bool:

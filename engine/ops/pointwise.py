@@ -6,15 +6,26 @@ back to its input's shape in one place (``engine_run.validate_grad``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from engine import cpu_loops, dtypes
+from engine.backend import array_module
 from engine.catalog import Example, Param, Port, applying, public
 from engine.numerics import fma
-from engine.ops.core import ARRAY_MATH, Sample, apply_inplace, apply_op, declare
+from engine.ops.core import (
+    ARRAY_MATH,
+    OPS,
+    Sample,
+    _broadcast_error,
+    apply_inplace,
+    apply_op,
+    declare,
+)
 from engine.ops.kernel_dtypes import (
     NUMBER_OPERANDS,
     is_bool,
@@ -150,8 +161,6 @@ def data_of(ctx: Any, t: Any) -> Any:
 
 def zero_scalar(ctx: Any, like: Any) -> Any:
     """``at::zeros({}, grad.options())``: a 0-d constant zero for ``where``."""
-    from engine.backend import array_module
-
     data = data_of(ctx, like)
     zero = array_module(data).zeros((), dtype=data.dtype)
     return zero if ctx.math is ARRAY_MATH else Tensor._wrap(zero)
@@ -162,8 +171,6 @@ def scalar_minus(ctx: Any, k: float, t: Any) -> Any:
     so a ``create_graph`` backward records ``SubBackward0`` with a constant first edge."""
     if ctx.math is ARRAY_MATH:
         return k - t
-    from engine.backend import array_module
-
     data = t._data
     return Tensor._wrap(array_module(data).full_like(data, k)) - t
 
@@ -309,8 +316,6 @@ POW2 = declare(
 
 
 def _log_number(x: float) -> float:
-    import math
-
     return math.log(x) if x > 0 else float("nan")
 
 
@@ -495,8 +500,6 @@ SIGMOID = declare(
 
 def zeros_like(ctx: Any, t: Any) -> Any:
     """A formula's constant zero gradient (``zeros_like``: no node even under create_graph)."""
-    from engine.backend import array_module
-
     if ctx.math is ARRAY_MATH:
         return array_module(t).zeros_like(t)
     return Tensor._wrap(array_module(t._data).zeros_like(t._data))
@@ -895,8 +898,6 @@ def div_operator(self: Any, other: Any) -> Any:
 
 def _div_rounding(apply_op: Callable[..., Any], input: Any, other: Any, mode: str) -> Any:  # noqa: A002
     """``div(..., rounding_mode=...)``: one ``DivBackward2`` node, whose gradients are zeros."""
-    from engine.ops.core import OPS
-
     if mode not in ("trunc", "floor"):
         raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
@@ -1092,12 +1093,6 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa:
 
 def _where_shapes(*operands: Any) -> None:
     """PyTorch's broadcast message, the shape so far against each next operand in turn."""
-    from types import SimpleNamespace
-
-    import numpy as np
-
-    from engine.ops.core import _broadcast_error
-
     shape: tuple[int, ...] = ()
     for op in operands:
         if not hasattr(op, "shape"):
@@ -1109,8 +1104,6 @@ def _where_shapes(*operands: Any) -> None:
 
 
 def _cmp_public(name: str) -> Any:
-    from engine.ops.core import OPS
-
     op = OPS[name]
 
     def fn(input: Any, other: Any) -> Any:  # noqa: A002
@@ -1138,8 +1131,6 @@ eq, ne, lt, le, gt, ge = (_cmp_public(n) for n in _CMP)
     differentiable=False,
 )
 def logical_not(input: Any) -> Any:  # noqa: A002
-    from engine.ops.core import OPS
-
     return apply_op(OPS["logical_not"], (input,))
 
 
@@ -1151,8 +1142,6 @@ def logical_not(input: Any) -> Any:  # noqa: A002
     differentiable=False,
 )
 def logical_and(input: Any, other: Any) -> Any:  # noqa: A002
-    from engine.ops.core import OPS
-
     return apply_op(OPS["logical_and"], (input, other))
 
 
@@ -1164,6 +1153,4 @@ def logical_and(input: Any, other: Any) -> Any:  # noqa: A002
     differentiable=False,
 )
 def logical_or(input: Any, other: Any) -> Any:  # noqa: A002
-    from engine.ops.core import OPS
-
     return apply_op(OPS["logical_or"], (input, other))
