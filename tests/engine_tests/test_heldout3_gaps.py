@@ -63,3 +63,29 @@ def test_against_torch() -> None:
     torch = pytest.importorskip("torch")
     assert _implicit_softmax(engine) == _implicit_softmax(torch)
     assert _volatile(engine) == _volatile(torch)
+
+
+def _sizes(lib: Any) -> list[tuple[int, ...]]:
+    """A one-element integer tensor in a size, as PyTorchZeroToAll pads a batch with
+    ``torch.zeros((len(seqs), seq_lengths.max())).long()``."""
+    n = lib.tensor(3)
+    return [
+        tuple(lib.zeros((2, n)).shape),
+        tuple(lib.zeros(2, n).shape),
+        tuple(lib.ones(n).shape),
+        tuple(lib.empty((1, lib.tensor([2]))).shape),
+        tuple(lib.zeros((len([1, 2]), lib.tensor([4, 1]).max())).long().shape),
+    ]
+
+
+def test_one_element_integer_tensor_is_a_size() -> None:
+    assert _sizes(engine) == [(2, 3), (2, 3), (3,), (1, 2), (2, 4)]
+    assert engine.zeros(2, engine.tensor(3)).dtype == engine.float32
+    with pytest.raises(TypeError):
+        engine.zeros((2, engine.tensor(2.5)))
+
+
+@pytest.mark.torch
+def test_sizes_against_torch() -> None:
+    torch = pytest.importorskip("torch")
+    assert _sizes(engine) == _sizes(torch)
