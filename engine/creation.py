@@ -149,8 +149,17 @@ def _flat_size(size: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(size[0]) if len(size) == 1 and isinstance(size[0], list | tuple) else size
 
 
+def _size_entry(s: Any) -> Any:
+    """A one-element integer tensor counts as its int in a size, as PyTorch's IntArrayRef
+    parser takes it (``zeros((n, lengths.max()))``, PyTorchZeroToAll's padding)."""
+    integral = isinstance(s, Tensor) and not (s.dtype.is_floating_point or s.dtype.is_complex)
+    if integral and s.dtype is not dtypes.bool_ and s.numel() == 1:
+        return int(s.item())
+    return s
+
+
 def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
-    size = _flat_size(size)
+    size = tuple(_size_entry(s) for s in _flat_size(size))
     for s in size:
         if not isinstance(s, int | np.integer):
             raise TypeError(

@@ -7,6 +7,7 @@ tensor is an instance of it, so old ``isinstance(x, Variable)`` checks still pas
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from engine.tensor import Tensor
@@ -25,6 +26,13 @@ class Variable(metaclass=_VariableMeta):
             return empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            # python_legacy_variable.cpp warns at level 1 of the C call: the caller's line
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                UserWarning,
+                stacklevel=2,
+            )
         out = data.detach()
         if requires_grad:
             out.requires_grad_(True)

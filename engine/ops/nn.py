@@ -374,7 +374,7 @@ NLL = declare(
 def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    dim = _softmax_dim(input, dim)
+    dim = _softmax_dim("softmax", input, dim, _stacklevel)
     if not input.dtype.is_floating_point:
         refuse_dtype(_softmax_kernel("softmax", input, dim), input, integral=True)
     return apply_op(SOFTMAX, (input,), {"dim": dim})
@@ -391,7 +391,7 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    dim = _softmax_dim(input, dim)
+    dim = _softmax_dim("log_softmax", input, dim, _stacklevel)
     if not input.dtype.is_floating_point:
         refuse_dtype(_softmax_kernel("log_softmax", input, dim), input, integral=True)
     return apply_op(LOG_SOFTMAX, (input,), {"dim": dim})
@@ -403,15 +403,18 @@ def _softmax_kernel(name: str, x: Any, dim: int) -> str:
     return f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
 
 
-def _softmax_dim(x: Any, dim: int | None) -> int:
+def _softmax_dim(name: str, x: Any, dim: int | None, stacklevel: int) -> int:
+    """PyTorch's ``_get_softmax_dim``: the warning names the function called (``softmax``,
+    ``log_softmax``) and points ``stacklevel`` frames up, the caller of ``F.softmax`` by
+    default, as ``_stacklevel`` does in PyTorch."""
     if dim is None:
         import warnings
 
         warnings.warn(
-            "Implicit dimension choice for softmax has been deprecated. Change the call to "
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
             "include dim=X as an argument.",
             UserWarning,
-            stacklevel=warn_site.stacklevel(4, __file__),
+            stacklevel=warn_site.stacklevel(stacklevel, __file__),
         )
         dim = 0 if x.ndim in (0, 1, 3) else 1
     return shape_ops._wrap(dim, x.ndim)
