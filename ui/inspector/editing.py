@@ -4,7 +4,7 @@ node shown, each change one undoable command pushed through ``state.push``."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import (
@@ -29,9 +29,6 @@ from ui.inspector.fact_text import (
 from ui.inspector.params import editor_for, is_invalid
 from ui.inspector.sections import Section, make_form
 from ui.inspector.value_view import WrapLabel
-
-if TYPE_CHECKING:
-    pass
 
 
 class InspectorEditing:

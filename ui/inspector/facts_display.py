@@ -5,7 +5,7 @@ the backward trace."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import (
@@ -26,15 +26,19 @@ from ui.inspector.fact_text import (
     warnings_html,
 )
 from ui.inspector.pages import next_function_links, trace_links
-from ui.inspector.sections import LinkList, Section, make_form, value_label
+from ui.inspector.sections import FormGrid, LinkList, Section, make_form, value_label
 from ui.inspector.value_view import tensor_text
-
-if TYPE_CHECKING:
-    pass
 
 
 class InspectorFacts:
     """``Inspector``'s facts at the timeline position (mixed into it)."""
+
+    def _add_fact_rows(self, form: FormGrid, rows: tuple[tuple[str, str], ...]) -> None:
+        """One value label per fact, named ``fact_NAME`` for the tests and the walk-through."""
+        for name, title in rows:
+            label = value_label(f"fact_{name}")
+            self.fact_labels[name] = label
+            form.addRow(title, label)
 
     def _build_facts(self, node: Node) -> None:
         self.facts_section = Section("Autograd facts", self)
@@ -45,28 +49,28 @@ class InspectorFacts:
         self.facts_note = value_label("factsNote")
         self.facts_section.add(self.facts_note)
         self.facts_form_widget, form = make_form()
-        for name, title in (
-            ("tensor", "tensor"),
-            ("requires_grad", "requires_grad"),
-            ("is_leaf", "is_leaf"),
-            ("grad_fn", "grad_fn"),
-        ):
-            label = value_label(f"fact_{name}")
-            self.fact_labels[name] = label
-            form.addRow(title, label)
+        self._add_fact_rows(
+            form,
+            (
+                ("tensor", "tensor"),
+                ("requires_grad", "requires_grad"),
+                ("is_leaf", "is_leaf"),
+                ("grad_fn", "grad_fn"),
+            ),
+        )
         self.next_links = LinkList()
         self.next_links.setObjectName("nextFunctions")
         self.next_row_label = QLabel("next_functions")
         form.addRow(self.next_row_label, self.next_links)
-        for name, title in (
-            ("grad", ".grad"),
-            ("retains_grad", "retains_grad"),
-            ("version", "_version"),
-            ("saved", "saved tensors"),
-        ):
-            label = value_label(f"fact_{name}")
-            self.fact_labels[name] = label
-            form.addRow(title, label)
+        self._add_fact_rows(
+            form,
+            (
+                ("grad", ".grad"),
+                ("retains_grad", "retains_grad"),
+                ("version", "_version"),
+                ("saved", "saved tensors"),
+            ),
+        )
         self.facts_section.add(self.facts_form_widget)
         self.body_layout.addWidget(self.facts_section)
 
