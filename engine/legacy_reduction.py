@@ -27,3 +27,27 @@ def legacy_get_string(size_average: Any, reduce: Any, emit_warning: bool = True)
             _DEPRECATED.format(ret), UserWarning, stacklevel=warn_site.stacklevel(3, __file__)
         )
     return ret
+
+
+_ELEMENTWISE_MEAN = (
+    "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."
+)
+
+
+def reduction_name(reduction: str) -> str:
+    """``torch.nn._reduction.get_enum``'s reading of ``reduction``, as a name: the old
+    ``'elementwise_mean'`` is ``'mean'`` with a warning, anything unknown a ValueError."""
+    if reduction == "elementwise_mean":
+        warnings.warn(_ELEMENTWISE_MEAN, UserWarning, stacklevel=warn_site.stacklevel(3, __file__))
+        return "mean"
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def loss_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """A loss function's reduction: the legacy arguments' when either is given (as
+    PyTorch's losses read them), else ``reduction`` itself, checked."""
+    if size_average is not None or reduce is not None:
+        return legacy_get_string(size_average, reduce)
+    return reduction_name(reduction)

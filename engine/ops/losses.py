@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
-from engine.legacy_reduction import legacy_get_string
+from engine.legacy_reduction import loss_reduction
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import scalar_minus, zero_scalar
@@ -375,14 +375,6 @@ HUBER = declare(
 
 
 # -- public functions -------------------------------------------------------------------
-def _check_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    if size_average is not None or reduce is not None:
-        return legacy_get_string(size_average, reduce)
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
-
-
 def _same_size(name: str, input: Any, target: Any) -> None:  # noqa: A002
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
@@ -481,7 +473,7 @@ def binary_cross_entropy(
     reduce: Any = None,
     reduction: str = "mean",
 ) -> Any:
-    reduction = _check_reduction(size_average, reduce, reduction)
+    reduction = loss_reduction(size_average, reduce, reduction)
     _same_size("binary_cross_entropy", input, target)
     check_common_device("_binary_cross_entropy", self=input, target=target, weight=weight)
     refuse_grad("binary_cross_entropy", "weight", weight)
@@ -509,7 +501,7 @@ def binary_cross_entropy_with_logits(
     reduction: str = "mean",
     pos_weight: Any = None,
 ) -> Any:
-    reduction = _check_reduction(size_average, reduce, reduction)
+    reduction = loss_reduction(size_average, reduce, reduction)
     _same_size("binary_cross_entropy_with_logits", input, target)
     refuse_grad("binary_cross_entropy_with_logits", "weight", weight)
     refuse_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
@@ -535,7 +527,7 @@ def l1_loss(
     from engine.ops.reduce import mean, sum
 
     input, target = expanded(input, target)
-    reduction = _check_reduction(size_average, reduce, reduction)
+    reduction = loss_reduction(size_average, reduce, reduction)
     loss = abs(sub(input, target))
     if weight is not None:
         return weighted(loss, input, weight, reduction)
@@ -555,7 +547,7 @@ def smooth_l1_loss(
 ) -> Any:
     """``beta == 0`` is ``l1_loss`` (its composite graph), as ``F.smooth_l1_loss`` calls it."""
     input, target = expanded(input, target)
-    reduction = _check_reduction(size_average, reduce, reduction)
+    reduction = loss_reduction(size_average, reduce, reduction)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
     if beta < 0:

@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import cpu_loops, warn_site
 from engine.catalog import Example, Param, Port, public
-from engine.legacy_reduction import legacy_get_string
+from engine.legacy_reduction import loss_reduction
 from engine.ops import linalg, nll_cascade, pointwise
 from engine.ops import shape as shape_ops
 from engine.ops.core import Sample, apply_op, declare
@@ -437,11 +437,10 @@ def mse_loss(
     reduction: str = "mean",
     weight: Any = None,
 ) -> Any:
-    from engine.ops.losses import _check_reduction, expanded, weighted
+    from engine.ops.losses import expanded, weighted
 
     input, target = expanded(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _check_reduction(size_average, reduce, reduction)
+    reduction = loss_reduction(size_average, reduce, reduction)
     if weight is not None:
         return weighted(pointwise.pow(pointwise.sub(input, target), 2), input, weight, reduction)
     return apply_op(MSE, (input, target), {"reduction": reduction})
@@ -499,8 +498,7 @@ def nll_loss(
     reduce: Any = None,
     reduction: str = "mean",
 ) -> Any:
-    if size_average is not None or reduce is not None:
-        reduction = legacy_get_string(size_average, reduce)
+    reduction = loss_reduction(size_average, reduce, reduction)
     _nll_checks(input, target)
     kernel = "nll_loss_forward" if input.ndim <= 2 else "_nll_loss2d_forward"
     check_common_device(kernel, self=input, target=target, weight=weight)
@@ -558,8 +556,7 @@ def cross_entropy(
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Any:
-    if size_average is not None or reduce is not None:
-        reduction = legacy_get_string(size_average, reduce)
+    reduction = loss_reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point:
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(

@@ -89,3 +89,53 @@ def test_one_element_integer_tensor_is_a_size() -> None:
 def test_sizes_against_torch() -> None:
     torch = pytest.importorskip("torch")
     assert _sizes(engine) == _sizes(torch)
+
+
+ELEMENTWISE_MEAN_TEXT = (
+    "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."
+)
+
+
+def _elementwise_mean(lib: Any) -> tuple[list[float], list[str]]:
+    """vinhkhuc/PyTorch-Mini-Tutorials' ``CrossEntropyLoss(reduction='elementwise_mean')``:
+    the old name of ``'mean'`` (``_Reduction.get_enum``), with a warning at each call."""
+    x = lib.tensor([[1.0, 2.0], [0.5, 3.0]], dtype=lib.float64)
+    y = lib.tensor([1, 0])
+    f = lib.nn.functional
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        values = [
+            f.cross_entropy(x, y, reduction="elementwise_mean").item(),
+            f.nll_loss(x, y, reduction="elementwise_mean").item(),
+            f.mse_loss(x, x * 2, reduction="elementwise_mean").item(),
+            lib.nn.CrossEntropyLoss(reduction="elementwise_mean")(x, y).item(),
+        ]
+    return values, [str(w.message) for w in seen]
+
+
+def test_elementwise_mean_is_mean_with_a_warning() -> None:
+    values, messages = _elementwise_mean(engine)
+    x = engine.tensor([[1.0, 2.0], [0.5, 3.0]], dtype=engine.float64)
+    y = engine.tensor([1, 0])
+    f = engine.nn.functional
+    assert values == [
+        f.cross_entropy(x, y).item(),
+        f.nll_loss(x, y).item(),
+        f.mse_loss(x, x * 2).item(),
+        f.cross_entropy(x, y).item(),
+    ]
+    assert messages == [ELEMENTWISE_MEAN_TEXT] * 4
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss", "mse_loss", "l1_loss"])
+def test_an_unknown_reduction_is_refused_as_pytorch_refuses_it(loss: str) -> None:
+    x = engine.tensor([[1.0, 2.0], [0.5, 3.0]])
+    target = engine.tensor([1, 0]) if "nll" in loss or "entropy" in loss else x
+    with pytest.raises(ValueError, match=r"^bogus is not a valid value for reduction$"):
+        getattr(engine.nn.functional, loss)(x, target, reduction="bogus")
+
+
+@pytest.mark.torch
+def test_elementwise_mean_agrees_with_torch() -> None:
+    torch = pytest.importorskip("torch")
+    assert _elementwise_mean(engine) == _elementwise_mean(torch)
