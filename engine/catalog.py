@@ -60,6 +60,9 @@ class Param:
     kind: str
     initial: Any = REQUIRED
     choices: tuple[str, ...] = ()
+    #: Old spellings the function still takes for a choice, as (old, current) pairs: a
+    #: document holds the current one (``reduction='elementwise_mean'`` is ``'mean'``).
+    aliases: tuple[tuple[str, str], ...] = ()
     #: A tool always passes it, whatever the Python default (``softmax``'s ``dim``).
     always: bool = False
     #: Read from the Python signature at registration.

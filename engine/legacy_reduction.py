@@ -34,6 +34,10 @@ _ELEMENTWISE_MEAN = (
 )
 
 
+#: ``reduction``'s old spellings, for the declarations' ``Param.aliases``.
+REDUCTION_ALIASES = (("elementwise_mean", "mean"),)
+
+
 def reduction_name(reduction: str) -> str:
     """``torch.nn._reduction.get_enum``'s reading of ``reduction``, as a name: the old
     ``'elementwise_mean'`` is ``'mean'`` with a warning, anything unknown a ValueError."""

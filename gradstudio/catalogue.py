@@ -64,9 +64,13 @@ class ParamSpec:
     required: bool = False
     choices: tuple[str, ...] = ()
     doc: str = ""
+    #: ``Param.aliases``: an old spelling is read as the current one.
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def check(self, value: Any) -> Any:
         """The normalised value, or ``ValueError`` saying what is wrong with it."""
+        if self.aliases and isinstance(value, str):
+            value = dict(self.aliases).get(value, value)
         if value is None and self.required:
             raise ValueError(f"parameter {self.name!r} needs a value")
         if value is None and self.default is None:
@@ -286,7 +290,8 @@ def _derived(sig: Any) -> NodeType:
         if p.scalar_ok
     ]
     engine_params = [
-        ParamSpec(p.name, p.kind, _initial(p), p.required, tuple(p.choices)) for p in sig.params
+        ParamSpec(p.name, p.kind, _initial(p), p.required, tuple(p.choices), aliases=p.aliases)
+        for p in sig.params
     ]
     params += engine_params
     if sig.takes_device:

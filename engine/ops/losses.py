@@ -12,14 +12,14 @@ import warnings
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
-from engine.legacy_reduction import loss_reduction
+from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import scalar_minus, zero_scalar
 from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
-REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
+REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"), aliases=REDUCTION_ALIASES)
 _EPSILON = 1e-12
 #: ``constexpr float EPSILON = 1e-12`` in ATen's ``Loss.cpp``: the BCE backward kernel's
 #: floor is that float widened, so for float64 it is 9.9999999600419720e-13, not 1e-12.

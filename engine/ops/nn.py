@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import cpu_loops, warn_site
 from engine.catalog import Example, Param, Port, public
-from engine.legacy_reduction import loss_reduction
+from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
 from engine.ops import linalg, nll_cascade, pointwise
 from engine.ops import shape as shape_ops
 from engine.ops.core import Sample, apply_op, declare
@@ -20,7 +20,7 @@ from engine.quiet import quietly
 from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
-REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"))
+REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"), aliases=REDUCTION_ALIASES)
 
 
 def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:

@@ -6,6 +6,8 @@ clamp's tensor bounds (``ClampBackward0``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -64,3 +66,25 @@ def test_each_call_form_gives_what_pytorch_gives(facts: dict[str, object], label
 def test_tensor_bounds_make_clamp_s_tensor_node(facts: dict[str, object]) -> None:
     assert facts["c"].grad_fn.name == "ClampBackward0"  # type: ignore[attr-defined]
     np.testing.assert_allclose(facts["s"].grad.array, S_GRAD, rtol=1e-6)  # type: ignore[attr-defined]
+
+
+def test_an_old_reduction_name_imports_as_the_one_pytorch_reads(tmp_path: Path) -> None:
+    """``reduction='elementwise_mean'`` (older tutorials) is ``'mean'`` to PyTorch's
+    ``_Reduction.get_enum``; the document holds ``'mean'`` and gives PyTorch's loss."""
+    program = tmp_path / "old_reduction.py"
+    program.write_text(
+        "import torch\n"
+        "x = torch.tensor([[1.0, 2.0], [0.5, 3.0]], requires_grad=True)\n"
+        "loss = torch.nn.functional.cross_entropy(x, torch.tensor([1, 0]), "
+        "reduction='elementwise_mean')\n"
+        "loss.backward()\n",
+        "utf-8",
+    )
+    doc = import_program(program)
+    params = [n.params.get("reduction") for n in doc.nodes() if "reduction" in n.params]
+    assert params == ["mean"]
+    result = evaluate(doc)
+    assert result.ok, [e.message for e in result.errors]
+    loss = {label: f for label, _, f in result.rows() if f is not None}["loss"]
+    # PyTorch 2.13 prints tensor(1.4461, grad_fn=<NllLossBackward0>)
+    np.testing.assert_allclose(loss.array, 1.4461, atol=1e-4)  # type: ignore[attr-defined]
