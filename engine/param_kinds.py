@@ -338,6 +338,9 @@ kind(ParamKind("int", check_int, 0))
 kind(ParamKind("float", _float, 1.0, to_python=number_python, to_source=number_source))
 kind(ParamKind("bool", check_bool, False, editor="check"))
 kind(ParamKind("dim", check_int, 0))  # one dimension index (may be negative)
+kind(  # a dim that may be left out: ``F.softmax(x)``'s deprecated implicit choice
+    ParamKind("optional_dim", optional(check_int), optional=True)
+)
 kind(  # None, an int, or a list of ints
     ParamKind(
         "dims",

@@ -56,6 +56,10 @@ class PortSpec:
     preset: str | None = None
 
 
+#: ``ParamSpec.omitted`` where leaving the argument out means the node's default.
+SAME_AS_DEFAULT: Any = object()
+
+
 @dataclass(frozen=True)
 class ParamSpec:
     name: str
@@ -66,6 +70,10 @@ class ParamSpec:
     doc: str = ""
     #: ``Param.aliases``: an old spelling is read as the current one.
     aliases: tuple[tuple[str, str], ...] = ()
+    #: What a call that leaves the argument out passes, where that is not ``default`` (what
+    #: a new node starts with): ``F.softmax``'s dim starts at -1 on a new node, and an
+    #: imported ``F.softmax(x)`` keeps None, PyTorch's implicit choice.
+    omitted: Any = SAME_AS_DEFAULT
 
     def check(self, value: Any) -> Any:
         """The normalised value, or ``ValueError`` saying what is wrong with it."""
@@ -259,6 +267,19 @@ TENSOR_OUT = PortSpec("out")
 # ------------------------------------------------------------- engine-derived op types
 
 
+def _omitted(p: Any) -> Any:
+    """``ParamSpec.omitted``: the Python default where a new node starts elsewhere, and
+    the parameter's kind can hold it (``norm``'s ``p='fro'`` is its number 2 for the
+    inputs a node takes)."""
+    default = to_json_value(p.default)
+    if p.required or default == _initial(p):
+        return SAME_AS_DEFAULT
+    try:
+        return checker(p.kind, tuple(p.choices))(default)
+    except ValueError:
+        return SAME_AS_DEFAULT
+
+
 def _initial(p: Any) -> Any:
     """What a new node starts with: the declared initial value, else the Python
     default, else its kind's (or its first choice)."""
@@ -290,7 +311,15 @@ def _derived(sig: Any) -> NodeType:
         if p.scalar_ok
     ]
     engine_params = [
-        ParamSpec(p.name, p.kind, _initial(p), p.required, tuple(p.choices), aliases=p.aliases)
+        ParamSpec(
+            p.name,
+            p.kind,
+            _initial(p),
+            p.required,
+            tuple(p.choices),
+            aliases=p.aliases,
+            omitted=_omitted(p),
+        )
         for p in sig.params
     ]
     params += engine_params

@@ -17,7 +17,8 @@ Programs in ``GEMM_DRIFT`` train through float32 matrix products: the first op w
 differ is ``mm``/``matmul`` itself (PyTorch calls MKL's sgemm, NumPy OpenBLAS's, and each picks
 its order of additions by shape and CPU, so no engine-side order reproduces it on every host);
 every elementwise op and reduction fed the same inputs gives PyTorch's bits. Their long numbers
-(6+ significant digits) compare at ``GEMM_REL_TOL`` relative; short ones and all text stay exact.
+(5+ significant digits, as a loss printed with six decimals) compare at ``GEMM_REL_TOL``
+relative; short ones and all text stay exact.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ GEMM_DRIFT = frozenset(
         "jj_dynamic_net",
         "kp_makemore_mlp",
         "jj_module",
+        "mz_rnn_regressor",  # nn.RNN's input and hidden products; in float64 it prints torch's
     )
 )
 #: Relative tolerance for GEMM_DRIFT's long numbers: sgemm's last bits over 20 training steps.
@@ -137,7 +139,8 @@ def _close(a: str, b: str, rel_tol: float = 0.0) -> bool:
     (long numbers of a GEMM_DRIFT program) ``rel_tol`` apart."""
     if a == b:
         return True
-    if _significant(a) < 6 or _significant(b) < 6:
+    digits = min(_significant(a), _significant(b))
+    if digits < 5 or (digits < 6 and not rel_tol):
         return False
     x, y = float(a), float(b)
     if rel_tol and math.isclose(x, y, rel_tol=rel_tol):
@@ -225,6 +228,8 @@ def test_line_rule_is_narrow() -> None:
     assert not line_matches("15 514220.625", "15 514220.75")
     assert not line_matches("15 514220.625", "15 514290.75", GEMM_REL_TOL)
     assert not line_matches("loss 0.3000", "loss 0.3001", GEMM_REL_TOL)
+    assert line_matches("10 0.049843", "10 0.049842", GEMM_REL_TOL)
+    assert not line_matches("10 0.049843", "10 0.049842")
     assert not line_matches("16 0.2500000", "17 0.2500000", GEMM_REL_TOL)
 
 

@@ -51,6 +51,8 @@ from engine.catalog import Param as _Param
 from engine.catalog import public as _public
 from engine.ops.adaptive_pool import adaptive_avg_pool1d
 from engine.ops.composites import cosine_similarity, normalize
+from engine.ops.nn import resolve_softmax_dim
+from engine.ops.nn import softmax as _softmax
 from engine.ops.one_hot import one_hot
 from engine.ops.pool import avg_pool1d, max_pool1d
 
@@ -63,7 +65,7 @@ for _sig in _FUNCTIONS.values():
 @_public(
     "softmin",
     ("input",),
-    (_Param("dim", "dim", always=True), _Param("dtype", "dtype")),
+    (_Param("dim", "optional_dim", -1), _Param("dtype", "dtype")),
     namespace="torch.nn.functional",
     category="activation",
     doc="softmax of -input along dim",
@@ -72,18 +74,7 @@ for _sig in _FUNCTIONS.values():
 def softmin(input, dim=None, _stacklevel=3, dtype=None):  # type: ignore[no-untyped-def]  # noqa: A002
     """``softmax(-input)``, as ``torch.nn.functional`` writes it (``NegBackward0`` first);
     without ``dim``, PyTorch's deprecated implicit choice, with its warning."""
-    from engine.ops.nn import softmax as _softmax
-
-    if dim is None:
-        import warnings
-
-        warnings.warn(
-            "Implicit dimension choice for softmin has been deprecated. Change the call to "
-            "include dim=X as an argument.",
-            UserWarning,
-            stacklevel=max(_stacklevel - 1, 1),
-        )
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+    dim = resolve_softmax_dim("softmin", input, dim, _stacklevel)
     return _softmax(-input if dtype is None else (-input).to(dtype), dim)
 
 

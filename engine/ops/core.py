@@ -1091,7 +1091,8 @@ class CopySlices(Node):
         region = _replay(self.chain, out)
         res = self.fn.apply((region.copy(),), False)
         region[...] = 0 if res[0] is None else res[0]
-        outs = (out, *res[1:])
+        # PyTorch computes an output only for an edge it flows into (should_compute_output)
+        outs = (None if self.next_functions[0][0] is None else out, *res[1:])
         if tensor_mode:
             return tuple(None if o is None else Tensor._wrap(o) for o in outs)
         return outs
@@ -1109,7 +1110,7 @@ class CopySlices(Node):
             region.zero_()
         else:
             region.copy_(res[0])
-        return (out, *res[1:])
+        return (None if self.next_functions[0][0] is None else out, *res[1:])
 
     def release_variables(self) -> None:
         self.fn.release_variables()

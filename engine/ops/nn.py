@@ -366,7 +366,8 @@ NLL = declare(
 @public(
     "softmax",
     ("input",),
-    (Param("dim", "dim", always=True),),  # PyTorch's implicit dim is deprecated
+    # a new node states its dim; an imported ``F.softmax(x)`` keeps PyTorch's implicit one
+    (Param("dim", "optional_dim", -1),),
     namespace=NS,
     category="activation",
     doc="exp(x) / sum(exp(x)) along dim",
@@ -374,7 +375,7 @@ NLL = declare(
 def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    dim = _softmax_dim("softmax", input, dim, _stacklevel)
+    dim = resolve_softmax_dim("softmax", input, dim, _stacklevel)
     if not input.dtype.is_floating_point:
         refuse_dtype(_softmax_kernel("softmax", input, dim), input, integral=True)
     return apply_op(SOFTMAX, (input,), {"dim": dim})
@@ -383,7 +384,7 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 @public(
     "log_softmax",
     ("input",),
-    (Param("dim", "dim", always=True),),
+    (Param("dim", "optional_dim", -1),),
     namespace=NS,
     category="activation",
     doc="log of softmax, computed stably",
@@ -391,7 +392,7 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    dim = _softmax_dim("log_softmax", input, dim, _stacklevel)
+    dim = resolve_softmax_dim("log_softmax", input, dim, _stacklevel)
     if not input.dtype.is_floating_point:
         refuse_dtype(_softmax_kernel("log_softmax", input, dim), input, integral=True)
     return apply_op(LOG_SOFTMAX, (input,), {"dim": dim})
@@ -403,7 +404,7 @@ def _softmax_kernel(name: str, x: Any, dim: int) -> str:
     return f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
 
 
-def _softmax_dim(name: str, x: Any, dim: int | None, stacklevel: int) -> int:
+def resolve_softmax_dim(name: str, x: Any, dim: int | None, stacklevel: int) -> int:
     """PyTorch's ``_get_softmax_dim``: the warning names the function called (``softmax``,
     ``log_softmax``) and points ``stacklevel`` frames up, the caller of ``F.softmax`` by
     default, as ``_stacklevel`` does in PyTorch."""

@@ -7,7 +7,7 @@ import inspect
 from typing import Any
 
 from engine.catalog import FUNCTIONS
-from gradstudio.catalogue import NodeKind, NodeType
+from gradstudio.catalogue import SAME_AS_DEFAULT, NodeKind, NodeType
 from gradstudio.interchange.snippet_values import (
     Const,
     DefaultDevice,
@@ -153,6 +153,9 @@ def bind(
             raise ImportProblem(
                 f"{node_type.title}() got an argument {name!r} GradStudio does not know", line
             )
+    for spec in node_type.params:
+        if spec.name not in params and spec.omitted is not SAME_AS_DEFAULT:
+            params[spec.name] = spec.omitted
     if node_type.kind is NodeKind.SOURCE and "device" in kwargs and node_type.has_param("device"):
         params["device"] = device_param(kwargs["device"], line)
     return inputs, params

@@ -45,7 +45,10 @@ def test_defaults_positions_and_varargs_come_from_the_signature() -> None:
     assert zeros.takes_device
     einsum = FUNCTIONS["torch.einsum"]
     assert einsum.inputs[0].varargs and einsum.params[0].position == 0
-    assert FUNCTIONS["torch.nn.functional.softmax"].params[0].required  # ``always``
+    assert FUNCTIONS["torch.randint"].params[1].required  # ``always``
+    # a new softmax node states its dim; a call may leave it out (PyTorch's implicit dim)
+    dim = FUNCTIONS["torch.nn.functional.softmax"].params[0]
+    assert (dim.initial, dim.default, dim.required) == (-1, None, False)
 
 
 def test_the_inplace_flag_generates_the_method_with_the_same_argument_handling() -> None:

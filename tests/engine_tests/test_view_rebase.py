@@ -72,6 +72,17 @@ def _facts(T: Any) -> dict[str, Any]:
     except RuntimeError as e:
         facts["x.mul_(x) saved x before the write"] = str(e).split(" Hint")[0]
 
+    for base_grad in (False, True):
+        seen: list[Any] = []
+        w2 = T.tensor([1.0, 2.0], requires_grad=True)
+        t = T.zeros(3, 2, requires_grad=True) * 1 if base_grad else T.zeros(3, 2)
+        t[1] = w2 * 2
+        t.grad_fn.register_hook(lambda gi, go, seen=seen: seen.extend(gi))
+        (t * T.arange(6.0).reshape(3, 2)).sum().backward()
+        facts[f"CopySlices' gradients, base requires grad {base_grad}"] = [
+            None if g is None else g.tolist() for g in seen
+        ]
+
     x = T.ones(3, 3)
     for line in ("x.add_(x.t())", "x.mul_(x[0])", "x[1:].add_(x[:-1])", "x.copy_(x.t())"):
         try:
@@ -123,6 +134,12 @@ EXPECTED: dict[str, Any] = {
         "operation: [torch.FloatTensor [2, 3]], which is output 0 of Mul, is at version 1; "
         "expected version 0 instead."
     ),
+    # PyTorch computes no gradient for the base's edge where the base needs none
+    "CopySlices' gradients, base requires grad False": [None, [2.0, 3.0]],
+    "CopySlices' gradients, base requires grad True": [
+        [[0.0, 1.0], [0.0, 0.0], [4.0, 5.0]],
+        [2.0, 3.0],
+    ],
     "x.add_(x.t())": OVERLAP,
     "x.mul_(x[0])": OVERLAP,
     "x[1:].add_(x[:-1])": OVERLAP,

@@ -204,3 +204,35 @@ def test_an_uninitialised_tensors_values_are_compared_once_written() -> None:
     theirs[written] = StepRecord(**{**vars(theirs[written]), "changed": changed})
     diffs = compare(ev.plan, ours, theirs).marks[written].differences
     assert diffs and {d.fact for d in diffs} == {"value"}
+
+
+def _with_value(ev: Any, step: int, change: Any) -> list[StepRecord]:
+    """The engine's records with one step's tensor values changed by ``change``."""
+    records = list(records_of(ev))
+    changed = dict(records[step].changed)
+    (ref,) = changed
+    facts = changed[ref]
+    assert facts is not None
+    changed[ref] = type(facts)(**{**vars(facts), "array": change(facts.array.copy())})
+    records[step] = StepRecord(**{**vars(records[step]), "changed": changed})
+    return records
+
+
+def test_a_float32_element_that_cancels_is_judged_by_its_tensor_s_size() -> None:
+    """An entry of a product that cancels to near 0 carries the rounding of the large
+    terms it added (BLAS's order): it agrees within 2e-5 of the tensor's largest value,
+    where elementwise rtol alone would call sgemm's drift a difference; a difference of
+    1e-4 of the largest, or 1e-3 of a large element, is still one."""
+    ev = evaluate(import_snippet("import torch\nx = torch.tensor([500.0, 0.0, 3.0])\n"))
+    ours = records_of(ev)
+
+    def at(i: int, delta: float) -> Any:
+        def change(a: Any) -> Any:
+            a[i] += delta
+            return a
+
+        return change
+
+    assert compare(ev.plan, ours, _with_value(ev, 0, at(1, 5e-3))).agrees
+    assert not compare(ev.plan, ours, _with_value(ev, 0, at(1, 5e-2))).agrees
+    assert not compare(ev.plan, ours, _with_value(ev, 0, at(0, 0.5))).agrees

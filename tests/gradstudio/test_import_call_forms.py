@@ -88,3 +88,35 @@ def test_an_old_reduction_name_imports_as_the_one_pytorch_reads(tmp_path: Path) 
     loss = {label: f for label, _, f in result.rows() if f is not None}["loss"]
     # PyTorch 2.13 prints tensor(1.4461, grad_fn=<NllLossBackward0>)
     np.testing.assert_allclose(loss.array, 1.4461, atol=1e-4)  # type: ignore[attr-defined]
+
+
+OMITTED = """\
+import torch
+import torch.nn.functional as F
+x = torch.arange(24.0).reshape(2, 3, 4) / 10
+p = F.softmax(x)
+q = F.log_softmax(torch.tensor([1.0, 2.0, 4.0]))
+h = F.one_hot(torch.tensor([0, 2]))
+a, b = torch.unsafe_chunk(torch.arange(8.0).reshape(4, 2), 2)
+r = torch.arange(3)
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Implicit dimension choice:UserWarning")
+def test_an_argument_left_out_is_what_the_call_passes_not_a_new_node_s_start(
+    tmp_path: Path,
+) -> None:
+    """A node offered in the palette starts where a learner would (softmax over the last
+    dim, ``one_hot`` with 3 classes); an imported call that leaves the argument out passes
+    PyTorch's default (the implicit dim, 0 for a 3-d input; as many classes as the data
+    needs; ``unsafe_chunk``'s dim 0). Values printed by PyTorch 2.13."""
+    program = tmp_path / "omitted.py"
+    program.write_text(OMITTED, "utf-8")
+    result = evaluate(import_program(program))
+    assert result.ok, [e.message for e in result.errors]
+    got = {label: f.array for label, _, f in result.rows() if f is not None}  # type: ignore[attr-defined]
+    np.testing.assert_allclose(got["p"][:, 0, 0], [0.23147520422935486, 0.7685248255729675])
+    np.testing.assert_allclose(got["q"], [-3.1698460578918457, -2.1698460578918457, -0.16984604])
+    np.testing.assert_array_equal(got["h"], [[1, 0, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(got["a"], [[0.0, 1.0], [2.0, 3.0]])
+    np.testing.assert_array_equal(got["r"], [0, 1, 2])

@@ -79,6 +79,21 @@ def test_a_failing_program_names_its_line() -> None:
     assert "RuntimeError" in str(info.value)
 
 
+def test_a_program_without_a_tensor_operation_is_refused_not_opened_empty(
+    tmp_path: Path,
+) -> None:
+    """A program that only builds and prints a model (a tutorial's first lesson) gives a
+    document with nothing in it: the import says so instead of opening a blank canvas."""
+    program = tmp_path / "print_model.py"
+    program.write_text(
+        "import torch\nnet = torch.nn.Sequential(torch.nn.Linear(1, 2), torch.nn.ReLU())\n"
+        "print(net)\n",
+        "utf-8",
+    )
+    with pytest.raises(ImportProblem, match="without a tensor operation to record"):
+        import_program(program)
+
+
 def test_a_program_that_loops_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "CPU_SECONDS", 2)
     with pytest.raises(ImportProblem, match="stopped"):

@@ -334,6 +334,11 @@ def document_of(program: str | Path, report: dict[str, Any], consented: bool = T
         raise exc if notebook is None else located(exc, notebook) from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as exc:
         raise malformed(report, exc) from None
+    if not doc.graph.nodes:
+        raise ImportProblem(
+            "the program ran without a tensor operation to record (it only built or printed "
+            "modules or plain values): the document would be empty"
+        )
     doc.set_meta("title", Path(program).stem)
     if notebook is not None:
         _title_cells(doc, notebook)
