@@ -1,6 +1,7 @@
 # GradStudio — developer entry points.
 #   make run     set up .venv if needed, then open the studio
-#   make test    set up, then ruff, import-linter, mypy and pytest (offscreen Qt)
+#   make test    set up, then ruff, import-linter, mypy and pytest (offscreen Qt, a worker
+#                per core: PYTEST_WORKERS=0 for one process)
 #   make deps    check/install the system libraries PySide6 needs (Debian)
 #   make core    compile the engine's hot modules (optional: pure Python otherwise)
 #   make bench | lint | format | clean | distclean
@@ -12,6 +13,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
+# pytest-xdist workers: one per core ("auto"); PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= auto
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
@@ -37,13 +40,14 @@ test: deps core
 	echo "== lint-imports"; $(BIN)/lint-imports --no-logo || status=1; \
 	echo "== mypy"; $(BIN)/mypy || status=1; \
 	echo "== pytest"; \
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
 	echo "== pytest tests/engine_tests on the pure-Python engine (GRADSTUDIO_PURE=1)"; \
-	GRADSTUDIO_PURE=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q \
+	GRADSTUDIO_PURE=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) \
 	  -m "not slow and not once" tests/engine_tests || \
 	  { rc=$$?; if [ $$status -eq 0 ]; then status=$$rc; fi; }; \
 	echo "== pytest -m cuda on the CuPy simulator"; \
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --cupy-sim -m "cuda and not slow" $(PYTEST_ARGS) || \
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --cupy-sim \
+	  -m "cuda and not slow" $(PYTEST_ARGS) || \
 	  { rc=$$?; if [ $$rc -ne 5 ] && [ $$status -eq 0 ]; then status=$$rc; fi; }; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: treated as a failure" >&2; fi; \
 	exit $$status
