@@ -409,6 +409,8 @@ def run_backward(
                 outs = node.apply(grads, tm)
                 if type(outs) is not list:
                     outs = list(outs)
+                if needed is not None:
+                    _drop_unneeded(node, outs, needed)
                 if late_check and not node._post_hooks:
                     unchecked = True
                 else:
@@ -564,6 +566,18 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: Bumps) -> None
         return
     new = old + g
     buf[nr] = np.asarray(new) if isinstance(new, np.generic) else new
+
+
+def _drop_unneeded(node: Node, outs: list[Any], needed: set[Node]) -> None:
+    """No gradient for an edge off the path to the inputs: PyTorch's formulas compute only
+    the outputs ``should_compute_output`` asks for, so hooks and the graph see None there
+    (a TensorList's elements are asked for together)."""
+    op = getattr(node, "_op", None)
+    if op is not None and op.tensor_list:
+        return
+    for i, nxt in enumerate(node._fns):
+        if i < len(outs) and nxt is not None and nxt not in needed:
+            outs[i] = None
 
 
 def _needed_nodes(order: list[Node], targets: set[Node]) -> set[Node]:

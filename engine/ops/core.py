@@ -96,6 +96,10 @@ class OpDef:
     #: ``value_selecting_reduction_backward``'s ``zeros`` and ``scatter_``, ``maximum``'s
     #: ``masked_fill_``), and a stolen gradient keeps the count.
     grad_version: int = 0
+    #: The inputs are one TensorList (``cat``, ``stack``): PyTorch computes every element's
+    #: gradient once any is needed (``should_compute_output`` of the list's range), the
+    #: elements without an edge included, as a node hook sees them.
+    tensor_list: bool = False
     node_cls: type[OpNode] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -203,6 +207,8 @@ class OpNode(Node):
             out = (out,)
         if needs is None:
             needs = self.needs
+        if op.tensor_list:
+            needs = (True,) * len(fns)
         if len(out) != len(fns):
             raise RuntimeError(_wrong_count(self, len(out)))
         res = []

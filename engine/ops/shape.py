@@ -240,6 +240,7 @@ CAT = declare(
     ("tensors",),
     _cat_fwd,
     _split_grad,
+    tensor_list=True,
     samples=(Sample(((2, 3), (4, 3)), {"dim": 0}),),
 )
 
@@ -258,6 +259,7 @@ STACK = declare(
     ("tensors",),
     lambda xp, *arrays, dim, stack=True: _stack(xp, arrays, dim),
     _split_grad,
+    tensor_list=True,
     samples=(Sample(((2, 3), (2, 3)), {"dim": 1, "stack": True}),),
 )
 
