@@ -104,6 +104,78 @@ def test_get_lr_outside_step_warns_as_pytorch() -> None:
     assert rates[3] == [("UserWarning", GET_LR_TEXT)] * 8
 
 
+def _target_size(lib: Any) -> list[tuple[str, int]]:
+    """A loss given a target of another size (Coderx7's sine RNN feeds MSELoss a (20, 1)
+    output and a (1, 20, 1) label): PyTorch's ``F`` warns with ``stacklevel=2``, so called
+    by a layer the warning points into the layer's own file, called directly at the caller.
+    Returned as (file name, whether it is this file's line) to compare across libraries."""
+    x, y = lib.zeros(3, 1), lib.zeros(1, 3)
+    f = lib.nn.functional
+    calls = (
+        lambda: lib.nn.MSELoss()(x, y),
+        lambda: f.mse_loss(x, y),
+        lambda: lib.nn.L1Loss()(x, y),
+        lambda: f.smooth_l1_loss(x, y),
+        lambda: lib.nn.HuberLoss()(x, y),
+    )
+    out = []
+    for call in calls:
+        for _, _, file, _line in _caught(call):
+            out.append((file.rsplit("/", 1)[-1], int(file == __file__)))
+    return out
+
+
+def test_loss_target_size_warning_points_where_pytorchs_does() -> None:
+    assert _target_size(engine) == [
+        ("loss.py", 0),
+        ("test_heldout4_gaps.py", 1),
+        ("loss.py", 0),
+        ("test_heldout4_gaps.py", 1),
+        ("loss.py", 0),
+    ]
+
+
+def _new_factories(lib: Any) -> list[Any]:
+    """``t.new_ones(size=(2, 2))``, ``t.new_full(size=..., fill_value=...)`` as Coderx7's
+    tensor tutorial writes them, with ``device=`` and ``requires_grad=`` as PyTorch takes
+    them: dtype and device from ``t`` unless given."""
+    t = lib.rand(2, 2, dtype=lib.float16)
+    made = [
+        t.new_ones(size=(2, 2)),
+        t.new_full(size=(2, 2), fill_value=0.3),
+        t.new_zeros(size=[1, 3], dtype=lib.int64),
+        t.new_zeros(2, 3, requires_grad=True),
+        t.new_ones(3, device="cpu"),
+        t.new_empty(size=(0, 2)),
+        t.new_full([2], 7, dtype=lib.int32),
+        t.new_tensor([1, 2], device="cpu"),
+    ]
+    out: list[Any] = [(x.tolist(), str(x.dtype), x.requires_grad) for x in made]
+    try:
+        t.new_ones(2, size=(2,))
+    except TypeError as exc:
+        out.append(type(exc).__name__)
+    return out
+
+
+def test_new_factories_take_size_as_a_keyword() -> None:
+    assert _new_factories(engine) == [
+        ([[1.0, 1.0], [1.0, 1.0]], "torch.float16", False),
+        (
+            [[0.300048828125, 0.300048828125], [0.300048828125, 0.300048828125]],
+            "torch.float16",
+            False,
+        ),
+        ([[0, 0, 0]], "torch.int64", False),
+        ([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], "torch.float16", True),
+        ([1.0, 1.0, 1.0], "torch.float16", False),
+        ([], "torch.float16", False),
+        ([7, 7], "torch.int32", False),
+        ([1.0, 2.0], "torch.float16", False),
+        "TypeError",
+    ]
+
+
 @pytest.mark.torch
 def test_against_torch() -> None:
     torch = pytest.importorskip("torch")
@@ -111,3 +183,5 @@ def test_against_torch() -> None:
     assert _copy_construct(torch) == [("UserWarning", COPY_TEXT, __file__, line)]
     assert _inplace_mismatch(engine) == _inplace_mismatch(torch)
     assert _get_lr(engine) == _get_lr(torch)
+    assert _target_size(engine) == _target_size(torch)
+    assert _new_factories(engine) == _new_factories(torch)
