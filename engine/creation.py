@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, warn_site
 from engine.backend import device, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Example, Param, public
 from engine.messages import fmt_shape
@@ -117,7 +117,7 @@ def tensor(
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).",
             UserWarning,
-            stacklevel=2,
+            stacklevel=warn_site.outside_engine(),  # past out='s wrapper, at the caller
         )
     dt = dtypes.as_dtype(dtype) if dtype is not None else _infer(data)
     _check_requires_grad(dt, requires_grad)

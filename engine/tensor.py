@@ -506,11 +506,16 @@ class Tensor:
         legacy = getattr(dtype, "_dtype", None)
         return self.to(legacy if isinstance(legacy, dtypes.dtype) else dtypes.as_dtype(dtype))
 
-    def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_tensor(
+        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
         from engine.creation import tensor
 
         return tensor(
-            data, dtype=dtype or self.dtype, device=self.device, requires_grad=requires_grad
+            data,
+            dtype=dtype or self.dtype,
+            device=self.device if device is None else device,
+            requires_grad=requires_grad,
         )
 
     def new(self, *args: Any, device: Any = None) -> Tensor:
@@ -520,30 +525,48 @@ class Tensor:
 
         return legacy_new(self.dtype, args, device if device is not None else self.device)
 
-    def new_zeros(self, *size: Any, dtype: Any = None) -> Tensor:
-        from engine.creation import _filled
-
-        dt = dtype or self.dtype  # not ``zeros``: its negative-size message is its own
-        return _filled(lambda xp, s, d: xp.zeros(s, d), size, dt, self.device, False)
-
-    def new_ones(self, *size: Any, dtype: Any = None) -> Tensor:
-        from engine.creation import ones
-
-        return ones(*size, dtype=dtype or self.dtype, device=self.device)
-
-    def new_full(
-        self, size: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False
+    def _new_filled(
+        self, how: str, size: tuple[Any, ...], kwargs: dict[str, Any], fill: Any = None
     ) -> Tensor:
-        from engine.creation import full
+        """``new_zeros``/``new_ones``/``new_empty``/``new_full``: sizes as varargs or as
+        ``size=`` (Coderx7's tutorial writes ``t.new_ones(size=(2, 2))``), ``self``'s dtype
+        and device unless given, ``requires_grad`` as the factories take it."""
+        from engine.creation import _filled, empty, full, ones
 
-        out = full(size, fill_value, dtype=dtype or self.dtype, device=self.device)
+        shape = kwargs.pop("size", None)
+        if shape is not None:
+            if size:
+                raise TypeError(f"{how}() got multiple values for argument 'size'")
+            size = (shape,)
+        dtype = kwargs.pop("dtype", None) or self.dtype
+        device = kwargs.pop("device", None)
+        device = self.device if device is None else device
+        requires_grad = bool(kwargs.pop("requires_grad", False))
+        for unused in ("layout", "pin_memory"):
+            kwargs.pop(unused, None)
+        if kwargs:
+            raise TypeError(f"{how}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if how == "new_zeros":  # not ``zeros``: its negative-size message is its own
+            out = _filled(lambda xp, s, d: xp.zeros(s, d), size, dtype, device, False)
+        elif how == "new_ones":
+            out = ones(*size, dtype=dtype, device=device)
+        elif how == "new_empty":
+            out = empty(*size, dtype=dtype, device=device)
+        else:
+            out = full(size[0] if len(size) == 1 else size, fill, dtype=dtype, device=device)
         return out.requires_grad_() if requires_grad else out
 
-    def new_empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-        from engine.creation import empty
+    def new_zeros(self, *size: Any, **kwargs: Any) -> Tensor:
+        return self._new_filled("new_zeros", size, kwargs)
 
-        out = empty(*size, dtype=dtype or self.dtype, device=self.device)
-        return out.requires_grad_() if requires_grad else out
+    def new_ones(self, *size: Any, **kwargs: Any) -> Tensor:
+        return self._new_filled("new_ones", size, kwargs)
+
+    def new_empty(self, *size: Any, **kwargs: Any) -> Tensor:
+        return self._new_filled("new_empty", size, kwargs)
+
+    def new_full(self, size: Any, fill_value: Any, **kwargs: Any) -> Tensor:
+        return self._new_filled("new_full", (size,), kwargs, fill_value)
 
     # -- operators (the ops live in engine.ops, declared once) ------------
     def __add__(self, other: Any) -> Tensor:

@@ -32,3 +32,24 @@ def outside_engine(depth: int = 1) -> int:
         frame = frame.f_back
         n += 1
     return n
+
+
+_MODULES = str(Path(_ENGINE) / "nn" / "modules")
+
+
+def functional_caller(depth: int = 1) -> int:
+    """The stacklevel of the caller of an ``F`` function, for a warning PyTorch raises there
+    with ``stacklevel=2``: the user's line when the user called ``F.mse_loss``, the layer's
+    own ``forward`` when a layer did (``nn.MSELoss`` warns at a line of
+    ``torch/nn/modules/loss.py``, once per process by the default filter, not once per
+    user line).  The engine's layers live in ``engine/nn/modules`` as PyTorch's do."""
+    frame = sys._getframe(depth)
+    n = 1
+    while (
+        frame.f_back is not None
+        and frame.f_code.co_filename.startswith(_ENGINE)
+        and not frame.f_code.co_filename.startswith(_MODULES)
+    ):
+        frame = frame.f_back
+        n += 1
+    return n

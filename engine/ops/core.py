@@ -943,6 +943,8 @@ def _apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | 
     xp = array_module(self._data)
     try:
         out = quietly(op.forward, xp, *arrays, **params)
+    except ValueError as exc:  # ``x += y`` of shapes that cannot broadcast: ATen's words
+        raise _broadcast_error(arrays) or exc from None
     except OverflowError:
         arrays = _wrapped_ints(arrays, self._data.dtype)
         out = quietly(op.forward, xp, *arrays, **params)

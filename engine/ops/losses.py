@@ -398,7 +398,7 @@ def expanded(input: Any, target: Any) -> tuple[Any, Any]:  # noqa: A002
         f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
         "Please ensure they have the same size.",
         UserWarning,
-        stacklevel=warn_site.outside_engine(),
+        stacklevel=warn_site.functional_caller(),
     )
     from engine.ops.core import _broadcast_error
     from engine.ops.shape import expand

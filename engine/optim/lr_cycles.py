@@ -9,7 +9,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from engine.optim.lr_scheduler import LRScheduler
+from engine.optim.lr_scheduler import LRScheduler, _warn_get_lr_called_within_step
 from engine.optim.optimizer import Optimizer
 
 
@@ -117,6 +117,7 @@ class CyclicLR(LRScheduler):
         return self._scale_fn_ref(x)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         if x <= self.step_ratio:
@@ -181,6 +182,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         eta = self.eta_min
         cos = 1 + math.cos(math.pi * self.T_cur / self.T_i)
         return [eta + (base - eta) * cos / 2 for base in self.base_lrs]
@@ -300,6 +302,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(

@@ -107,6 +107,20 @@ class LRScheduler:
         self.__dict__.update(state_dict)
 
 
+def _warn_get_lr_called_within_step(scheduler: LRScheduler) -> None:
+    """PyTorch's warning when a built-in scheduler's ``get_lr()`` is called outside ``step()``:
+    called by a user it computes the *next* rate (``MultiStepLR`` multiplies again at a
+    milestone), so PyTorch points to ``get_last_lr()``.  Raised from here (stacklevel 2, its
+    caller ``get_lr``) as from PyTorch's ``lr_scheduler.py``: once per process by the default
+    filter, whichever scheduler calls it."""
+    if not scheduler._get_lr_called_within_step:
+        warnings.warn(
+            "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+
 class StepLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
@@ -116,6 +130,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [g["lr"] for g in groups]
@@ -138,6 +153,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self.last_epoch not in self.milestones:
             return [g["lr"] for g in groups]
@@ -154,6 +170,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [g["lr"] for g in groups]
@@ -188,6 +205,7 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [g["lr"] * self.start_factor for g in groups]
@@ -220,6 +238,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [g["lr"] * self.factor for g in groups]
@@ -245,6 +264,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self._is_initial or self.last_epoch > self.total_iters:
             return [g["lr"] for g in groups]
@@ -302,6 +322,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self._is_initial:
             return [g["lr"] for g in groups]
@@ -322,6 +343,7 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
     state_dict = _lambdas_state
@@ -339,6 +361,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         t, eta = self.last_epoch, self.eta_min
         if t == 0:
