@@ -224,7 +224,7 @@ class GraphBuilder:
         if self.no_grad and node_type.has_param("no_grad"):
             params = {**params, "no_grad": True}
         try:
-            node = self.doc.new_node(type_id, params=params, label=_label(label))
+            node = self.doc.new_node(type_id, params=params, label=short_label(label))
             self.doc.add_node(node)
         except EditError as exc:
             raise ImportProblem(exc.message, line) from None
@@ -259,6 +259,7 @@ class GraphBuilder:
             raise ImportProblem(f"{node_type.title}: {port} must be a tensor", line)
 
 
-def _label(text: str) -> str:
+def short_label(text: str) -> str:
+    """A label on one line, at most 40 characters (a card's title)."""
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= 40 else text[:37] + "..."

@@ -32,6 +32,9 @@ class Frame:
     number: int = 0
     #: the iteration before this one, past ``keep``: it folds once this one records
     after: str | None = None
+    #: a module whose ``forward`` is PyTorch's, not the program's: the ops it runs are
+    #: named by the module's path, all the program wrote of them
+    named: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,8 @@ class Frames:
         self.folded: set[str] = set()
         self._chain: tuple[str, ...] = ()
         self._cell: Frame | None = None
+        #: the names the program's statements bind (``naming.Bindings``), fed by the tracer
+        self.bindings: Any = None
 
     def folding_chain(self) -> tuple[str, ...]:
         """The open loop iterations past ``keep``: an event in any of them may fold."""
@@ -170,19 +175,25 @@ class Frames:
             path = frames.module_path(self)
             name = type(self).__name__
             frame = frames.push("module", f"{path} ({name})", {"class": name, "path": path})
+            forward = getattr(type(self).forward, "__code__", None)
+            frame.named = forward is None or forward.co_filename != frames.program
             try:
-                return call(self, *args, **kwargs)
+                result = call(self, *args, **kwargs)
             finally:
                 frames.pop(frame)
+            if frames.bindings is not None:
+                frames.bindings.module_result(result, path)
+            return result
 
         Module.__call__ = recorded_call  # type: ignore[method-assign]
 
     # -- loops -----------------------------------------------------------------------
 
     def install_loops(self, source: str) -> None:
+        """Trace the program's own frames: each line tells the loops where they are and
+        the bindings which statement just finished (so every run has the tracer)."""
         self.loops = program_loops(source)
-        if self.loops:
-            sys.settrace(self.global_trace)
+        sys.settrace(self.global_trace)
 
     def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if frame.f_code.co_filename != self.program:
@@ -192,6 +203,8 @@ class Frames:
     def local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         key = id(frame)
         if event == "return":
+            if self.bindings is not None:
+                self.bindings.finished(frame)
             for entry in self.running.pop(key, []):
                 if entry[1] is not None:
                     self.pop(entry[1])
@@ -199,6 +212,8 @@ class Frames:
         if event != "line":
             return self.local_trace
         line = frame.f_lineno
+        if self.bindings is not None:
+            self.bindings.line(frame, line)
         open_loops = self.running.get(key)
         if open_loops:
             # loops this line is outside of have ended

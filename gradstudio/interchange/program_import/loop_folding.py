@@ -172,7 +172,12 @@ def _fold_run(
             "frame_kind": "loop",
             "title": f"×{count} iterations · {header}",
             "parent": sample["parent"],
-            "meta": {"iterations": str(count), "line": sample["meta"].get("line", "")},
+            # ``last``: the iteration whose values it carries (they are named for it)
+            "meta": {
+                "iterations": str(count),
+                "line": sample["meta"].get("line", ""),
+                "last": sample["meta"].get("iteration", ""),
+            },
             "instance": "",
             "collapsed": True,
         }

@@ -177,6 +177,14 @@ class Recorder:
         self.leaves: dict[str, int] = {}
         #: the keys each event reads, by the event's ``id`` (events live as long)
         self.reads: dict[int, tuple[str, ...]] = {}
+        #: the names the program's statements bind (``naming.Bindings``), once it runs
+        self.bindings: Any = None
+        #: key -> the source text of the expression that made it, or the path of the
+        #: PyTorch module whose forward made it (``naming``)
+        self.where: dict[str, str] = {}
+        #: the ``zero_grad()`` call running now: (its number, its source text)
+        self.clearing: tuple[int, str] | None = None
+        self.clearings = 0
 
     @property
     def alive(self) -> list[Any]:
@@ -203,7 +211,32 @@ class Recorder:
         frames = self.events.frames
         if frames is not None and frames.folding:
             self.snapshot(key, tensor, serial, frames.folding_chain())
+        where = self.made_where()
+        if where is not None:
+            self.where[key] = where
         return key
+
+    def made_where(self) -> str | None:
+        """What made the tensor being keyed, as the program wrote it: the path of the
+        PyTorch module running (``model.0``), else the expression the program line is
+        evaluating (``pred - y``)."""
+        frames = self.events.frames
+        if self.bindings is None or frames is None:
+            return None
+        top = frames.stack[-1] if frames.stack else None
+        if top is not None and top.kind == "module" and top.named:
+            return str(top.meta["path"])
+        frame = self.program_frame()
+        return None if frame is None else self.bindings.text(frame)
+
+    def program_frame(self) -> FrameType | None:
+        """The innermost frame running the program's own code."""
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.program:
+                return frame
+            frame = frame.f_back
+        return None
 
     def forget(self, oid: int, serial: int) -> None:
         """``oid``'s tensor is gone: its keys can no longer be read."""
@@ -280,12 +313,8 @@ class Recorder:
         return fold(events, _Lazy(self.snapshots), self.keep, self.leaves, self.reads)
 
     def line(self) -> int | None:
-        frame: FrameType | None = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code.co_filename == self.program:
-                return frame.f_lineno
-            frame = frame.f_back
-        return None
+        frame = self.program_frame()
+        return None if frame is None else frame.f_lineno
 
     def key(self, tensor: Any) -> str:
         found = self.keys.get(id(tensor))
@@ -297,10 +326,12 @@ class Recorder:
                 f"a tensor used here was made by an operation GradStudio does not record "
                 f"({type(tensor.grad_fn).__name__}); its history cannot be shown"
             )
-        return self.literal(tensor)
+        return self.literal(tensor, made=False)
 
-    def literal(self, tensor: Any) -> str:
-        """``tensor`` enters the document as a literal holding its values now."""
+    def literal(self, tensor: Any, made: bool = True) -> str:
+        """``tensor`` enters the document as a literal holding its values now: one the
+        program just made (a draw), or (``made`` False) one made where nothing was
+        recorded, before it was first used (a module's parameter): not the iteration's."""
         self.events.check_room(tensor.numel())
         self.depth += 1
         try:
@@ -317,6 +348,7 @@ class Recorder:
                 "dtype": dtype,
                 "requires_grad": bool(tensor.requires_grad),
                 "line": self.line(),
+                **({} if made else {"before": True}),
             }
         )
         return key
@@ -483,23 +515,45 @@ class Recorder:
 
         return bool(engine.is_grad_enabled())
 
-    def names(self, scope: dict[str, Any], tensor_type: type) -> dict[str, str]:
-        """Labels from the program's names: a variable names the tensor it was last bound
-        to at the top level, its earlier versions ``name_1``, ``name_2``, ...; every
-        version of a parameter is named for where it lives (``model.0.weight``, then
-        numbered as the document adds them), an optimizer's state for its parameter
-        (``model.0.weight.momentum_buffer``)."""
+    def names(
+        self, scope: dict[str, Any], tensor_type: type
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """Labels from the program's names, as ``(labels, bases)``.
+
+        ``labels`` are final: a top-level variable names the tensor it holds when the
+        program ends, and the earlier versions of that very tensor (in-place updates)
+        ``name_1``, ``name_2``, ...  ``bases`` name every other tensor the program
+        named, for the document builder to mark with the loop iteration it was made in:
+        the variable a statement bound it to (``pred``, in each iteration), else where
+        it lives (every version of a parameter is ``model.0.weight``, an optimizer's
+        state ``model.0.weight.momentum_buffer``), the module call that returned it
+        (``model.fc1``), or the expression that made it (``pred - y``)."""
         labels: dict[str, str] = {}
         for name, value in scope.items():
             if isinstance(value, tensor_type) and id(value) in self.keys:
                 labels[self.keys[id(value)]] = name
+        places: dict[str, str] = {}
         for oid, name in _tensor_names(scope).items():
             variable = scope.get(name)
-            versions = self.history.get(oid, [])
-            for index, key in enumerate(versions, 1):
-                numbered = variable is not None and id(variable) == oid
-                labels.setdefault(key, f"{name}_{index}" if numbered else name)
-        return labels
+            numbered = variable is not None and id(variable) == oid
+            for index, key in enumerate(self.history.get(oid, []), 1):
+                if numbered:
+                    labels.setdefault(key, f"{name}_{index}")
+                else:
+                    places.setdefault(key, name)
+        bound = {} if self.bindings is None else self.bindings.bound
+        returned = {} if self.bindings is None else self.bindings.returned
+        bases: dict[str, str] = {}
+        for source in (
+            {k: name for k, (_, name) in bound.items()},
+            places,
+            returned,
+            self.where,
+        ):
+            for key, name in source.items():
+                if key not in labels:
+                    bases.setdefault(key, name)
+        return labels, bases
 
 
 def _tensor_names(scope: dict[str, Any]) -> dict[int, str]:
@@ -528,14 +582,29 @@ def _tensor_names(scope: dict[str, Any]) -> dict[int, str]:
     return names
 
 
-def grad_labels(events: list[dict[str, Any]], labels: dict[str, str]) -> None:
-    """``model.0.weight.grad`` for each read of a named tensor's ``.grad``."""
+def grad_labels(
+    events: list[dict[str, Any]],
+    labels: dict[str, str],
+    bases: dict[str, str],
+    bound: Any = (),
+) -> None:
+    """``model.0.weight.grad`` for each read of a named tensor's ``.grad``, unless a
+    statement bound the read to a name of its own (``g = w.grad``, keys in ``bound``)."""
     for event in events:
         if event["kind"] == "call" and event["function"] == "Tensor.grad":
-            owner = labels.get(event["args"][0]["tensor"])
+            owner = plain_name(labels, bases, event["args"][0]["tensor"])
             out = event["out"][0]
-            if owner is not None and out is not None and out not in labels:
-                labels[out] = f"{owner.rsplit('_', 1)[0] if _numbered(owner) else owner}.grad"
+            if owner is not None and out is not None and out not in labels and out not in bound:
+                bases[out] = f"{owner}.grad"
+
+
+def plain_name(labels: dict[str, str], bases: dict[str, str], key: str | None) -> str | None:
+    """The program's name for ``key``'s tensor without a version number (``w`` for
+    ``w_3``): what an action on it is named after (``w.grad``, ``w.grad = None``)."""
+    if key in labels:
+        label = labels[key]
+        return label.rsplit("_", 1)[0] if _numbered(label) else label
+    return bases.get(key or "")
 
 
 def _numbered(label: str) -> bool:
@@ -709,12 +778,14 @@ def install(recorder: Recorder) -> None:
 
     def set_grad(self: Any, value: Any) -> None:
         if value is None and grad_property.fget(self) is not None:
-            recorder.events.append(
-                {"kind": "clear_grad", "target": recorder.key(self), "line": recorder.line()}
-            )
+            event = {"kind": "clear_grad", "target": recorder.key(self), "line": recorder.line()}
+            if recorder.clearing is not None:  # one zero_grad() call: one node for all
+                event["call"], event["label"] = recorder.clearing
+            recorder.events.append(event)
         grad_property.fset(self, value)
 
     tensor_type.grad = property(grad_property.fget, set_grad, grad_property.fdel)
+    _zero_grad_calls(recorder)
     _quiet_module_init(recorder)
     from gradstudio.interchange.program_import.updates import record_optimizer_steps
 
@@ -757,6 +828,32 @@ def install(recorder: Recorder) -> None:
     alias_torch()
 
 
+def _zero_grad_calls(recorder: Recorder) -> None:
+    """``opt.zero_grad()`` and ``model.zero_grad()``: the grads each clears are one
+    call, named as the program wrote it (its expression's source text)."""
+    from engine.nn.modules.module import Module
+    from engine.optim.optimizer import Optimizer
+
+    for owner in (Optimizer, Module):
+        original = owner.zero_grad
+
+        def zero_grad(self: Any, *args: Any, _f: Any = original, **kwargs: Any) -> Any:
+            if recorder.depth or recorder.clearing is not None:
+                return _f(self, *args, **kwargs)
+            frame = recorder.program_frame()
+            text = None
+            if frame is not None and recorder.bindings is not None:
+                text = recorder.bindings.text(frame)
+            recorder.clearings += 1
+            recorder.clearing = (recorder.clearings, text or "zero_grad()")
+            try:
+                return _f(self, *args, **kwargs)
+            finally:
+                recorder.clearing = None
+
+        owner.zero_grad = zero_grad  # type: ignore[method-assign]
+
+
 def main(program: str, output: str, keep: int = 3) -> int:
     """Run ``program`` recording it; write the events (or the error) as JSON to ``output``."""
     recorder = Recorder(program, keep)
@@ -776,6 +873,9 @@ def main(program: str, output: str, keep: int = 3) -> int:
         with open(program, encoding="utf-8") as f:
             source = f.read()
         code = compile(source, program, "exec")
+        from gradstudio.interchange.program_import.naming import Bindings
+
+        recorder.bindings = frames.bindings = Bindings(recorder, source)
         frames.install_loops(source)
         sys.argv = [program]  # the program's own command line (argparse reads it), not ours
         try:
@@ -797,9 +897,10 @@ def main(program: str, output: str, keep: int = 3) -> int:
         if too_large:
             report = {"error": too_large, "line": None}
         else:
-            labels = recorder.names(scope, engine.Tensor)
-            grad_labels(events, labels)
-            report = {"events": events, "labels": labels}
+            labels, bases = recorder.names(scope, engine.Tensor)
+            bound = {} if recorder.bindings is None else recorder.bindings.bound
+            grad_labels(events, labels, bases, bound)
+            report = {"events": events, "labels": labels, "names": bases}
     with open(output, "w", encoding="utf-8") as f:
         json.dump(report, f)
     return 0

@@ -89,6 +89,10 @@ def check_report(data: Any) -> dict[str, Any]:
     _expect(labels, dict, "$.labels", "an object")
     for key, label in labels.items():
         _expect(label, str, f"$.labels[{json.dumps(key)}]", "a string")
+    names = data.get("names", {})
+    _expect(names, dict, "$.names", "an object")
+    for key, name in names.items():
+        _expect(name, str, f"$.names[{json.dumps(key)}]", "a string")
     depth: dict[Any, int] = {}
     for index, event in enumerate(data["events"]):
         where = f"$.events[{index}]"

@@ -13,7 +13,7 @@ from typing import Any
 from gradstudio.catalogue import NodeType, PortType
 from gradstudio.document.layout import auto_layout
 from gradstudio.document.model import Document
-from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups, left_out
+from gradstudio.interchange.program_import.building import ACTIONS, FrameGroups, Names, left_out
 from gradstudio.interchange.program_import.notebook import (
     NotebookScript,
     is_notebook,
@@ -174,7 +174,7 @@ def _take_apart(
     importer: GraphBuilder,
     result: ListRef,
     keys: list[str | None],
-    labels: dict[str, str],
+    names: Names,
     line: int | None,
     refs: dict[str, TensorRef],
 ) -> None:
@@ -183,7 +183,10 @@ def _take_apart(
     for index, key in enumerate(keys):
         if key is None:
             continue
-        label = labels.get(key, f"{importer.doc.node(result.node_id).label}[{index}]")
+        if names.fixed(key) or key in names.bases:
+            label = names.of(key, "")
+        else:
+            label = names.unique(f"{importer.doc.node(result.node_id).label}[{index}]")
         item = importer.add("gradstudio.select", {"index": index}, label, line)
         importer.connect(result, item, "list", line)
         refs[key] = TensorRef(item)
@@ -210,8 +213,10 @@ def build(report: dict[str, Any]) -> Document:
         raise ImportProblem(report["error"], report.get("line"))
     importer = GraphBuilder()
     refs: dict[str, TensorRef] = {}
-    labels: dict[str, str] = report.get("labels", {})
     frames = FrameGroups(importer)
+    names = Names(importer, frames, report.get("labels", {}), report.get("names", {}))
+    #: the ``zero_grad()`` call whose node the grads it clears join: (its number, node)
+    clearing: tuple[Any, str] | None = None
     for event in report["events"]:
         line = event.get("line")
         frames.current = event.get("frame")
@@ -221,13 +226,17 @@ def build(report: dict[str, Any]) -> Document:
             params = {"data": event["data"], "requires_grad": event["requires_grad"]}
             if event.get("dtype") in DTYPES:
                 params["dtype"] = event["dtype"]
-            label = labels.get(event["key"]) or event.get("label") or event["key"]
+            fallback = str(event.get("label") or event["key"])
+            if event.get("before"):  # made before its first use: named as it was then
+                label = names.before(event["key"], fallback)
+            else:
+                label = names.of(event["key"], fallback)
             node = importer.add("torch.tensor", params, label, line)
             refs[event["key"]] = TensorRef(node)
         elif event["kind"] == "refused":
             raise ImportProblem(event["message"], line)
         elif event["kind"] in ACTIONS:
-            ACTIONS[event["kind"]](importer, event, refs, labels)
+            ACTIONS[event["kind"]](importer, event, refs, names)
         elif event["kind"] == "call":
             namespace, _, name = event["function"].rpartition(".")
             if namespace in ("Tensor", "torch.Tensor"):
@@ -252,14 +261,14 @@ def build(report: dict[str, Any]) -> Document:
             if event["function"] == "torch.arange" and len(args) == 1 and "end" not in kwargs:
                 args = [Const(0), *args]  # torch.arange(end) starts at 0
             args = _number_input(importer, node_type, args, line)
-            label = next(
-                (labels[k] for k in event["out"] if k in labels and not listed),
-                event["function"].rsplit(".", 1)[1],
-            )
+            named = [] if listed else [k for k in event["out"] if k is not None]
+            first = next((k for k in named if names.fixed(k)), None)
+            first = first or next((k for k in named if k in names.bases), None)
+            label = names.of(first, event["function"].rsplit(".", 1)[1])
             result = importer.op_node(node_type.id, args, kwargs, label, line)
             importer.no_grad = False
             if isinstance(result, ListRef):
-                _take_apart(importer, result, event["out"], labels, line, refs)
+                _take_apart(importer, result, event["out"], names, line, refs)
                 continue
             returned = (
                 node_type.returned(importer.doc.node(result.node_id).params)
@@ -273,22 +282,33 @@ def build(report: dict[str, Any]) -> Document:
                     port = returned[index] if index < len(returned) else result.port
                     refs[key] = TensorRef(result.node_id, port)
         elif event["kind"] == "set_value":
-            value = importer.add("torch.tensor", {"data": event["data"]}, "step", line)
+            owner = names.base(event["target"]) or "step"
+            value = importer.add(
+                "torch.tensor", {"data": event["data"]}, names.here(f"{owner} (values)"), line
+            )
             importer.no_grad = True
-            node = importer.add("Tensor.copy_", {}, labels.get(event["out"], "step"), line)
+            node = importer.add("Tensor.copy_", {}, names.of(event["out"], owner), line)
             importer.no_grad = False
             importer.connect(refs[event["target"]], node, "input", line)
             importer.connect(TensorRef(value), node, "src", line)
             refs[event["out"]] = TensorRef(node)
         elif event["kind"] == "copy_out":
             importer.no_grad = True
-            node = importer.add("Tensor.copy_", {}, labels.get(event["out"], "out="), line)
+            node = importer.add("Tensor.copy_", {}, names.of(event["out"], "out="), line)
             importer.no_grad = False
             importer.connect(refs[event["target"]], node, "input", line)
             importer.connect(refs[event["src"]], node, "src", line)
             refs[event["out"]] = TensorRef(node)
         elif event["kind"] == "clear_grad":
-            node = importer.add("gradstudio.zero_grad", {"set_to_none": True}, "grad = None", line)
+            call = event.get("call")
+            if call is not None and clearing is not None and clearing[0] == call:
+                node = clearing[1]  # another grad the same zero_grad() call clears
+            else:
+                label = str(event.get("label") or "") if call is not None else ""
+                owner = names.base(event["target"]) or "x"
+                label = names.here(label or f"{owner}.grad = None")
+                node = importer.add("gradstudio.zero_grad", {"set_to_none": True}, label, line)
+            clearing = None if call is None else (call, node)
             importer.connect(refs[event["target"]], node, "tensors", line)
         elif event["kind"] == "backward":
             gradient = event["gradient"]
@@ -298,8 +318,12 @@ def build(report: dict[str, Any]) -> Document:
             if gradient is not None:
                 kwargs["gradient"] = _value(gradient, refs)
             # named as the snippet import and the examples name it: ``y.backward()``
-            target = labels.get(event["target"])
-            label = f"{target}.backward()" if target else "backward"
+            target = event["target"]
+            if names.fixed(target):
+                label = names.unique(f"{names.of(target, '')}.backward()")
+            else:
+                owner = names.bases.get(target)
+                label = names.here(f"{owner}.backward()" if owner else "backward")
             importer.backward(refs[event["target"]], [], kwargs, label, line)
     doc = importer.doc
     doc.set_meta("description", "\n".join(left_out(report["events"])))
