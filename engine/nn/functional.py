@@ -51,7 +51,7 @@ from engine.catalog import Param as _Param
 from engine.catalog import public as _public
 from engine.ops.adaptive_pool import adaptive_avg_pool1d
 from engine.ops.composites import cosine_similarity, normalize
-from engine.ops.nn import resolve_softmax_dim
+from engine.ops.nn import resolve_softmax_dim as _resolve_softmax_dim
 from engine.ops.nn import softmax as _softmax
 from engine.ops.one_hot import one_hot
 from engine.ops.pool import avg_pool1d, max_pool1d
@@ -74,7 +74,7 @@ for _sig in _FUNCTIONS.values():
 def softmin(input, dim=None, _stacklevel=3, dtype=None):  # type: ignore[no-untyped-def]  # noqa: A002
     """``softmax(-input)``, as ``torch.nn.functional`` writes it (``NegBackward0`` first);
     without ``dim``, PyTorch's deprecated implicit choice, with its warning."""
-    dim = resolve_softmax_dim("softmin", input, dim, _stacklevel)
+    dim = _resolve_softmax_dim("softmin", input, dim, _stacklevel)
     return _softmax(-input if dtype is None else (-input).to(dtype), dim)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -409,8 +410,6 @@ def resolve_softmax_dim(name: str, x: Any, dim: int | None, stacklevel: int) -> 
     ``log_softmax``) and points ``stacklevel`` frames up, the caller of ``F.softmax`` by
     default, as ``_stacklevel`` does in PyTorch."""
     if dim is None:
-        import warnings
-
         warnings.warn(
             f"Implicit dimension choice for {name} has been deprecated. Change the call to "
             "include dim=X as an argument.",

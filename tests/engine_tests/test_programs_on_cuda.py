@@ -74,10 +74,13 @@ DIVERGES_ON_CUDA = {
     ),
 }
 
+#: Programs of ``DIVERGES_ON_CUDA`` whose divergence depends on the host: the CuPy
+#: simulator's float32 ``sin`` is NumPy's, whose SIMD loop NumPy picks by the CPU
+#: (AVX-512 or AVX2), so on some hosts the CUDA run prints the CPU run's text throughout.
+MAY_AGREE = frozenset({"legendre_function"})
+
 #: Programs whose numbers differ beyond ``GEMM_REL_TOL``, and why (strict expected failures).
 DIFFERENT_ON_CUDA = {
-    "poly_optim": "a loss printed with 4 decimals ends in another digit: float32 sums, which "
-    "the CPU adds in ATen's order and CUDA in CuPy's",
     "real_ex_regression": "trains until the loss is under a threshold, so the float32 sums' "
     "order (CPU: ATen's, CUDA: CuPy's) changes how many batches it takes",
     "real_jj_nn": "draws its data on the CPU (device='cpu') and its weights on the default "
@@ -145,6 +148,8 @@ def test_program_prints_on_cuda_what_it_prints_on_cpu(name: str) -> None:
         start, why = DIVERGES_ON_CUDA[name]
         lines = cuda.splitlines(keepends=True)
         at = next((i for i, line in enumerate(lines) if line.startswith(start)), None)
+        if at is None and name in MAY_AGREE:
+            at = len(lines)
         assert at is not None, f"{name}.py should print a line {start!r}... on CUDA ({why})"
         cpu, cuda = "".join(cpu.splitlines(keepends=True)[:at]), "".join(lines[:at])
     problems = differences(cuda, cpu, GEMM_REL_TOL)

@@ -215,9 +215,7 @@ def _autograd_backward(
     params: dict[str, Any] = {"create_graph": event["create_graph"]}
     if event["retain_graph"] is not None:
         params["retain_graph"] = event["retain_graph"]
-    node = importer.add(
-        "torch.autograd.backward", params, names.here("autograd.backward"), line
-    )
+    node = importer.add("torch.autograd.backward", params, names.here("autograd.backward"), line)
     _connect_all(importer, node, "tensors", event["tensors"], refs, line)
     _connect_all(importer, node, "grad_tensors", event["grad_tensors"], refs, line)
 
@@ -225,21 +223,21 @@ def _autograd_backward(
 def _function(importer: GraphBuilder, event: dict[str, Any], refs: Refs, names: Names) -> None:
     line = event["line"]
     importer.no_grad = event.get("no_grad", False)
-    keys = event["inputs"] or []
-    named, where = named_arguments(event["args"], len(keys), event["source"], event["class_name"])
+    inputs = event["inputs"] or []
+    named, where = named_arguments(event["args"], len(inputs), event["source"], event["class_name"])
     params = {"class_name": event["class_name"], "source": event["source"], "args": named}
     out = event["out"]
     # a forward returning a tuple: one output port per tensor, each key its own port
     several = isinstance(out, list)
     if several:
         params["outputs"] = len(out)
-    keys = out if several else [out]
-    first = next((k for k in keys if names.fixed(k)), None)
-    first = first or next((k for k in keys if k in names.bases), None)
+    outputs = out if several else [out]
+    first = next((k for k in outputs if names.fixed(k)), None)
+    first = first or next((k for k in outputs if k in names.bases), None)
     label = names.of(first, f"{event['class_name']}.apply")
     node = importer.add("torch.autograd.Function", params, label, line)
     importer.no_grad = False
-    for key, ports in zip(keys, where, strict=True):
+    for key, ports in zip(inputs, where, strict=True):
         for port, _ in ports:
             _connect_all(importer, node, port, [key], refs, line)
     if several:

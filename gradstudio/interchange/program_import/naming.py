@@ -178,7 +178,9 @@ class Bindings:
             return self._texts[where]
         positions = self._positions.get(code)
         if positions is None:
-            positions = self._positions[code] = list(code.co_positions())
+            # Python 3.10 has no column table: there, a label comes from the line alone
+            read = getattr(code, "co_positions", None)
+            positions = self._positions[code] = list(read()) if read is not None else []
         index = frame.f_lasti // 2
         text = None
         if 0 <= index < len(positions):

@@ -322,8 +322,8 @@ def build(report: dict[str, Any]) -> Document:
             if names.fixed(target):
                 label = names.unique(f"{names.of(target, '')}.backward()")
             else:
-                owner = names.bases.get(target)
-                label = names.here(f"{owner}.backward()" if owner else "backward")
+                base = names.bases.get(target)
+                label = names.here(f"{base}.backward()" if base else "backward")
             importer.backward(refs[event["target"]], [], kwargs, label, line)
     doc = importer.doc
     doc.set_meta("description", "\n".join(left_out(report["events"])))
