@@ -31,7 +31,7 @@ def legend_chip(colour: QColor, text: str) -> str:
 
 
 def legend_html() -> str:
-    return " &nbsp; ".join(legend_chip(c, t) for c, t in LEGEND)
+    return " ".join(legend_chip(c, t) for c, t in LEGEND)
 
 
 def status_html(
@@ -62,7 +62,7 @@ def status_html(
                 f"{label} (step {at.trace.step + 1})</span>"
             )
     if hidden_graphs:
-        parts.append(f"<b>{hidden_text(hidden_graphs)}</b> (“all backwards” shows them)")
+        parts.append(f"<b>{hidden_text(hidden_graphs)}</b>")
     if names_hidden:
         hint = f" or {enlarge_hint}" if enlarge_hint else ""
         parts.append(f"<span style='color:{muted}'>too small for names: zoom in{hint}</span>")

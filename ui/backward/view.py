@@ -171,7 +171,8 @@ class BackwardView(
         self.show_all_action.setObjectName("backwardShowAll")
         self.show_all_action.setCheckable(True)
         self.show_all_action.setToolTip(
-            "Show the graphs of every backward, not only the last one at this position"
+            "Show the graphs of every backward, not only the last one at this position "
+            "(the heading counts the earlier graphs it hides)"
         )
         self.all_button = QToolButton(self)
         self.all_button.setAutoRaise(True)
