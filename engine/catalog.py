@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.ops.core import apply_inplace, apply_op
 from engine.param_kinds import PARAM_KINDS
 
 
@@ -261,7 +262,6 @@ def applying(factory: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Cal
     The explicit form of what ``inplace_variant`` does by re-binding a function's
     bytecode: a module compiled by Cython (``engine.compiled_core``) has no bytecode to
     re-bind, so its public functions receive ``apply_op`` as a parameter instead."""
-    from engine.ops.core import apply_op
 
     fn = factory(apply_op)
     fn.__qualname__ = fn.__name__
@@ -274,7 +274,6 @@ def inplace_variant(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     (scalars, defaults, errors) writing into the first input, as PyTorch's ``add_``
     shares ``add``'s.  The function's globals are looked up when it first runs, so
     names defined after it in its module resolve as in the original."""
-    from engine.ops.core import apply_inplace
 
     factory = getattr(fn, "with_apply", None)
     if factory is None and "apply_op" not in fn.__code__.co_names:

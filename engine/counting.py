@@ -10,6 +10,7 @@ import numpy as np
 from engine import dtypes
 from engine.backend import to_numpy
 from engine.catalog import Example, Param, Port, public
+from engine.creation import tensor
 from engine.integers import as_int, int_tuple, is_int
 from engine.ops.core import apply_op, declare
 from engine.tensor import Tensor
@@ -31,8 +32,6 @@ BINCOUNT_WEIGHTED = declare(
 
 
 def _wrap(arr: Any, like: Tensor | None = None) -> Tensor:
-    from engine.creation import tensor
-
     return tensor(arr, device=None if like is None else like.device)
 
 

@@ -4,6 +4,7 @@ One device at most (``cuda:0``): the engine runs CUDA tensors on CuPy's current 
 """
 
 from engine.backend import cuda_available, cuda_unavailable_reason, cupy_module
+from engine.random import cuda_generator
 
 
 def is_available() -> bool:
@@ -35,7 +36,6 @@ def manual_seed_all(seed: int) -> None:
 
     Like PyTorch this is lazy and never fails, even without a GPU.
     """
-    from engine.random import cuda_generator
 
     cuda_generator.manual_seed(seed)
 

@@ -7,7 +7,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from engine import warn_site
+from engine import grad_mode, warn_site
+from engine.tensor import Tensor
 
 _RESIZED = (
     "An output with one or more elements was resized since it had shape {old}, which does not "
@@ -56,8 +57,6 @@ def _write_out(
     name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
 ) -> Any:
     """``fn(*args, **kwargs)`` written into ``out``."""
-    from engine import grad_mode
-    from engine.tensor import Tensor
 
     tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
     if grad_mode.STATE.enabled and any(t.requires_grad for t in (*tensors, out)):

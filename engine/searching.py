@@ -11,12 +11,11 @@ import numpy as np
 from engine import dtypes
 from engine.backend import to_numpy
 from engine.catalog import Example, Param, Port, public
+from engine.creation import tensor
 from engine.tensor import Tensor
 
 
 def _like(arr: Any, like: Any) -> Tensor:
-    from engine.creation import tensor
-
     return tensor(np.asarray(arr), device=like.device if isinstance(like, Tensor) else None)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import to_numpy
+from engine.nn.parameter import Parameter
 from engine.tensor import Tensor
 
 _PROTOCOL = 4
@@ -36,8 +37,6 @@ def _rebuild_tensor(raw: bytes, dtype: str, shape: tuple[int, ...], requires_gra
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Any:
-    from engine.nn.parameter import Parameter
-
     return Parameter(data, requires_grad)
 
 
@@ -52,8 +51,6 @@ def _reduce_parameter(p: Any) -> tuple[Any, ...]:
 
 
 def _pickler(f: Any) -> pickle.Pickler:
-    from engine.nn.parameter import Parameter
-
     pickler = pickle.Pickler(f, protocol=_PROTOCOL)
     table = copyreg.dispatch_table.copy()
     table[Tensor] = _reduce_tensor
@@ -127,8 +124,6 @@ def load(
 
 
 def _move(obj: Any, where: Any) -> Any:
-    from engine.nn.parameter import Parameter
-
     if isinstance(obj, Parameter):
         return Parameter(obj.detach().to(where), obj.requires_grad)
     if isinstance(obj, Tensor):

@@ -17,9 +17,11 @@ from typing import Any
 from engine import dtypes
 from engine.catalog import public
 from engine.integers import is_int
+from engine.ops import shape
 from engine.ops.core import OPS, Sample, apply_inplace, apply_op, check_inplace, declare
 from engine.ops.placement import fill_diagonal_
 from engine.ops.shape import _reshape_back, _wrap
+from engine.ops.special import polygamma as of_order
 from engine.tensor import Tensor
 
 _SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
@@ -141,8 +143,6 @@ def _restride(self: Tensor, op: Any, params: dict[str, Any]) -> Tensor:
 
 
 def _twins() -> dict[str, Any]:
-    from engine.ops import shape
-
     return {
         "t_": shape.T_OP,
         "transpose_": shape.TRANSPOSE,
@@ -232,7 +232,6 @@ def bincount(self: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
 
 def polygamma(self: Tensor, n: int) -> Tensor:
     """``x.polygamma(n)``: the method takes ``n`` after the tensor, the function before."""
-    from engine.ops.special import polygamma as of_order
 
     return of_order(n, self)
 

@@ -11,7 +11,7 @@ import types
 import warnings
 from typing import Any
 
-from tests.oracle import compare, execute, run_program
+from tests.oracle import compare, execute, messages_agree, run_program
 
 
 class _Node:
@@ -102,3 +102,12 @@ def test_values_compare_with_tolerance() -> None:
     assert compare(expected, actual) == []
     far = run_program("a = torch.tensor([1.1])\n", _toy_module())
     assert compare(expected, far) == ["a.value: expected [1.0], got [1.1]"]
+
+
+def test_messages_agree_to_the_last_bits_of_their_numbers_only() -> None:
+    fast = "numerical:1.9585491364738026\nanalytical:{}\n"
+    assert messages_agree(fast.format("2.937823704623985"), fast.format("2.9378237046239843"))
+    assert not messages_agree(fast.format("2.937823704623985"), fast.format("2.9378237"))
+    assert not messages_agree(fast.format("2.937823704623985"), fast.format("1.958558929161672"))
+    assert not messages_agree("expected 3 got 2.5", "expected 4 got 2.5")
+    assert not messages_agree("size 2.5 of x", "size 2.5 of y")

@@ -16,6 +16,8 @@ import traceback
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from engine.backend import array_module
+
 if TYPE_CHECKING:
     from engine.autograd.graph import Node
 
@@ -145,7 +147,6 @@ def print_stack(node: Node) -> None:
 
 def check_nan(node: Node, outs: list[Any], tensor_mode: bool) -> None:
     """``check_nan``: a gradient with a NaN is an error of the node that returned it."""
-    from engine.backend import array_module
 
     for i, g in enumerate(outs):
         if g is None:

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.autograd.functional import grad
 from engine.autograd.gradcheck import GradcheckError, slow_jacobians
+from engine.creation import rand, zeros
+from engine.random import Generator
 from engine.tensor import Tensor
 
 FAST_FAIL_SLOW_OK = """
@@ -35,8 +38,6 @@ If the test
 
 
 def _unit_vector(numel: int, dtype: Any, generator: Any) -> Tensor:
-    from engine.creation import rand
-
     vec = rand(numel, generator=generator).to(dtype)
     return vec / vec.norm()
 
@@ -75,10 +76,6 @@ def fast_gradcheck(
     rtol: float,
     nondet_tol: float,
 ) -> bool:
-    from engine.autograd.functional import grad
-    from engine.creation import zeros
-    from engine.random import Generator
-
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     g = Generator()
     all_u = [_unit_vector(inputs[i].numel(), inputs[i].dtype, g) for i in diff]

@@ -14,7 +14,9 @@ from engine import grad_mode
 from engine.autograd.dual_state import DUAL, tangent_of
 from engine.autograd.graph import Node, SavedTensor, edge_of
 from engine.autograd.transform_state import ACTIVE as TRANSFORMS
+from engine.backend import xp_for
 from engine.messages import BACKWARD_TWICE, LEAF_DIRTY
+from engine.tensor import Tensor
 
 
 class FunctionCtx:
@@ -65,13 +67,9 @@ class FunctionNode(FunctionCtx, Node):
         self._arg_is_tensor: tuple[bool, ...] = ()
 
     def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
-        from engine.tensor import Tensor
-
         gs: list[Any] = []
         for g, meta in zip(grads, self._out_meta, strict=False):
             if g is None and self._materialize:
-                from engine.backend import xp_for
-
                 g = xp_for(meta[2]).zeros(meta[0], dtype=meta[1])
                 if tensor_mode:
                     g = Tensor._wrap(g)
@@ -207,8 +205,6 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        from engine.tensor import Tensor
-
         assert cls._backward_cls is not None
         if TRANSFORMS:
             cls._check_transforms()
@@ -271,7 +267,6 @@ class Function:
 def _carry_tangents(cls: type[Function], ctx: Any, args: tuple[Any, ...], outs: list[Any]) -> None:
     """Forward AD through a custom Function: its ``jvp`` maps the inputs' tangents (zeros for
     a tensor without one) to the outputs'."""
-    from engine.tensor import Tensor
 
     tangents = []
     for a in args:
@@ -327,8 +322,6 @@ def once_differentiable(fn: Any) -> Any:
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
-        from engine.tensor import Tensor
-
         with grad_mode.no_grad():
             outputs = fn(ctx, *args)
         if not grad_mode.STATE.enabled:

@@ -9,22 +9,10 @@ import numpy as np
 from engine.autograd.engine_run import run_backward
 from engine.backend import array_module
 from engine.messages import SCALAR_ONLY, fmt_shape
-
-_TENSOR_CLS: list[type] = []
-
-
-def _tensor_cls() -> type:
-    """``engine.tensor.Tensor``, imported once (it imports this module)."""
-    if not _TENSOR_CLS:
-        from engine.tensor import Tensor
-
-        _TENSOR_CLS.append(Tensor)
-    return _TENSOR_CLS[0]
+from engine.tensor import Tensor
 
 
 def _as_list(x: Any) -> list[Any]:
-    from engine.tensor import Tensor
-
     if x is None:
         return []
     if isinstance(x, Tensor):
@@ -33,8 +21,6 @@ def _as_list(x: Any) -> list[Any]:
 
 
 def _make_grads(outputs: list[Any], grads: list[Any]) -> list[Any]:
-    from engine.tensor import Tensor
-
     out = []
     for i, (t, g) in enumerate(zip(outputs, grads, strict=True)):
         if g is None:
@@ -83,7 +69,7 @@ def backward(
         and inputs is None
         and not retain_graph
         and not create_graph
-        and isinstance(tensors, _tensor_cls())
+        and isinstance(tensors, Tensor)
         and (tensors.grad_fn is not None or tensors._requires_grad)
         and tensors._data.size == 1
         and tensors._data.dtype.kind == "f"
@@ -133,8 +119,6 @@ def grad(
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple[Any, ...]:
-    from engine.tensor import Tensor
-
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     if not outs:

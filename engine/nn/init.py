@@ -12,8 +12,12 @@ import math
 import warnings
 from typing import Any
 
+from engine.backend import to_numpy
+from engine.creation import randperm
+from engine.creation import tensor as make
 from engine.grad_mode import no_grad
 from engine.ops import random as fills
+from engine.ops.pointwise import where
 
 _LINEAR = (
     "linear",
@@ -104,9 +108,6 @@ def orthogonal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
     (of the transpose when wide), Q's columns signed by R's diagonal, times ``gain``."""
     import numpy as np
 
-    from engine.backend import to_numpy
-    from engine.creation import tensor as make
-
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -191,7 +192,6 @@ def trunc_normal_(
             "The distribution of values may be incorrect.",
             stacklevel=2,
         )
-    from engine.ops.pointwise import where
 
     with no_grad():
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
@@ -232,7 +232,6 @@ def trunc_normal_(
 def sparse_(tensor: Any, sparsity: float, std: float = 0.01, generator: Any = None) -> Any:
     """Normal draws, then in each column ``ceil(sparsity * rows)`` rows zeroed, chosen by
     ``randperm`` on the default generator (as PyTorch does, whatever ``generator`` is)."""
-    from engine.creation import randperm
 
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")

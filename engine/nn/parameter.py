@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.creation import empty
 from engine.tensor import Tensor
 
 
@@ -19,8 +20,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
-            from engine.creation import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter() expected a Tensor as data, got {type(data).__name__}")
@@ -81,8 +80,6 @@ class _Uninitialized:
     _kind = "parameter"
 
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
-        from engine.creation import empty
-
         data = empty(tuple(shape), device=device or self.device, dtype=dtype or self.dtype)
         self._data = data._data  # type: ignore[attr-defined]
         self._vc = data._counter()  # type: ignore[attr-defined]
@@ -117,8 +114,6 @@ class UninitializedParameter(_Uninitialized, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> Any:
-        from engine.creation import empty
-
         return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
 
     def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
@@ -133,8 +128,6 @@ class UninitializedBuffer(_Uninitialized, Tensor):
     _kind = "buffer"
 
     def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None) -> Any:
-        from engine.creation import empty
-
         b = object.__new__(cls)
         b._data = empty(0, device=device, dtype=dtype)._data
         if requires_grad:

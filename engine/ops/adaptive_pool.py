@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pointwise import zeros_like
 
 NS = "torch.nn.functional"
 
@@ -44,7 +45,6 @@ def _backward_fwd(xp: Any, g: Any, a: Any) -> Any:
 
 def _double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """Linear in its gradient: ``adaptive_avg_pool2d(gg)``; zeros for ``self``."""
-    from engine.ops.pointwise import zeros_like
 
     size = tuple(ctx.shapes[0][-2:])
     return (

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalog import Example, Port, public
+from engine.creation import scalar_tensor_like
 from engine.ops.core import apply_op, declare
+from engine.tensor import Tensor
 
 
 def _refuse_float(name: str, *xs: Any) -> None:
-    from engine.tensor import Tensor
-
     for x in xs:
         kind = x.dtype.is_floating_point if isinstance(x, Tensor) else isinstance(x, float)
         if kind:
@@ -31,8 +31,6 @@ def _binary(name: str, ufunc: str, doc: str) -> Any:
     )
 
     def call(input: Any, other: Any) -> Any:  # noqa: A002
-        from engine.creation import scalar_tensor_like
-        from engine.tensor import Tensor
 
         _refuse_float(name, input, other)
         if not isinstance(input, Tensor):

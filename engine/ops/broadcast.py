@@ -10,11 +10,11 @@ from engine.catalog import Example, Param, Port, public
 from engine.integers import int_tuple
 from engine.ops.core import _broadcast_error
 from engine.ops.shape import expand
+from engine.tensor import Size
 
 
 def broadcast_shapes(*shapes: Any) -> Any:
     """The common shape, with PyTorch's message naming the first shape that does not fit."""
-    from engine.tensor import Size
 
     result: list[int] = []
     for k, shape in enumerate(shapes):

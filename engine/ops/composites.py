@@ -7,14 +7,18 @@ import math
 from typing import Any
 
 from engine import grad_mode
+from engine.backend import array_module
 from engine.catalog import Example, Param, Port, public
+from engine.creation import tensor
 from engine.integers import int_tuple, is_int
 from engine.ops.index import narrow
 from engine.ops.norms import vector_norm
 from engine.ops.pointwise import div, mul, sub
 from engine.ops.rearrange import repeat
 from engine.ops.reduce import sum as reduce_sum
-from engine.ops.shape import cat, expand
+from engine.ops.select import index_select
+from engine.ops.shape import _wrap, cat, clone, expand, flatten, reshape, unsqueeze, view
+from engine.tensor import Tensor
 
 
 @public("tile", ("input",), (Param("dims", "shape"),), category="shape", doc="repeat, dims padded")
@@ -42,9 +46,6 @@ def repeat_interleave(
 ) -> Any:
     """ATen's two overloads: an int repeats by ``unsqueeze``, ``expand``, ``clone`` and
     ``flatten`` (``ViewBackward0`` last); a tensor of counts by ``index_select``."""
-    from engine.creation import tensor
-    from engine.ops.select import index_select
-    from engine.ops.shape import _wrap, clone, flatten, unsqueeze
 
     if repeats is None:  # ``repeat_interleave(counts)``: each index, counts times
         counts = input.tolist()
@@ -94,8 +95,6 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
     (``ExpandBackward0``); ``"xy"`` swaps the first two, as ATen does."""
     import warnings
 
-    from engine.ops.shape import view
-
     if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
         tensors = tuple(tensors[0])
     if indexing is None:
@@ -135,7 +134,6 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
 )
 def atleast_1d(*tensors: Any) -> Any:
     """A 0-d tensor as ``reshape(1)`` (``ViewBackward0``); others as they are."""
-    from engine.ops.shape import reshape
 
     ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], list | tuple) else tensors
     out = tuple(reshape(t, (1,)) if t.ndim == 0 else t for t in ts)
@@ -152,7 +150,6 @@ def atleast_1d(*tensors: Any) -> Any:
 )
 def atleast_2d(*tensors: Any) -> Any:
     """0-d as ``reshape(1, 1)``, 1-d as ``unsqueeze(0)``, as ATen's ``atleast_2d``."""
-    from engine.ops.shape import reshape, unsqueeze
 
     ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], list | tuple) else tensors
     out = tuple(
@@ -196,7 +193,6 @@ def vstack(tensors: Any) -> Any:
 )
 def unflatten(input: Any, dim: int, sizes: Any) -> Any:  # noqa: A002
     """One dimension split into ``sizes`` (one may be -1): a ``view`` (``ViewBackward0``)."""
-    from engine.ops.shape import _wrap, view
 
     d = _wrap(dim, input.ndim)
     sizes = [int(s) for s in sizes]
@@ -265,8 +261,6 @@ def unique(
     dim: int | None = None,
 ) -> Any:
     """Sorted distinct values (not differentiable), with inverse indices and counts if asked."""
-    from engine.backend import array_module
-    from engine.tensor import Tensor
 
     a = input._data
     xp = array_module(a)
@@ -315,8 +309,6 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     """ATen's ``cosine_similarity``: each input over a clone of its norm, clamped in place
     without grad, then the product summed over ``dim`` (``SumBackward1``)."""
     import numpy as np
-
-    from engine.ops.shape import clone
 
     shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
     if tuple(x1.shape) != shape:

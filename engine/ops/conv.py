@@ -12,9 +12,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from engine.backend import array_module
 from engine.catalog import Example, Param, Port, public
 from engine.integers import is_int
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
+from engine.ops.pointwise import zeros_like
 
 NS = "torch.nn.functional"
 #: The params of ATen's ``convolution`` besides ``groups``, in its order.
@@ -175,7 +177,6 @@ def _conv_grads(
 def _conv_grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
     if ctx.math is TENSOR_MATH:
         return _conv_grad_graph(ctx, g)
-    from engine.backend import array_module
 
     xp = array_module(g)
     a, w = (
@@ -226,7 +227,6 @@ def _conv_backward_fwd(
 def _conv_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any, Any]:
     """A convolution's gradients are bilinear: each one's derivatives are the forward
     convolution or the other gradient, with ``gg`` in the place of an operand."""
-    from engine.ops.pointwise import zeros_like
 
     m, p = ctx.math, ctx.params
     conv = {k: p[k] for k in (*_CONV_PARAMS, "groups") if k in p}

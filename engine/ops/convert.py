@@ -10,6 +10,7 @@ from engine import dtypes
 from engine.backend import device, to_device, transfer
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_inplace, apply_op, declare
+from engine.tensor import Tensor
 
 
 def _to_copy_fwd(
@@ -59,8 +60,6 @@ _TO_SIGNATURES = (
 
 
 def _arg_type(value: Any) -> str:
-    from engine.tensor import Tensor
-
     if isinstance(value, Tensor):
         return "Tensor"
     if isinstance(value, dtypes.dtype | device):
@@ -81,8 +80,6 @@ def _to_signature_error(args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeEr
 
 
 def _parse_to(t: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool]:
-    from engine.tensor import Tensor
-
     if not _TO_KEYWORDS.issuperset(kwargs):
         raise _to_signature_error(args, kwargs)
     dev, dt = None, None
@@ -170,7 +167,6 @@ def zero_(input: Any) -> Any:  # noqa: A002
     mutates=True,
 )
 def fill_(input: Any, value: Any) -> Any:  # noqa: A002
-    from engine.tensor import Tensor
 
     if isinstance(value, Tensor):
         value = value.item()
@@ -186,7 +182,6 @@ def fill_(input: Any, value: Any) -> Any:  # noqa: A002
     mutates=True,
 )
 def copy_(input: Any, src: Any, non_blocking: bool = False) -> Any:  # noqa: A002
-    from engine.tensor import Tensor
 
     if isinstance(src, Tensor) and src.device != input.device:
         src = to(src, input.device)

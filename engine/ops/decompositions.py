@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import dtypes
+from engine import dtypes, functions
 from engine.catalog import Example, Param, Port, public
 from engine.integers import is_int
 from engine.ops.core import apply_op, declare
+from engine.ops.index import SLICE
 from engine.ops.pointwise import UNARY
+from engine.ops.shape import _wrap, expand
 
 
 def _fns() -> Any:
-    from engine import functions
-
     return functions
 
 
@@ -99,7 +99,6 @@ def flipud(input: Any) -> Any:  # noqa: A002
     example=Example(inputs={"indices": (2, 1)}, params={"dim": 1}, values={"indices": "index"}),
 )
 def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:  # noqa: A002
-    from engine.ops.shape import _wrap, expand
 
     f = _fns()
     if indices.dtype is not dtypes.int64:
@@ -126,8 +125,6 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:  # 
 
 
 def _slices(input: Any, dim: int, bounds: list[tuple[int, int]]) -> tuple[Any, ...]:
-    from engine.ops.index import SLICE
-
     return tuple(
         apply_op(SLICE, (input,), {"dim": dim, "start": s, "end": e, "step": 1}) for s, e in bounds
     )
@@ -143,7 +140,6 @@ def _slices(input: Any, dim: int, bounds: list[tuple[int, int]]) -> tuple[Any, .
     doc="views split into sections or at indices along dim",
 )
 def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[Any, ...]:  # noqa: A002
-    from engine.ops.shape import _wrap
 
     if input.ndim == 0:
         raise RuntimeError(

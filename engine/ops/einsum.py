@@ -19,6 +19,10 @@ import numpy as np
 from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.linalg import bmm
+from engine.ops.pointwise import mul
+from engine.ops.shape import permute, reshape, unsqueeze, view
+from engine.tensor import _wrap_dim
 
 _ELLIPSIS = 52
 
@@ -89,7 +93,6 @@ declare(
     example=Example(inputs={"input": (3, 3)}),
 )
 def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:  # noqa: A002
-    from engine.tensor import _wrap_dim
 
     d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
     if d1 == d2:
@@ -240,10 +243,7 @@ def _operands(operands: tuple[Any, ...]) -> tuple[Any, ...]:
 )
 def einsum(equation: str, *operands: Any) -> Any:
     """``einsum(equation, *operands)`` (or a list of operands), as ATen computes it."""
-    from engine.ops.linalg import bmm
-    from engine.ops.pointwise import mul
     from engine.ops.reduce import sum  # noqa: A004 (the op, local: the module's sum is the builtin)
-    from engine.ops.shape import permute, reshape, unsqueeze, view
 
     ops_in = _operands(operands)
     arrow = equation.find("->")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from engine.backend import array_module
 from engine.catalog import Example, Param, Port, public
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
 from engine.ops.normalization import _normalised_grad
@@ -75,7 +76,6 @@ def _grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
     groups = ctx.params["groups"]
     if ctx.math is TENSOR_MATH:
         return _composed(ctx, g, groups)
-    from engine.backend import array_module
 
     xp = array_module(g)
     a = getattr(ctx.saved["input"], "_data", ctx.saved["input"])

@@ -21,6 +21,8 @@ from engine.cascade_sum import reduce_sum
 from engine.catalog import Example, Param, public
 from engine.messages import fmt_shape
 from engine.range_values import parallel_chunks
+from engine.spaced import linspace
+from engine.tensor import Tensor
 
 #: ATen's histogram kernel hands each thread at least this many elements.
 HISTOGRAM_GRAIN_SIZE = 200
@@ -37,8 +39,6 @@ def _check_bins(bins: int) -> None:
 
 
 def _linear_edges(lo: float, hi: float, bins: int, dtype: Any) -> Any:
-    from engine.spaced import linspace
-
     return to_numpy(linspace(lo, hi, bins + 1, dtype=dtype)._data)
 
 
@@ -80,8 +80,6 @@ def _counts(flat: Any, edges: Any, how: str, weight: Any) -> Any:
 
 
 def _wrap_like(arr: Any, like: Any) -> Any:
-    from engine.tensor import Tensor
-
     xp = array_module(like._data)
     return Tensor._wrap(arr if xp is np else xp.asarray(arr))
 
@@ -137,7 +135,6 @@ def histogram(
 ) -> Any:
     """``(hist, bin_edges)``: ``bins`` equal bins over ``range`` (the data's range when
     absent, widened by a half each side if empty), or the edges given as a tensor."""
-    from engine.tensor import Tensor
 
     dt = input.dtype
     if not dt.is_floating_point:

@@ -8,13 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from engine import warn_site
-from engine.backend import device, transfer
+from engine import dtypes, warn_site
+from engine.backend import device, to_numpy, transfer
 from engine.catalog import Example, Param, Port, public
+from engine.creation import tensor
 from engine.integers import is_int
 from engine.messages import fmt_shape
 from engine.ops.atomic_add import add_at
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.convert import copy_
+from engine.ops.core import Sample, apply_inplace, apply_op, declare
+from engine.ops.shape import UNSQUEEZE, _wrap, alias, expand, view
 from engine.tensor import Tensor
 
 
@@ -126,8 +129,6 @@ def _wrap_key(key: Any) -> tuple[Any, ...]:
 def _sequence_index(k: Any) -> Any:
     """A list, range or tuple inside a key as the index tensor PyTorch makes of it
     (``indexing_tensor_from_data``): bool or uint8 when its items are, else int64."""
-    from engine import dtypes
-    from engine.creation import tensor
 
     if not _is_sequence(k):
         return k
@@ -152,8 +153,6 @@ def getitem(x: Any, key: Any) -> Any:
     if any(not isinstance(k, slice) for k in advanced):
         return _advanced(out, tuple(advanced))
     if not changed:
-        from engine.ops.shape import alias
-
         return alias(x)
     return out
 
@@ -252,7 +251,6 @@ def _scalar_index(k: Any) -> Any:
     doc="the slice at one index of a dimension (what x[i] does)",
 )
 def select(input: Any, dim: int, index: int) -> Any:  # noqa: A002
-    from engine.ops.shape import _wrap
 
     d = _wrap(dim, input.ndim)
     size = input.shape[d]
@@ -272,7 +270,6 @@ def select(input: Any, dim: int, index: int) -> Any:  # noqa: A002
     doc="length elements from start along dim (what x[a:b] does)",
 )
 def narrow(input: Any, dim: int, start: int, length: int) -> Any:  # noqa: A002
-    from engine.ops.shape import _wrap
 
     d = _wrap(dim, input.ndim)
     size = input.shape[d]
@@ -284,8 +281,6 @@ def narrow(input: Any, dim: int, start: int, length: int) -> Any:  # noqa: A002
 
 
 def _unsqueeze() -> Any:
-    from engine.ops.shape import UNSQUEEZE
-
     return UNSQUEEZE
 
 
@@ -331,7 +326,6 @@ def _index_key(x: Any, keys: tuple[Any, ...]) -> tuple[Any, ...]:
 def _index_shapes(key: tuple[Any, ...]) -> list[tuple[int, ...]]:
     """The shapes of the index tensors ATen broadcasts: a mask stands for one index per
     dimension it covers, each as long as the mask has true entries."""
-    from engine.backend import to_numpy
 
     shapes: list[tuple[int, ...]] = []
     for k in key:
@@ -374,7 +368,6 @@ def _check_index_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
     """PyTorch's index kernel message: the dimension it names is the position of
     the offending index among the index tensors, the size that of the dimension
     it indexes."""
-    from engine.backend import to_numpy
 
     dim = nth = 0
     for k in key:
@@ -476,7 +469,6 @@ def _put_arguments(input: Any, indices: Any, values: Any) -> tuple[Any, Any]:  #
 def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:  # noqa: A002
     """``input[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up);
     one ``IndexPutBackward0`` either way, as ATen's ``index_put_``."""
-    from engine.ops.core import apply_inplace
 
     key, v = _put_arguments(input, indices, values)
     apply_inplace(INDEX_PUT_ACCUMULATE if accumulate else INDEX_PUT, (input, v), {"key": key})
@@ -491,7 +483,6 @@ def _setitem_array(a: Any, key: Any, v: Any) -> Any:
 def setitem(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` as PyTorch does it: ``copy_`` into a view for basic
     indices (so autograd shows ``CopySlices``), ``index_put_`` for advanced ones."""
-    from engine.ops.core import apply_inplace
 
     v = _value_tensor(x, value)
     sliced, advanced, changed = _slicing(x, key, setting=True)
@@ -512,8 +503,6 @@ def setitem(x: Any, key: Any, value: Any) -> None:
 def _value_tensor(x: Any, value: Any) -> Any:
     """The assigned value as a tensor (ATen's ``valueToTensor``): a tensor as it is, a
     Python number in ``x``'s dtype; any other object is refused by its type's name."""
-    from engine import dtypes
-    from engine.creation import tensor
 
     if isinstance(value, Tensor):
         return value
@@ -527,7 +516,6 @@ def _value_tensor(x: Any, value: Any) -> Any:
 def _without_leading_ones(v: Any) -> Any:
     """``v`` viewed without its leading size-1 dimensions (ATen's ``slicePrefix1sSize``),
     as ``x[i] = v`` assigns it; a ``view`` only where the shape changes."""
-    from engine.ops.shape import view
 
     shape = tuple(v.shape)
     n = next((i for i, s in enumerate(shape) if s != 1), len(shape))
@@ -538,8 +526,6 @@ def _copy_to(dst: Any, src: Any) -> None:
     """ATen's ``copy_to``: equal shapes copy; a 0-dim value fills; any other value is
     viewed without leading ones and expanded to ``dst`` first (``ViewBackward0``,
     ``ExpandBackward0`` under ``CopySlices``; the expand names the mismatch)."""
-    from engine.ops.convert import copy_
-    from engine.ops.shape import expand, view
 
     if tuple(dst.shape) == tuple(src.shape) or src.ndim == 0:
         copy_(dst, src)

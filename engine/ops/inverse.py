@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.backend import to_numpy
 from engine.catalog import Example, public
 from engine.messages import LinAlgError
 from engine.ops.core import Sample, apply_op, declare
@@ -50,7 +51,6 @@ def check_square(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
 
 def _check(A: Any, name: str) -> None:  # noqa: N803  (PyTorch's names)
     check_square(A, name)
-    from engine.backend import to_numpy
 
     pivot = _first_zero_pivot(to_numpy(A._data))
     if pivot:

@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Example, Param, Port, public
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops import shape as sh
+from engine.ops.core import Sample, _broadcast_error, apply_op, declare
+from engine.ops.shape import expanded_size
 
 
 def _t(m: Any, x: Any) -> Any:
@@ -309,8 +311,6 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
         target = (s1[0], s2[1])
         bias = input._data.shape
         if bias != target and bias != target[1:]:
-            from engine.ops.shape import expanded_size
-
             expanded_size(bias, target)
     layout = _layout(d1, d2)
     if beta == 1 and alpha == 1:
@@ -329,7 +329,6 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
 )
 def matmul(input: Any, other: Any) -> Any:  # noqa: A002
     """ATen's ``matmul`` decomposition, so every intermediate ``grad_fn`` matches."""
-    from engine.ops import shape as sh
 
     a, b = input, other
     da, db = a.ndim, b.ndim
@@ -366,7 +365,6 @@ def matmul(input: Any, other: Any) -> Any:  # noqa: A002
 
 def _folded(a: Any, b: Any) -> Any:
     """``a`` (>= 3-D) times a matrix or vector: fold the batch into rows, one mm/mv."""
-    from engine.ops import shape as sh
 
     lead = tuple(a.shape[:-1])
     folded = sh.reshape(a, (-1, a.shape[-1]))
@@ -376,7 +374,6 @@ def _folded(a: Any, b: Any) -> Any:
 
 def _batched(a: Any, b: Any) -> Any:
     """Broadcast the batch dims, expand, reshape to 3-D, bmm, unsafe view back."""
-    from engine.ops import shape as sh
 
     n, k, p = a.shape[-2], a.shape[-1], b.shape[-1]
     batch_a, batch_b = tuple(a.shape[:-2]), tuple(b.shape[:-2])
@@ -388,8 +385,6 @@ def _batched(a: Any, b: Any) -> Any:
     try:
         batch = tuple(np.broadcast_shapes(batch_a, batch_b))
     except ValueError:
-        from engine.ops.core import _broadcast_error
-
         views = [np.broadcast_to(np.empty(()), s) for s in (batch_a, batch_b)]
         raise _broadcast_error(views) from None
     bsz = math.prod(batch)

@@ -11,11 +11,15 @@ import math
 import warnings
 from typing import Any
 
+from engine import warn_site
 from engine.catalog import Example, Param, Port, public
+from engine.grad_mode import is_grad_enabled
 from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
-from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.core import ARRAY_MATH, Sample, _broadcast_error, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
-from engine.ops.pointwise import scalar_minus, zero_scalar
+from engine.ops.pointwise import div, mul, scalar_minus, zero_scalar
+from engine.ops.reduce import _mean, _sum
+from engine.ops.shape import expand
 from engine.tensor import Tensor
 
 NS = "torch.nn.functional"
@@ -29,7 +33,6 @@ _FLOAT_EPSILON = 9.9999999600419720025e-13
 def _reduce(xp: Any, loss: Any, reduction: str) -> Any:
     """ATen's ``apply_loss_reduction``: ``loss.mean()`` or ``loss.sum()``, so in the
     order of PyTorch's sum kernel (``engine.cascade_sum``), not NumPy's pairwise sum."""
-    from engine.ops.reduce import _mean, _sum
 
     if reduction == "mean":
         return _mean(xp, loss)
@@ -146,7 +149,6 @@ pointwise_loss_backward(
 def refuse_grad(function: str, argument: str, t: Any) -> None:
     """PyTorch has no derivative for loss weights and says so before computing anything
     (``check_no_requires_grad`` in its generated autograd kernels), in grad mode only."""
-    from engine.grad_mode import is_grad_enabled
 
     if t is not None and t.requires_grad and is_grad_enabled():
         raise RuntimeError(
@@ -389,8 +391,6 @@ def expanded(input: Any, target: Any) -> tuple[Any, Any]:  # noqa: A002
     cannot broadcast)."""
     import numpy as np
 
-    from engine import warn_site
-
     if tuple(input.shape) == tuple(target.shape):
         return input, target
     warnings.warn(
@@ -400,8 +400,6 @@ def expanded(input: Any, target: Any) -> tuple[Any, Any]:  # noqa: A002
         UserWarning,
         stacklevel=warn_site.functional_caller(),
     )
-    from engine.ops.core import _broadcast_error
-    from engine.ops.shape import expand
 
     error = _broadcast_error([input, target])
     if error is not None:
@@ -424,7 +422,6 @@ def weighted(
     """``F.mse_loss``/``l1_loss``/``huber_loss`` with ``weight``: composite in Python, the
     unreduced loss times the weight; ``mean`` is its sum over the weights' sum
     (``by_weight``, mse and l1) or its plain mean (Huber)."""
-    from engine.ops.pointwise import div, mul
     from engine.ops.reduce import mean, sum
 
     if tuple(weight.shape) != tuple(input.shape):

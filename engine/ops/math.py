@@ -13,10 +13,12 @@ from typing import Any
 from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Param, Port, public
+from engine.creation import scalar_tensor_like
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import POS, UNARY, _unary_public, zeros_like
-from engine.transcendental import libm
+from engine.tensor import Tensor
+from engine.transcendental import libm, libm2
 
 UNIT = (Sample(((2, 3),), unit=True),)  # inputs in (0, 1): asin, acos
 DISTINCT = (Sample(((2, 3),), distinct=True),)
@@ -59,7 +61,7 @@ tan = _unary(
 asin = _unary(
     "asin",
     "AsinBackward0",
-    lambda xp, a: xp.arcsin(a),
+    libm("arcsin"),
     lambda ctx, g: (
         g * ctx.math.rsqrt(ctx.math.add_scalar(-ctx.saved["self"] * ctx.saved["self"], other=1))
     ),
@@ -229,7 +231,7 @@ ATAN2 = declare(
     "atan2",
     "Atan2Backward0",
     ("self", "other"),
-    lambda xp, a, b: xp.arctan2(a, b),
+    libm2("arctan2"),
     lambda ctx, g: _atan2_grads(ctx, g),
     dtype="float",
     save={"self": None, "other": None},
@@ -308,8 +310,6 @@ FLOOR_DIVIDE = declare(
 )
 def floor_divide(input: Any, other: Any) -> Any:  # noqa: A002
     """``input // other``: ATen's node for it is ``NotImplemented`` (backward refuses)."""
-    from engine.creation import scalar_tensor_like
-    from engine.tensor import Tensor
 
     if not isinstance(input, Tensor):
         input = scalar_tensor_like(input, other)  # noqa: A001
@@ -377,8 +377,6 @@ FMOD = declare(
 
 def _modulo(name: str, scalar_op: Any, tensor_op: Any, doc: str) -> Any:
     def call(input: Any, other: Any) -> Any:  # noqa: A002
-        from engine.creation import scalar_tensor_like
-        from engine.tensor import Tensor
 
         if not isinstance(input, Tensor):
             input = scalar_tensor_like(input, other)  # noqa: A001

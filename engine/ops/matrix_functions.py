@@ -21,11 +21,17 @@ import numpy as np
 from engine.backend import array_module, to_numpy, transfer
 from engine.catalog import Example, Param, Port, public
 from engine.messages import LinAlgError
+from engine.ops.broadcast import broadcast_shapes
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.inverse import check_square as _square
+from engine.ops.inverse import inv
 from engine.ops.linalg import mm
+from engine.ops.norms import vector_norm
 from engine.ops.pointwise import data_of, where
+from engine.ops.stats import amax, amin
+from engine.spaced import eye as make_eye
+from engine.tensor import Tensor
 
 #: ``torch.linalg``: its functions are not tensor methods.
 LINALG = "torch.linalg"
@@ -334,8 +340,6 @@ def matrix_norm(
 ) -> Any:
     """``torch.linalg.matrix_norm`` for ``'fro'`` (a vector norm over both dims) and the
     1/inf norms (``amax`` of column/row vector norms), as ATen composes them."""
-    from engine.ops.norms import vector_norm
-    from engine.ops.stats import amax, amin
 
     if A.ndim < 2:
         raise RuntimeError(
@@ -425,14 +429,10 @@ def matrix_power(input: Any, n: int) -> Any:  # noqa: A002
     A = input  # noqa: N806
     _square(A, "linalg.matrix_power")
     if n == 0:
-        from engine.spaced import eye as make_eye
-
         eye = make_eye(A.shape[-1], dtype=A.dtype, device=A.device)
         return A.clone().copy_(eye)
     inverted = n < 0
     if inverted:
-        from engine.ops.inverse import inv
-
         A, n = inv(A), -n  # noqa: N806
     if n == 1:
         return A if inverted else A.clone()
@@ -458,7 +458,6 @@ def _rank(
 ) -> Any:
     """Singular values above ``max(atol, rtol * σ_max)`` (``rtol`` defaults to
     ``eps * max(m, n)`` when neither is given)."""
-    from engine.tensor import Tensor
 
     a = to_numpy(A._data)
     s = np.linalg.svd(a, compute_uv=False)
@@ -637,7 +636,6 @@ EUCLIDEAN_DIST = declare(
 
 def _euclidean_dist(x1: Any, x2: Any) -> Any:
     """ATen's path: batches expanded and flattened, one ``_euclidean_dist``, a ``view``."""
-    from engine.ops.broadcast import broadcast_shapes
 
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     (r1, c1), (r2, c2) = x1.shape[-2:], x2.shape[-2:]
@@ -1062,7 +1060,6 @@ linalg_lstsq_type.__name__ = linalg_lstsq_type.__qualname__ = "linalg_lstsq"
 def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:  # noqa: N803
     """``torch.linalg.lstsq`` with the CPU default driver (``gelsy``): the solution, empty
     residuals and singular values, and the rank."""
-    from engine.tensor import Tensor
 
     if A.ndim != 2 or B.ndim not in (1, 2):
         raise NotImplementedError(

@@ -15,6 +15,7 @@ from engine.ops.activations import ELU, ELU_INPLACE, _elu_forward, _fused_backwa
 from engine.ops.core import ARRAY_MATH, Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import data_of, scalar_minus, zero_scalar, zeros_like
+from engine.ops.shape import _wrap, reshape
 
 NS = "torch.nn.functional"
 DISTINCT = (Sample(((2, 3),), distinct=True),)
@@ -615,7 +616,6 @@ def threshold_(input: Any, threshold: float, value: float) -> Any:  # noqa: A002
 def _prelu(input: Any, weight: Any) -> Any:  # noqa: A002
     """ATen's ``prelu``: checks, then the weight reshaped to broadcast over the channel
     dimension (``ViewBackward0``) unless it has the input's rank, then ``_prelu_kernel``."""
-    from engine.ops.shape import reshape
 
     if input.dtype != weight.dtype:
         raise RuntimeError(
@@ -675,7 +675,6 @@ def torch_prelu(input: Any, weight: Any) -> Any:  # noqa: A002
 def glu(input: Any, dim: int = -1) -> Any:  # noqa: A002
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    from engine.ops.shape import _wrap
 
     d = _wrap(dim, input.ndim)
     if input.shape[d] % 2:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.backend import array_module
+from engine.ops import pointwise
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.nn import _nll_fwd, _nll_grad_fwd
 from engine.tensor import Tensor
@@ -42,8 +44,6 @@ def _params(ctx: Any) -> dict[str, Any]:
 
 def _double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """Linear in its gradient, as the 2-d loss's: ``nll_loss2d(gg)``, zeros for ``self``."""
-    from engine.backend import array_module
-    from engine.ops import pointwise
 
     data = gg if ctx.math is pointwise.ARRAY_MATH else gg._data
     zeros = array_module(data).zeros(tuple(ctx.shapes[1]), dtype=data.dtype)

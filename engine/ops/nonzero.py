@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.backend import array_module
 from engine.catalog import Example, public
+from engine.tensor import Tensor
 
 
 @public(
@@ -17,8 +19,6 @@ from engine.catalog import Example, public
 )
 def nonzero(input: Any, *, as_tuple: bool = False) -> Any:  # noqa: A002
     """An int64 ``(n, ndim)`` tensor, or one 1-D index tensor per dimension with ``as_tuple``."""
-    from engine.backend import array_module
-    from engine.tensor import Tensor
 
     a = input._data
     xp = array_module(a)

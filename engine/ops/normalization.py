@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from engine import autograd
+from engine.backend import array_module
 from engine.catalog import Example, Param, Port, public
+from engine.grad_mode import enable_grad
 from engine.integers import int_tuple
 from engine.ops.core import ARRAY_MATH, TENSOR_MATH, Sample, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
@@ -105,9 +108,6 @@ def _fused_double_backward(grad: Any, positions: tuple[int, int, int]) -> Any:
     on (grad_output, input, weight), differentiated with ``autograd.grad``."""
 
     def backward(ctx: Any, gg: Any) -> tuple[Any, ...]:
-        from engine import autograd
-        from engine.grad_mode import enable_grad
-
         tm = ctx.math is TENSOR_MATH
         names = [ctx._op.inputs[i] for i in positions]
         vals = [ctx.saved.get(n) for n in names]
@@ -162,7 +162,6 @@ def _ln_grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
             return _composed_grads(ctx, g, a, ctx.saved.get("weight"), dims, None, batch)
         ins = (g, ctx.saved["input"], None, None, ctx.saved.get("weight"), ctx.saved.get("bias"))
         return _fused_grads(ctx, "layer_norm_backward", ins)
-    from engine.backend import array_module
 
     xp = array_module(g)
     a = getattr(ctx.saved["input"], "_data", ctx.saved["input"])
@@ -283,7 +282,6 @@ def _bn_grad(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
                 1 / (var + var.dtype.type(ctx.params["eps"])) ** 0.5,
             )
         return _composed_grads(ctx, g, a, w, axes, stats, axes)
-    from engine.backend import array_module
 
     xp = array_module(g)
     a = getattr(ctx.saved["input"], "_data", ctx.saved["input"])
@@ -400,7 +398,6 @@ def batch_norm(
 
 def _update_running(x: Any, mean: Tensor, var: Tensor, momentum: float, n: int) -> None:
     """ATen's kernel writes the running statistics directly: their versions stay."""
-    from engine.backend import array_module
 
     xp = array_module(x._data)
     axes = _bn_axes(x._data)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.backend import array_module
 from engine.catalog import Example, Param, public
+from engine.tensor import Tensor
 
 
 @public(
@@ -20,8 +22,6 @@ from engine.catalog import Example, Param, public
 )
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     """Like PyTorch: int64 indices only, classes inferred from the largest when ``-1``."""
-    from engine.backend import array_module
-    from engine.tensor import Tensor
 
     if tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -15,10 +15,13 @@ import numpy as np
 
 from engine.backend import array_module, to_numpy
 from engine.catalog import Example, Param, public
+from engine.creation import tensor
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.pointwise import data_of
+from engine.ops.reduce import _select_dim_grad
 from engine.return_types import _make
+from engine.tensor import Tensor
 
 KEEPDIM = Param("keepdim", "bool")
 kthvalue_type = _make("kthvalue")
@@ -35,7 +38,6 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 def _select_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
     """``value_selecting_reduction_backward``: the gradient scattered to the indices."""
-    from engine.ops.reduce import _select_dim_grad
 
     return _select_dim_grad(ctx, g, _indices_grad)
 
@@ -321,8 +323,6 @@ def logcumsumexp(input: Any, dim: int) -> Any:  # noqa: A002
 
 # -- searchsorted / bucketize / unique_consecutive ---------------------------------
 def _wrap(data: Any) -> Any:
-    from engine.tensor import Tensor
-
     return Tensor._wrap(data)
 
 
@@ -351,8 +351,6 @@ def searchsorted(
     side: str | None = None,
     sorter: Any = None,
 ) -> Any:
-    from engine.creation import tensor
-
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -488,7 +486,6 @@ def _quantile(
 ) -> Any:
     """ATen's ``quantile_compute``: sort, view as ``(*, n)``, gather the ranks below and
     above, ``lerp_`` between them, then squeeze (and move the quantiles first)."""
-    from engine.creation import tensor
     from engine.ops.shape import _wrap
 
     if not input.dtype.is_floating_point:

@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pad_modes import pad_mode
 
 
 def _regions(shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[list[int], Any, Any]:
@@ -57,8 +58,6 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if mode in ("reflect", "replicate"):
-        from engine.ops.pad_modes import pad_mode
-
         return pad_mode(input, pad, mode)
     if mode == "circular":
         raise NotImplementedError(

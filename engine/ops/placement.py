@@ -10,12 +10,15 @@ from typing import Any
 
 import numpy as np
 
+from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
+from engine.ops.einsum import diagonal
 from engine.ops.host import on_host
 from engine.ops.pointwise import data_of
 from engine.ops.select import _check_bounds, _check_index
+from engine.ops.shape import _wrap
 
 
 def _along(a: Any, dim: int, index: Any) -> tuple[Any, ...]:
@@ -71,8 +74,6 @@ INDEX_FILL_T = declare(
 
 
 def _index_of(input: Any, dim: int, index: Any, name: str) -> tuple[int, Any]:
-    from engine.ops.shape import _wrap
-
     _check_index(name, index)
     d = _wrap(dim, input.ndim) if input.ndim else 0
     _check_bounds(index, input.shape[d] if input.ndim else 1, d, name)
@@ -203,7 +204,6 @@ MASKED_SCATTER = declare(
     example=Example(values={"mask": "mask"}),
 )
 def masked_scatter(input: Any, mask: Any, source: Any) -> Any:  # noqa: A002
-    from engine import dtypes
 
     if mask.dtype is not dtypes.bool_:
         raise RuntimeError(
@@ -218,7 +218,6 @@ def masked_scatter(input: Any, mask: Any, source: Any) -> Any:  # noqa: A002
 def fill_diagonal_(self: Any, fill_value: Any, wrap: bool = False) -> Any:
     """The main diagonal filled through a view (``CopySlices``); ``wrap`` continues below
     a tall matrix every ``columns + 1`` rows, as NumPy's and PyTorch's do."""
-    from engine.ops.einsum import diagonal
 
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")

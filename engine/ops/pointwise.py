@@ -16,6 +16,7 @@ import numpy as np
 from engine import cpu_loops, dtypes
 from engine.backend import array_module
 from engine.catalog import Example, Param, Port, applying, public
+from engine.creation import scalar_tensor_like, tensor
 from engine.numerics import fma
 from engine.ops.core import (
     ARRAY_MATH,
@@ -903,8 +904,6 @@ def _div_rounding(apply_op: Callable[..., Any], input: Any, other: Any, mode: st
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
         )
     if not _is_tensor(input):
-        from engine.creation import scalar_tensor_like
-
         input = scalar_tensor_like(input, other)  # noqa: A001
     return apply_op(OPS["div_mode"], (input, other), {"rounding_mode": mode})
 
@@ -1080,12 +1079,8 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa:
         return condition.nonzero(as_tuple=True)
     cond = condition._data if _is_tensor(condition) else condition
     if not _is_tensor(input) and not _is_tensor(other):
-        from engine.creation import tensor
-
         input = tensor(input, device=condition.device)
     if not _is_tensor(input):
-        from engine.creation import scalar_tensor_like
-
         input = scalar_tensor_like(input, other)
     _where_shapes(cond, input, other)
     return apply_op(WHERE, (input, other), {"condition": cond})

@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.backend import to_numpy
 from engine.catalog import public
+from engine.creation import tensor
 from engine.ops.core import apply_op, declare
 from engine.ops.math import trunc
 
@@ -54,7 +55,6 @@ def logical_xor(input: Any, other: Any) -> Any:  # noqa: A002
 
 
 def _flags(input: Any, test: Any) -> Any:  # noqa: A002
-    from engine.creation import tensor
 
     return tensor(test(to_numpy(input._data)), device=input.device)
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.ops.conv import _taps, _tuple, _window
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pointwise import zeros_like
 
 NS = "torch.nn.functional"
 
@@ -85,8 +87,6 @@ def _max_pool_backward(xp: Any, g: Any, a: Any, indices: Any, **p: Any) -> Any:
 
 def _max_pool_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """``max_pool_double_backward``: ``gg`` read at each window's maximum; zero for self."""
-    from engine.backend import array_module
-    from engine.ops.pointwise import zeros_like
 
     idx = ctx.params["indices"]
     shape = tuple(ctx.shapes[1])
@@ -183,7 +183,6 @@ def _avg_grad(ctx: Any, g: Any) -> Any:
 
 def _avg_pool_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """``avg_pool2d_backward`` is linear in its gradient: ``avg_pool2d(gg)`` for it."""
-    from engine.ops.pointwise import zeros_like
 
     return (
         ctx.math.avg_pool2d(gg, **ctx.params) if ctx.needs[0] else None,

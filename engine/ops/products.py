@@ -14,8 +14,10 @@ from typing import Any
 
 from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.einsum import _diagonal
 from engine.ops.host import on_host
 from engine.ops.norms import _vector_norm_fwd, _vector_norm_grad
+from engine.ops.shape import _wrap, unsafe_view
 
 LINALG = "torch.linalg"
 
@@ -277,7 +279,6 @@ LINALG_CROSS = declare(
 )
 def linalg_cross(input: Any, other: Any, *, dim: int = -1) -> Any:  # noqa: A002
     """``torch.linalg.cross``: ``dim`` of size 3 (after broadcasting)."""
-    from engine.ops.shape import _wrap
 
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
@@ -311,7 +312,6 @@ def cross(input: Any, other: Any, dim: int | None = None) -> Any:  # noqa: A002
 def kron(input: Any, other: Any) -> Any:  # noqa: A002
     """ATen's ``kron``: ``a`` and ``b`` reshaped to interleave their dimensions, one
     broadcast ``mul``, then ``_unsafe_view`` to the product's shape."""
-    from engine.ops.shape import unsafe_view
 
     nd = max(input.ndim, other.ndim)
     a_shape = (1,) * (nd - input.ndim) + tuple(input.shape)
@@ -328,8 +328,6 @@ def kron(input: Any, other: Any) -> Any:  # noqa: A002
 
 # -- diag_embed / rot90 ---------------------------------------------------------------------------
 def _diag_embed_fwd(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
-    from engine.ops.einsum import _diagonal
-
     n = a.shape[-1] + abs(offset)
     out = xp.zeros((*a.shape[:-1], n, n), dtype=a.dtype)
     _diagonal(xp, out, offset, -2, -1)[...] = a
@@ -364,7 +362,6 @@ DIAG_EMBED = declare(
     doc="last dim placed on the diagonal of two new dims",
 )
 def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:  # noqa: A002
-    from engine.ops.shape import _wrap
 
     n = input.ndim + 1
     d1, d2 = _wrap(dim1, n), _wrap(dim2, n)
@@ -404,7 +401,6 @@ def rot90(input: Any, k: int = 1, dims: Any = (0, 1)) -> Any:  # noqa: A002
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.ndim < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
-    from engine.ops.shape import _wrap
 
     d0, d1 = _wrap(dims[0], input.ndim), _wrap(dims[1], input.ndim)
     if d0 == d1:

@@ -7,6 +7,8 @@ from typing import Any
 
 from engine.catalog import Example, Param, public
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pointwise import mul
+from engine.ops.shape import reshape
 
 
 def _repeat_grad(ctx: Any, g: Any) -> Any:
@@ -94,8 +96,6 @@ triu = _tri("triu", "TriuBackward0", "triu")
     example=Example(inputs={"input": (2,), "vec2": (3,)}),
 )
 def outer(input: Any, vec2: Any) -> Any:  # noqa: A002
-    from engine.ops.pointwise import mul
-    from engine.ops.shape import reshape
 
     if input.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(

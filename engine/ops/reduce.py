@@ -13,6 +13,8 @@ from engine.cascade_sum import reduce_sum
 from engine.catalog import Param, public
 from engine.integers import int_tuple
 from engine.ops.core import Sample, apply_op, declare
+from engine.ops.pointwise import maximum, minimum
+from engine.tensor import Tensor
 
 DIMS = Param("dim", "dims")
 KEEPDIM = Param("keepdim", "bool")
@@ -324,7 +326,6 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = Non
 
 def _reduce_select(which: str, full: Any, along: Any) -> Any:
     def fn(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
-        from engine.tensor import Tensor
 
         if isinstance(dim, Tensor):
             return (maximum_fn if which == "max" else minimum_fn)(input, dim)
@@ -339,14 +340,10 @@ def _reduce_select(which: str, full: Any, along: Any) -> Any:
 
 
 def maximum_fn(a: Any, b: Any) -> Any:
-    from engine.ops.pointwise import maximum
-
     return maximum(a, b)
 
 
 def minimum_fn(a: Any, b: Any) -> Any:
-    from engine.ops.pointwise import minimum
-
     return minimum(a, b)
 
 
@@ -377,7 +374,6 @@ min = public(
     differentiable=False,
 )
 def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
-    from engine.tensor import Tensor
 
     a = input._data
     if a.dtype == bool:
@@ -397,7 +393,6 @@ def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     differentiable=False,
 )
 def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
-    from engine.tensor import Tensor
 
     a = input._data
     if dim is None:

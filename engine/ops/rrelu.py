@@ -17,6 +17,8 @@ from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import refuse_dtype
 from engine.ops.pointwise import zeros_like
+from engine.ops.random import generator_of
+from engine.random import sampling
 
 NS = "torch.nn.functional"
 #: Slopes as training draws them (and 1 where the input is positive), for the test matrix.
@@ -98,8 +100,6 @@ RRELU_INPLACE = declare(
 def _noise(input: Any, lower: float, upper: float, training: bool, generator: Any) -> Any:  # noqa: A002
     """The slopes ``_rrelu_with_noise_train`` draws (uninitialised, here ones, when not
     training: PyTorch's noise is then an ``empty_like`` it never reads)."""
-    from engine.ops.random import generator_of
-    from engine.random import sampling
 
     data = np.asarray(input.numpy(force=True))
     noise = np.ones(data.shape, dtype=data.dtype)

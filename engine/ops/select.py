@@ -12,7 +12,7 @@ from typing import Any
 from engine import dtypes, return_types
 from engine.catalog import Example, Param, Port, public
 from engine.ops.atomic_add import add_at
-from engine.ops.core import Sample, apply_op, declare
+from engine.ops.core import OPS, Sample, _broadcast_error, apply_inplace, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import zero_scalar
 from engine.ops.shape import _wrap
@@ -92,7 +92,6 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
     except ValueError:
         # ``masked_fill`` expands the mask with self (``expand_outplace(mask, self)``),
         # ``masked_fill_`` self with the mask: the sizes are named in that order
-        from engine.ops.core import _broadcast_error, apply_inplace
 
         pair = (input._data, m) if apply_op is apply_inplace else (m, input._data)
         raise _broadcast_error(pair) from None
@@ -215,7 +214,6 @@ def index_select(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
     example=Example(values={"index": "index"}),
 )
 def gather(input: Any, dim: int, index: Any) -> Any:  # noqa: A002
-    from engine.ops.core import OPS
 
     check_common_device("gather", self=input, index=index)
     _check_index("gather", index)

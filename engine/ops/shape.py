@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine.catalog import Example, Param, Port, public
+from engine.dtypes import as_dtype
 from engine.integers import int_tuple, is_int
 from engine.messages import fmt_shape
 from engine.ops.core import Sample, apply_op, declare
@@ -367,7 +368,6 @@ def _infer_size(size: Any, numel: int) -> tuple[int, ...]:
     doc="same data with a new shape; fails where a copy would be needed",
 )
 def view(input: Any, *size: Any) -> Any:  # noqa: A002
-    from engine.dtypes import as_dtype
 
     if (
         len(size) == 1

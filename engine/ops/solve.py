@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.backend import to_numpy
 from engine.catalog import Example, Param, public
 from engine.messages import LinAlgError
 from engine.ops.core import Sample, apply_op, declare
@@ -64,8 +65,6 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Any:  # noqa: N803  (PyTorch'
     if B.ndim not in (1, 2) or B.shape[0] != A.shape[0]:
         raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation AX = B")
     import numpy as np
-
-    from engine.backend import to_numpy
 
     if np.linalg.matrix_rank(to_numpy(A._data)) < A.shape[0]:
         raise LinAlgError(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
+from engine.backend import array_module
 from engine.catalog import Example, Param, Port, applying, public
 from engine.ops.core import ARRAY_MATH, OPS, Sample, apply_op, declare
 from engine.ops.host import on_host
@@ -357,7 +358,6 @@ def _nan_to_num_fwd(
 
 def _isfinite(ctx: Any, x: Any) -> Any:
     data = data_of(ctx, x)
-    from engine.backend import array_module
 
     mask = array_module(data).isfinite(data)
     return mask if ctx.math is ARRAY_MATH else type(x)._wrap(mask)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.backend import array_module
 from engine.catalog import Param, public
 from engine.integers import is_int
 from engine.ops.core import TENSOR_MATH, Sample, apply_op, declare
@@ -27,7 +28,6 @@ def _unbind_fwd(xp: Any, a: Any, dim: int, output_nr: Any = None) -> Any:
 
 def _filled(ctx: Any, grads: tuple[Any, ...]) -> list[Any]:
     """Each output's gradient, zeros where an output was not used."""
-    from engine.backend import array_module
 
     present = next(g for g in grads if g is not None)
     out = []
@@ -45,7 +45,6 @@ def _split_grad(ctx: Any, *grads: Any) -> Any:
     parts = _filled(ctx, grads)
     if ctx.math is TENSOR_MATH:
         return ctx.math.cat(*parts, dim=ctx.params["dim"])
-    from engine.backend import array_module
 
     return array_module(parts[0]).concatenate(parts, axis=ctx.params["dim"])
 
@@ -54,7 +53,6 @@ def _unbind_grad(ctx: Any, *grads: Any) -> Any:
     parts = _filled(ctx, grads)
     if ctx.math is TENSOR_MATH:
         return ctx.math.stack(*parts, dim=ctx.params["dim"], stack=True)
-    from engine.backend import array_module
 
     return array_module(parts[0]).stack(parts, axis=ctx.params["dim"])
 

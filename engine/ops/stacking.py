@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalog import Example, Param, Port, public
+from engine.ops.composites import meshgrid, vstack
 from engine.ops.shape import cat, contiguous, reshape, stack, view
 
 
@@ -99,8 +100,6 @@ def column_stack(tensors: Any) -> Any:
     method=False,
 )
 def row_stack(tensors: Any) -> Any:
-    from engine.ops.composites import vstack
-
     return vstack(tensors)
 
 
@@ -114,7 +113,6 @@ def row_stack(tensors: Any) -> Any:
 )
 def cartesian_prod(*tensors: Any) -> Any:
     """Every combination, one per row: the ``ij`` meshgrid flattened and stacked."""
-    from engine.ops.composites import meshgrid
 
     if len(tensors) == 1:
         return tensors[0]

@@ -16,9 +16,12 @@ import numpy as np
 from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Example, Param, public
+from engine.creation import ones, zeros
 from engine.integers import int_tuple
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
-from engine.ops.reduce import _norm_dims
+from engine.ops.index import narrow
+from engine.ops.reduce import _mean, _norm_dims
+from engine.ops.shape import _wrap, cat
 
 KEEPDIM = Param("keepdim", "bool")
 #: ``std`` and ``var``: ``unbiased`` (the older spelling) or ``correction``.
@@ -207,7 +210,6 @@ def _var_all(a: np.ndarray, correction: float, take_sqrt: bool) -> np.ndarray:
     """ATen's ``std_var_all_cpu`` (one output, float32/float64): the mean as PyTorch's
     ``mean()`` gives it, then ``(double(x) - mean)**2`` summed in order in double,
     divided by ``max(0, n - correction)``, the square root in double, then rounded."""
-    from engine.ops.reduce import _mean
 
     mean = float(_mean(np, a))
     dx = a.reshape(-1).astype(np.float64) - mean
@@ -458,7 +460,6 @@ def _cumulative(name: str, op: Any, doc: str) -> Any:
     """``cumsum``/``cumprod``: one public function each, over the op's declaration."""
 
     def call(input: Any, dim: int, *, dtype: Any = None) -> Any:  # noqa: A002
-        from engine.ops.shape import _wrap
 
         if dtype is not None:
             input = input.to(dtype)
@@ -497,10 +498,7 @@ def _cumprod_grad_graph(x: Any, g: Any, dim: int) -> Any:
     where ``omitted`` holds the running products with ``x[k]`` left out (the product of
     ``x[:k]`` times the cumprod of ``x[k+1:]``), written with ``copy_`` into a zero
     tensor, so the graph is PyTorch's chain of ``CopySlices``."""
-    from engine.creation import ones, zeros
-    from engine.ops.index import narrow
     from engine.ops.reduce import sum
-    from engine.ops.shape import cat
 
     n = x.shape[dim]
     grad_input = zeros(tuple(x.shape), dtype=g.dtype, device=g.device)

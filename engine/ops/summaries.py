@@ -17,12 +17,14 @@ import numpy as np
 from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Example, Param, public
+from engine.ops.broadcast import broadcast_shapes
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.logic import isnan
 from engine.ops.pointwise import data_of, logical_not
-from engine.ops.reduce import _norm_dims, _sum, _sum_dtype
-from engine.ops.stats import _restore, _two_over, _two_pass
+from engine.ops.reduce import _norm_dims, _select_dim_grad, _sum, _sum_dtype
+from engine.ops.shape import _wrap
+from engine.ops.stats import _restore, _spread, _two_over, _two_pass
 from engine.return_types import _make
 
 KEEPDIM = Param("keepdim", "bool")
@@ -175,7 +177,6 @@ STD_MEAN = declare(
 def _moment(
     op: Any, name: str, input: Any, dim: Any, unbiased: Any, keepdim: bool, correction: Any
 ) -> Any:  # noqa: A002
-    from engine.ops.stats import _spread
 
     if isinstance(dim, bool):
         dim, unbiased = None, dim
@@ -278,8 +279,6 @@ def _median_dim(skip_nan: bool) -> Any:
 
 
 def _select_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
-    from engine.ops.reduce import _select_dim_grad
-
     return _select_dim_grad(ctx, g, _indices_grad)
 
 
@@ -334,7 +333,6 @@ NANMEDIAN_DIM = declare(
 def _median(full: Any, along: Any, kind: Any, input: Any, dim: Any, keepdim: bool) -> Any:  # noqa: A002
     if dim is None:
         return apply_op(full, (input,))
-    from engine.ops.shape import _wrap
 
     d = _wrap(dim, input.ndim) if input.ndim else 0
     values, indices = apply_op(along, (input,), {"dim": d, "keepdim": keepdim})
@@ -460,8 +458,6 @@ AMINMAX = declare(
 def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
     params: dict[str, Any] = {"keepdim": keepdim}
     if dim is not None:
-        from engine.ops.shape import _wrap
-
         params["dim"] = _wrap(dim, input.ndim) if input.ndim else 0
     return aminmax_type(*apply_op(AMINMAX, (input,), params))
 
@@ -503,7 +499,6 @@ MASKED_SELECT = declare(
 def masked_select(input: Any, mask: Any) -> Any:  # noqa: A002
     if mask.dtype is not dtypes.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    from engine.ops.broadcast import broadcast_shapes
 
     broadcast_shapes(tuple(input.shape), tuple(mask.shape))
     return apply_op(MASKED_SELECT, (input,), {"mask": mask._data})

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from engine.backend import array_module
+from engine.creation import tensor
 from engine.numerics import fma
 from engine.tensor import Tensor
 
@@ -111,7 +112,6 @@ def write(t: Tensor, arr: Any, ops: int = 1) -> None:
 
 def step_tensor() -> Tensor:
     """PyTorch keeps an optimizer's step count as a float32 0-d CPU tensor."""
-    from engine.creation import tensor
 
     return tensor(0.0)
 

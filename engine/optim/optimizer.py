@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine.grad_mode import enable_grad
+from engine.grad_mode import enable_grad, no_grad
 from engine.tensor import Tensor
 
 
@@ -132,7 +132,6 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        from engine.grad_mode import no_grad
 
         with no_grad():
             for group in self.param_groups:

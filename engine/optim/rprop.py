@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.backend import array_module
 from engine.creation import full_like, zeros_like
 from engine.optim import _kernels as k
 from engine.optim.optimizer import Optimizer
@@ -67,6 +68,4 @@ class Rprop(Optimizer):
 
 
 def _module(arr: Any) -> Any:
-    from engine.backend import array_module
-
     return array_module(arr)

@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from engine.autograd.graph import RemovableHandle, add_hook
+from engine.dtypes import dtype as dtype_type
 from engine.grad_mode import no_grad
+from engine.nn.modules.backward_hooks import BackwardHook, attach_legacy_hooks
 from engine.nn.parameter import Parameter
 from engine.tensor import Tensor
 
@@ -370,7 +372,6 @@ class Module:
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Moves every parameter and buffer; a dtype applies to the floating ones only
         (an integer buffer such as ``num_batches_tracked`` keeps its dtype)."""
-        from engine.dtypes import dtype as dtype_type
 
         device, dtype = kwargs.get("device"), kwargs.get("dtype")
         for arg in args:
@@ -508,8 +509,6 @@ class Module:
         return add_hook(self._backward_hooks, hook)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from engine.nn.modules.backward_hooks import BackwardHook, attach_legacy_hooks
-
         backward_hooks = list(self._backward_hooks.values())
         full = backward_hooks if self._is_full_backward_hook else []
         legacy = backward_hooks if self._is_full_backward_hook is False else []

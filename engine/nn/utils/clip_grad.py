@@ -9,7 +9,10 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
+from engine.creation import tensor
 from engine.grad_mode import no_grad
+from engine.ops.norms import vector_norm
+from engine.ops.shape import stack
 from engine.tensor import Tensor
 
 
@@ -25,10 +28,6 @@ def clip_grad_norm_(
     error_if_nonfinite: bool = False,
     foreach: bool | None = None,
 ) -> Tensor:
-    from engine.creation import tensor
-    from engine.ops.norms import vector_norm
-    from engine.ops.shape import stack
-
     grads = _grads(parameters)
     norm_type = float(norm_type)
     if not grads:

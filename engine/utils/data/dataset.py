@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from engine.creation import randperm
 from engine.tensor import Tensor
 
 
@@ -86,8 +87,6 @@ def random_split(dataset: Dataset, lengths: Sequence[float], generator: Any = No
     """Subsets from one ``randperm`` of the whole, lengths or fractions, as PyTorch splits."""
     import math
     import warnings
-
-    from engine.creation import randperm
 
     n = len(dataset)  # type: ignore[arg-type]
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
