@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.catalog import REQUIRED, functions
 from gradstudio.document.index_key import PLACEHOLDER, IndexKey, parse_key
 from gradstudio.function_args import apply_arguments, apply_sources
 from gradstudio.params import checker, data_python, number_python, param_kind, to_json_value
@@ -283,7 +284,6 @@ def _omitted(p: Any) -> Any:
 def _initial(p: Any) -> Any:
     """What a new node starts with: the declared initial value, else the Python
     default, else its kind's (or its first choice)."""
-    from engine.catalog import REQUIRED
 
     if p.initial is not REQUIRED:
         return to_json_value(p.initial)
@@ -295,7 +295,6 @@ def _initial(p: Any) -> Any:
 
 def _derived(sig: Any) -> NodeType:
     """One node type for one engine ``Signature``."""
-    from engine.catalog import REQUIRED
 
     qualname = sig.qualname
     ports = tuple(
@@ -1330,6 +1329,5 @@ def build_catalogue(signatures: Iterable[Any]) -> Catalogue:
 @functools.cache
 def catalogue() -> Catalogue:
     """The catalogue of the installed engine (built once)."""
-    from engine.catalog import functions
 
     return build_catalogue(functions())

@@ -19,6 +19,9 @@ from gradstudio.evaluation.explain_grad import CannotExplain, explain_gradient, 
 from gradstudio.evaluation.facts import TensorFacts, waiting_text
 from gradstudio.evaluation.plan import prepare
 from gradstudio.evaluation.results import Evaluation
+from gradstudio.evaluation.worker import run_plan
+from gradstudio.instruments.gradcheck import CannotGradcheck, format_gradcheck, gradcheck
+from gradstudio.instruments.verify import TorchUnavailable, format_report, verify
 from gradstudio.interchange.fileformat import DocumentError, load_document, save_document
 from gradstudio.interchange.program_import.notebook import is_notebook, located, read_notebook
 from gradstudio.interchange.program_import.runner import KEEP_ITERATIONS, import_program
@@ -223,7 +226,6 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.timeout is not None or (doc.trusted and doc.has_code()):
         # the document's own code runs, or a time limit: in a process that can be
         # stopped whatever the code does (exit, loop, crash)
-        from gradstudio.evaluation.worker import run_plan
 
         result = run_plan(plan, timeout=args.timeout)
     else:
@@ -318,7 +320,6 @@ def _add_verify(sub: Any) -> None:
 
 def _verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Exit 0: every step agrees; 1: something differs; 2: PyTorch is not installed."""
-    from gradstudio.instruments.verify import TorchUnavailable, format_report, verify
 
     doc = load_document(args.file)
     if args.trust:
@@ -349,7 +350,6 @@ def _add_gradcheck(sub: Any) -> None:
 
 def _gradcheck(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Exit 0: the Jacobians agree; 1: they differ; 2: the node cannot be checked."""
-    from gradstudio.instruments.gradcheck import CannotGradcheck, format_gradcheck, gradcheck
 
     doc = load_document(args.file)
     if args.trust:
@@ -401,8 +401,6 @@ def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         doc.set_trusted(True)
     plan = prepare(doc)
     if doc.trusted and doc.has_code():  # the document's code runs contained, as in ``run``
-        from gradstudio.evaluation.worker import run_plan
-
         result = run_plan(plan)
     else:
         result = plan.run()

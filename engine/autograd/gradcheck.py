@@ -35,12 +35,24 @@ def gradcheck(
     rtol: float = 1e-3,
     raise_exception: bool = True,
     nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
     fast_mode: bool = False,
+    masked: bool | None = None,
 ) -> bool:
     """Compare vector-Jacobian products for a random cotangent with finite differences;
     ``fast_mode``: PyTorch's one random projection per input and output pair
     (``engine.autograd.fast_gradcheck``).  ``raise_exception=False``: False instead of
-    the ``GradcheckError``."""
+    the ``GradcheckError``.  ``check_forward_ad``: also the forward-mode Jacobian (one dual
+    pass per input element, PyTorch's slow mode), ``check_backward_ad=False``: only that,
+    as the forward-AD tutorial checks a Function with a ``jvp`` and no ``backward``.
+    PyTorch's other checks (undefined and batched gradients, gradient dtypes, masked
+    inputs) are taken as it takes them and add nothing here: the engine's backward always
+    materialises undefined gradients and has no batched (vmap) gradient of its own."""
     if not raise_exception:
         try:
             return gradcheck(
@@ -50,6 +62,8 @@ def gradcheck(
                 atol=atol,
                 rtol=rtol,
                 nondet_tol=nondet_tol,
+                check_forward_ad=check_forward_ad,
+                check_backward_ad=check_backward_ad,
                 fast_mode=fast_mode,
             )
         except GradcheckError:
@@ -65,6 +79,10 @@ def gradcheck(
             raise GradcheckError(
                 f"gradcheck expects float64 inputs, input {i} is {inputs[i].dtype}"
             )
+    if check_forward_ad:
+        _check_forward(fn, inputs, diff, eps, atol, rtol)
+    if not check_backward_ad:
+        return True
     outs = _outputs(fn, inputs)
     if fast_mode:
         from engine.autograd.fast_gradcheck import fast_gradcheck
@@ -124,6 +142,45 @@ def gradcheck(
     return True
 
 
+def _check_forward(
+    fn: Callable[..., Any],
+    inputs: Sequence[Any],
+    diff: list[int],
+    eps: float,
+    atol: float,
+    rtol: float,
+) -> None:
+    """PyTorch's forward-mode check: each output's Jacobian by each differentiable input,
+    column by column from one dual pass with a unit tangent, against finite differences."""
+    from engine.autograd import forward_ad
+    from engine.creation import tensor as make
+
+    outs = _outputs(fn, inputs)
+    for i in diff:
+        x = inputs[i]
+        host = to_numpy(x._data)
+        forward = [np.zeros((host.size, o.numel())) for o in outs]
+        for j in range(host.size):
+            unit = np.zeros(host.size)
+            unit[j] = 1.0
+            tangent = make(unit.reshape(host.shape), dtype=x.dtype, device=x.device)
+            with forward_ad.dual_level():
+                vals = list(inputs)
+                vals[i] = forward_ad.make_dual(x.detach(), tangent)
+                for k, o in enumerate(_outputs(fn, vals)):
+                    t = forward_ad.unpack_dual(o).tangent
+                    if t is not None:
+                        forward[k][j] = to_numpy(t._data).reshape(-1)
+        for k in range(len(outs)):
+            n, _ = slow_jacobians(fn, inputs, i, k, eps, with_analytical=False)
+            a = make(forward[k], dtype=x.dtype)
+            if not np.allclose(to_numpy(a._data), to_numpy(n._data), atol=atol, rtol=rtol):
+                raise GradcheckError(
+                    f"Jacobian computed with forward mode mismatch for output {k} with "
+                    f"respect to input {i},\nnumerical:{n}\nanalytical:{a}\n"
+                )
+
+
 def _mismatch(
     fn: Callable[..., Any],
     inputs: Sequence[Any],
@@ -150,12 +207,19 @@ def _mismatch(
 
 
 def slow_jacobians(
-    fn: Callable[..., Any], inputs: Sequence[Any], i: int, o: int, eps: float
+    fn: Callable[..., Any],
+    inputs: Sequence[Any],
+    i: int,
+    o: int,
+    eps: float,
+    *,
+    with_analytical: bool = True,
 ) -> tuple[Any, Any]:
     """The numerical (central differences, one input element at a time, perturbed in
     place as PyTorch perturbs ``input.data``) and analytical (one backward per output
     element) Jacobians of output ``o`` by input ``i``, each a row per input element and
-    a column per output element, in the input's dtype."""
+    a column per output element, in the input's dtype (``with_analytical=False``: the
+    numerical one only, the analytical left zero)."""
     from engine.autograd.functional import grad
     from engine.creation import tensor as make
 
@@ -174,7 +238,7 @@ def slow_jacobians(
             sides.append(to_numpy(_outputs(fn, inputs)[o]._data).astype(np.float64))
         numerical[j] = ((sides[0] - sides[1]) / (2 * eps)).reshape(-1)
     x._data[...] = orig
-    for k in range(out.numel()):
+    for k in range(out.numel() if with_analytical else 0):
         unit = np.zeros(out.numel())
         unit[k] = 1.0
         cot = make(unit.reshape(tuple(out.shape)), dtype=out.dtype, device=out.device)

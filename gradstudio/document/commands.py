@@ -15,7 +15,7 @@ from gradstudio.catalogue import NodeKind
 from gradstudio.document.clipboard import ClipboardContent, parse_clipboard
 from gradstudio.document.groups import Group
 from gradstudio.document.layout import auto_layout
-from gradstudio.document.model import Document, Edge, EditError, Node
+from gradstudio.document.model import Document, Edge, EditError, Node, check_setting
 from gradstudio.document.undo import MacroCommand
 from gradstudio.function_args import args_for_forward
 
@@ -290,7 +290,6 @@ class SetOrderCommand(_Base):
 
 class SetSettingCommand(_Base):
     def __init__(self, doc: Document, name: str, value: Any) -> None:
-        from gradstudio.document.model import check_setting
 
         self.doc = doc
         self.name = name

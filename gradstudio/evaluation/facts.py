@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gradstudio.catalogue import HookFiring
+from gradstudio.evaluation.explain import explain
 
 
 def same_values(a: np.ndarray, b: np.ndarray) -> bool:
@@ -262,7 +263,6 @@ class StepError:
         cls, node_id: str, step: int, exc_type: str, message: str, tb: str | None = None
     ) -> StepError:
         """The error with its plain-language explanation attached."""
-        from gradstudio.evaluation.explain import explain
 
         e = explain(message, exc_type)
         return cls(node_id, step, exc_type, message, e.title, e.explanation, e.fix, tb)

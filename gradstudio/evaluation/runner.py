@@ -23,7 +23,8 @@ from gradstudio.catalogue import (
     PortType,
     RunCall,
 )
-from gradstudio.evaluation.budget import Ledger, MemoryBudgetError
+from gradstudio.evaluation.budget import Ledger, MemoryBudgetError, out_of_memory_message
+from gradstudio.evaluation.explain import explain_warning
 from gradstudio.evaluation.facts import (
     BackwardTrace,
     GradFnFacts,
@@ -481,7 +482,6 @@ class Runner:
             return  # most steps; and the import below stays off the per-step path
         # the explanations (a table of compiled patterns) load with the first warning
         # or error, not with the studio's window
-        from gradstudio.evaluation.explain import explain_warning
 
         for w in caught:
             message = str(w.message)
@@ -497,7 +497,6 @@ class Runner:
             )
 
     def error(self, index: int, step: PlanStep, exc: BaseException) -> StepError:
-        from gradstudio.evaluation.budget import out_of_memory_message
 
         exc_type = type(exc).__name__
         message = str(exc) or exc_type

@@ -16,23 +16,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.instruments.gradcheck import CannotGradcheck, gradcheck_node
+from gradstudio.instruments.verify import TorchUnavailable, verify
+from gradstudio.interchange.fileformat import loads
+
 
 def run(kind: str, document: Path, device: str, trusted: bool, node: str | None) -> dict:
     """The payload for one instrument run (never raises for the document's faults)."""
-    from gradstudio.interchange.fileformat import loads
 
     doc = loads(document.read_bytes(), str(document))
     # the parent decided trust from its own copy; this one came through a temp file
     doc.set_trusted(trusted)
     if kind == "verify":
-        from gradstudio.instruments.verify import TorchUnavailable, verify
-
         try:
             return {"result": verify(doc, device=device)}
         except TorchUnavailable as exc:
             return {"unavailable": str(exc)}
-    from gradstudio.evaluation.evaluate import evaluate
-    from gradstudio.instruments.gradcheck import CannotGradcheck, gradcheck_node
 
     if node is None or node not in doc:
         return {"error": "the node to check is not in the document"}

@@ -13,6 +13,11 @@ import pickle
 import sys
 from pathlib import Path
 
+from gradstudio.evaluation.evaluate import evaluate
+from gradstudio.instruments.records import records_of
+from gradstudio.instruments.torch_trace import install
+from gradstudio.interchange.fileformat import loads
+
 NO_TORCH = 3
 
 
@@ -28,11 +33,6 @@ def main(argv: list[str]) -> int:
     except ImportError as exc:
         print(f"cannot import torch: {exc}", file=sys.stderr)
         return NO_TORCH
-
-    from gradstudio.evaluation.evaluate import evaluate
-    from gradstudio.instruments.records import records_of
-    from gradstudio.instruments.torch_trace import install
-    from gradstudio.interchange.fileformat import loads
 
     install(torch)
     doc = loads(Path(args.document).read_bytes(), args.document)

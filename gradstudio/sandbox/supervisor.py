@@ -27,6 +27,7 @@ import signal
 import sys
 from typing import Any
 
+from gradstudio.sandbox.isolation import isolate
 from gradstudio.sandbox.limits import Limits, apply
 from gradstudio.sandbox.process_tree import descendants, end_tree, reap
 
@@ -66,8 +67,6 @@ def _start(command: list[str], config: dict[str, Any]) -> int:
         _close_all_but(config["keep_fds"])
         apply(Limits.from_json(config["limits"]))
         if config.get("isolate"):
-            from gradstudio.sandbox.isolation import isolate
-
             isolate(config["writable"])
         os.execv(command[0], command)
     except BaseException as exc:

@@ -14,6 +14,11 @@ import os
 import textwrap
 from typing import Any
 
+from engine.autograd import graph
+from engine.autograd.function import Function
+from engine.autograd.graph import Node
+from engine.nn.modules.module import Module
+from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_key
 from gradstudio.interchange.program_import.recorder import Recorder
 from gradstudio.interchange.snippet_hooks import outside_names
 from gradstudio.params import MAX_OUTPUT_COUNT
@@ -63,7 +68,6 @@ def tensor_data(tensor: Any) -> dict[str, Any]:
 
 def index_key(recorder: Recorder, key: Any, tensor_type: type) -> tuple[str, list[str]] | str:
     """The key text of ``x[key]`` and the keys of its tensor indices, or why it is refused."""
-    from gradstudio.document.index_key import IndexKey, Placeholder, Slice, check_key
 
     is_tuple = isinstance(key, tuple)
     items: list[Any] = []
@@ -443,7 +447,6 @@ def _autograd(recorder: Recorder, tensor_type: type) -> None:
 
 def _function_apply(recorder: Recorder, tensor_type: type) -> None:
     """``MyFunction.apply(...)``: one node holding the class's source, as the static importer."""
-    from engine.autograd.function import Function
 
     apply = Function.apply.__func__  # type: ignore[attr-defined]
 
@@ -633,8 +636,6 @@ def _hooks(recorder: Recorder, tensor_type: type) -> None:
     (the evaluation logs when it fired and with what); one that only looks but uses the
     program's state (``seen.append(g)``) is named in the document's notes, never
     dropped silently."""
-    from engine.autograd.graph import Node
-    from engine.nn.modules.module import Module
 
     lambdas: dict[str, int] = {}
 
@@ -753,8 +754,6 @@ def _saved_tensors_hooks(recorder: Recorder) -> None:
     counting) leave the document as computed; a pair that changes it cannot be held, so
     the import stops at the ``with`` line."""
     import numpy as np
-
-    from engine.autograd import graph
 
     original = graph.saved_tensors_hooks.__init__
 

@@ -17,6 +17,8 @@ import inspect
 from types import ModuleType
 from typing import Any
 
+from engine.catalog import functions
+
 #: Where the recorder wraps the catalogue's functions, by a declaration's namespace.
 NAMESPACES = {
     "torch": "engine",
@@ -34,7 +36,6 @@ COMPOSITE_MODULES = (
 
 def _declared() -> dict[int, tuple[ModuleType, str]]:
     """Each declared function's own object -> the namespace and name it is wrapped at."""
-    from engine.catalog import functions
 
     found: dict[int, tuple[ModuleType, str]] = {}
     for sig in functions():

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from engine.nn.modules.module import Module
+
 #: What a notebook's script calls at the start of each code cell (``notebook.py``).
 CELL_MARKER = "__gradstudio_cell__"
 
@@ -155,7 +157,6 @@ class Frames:
         found = self.paths.get(id(module))
         if found is not None:
             return found
-        from engine.nn.modules.module import Module
 
         for name, value in list(self.scope.items()):
             if isinstance(value, Module) and not name.startswith("__"):
@@ -164,7 +165,6 @@ class Frames:
         return self.paths.get(id(module), type(module).__name__.lower())
 
     def install_modules(self, recorder: Any) -> None:
-        from engine.nn.modules.module import Module
 
         call = Module.__call__
         frames = self
