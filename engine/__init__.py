@@ -51,6 +51,7 @@ from engine.creation import (
     ByteTensor,
     DoubleTensor,
     FloatTensor,
+    BFloat16Tensor,
     HalfTensor,
     IntTensor,
     LongTensor,
@@ -83,6 +84,7 @@ from engine.dtypes import (
     bool_ as bool,  # noqa: A004
 )
 from engine.dtypes import (
+    bfloat16,
     double,
     dtype,
     float16,
