@@ -79,6 +79,9 @@ class OpDef:
     #: saves a tuple ``_saved_indices``): neither listed by ``dir()`` nor read as ``_saved_*``.
     unlisted: tuple[str, ...] = ()
     quiet: bool = False  # may hit FP edge cases (log 0, x/0): keep NumPy from warning
+    #: The forward on bfloat16 inputs as they are, where ATen's kernel for it rounds
+    #: inside (``log_softmax``'s last-dim kernel); None: widened to float32, rounded once.
+    bf16_forward: Forward | None = None
     ufunc: str | None = None  # NumPy ufunc name: lets in-place calls write with ``out=``
     view: bool = False
     outputs: int = 1
@@ -584,8 +587,12 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         np_dtype = _result_dtype(op, inputs, params).np
     # 2. the forward
     operands = arrays
+    forward = op.forward
     if low and not op.view:
-        operands = [dtypes.widened(a) for a in arrays]
+        if op.bf16_forward is not None:
+            forward = op.bf16_forward
+        else:
+            operands = [dtypes.widened(a) for a in arrays]
     if (
         op.ufunc is not None
         and scalar_kind
@@ -604,9 +611,9 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             operands = [first, operand]
     try:
         if op.quiet or np_dtype == _F16:
-            out = quietly(op.forward, xp, *operands, **params)
+            out = quietly(forward, xp, *operands, **params)
         else:
-            out = op.forward(xp, *operands, **params)
+            out = forward(xp, *operands, **params)
     except ValueError as exc:
         raise _broadcast_error(arrays) or exc from None
     except OverflowError:
