@@ -16,6 +16,7 @@ from typing import Any
 from engine import (
     _methods,
     accelerator,
+    amp,
     autograd,
     backends,
     catalog,
@@ -30,6 +31,7 @@ from engine import (
     utils,
     version,
 )
+from engine.amp import autocast, clear_autocast_cache, get_autocast_dtype, is_autocast_enabled
 from engine.autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -47,6 +49,7 @@ from engine.counting import (
     triu_indices,
 )
 from engine.creation import (
+    BFloat16Tensor,
     BoolTensor,
     ByteTensor,
     DoubleTensor,
@@ -80,9 +83,7 @@ from engine.defaults import (
     set_default_dtype,
 )
 from engine.dtypes import (
-    bool_ as bool,  # noqa: A004
-)
-from engine.dtypes import (
+    bfloat16,
     double,
     dtype,
     float16,
@@ -96,6 +97,9 @@ from engine.dtypes import (
     long,
     short,
     uint8,
+)
+from engine.dtypes import (
+    bool_ as bool,  # noqa: A004
 )
 from engine.dtypes import float as float  # noqa: A004
 from engine.dtypes import int as int  # noqa: A004

@@ -136,6 +136,21 @@ def device_of(arr: Any) -> device:
     return CPU if isinstance(arr, np.ndarray | np.generic) else CUDA0
 
 
+#: What a bfloat16 tensor on the engine's CUDA device raises: CuPy, which holds the
+#: engine's CUDA arrays, has no bfloat16 dtype (``ml_dtypes``' is a NumPy one only).
+CUDA_BFLOAT16 = (
+    "bfloat16 tensors are not supported on the engine's CUDA device: CuPy, which holds "
+    "its CUDA tensors, has no bfloat16 dtype. Keep bfloat16 tensors on the CPU, or use "
+    "torch.float16 or torch.float32 on CUDA."
+)
+
+
+def refuse_cuda_dtype(np_dtype: Any, dev: device) -> None:
+    """A clear ``RuntimeError`` for a dtype CuPy cannot hold, before CuPy fails on it."""
+    if dev.type == "cuda" and np_dtype.kind == "V":
+        raise RuntimeError(CUDA_BFLOAT16)
+
+
 def transfer(arr: Any, dev: device) -> Any:
     """``arr`` on ``dev``: the one place arrays cross between host and GPU.
 
@@ -146,6 +161,8 @@ def transfer(arr: Any, dev: device) -> Any:
     if dev.type == "cpu":
         return to_numpy(arr)
     if isinstance(arr, np.ndarray | np.generic | int | float | bool):
+        if isinstance(arr, np.ndarray | np.generic):
+            refuse_cuda_dtype(arr.dtype, dev)
         return cupy_module().asarray(arr)
     return arr
 

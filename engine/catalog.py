@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.amp import autocast_wrapped
 from engine.ops.core import apply_inplace, apply_op
 from engine.param_kinds import PARAM_KINDS
 
@@ -212,6 +213,9 @@ def public(
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         bound_ports, bound_params, takes_device = _bind(name, fn, ports, params)
+        # the one place an op on autocast's lists takes its policy (the in-place
+        # variant below is built from ``fn`` itself: none of them is on a list)
+        called = autocast_wrapped(f"{namespace}.{name}", fn)
         sig = Signature(
             name,
             namespace,
@@ -227,7 +231,7 @@ def public(
             takes_device,
             returns_list,
             example or Example(),
-            fn,
+            called,
             aliases,
             output_flags,
         )
@@ -251,7 +255,7 @@ def public(
         FUNCTIONS[sig.qualname] = sig
         if variant is not None:
             FUNCTIONS[variant.qualname] = variant
-        return fn
+        return called
 
     return register
 

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from engine import dtypes
@@ -145,13 +147,15 @@ class finfo:  # noqa: N801  (PyTorch's name)
 
     def __init__(self, type: Any = None) -> None:  # noqa: A002
         dt = dtypes.DEFAULT_FLOAT if type is None else type
-        info = np.finfo(dt.np)
+        info: Any = ml_dtypes.finfo(dt.np) if dt is dtypes.bfloat16 else np.finfo(dt.np)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.tiny)
-        self.resolution = float(info.resolution)
+        # ``10 ** -digits`` with ``digits = floor(-log10(eps))``, as c10 computes it
+        # (ml_dtypes gives bfloat16 0.0100098, PyTorch 0.01)
+        self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
         self.dtype = repr(dt).removeprefix("torch.")
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes, warn_site
-from engine.backend import device, to_device, to_numpy, transfer, xp_for
+from engine.backend import device, refuse_cuda_dtype, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Example, Param, public
 from engine.messages import fmt_shape
 from engine.ops.random import generator_of
@@ -123,7 +123,10 @@ def tensor(
     _check_requires_grad(dt, requires_grad)
     raw = _flatten_data(data)
     try:
-        arr = quietly(np.array, raw, dtype=dt.np)  # 1e40 as float32 is inf, silently
+        if dt is dtypes.bfloat16:  # each number through float, as ``c10::BFloat16``
+            arr = dtypes.cast_array(quietly(np.array, raw, dtype=np.float32), dt.np)
+        else:
+            arr = quietly(np.array, raw, dtype=dt.np)  # 1e40 as float32 is inf, silently
     except (ValueError, TypeError) as exc:
         error = _shape_error(data, dt)
         if error is not None:
@@ -190,6 +193,7 @@ def _filled(
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.DEFAULT_FLOAT
     _check_requires_grad(dt, requires_grad)
     dev = to_device(device)
+    refuse_cuda_dtype(dt.np, dev)
     xp = xp_for(dev)
     shape = _size(size)
     arr = fill(xp, shape, dt.np)
@@ -574,6 +578,7 @@ def _legacy_class(name: str, dt: dtypes.dtype) -> type:
 FloatTensor = _legacy_class("FloatTensor", dtypes.float32)
 DoubleTensor = _legacy_class("DoubleTensor", dtypes.float64)
 HalfTensor = _legacy_class("HalfTensor", dtypes.float16)
+BFloat16Tensor = _legacy_class("BFloat16Tensor", dtypes.bfloat16)
 LongTensor = _legacy_class("LongTensor", dtypes.int64)
 IntTensor = _legacy_class("IntTensor", dtypes.int32)
 ShortTensor = _legacy_class("ShortTensor", dtypes.int16)

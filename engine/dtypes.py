@@ -11,7 +11,17 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import ml_dtypes
 import numpy as np
+
+#: NumPy has no bfloat16: ``ml_dtypes`` gives one (kind ``"V"``, not ``"f"``, so the
+#: engine asks ``is_float_np`` rather than a dtype's kind whenever bfloat16 may come).
+BF16_NP = np.dtype(ml_dtypes.bfloat16)
+
+
+def is_float_np(np_dtype: Any) -> bool:
+    """Whether a NumPy dtype is one of the engine's floating ones, bfloat16 included."""
+    return np_dtype.kind == "f" or np_dtype == BF16_NP
 
 
 class dtype:  # noqa: N801  (PyTorch spells it in lower case)
@@ -32,8 +42,8 @@ class dtype:  # noqa: N801  (PyTorch spells it in lower case)
         self.scalar_name = legacy.removesuffix("Tensor")
         self.cpp_name = cpp_name
         self.np = np.dtype(np_type)
-        self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind in "fi"
+        self.is_floating_point = is_float_np(self.np)
+        self.is_signed = self.is_floating_point or self.np.kind == "i"
         self.itemsize = self.np.itemsize
         self._legacy = legacy
 
@@ -51,6 +61,7 @@ class dtype:  # noqa: N801  (PyTorch spells it in lower case)
 float32 = dtype("float32", np.float32, "FloatTensor", "float")
 float64 = dtype("float64", np.float64, "DoubleTensor", "double")
 float16 = dtype("float16", np.float16, "HalfTensor", "c10::Half")
+bfloat16 = dtype("bfloat16", BF16_NP, "BFloat16Tensor", "c10::BFloat16")
 int64 = dtype("int64", np.int64, "LongTensor", "long int")
 int32 = dtype("int32", np.int32, "IntTensor", "int")
 int16 = dtype("int16", np.int16, "ShortTensor", "short int")
@@ -64,12 +75,15 @@ long = int64
 int = int32  # noqa: A001
 short = int16
 
-ALL = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
+ALL = (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool_)
 FROM_NP: dict[Any, dtype] = {d.np: d for d in ALL}
 #: PyTorch's default floating dtype (``torch.get_default_dtype()``).
 DEFAULT_FLOAT = float32
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}
+#: The low-precision floating dtypes whose ATen CPU kernels compute in float32 and
+#: round once per op (``at::opmath_type``).
+REDUCED = (float16, bfloat16)
 
 
 def category(d: dtype) -> int:
@@ -86,6 +100,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     ca, cb = category(a), category(b)
     if ca != cb:
         return a if ca > cb else b
+    if a is bfloat16 or b is bfloat16:
+        # bfloat16 and float16 hold neither's values: both go to float32, as in ATen
+        other = b if a is bfloat16 else a
+        return float32 if other is float16 else other
     if {a, b} == {float16, float32} or {a, b} == {float16, float64}:
         return a if a.itemsize > b.itemsize else b
     return FROM_NP[np.promote_types(a.np, b.np)]
@@ -168,3 +186,25 @@ def as_dtype(value: Any) -> dtype:
     if value is builtins.bool:
         return bool_
     return FROM_NP[np.dtype(value)]
+
+
+def cast_array(arr: Any, np_dtype: Any) -> Any:
+    """``arr.astype(np_dtype)`` as ATen converts: to bfloat16 through float32 (ATen's
+    ``c10::BFloat16`` is built from a float, so a double rounds twice: ``1 + 2**-8 +
+    2**-30`` becomes 1.0 where a direct rounding gives 1.0078125), overflow to ``inf``
+    without NumPy's warning, as PyTorch gives it."""
+    if np_dtype != BF16_NP or arr.dtype == BF16_NP:
+        return arr.astype(np_dtype)
+    with np.errstate(over="ignore"):
+        if arr.dtype != np.float32 and arr.dtype.kind == "f":
+            arr = arr.astype(np.float32)
+        return arr.astype(np_dtype)
+
+
+def widened(arr: Any) -> Any:
+    """A bfloat16 array as the float32 one its ATen kernels compute in (exact); any
+    other value as it is."""
+    dt = getattr(arr, "dtype", None)
+    if dt is not None and dt == BF16_NP:
+        return arr.astype(np.float32)
+    return arr

@@ -151,8 +151,8 @@ def tensor_str(arr: np.ndarray, indent: int) -> str:
     if arr.size == 0:
         return "[]"
     summarize = arr.size > THRESHOLD
-    if arr.dtype == np.float16:
-        arr = arr.astype(np.float32)
+    if arr.dtype == np.float16 or arr.dtype == dtypes.BF16_NP:
+        arr = arr.astype(np.float32)  # as ``_tensor_str`` prints half and bfloat16
     fmt = _Formatter(_summarized(arr) if summarize else arr)
     return _body(arr, indent, summarize, fmt)
 

@@ -18,7 +18,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-DTYPES = ("float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool")
+DTYPES = (
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+    "bool",
+)
 DTYPE_ALIASES = {
     "float": "float32",
     "double": "float64",

@@ -468,6 +468,9 @@ class Tensor:
     def half(self) -> Tensor:
         return self.to(dtypes.float16)
 
+    def bfloat16(self) -> Tensor:
+        return self.to(dtypes.bfloat16)
+
     def long(self) -> Tensor:
         return self.to(dtypes.int64)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import dtypes
-from engine.backend import device, to_device, transfer
+from engine.backend import device, refuse_cuda_dtype, to_device, transfer
 from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_inplace, apply_op, declare
 from engine.tensor import Tensor
@@ -16,7 +16,10 @@ from engine.tensor import Tensor
 def _to_copy_fwd(
     xp: Any, a: Any, dtype: Any, device: Any, src_dtype: Any = None, src_device: Any = None
 ) -> Any:
+    refuse_cuda_dtype(dtype.np, device)
     arr = transfer(a, device)
+    if dtype is dtypes.bfloat16:
+        return dtypes.cast_array(arr, dtype.np)
     return arr.astype(dtype.np, copy=arr is a)
 
 

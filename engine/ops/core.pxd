@@ -4,7 +4,7 @@
 # of truth and runs the same without a compiler.
 cimport cython
 
-@cython.locals(requires=bint, general=bint, scalar_kind=int)
+@cython.locals(requires=bint, general=bint, low=bint, scalar_kind=int)
 cpdef object apply_op(object op, object inputs, object params=*)
 
 @cython.locals(n=Py_ssize_t)

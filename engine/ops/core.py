@@ -79,6 +79,9 @@ class OpDef:
     #: saves a tuple ``_saved_indices``): neither listed by ``dir()`` nor read as ``_saved_*``.
     unlisted: tuple[str, ...] = ()
     quiet: bool = False  # may hit FP edge cases (log 0, x/0): keep NumPy from warning
+    #: The forward on bfloat16 inputs as they are, where ATen's kernel for it rounds
+    #: inside (``log_softmax``'s last-dim kernel); None: widened to float32, rounded once.
+    bf16_forward: Forward | None = None
     ufunc: str | None = None  # NumPy ufunc name: lets in-place calls write with ``out=``
     view: bool = False
     outputs: int = 1
@@ -323,6 +326,9 @@ class OpNode(Node):
 #: Half precision overflows at 65504: its ops run with NumPy's warnings off, as
 #: PyTorch gives ``inf`` without a word (float32 and float64 keep the fast path).
 _F16 = np.dtype(np.float16)
+#: bfloat16 (``ml_dtypes``): an op's forward runs on its inputs widened to float32 and
+#: its result rounds once, as ATen's CPU kernels compute through ``opmath_type``.
+_BF16 = dtypes.BF16_NP
 
 #: What ``OpNode._saved_scalar`` answers where the engine holds no such fact.
 _ABSENT = object()
@@ -423,10 +429,13 @@ class _ArrayMath:
     """``ctx.math.<op>(...)`` on raw arrays: the op's forward, nothing recorded."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        fwd = OPS[name].forward
+        op = OPS[name]
+        fwd = op.forward
 
         def call(*args: Any, **kw: Any) -> Any:
             if type(args[0]) is np.ndarray:
+                if args[0].dtype is _BF16 and not op.view:
+                    return _array_math_bf16(fwd, args, kw)
                 return fwd(np, *args, **kw)
             for a in args:
                 if hasattr(a, "shape") and not isinstance(a, np.generic):
@@ -435,6 +444,23 @@ class _ArrayMath:
 
         setattr(self, name, call)
         return call
+
+
+def _array_math_bf16(fwd: Callable[..., Any], args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """A backward formula's step on bfloat16 arrays: computed in float32 and rounded
+    once, as the ATen op it stands for (``apply_op``'s rule for the forward)."""
+    out = fwd(np, *[dtypes.widened(a) for a in args], **kw)
+    if isinstance(out, tuple):
+        return tuple(_bf16_again(o) for o in out)
+    return _bf16_again(out)
+
+
+def _bf16_again(out: Any) -> Any:
+    """A float32 result of a widened bfloat16 step, rounded back to bfloat16."""
+    dt = getattr(out, "dtype", None)
+    if dt is not None and dt == np.float32:
+        return dtypes.cast_array(np.asarray(out), _BF16)
+    return out
 
 
 class _TensorMath:
@@ -513,6 +539,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     arrays = []
     scalar_kind = 0  # 2: a Python float among the inputs; 1: a Python int
     general = False  # another dtype, a tensor subclass or another object: promotion decides
+    low = False  # a bfloat16 input: the forward runs on float32 (``_BF16``)
     for x in inputs:
         tx = type(x)
         if tx is Tensor or isinstance(x, Tensor):
@@ -529,6 +556,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
                 general = True
             if x.grad_fn is not None or x._requires_grad:
                 requires = True
+            if data.dtype is _BF16:
+                low = True
             arrays.append(data)
         else:
             if tx is float:
@@ -558,6 +587,12 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         np_dtype = _result_dtype(op, inputs, params).np
     # 2. the forward
     operands = arrays
+    forward = op.forward
+    if low and not op.view:
+        if op.bf16_forward is not None:
+            forward = op.bf16_forward
+        else:
+            operands = [dtypes.widened(a) for a in arrays]
     if (
         op.ufunc is not None
         and scalar_kind
@@ -576,9 +611,9 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             operands = [first, operand]
     try:
         if op.quiet or np_dtype == _F16:
-            out = quietly(op.forward, xp, *operands, **params)
+            out = quietly(forward, xp, *operands, **params)
         else:
-            out = op.forward(xp, *operands, **params)
+            out = forward(xp, *operands, **params)
     except ValueError as exc:
         raise _broadcast_error(arrays) or exc from None
     except OverflowError:
@@ -597,7 +632,9 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     ):
         result = xp.asarray(result)  # a scalar; an array keeps its own device (``_to_copy``)
     if result.dtype is not np_dtype and result.dtype != np_dtype:
-        result = result.astype(np_dtype)
+        result = (
+            dtypes.cast_array(result, np_dtype) if np_dtype is _BF16 else result.astype(np_dtype)
+        )
     r = _new(Tensor)
     r._data = result
     if op.view:
@@ -614,7 +651,12 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             r._requires_grad = True
             r._nograd_view = True
     # 4. the node
-    if requires and op.grad_fn is not None and grad_mode.STATE.enabled and np_dtype.kind == "f":
+    if (
+        requires
+        and op.grad_fn is not None
+        and grad_mode.STATE.enabled
+        and (np_dtype.kind == "f" or np_dtype is _BF16)
+    ):
         node = _record(op, inputs, arrays, arr_type, params, r, out)
         if op.view:
             r._view_fn = node
@@ -624,6 +666,11 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         if op.save_plan:
             node._saved = _save(op, inputs, r, out, node._needs)
     if op.outputs > 1:
+        if low:  # a float output of a bfloat16 op rounds as its first does
+            outs = [
+                dtypes.cast_array(o, _BF16) if getattr(o, "dtype", None) == np.float32 else o
+                for o in outs
+            ]
         rest = [Tensor._wrap(o if hasattr(o, "shape") else xp.asarray(o)) for o in outs[1:]]
         node = r.grad_fn
         if op.every_output and node is not None:

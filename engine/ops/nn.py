@@ -43,6 +43,18 @@ def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     return s - xp.log(xp.sum(xp.exp(s), axis=dim, keepdims=True))
 
 
+def _log_softmax_bf16(xp: Any, a: Any, dim: int) -> Any:
+    """``log_softmax`` of bfloat16 as ATen's CPU kernels give it: along the last dim
+    (``_vec_log_softmax_lastdim``) the sum of exponentials and its log are each kept
+    in bfloat16, then ``(x - max) - log`` rounds once; along another dim all in float."""
+    wide = a.astype(np.float32)
+    if a.ndim == 0 or dim != a.ndim - 1:
+        return _log_softmax_fwd(xp, wide, dim).astype(a.dtype)
+    s = wide - xp.max(wide, axis=dim, keepdims=True)
+    total = xp.sum(xp.exp(s), axis=dim, keepdims=True).astype(a.dtype).astype(np.float32)
+    return (s - xp.log(total).astype(a.dtype).astype(np.float32)).astype(a.dtype)
+
+
 def _dim_of(ctx: Any) -> Any:
     return ctx.params["dim"] if ctx.shapes[0] else None
 
@@ -136,6 +148,7 @@ LOG_SOFTMAX = declare(
     dtype="float",
     save={"result": None},
     samples=(Sample(((2, 3),), {"dim": 1}),),
+    bf16_forward=_log_softmax_bf16,
     quiet=True,
 )
 
