@@ -128,6 +128,8 @@ class Frames:
                     recorder = getattr(self.events, "recorder", None)
                     if recorder is not None:
                         recorder.prune(self.folded)
+                        chain = tuple(f.id for f in self.stack[: self.stack.index(frame)])
+                        recorder.snapshot_grads(frame.id, frame.instance, chain)
                 self.events.append(
                     {
                         "kind": "frame",

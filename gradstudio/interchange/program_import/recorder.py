@@ -15,7 +15,7 @@ import sys
 import traceback
 import weakref
 from types import FrameType, ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -149,6 +149,15 @@ def _count(data: Any) -> int:
     return 1
 
 
+class GradState(NamedTuple):
+    """``Recorder.snapshot_grads``: the iteration frame, the frames around it, and the
+    ``.grad`` of each leaf (by serial) as it began."""
+
+    frame: str
+    chain: tuple[str, ...]
+    grads: dict[int, dict[str, Any]]
+
+
 class Recorder:
     """Events in program order; tensors are known by ``id`` while they live."""
 
@@ -175,6 +184,11 @@ class Recorder:
         self.retired: list[str] = []
         #: the key of each leaf that requires grad -> the serial of its tensor
         self.leaves: dict[str, int] = {}
+        #: the serials of those leaves (each once, however many versions it has)
+        self.leaf_serials: set[int] = set()
+        #: per loop run: the ``.grad`` of each leaf as its latest iteration began, which
+        #: a fold of the iterations before sets again (``snapshot_grads``)
+        self.grad_states: dict[str, GradState] = {}
         #: the keys each event reads, by the event's ``id`` (events live as long)
         self.reads: dict[int, tuple[str, ...]] = {}
         #: the names the program's statements bind (``naming.Bindings``), once it runs
@@ -208,6 +222,7 @@ class Recorder:
         self.history.setdefault(oid, []).append(key)
         if tensor.requires_grad and tensor.grad_fn is None:
             self.leaves[key] = serial  # backward accumulates into its .grad
+            self.leaf_serials.add(serial)
         frames = self.events.frames
         if frames is not None and frames.folding:
             self.snapshot(key, tensor, serial, frames.folding_chain())
@@ -282,6 +297,36 @@ class Recorder:
             else:
                 waiting.append(key)
         self.retired = waiting
+        for instance, state in list(self.grad_states.items()):
+            if folded.intersection(state.chain):  # a loop run inside a folded iteration
+                del self.grad_states[instance]
+
+    def snapshot_grads(self, frame: str, instance: str, chain: tuple[str, ...]) -> None:
+        """The ``.grad`` of every recorded leaf as iteration ``frame`` of loop run
+        ``instance`` begins: if it is the run's last, the iterations before it fold,
+        and what their backward passes left in ``.grad`` is set again from these."""
+        grads: dict[int, dict[str, Any]] = {}
+        self.depth += 1
+        try:
+            for serial in list(self.leaf_serials):
+                ref = self.refs.get(serial)
+                tensor = None if ref is None else ref()
+                if tensor is None:
+                    self.leaf_serials.discard(serial)
+                    continue
+                grad = tensor.grad
+                if grad is None:
+                    continue
+                data = getattr(grad, "_data", None)
+                array = data.copy() if type(data) is np.ndarray else grad.detach().numpy()
+                grads[serial] = {
+                    "array": np.array(array, copy=True),
+                    "dtype": str(grad.dtype).removeprefix("torch."),
+                    "history": grad.grad_fn is not None,
+                }
+        finally:
+            self.depth -= 1
+        self.grad_states[instance] = GradState(frame, chain, grads)
 
     def snapshot(self, key: str, tensor: Any, serial: int, maker: tuple[str, ...]) -> None:
         """What ``tensor`` holds now, in case its loop iteration is folded later."""
@@ -310,7 +355,9 @@ class Recorder:
         names = {self.owner.get(oid): name for oid, name in _tensor_names(scope).items()}
         for state in self.snapshots.values():
             state["name"] = names.get(state["serial"])
-        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves, self.reads)
+        return fold(
+            events, _Lazy(self.snapshots), self.keep, self.leaves, self.reads, self.grad_states
+        )
 
     def line(self) -> int | None:
         frame = self.program_frame()
@@ -777,7 +824,7 @@ def install(recorder: Recorder) -> None:
     grad_property = tensor_type.grad
 
     def set_grad(self: Any, value: Any) -> None:
-        if value is None and grad_property.fget(self) is not None:
+        if value is None and not recorder.depth and grad_property.fget(self) is not None:
             event = {"kind": "clear_grad", "target": recorder.key(self), "line": recorder.line()}
             if recorder.clearing is not None:  # one zero_grad() call: one node for all
                 event["call"], event["label"] = recorder.clearing
@@ -799,6 +846,9 @@ def install(recorder: Recorder) -> None:
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
+        if recorder.depth:  # inside a step that is recorded as what it did (a closure's)
+            backward(self, gradient, retain_graph, create_graph, inputs)
+            return
         recorder.events.append(
             {
                 "kind": "backward",
