@@ -205,7 +205,8 @@ def test_a_step_that_runs_a_closure_is_what_it_did_not_its_inner_ops(tmp_path: P
     """LBFGS overrides ``step``; its line search and history are PyTorch's code, and the
     closure's passes run inside it.  Once recorded op by op (thousands of LBFGS's own
     ``dot``/``add_`` and a backward of an unrecorded loss, refused), the step is now a
-    copy of the values it wrote, as any closure step is, and the document agrees."""
+    copy of the values it wrote, as any closure step is, with the ``.grad`` its closure
+    left, and the document agrees."""
     program = tmp_path / "lbfgs.py"
     program.write_text(LBFGS_PROGRAM, "utf-8")
     doc = import_program(program)
@@ -217,6 +218,10 @@ def test_a_step_that_runs_a_closure_is_what_it_did_not_its_inner_ops(tmp_path: P
     for name in ("weight", "bias", "pred"):
         np.testing.assert_allclose(
             facts[name].array, scope[name].detach().numpy(), rtol=1e-5, atol=1e-6
+        )
+    for name in ("weight", "bias"):  # the closure's last backward left them
+        np.testing.assert_allclose(
+            facts[name].grad.array, scope[name].grad.numpy(), rtol=1e-4, atol=1e-6
         )
 
 

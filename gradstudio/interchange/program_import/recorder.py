@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gradstudio.interchange.program_import.frames import untraced
 from gradstudio.interchange.program_import.loop_folding import consumed, fold
 
 #: Operators and the catalogue function each records (reflected: arguments swapped).
@@ -419,12 +420,39 @@ class Recorder:
             }
         )
 
-    def quiet(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        """Run ``fn`` without recording what it calls."""
+    def set_grad(self, tensor: Any, line: int | None = None) -> None:
+        """``tensor.grad`` changed without a recorded backward (a closure's, inside a
+        recorded step): a copy of it, set as ``x.grad = g``."""
         self.depth += 1
+        try:
+            grad = tensor.grad
+            if grad is None:
+                return
+            self.events.check_room(grad.numel())
+            data = grad.detach().tolist()
+            dtype = str(grad.dtype).removeprefix("torch.")
+        finally:
+            self.depth -= 1
+        self.events.append(
+            {
+                "kind": "set_grad",
+                "target": self.key(tensor),
+                "data": data,
+                "dtype": dtype,
+                "line": self.line() if line is None else line,
+            }
+        )
+
+    def quiet(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` without recording what it calls, and without the line tracer
+        (``untraced``)."""
+        self.depth += 1
+        tracer = untraced() if self.depth == 1 else None
         try:
             return fn(*args, **kwargs)
         finally:
+            if tracer is not None:
+                sys.settrace(tracer)
             self.depth -= 1
 
     def refuse(self, message: str) -> None:
@@ -456,13 +484,21 @@ class Recorder:
         return keys
 
     def call(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
+        """One op the program called: run it quietly and record it, all of it without
+        the line tracer (``untraced``): an op calls no code of the program's that
+        records."""
         if self.depth:
             return fn(*args, **kwargs)
-        if isinstance(kwargs.get("out"), tensor_type):
-            return self.call_out(qualname, fn, args, kwargs, tensor_type)
-        result = self.quiet(fn, *args, **kwargs)
-        self.record(qualname, args, kwargs, result, tensor_type)
-        return result
+        tracer = untraced()
+        try:
+            if isinstance(kwargs.get("out"), tensor_type):
+                return self.call_out(qualname, fn, args, kwargs, tensor_type)
+            result = self.quiet(fn, *args, **kwargs)
+            self.record(qualname, args, kwargs, result, tensor_type)
+            return result
+        finally:
+            if tracer is not None:
+                sys.settrace(tracer)
 
     def call_out(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         """``torch.matmul(a, b, out=y)``: the plain call, then its result copied into ``y``
@@ -706,11 +742,7 @@ def _wrap(recorder: Recorder, qualname: str, fn: Any, tensor_type: type) -> Any:
 
 def _quiet(recorder: Recorder, fn: Any) -> Any:
     def quiet(*args: Any, **kwargs: Any) -> Any:
-        recorder.depth += 1
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            recorder.depth -= 1
+        return recorder.quiet(fn, *args, **kwargs)
 
     quiet.__wrapped__ = fn  # type: ignore[attr-defined]
     return quiet
@@ -849,6 +881,16 @@ def install(recorder: Recorder) -> None:
         if recorder.depth:  # inside a step that is recorded as what it did (a closure's)
             backward(self, gradient, retain_graph, create_graph, inputs)
             return
+        tracer = untraced()
+        try:
+            recorded_backward(self, gradient, retain_graph, create_graph, inputs)
+        finally:
+            if tracer is not None:
+                sys.settrace(tracer)
+
+    def recorded_backward(
+        self: Any, gradient: Any, retain_graph: Any, create_graph: bool, inputs: Any
+    ) -> None:
         recorder.events.append(
             {
                 "kind": "backward",
@@ -859,11 +901,7 @@ def install(recorder: Recorder) -> None:
                 "line": recorder.line(),
             }
         )
-        recorder.depth += 1
-        try:
-            backward(self, gradient, retain_graph, create_graph, inputs)
-        finally:
-            recorder.depth -= 1
+        recorder.quiet(backward, self, gradient, retain_graph, create_graph, inputs)
 
     tensor_type.backward = record_backward
     from gradstudio.interchange.program_import.actions import install_actions
@@ -890,6 +928,7 @@ def _zero_grad_calls(recorder: Recorder) -> None:
         def zero_grad(self: Any, *args: Any, _f: Any = original, **kwargs: Any) -> Any:
             if recorder.depth or recorder.clearing is not None:
                 return _f(self, *args, **kwargs)
+            tracer = untraced()  # the engine's loop over the grads, and their events
             frame = recorder.program_frame()
             text = None
             if frame is not None and recorder.bindings is not None:
@@ -900,6 +939,8 @@ def _zero_grad_calls(recorder: Recorder) -> None:
                 return _f(self, *args, **kwargs)
             finally:
                 recorder.clearing = None
+                if tracer is not None:
+                    sys.settrace(tracer)
 
         owner.zero_grad = zero_grad  # type: ignore[method-assign]
 

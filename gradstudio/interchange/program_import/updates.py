@@ -29,7 +29,7 @@ from engine.optim.adam import Adam, AdamW
 from engine.optim.optimizer import Optimizer
 from engine.optim.rmsprop import RMSprop
 from engine.optim.sgd import SGD
-from gradstudio.interchange.program_import.recorder import Recorder
+from gradstudio.interchange.program_import.recorder import Recorder, untraced
 
 #: One parameter's update: ``(optimizer, group, parameter, gradient)``, the gradient
 #: already read as a node and negated where the group maximizes.
@@ -255,7 +255,8 @@ def record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
     becomes, per updated parameter, a copy of its new value (under ``no_grad``, one
     version bump, as the update rule's in-place op).  A step that runs a closure
     (LBFGS's always does) computes the gradients itself, so the parameters it updated
-    are also those whose version it moved, not only those that had a gradient before."""
+    are also those whose version it moved, not only those that had a gradient before;
+    and the ``.grad`` its closure's last pass left is set as a copy."""
     _grad_reads(recorder, tensor_type)
     for owner in _library_steps():
         owner.step = _recorded_step_of(recorder, vars(owner)["step"])  # type: ignore[attr-defined]
@@ -265,21 +266,27 @@ def _recorded_step_of(recorder: Recorder, step: Callable[..., Any]) -> Callable[
     def recorded_step(self: Any, closure: Any = None) -> Any:
         if recorder.depth:
             return step(self, closure)
+        tracer = untraced()  # a closure records nothing: it runs quietly
+        try:
+            return recording(self, closure)
+        finally:
+            if tracer is not None:
+                sys.settrace(tracer)
+
+    def recording(self: Any, closure: Any) -> Any:
         update = _recorded_rule(self) if closure is None else None
         if update is not None:
             _recorded_step(recorder, self, update)
             return None
         params = [p for g in self.param_groups for p in g["params"]]
         before = [(p.grad is not None, p._version) for p in params]
-        recorder.depth += 1
-        try:
-            loss = step(self, closure)
-        finally:
-            recorder.depth -= 1
+        loss = recorder.quiet(step, self, closure)
         line = recorder.line()
         for p, (had_grad, version) in zip(params, before, strict=True):
             if had_grad or p._version != version:
                 recorder.set_value(p, line)
+            if closure is not None:  # the gradients its last pass left, as PyTorch has them
+                recorder.set_grad(p, line)
         return loss
 
     return recorded_step
