@@ -711,6 +711,15 @@ def _zero_grad_code(c: CodeCall) -> str:
     return "\n".join(f"{t}.grad.zero_()" for t in tensors) or "pass"
 
 
+def _set_grad_run(call: RunCall) -> dict[str, Any]:
+    call.tensor("input").grad = call.tensor("grad")
+    return {}
+
+
+def _set_grad_code(c: CodeCall) -> str:
+    return f"{c.inputs['input']}.grad = {c.inputs['grad']}"
+
+
 def _select_run(call: RunCall) -> dict[str, Any]:
     items = call.inputs.get("list")
     if items is None:
@@ -1192,6 +1201,20 @@ def _hand_types() -> list[NodeType]:
             doc="Clear accumulated gradients before the next backward.",
             effect=Effect.GRADS,
             aliases=("action.zero_grad",),
+        ),
+        NodeType(
+            id="gradstudio.set_grad",
+            title="set grad",
+            category="autograd",
+            kind=NodeKind.ACTION,
+            inputs=(TENSOR_IN, PortSpec("grad", doc="the gradient it holds from now on")),
+            outputs=(),
+            params=(),
+            run=_set_grad_run,
+            code=_set_grad_code,
+            doc="x.grad = g: the next backward adds to g. A folded loop card sets the "
+            "gradients its iterations left behind this way.",
+            effect=Effect.GRADS,
         ),
         NodeType(
             id="gradstudio.hook",

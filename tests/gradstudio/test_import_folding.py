@@ -180,3 +180,92 @@ def test_running_out_of_memory_outside_a_step_is_an_error_not_an_internal_one(
     assert cli.main(["run", "big.gstudio"]) == 2
     err = capsys.readouterr().err
     assert err == "gradstudio: error: big.gstudio: out of memory: the document is too large\n"
+
+
+LBFGS_PROGRAM = (
+    "import torch\n"
+    "torch.manual_seed(0)\n"
+    "x = torch.linspace(-1, 1, 16).unsqueeze(1)\n"
+    "y = 3 * x - 1\n"
+    "model = torch.nn.Linear(1, 1)\n"
+    "opt = torch.optim.LBFGS(model.parameters(), lr=0.5, max_iter=5)\n"
+    "for step in range(2):\n"
+    "    def closure():\n"
+    "        opt.zero_grad()\n"
+    "        loss = ((model(x) - y) ** 2).mean()\n"
+    "        loss.backward()\n"
+    "        return loss\n"
+    "    opt.step(closure)\n"
+    "weight, bias = model.weight, model.bias\n"
+    "pred = model(x)\n"
+)
+
+
+def test_a_step_that_runs_a_closure_is_what_it_did_not_its_inner_ops(tmp_path: Path) -> None:
+    """LBFGS overrides ``step``; its line search and history are PyTorch's code, and the
+    closure's passes run inside it.  Once recorded op by op (thousands of LBFGS's own
+    ``dot``/``add_`` and a backward of an unrecorded loss, refused), the step is now a
+    copy of the values it wrote, as any closure step is, with the ``.grad`` its closure
+    left, and the document agrees."""
+    program = tmp_path / "lbfgs.py"
+    program.write_text(LBFGS_PROGRAM, "utf-8")
+    doc = import_program(program)
+    assert not any(n.type_id == "torch.dot" for n in doc.nodes())
+    facts = _rows(doc)
+    torch = pytest.importorskip("torch")
+    scope = runpy.run_path(str(program))
+    assert isinstance(scope["weight"], torch.Tensor)
+    for name in ("weight", "bias", "pred"):
+        np.testing.assert_allclose(
+            facts[name].array, scope[name].detach().numpy(), rtol=1e-5, atol=1e-6
+        )
+    for name in ("weight", "bias"):  # the closure's last backward left them
+        np.testing.assert_allclose(
+            facts[name].grad.array, scope[name].grad.numpy(), rtol=1e-4, atol=1e-6
+        )
+
+
+GAN_PROGRAM = (
+    "import torch\n"
+    "torch.manual_seed(0)\n"
+    "g = torch.nn.Linear(2, 2)\n"
+    "d = torch.nn.Linear(2, 1)\n"
+    "opt_g = torch.optim.SGD(g.parameters(), lr=0.1)\n"
+    "opt_d = torch.optim.SGD(d.parameters(), lr=0.1, momentum=0.9)\n"
+    "x = torch.randn(4, 2)\n"
+    "for step in range(7):\n"
+    "    fake = g(x)\n"
+    "    g_loss = d(fake).mean()\n"
+    "    opt_g.zero_grad()\n"
+    "    g_loss.backward()\n"
+    "    opt_g.step()\n"
+    "    d_w_grad = d.weight.grad.clone()\n"
+    "    d_loss = d(x).mean() - d(fake.detach()).mean()\n"
+    "    opt_d.zero_grad()\n"
+    "    d_loss.backward()\n"
+    "    opt_d.step()\n"
+    "d_w, g_w = d.weight, g.weight\n"
+)
+
+
+def test_a_loop_whose_backward_adds_to_gradients_left_before_it_folds_carrying_them(
+    tmp_path: Path,
+) -> None:
+    """A GAN's generator step runs backward through the discriminator, adding to the
+    gradients its previous step left (cleared only before the discriminator's own
+    backward).  The loop once stayed unfolded (MorvanZhou's 151-step GAN then passed the
+    10,000 operations a document holds); the card now sets those ``.grad`` again."""
+    program = tmp_path / "gan.py"
+    program.write_text(GAN_PROGRAM, "utf-8")
+    doc = import_program(program)
+    (fold,) = [g for g in doc.groups.values() if "iterations" in g.meta]
+    kinds = [doc.node(n).type_id for n in fold.members]
+    assert kinds.count("gradstudio.set_grad") == 2  # d.weight's and d.bias's
+    facts = _rows(doc)
+    pytest.importorskip("torch")
+    scope = runpy.run_path(str(program))
+    for name in ("d_w", "g_w", "d_w_grad"):
+        np.testing.assert_allclose(
+            facts[name].array, scope[name].detach().numpy(), rtol=1e-5, atol=1e-6
+        )
+    np.testing.assert_allclose(facts["d_w"].grad.array, scope["d_w"].grad.numpy(), rtol=1e-5)

@@ -613,10 +613,12 @@ def test_the_parts_of_one_call_share_one_node() -> None:
         assert edge.src == chunk.id
 
 
-def test_a_loop_whose_gradients_accumulate_across_iterations_is_not_folded(
+def test_a_loop_whose_gradients_accumulate_across_iterations_folds_carrying_them(
     tmp_path: Path,
 ) -> None:
-    """Without zero_grad, .grad sums over every step: a literal could not carry that."""
+    """Without zero_grad, .grad sums over every step: a literal of ``w`` could not carry
+    that (the loop was once left unfolded), so the card sets ``w.grad`` to the sum the
+    folded backward passes left, and the last backward adds to it."""
     program = tmp_path / "accumulating.py"
     program.write_text(
         "import torch\n"
@@ -626,8 +628,9 @@ def test_a_loop_whose_gradients_accumulate_across_iterations_is_not_folded(
         "utf-8",
     )
     doc = import_program(program)
-    loops = [g for g in doc.groups.values() if g.kind == "loop"]
-    assert len(loops) == 8
+    (fold,) = [g for g in doc.groups.values() if "iterations" in g.meta]
+    assert fold.meta["iterations"] == "4"
+    assert [doc.node(n).type_id for n in fold.members].count("gradstudio.set_grad") == 1
     facts = {label: f for label, _, f in evaluate(doc).rows() if f is not None}
     np.testing.assert_allclose(facts["w"].grad.array, [28.0, -56.0])
 

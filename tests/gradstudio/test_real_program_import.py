@@ -79,6 +79,11 @@ LIMITS = {
     "char_lstm.py": "Adam's first step again: the fused LSTM layer's gradients agree "
     "(rtol 1e-4), but a weight_ih_l0 entry whose gradient is float residue (oneDNN's order "
     "of additions in PyTorch, NumPy's here) is updated by 5e-5 more",
+    "real_gk_seq2seq_attention.py": "Adam's first step again: attn.bias's gradient is 0 "
+    "in exact arithmetic (it shifts every attention score by the same dec_output . bias, "
+    "and softmax ignores a shift; 1e-19 in float64), its float32 residue is 3e-10 here "
+    "and 2e-10 in PyTorch (weight's 1.8e-4 agree to 1e-10), and Adam's eps of 1e-8 turns "
+    "the 5e-10 between them into 5e-5 of update, past verify's tolerance",
     "module_api.py": "a gradient that is 0 in exact arithmetic (the sum of a LayerNorm's "
     "outputs does not depend on its input): its float32 residue is -1e-5 here, -3e-7 in "
     "PyTorch, past verify's atol of 1e-5",
@@ -86,21 +91,17 @@ LIMITS = {
     "tolerance) are then cast with .double(), and the float64 copies are judged at "
     "float64's rtol of 1e-7",
     # the engine's fidelity, not the import: each differs from PyTorch as the engine does
-    "double_backward_hvp.py": "under create_graph the engine's MmBackward0 computes a "
-    "gradient for an edge PyTorch leaves None (autograd.grad_4's trace; values agree)",
     "higher_order_grads.py": "the engine's TanhBackwardBackward0 and "
     "SigmoidBackwardBackward0 record fewer nodes than PyTorch's double backward (the "
     "backward order of autograd.grad_3 and _6 differs; values agree)",
-    "gru_packed_classifier.py": "over packed sequences the engine's GRU leaves CatBackward0's "
-    "second edge without a gradient where PyTorch computes one (values of .grad agree)",
     "segmentation_ce.py": "the engine runs the backward of a 2-d cross entropy "
     "(NllLoss2DBackward0 and the nodes below it) in another order than PyTorch",
 }
 #: Programs whose comparison costs more than the suite can spend (on 2 shared cores), and
 #: why: their import is checked, their agreement is ``main.py verify``'s to check.
-HEAVY = {
-    "optimizer_race.py": "its loops (optimizers raced over 25 epochs each) do not fold: "
-    "6,766 nodes (2.8 MB) whose two evaluations take 10 minutes on 2 shared cores",
+HEAVY: dict[str, str] = {
+    # optimizer_race.py was here until its outer loop folded (the card sets the .grad
+    # its folded steps left): 6,766 nodes then, its check 10 minutes; 9 s now
 }
 
 

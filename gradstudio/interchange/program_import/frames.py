@@ -21,7 +21,7 @@ from engine.nn.modules.module import Module
 CELL_MARKER = "__gradstudio_cell__"
 
 
-@dataclass
+@dataclass(eq=False)  # each frame is itself: ``in`` and ``index`` compare identities
 class Frame:
     id: str
     kind: str  # "module", "loop" or "cell" (a notebook's code cell)
@@ -62,6 +62,23 @@ def program_loops(source: str) -> dict[int, Loop]:
             header = header[:77] + "..."
         loops[node.lineno] = Loop(node.lineno, node.end_lineno or node.lineno, header)
     return loops
+
+
+def untraced() -> Any:
+    """Stop the line tracer (``frames.Frames``), returning it to restart with
+    ``sys.settrace``; None where none runs.
+
+    Nothing is recorded while the recorder's depth is above 0 (the engine's own work: an
+    op, a backward, an optimizer's step), so no line event is needed there; yet a global
+    trace function is called for every Python call the engine makes, which was most of
+    the time an import took (1.5 of 2.2 s CPU for the 2000-step polynomial tutorial).
+    Program frames already traced keep their ``f_trace`` and go on being traced when it
+    restarts; the program's code that the engine calls meanwhile (a hook, an LBFGS
+    closure) records nothing, so it needs no line events."""
+    tracer = sys.gettrace()
+    if tracer is not None:
+        sys.settrace(None)
+    return tracer
 
 
 class Frames:
@@ -130,6 +147,8 @@ class Frames:
                     recorder = getattr(self.events, "recorder", None)
                     if recorder is not None:
                         recorder.prune(self.folded)
+                        chain = tuple(f.id for f in self.stack[: self.stack.index(frame)])
+                        recorder.snapshot_grads(frame.id, frame.instance, chain)
                 self.events.append(
                     {
                         "kind": "frame",
@@ -172,17 +191,23 @@ class Frames:
         def recorded_call(self: Any, *args: Any, **kwargs: Any) -> Any:
             if recorder.depth:
                 return call(self, *args, **kwargs)
+            tracer = untraced()  # the bookkeeping: the program's forward is traced
             path = frames.module_path(self)
             name = type(self).__name__
             frame = frames.push("module", f"{path} ({name})", {"class": name, "path": path})
             forward = getattr(type(self).forward, "__code__", None)
             frame.named = forward is None or forward.co_filename != frames.program
+            if tracer is not None:
+                sys.settrace(tracer)
             try:
                 result = call(self, *args, **kwargs)
             finally:
+                tracer = untraced()
                 frames.pop(frame)
             if frames.bindings is not None:
                 frames.bindings.module_result(result, path)
+            if tracer is not None:
+                sys.settrace(tracer)
             return result
 
         Module.__call__ = recorded_call  # type: ignore[method-assign]

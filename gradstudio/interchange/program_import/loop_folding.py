@@ -12,9 +12,11 @@ program's.
 A loop whose folded iterations leave behind a tensor with history (a running total that
 later backward goes through) is not folded: a literal would cut that graph.  Nor is one
 whose folded backward passes left a ``.grad`` that the rest of the program reads or adds
-to before clearing it: a literal holds a value, not its gradient.  Clearing may come
-anywhere before the next backward (``zero_grad`` after the forward pass, as the
-tutorials write it), since a forward pass does not read ``.grad``.
+to before clearing it, unless the recorder knows that ``.grad`` as the last iteration
+began: then the card sets it again (``x.grad = g``, a ``gradstudio.set_grad`` node), as
+a GAN's two optimizers need, each backward adding to the other network's gradients.
+Clearing may come anywhere before the next backward (``zero_grad`` after the forward
+pass, as the tutorials write it), since a forward pass does not read ``.grad``.
 
 Each fold adds a frame, so the frame index grows with the events: a later loop that
 runs beside a folded one sees the folded frame (its literals live in it).
@@ -74,12 +76,15 @@ def fold(
     keep: int,
     leaves: dict[str, int] | None = None,
     reads: dict[int, tuple[str, ...]] | None = None,
+    grads: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """``events`` with each long loop's middle iterations folded (see the module doc).
 
     ``leaves`` maps the key of each leaf that requires grad to the tensor it is a
     version of: ``.grad`` belongs to the tensor, not to one version of it.  ``reads``
-    holds what each event (by ``id``) reads, where the recorder already knows."""
+    holds what each event (by ``id``) reads, where the recorder already knows.
+    ``grads`` holds, per loop run, the ``.grad`` of each leaf (by tensor) as its latest
+    iteration began (``Recorder.snapshot_grads``)."""
     frames = {e["id"]: e for e in events if e["kind"] == "frame"}
     runs: dict[str, list[str]] = {}
     for frame in frames.values():
@@ -90,7 +95,15 @@ def fold(
         if len(iterations) <= keep + 1 or iterations[0] not in _present(events):
             continue
         events = _fold_run(
-            events, frames, snapshots, instance, iterations, keep, leaves or {}, reads
+            events,
+            frames,
+            snapshots,
+            instance,
+            iterations,
+            keep,
+            leaves or {},
+            reads,
+            (grads or {}).get(instance),
         )
     return events
 
@@ -122,6 +135,7 @@ def _fold_run(
     keep: int,
     leaves: dict[str, int],
     reads: dict[int, tuple[str, ...]],
+    grads: Any = None,
 ) -> list[dict[str, Any]]:
     folded = set(iterations[keep:-1])
     inside: dict[str | None, bool] = {}
@@ -158,8 +172,14 @@ def _fold_run(
     states = [snapshots.get(key) for key in needed]
     if any(s is None or s["history"] for s in states):
         return events  # a literal would cut a graph the rest of the program uses
-    if _grads_carry_over(events, dropped, first, leaves, reads):
-        return events
+    carried = _grads_carry_over(events, dropped, first, leaves, reads)
+    set_grads: list[tuple[str, dict[str, Any]]] = []
+    if carried:
+        if grads is None or grads.frame != iterations[-1]:
+            return events  # what the folded backward passes left is not known
+        set_grads = _grads_to_set(events, dropped, first, leaves, reads, carried, grads.grads)
+        if any(state["history"] for _, state in set_grads):
+            return events  # a literal gradient would cut the graph create_graph made
     sample = frames[iterations[-2]]
     count = len(folded)
     summary_id = f"{instance}_folded"
@@ -197,9 +217,49 @@ def _fold_run(
                 "frame": summary_id,
             }
         )
+    for key, state in set_grads:
+        replacement.append(
+            {
+                "kind": "set_grad",
+                "target": key,
+                "data": state["array"].tolist(),
+                "dtype": state["dtype"],
+                "line": line,
+                "frame": summary_id,
+            }
+        )
     kept = [e for i, e in enumerate(events[:first]) if i not in dropped]
     rest = [e for i, e in enumerate(events[first:], first) if i not in dropped]
     return kept + replacement + rest
+
+
+def _grads_to_set(
+    events: list[dict[str, Any]],
+    dropped: set[int],
+    first: int,
+    leaves: dict[str, int],
+    reads: dict[int, tuple[str, ...]],
+    carried: set[int],
+    grads: dict[int, dict[str, Any]],
+) -> list[tuple[str, dict[str, Any]]]:
+    """``(key, gradient)`` for each leaf of ``carried`` that held a ``.grad`` as the last
+    iteration began: the key is the version the rest of the program reads first (the
+    fold card's literal, where the folded iterations updated it)."""
+    wanted = {serial for serial in carried if serial in grads}
+    found: list[tuple[str, dict[str, Any]]] = []
+    later: set[str] = set()
+    for index in range(first, len(events)):
+        if not wanted:
+            break
+        if index in dropped:
+            continue
+        for key in _reads(reads, events[index]):
+            serial = leaves.get(key)
+            if serial in wanted and key not in later:
+                wanted.discard(serial)
+                found.append((key, grads[serial]))
+        later.update(produced(events[index]))  # versions the card cannot reach
+    return found
 
 
 def _grads_carry_over(
@@ -208,11 +268,12 @@ def _grads_carry_over(
     first: int,
     leaves: dict[str, int],
     reads: dict[int, tuple[str, ...]],
-) -> bool:
-    """Whether a ``.grad`` the folded backward passes wrote is still used afterwards:
-    that of a leaf read in the graph of a folded backward (between it and the one
-    before), not cleared since, and not cleared after the fold before a backward adds
-    to it, ``p.grad`` reads it, or the program ends with it read."""
+) -> set[int]:
+    """The leaves (by tensor) whose ``.grad`` the folded backward passes wrote is still
+    used afterwards, if any is: that of a leaf read in the graph of a folded backward
+    (between it and the one before), not cleared since, and not cleared after the fold
+    before a backward adds to it, ``p.grad`` reads it, or the program ends with it read.
+    Empty where none is."""
     touched: set[int] = set()  # leaves whose .grad a folded backward may have left
     since: set[int] = set()  # leaves read since the last backward: the graph it runs
     for index in sorted(dropped):
@@ -228,20 +289,20 @@ def _grads_carry_over(
     used: set[int] = set()
     for index in range(first, len(events)):
         if not touched:
-            return False
+            return set()
         if index in dropped:
             continue
         event = events[index]
         if event["kind"] == "clear_grad":
             touched.discard(leaves.get(event["target"], -1))
         elif event["kind"] in GRAD_EVENTS:
-            return True
+            return touched
         else:
             owners = {leaves[k] for k in _reads(reads, event) if k in leaves} & touched
             if owners and _reads_grad(event):
-                return True
+                return touched
             used |= owners
-    return bool(used & touched)
+    return touched if used & touched else set()
 
 
 #: Events that add to (or read) the ``.grad`` of every leaf they reach.

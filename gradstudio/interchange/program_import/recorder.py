@@ -15,10 +15,11 @@ import sys
 import traceback
 import weakref
 from types import FrameType, ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from gradstudio.interchange.program_import.frames import untraced
 from gradstudio.interchange.program_import.loop_folding import consumed, fold
 
 #: Operators and the catalogue function each records (reflected: arguments swapped).
@@ -149,6 +150,15 @@ def _count(data: Any) -> int:
     return 1
 
 
+class GradState(NamedTuple):
+    """``Recorder.snapshot_grads``: the iteration frame, the frames around it, and the
+    ``.grad`` of each leaf (by serial) as it began."""
+
+    frame: str
+    chain: tuple[str, ...]
+    grads: dict[int, dict[str, Any]]
+
+
 class Recorder:
     """Events in program order; tensors are known by ``id`` while they live."""
 
@@ -175,6 +185,11 @@ class Recorder:
         self.retired: list[str] = []
         #: the key of each leaf that requires grad -> the serial of its tensor
         self.leaves: dict[str, int] = {}
+        #: the serials of those leaves (each once, however many versions it has)
+        self.leaf_serials: set[int] = set()
+        #: per loop run: the ``.grad`` of each leaf as its latest iteration began, which
+        #: a fold of the iterations before sets again (``snapshot_grads``)
+        self.grad_states: dict[str, GradState] = {}
         #: the keys each event reads, by the event's ``id`` (events live as long)
         self.reads: dict[int, tuple[str, ...]] = {}
         #: the names the program's statements bind (``naming.Bindings``), once it runs
@@ -208,6 +223,7 @@ class Recorder:
         self.history.setdefault(oid, []).append(key)
         if tensor.requires_grad and tensor.grad_fn is None:
             self.leaves[key] = serial  # backward accumulates into its .grad
+            self.leaf_serials.add(serial)
         frames = self.events.frames
         if frames is not None and frames.folding:
             self.snapshot(key, tensor, serial, frames.folding_chain())
@@ -282,6 +298,36 @@ class Recorder:
             else:
                 waiting.append(key)
         self.retired = waiting
+        for instance, state in list(self.grad_states.items()):
+            if folded.intersection(state.chain):  # a loop run inside a folded iteration
+                del self.grad_states[instance]
+
+    def snapshot_grads(self, frame: str, instance: str, chain: tuple[str, ...]) -> None:
+        """The ``.grad`` of every recorded leaf as iteration ``frame`` of loop run
+        ``instance`` begins: if it is the run's last, the iterations before it fold,
+        and what their backward passes left in ``.grad`` is set again from these."""
+        grads: dict[int, dict[str, Any]] = {}
+        self.depth += 1
+        try:
+            for serial in list(self.leaf_serials):
+                ref = self.refs.get(serial)
+                tensor = None if ref is None else ref()
+                if tensor is None:
+                    self.leaf_serials.discard(serial)
+                    continue
+                grad = tensor.grad
+                if grad is None:
+                    continue
+                data = getattr(grad, "_data", None)
+                array = data.copy() if type(data) is np.ndarray else grad.detach().numpy()
+                grads[serial] = {
+                    "array": np.array(array, copy=True),
+                    "dtype": str(grad.dtype).removeprefix("torch."),
+                    "history": grad.grad_fn is not None,
+                }
+        finally:
+            self.depth -= 1
+        self.grad_states[instance] = GradState(frame, chain, grads)
 
     def snapshot(self, key: str, tensor: Any, serial: int, maker: tuple[str, ...]) -> None:
         """What ``tensor`` holds now, in case its loop iteration is folded later."""
@@ -310,7 +356,9 @@ class Recorder:
         names = {self.owner.get(oid): name for oid, name in _tensor_names(scope).items()}
         for state in self.snapshots.values():
             state["name"] = names.get(state["serial"])
-        return fold(events, _Lazy(self.snapshots), self.keep, self.leaves, self.reads)
+        return fold(
+            events, _Lazy(self.snapshots), self.keep, self.leaves, self.reads, self.grad_states
+        )
 
     def line(self) -> int | None:
         frame = self.program_frame()
@@ -372,12 +420,39 @@ class Recorder:
             }
         )
 
-    def quiet(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        """Run ``fn`` without recording what it calls."""
+    def set_grad(self, tensor: Any, line: int | None = None) -> None:
+        """``tensor.grad`` changed without a recorded backward (a closure's, inside a
+        recorded step): a copy of it, set as ``x.grad = g``."""
         self.depth += 1
+        try:
+            grad = tensor.grad
+            if grad is None:
+                return
+            self.events.check_room(grad.numel())
+            data = grad.detach().tolist()
+            dtype = str(grad.dtype).removeprefix("torch.")
+        finally:
+            self.depth -= 1
+        self.events.append(
+            {
+                "kind": "set_grad",
+                "target": self.key(tensor),
+                "data": data,
+                "dtype": dtype,
+                "line": self.line() if line is None else line,
+            }
+        )
+
+    def quiet(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` without recording what it calls, and without the line tracer
+        (``untraced``)."""
+        self.depth += 1
+        tracer = untraced() if self.depth == 1 else None
         try:
             return fn(*args, **kwargs)
         finally:
+            if tracer is not None:
+                sys.settrace(tracer)
             self.depth -= 1
 
     def refuse(self, message: str) -> None:
@@ -409,13 +484,21 @@ class Recorder:
         return keys
 
     def call(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
+        """One op the program called: run it quietly and record it, all of it without
+        the line tracer (``untraced``): an op calls no code of the program's that
+        records."""
         if self.depth:
             return fn(*args, **kwargs)
-        if isinstance(kwargs.get("out"), tensor_type):
-            return self.call_out(qualname, fn, args, kwargs, tensor_type)
-        result = self.quiet(fn, *args, **kwargs)
-        self.record(qualname, args, kwargs, result, tensor_type)
-        return result
+        tracer = untraced()
+        try:
+            if isinstance(kwargs.get("out"), tensor_type):
+                return self.call_out(qualname, fn, args, kwargs, tensor_type)
+            result = self.quiet(fn, *args, **kwargs)
+            self.record(qualname, args, kwargs, result, tensor_type)
+            return result
+        finally:
+            if tracer is not None:
+                sys.settrace(tracer)
 
     def call_out(self, qualname: str, fn: Any, args: tuple, kwargs: dict, tensor_type: type) -> Any:
         """``torch.matmul(a, b, out=y)``: the plain call, then its result copied into ``y``
@@ -659,11 +742,7 @@ def _wrap(recorder: Recorder, qualname: str, fn: Any, tensor_type: type) -> Any:
 
 def _quiet(recorder: Recorder, fn: Any) -> Any:
     def quiet(*args: Any, **kwargs: Any) -> Any:
-        recorder.depth += 1
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            recorder.depth -= 1
+        return recorder.quiet(fn, *args, **kwargs)
 
     quiet.__wrapped__ = fn  # type: ignore[attr-defined]
     return quiet
@@ -777,7 +856,7 @@ def install(recorder: Recorder) -> None:
     grad_property = tensor_type.grad
 
     def set_grad(self: Any, value: Any) -> None:
-        if value is None and grad_property.fget(self) is not None:
+        if value is None and not recorder.depth and grad_property.fget(self) is not None:
             event = {"kind": "clear_grad", "target": recorder.key(self), "line": recorder.line()}
             if recorder.clearing is not None:  # one zero_grad() call: one node for all
                 event["call"], event["label"] = recorder.clearing
@@ -799,6 +878,19 @@ def install(recorder: Recorder) -> None:
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
+        if recorder.depth:  # inside a step that is recorded as what it did (a closure's)
+            backward(self, gradient, retain_graph, create_graph, inputs)
+            return
+        tracer = untraced()
+        try:
+            recorded_backward(self, gradient, retain_graph, create_graph, inputs)
+        finally:
+            if tracer is not None:
+                sys.settrace(tracer)
+
+    def recorded_backward(
+        self: Any, gradient: Any, retain_graph: Any, create_graph: bool, inputs: Any
+    ) -> None:
         recorder.events.append(
             {
                 "kind": "backward",
@@ -809,11 +901,7 @@ def install(recorder: Recorder) -> None:
                 "line": recorder.line(),
             }
         )
-        recorder.depth += 1
-        try:
-            backward(self, gradient, retain_graph, create_graph, inputs)
-        finally:
-            recorder.depth -= 1
+        recorder.quiet(backward, self, gradient, retain_graph, create_graph, inputs)
 
     tensor_type.backward = record_backward
     from gradstudio.interchange.program_import.actions import install_actions
@@ -840,6 +928,7 @@ def _zero_grad_calls(recorder: Recorder) -> None:
         def zero_grad(self: Any, *args: Any, _f: Any = original, **kwargs: Any) -> Any:
             if recorder.depth or recorder.clearing is not None:
                 return _f(self, *args, **kwargs)
+            tracer = untraced()  # the engine's loop over the grads, and their events
             frame = recorder.program_frame()
             text = None
             if frame is not None and recorder.bindings is not None:
@@ -850,6 +939,8 @@ def _zero_grad_calls(recorder: Recorder) -> None:
                 return _f(self, *args, **kwargs)
             finally:
                 recorder.clearing = None
+                if tracer is not None:
+                    sys.settrace(tracer)
 
         owner.zero_grad = zero_grad  # type: ignore[method-assign]
 

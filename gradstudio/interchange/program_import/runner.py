@@ -292,6 +292,15 @@ def build(report: dict[str, Any]) -> Document:
             importer.connect(refs[event["target"]], node, "input", line)
             importer.connect(TensorRef(value), node, "src", line)
             refs[event["out"]] = TensorRef(node)
+        elif event["kind"] == "set_grad":  # a folded loop's card: the .grad it left
+            owner = names.base(event["target"]) or "x"
+            params = {"data": event["data"], "requires_grad": False}
+            if event.get("dtype") in DTYPES:
+                params["dtype"] = event["dtype"]
+            value = importer.add("torch.tensor", params, names.here(f"{owner}.grad (values)"), line)
+            node = importer.add("gradstudio.set_grad", {}, names.here(f"set {owner}.grad"), line)
+            importer.connect(refs[event["target"]], node, "input", line)
+            importer.connect(TensorRef(value), node, "grad", line)
         elif event["kind"] == "copy_out":
             importer.no_grad = True
             node = importer.add("Tensor.copy_", {}, names.of(event["out"], "out="), line)

@@ -29,7 +29,7 @@ from engine.optim.adam import Adam, AdamW
 from engine.optim.optimizer import Optimizer
 from engine.optim.rmsprop import RMSprop
 from engine.optim.sgd import SGD
-from gradstudio.interchange.program_import.recorder import Recorder
+from gradstudio.interchange.program_import.recorder import Recorder, untraced
 
 #: One parameter's update: ``(optimizer, group, parameter, gradient)``, the gradient
 #: already read as a node and negated where the group maximizes.
@@ -236,29 +236,57 @@ def _recorded_step(recorder: Recorder, optimizer: Any, update: Update) -> None:
                 update(optimizer, group, p, grad)
 
 
+def _library_steps() -> list[type]:
+    """``Optimizer`` and each of the engine's optimizers that overrides ``step`` (LBFGS):
+    the step of each is PyTorch's, not the program's, so it is recorded, never traced
+    op by op (a program's own optimizer class is the program's code, and records so)."""
+    found: list[type] = [Optimizer]
+    stack = list(Optimizer.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if "step" in vars(cls) and cls.__module__.split(".")[0] == "engine":
+            found.append(cls)
+    return found
+
+
 def record_optimizer_steps(recorder: Recorder, tensor_type: type) -> None:
     """The steps of the optimizers in ``RULES`` as recorded ops; any other's step
     becomes, per updated parameter, a copy of its new value (under ``no_grad``, one
-    version bump, as the update rule's in-place op)."""
+    version bump, as the update rule's in-place op).  A step that runs a closure
+    (LBFGS's always does) computes the gradients itself, so the parameters it updated
+    are also those whose version it moved, not only those that had a gradient before;
+    and the ``.grad`` its closure's last pass left is set as a copy."""
     _grad_reads(recorder, tensor_type)
-    step = Optimizer.step
+    for owner in _library_steps():
+        owner.step = _recorded_step_of(recorder, vars(owner)["step"])  # type: ignore[attr-defined]
 
+
+def _recorded_step_of(recorder: Recorder, step: Callable[..., Any]) -> Callable[..., Any]:
     def recorded_step(self: Any, closure: Any = None) -> Any:
         if recorder.depth:
             return step(self, closure)
+        tracer = untraced()  # a closure records nothing: it runs quietly
+        try:
+            return recording(self, closure)
+        finally:
+            if tracer is not None:
+                sys.settrace(tracer)
+
+    def recording(self: Any, closure: Any) -> Any:
         update = _recorded_rule(self) if closure is None else None
         if update is not None:
             _recorded_step(recorder, self, update)
             return None
-        params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
-        recorder.depth += 1
-        try:
-            loss = step(self, closure)
-        finally:
-            recorder.depth -= 1
+        params = [p for g in self.param_groups for p in g["params"]]
+        before = [(p.grad is not None, p._version) for p in params]
+        loss = recorder.quiet(step, self, closure)
         line = recorder.line()
-        for p in params:
-            recorder.set_value(p, line)
+        for p, (had_grad, version) in zip(params, before, strict=True):
+            if had_grad or p._version != version:
+                recorder.set_value(p, line)
+            if closure is not None:  # the gradients its last pass left, as PyTorch has them
+                recorder.set_grad(p, line)
         return loss
 
-    Optimizer.step = recorded_step  # type: ignore[method-assign]
+    return recorded_step
