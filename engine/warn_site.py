@@ -13,13 +13,26 @@ from pathlib import Path
 _ENGINE = str(Path(__file__).resolve().parent)
 
 
+#: Files whose frames only forward a call (autocast's wrapper around the ops on its
+#: lists): a warning's level does not count them, as PyTorch's C++ dispatcher adds none.
+_FORWARDERS = frozenset({str(Path(_ENGINE) / "amp.py")})
+
+
 def stacklevel(level: int, module_file: str) -> int:
     """``level`` for a warning raised in the module at ``module_file`` when it runs as
-    Python; compiled, the level of the first frame outside the engine (the user's call,
-    which is where ``level`` points in the interpreted engine)."""
-    if module_file.endswith(".py"):
-        return level
-    return outside_engine(2)
+    Python, not counting forwarding frames (``_FORWARDERS``); compiled, the level of the
+    first frame outside the engine (the user's call, which is where ``level`` points in
+    the interpreted engine)."""
+    if not module_file.endswith(".py"):
+        return outside_engine(2)
+    frame = sys._getframe(1)  # the frame that warnings.warn will count as level 1
+    n = counted = 1
+    while frame.f_back is not None and (counted < level or frame.f_code.co_filename in _FORWARDERS):
+        frame = frame.f_back
+        n += 1
+        if frame.f_code.co_filename not in _FORWARDERS:
+            counted += 1
+    return n
 
 
 def outside_engine(depth: int = 1) -> int:

@@ -256,3 +256,19 @@ def test_bfloat16_on_the_engines_cuda_device_raises_naming_the_limit() -> None:
             RuntimeError, match="CuPy, which holds its CUDA tensors, has no bfloat16"
         ):
             make()
+
+
+def test_a_warning_from_an_op_on_autocasts_lists_never_points_into_its_wrapper() -> None:
+    """``mse_loss`` is on autocast's fp32 list, so its public function forwards through
+    ``engine/amp.py``; PyTorch's dispatcher adds no frame there, and neither may the
+    engine: ``size_average``'s warning points where ``stacklevel=2`` does in PyTorch (the
+    line of ``F.mse_loss`` that reads the legacy arguments), or, in the compiled core
+    whose functions have no frames, at the caller's line."""
+    x = engine.ones(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        EF.mse_loss(x, x, size_average=False)
+    [w] = caught
+    defined = EF.mse_loss.__wrapped__.__code__.co_filename  # type: ignore[attr-defined]
+    assert w.filename in (defined, __file__), w.filename
+    assert not w.filename.endswith("amp.py")
