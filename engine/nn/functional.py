@@ -1,6 +1,7 @@
 """``engine.nn.functional`` (``F``): re-exported from the op declarations."""
 
 from engine.nn.dropout import dropout, dropout1d, dropout2d
+from engine.nn.gumbel_softmax import gumbel_softmax
 from engine.nn.kl_div import kl_div
 
 # PyTorch's private helpers of ``multi_head_attention_forward`` too: attention code copied
@@ -31,6 +32,7 @@ __all__ = [
     "dropout",
     "dropout1d",
     "dropout2d",
+    "gumbel_softmax",
     "kl_div",
     "linear",
     "log_softmax",

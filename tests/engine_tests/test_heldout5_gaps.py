@@ -137,3 +137,25 @@ def test_gradcheck_forward_mode_as_torch() -> None:
     torch = pytest.importorskip("torch")
     for scale in (1.0, 1.01):
         assert _forward_gradcheck(engine, scale) == _forward_gradcheck(torch, scale)
+
+
+def _gumbel(lib: Any) -> tuple[list[str], list[Any]]:
+    """``F.gumbel_softmax``, soft and hard (a VAE with discrete latents samples so): the
+    same draws from the seeded generator, the straight-through graph, its gradient."""
+    lib.manual_seed(0)
+    x = lib.randn(2, 4, requires_grad=True)
+    hard = lib.nn.functional.gumbel_softmax(x, tau=0.5, hard=True)
+    soft = lib.nn.functional.gumbel_softmax(x, tau=2.0, dim=0)
+    (hard * lib.arange(4.0)).sum().backward()
+    names = [type(t.grad_fn).__name__ for t in (hard, soft)]
+    return names, [t.detach().tolist() for t in (hard, soft, x.grad)]
+
+
+def test_gumbel_softmax_is_pytorchs() -> None:
+    """Values to float32's last bits (a softmax along dim 0 may round one element an
+    ulp away, as any of the engine's softmaxes off the last dim)."""
+    torch = pytest.importorskip("torch")
+    (names, got), (want_names, want) = _gumbel(engine), _gumbel(torch)
+    assert names == want_names == ["AddBackward0", "SoftmaxBackward0"]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
