@@ -16,9 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-from gradstudio.cli import main as cli_main
-from gradstudio.desktop_entry import install_desktop_entry
-
 #: The first arguments that mean the command line (``gradstudio.cli``'s sub-commands).
 CLI_COMMANDS = frozenset(
     {"run", "import", "export", "trust", "verify", "gradcheck", "explain", "-h", "--help"}
@@ -53,8 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch to the command line or the GUI; ``argv`` includes the program name."""
     argv = list(sys.argv if argv is None else argv)
     if argv[1:2] == ["--install-desktop-entry"]:
+        from gradstudio.desktop_entry import install_desktop_entry
+
         return install_desktop_entry(sys.stdout, sys.stderr)
     if len(argv) > 1 and argv[1] in CLI_COMMANDS:
+        # the command line's modules (the explainer, the importer) load only for a
+        # sub-command: the studio's window shows before they are imported
+        from gradstudio.cli import main as cli_main
+
         return cli_main(argv[1:])
     if len(argv) > 1 and not argv[1].startswith("-") and not looks_like_file(argv[1]):
         print(

@@ -92,7 +92,6 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:  # noqa: A002
     except ValueError:
         # ``masked_fill`` expands the mask with self (``expand_outplace(mask, self)``),
         # ``masked_fill_`` self with the mask: the sizes are named in that order
-
         pair = (input._data, m) if apply_op is apply_inplace else (m, input._data)
         raise _broadcast_error(pair) from None
     if isinstance(value, Tensor):

@@ -12,7 +12,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gradstudio.catalogue import HookFiring
-from gradstudio.evaluation.explain import explain
 
 
 def same_values(a: np.ndarray, b: np.ndarray) -> bool:
@@ -263,6 +262,9 @@ class StepError:
         cls, node_id: str, step: int, exc_type: str, message: str, tb: str | None = None
     ) -> StepError:
         """The error with its plain-language explanation attached."""
+        # the explanations (a table of compiled patterns) load with the first error,
+        # not with the studio's window
+        from gradstudio.evaluation.explain import explain
 
         e = explain(message, exc_type)
         return cls(node_id, step, exc_type, message, e.title, e.explanation, e.fix, tb)

@@ -24,7 +24,6 @@ from gradstudio.catalogue import (
     RunCall,
 )
 from gradstudio.evaluation.budget import Ledger, MemoryBudgetError, out_of_memory_message
-from gradstudio.evaluation.explain import explain_warning
 from gradstudio.evaluation.facts import (
     BackwardTrace,
     GradFnFacts,
@@ -482,6 +481,7 @@ class Runner:
             return  # most steps; and the import below stays off the per-step path
         # the explanations (a table of compiled patterns) load with the first warning
         # or error, not with the studio's window
+        from gradstudio.evaluation.explain import explain_warning
 
         for w in caught:
             message = str(w.message)
