@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
+from engine.backend import CPU
 from engine.messages import BACKWARD_TWICE, fmt_shape
 
 if TYPE_CHECKING:
@@ -215,7 +216,7 @@ class AccumulateGrad(Node):
         self._nrs = ()
         self.variable = variable
         data = variable._data  # (its shape a plain tuple: ``variable.shape`` builds a Size)
-        self._out_meta = [(data.shape, data.dtype, variable.device)]
+        self._out_meta = output_meta(data.shape, data.dtype, variable.device)
         if ANOMALY.enabled:
             store_stack(self)
 
@@ -407,6 +408,36 @@ def observe_backward() -> Iterator[BackwardTrace]:
         yield trace
     finally:
         OBSERVERS.active = prev
+
+
+#: Shared, never mutated: a node's ``_out_meta`` for one output, one tuple per layout
+#: (per dtype, the first ``LAYOUT_LIMIT`` shapes), rather than new tuples per node for a
+#: wide graph's collector to scan.  Keyed by dtype, then shape: ``_META`` for an op's
+#: node (no device check), ``_CPU_META`` for a CPU leaf's ``AccumulateGrad``.
+_META: dict[Any, dict[tuple[int, ...], Any]] = {}
+_CPU_META: dict[Any, dict[tuple[int, ...], Any]] = {}
+LAYOUT_LIMIT = 4096
+
+
+def output_meta(shape: tuple[int, ...], dtype: Any, device: Any = None) -> Any:
+    """A node's ``_out_meta`` for its one output: ``((shape, dtype, device),)``, with
+    ``device`` None where backward does not check the gradient's device (an op's node),
+    a leaf's device for its ``AccumulateGrad``."""
+    if device is None:
+        tables = _META
+    elif device is CPU:
+        tables = _CPU_META
+    else:
+        return ((shape, dtype, device),)
+    by_shape = tables.get(dtype)
+    if by_shape is None:
+        by_shape = tables[dtype] = {}
+    meta = by_shape.get(shape)
+    if meta is None:
+        meta = ((shape, dtype, device),)
+        if len(by_shape) < LAYOUT_LIMIT:
+            by_shape[shape] = meta
+    return meta
 
 
 #: The usual ``_nrs``, shared: every input the first output of its node (or no edge).

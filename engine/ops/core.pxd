@@ -16,8 +16,6 @@ cdef object _leaf_edge(object t)
 
 cdef object _layout(object shapes)
 
-cdef object _out_meta(object shape, object dtype)
-
 cdef object _save(object op, object inputs, object result, object raw, object needs)
 
 cdef object _saved_tensor(object key, object t, bint is_output)

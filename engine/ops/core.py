@@ -26,6 +26,7 @@ from engine import dtypes, grad_mode
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
 from engine.autograd.dual_state import DUAL
 from engine.autograd.graph import (
+    LAYOUT_LIMIT,
     NRS,
     SAVED_HOOKS,
     SEQ,
@@ -34,6 +35,7 @@ from engine.autograd.graph import (
     SavedTensor,
     edge_of,
     modified_message,
+    output_meta,
     output_nrs,
 )
 from engine.autograd.saved_attributes import PYTORCH_SAVED
@@ -743,7 +745,7 @@ def _record(
     node.params = params
     node.shapes = _LAYOUTS.get(shapes) or _layout(shapes)
     result = r._data
-    node._out_meta = _out_meta(result.shape, result.dtype)
+    node._out_meta = output_meta(result.shape, result.dtype)
     return node
 
 
@@ -774,12 +776,10 @@ _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {
 
 _NRS1 = NRS[1]
 
-#: Shared, never mutated: the input shapes and output metadata a node records, one
-#: tuple per layout rather than new tuples per node (which a wide graph's collector
-#: would otherwise scan).
+#: Shared, never mutated: the input shapes a node records, one tuple per layout rather
+#: than new tuples per node (which a wide graph's collector would otherwise scan), as
+#: ``output_meta`` shares its output metadata.
 _LAYOUTS: dict[Any, Any] = {}
-_META: dict[Any, dict[tuple[int, ...], Any]] = {}
-_LAYOUT_LIMIT = 4096
 
 
 def _leaf_edge(t: Any) -> tuple[Any, int]:
@@ -794,22 +794,9 @@ def _leaf_edge(t: Any) -> tuple[Any, int]:
 
 def _layout(shapes: Any) -> Any:
     """``shapes`` interned in ``_LAYOUTS`` (while it holds fewer than its limit)."""
-    if len(_LAYOUTS) < _LAYOUT_LIMIT:
+    if len(_LAYOUTS) < LAYOUT_LIMIT:
         _LAYOUTS[shapes] = shapes
     return shapes
-
-
-def _out_meta(shape: tuple[int, ...], dtype: Any) -> Any:
-    """A node's ``_out_meta`` for one output of ``shape`` and (NumPy) ``dtype``."""
-    by_shape = _META.get(dtype)
-    if by_shape is None:
-        by_shape = _META[dtype] = {}
-    meta = by_shape.get(shape)
-    if meta is None:
-        meta = ((shape, dtype, None),)
-        if len(by_shape) < _LAYOUT_LIMIT:
-            by_shape[shape] = meta
-    return meta
 
 
 def _split_outputs(

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import engine
+from engine.ops.shape import EXPAND
 
 torch = pytest.importorskip("torch")
 
@@ -185,3 +186,48 @@ def test_layouts_are_shared() -> None:
     assert a.grad_fn.shapes is b.grad_fn.shapes
     assert a.grad_fn._out_meta is b.grad_fn._out_meta
     assert type(a.grad_fn._out_meta) is tuple and type(a.grad_fn.shapes) is tuple
+    w, v = (engine.tensor(np.ones((4, 5), np.float32), requires_grad=True) for _ in range(2))
+    acc_w, acc_v = (t.grad_fn.next_functions[0][0] for t in (w * 2.0, v * 2.0))
+    assert acc_w is not acc_v and acc_w._out_meta is acc_v._out_meta
+
+
+@pytest.mark.parametrize(
+    ("shape", "size"),
+    [
+        ((), (3,)),
+        ((), ()),
+        ((3, 1), (3, 5)),
+        ((3, 1), (3, 1)),
+        ((1, 4), (2, 5, 4)),
+        ((2, 1, 3), (4, 2, 5, 3)),
+        ((1, 1), (0, 1)),
+        ((0,), (2, 0)),
+        ((2, 3), (2, 3)),
+    ],
+)
+@pytest.mark.parametrize("layout", ["owner", "view", "transposed"])
+def test_expand_is_numpys_broadcast_view(
+    shape: tuple[int, ...], size: tuple[int, ...], layout: str
+) -> None:
+    """``expand``'s forward gives ``np.broadcast_to``'s view: values, strides, flags and
+    whether its base is the input or None (what stealing and in-place adds in backward
+    read); through the public API, PyTorch's values."""
+    n = int(np.prod(shape))
+    data = np.arange(2 * n, dtype=np.float32)
+    if layout == "owner":
+        a = data[:n].reshape(shape).copy()
+    elif layout == "view":
+        a = data[:n].reshape(shape)
+    elif len(shape) == 2:
+        a = data[:n].reshape(shape[::-1]).T
+    else:
+        pytest.skip("a transposed layout needs two dims")
+    want = np.broadcast_to(a, size)
+    got = EXPAND.forward(np, a, size=size)
+    assert got.shape == want.shape and got.strides == want.strides and got.dtype == want.dtype
+    assert np.array_equal(got, want)
+    for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "OWNDATA"):
+        assert got.flags[flag] == want.flags[flag], flag
+    assert (got.base is a) == (want.base is a) and (got.base is None) == (want.base is None)
+    mine = engine.tensor(a).expand(size)
+    assert np.array_equal(mine.detach().numpy(), torch.tensor(a).expand(size).numpy())
