@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import cpu_loops, warn_site
+from engine import cpu_loops, transcendental, warn_site
 from engine.catalog import Example, Param, Port, public
 from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
 from engine.ops import linalg, nll_cascade, pointwise
@@ -25,6 +25,8 @@ REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"), aliases=R
 
 
 def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
+    if xp is np and a.dtype == np.float32 and a.ndim and dim in (-1, a.ndim - 1):
+        return transcendental.softmax_lastdim_f32(a)
     e = xp.exp(a - xp.max(a, axis=dim, keepdims=True)) if a.ndim else xp.exp(a - a)
     return e / (xp.sum(e, axis=dim, keepdims=True) if a.ndim else e)
 
@@ -33,6 +35,8 @@ def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     if a.ndim == 0:
         return a - a
     if xp is np:  # the ufuncs' own reductions: what ``np.max``/``np.sum`` call, minus a layer
+        if dim == a.ndim - 1 and a.dtype == np.float32:
+            return transcendental.log_softmax_lastdim_f32(a)
         if dim == a.ndim - 1:
             looped = cpu_loops.log_softmax_rows(a)
             if looped is not None:
@@ -60,12 +64,18 @@ def _dim_of(ctx: Any) -> Any:
 
 
 def _softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
+    last = y.ndim and dim in (-1, y.ndim - 1)
+    if xp is np and last and y.dtype == np.float32 and g.dtype == np.float32 and g.shape == y.shape:
+        return transcendental.softmax_backward_lastdim_f32(g, y)
     return y * (g - xp.sum(g * y, axis=dim, keepdims=True))
 
 
 def _log_softmax_bwd_data(xp: Any, g: Any, y: Any, dim: int) -> Any:
     if xp is np:
-        if dim == y.ndim - 1:
+        last = dim == y.ndim - 1
+        if last and y.dtype == np.float32 and g.dtype == np.float32 and g.shape == y.shape:
+            return transcendental.log_softmax_backward_lastdim_f32(g, y)
+        if last:
             looped = cpu_loops.log_softmax_backward_rows(g, y)
             if looped is not None:
                 return looped

@@ -159,3 +159,56 @@ def test_gumbel_softmax_is_pytorchs() -> None:
     assert names == want_names == ["AddBackward0", "SoftmaxBackward0"]
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+
+
+#: ``torch.softmax`` and ``torch.log_softmax`` of ``torch.linspace(-6, 6, 35).reshape(5, 7)``
+#: over the last dim, their float32 bits under PyTorch 2.13: rows shorter than a register,
+#: so the same on every host (their sums run element after element).
+SOFTMAX_BITS = [
+    0x3D2015AC, 0x3D63D70C, 0x3DA222ED, 0x3DE6C29E, 0x3E2436E4, 0x3E69B7C3, 0x3EA651B2,
+    0x3D2015AC, 0x3D63D710, 0x3DA222ED, 0x3DE6C29E, 0x3E2436E7, 0x3E69B7C2, 0x3EA651B2,
+    0x3D2015B0, 0x3D63D714, 0x3DA222EE, 0x3DE6C29F, 0x3E2436E6, 0x3E69B7C0, 0x3EA651B1,
+    0x3D2015AC, 0x3D63D70F, 0x3DA222EA, 0x3DE6C29E, 0x3E2436E4, 0x3E69B7C0, 0x3EA651B2,
+    0x3D2015AC, 0x3D63D70C, 0x3DA222ED, 0x3DE6C29E, 0x3E2436E4, 0x3E69B7C3, 0x3EA651B2,
+]  # fmt: skip
+
+LOG_SOFTMAX_BITS = [
+    0xC04F7DF8, 0xC038E762, 0xC02250CA, 0xC00BBA34, 0xBFEA473B, 0xBFBD1A0B, 0xBF8FECDF,
+    0xC04F7DF8, 0xC038E761, 0xC02250CA, 0xC00BBA34, 0xBFEA473A, 0xBFBD1A0D, 0xBF8FECE0,
+    0xC04F7DF6, 0xC038E760, 0xC02250C9, 0xC00BBA34, 0xBFEA473A, 0xBFBD1A0D, 0xBF8FECE0,
+    0xC04F7DF8, 0xC038E761, 0xC02250CA, 0xC00BBA34, 0xBFEA473B, 0xBFBD1A0D, 0xBF8FECDF,
+    0xC04F7DF8, 0xC038E762, 0xC02250CA, 0xC00BBA34, 0xBFEA473B, 0xBFBD1A0B, 0xBF8FECDF,
+]  # fmt: skip
+
+
+def test_softmax_and_log_softmax_round_as_atens_last_dim_kernels() -> None:
+    """ATen's ``_vec_softmax_lastdim`` and ``_vec_log_softmax_lastdim``: SLEEF's exp, the
+    row sums in ``vec::reduce_all``'s order (NumPy's exp and pairwise sum put half of the
+    softmax values an ulp off), then the reciprocal's product, or the log's difference."""
+    x = engine.linspace(-6, 6, 35).reshape(5, 7)
+    assert engine.softmax(x, -1).numpy().view(np.uint32).ravel().tolist() == SOFTMAX_BITS
+    assert engine.log_softmax(x, -1).numpy().view(np.uint32).ravel().tolist() == LOG_SOFTMAX_BITS
+
+
+@pytest.mark.parametrize("shape", [(64, 10), (8, 100), (4, 1000), (16, 33), (2, 3, 5, 17)])
+def test_softmaxes_and_their_gradients_are_pytorchs_bits(shape: tuple[int, ...]) -> None:
+    """Rows longer than a register too, whose sums go lane by lane then fold in halves
+    (16 lanes with AVX-512, 8 with AVX2: the engine reads the host as PyTorch does).
+    ``log_softmax``'s log is the correctly rounded one where ATen's is SLEEF's: within
+    an ulp, so its values are compared to one ulp and its gradient from PyTorch's output."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    x, g = torch.randn(*shape) * 3, torch.randn(*shape)
+    mine = engine.tensor(x.numpy(), requires_grad=True)
+    theirs = x.clone().requires_grad_()
+    (engine.softmax(mine, -1) * engine.tensor(g.numpy())).sum().backward()
+    (torch.softmax(theirs, -1) * g).sum().backward()
+    assert np.array_equal(engine.softmax(mine, -1).detach().numpy(), torch.softmax(x, -1).numpy())
+    assert np.array_equal(mine.grad.numpy(), theirs.grad.numpy())
+    want = torch.log_softmax(x, -1).numpy()
+    got = engine.log_softmax(engine.tensor(x.numpy()), -1).numpy()
+    assert np.abs(got.view(np.int32) - want.view(np.int32)).max() <= 1
+    y = torch.log_softmax(theirs, -1)
+    (want_grad,) = torch.autograd.grad(y, theirs, g)
+    got_grad = transcendental.log_softmax_backward_lastdim_f32(g.numpy(), y.detach().numpy())
+    assert np.array_equal(got_grad, want_grad.numpy())
