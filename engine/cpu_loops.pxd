@@ -58,13 +58,9 @@ cpdef void quad_rows_f32(const float[:, ::1] x, const float[:, ::1] quads, Py_ss
 cpdef void quad_rows_f64(const double[:, ::1] x, const double[:, ::1] quads, Py_ssize_t step, Py_ssize_t n_chunks, double[::1] acc, double[::1] part, double[::1] out) noexcept
 cpdef Py_ssize_t nll_reduce_f32(const float[:, ::1] x, const long long[::1] target, const float[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, float[::1] sums) noexcept
 cpdef Py_ssize_t nll_reduce_f64(const double[:, ::1] x, const long long[::1] target, const double[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, double[::1] sums) noexcept
-cpdef void row_max_f32(const float[:, ::1] x, float[::1] out) noexcept
 cpdef void row_max_f64(const double[:, ::1] x, double[::1] out) noexcept
-cpdef void sub_row_f32(const float[:, ::1] a, const float[::1] c, float[:, ::1] out) noexcept
 cpdef void sub_row_f64(const double[:, ::1] a, const double[::1] c, double[:, ::1] out) noexcept
-cpdef void row_sums_f32(const float[:, ::1] x, float[::1] sums) noexcept
 cpdef void row_sums_f64(const double[:, ::1] x, double[::1] sums) noexcept
-cpdef void sub_rows_f32(const float[:, ::1] a, const float[:, ::1] b, const float[::1] c, float[:, ::1] out) noexcept
 cpdef void sub_rows_f64(const double[:, ::1] a, const double[:, ::1] b, const double[::1] c, double[:, ::1] out) noexcept
 cpdef bint in_range_i64(const long long[::1] target, long long n) noexcept
 cpdef bint pick_rows_f32(const long long[::1] target, float value, float[:, ::1] out) noexcept

@@ -3,8 +3,8 @@
 training step: ``relu``, its backward (``threshold_backward``), a bias gradient's
 summation cascade (its one level, and the quads of a narrow one), a short vector's whole
 cascade, ``nll_loss``'s reduction, its class bounds and its gradient's scatter, and
-``log_softmax`` over rows (forward and backward; NumPy still computes its ``exp`` and
-``log``).  Matrix products are NumPy's (its BLAS), never the engine's own.
+``log_softmax`` of float64 over rows (forward and backward; NumPy still computes its
+``exp`` and ``log``).  Matrix products are NumPy's (its BLAS), never the engine's own.
 
 The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled core); the
 entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous
@@ -326,32 +326,16 @@ def small_sum_f64(x, lanes, acc):  # noqa: ANN001, ANN201
     return small_sum_loop(x, lanes, acc)
 
 
-def row_max_f32(x, out) -> None:  # noqa: ANN001
-    row_max_loop(x, out)
-
-
 def row_max_f64(x, out) -> None:  # noqa: ANN001
     row_max_loop(x, out)
-
-
-def sub_row_f32(a, c, out) -> None:  # noqa: ANN001
-    sub_row_loop(a, c, out)
 
 
 def sub_row_f64(a, c, out) -> None:  # noqa: ANN001
     sub_row_loop(a, c, out)
 
 
-def row_sums_f32(x, sums) -> None:  # noqa: ANN001
-    row_sums_loop(x, sums)
-
-
 def row_sums_f64(x, sums) -> None:  # noqa: ANN001
     row_sums_loop(x, sums)
-
-
-def sub_rows_f32(a, b, c, out) -> None:  # noqa: ANN001
-    sub_rows_loop(a, b, c, out)
 
 
 def sub_rows_f64(a, b, c, out) -> None:  # noqa: ANN001
@@ -494,47 +478,36 @@ def _rows(x: np.ndarray) -> np.ndarray | None:
 
 
 def log_softmax_rows(x: np.ndarray) -> np.ndarray | None:
-    """``log_softmax`` over the last dim with the bits of its NumPy expression: the shift
-    by each row's max and the last subtraction here, NumPy's own ``exp`` and ``log`` (a
-    loop could not give their bits), each row's sum in NumPy's pairwise order; or None."""
+    """``log_softmax`` of float64 over the last dim with the bits of its NumPy expression:
+    the shift by each row's max and the last subtraction here, NumPy's own ``exp`` and
+    ``log`` (a loop could not give their bits), each row's sum in NumPy's pairwise order;
+    or None.  (float32 rounds as ATen's kernel instead: ``transcendental``.)"""
     rows = _rows(x)
-    if rows is None:
+    if rows is None or rows.dtype is not _F64:
         return None
     out = np.empty_like(rows)
     e = np.empty_like(rows)
     per_row = np.empty(rows.shape[0], rows.dtype)
-    if rows.dtype is _F32:
-        row_max_f32(rows, per_row)
-        sub_row_f32(rows, per_row, out)
-        np.exp(out, out=e)
-        row_sums_f32(e, per_row)
-        np.log(per_row, out=per_row)
-        sub_row_f32(out, per_row, out)
-    else:
-        row_max_f64(rows, per_row)
-        sub_row_f64(rows, per_row, out)
-        np.exp(out, out=e)
-        row_sums_f64(e, per_row)
-        np.log(per_row, out=per_row)
-        sub_row_f64(out, per_row, out)
+    row_max_f64(rows, per_row)
+    sub_row_f64(rows, per_row, out)
+    np.exp(out, out=e)
+    row_sums_f64(e, per_row)
+    np.log(per_row, out=per_row)
+    sub_row_f64(out, per_row, out)
     return out.reshape(x.shape)
 
 
 def log_softmax_backward_rows(g: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     """``g - exp(y) * g.sum(-1, keepdims=True)`` (``log_softmax``'s backward over the last
-    dim) with the bits of that NumPy expression; or None."""
+    dim) on float64 with the bits of that NumPy expression; or None."""
     rows = _rows(y)
-    if rows is None or g.shape != y.shape or not _takes(g, y):
+    if rows is None or rows.dtype is not _F64 or g.shape != y.shape or not _takes(g, y):
         return None
     grows = g.reshape(rows.shape)
     e = np.exp(rows)
     sums = np.empty(rows.shape[0], rows.dtype)
-    if rows.dtype is _F32:
-        row_sums_f32(grows, sums)
-        sub_rows_f32(grows, e, sums, e)
-    else:
-        row_sums_f64(grows, sums)
-        sub_rows_f64(grows, e, sums, e)
+    row_sums_f64(grows, sums)
+    sub_rows_f64(grows, e, sums, e)
     return e.reshape(y.shape)
 
 

@@ -199,7 +199,7 @@ ROW_SHAPES = [(1,), (5,), (64, 10), (3, 1), (2, 3, 8), (7, 129), (4, 300), (600,
 
 
 @pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", [np.float64])  # float32 rounds as ATen's kernel instead
 @pytest.mark.parametrize("shape", ROW_SHAPES)
 @pytest.mark.parametrize("scale", [1.0, 40.0, 1e4])
 def test_compiled_log_softmax_rows_match(dtype: type, shape: tuple[int, ...], scale: float) -> None:
@@ -218,6 +218,7 @@ def test_compiled_log_softmax_rows_match(dtype: type, shape: tuple[int, ...], sc
 
 def test_what_the_entry_points_decline() -> None:
     f32 = np.ones((4, 4), np.float32)
+    f64 = f32.astype(np.float64)
     declined = [
         cpu_loops.relu(f32.T[::2]),  # not C-contiguous
         cpu_loops.relu(np.ones(4, np.float16)),
@@ -231,11 +232,12 @@ def test_what_the_entry_points_decline() -> None:
         cpu_loops.one_level(np.ones((0, 3), np.float32), 4, 0),
         cpu_loops.quad_rows(f32[:3], 1, 0),  # not one quad of rows
         cpu_loops.quad_rows(f32, 1, 2),  # one quad: fewer than the chunks cover
-        cpu_loops.log_softmax_rows(np.ones((3, 0), np.float32)),  # empty rows
-        cpu_loops.log_softmax_rows(np.ones((), np.float32)),
-        cpu_loops.log_softmax_rows(f32.T[::2]),
-        cpu_loops.log_softmax_backward_rows(f32, f32.reshape(2, 8)),  # shapes differ
-        cpu_loops.log_softmax_backward_rows(f32.T.copy().T, f32),  # a transposed gradient
+        cpu_loops.log_softmax_rows(np.ones((3, 0))),  # empty rows
+        cpu_loops.log_softmax_rows(np.ones(())),
+        cpu_loops.log_softmax_rows(f64.T[::2]),
+        cpu_loops.log_softmax_rows(f32),  # float32: ATen's rounding, in transcendental
+        cpu_loops.log_softmax_backward_rows(f64, f64.reshape(2, 8)),  # shapes differ
+        cpu_loops.log_softmax_backward_rows(f64.T.copy().T, f64),  # a transposed gradient
         cpu_loops.classes_in_range(np.arange(4, dtype=np.int32), 5),  # not int64
         cpu_loops.classes_in_range(np.arange(8)[::2], 9),
         cpu_loops.classes_in_range(np.arange(4).reshape(2, 2), 5),
