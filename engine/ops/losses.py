@@ -21,6 +21,7 @@ from engine.ops.pointwise import div, mul, scalar_minus, zero_scalar
 from engine.ops.reduce import _mean, _sum
 from engine.ops.shape import expand
 from engine.tensor import Tensor
+from engine.transcendental import libm
 
 NS = "torch.nn.functional"
 REDUCTION = Param("reduction", "str", choices=("mean", "sum", "none"), aliases=REDUCTION_ALIASES)
@@ -157,11 +158,16 @@ def refuse_grad(function: str, argument: str, t: Any) -> None:
         )
 
 
+#: ATen's binary cross entropy is a scalar loop over ``std::log`` and ``std::log1p``: on
+#: float32 the correctly rounded values, which NumPy's own float32 loops are not.
+_LOG, _LOG1P = libm("log"), libm("log1p")
+
+
 def _bce_fwd(xp: Any, a: Any, t: Any, weight: Any = None, reduction: str = "mean") -> Any:
     if ((a < 0) | (a > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_a = xp.maximum(xp.log(a), -100)
-    log_1ma = xp.maximum(xp.log1p(-a), -100)
+    log_a = xp.maximum(_LOG(xp, a), -100)
+    log_1ma = xp.maximum(_LOG1P(xp, -a), -100)
     loss = (t - 1) * log_1ma - t * log_a
     if weight is not None:
         loss = loss * weight
