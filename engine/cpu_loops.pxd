@@ -48,6 +48,24 @@ cdef bint in_range_loop(const long long[::1] target, long long n) noexcept
 @cython.locals(i=Py_ssize_t)
 cdef bint pick_rows_loop(const long long[::1] target, floating value, floating[:, ::1] out) noexcept
 
+@cython.locals(magic=float, t=float, q=int, half=int, w=double, s=float, u=float, ss=float, v=float, one=float, k=Py_ssize_t)
+cdef float sleef_expf(float d, const float[::1] c, const float[::1] pow2) noexcept
+
+@cython.locals(n=Py_ssize_t, j=Py_ssize_t, lane=Py_ssize_t, width=Py_ssize_t, total=float)
+cdef float vec_row_sum(const float[:, ::1] e, Py_ssize_t i, Py_ssize_t lanes, float[::1] acc) noexcept
+
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, v=float, mx=float, one=float, inverse=float)
+cdef void softmax_rows_loop(const float[:, ::1] x, float[:, ::1] out, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
+
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, v=float, mx=float)
+cdef void log_softmax_sums_loop(const float[:, ::1] x, float[:, ::1] shifted, float[:, ::1] e, float[::1] sums, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
+
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, total=float)
+cdef void softmax_backward_rows_loop(const float[:, ::1] g, const float[:, ::1] y, float[:, ::1] out, Py_ssize_t lanes, float[::1] acc) noexcept
+
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, total=float, w=double)
+cdef void log_softmax_backward_rows_loop(const float[:, ::1] g, const float[:, ::1] y, float[:, ::1] out, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
+
 cpdef void relu_f32(const float[::1] src, float[::1] dst) noexcept
 cpdef void relu_f64(const double[::1] src, double[::1] dst) noexcept
 cpdef void threshold_backward_f32(const float[::1] grad, const float[::1] src, float[::1] dst, float threshold) noexcept
@@ -67,3 +85,7 @@ cpdef bint pick_rows_f32(const long long[::1] target, float value, float[:, ::1]
 cpdef bint pick_rows_f64(const long long[::1] target, double value, double[:, ::1] out) noexcept
 cpdef float small_sum_f32(const float[::1] x, Py_ssize_t lanes, float[::1] acc) noexcept
 cpdef double small_sum_f64(const double[::1] x, Py_ssize_t lanes, double[::1] acc) noexcept
+cpdef void softmax_rows_f32(const float[:, ::1] x, float[:, ::1] out, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
+cpdef void log_softmax_sums_f32(const float[:, ::1] x, float[:, ::1] shifted, float[:, ::1] e, float[::1] sums, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
+cpdef void softmax_backward_rows_f32(const float[:, ::1] g, const float[:, ::1] y, float[:, ::1] out, Py_ssize_t lanes, float[::1] acc) noexcept
+cpdef void log_softmax_backward_rows_f32(const float[:, ::1] g, const float[:, ::1] y, float[:, ::1] out, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept

@@ -4,7 +4,10 @@ training step: ``relu``, its backward (``threshold_backward``), a bias gradient'
 summation cascade (its one level, and the quads of a narrow one), a short vector's whole
 cascade, ``nll_loss``'s reduction, its class bounds and its gradient's scatter, and
 ``log_softmax`` of float64 over rows (forward and backward; NumPy still computes its
-``exp`` and ``log``).  Matrix products are NumPy's (its BLAS), never the engine's own.
+``exp`` and ``log``), and float32 ``softmax``/``log_softmax`` over rows as ATen's kernels
+round them (SLEEF's ``exp`` element by element, ``vec::reduce_all``'s sums: the NumPy
+expressions of ``transcendental``).  Matrix products are NumPy's (its BLAS), never the
+engine's own.
 
 The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled core); the
 entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous
@@ -265,6 +268,133 @@ def pick_rows_loop(target, value, out) -> bool:  # noqa: ANN001
     return True
 
 
+def sleef_expf(d, c, pow2):  # noqa: ANN001, ANN201
+    """SLEEF's vector ``expf`` of one float32 (``transcendental.sleef_expf_u10``, element by
+    element, with its bits): ``c`` holds its constants (``1/ln 2``, ``ln 2`` in two parts,
+    the six polynomial coefficients, then infinity), ``pow2`` the floats ``2**-75`` to
+    ``2**75``. The rounding to an integer adds and takes away ``1.5 * 2**23`` (exact for
+    ``|x| < 2**22``), each fused multiply-add is a float64 product and sum rounded to
+    float32 (``_fma32``), and ``ldexpf`` is two products by powers of two, the first
+    exact, so the second rounds once, as ``ldexpf`` does."""
+    if d != d:
+        return d
+    if d < -104:
+        return 0
+    if d > 100:
+        return c[9]
+    magic = 12582912.0
+    t = d * c[0]
+    t = (t + magic) - magic
+    q = int(t)
+    w = t
+    w = w * -c[1] + d
+    s = w
+    w = t
+    w = w * -c[2] + s
+    s = w
+    u = c[3]
+    for k in range(4, 9):
+        w = u
+        w = w * s + c[k]
+        u = w
+    ss = s * s
+    w = ss
+    w = w * u + s
+    v = w
+    one = 1.0
+    u = one + v
+    half = (q + 150) // 2 - 75
+    u = u * pow2[half + 75]
+    return u * pow2[q - half + 75]
+
+
+def vec_row_sum(e, i, lanes, acc):  # noqa: ANN001, ANN201
+    """Row ``i`` of ``e`` summed as ``transcendental.vec_reduce_sum`` sums it: in order
+    below ``lanes`` elements, else lane by lane, a register at a time with the tail in
+    the first lanes (element ``j`` into lane ``j % lanes``), then folded in halves."""
+    n = e.shape[1]
+    if n < lanes:
+        total = e[i, 0]
+        for j in range(1, n):
+            total = total + e[i, j]
+        return total
+    for j in range(lanes):
+        acc[j] = e[i, j]
+    lane = 0
+    for j in range(lanes, n):
+        acc[lane] = acc[lane] + e[i, j]
+        lane += 1
+        if lane == lanes:
+            lane = 0
+    width = lanes
+    while width > 1:
+        width = width // 2
+        for j in range(width):
+            acc[j] = acc[j] + acc[j + width]
+    return acc[0]
+
+
+def softmax_rows_loop(x, out, c, pow2, lanes, acc) -> None:  # noqa: ANN001
+    """``transcendental.softmax_lastdim_f32`` of the rows of ``x``: ``exp(x - max)`` into
+    ``out``, each row's sum, then ``out`` times the sum's reciprocal."""
+    one = 1.0
+    for i in range(x.shape[0]):
+        mx = x[i, 0]
+        for j in range(1, x.shape[1]):
+            v = x[i, j]
+            if v != v:
+                mx = v
+                break
+            if v > mx:
+                mx = v
+        for j in range(x.shape[1]):
+            out[i, j] = sleef_expf(x[i, j] - mx, c, pow2)
+        inverse = one / vec_row_sum(out, i, lanes, acc)
+        for j in range(x.shape[1]):
+            out[i, j] = out[i, j] * inverse
+
+
+def log_softmax_sums_loop(x, shifted, e, sums, c, pow2, lanes, acc) -> None:  # noqa: ANN001
+    """The first pass of ``transcendental.log_softmax_lastdim_f32``: ``x - max`` into
+    ``shifted`` and each row's sum of its ``exp`` into ``sums`` (``e`` is scratch)."""
+    for i in range(x.shape[0]):
+        mx = x[i, 0]
+        for j in range(1, x.shape[1]):
+            v = x[i, j]
+            if v != v:
+                mx = v
+                break
+            if v > mx:
+                mx = v
+        for j in range(x.shape[1]):
+            v = x[i, j] - mx
+            shifted[i, j] = v
+            e[i, j] = sleef_expf(v, c, pow2)
+        sums[i] = vec_row_sum(e, i, lanes, acc)
+
+
+def softmax_backward_rows_loop(g, y, out, lanes, acc) -> None:  # noqa: ANN001
+    """``transcendental.softmax_backward_lastdim_f32``: ``(g - sum(g * y)) * y`` by rows."""
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            out[i, j] = g[i, j] * y[i, j]
+        total = vec_row_sum(out, i, lanes, acc)
+        for j in range(g.shape[1]):
+            out[i, j] = (g[i, j] - total) * y[i, j]
+
+
+def log_softmax_backward_rows_loop(g, y, out, c, pow2, lanes, acc) -> None:  # noqa: ANN001
+    """``transcendental.log_softmax_backward_lastdim_f32``: ``g - exp(y) * sum(g)`` by
+    rows, the product and difference in float64, rounded once."""
+    for i in range(g.shape[0]):
+        total = vec_row_sum(g, i, lanes, acc)
+        for j in range(g.shape[1]):
+            w = sleef_expf(y[i, j], c, pow2)
+            w = w * total
+            w = g[i, j] - w
+            out[i, j] = w
+
+
 # The typed entry points, one per dtype (Python calls a fused loop only through them).
 def relu_f32(src, dst) -> None:  # noqa: ANN001
     relu_loop(src, dst)
@@ -340,6 +470,22 @@ def row_sums_f64(x, sums) -> None:  # noqa: ANN001
 
 def sub_rows_f64(a, b, c, out) -> None:  # noqa: ANN001
     sub_rows_loop(a, b, c, out)
+
+
+def softmax_rows_f32(x, out, c, pow2, lanes, acc) -> None:  # noqa: ANN001
+    softmax_rows_loop(x, out, c, pow2, lanes, acc)
+
+
+def log_softmax_sums_f32(x, shifted, e, sums, c, pow2, lanes, acc) -> None:  # noqa: ANN001
+    log_softmax_sums_loop(x, shifted, e, sums, c, pow2, lanes, acc)
+
+
+def softmax_backward_rows_f32(g, y, out, lanes, acc) -> None:  # noqa: ANN001
+    softmax_backward_rows_loop(g, y, out, lanes, acc)
+
+
+def log_softmax_backward_rows_f32(g, y, out, c, pow2, lanes, acc) -> None:  # noqa: ANN001
+    log_softmax_backward_rows_loop(g, y, out, c, pow2, lanes, acc)
 
 
 _F32 = np.dtype(np.float32)
@@ -545,3 +691,72 @@ def classes_in_range(target: np.ndarray, n_classes: int) -> bool | None:
     ):
         return None
     return in_range_i64(target, n_classes)
+
+
+def _rows_f32(*arrays: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """Equal-shaped float32 arrays as rows over their last dim, when the loops take them."""
+    first = arrays[0]
+    if not (COMPILED and first.dtype is _F32 and first.ndim and first.size):
+        return None
+    rows = []
+    for a in arrays:
+        if a.shape != first.shape:
+            return None
+        r = _rows(a)
+        if r is None:
+            return None
+        rows.append(r)
+    return tuple(rows)
+
+
+def softmax_f32(x: np.ndarray, consts: np.ndarray, pow2: np.ndarray, lanes: int) -> Any:
+    """``transcendental.softmax_lastdim_f32`` of a C-contiguous float32 ``x`` in one pass
+    per row (``consts`` and ``pow2``: ``sleef_expf``'s tables); or None."""
+    taken = _rows_f32(x)
+    if taken is None:
+        return None
+    (rows,) = taken
+    out = np.empty_like(rows)
+    softmax_rows_f32(rows, out, consts, pow2, lanes, np.empty(lanes, _F32))
+    return out.reshape(x.shape)
+
+
+def log_softmax_sums_f32_rows(
+    x: np.ndarray, consts: np.ndarray, pow2: np.ndarray, lanes: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``x - max`` over the last dim and each row's sum of its SLEEF ``exp`` (the first
+    pass of ``transcendental.log_softmax_lastdim_f32``); or None."""
+    taken = _rows_f32(x)
+    if taken is None:
+        return None
+    (rows,) = taken
+    shifted = np.empty_like(rows)
+    sums = np.empty(rows.shape[0], _F32)
+    log_softmax_sums_f32(
+        rows, shifted, np.empty_like(rows), sums, consts, pow2, lanes, np.empty(lanes, _F32)
+    )
+    return shifted.reshape(x.shape), sums.reshape(x.shape[: x.ndim - 1])
+
+
+def softmax_backward_f32(g: np.ndarray, y: np.ndarray, lanes: int) -> Any:
+    """``transcendental.softmax_backward_lastdim_f32`` in one pass per row; or None."""
+    taken = _rows_f32(g, y)
+    if taken is None or y.dtype is not _F32:
+        return None
+    grows, yrows = taken
+    out = np.empty_like(grows)
+    softmax_backward_rows_f32(grows, yrows, out, lanes, np.empty(lanes, _F32))
+    return out.reshape(g.shape)
+
+
+def log_softmax_backward_f32(
+    g: np.ndarray, y: np.ndarray, consts: np.ndarray, pow2: np.ndarray, lanes: int
+) -> Any:
+    """``transcendental.log_softmax_backward_lastdim_f32`` in one pass per row; or None."""
+    taken = _rows_f32(g, y)
+    if taken is None or y.dtype is not _F32:
+        return None
+    grows, yrows = taken
+    out = np.empty_like(grows)
+    log_softmax_backward_rows_f32(grows, yrows, out, consts, pow2, lanes, np.empty(lanes, _F32))
+    return out.reshape(g.shape)

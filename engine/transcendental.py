@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import cpu_loops
 from engine.cascade_sum import GRAIN, num_threads
 
 #: Elements widened at a time: the float64 copy stays at 256 KiB.
@@ -101,6 +102,12 @@ _EXP_POLY = tuple(
         0.5,
     )
 )
+
+
+#: ``cpu_loops.sleef_expf``'s tables: the constants above, then infinity; and the powers
+#: of two its ``ldexpf`` multiplies by.
+_SLEEF_CONSTS = np.array([_R_LN2F, _L2UF, _L2LF, *_EXP_POLY, np.inf], _F32)
+_POW2 = np.ldexp(np.float32(1), np.arange(-75, 76, dtype=np.int32)).astype(_F32)
 
 
 def _fma32(a: Any, b: Any, c: Any) -> Any:
@@ -243,6 +250,9 @@ def softmax_lastdim_f32(a: Any) -> Any:
     rows = np.ascontiguousarray(a)
     if rows.size == 0 or rows.shape[-1] == 0:
         return np.exp(rows - rows)
+    out = cpu_loops.softmax_f32(rows, _SLEEF_CONSTS, _POW2, vector_lanes())
+    if out is not None:
+        return out
     with np.errstate(invalid="ignore", over="ignore"):
         e = sleef_expf_u10(rows - rows.max(axis=-1, keepdims=True))
         inverse = np.float32(1) / vec_reduce_sum(e)
@@ -253,6 +263,9 @@ def softmax_backward_lastdim_f32(g: Any, y: Any) -> Any:
     """``softmax``'s backward over the last dim as ATen's kernel rounds it:
     ``(g - sum(g * y)) * y``, the sum in ``vec::reduce_all``'s order."""
     g, y = np.ascontiguousarray(g), np.ascontiguousarray(y)
+    out = cpu_loops.softmax_backward_f32(g, y, vector_lanes())
+    if out is not None:
+        return out
     total = vec_reduce_sum(g * y)
     return (g - total[..., None]) * y
 
@@ -267,8 +280,12 @@ def log_softmax_lastdim_f32(a: Any) -> Any:
     if rows.size == 0 or rows.shape[-1] == 0:
         return rows - rows
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        shifted = rows - rows.max(axis=-1, keepdims=True)
-        total = vec_reduce_sum(sleef_expf_u10(shifted))
+        firsts = cpu_loops.log_softmax_sums_f32_rows(rows, _SLEEF_CONSTS, _POW2, vector_lanes())
+        if firsts is not None:
+            shifted, total = firsts
+        else:
+            shifted = rows - rows.max(axis=-1, keepdims=True)
+            total = vec_reduce_sum(sleef_expf_u10(shifted))
         log = np.log(total, dtype=_F64).astype(_F32)
         return shifted - log[..., None]
 
@@ -279,6 +296,9 @@ def log_softmax_backward_lastdim_f32(g: Any, y: Any) -> Any:
     the product and difference one fused multiply-add (as the compiler contracts
     ATen's vector expression): bit for bit PyTorch's on every row tried."""
     g, y = np.ascontiguousarray(g), np.ascontiguousarray(y)
+    out = cpu_loops.log_softmax_backward_f32(g, y, _SLEEF_CONSTS, _POW2, vector_lanes())
+    if out is not None:
+        return out
     total = vec_reduce_sum(g)
     e = sleef_expf_u10(y)
     with np.errstate(invalid="ignore", over="ignore"):

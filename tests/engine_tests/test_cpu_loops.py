@@ -10,7 +10,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from engine import cascade_sum, compiled_core, cpu_loops
+from engine import cascade_sum, compiled_core, cpu_loops, transcendental
 
 SPECIAL = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, -1e-30, 1e-30, -2.5, 3.0]
 DTYPES = [np.float32, np.float64]
@@ -214,6 +214,61 @@ def test_compiled_log_softmax_rows_match(dtype: type, shape: tuple[int, ...], sc
         back = cpu_loops.log_softmax_backward_rows(g, want)
         assert back is not None
         assert back.tobytes() == _log_softmax_backward_expr(g, want).tobytes()
+
+
+def _numpy_expressions(monkeypatch: pytest.MonkeyPatch, fn: object, *args: np.ndarray) -> object:
+    """``fn`` (a ``transcendental`` function) on its NumPy expressions: the loops declined."""
+    with monkeypatch.context() as m:
+        m.setattr(cpu_loops, "COMPILED", False)
+        return fn(*args)
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+@pytest.mark.parametrize("shape", [*ROW_SHAPES, (3, 7), (4, 8), (2, 16), (5, 33), (2, 3, 40)])
+@pytest.mark.parametrize("scale", [1.0, 40.0, 1e4])
+@pytest.mark.parametrize("lanes", [8, 16])
+def test_compiled_float32_softmax_rows_match(
+    monkeypatch: pytest.MonkeyPatch, shape: tuple[int, ...], scale: float, lanes: int
+) -> None:
+    """The float32 softmax and log_softmax loops, forward and backward, give the bits of
+    ``transcendental``'s NumPy expressions (SLEEF's exp, ``vec::reduce_all``'s order) for
+    both register widths, NaN, infinities and SLEEF's underflow and overflow included."""
+    monkeypatch.setattr(transcendental, "vector_lanes", lambda: lanes)
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal(shape) * scale).astype(np.float32)
+    if a.size > 8:
+        a.reshape(-1)[[1, -2, 3]] = [np.nan, -np.inf, -0.0]
+    g = rng.standard_normal(shape).astype(np.float32)
+    with np.errstate(all="ignore"):
+        for fn, args in [
+            (transcendental.softmax_lastdim_f32, (a,)),
+            (transcendental.log_softmax_lastdim_f32, (a,)),
+            (transcendental.softmax_backward_lastdim_f32, (g, a)),
+            (transcendental.log_softmax_backward_lastdim_f32, (g, a)),
+        ]:
+            got = fn(*args)
+            want = _numpy_expressions(monkeypatch, fn, *args)
+            assert got.shape == want.shape and got.tobytes() == want.tobytes(), fn.__name__
+
+
+@pytest.mark.skipif(not cpu_loops.COMPILED, reason="the loops run only compiled")
+def test_compiled_sleef_exp_matches_over_its_range() -> None:
+    """``cpu_loops.sleef_expf`` against ``sleef_expf_u10`` over SLEEF's whole range, read
+    through log_softmax's backward: with the gradient row ``[1, 0]`` (its sum 1) the
+    second column is ``0 - exp(y) * 1``, exactly ``-exp(y)`` (and ``+0`` where it is 0)."""
+    y = np.concatenate(
+        [
+            np.random.default_rng(8).uniform(-110, 105, 50_000),
+            [0, -0.0, 1e-30, 88.72, 88.73, -87.33, -103.97, -104, -104.01, 100, 100.01],
+        ]
+    ).astype(np.float32)
+    g = np.zeros((y.size, 2), np.float32)
+    g[:, 0] = 1
+    rows = np.stack([np.zeros_like(y), y], axis=1)
+    with np.errstate(all="ignore"):
+        got = transcendental.log_softmax_backward_lastdim_f32(g, rows)
+        want = (0.0 - transcendental.sleef_expf_u10(y).astype(np.float64)).astype(np.float32)
+    assert got[:, 1].tobytes() == want.tobytes()
 
 
 def test_what_the_entry_points_decline() -> None:
