@@ -36,7 +36,6 @@ from engine.autograd.graph import (
     edge_of,
     modified_message,
     output_meta,
-    output_nrs,
 )
 from engine.autograd.saved_attributes import PYTORCH_SAVED
 from engine.backend import array_module
@@ -67,8 +66,11 @@ class Sample:
     zeros: bool = False  # some inputs exactly 0 (cumprod's special case)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class OpDef:
+    """One op, declared once (``declare``): what every reader of the catalogue takes.
+    Slotted: ``apply_op`` reads a dozen of its fields on every call."""
+
     name: str
     grad_fn: str | None
     inputs: tuple[str, ...]
@@ -106,6 +108,9 @@ class OpDef:
     #: elements without an edge included, as a node hook sees them.
     tensor_list: bool = False
     node_cls: type[OpNode] = field(init=False)
+    #: ``save`` as ``(key, input index or -1/-2, indices of the inputs it is saved for)``.
+    save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = field(init=False)
+    multi: bool = field(init=False)  # backward takes one gradient per output
 
     def __post_init__(self) -> None:
         plan = []
@@ -113,8 +118,8 @@ class OpDef:
             idx = -1 if key == "result" else -2 if key == "indices" else self.inputs.index(key)
             w = None if when is None else tuple(self.inputs.index(n) for n in when)
             plan.append((key, idx, w))
-        self.save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = tuple(plan)
-        self.multi = self.outputs > 1 or self.split  # backward takes one gradient per output
+        self.save_plan = tuple(plan)
+        self.multi = self.outputs > 1 or self.split
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         if name == "NotImplemented":  # ATen's node for ops without a derivative
@@ -214,13 +219,15 @@ class OpNode(Node):
             needs = self.needs
         if op.tensor_list:
             needs = (True,) * len(fns)
-        if len(out) != len(fns):
-            raise RuntimeError(_wrong_count(self, len(out)))
+        count = len(out)
+        if count != len(fns):
+            raise RuntimeError(_wrong_count(self, count))
         res = []
-        for g, n in zip(out, needs, strict=True):
+        for i in range(count):  # (by index: a zip costs more than the loop)
+            g = out[i]
             res.append(
                 None
-                if not n
+                if not needs[i]
                 else g
                 if type(g) is np.ndarray or (hasattr(g, "shape") and not isinstance(g, np.generic))
                 else _arr(g)
@@ -546,19 +553,19 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         tx = type(x)
         if tx is Tensor or isinstance(x, Tensor):
             data = x._data
+            xd = data.dtype
             if first is None:
-                first, d = data, data.dtype
+                first, d = data, xd
             else:
                 if type(data) is not type(first):
                     _same_device(op, [t for t in inputs if isinstance(t, Tensor)])
-                xd = data.dtype
                 if xd is not d and xd != d:
                     general = True
             if tx is not Tensor:
                 general = True
             if x.grad_fn is not None or x._requires_grad:
                 requires = True
-            if data.dtype is _BF16:
+            if xd is _BF16:
                 low = True
             arrays.append(data)
         else:
@@ -612,7 +619,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
                 operand = number_operand(number, d)
             operands = [first, operand]
     try:
-        if op.quiet or np_dtype == _F16:
+        if op.quiet or np_dtype is _F16:  # (a tensor's dtypes are NumPy's native ones)
             out = quietly(forward, xp, *operands, **params)
         else:
             out = forward(xp, *operands, **params)
@@ -633,7 +640,8 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         isinstance(result, np.generic) or not hasattr(result, "shape")
     ):
         result = xp.asarray(result)  # a scalar; an array keeps its own device (``_to_copy``)
-    if result.dtype is not np_dtype and result.dtype != np_dtype:
+    rd = result.dtype
+    if rd is not np_dtype and rd != np_dtype:
         result = (
             dtypes.cast_array(result, np_dtype) if np_dtype is _BF16 else result.astype(np_dtype)
         )
@@ -713,10 +721,14 @@ def _record(
         needs: Any = _NEEDS_1 if fn is not None else _NEEDS_0
         shapes: Any = (arrays[0].shape,)
     else:
+        # (by index: ``zip(..., strict=True)`` costs more than the rest of this loop)
         fn_list = []
         nr_list = []
+        need_list = []
         shape_list = []
-        for x, a in zip(inputs, arrays, strict=True):
+        numbered = False  # an edge to another output than a node's first
+        for i in range(n):
+            x = inputs[i]
             if type(x) is Tensor or isinstance(x, Tensor):
                 fn = x.grad_fn
                 if fn is not None:
@@ -725,18 +737,23 @@ def _record(
                     fn, nr = _leaf_edge(x)
                 else:
                     nr = 0
+                if nr:
+                    numbered = True
                 fn_list.append(fn)
                 nr_list.append(nr)
-                shape_list.append(a.shape)
+                need_list.append(fn is not None)
+                shape_list.append(arrays[i].shape)
             else:
+                a = arrays[i]
                 fn_list.append(None)
                 nr_list.append(0)
+                need_list.append(False)
                 shape_list.append(a.shape if type(a) is arr_type else ())
         # Tuples, not lists: the collector stops tracking a tuple of plain values, and
         # a wide graph's nodes are otherwise what its full collections spend time on.
         fns = tuple(fn_list)
-        nrs = output_nrs(*nr_list)
-        needs = tuple([fn is not None for fn in fns])
+        nrs = NRS[n] if n < 4 and not numbered else tuple(nr_list)
+        needs = tuple(need_list)
         needs = _NEEDS.get(needs, needs)
         shapes = tuple(shape_list)
     node._fns = fns
