@@ -191,12 +191,8 @@ class Node:
         return self.saved_names()
 
     def _unpack_saved(self, name: str) -> Any:
-        raise AttributeError(name)
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("_saved_"):
-            return self._unpack_saved(attr[7:])
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+        """``_saved_<name>``: an op's node class has a property per name it answers."""
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
 
 
 class AccumulateGrad(Node):

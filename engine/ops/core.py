@@ -127,7 +127,13 @@ class OpDef:
         self.node_cls = type(
             cls_name,
             (OpNode,),
-            {"__slots__": (), "_name": name, "_op": self, "_grad_version": self.grad_version},
+            {
+                "__slots__": (),
+                "_name": name,
+                "_op": self,
+                "_grad_version": self.grad_version,
+                **saved_properties(self),
+            },
         )
 
 
@@ -366,6 +372,43 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 #: to scan, and collections would come more often.
 Saved = namedtuple("Saved", ("name", "value", "counter", "version", "output_nr", "source"))
 SavedRecord = tuple[Any, ...]
+
+
+def saved_properties(op: OpDef) -> dict[str, property]:
+    """The ``_saved_<name>`` attributes of ``op``'s node class, one property each (as
+    PyTorch's generated node classes have one getter each): what it saves, the params
+    PyTorch saves as tensors, the names PyTorch's class of this name has, and the
+    forward's own params.  Properties rather than a ``__getattr__`` on every node: a
+    class with ``__getattr__`` takes a slower path for every attribute read, and the
+    backward loop reads a dozen per node."""
+    names = {
+        *op.save,
+        *op.saved_params,
+        *PYTORCH_SAVED.get(op.grad_fn or "", ()),
+        *_forward_params(op),
+    }
+    return {
+        f"_saved_{n}": _saved_property(n)
+        for n in sorted(names)
+        if n not in op.unlisted or n in op.save
+    }
+
+
+def _forward_params(op: OpDef) -> tuple[str, ...]:
+    """The names of the params ``op``'s forward takes (after ``xp`` and the inputs)."""
+    code = getattr(op.forward, "__code__", None)
+    if code is None:
+        return ()
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    return tuple(names[1 + len(op.inputs) :])
+
+
+def _saved_property(name: str) -> property:
+    def read(node: OpNode) -> Any:
+        return node._unpack_saved(name)
+
+    read.__name__ = f"_saved_{name}"
+    return property(read, doc=f"``_saved_{name}``, as PyTorch's node answers it.")
 
 
 def saved_record(
