@@ -282,24 +282,56 @@ def rows_sum(a: np.ndarray) -> np.ndarray | None:
     return _few_rows(a)
 
 
+def _summable(a: np.ndarray) -> bool:
+    """Whether ``reduce_sum`` takes ``a``: a non-empty C-contiguous NumPy float array of
+    at least single precision."""
+    return (
+        type(a) is np.ndarray
+        and a.dtype.kind == "f"
+        and a.dtype.itemsize >= 4
+        and a.flags.c_contiguous
+        and a.size != 0
+    )
+
+
+def _is_full(a: np.ndarray, dims: tuple[int, ...] | None) -> bool:
+    """Whether summing over ``dims`` sums every element: all dims, or one dim holding
+    every element (``(n, 1).sum(0)``), which PyTorch reduces as a whole."""
+    return dims is None or set(dims) == set(range(a.ndim)) or a.size in (1, a.shape[dims[0]])
+
+
+def _full_shape(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> tuple[int, ...]:
+    if keepdim:
+        return (1,) * a.ndim
+    if dims is None:
+        return ()
+    return tuple(s for i, s in enumerate(a.shape) if i not in dims)
+
+
+def small_total(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> np.ndarray | None:
+    """``reduce_sum`` of a whole array of fewer than eight vectors by the compiled loop,
+    which raises no floating-point flag (so its caller need not silence NumPy's warnings,
+    as its NumPy paths need); None otherwise."""
+    if not _summable(a) or a.size < 2 or not _is_full(a, dims):
+        return None
+    flat = a.reshape(-1)
+    lanes = vec_bytes() // flat.itemsize
+    if flat.size >= 8 * lanes:
+        return None
+    total = cpu_loops.small_sum(flat, lanes)
+    if total is None:
+        return None
+    return np.asarray(total, a.dtype).reshape(_full_shape(a, dims, keepdim))
+
+
 def reduce_sum(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> np.ndarray | None:
     """PyTorch's CPU sum of ``a`` over ``dims`` (None: all), or None when not covered."""
-    if type(a) is not np.ndarray or a.dtype.kind != "f" or a.dtype.itemsize < 4:
+    if not _summable(a):
         return None
-    if not a.flags.c_contiguous or a.size == 0:
-        return None
-    ndim = a.ndim
-    # one dim holding every element (``(n, 1).sum(0)``) is a full reduction to PyTorch
-    if dims is None or set(dims) == set(range(ndim)) or a.size in (1, a.shape[dims[0]]):
+    if _is_full(a, dims):
         out = _full(a.reshape(-1)) if a.size > 1 else a.reshape(()) + a.dtype.type(0)
-        if keepdim:
-            shape: tuple[int, ...] = (1,) * ndim
-        elif dims is None:
-            shape = ()
-        else:
-            shape = tuple(s for i, s in enumerate(a.shape) if i not in dims)
-        return np.asarray(out, a.dtype).reshape(shape)
-    if len(dims) != 1:
+        return np.asarray(out, a.dtype).reshape(_full_shape(a, dims, keepdim))
+    if dims is None or len(dims) != 1:
         return None
     d = dims[0]
     before = math.prod(a.shape[:d])
