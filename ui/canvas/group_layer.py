@@ -34,7 +34,7 @@ from ui.canvas.group_item import (
     GroupCardItem,
     GroupFrameItem,
 )
-from ui.canvas.node_item import LOD_TEXT
+from ui.canvas.style import LOD_TEXT
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document, Edge
