@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, Q
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Edge
+    from gradstudio.document.values import Edge
     from ui.canvas.port_item import PortItem
     from ui.canvas.scene import GraphScene
 

@@ -37,7 +37,8 @@ from ui.canvas.group_item import (
 from ui.canvas.style import LOD_TEXT
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Document, Edge
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Edge
     from ui.canvas.scene import GraphScene
 
 

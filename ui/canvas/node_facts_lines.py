@@ -26,7 +26,7 @@ from ui.canvas.style import FACTS_LINE, FACTS_PAD, CanvasStyle
 
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType
-    from gradstudio.document.model import Node
+    from gradstudio.document.values import Node
     from ui.canvas.scene import GraphScene
 
 GRAD_BADGE_CHARS = 9  # a .grad value this short is written in its badge

@@ -31,7 +31,7 @@ from ui.canvas.style import (
 )
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Node
+    from gradstudio.document.values import Node
     from ui.canvas.scene import GraphScene
 
 NODE_TYPE = QGraphicsItem.UserType + 1

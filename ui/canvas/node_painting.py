@@ -28,7 +28,7 @@ from ui.canvas.style import (
 
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType
-    from gradstudio.document.model import Node
+    from gradstudio.document.values import Node
     from ui.canvas.scene import GraphScene
 
 EXECUTING = "#e5484d"  # the backward graph's colour for the grad_fn running now

@@ -28,7 +28,8 @@ from ui.canvas.style import CanvasStyle, canvas_style
 from ui.themes import DARK, Theme
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Document, Edge
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Edge
     from ui.state import StudioState
 
 

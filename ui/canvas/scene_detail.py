@@ -19,7 +19,7 @@ from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import OVERVIEW_LOD, Overview
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Edge
+    from gradstudio.document.values import Edge
 
 
 class SceneDetail:

@@ -20,7 +20,7 @@ from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import Overview
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Edge
+    from gradstudio.document.values import Edge
     from gradstudio.evaluation.facts import TensorFacts
     from ui.state import StudioState
 

@@ -31,7 +31,8 @@ from ui.canvas.node_item import NodeItem
 from ui.canvas.overview import Overview
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Document, Edge
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Edge
 
 SCENE_MARGIN = 3000.0
 

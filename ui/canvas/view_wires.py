@@ -18,7 +18,8 @@ from ui.canvas.port_item import PortItem
 from ui.palette.type_search import accepting
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Document, Edge
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Edge
     from ui.canvas.scene import GraphScene
     from ui.window.undo_bridge import UndoBridge
 
