@@ -16,9 +16,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from gradstudio.document.events import DocumentEvent, LabelChanged
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
 from gradstudio.document.selection import Selection
 from gradstudio.document.undo import UndoStack
+from gradstudio.document.values import EditError
 from gradstudio.evaluation.playhead import EvaluationShown, Playhead, PlayheadEvent
 from gradstudio.evaluation.results import Evaluation
 

@@ -21,7 +21,8 @@ from gradstudio.document.commands import (
     SequenceCommand,
 )
 from gradstudio.document.layout import free_spot, node_card_size
-from gradstudio.document.model import Document, EditError, Node
+from gradstudio.document.model import Document
+from gradstudio.document.values import EditError, Node
 from gradstudio.text import shape_text
 
 if TYPE_CHECKING:

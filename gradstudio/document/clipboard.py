@@ -20,7 +20,7 @@ from gradstudio.document.groups import (
     group_json,
     whole_groups,
 )
-from gradstudio.document.model import Edge, EditError
+from gradstudio.document.values import Edge, EditError
 
 if TYPE_CHECKING:
     from gradstudio.document.model import Document

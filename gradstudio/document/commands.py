@@ -15,8 +15,9 @@ from gradstudio.catalogue import NodeKind
 from gradstudio.document.clipboard import ClipboardContent, parse_clipboard
 from gradstudio.document.groups import Group
 from gradstudio.document.layout import auto_layout
-from gradstudio.document.model import Document, Edge, EditError, Node, check_setting
+from gradstudio.document.model import Document
 from gradstudio.document.undo import MacroCommand
+from gradstudio.document.values import Edge, EditError, Node, check_setting
 from gradstudio.function_args import args_for_forward
 
 

@@ -54,7 +54,7 @@ class NodeRemoved(DocumentEvent):
 
 @dataclass(frozen=True)
 class EdgeAdded(DocumentEvent):
-    edge: Any  # gradstudio.document.model.Edge
+    edge: Any  # gradstudio.document.values.Edge
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from gradstudio.document.groups import (
     whole_groups,
     without_group,
 )
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
+from gradstudio.document.values import EditError
 
 DEFAULT_TITLE = "Group"
 

@@ -29,7 +29,8 @@ from gradstudio.document.layered import make_proper, order_layers, place
 if TYPE_CHECKING:
     from gradstudio.catalogue import NodeType, PortSpec
     from gradstudio.document.groups import Group
-    from gradstudio.document.model import Document, Node
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Node
 
 Size = tuple[float, float]
 

@@ -9,55 +9,26 @@ The same explanation feeds ``main.py explain`` and the studio's Explain panel.
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import re
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from engine.autograd.graph import AccumulateGrad
-from engine.ops import formula
+from gradstudio.evaluation.explain_grad_paths import MAX_PATHS, GradPath, GradPaths
+from gradstudio.evaluation.explain_grad_rules import number
 from gradstudio.evaluation.facts import (
     BackwardTrace,
-    GradFnFacts,
     GradValue,
     OutputRef,
     TensorFacts,
     TraceExecution,
 )
-from gradstudio.evaluation.function_saved import argument_sources, saved_for_backward
-from gradstudio.evaluation.grad_fn_index import GradFnIndex, accumulate_key, index_for
+from gradstudio.evaluation.grad_fn_index import accumulate_key
 from gradstudio.evaluation.results import Evaluation, Snapshot
-from gradstudio.text import shape_text
-
-MAX_PATHS = 24
-CUSTOM_FUNCTION = "torch.autograd.Function"
 
 
 class CannotExplain(ValueError):
     """A label or step that names nothing in the evaluation (said as one line)."""
-
-
-@dataclass(frozen=True)
-class Hop:
-    """One edge of a path: ``grad_fn`` sends a gradient along its ``slot``-th edge."""
-
-    grad_fn: str
-    key: int
-    slot: int
-    rule: str  # "MulBackward0: ∂y/∂a = b = 2" (the rule with its numbers)
-    gradient: GradValue | None  # what the engine sent on the edge (all paths through it)
-
-
-@dataclass(frozen=True)
-class GradPath:
-    name: str  # "a-path": named by the first tensor it passes
-    hops: tuple[Hop, ...]
-    #: This path's share of the gradient (the formulas chained), None where a grad_fn
-    #: on it declares no formula.
-    share: np.ndarray | None
 
 
 @dataclass(frozen=True)
@@ -83,25 +54,6 @@ class GradExplanation:
         return "\n".join(lines) + "\n"
 
 
-def number(value: Any) -> str:
-    """``5`` for 5.0, ``[2, 2.5]`` for a vector; long tensors end with ``…``."""
-    arr = np.asarray(value)
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
-
-    def one(x: Any) -> str:
-        if isinstance(x, float | np.floating):
-            return np.format_float_positional(x, precision=6, trim="-", unique=True)
-        return str(x)
-
-    if arr.size == 1:
-        return one(arr.reshape(()).item())
-    flat = [one(x) for x in arr.reshape(-1)[:6].tolist()]
-    more = ", …" if arr.size > 6 else ""
-    shape = f" (shape {shape_text(arr.shape)})" if arr.ndim > 1 else ""
-    return "[" + ", ".join(flat) + more + "]" + shape
-
-
 def find_ref(evaluation: Evaluation, label: str) -> OutputRef:
     """The output a label names (a node's label, or ``label.port`` / ``label[i]``)."""
     plan = evaluation.plan
@@ -124,172 +76,11 @@ def _last_trace(ev: Evaluation, step: int) -> BackwardTrace | None:
     return None
 
 
-def _atom(label: str) -> str:
-    """A label as one operand of a formula: ``h * h`` in parentheses; ``w.t()``,
-    ``(h * h).mean()`` and ``x`` as they are."""
-    try:
-        tree = ast.parse(label, mode="eval").body
-    except SyntaxError:
-        return f"({label})"
-    atomic = ast.Name | ast.Attribute | ast.Call | ast.Subscript | ast.Constant
-    return label if isinstance(tree, atomic) else f"({label})"
+class _Explainer(GradPaths):
+    """One tensor's ``.grad`` explained: the headline, the paths' lines, where they
+    meet, hooks and accumulation, and during a replay the grad_fn running now. The
+    rules are ``explain_grad_rules``', the paths ``explain_grad_paths``'."""
 
-
-def _constant(expr: str) -> bool:
-    """A rule that is a plain number (``1``): its value needs no second writing."""
-    try:
-        ast.literal_eval(expr)
-    except (ValueError, SyntaxError):
-        return False
-    return True
-
-
-class _Explainer:
-    def __init__(self, ev: Evaluation, ref: OutputRef, step: int, replay: int | None) -> None:
-        self.ev = ev
-        self.ref = ref
-        self.step = step
-        self.replay = replay
-        self.index: GradFnIndex = index_for(ev)
-        self.label = ev.plan.display_label(ref)
-
-    # -- labels and values -----------------------------------------------------
-    def key_label(self, key: int, before: Snapshot) -> str:
-        fn = before.grad_fn(key) if key in before.grad_fns() else None
-        if fn is not None and fn.variable is not None:
-            return self.ev.plan.display_label(fn.variable)
-        node = self.index.node_for(key)
-        if node is not None:
-            return self.ev.plan.labels[node]
-        if fn is None:
-            return "(an op-internal tensor)"
-        op = re.sub(r"Backward\d*$", "", fn.name).lower()  # an op-internal node: t(weight)
-        args = ", ".join(self.key_label(n.key, before) for n in fn.next_functions if n is not None)
-        return f"{op}({args})"
-
-    def owner_facts(self, key: int, before: Snapshot) -> TensorFacts | None:
-        node = self.index.node_for(key)
-        if node is None:
-            return None
-        for ref, facts in before.items():
-            if (
-                ref.node_id == node
-                and facts is not None
-                and facts.grad_fn is not None
-                and facts.grad_fn.key == key
-            ):
-                return facts
-        return None
-
-    def env_of(self, fn: GradFnFacts, before: Snapshot, inputs: tuple[str, ...]) -> dict[str, Any]:
-        env: dict[str, Any] = {}
-        node = self.index.node_for(fn.key)
-        if node is not None:
-            params = self.ev.plan.steps[self.ev.plan.step_of[node]].params
-            env.update({k: v for k, v in params.items() if isinstance(v, int | float)})
-        for i, nxt in enumerate(fn.next_functions[: len(inputs)]):
-            if nxt is None:
-                continue
-            facts = self.input_facts(nxt.key, before)
-            if facts is not None:
-                env[inputs[i]] = facts.array
-        own = self.owner_facts(fn.key, before)
-        if own is not None:
-            env["result"] = own.array
-        for saved in fn.saved:
-            if saved.kind == "tensor" and isinstance(saved.value, GradValue):
-                env[saved.name] = saved.value.array
-            elif saved.kind == "value":
-                with contextlib.suppress(ValueError, SyntaxError):
-                    env[saved.name] = ast.literal_eval(str(saved.value))
-        return env
-
-    def input_facts(self, key: int, before: Snapshot) -> TensorFacts | None:
-        fn = before.grad_fn(key) if key in before.grad_fns() else None
-        if fn is not None and fn.variable is not None:
-            v = fn.variable
-            return before.facts(v.node_id, v.port, v.index)
-        return self.owner_facts(key, before)
-
-    # -- one rule ----------------------------------------------------------------
-    def rule(
-        self, ex: TraceExecution, slot: int, before: Snapshot, grad: Any
-    ) -> tuple[str, np.ndarray | None]:
-        """The grad_fn's rule for one edge, with numbers; and the gradient it gives
-        ``grad`` by the formula (None where no formula is declared)."""
-        fn = before.grad_fn(ex.key) if ex.key in before.grad_fns() else None
-        declared = formula.rules(ex.name)
-        nxt, sent = ex.outgoing[slot]
-        if fn is None or declared is None or nxt is None:
-            return self.undeclared(ex, slot, before), None
-        inputs, rules = declared
-        if slot >= len(inputs) or inputs[slot] not in rules:
-            return f"{ex.name}: sends {self.value(sent)}", None
-        expr = rules[inputs[slot]]
-        labels = {
-            name: _atom(self.key_label(n.key, before))
-            for name, n in zip(inputs, fn.next_functions, strict=False)
-            if n is not None
-        }
-        labels["result"] = _atom(self.key_label(ex.key, before))
-        for saved in fn.saved:
-            if saved.ref is not None:
-                labels.setdefault(saved.name, _atom(self.ev.plan.display_label(saved.ref)))
-        out_label = labels["result"]
-        env = self.env_of(fn, before, inputs)
-        for operand, value in env.items():  # a constant without a label: its number (b = a * 2)
-            if operand in inputs and operand not in labels and np.size(value) == 1:
-                labels[operand] = number(value)
-        text = formula.rule_text(expr, out_label, labels.get(inputs[slot], inputs[slot]), labels)
-        shape = tuple(sent.shape) if sent is not None else None
-        try:
-            if formula.is_local(expr) and not _constant(expr):
-                value = number(formula.evaluate(expr, env))
-                text += "" if text.endswith(f" = {value}") else f" = {value}"
-            share = (
-                None if shape is None or grad is None else formula.gradient(expr, env, grad, shape)
-            )
-            if not formula.is_local(expr) and share is not None:
-                text += f" = {number(share)}"
-        except (formula.FormulaError, ValueError, TypeError):
-            share = None
-        return f"{ex.name}: {text}", share
-
-    def undeclared(self, ex: TraceExecution, slot: int, before: Snapshot) -> str:
-        node = self.index.node_for(ex.key)
-        step = None if node is None else self.ev.plan.steps[self.ev.plan.step_of[node]]
-        incoming = ", ".join(self.value(g) for g in ex.incoming)
-        sent = ", ".join(self.value(g) for _, g in ex.outgoing)
-        if step is not None and step.type.id == CUSTOM_FUNCTION:
-            saved = self.function_saved(step, before)
-            return f"{ex.name}: your backward(ctx, {incoming}) returned ({sent})" + (
-                f"; saved: {saved}" if saved else ""
-            )
-        return f"{ex.name}: received {incoming}, sent ({sent}) (no formula declared)"
-
-    def function_saved(self, step: Any, before: Snapshot) -> str:
-        sources = argument_sources(step.params.get("args") or [], step.inputs)
-        parts = []
-        for saved in saved_for_backward(str(step.params.get("source", ""))):
-            kind, i = saved.origin
-            if kind == "input" and i < len(sources) and isinstance(sources[i], tuple):
-                node, port = sources[i]
-                facts = before.facts(node, port)
-                value = "" if facts is None else f" = {number(facts.array)}"
-                parts.append(f"{saved.name} = {self.ev.plan.labels.get(node, node)}{value}")
-            elif kind == "output":
-                facts = before.facts(step.node_id, "out")
-                value = "" if facts is None else f" = {number(facts.array)}"
-                parts.append(f"{saved.name} = {step.label}{value}")
-            else:
-                parts.append(f"{saved.name} (made inside forward)")
-        return ", ".join(parts)
-
-    @staticmethod
-    def value(g: GradValue | None) -> str:
-        return "None" if g is None else number(g.array)
-
-    # -- the whole explanation -----------------------------------------------------
     def explain(self) -> GradExplanation:
         snap = self.ev.snapshot(self.step)
         facts = snap.facts(self.ref.node_id, self.ref.port, self.ref.index)
@@ -398,107 +189,6 @@ class _Explainer:
                     return g
         old = before.facts(self.ref.node_id, self.ref.port, self.ref.index)
         return None if old is None else old.grad
-
-    def paths(
-        self, executions: tuple[TraceExecution, ...], sink: int, before: Snapshot
-    ) -> tuple[GradPath, ...]:
-        by_key = {ex.key: ex for ex in executions}
-        root = executions[0]
-        found: list[list[tuple[TraceExecution, int]]] = []
-
-        reaches = {sink}  # the grad_fns with a path to the sink: the walk enters no other
-        for ex in reversed(executions):  # (backward runs a node before those it feeds)
-            if any(n is not None and n.key in reaches for n, _ in ex.outgoing):
-                reaches.add(ex.key)
-
-        def walk(ex: TraceExecution, trail: list[tuple[TraceExecution, int]]) -> None:
-            if len(found) >= MAX_PATHS:
-                return
-            if ex.key == sink:
-                found.append(list(trail))
-                return
-            for slot, (nxt, _) in enumerate(ex.outgoing):
-                if nxt is not None and nxt.key in by_key and nxt.key in reaches:
-                    walk(by_key[nxt.key], [*trail, (ex, slot)])
-
-        walk(root, [])
-        edges_into: dict[int, int] = {}
-        for ex in executions:
-            for nxt, _ in ex.outgoing:
-                if nxt is not None:
-                    edges_into[nxt.key] = edges_into.get(nxt.key, 0) + 1
-        out: list[GradPath] = []
-        names = [self.path_name(trail, before) for trail in found]
-        for trail, name in zip(found, names, strict=True):
-            grad: Any = None
-            hops = []
-            whole = True  # every rule on the path declared: ``grad`` is the path's share
-            merged = False  # passed a buffer where other paths joined in
-            for ex, slot in trail:
-                merged = merged or edges_into.get(ex.key, 0) > 1
-                if not merged and ex.incoming and ex.incoming[0] is not None:
-                    grad = ex.incoming[0].array  # all of it is this path's (after any hook)
-                elif self.hooked(ex, executions):
-                    whole = False  # a hook changed a sum: no share of it is any one path's
-                text, grad = self.rule(ex, slot, before, grad)
-                sent = ex.outgoing[slot][1]
-                if grad is None:  # go on from what the engine sent on this edge
-                    whole = False
-                    grad = None if sent is None else sent.array
-                hops.append(Hop(ex.name, ex.key, slot, text, sent))
-            out.append(GradPath(name, tuple(hops), grad if whole else None))
-        return tuple(self.distinct_names(out))
-
-    def distinct_names(self, paths: list[GradPath]) -> list[GradPath]:
-        """Paths of one name (``h * h`` reaches ``h`` twice) told apart by the first
-        edge that is theirs alone."""
-        out = []
-        for p in paths:
-            twins = [q for q in paths if q.name == p.name]
-            if len(twins) == 1:
-                out.append(p)
-                continue
-            shared = set.intersection(*({(h.key, h.slot) for h in q.hops} for q in twins))
-            own = next((h for h in p.hops if (h.key, h.slot) not in shared), p.hops[-1])
-            out.append(GradPath(f"{p.name} ({self.operand(own)})", p.hops, p.share))
-        return out
-
-    def path_name(self, trail: list[tuple[TraceExecution, int]], before: Snapshot) -> str:
-        first = trail[0][0].outgoing[trail[0][1]][0] if trail else None
-        return f"{self.key_label(first.key, before) if first is not None else self.label}-path"
-
-    @staticmethod
-    def operand(hop: Hop) -> str:
-        declared = formula.rules(hop.grad_fn)
-        if declared is not None and hop.slot < len(declared[0]):
-            return f"as {declared[0][hop.slot]} of {hop.grad_fn}"
-        return f"edge {hop.slot} of {hop.grad_fn}"
-
-    @staticmethod
-    def hooked(ex: TraceExecution, executions: tuple[TraceExecution, ...]) -> bool:
-        arriving = [
-            g.array
-            for e in executions
-            for n, g in e.outgoing
-            if n is not None and n.key == ex.key and g is not None
-        ]
-        if not arriving or not ex.incoming or ex.incoming[0] is None:
-            return False
-        total = np.sum(arriving, axis=0)
-        return total.shape != ex.incoming[0].array.shape or not np.allclose(
-            total, ex.incoming[0].array, equal_nan=True
-        )
-
-    def path_line(self, path: GradPath) -> str:
-        hops = " · ".join(f"({h.rule})" for h in path.hops)
-        share = "" if path.share is None else f" → {number(path.share)}"
-        edges = ", ".join(self.value(h.gradient) for h in path.hops)
-        return f"{path.name}: {hops}{share}   [gradient on its edges: {edges}]"
-
-    def summary(self, paths: tuple[GradPath, ...]) -> str:
-        if not paths:
-            return ""
-        return " + ".join(f"{p.name} " + " · ".join(f"({h.rule})" for h in p.hops) for p in paths)
 
     def meetings(
         self, executions: tuple[TraceExecution, ...], keys: set[int], before: Snapshot

@@ -22,7 +22,8 @@ import numpy as np
 
 from gradstudio.catalogue import FUNCTION_TEMPLATE
 from gradstudio.document.groups import Group, GroupError, check_fields, group_from_json, group_json
-from gradstudio.document.model import Document, EditError, check_setting
+from gradstudio.document.model import Document
+from gradstudio.document.values import EditError, check_setting
 from gradstudio.function_args import named_arguments
 from gradstudio.interchange.atomic import atomic_write
 from gradstudio.interchange.quoting import printable, shorten

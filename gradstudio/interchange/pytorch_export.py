@@ -24,7 +24,8 @@ from gradstudio.document.groups import ancestors
 from gradstudio.interchange.quoting import printable, shorten
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Document, Node
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Node
 
 #: Names the script itself binds or calls: no label or class may take them.
 RESERVED = {"torch", "F", "Function", "json", "device", "_facts", "_rows", "_out"} | {

@@ -9,7 +9,8 @@ from typing import Any
 
 import engine
 from gradstudio.catalogue import PortType
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
+from gradstudio.document.values import EditError
 from gradstudio.evaluation.budget import DEFAULT_BUDGET, over_budget, source_bytes
 from gradstudio.interchange.snippet_binding import (
     bind,

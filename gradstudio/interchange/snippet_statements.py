@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from gradstudio.document.model import EditError
+from gradstudio.document.values import EditError
 from gradstudio.interchange.snippet_building import GraphBuilder
 from gradstudio.interchange.snippet_expressions import ExpressionReader, segment
 from gradstudio.interchange.snippet_values import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradstudio.evaluation.explain_grad import find_ref
-from gradstudio.evaluation.explain_grad import number as number_text
+from gradstudio.evaluation.explain_grad_rules import number as number_text
 from gradstudio.evaluation.facts import TensorFacts
 from gradstudio.evaluation.results import Evaluation
 

@@ -15,8 +15,9 @@ from gradstudio.document.autograd_edits import (
     zero_grads,
 )
 from gradstudio.document.commands import ConnectCommand, SequenceCommand
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
+from gradstudio.document.values import EditError
 from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.interchange.fileformat import to_json
 from gradstudio.interchange.pytorch_import import import_snippet

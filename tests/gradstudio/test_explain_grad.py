@@ -8,13 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gradstudio.evaluation.explain_grad import (
-    MAX_PATHS,
-    CannotExplain,
-    explain_gradient,
-    find_ref,
-    number,
-)
+from gradstudio.evaluation.explain_grad import CannotExplain, explain_gradient, find_ref
+from gradstudio.evaluation.explain_grad_paths import MAX_PATHS
+from gradstudio.evaluation.explain_grad_rules import number
 from gradstudio.evaluation.plan import prepare
 from gradstudio.evaluation.results import Evaluation
 from gradstudio.interchange.examples import EXAMPLES, build

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from gradstudio.document.commands import SetParamCommand
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
+from gradstudio.document.values import EditError
 from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.function_args import forward_returns
 from gradstudio.interchange.fileformat import dumps, loads

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from gradstudio.document.commands import SetParamCommand
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
+from gradstudio.document.values import EditError
 from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.evaluation.plan import prepare
 from gradstudio.evaluation.results import Evaluation

@@ -18,8 +18,9 @@ from gradstudio.document.commands import (
     SetParamCommand,
     SetSettingCommand,
 )
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
+from gradstudio.document.values import EditError
 from gradstudio.interchange.fileformat import to_json
 from gradstudio.interchange.pytorch_import import import_snippet
 from tests.gradstudio.snippets import SEED_001

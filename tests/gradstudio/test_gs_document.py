@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gradstudio.document.events import EdgeAdded, NodeAdded, NodeMoved, OrderChanged, ParamChanged
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
+from gradstudio.document.values import EditError
 
 
 def _chain(doc: Document) -> tuple[str, str, str]:

@@ -26,8 +26,9 @@ from gradstudio.document.group_commands import (
     UngroupCommand,
 )
 from gradstudio.document.groups import MAX_DEPTH, Group
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
+from gradstudio.document.values import EditError
 from gradstudio.interchange.fileformat import (
     VERSION,
     DocumentError,

@@ -19,7 +19,8 @@ import pytest
 from gradstudio.cli import main
 from gradstudio.document.clipboard import copy_nodes
 from gradstudio.document.commands import PasteCommand
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
+from gradstudio.document.values import EditError
 from gradstudio.interchange.fileformat import (
     DocumentError,
     dumps,

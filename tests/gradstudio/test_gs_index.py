@@ -14,8 +14,9 @@ import pytest
 from gradstudio.catalogue import NodeKind, catalogue
 from gradstudio.document.commands import AddNodeCommand, ConnectCommand, SetParamCommand
 from gradstudio.document.index_key import PLACEHOLDER, Placeholder, Slice, parse_key
-from gradstudio.document.model import Document, EditError
+from gradstudio.document.model import Document
 from gradstudio.document.undo import UndoStack
+from gradstudio.document.values import EditError
 from gradstudio.evaluation.evaluate import evaluate
 from gradstudio.interchange.fileformat import (
     DocumentError,

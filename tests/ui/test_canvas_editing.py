@@ -17,7 +17,7 @@ from tests.ui.uitools import (
     run_and_wait,
 )
 from ui.canvas.style import NODE_WIDTH
-from ui.canvas.view import NODE_MIME
+from ui.canvas.view_quick_add import NODE_MIME
 
 pytestmark = pytest.mark.gui
 

@@ -28,7 +28,7 @@ from tests.ui.test_panels_in_view import fitted
 from tests.ui.uitools import Answers, wait_evaluated
 from ui.canvas.group_item import GroupFrameItem
 from ui.canvas.home_view import READABLE_PX, last_backward, readable_zoom
-from ui.canvas.node_item import LOD_TEXT
+from ui.canvas.style import LOD_TEXT
 from ui.window.main_window import MainWindow
 from ui.window.settings import StudioSettings
 

@@ -13,7 +13,8 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, Q
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Edge
+    from gradstudio.document.values import Edge
+    from ui.canvas.port_item import PortItem
     from ui.canvas.scene import GraphScene
 
 EDGE_TYPE = QGraphicsItem.UserType + 2
@@ -175,3 +176,14 @@ class WireItem(QGraphicsItem):
         style = Qt.PenStyle.SolidLine if self.state != "free" else Qt.PenStyle.DashLine
         painter.setPen(QPen(color, 2.2, style, Qt.PenCapStyle.RoundCap))
         painter.drawPath(self._path)
+
+
+class WireDrag:
+    """A wire being dragged from ``origin`` (and, when picked up, the edge it replaces)."""
+
+    def __init__(self, origin: PortItem, item: WireItem, detached: Edge | None = None) -> None:
+        self.origin = origin
+        self.item = item
+        self.detached = detached
+        self.target: PortItem | None = None
+        self.reason: str | None = None

@@ -25,13 +25,14 @@ from gradstudio.document.commands import (
     SetParamCommand,
 )
 from gradstudio.document.layout import default_card_size, free_offset, free_spot
-from gradstudio.document.model import EditError
+from gradstudio.document.values import EditError
 from ui.canvas.inline_editor import InlineEditor, literal_text, parse_literal
 from ui.canvas.style import HEADER_HEIGHT, NODE_WIDTH, PORT_ROW
 from ui.palette.type_search import first_port
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Document, Edge
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Edge
     from ui.canvas.node_item import NodeItem
     from ui.canvas.port_item import PortItem
     from ui.canvas.scene import GraphScene

@@ -25,8 +25,15 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.document.layout import group_card_width
-from ui.canvas.node_item import FAR_LABEL_PX, LOD_TEXT
-from ui.canvas.style import CORNER, HEADER_HEIGHT, NODE_WIDTH, PORT_ROW, PORT_TOP_PAD
+from ui.canvas.style import (
+    CORNER,
+    FAR_LABEL_PX,
+    HEADER_HEIGHT,
+    LOD_TEXT,
+    NODE_WIDTH,
+    PORT_ROW,
+    PORT_TOP_PAD,
+)
 
 if TYPE_CHECKING:
     from gradstudio.document.groups import Group

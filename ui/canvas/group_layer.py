@@ -34,10 +34,11 @@ from ui.canvas.group_item import (
     GroupCardItem,
     GroupFrameItem,
 )
-from ui.canvas.node_item import LOD_TEXT
+from ui.canvas.style import LOD_TEXT
 
 if TYPE_CHECKING:
-    from gradstudio.document.model import Document, Edge
+    from gradstudio.document.model import Document
+    from gradstudio.document.values import Edge
     from ui.canvas.scene import GraphScene
 
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from gradstudio.evaluation.results import Snapshot
 
 MAX_INLINE_ELEMENTS = 6
+DrawnText = tuple[str, str, str]
+"""What a card drew: ``(where, full text, drawn text)``; the two differ when it was cut."""
 
 
 class NodeFacts:

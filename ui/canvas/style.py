@@ -21,6 +21,8 @@ PORT_TOP_PAD = 6.0
 FACTS_LINE = 18.0
 FACTS_PAD = 6.0
 CORNER = 6.0
+LOD_TEXT = 0.45  # below this zoom, cards' and frames' details give way to their labels
+FAR_LABEL_PX = 13.0  # on-screen size of a far card's or frame's label
 
 
 def card_rows(node_type: NodeType) -> int:

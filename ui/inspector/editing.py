@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from gradstudio.catalogue import NodeKind, PortType
 from gradstudio.document.autograd_edits import retain_grad, retain_grad_nodes
 from gradstudio.document.commands import ReorderStepCommand, SetLabelCommand, SetParamCommand
-from gradstudio.document.model import Node
+from gradstudio.document.values import Node
 from gradstudio.params import param_kind
 from gradstudio.text import html_text
 from ui.inspector.fact_text import (

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.catalogue import PortType
-from gradstudio.document.model import Node
+from gradstudio.document.values import Node
 from gradstudio.evaluation.facts import OutputRef, StepError, TensorFacts, waiting_text
 from gradstudio.text import html_text
 from ui.inspector.fact_text import (

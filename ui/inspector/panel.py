@@ -35,7 +35,7 @@ from gradstudio.document.events import (
     NodeRemoved,
     Unsubscribe,
 )
-from gradstudio.document.model import Node
+from gradstudio.document.values import Node
 from gradstudio.evaluation.facts import OutputRef
 from ui.inspector.editing import InspectorEditing
 from ui.inspector.facts_display import InspectorFacts

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.catalogue import NodeType, catalogue
-from ui.canvas.view import NODE_MIME
+from ui.canvas.view_quick_add import NODE_MIME
 from ui.icons import swatch
 from ui.palette.type_search import display_names, search
 from ui.themes import CATEGORY_COLORS, DEFAULT_CATEGORY_COLOR

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradstudio.locations import RESOURCES
-from ui.canvas.view import CANVAS_KEYS
+from ui.canvas.view_input import CANVAS_KEYS
 
 GETTING_STARTED = RESOURCES / "help" / "getting-started.html"
 

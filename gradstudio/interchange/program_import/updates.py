@@ -29,7 +29,8 @@ from engine.optim.adam import Adam, AdamW
 from engine.optim.optimizer import Optimizer
 from engine.optim.rmsprop import RMSprop
 from engine.optim.sgd import SGD
-from gradstudio.interchange.program_import.recorder import Recorder, untraced
+from gradstudio.interchange.program_import.frames import untraced
+from gradstudio.interchange.program_import.recorder import Recorder
 
 #: One parameter's update: ``(optimizer, group, parameter, gradient)``, the gradient
 #: already read as a node and negated where the group maximizes.
