@@ -111,6 +111,9 @@ class OpDef:
     #: ``save`` as ``(key, input index or -1/-2, indices of the inputs it is saved for)``.
     save_plan: tuple[tuple[str, int, tuple[int, ...] | None], ...] = field(init=False)
     multi: bool = field(init=False)  # backward takes one gradient per output
+    #: What ``apply_op`` reads on every call, in one tuple (one attribute read, not a
+    #: dozen): ``forward, dtype, view, ufunc, quiet, split, outputs, grad_fn, save_plan``.
+    dispatch: tuple[Any, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         plan = []
@@ -120,6 +123,17 @@ class OpDef:
             plan.append((key, idx, w))
         self.save_plan = tuple(plan)
         self.multi = self.outputs > 1 or self.split
+        self.dispatch = (
+            self.forward,
+            self.dtype,
+            self.view,
+            self.ufunc,
+            self.quiet,
+            self.split,
+            self.outputs,
+            self.grad_fn,
+            self.save_plan,
+        )
         name = self.grad_fn or f"{self.name}NoGrad"
         cls_name = name.rsplit("::", 1)[-1]
         if name == "NotImplemented":  # ATen's node for ops without a derivative
@@ -584,6 +598,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         return DUAL[0].apply(op, inputs, params)
     if params is None:
         params = _EMPTY
+    forward, rule, view, ufunc, quiet, split, outputs, grad_fn, save_plan = op.dispatch
     # 1. the operands
     requires = False
     first = None  # the first tensor's array
@@ -622,7 +637,6 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
             arrays.append(x)
     arr_type = type(first)
     xp = np if arr_type is np.ndarray else array_module(first)
-    rule = op.dtype
     np_dtype = None
     if not general and d is not None:
         kind = d.kind
@@ -639,14 +653,13 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         np_dtype = _result_dtype(op, inputs, params).np
     # 2. the forward
     operands = arrays
-    forward = op.forward
-    if low and not op.view:
+    if low and not view:
         if op.bf16_forward is not None:
             forward = op.bf16_forward
         else:
             operands = [dtypes.widened(a) for a in arrays]
     if (
-        op.ufunc is not None
+        ufunc is not None
         and scalar_kind
         and len(arrays) == 2
         and arr_type is np.ndarray
@@ -662,7 +675,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
                 operand = number_operand(number, d)
             operands = [first, operand]
     try:
-        if op.quiet or np_dtype is _F16:  # (a tensor's dtypes are NumPy's native ones)
+        if quiet or np_dtype is _F16:  # (a tensor's dtypes are NumPy's native ones)
             out = quietly(forward, xp, *operands, **params)
         else:
             out = forward(xp, *operands, **params)
@@ -671,10 +684,10 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     except OverflowError:
         arrays = _wrapped_ints(arrays, np_dtype)
         out = quietly(op.forward, xp, *arrays, **params)
-    if op.split:
+    if split:
         return _split_outputs(op, inputs, params, out, requires)
     # 3. the result
-    if op.outputs > 1:
+    if outputs > 1:
         outs = [o if type(o) is not np.generic else np.asarray(o) for o in out]
         result = outs[0]
     else:
@@ -690,7 +703,7 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
         )
     r = _new(Tensor)
     r._data = result
-    if op.view:
+    if view:
         base = inputs[0]
         r._vc = base._counter()
         step = (op, params)
@@ -706,19 +719,19 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
     # 4. the node
     if (
         requires
-        and op.grad_fn is not None
+        and grad_fn is not None
         and grad_mode.STATE.enabled
         and (np_dtype.kind == "f" or np_dtype is _BF16)
     ):
         node = _record(op, inputs, arrays, arr_type, params, r, out)
-        if op.view:
+        if view:
             r._view_fn = node
             r._view_ver = r._vc[0]
         else:
             r.grad_fn = node
-        if op.save_plan:
+        if save_plan:
             node._saved = _save(op, inputs, r, out, node._needs)
-    if op.outputs > 1:
+    if outputs > 1:
         if low:  # a float output of a bfloat16 op rounds as its first does
             outs = [
                 dtypes.cast_array(o, _BF16) if getattr(o, "dtype", None) == np.float32 else o
