@@ -439,7 +439,7 @@ def run_backward(
                         if (
                             type(g) is not np.ndarray
                             or g.shape != meta[0]
-                            or g.dtype != meta[1]
+                            or (g.dtype is not meta[1] and g.dtype != meta[1])
                             or (meta[2] is not None and meta[2] is not CPU)
                         ):
                             g = validate_grad(node, i, g, meta, tm)

@@ -182,7 +182,9 @@ def _expand(xp: Any, a: Any, size: tuple[int, ...]) -> Any:
     if lead < 0:
         return xp.broadcast_to(a, size)
     strides = [0] * lead
-    for n, have, stride in zip(size[lead:], a.shape, a.strides, strict=True):
+    shape, have_strides = a.shape, a.strides
+    for i in range(a.ndim):  # (by index: a zip costs more than this loop)
+        n, have, stride = size[lead + i], shape[i], have_strides[i]
         if have == 1 and n > 0:
             strides.append(0)  # as NumPy gives a dim of size 1, kept or broadcast
         elif have == n and n > 0:
