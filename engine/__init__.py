@@ -107,8 +107,14 @@ from engine.formatting import set_printoptions
 from engine.func import vmap
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
-from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from engine.inference_mode import inference_mode, is_inference_mode_enabled
+from engine.grad_mode import (
+    enable_grad,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from engine.inference_mode import inference_mode
 from engine.matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision
 from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
 from engine.ops.random import bernoulli, multinomial, normal, poisson
