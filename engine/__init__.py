@@ -8,6 +8,10 @@ versions, errors, warnings) agrees with PyTorch 2.13.
 # isort: off
 from engine import compiled_core  # first: its import hook must see every engine module load
 
+# Then the layers bottom-up: engine.autograd loads the graph's nodes, Tensor and the ops
+# below its own tools (see its __init__), so each module's imports find their names.
+from engine import autograd
+
 # isort: on
 import builtins
 from math import e, inf, nan, pi
@@ -17,7 +21,6 @@ from engine import (
     _methods,
     accelerator,
     amp,
-    autograd,
     backends,
     catalog,
     cuda,

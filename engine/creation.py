@@ -14,9 +14,9 @@ from engine import dtypes, warn_site
 from engine.backend import device, refuse_cuda_dtype, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Example, Param, public
 from engine.messages import fmt_shape
-from engine.ops.random import generator_of
 from engine.quiet import quietly
 from engine.random import sampling
+from engine.random.generator import generator_of
 from engine.range_values import arange_values, integer_values
 from engine.tensor import Size, Tensor
 

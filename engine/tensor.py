@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -465,6 +465,26 @@ class Tensor:
 
     def __itruediv__(self, other: Any) -> Tensor:
         return self.div_(other)
+
+    if TYPE_CHECKING:  # bound by ``engine._methods.TensorOps``: what a type checker reads
+
+        def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
+        def backward(
+            self,
+            gradient: Tensor | None = None,
+            retain_graph: bool | None = None,
+            create_graph: bool = False,
+            inputs: Any = None,
+        ) -> None: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
+        def __setitem__(self, key: Any, value: Any) -> None: ...
+        def new_tensor(
+            self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        ) -> Tensor: ...
+        def new_zeros(self, *size: Any, **kwargs: Any) -> Tensor: ...
+        def new_ones(self, *size: Any, **kwargs: Any) -> Tensor: ...
+        def new_empty(self, *size: Any, **kwargs: Any) -> Tensor: ...
+        def new_full(self, size: Any, fill_value: Any, **kwargs: Any) -> Tensor: ...
 
 
 class Size(tuple):

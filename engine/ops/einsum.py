@@ -21,6 +21,7 @@ from engine.catalog import Example, Param, Port, public
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.linalg import bmm
 from engine.ops.pointwise import mul
+from engine.ops.reduce import sum
 from engine.ops.shape import permute, reshape, unsqueeze, view
 from engine.tensor import _wrap_dim
 
@@ -243,8 +244,6 @@ def _operands(operands: tuple[Any, ...]) -> tuple[Any, ...]:
 )
 def einsum(equation: str, *operands: Any) -> Any:
     """``einsum(equation, *operands)`` (or a list of operands), as ATen computes it."""
-    from engine.ops.reduce import sum  # noqa: A004 (the op, local: the module's sum is the builtin)
-
     ops_in = _operands(operands)
     arrow = equation.find("->")
     lhs = equation if arrow < 0 else equation[:arrow]

@@ -17,8 +17,8 @@ from engine.grad_mode import is_grad_enabled
 from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
 from engine.ops.core import ARRAY_MATH, Sample, _broadcast_error, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
-from engine.ops.pointwise import div, mul, scalar_minus, zero_scalar
-from engine.ops.reduce import _mean, _sum
+from engine.ops.pointwise import abs, div, mul, scalar_minus, sub, zero_scalar
+from engine.ops.reduce import _mean, _sum, mean, sum
 from engine.ops.shape import expand
 from engine.tensor import Tensor
 from engine.transcendental import libm
@@ -428,8 +428,6 @@ def weighted(
     """``F.mse_loss``/``l1_loss``/``huber_loss`` with ``weight``: composite in Python, the
     unreduced loss times the weight; ``mean`` is its sum over the weights' sum
     (``by_weight``, mse and l1) or its plain mean (Huber)."""
-    from engine.ops.reduce import mean, sum
-
     if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
     out = mul(loss, weight)
@@ -526,9 +524,6 @@ def l1_loss(
     weight: Any = None,
 ) -> Any:
     """Composite in PyTorch: ``(input - target).abs()`` then the reduction."""
-    from engine.ops.pointwise import abs, sub
-    from engine.ops.reduce import mean, sum
-
     input, target = expanded(input, target)
     reduction = loss_reduction(size_average, reduce, reduction)
     loss = abs(sub(input, target))

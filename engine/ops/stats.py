@@ -20,7 +20,7 @@ from engine.creation import ones, zeros
 from engine.integers import int_tuple
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.index import narrow
-from engine.ops.reduce import _mean, _norm_dims
+from engine.ops.reduce import _mean, _norm_dims, sum
 from engine.ops.shape import _wrap, cat
 
 KEEPDIM = Param("keepdim", "bool")
@@ -498,8 +498,6 @@ def _cumprod_grad_graph(x: Any, g: Any, dim: int) -> Any:
     where ``omitted`` holds the running products with ``x[k]`` left out (the product of
     ``x[:k]`` times the cumprod of ``x[k+1:]``), written with ``copy_`` into a zero
     tensor, so the graph is PyTorch's chain of ``CopySlices``."""
-    from engine.ops.reduce import sum
-
     n = x.shape[dim]
     grad_input = zeros(tuple(x.shape), dtype=g.dtype, device=g.device)
     grad_input.zero_()  # ``at::zeros`` is ``empty().zero_()``: version 1 before the copies
