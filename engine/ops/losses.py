@@ -15,10 +15,12 @@ from engine import warn_site
 from engine.catalog import Example, Param, Port, public
 from engine.grad_mode import is_grad_enabled
 from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
+from engine.ops import pointwise
+from engine.ops import reduce as reductions
 from engine.ops.core import ARRAY_MATH, Sample, _broadcast_error, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
-from engine.ops.pointwise import abs, div, mul, scalar_minus, sub, zero_scalar
-from engine.ops.reduce import _mean, _sum, mean, sum
+from engine.ops.pointwise import div, mul, scalar_minus, zero_scalar
+from engine.ops.reduce import _mean, _sum
 from engine.ops.shape import expand
 from engine.tensor import Tensor
 from engine.transcendental import libm
@@ -434,9 +436,11 @@ def weighted(
     if reduction == "none":
         return out
     if reduction == "sum":
-        return sum(out)
+        return reductions.sum(out)
     if reduction == "mean":
-        return div(sum(out), sum(weight)) if by_weight else mean(out)
+        return (
+            div(reductions.sum(out), reductions.sum(weight)) if by_weight else reductions.mean(out)
+        )
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
@@ -526,12 +530,12 @@ def l1_loss(
     """Composite in PyTorch: ``(input - target).abs()`` then the reduction."""
     input, target = expanded(input, target)
     reduction = loss_reduction(size_average, reduce, reduction)
-    loss = abs(sub(input, target))
+    loss = pointwise.abs(pointwise.sub(input, target))
     if weight is not None:
         return weighted(loss, input, weight, reduction)
     if reduction == "mean":
-        return mean(loss)
-    return sum(loss) if reduction == "sum" else loss
+        return reductions.mean(loss)
+    return reductions.sum(loss) if reduction == "sum" else loss
 
 
 @_loss("smooth_l1_loss", (REDUCTION, Param("beta", "float")), "smooth L1 (Huber / beta)")

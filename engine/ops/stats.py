@@ -18,9 +18,10 @@ from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.creation import ones, zeros
 from engine.integers import int_tuple
+from engine.ops import reduce as reductions
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.index import narrow
-from engine.ops.reduce import _mean, _norm_dims, sum
+from engine.ops.reduce import _mean, _norm_dims
 from engine.ops.shape import _wrap, cat
 
 KEEPDIM = Param("keepdim", "bool")
@@ -514,7 +515,7 @@ def _cumprod_grad_graph(x: Any, g: Any, dim: int) -> Any:
             else:
                 after_k = cumprod(narrow(x, dim, k + 1, n - k - 1), dim)
                 omitted = cat([until_k, until_k.expand_as(after_k) * after_k], dim)
-        grad_input.select(dim, k).copy_(sum(narrow(g, dim, k, n - k) * omitted, dim))
+        grad_input.select(dim, k).copy_(reductions.sum(narrow(g, dim, k, n - k) * omitted, dim))
     return grad_input
 
 
