@@ -8,6 +8,10 @@ versions, errors, warnings) agrees with PyTorch 2.13.
 # isort: off
 from engine import compiled_core  # first: its import hook must see every engine module load
 
+# Then the layers bottom-up: engine.autograd loads the graph's nodes, Tensor and the ops
+# below its own tools (see its __init__), so each module's imports find their names.
+from engine import autograd
+
 # isort: on
 import builtins
 from math import e, inf, nan, pi
@@ -17,7 +21,6 @@ from engine import (
     _methods,
     accelerator,
     amp,
-    autograd,
     backends,
     catalog,
     cuda,
@@ -107,8 +110,14 @@ from engine.formatting import set_printoptions
 from engine.func import vmap
 from engine.functions import *  # noqa: F403
 from engine.functions import __all__ as _fn_all
-from engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from engine.inference_mode import inference_mode, is_inference_mode_enabled
+from engine.grad_mode import (
+    enable_grad,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from engine.inference_mode import inference_mode
 from engine.matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision
 from engine.ops.pointwise_extra import fix, isneginf, isposinf, logical_xor
 from engine.ops.random import bernoulli, multinomial, normal, poisson

@@ -312,7 +312,7 @@ def resolved(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def functions(category: str | None = None) -> list[Signature]:
-    """All public functions (optionally of one category), in declaration order."""
-    import engine  # noqa: F401  (importing the package fills the table)
-
+    """All public functions (optionally of one category), in declaration order: every op
+    is declared once ``import engine`` has run, which importing this module (a submodule
+    of ``engine``) has already done for any caller outside the engine."""
     return [s for s in FUNCTIONS.values() if category is None or s.category == category]

@@ -35,6 +35,7 @@ MODULES: tuple[str, ...] = (
     "engine.autograd.engine_run",
     "engine.autograd.functional",
     "engine.autograd.graph",
+    "engine.autograd.saved_tensor",
     "engine.backend",
     "engine.cascade_sum",
     "engine.cpu_loops",

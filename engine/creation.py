@@ -14,9 +14,9 @@ from engine import dtypes, warn_site
 from engine.backend import device, refuse_cuda_dtype, to_device, to_numpy, transfer, xp_for
 from engine.catalog import Example, Param, public
 from engine.messages import fmt_shape
-from engine.ops.random import generator_of
 from engine.quiet import quietly
 from engine.random import sampling
+from engine.random.generator import generator_of
 from engine.range_values import arange_values, integer_values
 from engine.tensor import Size, Tensor
 
@@ -561,6 +561,36 @@ def legacy_new(dt: dtypes.dtype, args: tuple[Any, ...], dev: Any = None) -> Tens
         names = ", ".join(type(a).__name__ for a in args)
         raise TypeError(f"new(): invalid data type '{names}'")
     return _filled(lambda xp, s, d: xp.empty(s, d), args if args else (0,), dt, dev, False)
+
+
+def new_filled(
+    t: Tensor, how: str, size: tuple[Any, ...], kwargs: dict[str, Any], fill: Any = None
+) -> Tensor:
+    """``t.new_zeros``/``new_ones``/``new_empty``/``new_full``: sizes as varargs or as
+    ``size=`` (Coderx7's tutorial writes ``t.new_ones(size=(2, 2))``), ``t``'s dtype
+    and device unless given, ``requires_grad`` as the factories take it."""
+    shape = kwargs.pop("size", None)
+    if shape is not None:
+        if size:
+            raise TypeError(f"{how}() got multiple values for argument 'size'")
+        size = (shape,)
+    dtype = kwargs.pop("dtype", None) or t.dtype
+    device = kwargs.pop("device", None)
+    device = t.device if device is None else device
+    requires_grad = bool(kwargs.pop("requires_grad", False))
+    for unused in ("layout", "pin_memory"):
+        kwargs.pop(unused, None)
+    if kwargs:
+        raise TypeError(f"{how}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if how == "new_zeros":  # not ``zeros``: its negative-size message is its own
+        out = _filled(lambda xp, s, d: xp.zeros(s, d), size, dtype, device, False)
+    elif how == "new_ones":
+        out = ones(*size, dtype=dtype, device=device)
+    elif how == "new_empty":
+        out = empty(*size, dtype=dtype, device=device)
+    else:
+        out = full(size[0] if len(size) == 1 else size, fill, dtype=dtype, device=device)
+    return out.requires_grad_() if requires_grad else out
 
 
 class _LegacyType(type):

@@ -25,6 +25,20 @@ def is_grad_enabled() -> bool:
     return STATE.enabled
 
 
+class _InferenceState(threading.local):
+    depth = 0
+
+
+#: How deep the thread is in ``inference_mode`` blocks (``engine.inference_mode`` enters
+#: and leaves them); here, below the graph, because saving a tensor for backward and an
+#: in-place change ask it.
+INFERENCE = _InferenceState()
+
+
+def is_inference_mode_enabled() -> bool:
+    return INFERENCE.depth > 0
+
+
 class _GradModeContext:
     """Context manager that is also a decorator, like PyTorch's."""
 

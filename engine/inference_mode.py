@@ -3,40 +3,24 @@
 Tensors made inside the block answer ``is_inference()`` with True; outside it they
 cannot be saved for backward nor changed in place, with PyTorch's messages.  To
 keep ordinary code free of any check, entering the mode swaps in constructors that
-mark what they make, and leaving restores the plain ones.
+mark what they make, and leaving restores the plain ones.  The depth of the mode
+(``grad_mode.INFERENCE``, ``is_inference_mode_enabled``) and its two messages live
+below the graph, since saving a tensor for backward asks them.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from engine import grad_mode
+from engine.grad_mode import INFERENCE
 from engine.ops import core
 from engine.tensor import Tensor
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-SAVE_ERROR = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
-    "`torch.inference_mode()`."
-)
-INPLACE_ERROR = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
-    "clone to get a normal tensor before doing inplace update.See "
-    "https://github.com/pytorch/rfcs/pull/17 for more details."
-)
-
-
-class _State(threading.local):
-    depth = 0
-
-
-STATE = _State()
 _plain_new = core._new
 _plain_wrap = Tensor.__dict__["_wrap"]
 
@@ -55,10 +39,6 @@ def _marking_wrap(cls: type, arr: Any, grad_fn: Any = None, output_nr: int = 0) 
     return t
 
 
-def is_inference_mode_enabled() -> bool:
-    return STATE.depth > 0
-
-
 class inference_mode:  # noqa: N801  (PyTorch's name)
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
@@ -74,7 +54,7 @@ class inference_mode:  # noqa: N801  (PyTorch's name)
         if not self.mode:
             return
         grad_mode.STATE.enabled = False
-        STATE.depth += 1
+        INFERENCE.depth += 1
         core._new = _marking_new
         Tensor._wrap = _marking_wrap  # type: ignore[method-assign]
 
@@ -82,8 +62,8 @@ class inference_mode:  # noqa: N801  (PyTorch's name)
         grad_mode.STATE.enabled = self._prev_grad.pop()
         if not self.mode:
             return
-        STATE.depth -= 1
-        if STATE.depth == 0:
+        INFERENCE.depth -= 1
+        if INFERENCE.depth == 0:
             core._new = _plain_new
             Tensor._wrap = _plain_wrap  # type: ignore[method-assign]
 

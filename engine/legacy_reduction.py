@@ -55,3 +55,11 @@ def loss_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     if size_average is not None or reduce is not None:
         return legacy_get_string(size_average, reduce)
     return reduction_name(reduction)
+
+
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """``reduction``, unless the deprecated ``size_average``/``reduce`` pair is given:
+    then PyTorch's mapping of it, with its warning."""
+    if size_average is None and reduce is None:
+        return reduction
+    return legacy_get_string(size_average, reduce)

@@ -15,6 +15,18 @@ BACKWARD_TWICE = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
+#: An inference tensor (``engine.inference_mode``) saved for backward, changed in place.
+INFERENCE_SAVE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 #: ``mark_dirty`` on a leaf: the in-place op has already happened.
 LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."

@@ -4,15 +4,23 @@ Storage is a NumPy (CPU) or CuPy (CUDA) array.  Views share the array and the
 version counter (a one-element list), which is what makes ``detach()`` share
 mutations and version bumps with its source while ``.data`` shares only the
 values, exactly as the seeds describe.
+
+This module is the tensor's data model: its array, its autograd facts (``grad``,
+``requires_grad``, hooks, the version counter) and plain questions about shape and
+memory.  It sits below the ops, which make tensors, and imports nothing above the
+graph's nodes.  The methods that are ops (``x + y``, ``x[i]``, ``x.to``, ``repr(x)``,
+``x.backward()``, the ``new_*`` factories, the legacy constructor ``Tensor(2, 3)``)
+are defined above the ops and set on this class by ``engine._methods``, the way
+PyTorch's ``torch/_tensor.py`` adds them above ``torch._C.TensorBase``; ``import
+engine`` binds them before any caller sees the class.
 """
 
 from __future__ import annotations
 
-import functools
 import warnings
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,29 +37,6 @@ from engine.messages import (
 
 #: Not empty once ``float()`` of a tensor that requires grad was warned about.
 _WARNED_SCALAR: list[bool] = []
-_WARNED_0D: set[str] = set()  # the 0-D transposes PyTorch has warned of (once each)
-
-
-class _GradFn:
-    """``tensor.grad_fn`` where the tensor holds none of its own: None, or a view's node.
-    A view keeps its node apart (``_view_fn``) with the version it was made at; once the
-    base or another view of it is changed in place, the node is made anew, an
-    ``AsStridedBackward0`` onto the base's current history, as PyTorch's
-    ``VariableHooks::grad_fn`` does on the next read.  Tensors with a node of their own
-    hold it in their ``__dict__``, which wins over this (non-data) descriptor."""
-
-    def __get__(self, t: Any, cls: Any = None) -> Any:
-        if t is None:
-            return self
-        fn = t._view_fn
-        if fn is None and t._base is None:
-            return None
-        vc = t._vc
-        if vc is None or vc[0] == t._view_ver or t._nograd_view:
-            return fn
-        from engine.ops.core import regenerate_view_fn
-
-        return regenerate_view_fn(t)
 
 
 class Tensor:
@@ -64,8 +49,10 @@ class Tensor:
     # Class-level defaults: a new tensor sets only ``_data`` (the hot path of
     # every op); the version counter is created the first time it is shared.
     _requires_grad = False
-    grad_fn: Node | None = _GradFn()  # type: ignore[assignment]
-    _view_fn: Node | None = None  # a view's node (see ``_GradFn``)
+    #: A tensor's own node is in its ``__dict__``; a view's reads go through the
+    #: descriptor ``engine.ops.core.ViewGradFn``, bound here by ``engine._methods``.
+    grad_fn: Node | None = None
+    _view_fn: Node | None = None  # a view's node (see ``ViewGradFn``)
     _view_ver = 0  # the version its node was made at
     _grad: Tensor | None = None
     _retains_grad = False
@@ -80,12 +67,6 @@ class Tensor:
     _inference = False  # made under inference_mode (see engine/inference_mode.py)
 
     # -- construction -------------------------------------------------------
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """Legacy constructor: ``Tensor(2, 3)`` is uninitialised, ``Tensor([1, 2])`` copies."""
-        from engine.creation import legacy_new
-
-        return legacy_new(dtypes.float32, args, kwargs.get("device"))
-
     @classmethod
     def _wrap(cls, arr: Any, grad_fn: Node | None = None, output_nr: int = 0) -> Tensor:
         t = object.__new__(Tensor)
@@ -241,15 +222,6 @@ class Tensor:
             self._post_accumulate_grad_hooks = {}
         return add_hook(self._post_accumulate_grad_hooks, hook)
 
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        _backward_fn()(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def detach(self) -> Tensor:
         t = Tensor._wrap(self._data)
         t._vc = self._counter()
@@ -375,15 +347,6 @@ class Tensor:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype)
 
-    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
-        """A NumPy ufunc of a tensor (``np.exp(t)``) gives a tensor, as PyTorch's does:
-        sharing the result's memory, a boolean result as uint8 (PyTorch's own workaround)."""
-        if array.dtype == bool:
-            array = array.astype("uint8")
-        from engine.spaced import from_numpy
-
-        return from_numpy(array)
-
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
@@ -418,13 +381,6 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    def __repr__(self) -> str:
-        from engine.formatting import tensor_repr
-
-        return tensor_repr(self)
-
-    __str__ = __repr__
-
     def __format__(self, spec: str) -> str:
         """A 0-d tensor formats as its Python number (``f"{t}"`` is ``12.0``);
         any other tensor only with an empty spec, as its repr."""
@@ -438,20 +394,6 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        """Pickled as its values, dtype and ``requires_grad``, as PyTorch keeps them (a
-        non-leaf comes back a leaf that requires grad, as there)."""
-        from engine.creation import tensor
-
-        rebuild = functools.partial(tensor, dtype=self.dtype, requires_grad=self.requires_grad)
-        return (rebuild, (self.tolist(),), None)
-
-    # -- devices and dtypes ------------------------------------------------
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        from engine.ops.convert import to
-
-        return to(self, *args, **kwargs)
 
     def cuda(self, device: Any = None, non_blocking: bool = False) -> Tensor:
         return self.to(to_device("cuda" if device is None else device))
@@ -509,113 +451,8 @@ class Tensor:
         legacy = getattr(dtype, "_dtype", None)
         return self.to(legacy if isinstance(legacy, dtypes.dtype) else dtypes.as_dtype(dtype))
 
-    def new_tensor(
-        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
-        from engine.creation import tensor
-
-        return tensor(
-            data,
-            dtype=dtype or self.dtype,
-            device=self.device if device is None else device,
-            requires_grad=requires_grad,
-        )
-
-    def new(self, *args: Any, device: Any = None) -> Tensor:
-        """The legacy ``x.new(*sizes)`` (uninitialised) or ``x.new(data)``, of ``x``'s dtype
-        (``torch.distributions.Multinomial.sample`` counts into ``samples.new(shape)``)."""
-        from engine.creation import legacy_new
-
-        return legacy_new(self.dtype, args, device if device is not None else self.device)
-
-    def _new_filled(
-        self, how: str, size: tuple[Any, ...], kwargs: dict[str, Any], fill: Any = None
-    ) -> Tensor:
-        """``new_zeros``/``new_ones``/``new_empty``/``new_full``: sizes as varargs or as
-        ``size=`` (Coderx7's tutorial writes ``t.new_ones(size=(2, 2))``), ``self``'s dtype
-        and device unless given, ``requires_grad`` as the factories take it."""
-        from engine.creation import _filled, empty, full, ones
-
-        shape = kwargs.pop("size", None)
-        if shape is not None:
-            if size:
-                raise TypeError(f"{how}() got multiple values for argument 'size'")
-            size = (shape,)
-        dtype = kwargs.pop("dtype", None) or self.dtype
-        device = kwargs.pop("device", None)
-        device = self.device if device is None else device
-        requires_grad = bool(kwargs.pop("requires_grad", False))
-        for unused in ("layout", "pin_memory"):
-            kwargs.pop(unused, None)
-        if kwargs:
-            raise TypeError(f"{how}() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        if how == "new_zeros":  # not ``zeros``: its negative-size message is its own
-            out = _filled(lambda xp, s, d: xp.zeros(s, d), size, dtype, device, False)
-        elif how == "new_ones":
-            out = ones(*size, dtype=dtype, device=device)
-        elif how == "new_empty":
-            out = empty(*size, dtype=dtype, device=device)
-        else:
-            out = full(size[0] if len(size) == 1 else size, fill, dtype=dtype, device=device)
-        return out.requires_grad_() if requires_grad else out
-
-    def new_zeros(self, *size: Any, **kwargs: Any) -> Tensor:
-        return self._new_filled("new_zeros", size, kwargs)
-
-    def new_ones(self, *size: Any, **kwargs: Any) -> Tensor:
-        return self._new_filled("new_ones", size, kwargs)
-
-    def new_empty(self, *size: Any, **kwargs: Any) -> Tensor:
-        return self._new_filled("new_empty", size, kwargs)
-
-    def new_full(self, size: Any, fill_value: Any, **kwargs: Any) -> Tensor:
-        return self._new_filled("new_full", (size,), kwargs, fill_value)
-
-    # -- operators (the ops live in engine.ops, declared once) ------------
-    def __add__(self, other: Any) -> Tensor:
-        return _f.add(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _f.add(self, other)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _f.sub(self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _f.rsub(self, other)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _f.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _f.mul(self, other)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _f.div(self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _f.reciprocal(self) * other
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _f.matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _f.matmul(other, self)
-
-    def __pow__(self, other: Any) -> Tensor:
-        return _f.pow(self, other)
-
-    def __rpow__(self, other: Any) -> Tensor:
-        return _f.pow(other, self)
-
-    def __neg__(self) -> Tensor:
-        return _f.neg(self)
-
     def __pos__(self) -> Tensor:
         return self
-
-    def __abs__(self) -> Tensor:
-        return _f.abs(self)
 
     def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)
@@ -629,129 +466,25 @@ class Tensor:
     def __itruediv__(self, other: Any) -> Tensor:
         return self.div_(other)
 
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _f.eq(self, other)
+    if TYPE_CHECKING:  # bound by ``engine._methods.TensorOps``: what a type checker reads
 
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _f.ne(self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _f.lt(self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return _f.le(self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _f.gt(self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _f.ge(self, other)
-
-    def __invert__(self) -> Tensor:
-        if self.dtype.is_floating_point or self.dtype.is_complex:
-            raise TypeError(
-                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
-            )
-        return _f.bitwise_not(self)
-
-    def __and__(self, other: Any) -> Tensor:
-        return _f.bitwise_and(self, other)
-
-    def __or__(self, other: Any) -> Tensor:
-        return _f.bitwise_or(self, other)
-
-    def __xor__(self, other: Any) -> Tensor:
-        return _f.bitwise_xor(self, other)
-
-    def __rand__(self, other: Any) -> Tensor:
-        return _f.bitwise_and(self, other)
-
-    def __ror__(self, other: Any) -> Tensor:
-        return _f.bitwise_or(self, other)
-
-    def __rxor__(self, other: Any) -> Tensor:
-        return _f.bitwise_xor(self, other)
-
-    def __iand__(self, other: Any) -> Tensor:
-        return _f.bitwise_and_(self, other)
-
-    def __ior__(self, other: Any) -> Tensor:
-        return _f.bitwise_or_(self, other)
-
-    def __ixor__(self, other: Any) -> Tensor:
-        return _f.bitwise_xor_(self, other)
-
-    def __getitem__(self, key: Any) -> Tensor:
-        from engine.ops.index import getitem
-
-        return getitem(self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        from engine.ops.index import setitem
-
-        setitem(self, key, value)
-
-    @property
-    def T(self) -> Tensor:  # noqa: N802
-        if self.ndim != 2:
-            warnings.warn(
-                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
-                "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
-                "to reverse the dimensions of a tensor. (Triggered internally at "
-                "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
-                UserWarning,
-                stacklevel=warn_site.stacklevel(2, __file__),
-            )
-        return _f.permute(self, tuple(range(self.ndim - 1, -1, -1)))
-
-    def _transpose_0d(self, attr: str, line: int, advice: str) -> Tensor:
-        """A 0-D tensor's transpose: itself, with PyTorch's once-per-process warning."""
-        if attr not in _WARNED_0D:
-            _WARNED_0D.add(attr)
-            warnings.warn(
-                f"Tensor.{attr} is deprecated on 0-D tensors. {advice} (Triggered internally "
-                f"at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
-                UserWarning,
-                stacklevel=warn_site.stacklevel(3, __file__),
-            )
-        return self
-
-    @property
-    def mT(self) -> Tensor:  # noqa: N802
-        if self.ndim == 0:
-            return self._transpose_0d("mT", 4373, "This function is the identity in these cases.")
-        if self.ndim < 2:
-            raise RuntimeError(
-                "tensor.mT is only supported on matrices or batches of matrices. "
-                f"Got {self.ndim}-D tensor."
-            )
-        return _f.transpose(self, -2, -1)
-
-    @property
-    def mH(self) -> Tensor:  # noqa: N802
-        """The conjugate transpose of each matrix; the engine's dtypes are real, so ``mT``."""
-        if self.ndim == 0:
-            return self._transpose_0d("mH", 4382, "Consider using x.conj().")
-        if self.ndim < 2:
-            raise RuntimeError(
-                "tensor.mH is only supported on matrices or batches of matrices. "
-                f"Got {self.ndim}-D tensor."
-            )
-        return _f.transpose(self, -2, -1)
-
-    @property
-    def H(self) -> Tensor:  # noqa: N802
-        """The conjugate transpose of a matrix (real here, so its transpose)."""
-        if self.ndim == 0:
-            return self._transpose_0d("H", 4335, "Consider using x.conj().")
-        if self.ndim != 2:
-            hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
-            raise RuntimeError(
-                "tensor.H is only supported on matrices (2-D tensors). "
-                f"Got {self.ndim}-D tensor.{hint}"
-            )
-        return _f.transpose(self, 0, 1)
+        def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
+        def backward(
+            self,
+            gradient: Tensor | None = None,
+            retain_graph: bool | None = None,
+            create_graph: bool = False,
+            inputs: Any = None,
+        ) -> None: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
+        def __setitem__(self, key: Any, value: Any) -> None: ...
+        def new_tensor(
+            self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        ) -> Tensor: ...
+        def new_zeros(self, *size: Any, **kwargs: Any) -> Tensor: ...
+        def new_ones(self, *size: Any, **kwargs: Any) -> Tensor: ...
+        def new_empty(self, *size: Any, **kwargs: Any) -> Tensor: ...
+        def new_full(self, size: Any, fill_value: Any, **kwargs: Any) -> Tensor: ...
 
 
 class Size(tuple):
@@ -798,30 +531,4 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
-class _Functions:
-    """Late-bound access to ``engine.functions`` (filled when the ops load)."""
-
-    def __getattr__(self, name: str) -> Any:
-        from engine import functions
-
-        fn = getattr(functions, name)
-        setattr(self, name, fn)
-        return fn
-
-
-_f: Any = _Functions()
-
 __all__ = ["AccumulateGrad", "Size", "Tensor", "device_of", "xp_for"]
-
-
-_BACKWARD: list[Any] = []
-
-
-def _backward_fn() -> Any:
-    """``engine.autograd.functional.backward``, imported on first use (it imports this
-    module) and kept, so ``loss.backward()`` pays no import statement per call."""
-    if not _BACKWARD:
-        from engine.autograd.functional import backward
-
-        _BACKWARD.append(backward)
-    return _BACKWARD[0]

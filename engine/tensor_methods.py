@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import dtypes
+from engine import counting, dtypes
 from engine.catalog import public
 from engine.integers import is_int
 from engine.ops import shape
@@ -225,9 +225,7 @@ def logical_not_(self: Tensor) -> Tensor:
 
 
 def bincount(self: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
-    from engine.counting import bincount
-
-    return bincount(self, weights, minlength)
+    return counting.bincount(self, weights, minlength)
 
 
 def polygamma(self: Tensor, n: int) -> Tensor:

@@ -1,6 +1,15 @@
 """``engine.autograd``: backward, grad, custom Functions and the graph types."""
 
-from engine.autograd import anomaly_mode, forward_ad, functional, graph
+# isort: off
+# The package holds two layers: the graph's nodes (below Tensor, which the ops import)
+# and the tools built on the ops (backward, grad, gradcheck, jacobians).  The lower ones
+# load first, then the ops they serve, then the tools, each importing what it uses.
+from engine.autograd import anomaly_mode, dual_state, graph, saved_attributes, transform_state
+from engine.autograd import saved_tensor
+import engine.ops
+
+# isort: on
+from engine.autograd import forward_ad, functional
 from engine.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.autograd.functional import backward, grad

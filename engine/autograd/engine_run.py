@@ -165,10 +165,8 @@ def accumulate_into(
     old = t._grad
     if tensor_mode:
         if old is None:
-            from engine.ops.convert import copy_
-
             fresh = Tensor._wrap(array_module(g._data).zeros_like(g._data))
-            t._grad = copy_(fresh, g)
+            t._grad = fresh.copy_(g)  # ``engine.ops.convert.copy_``, the method
         elif grad_mode.STATE.enabled:
             t._grad = old + g
         else:
@@ -642,10 +640,26 @@ def _observe(
         obs.executions.append(record)
 
 
-def call_node(node: Node, grads: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``grad_fn(grad)`` called directly by the user, as PyTorch allows."""
+def call_node(node: Node, grads: tuple[Any, ...]) -> Any:
+    """``grad_fn(grad)`` called directly by the user, as PyTorch allows (``Node.__call__``,
+    bound by ``engine._methods``: running a node is the backward engine's work)."""
     arrays = tuple(g._data if isinstance(g, Tensor) else g for g in grads)
     with grad_mode.no_grad():
         outs = node.apply(arrays, False)
     res = tuple(None if g is None else Tensor._wrap(g) for g in outs)
     return res[0] if len(res) == 1 else res
+
+
+def accumulate_grad(
+    node: AccumulateGrad, grads: tuple[Any, ...], tensor_mode: bool
+) -> tuple[Any, ...]:
+    """``AccumulateGrad.apply`` (bound by ``engine._methods``), for a direct call of a
+    leaf's node; the backward loop accumulates itself, with its stealing and versions."""
+    if grads[0] is not None:
+        # as AccumulateGrad::apply: a leaf frozen after the forward gets no gradient,
+        # but its post-accumulate hooks still run
+        if node.variable.requires_grad:
+            accumulate_into(node.variable, grads[0], tensor_mode)
+        if node.variable._post_accumulate_grad_hooks:
+            _post_accumulate_hooks(node.variable)
+    return ()

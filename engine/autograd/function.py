@@ -12,7 +12,8 @@ from typing import Any, ClassVar
 
 from engine import grad_mode
 from engine.autograd.dual_state import DUAL, tangent_of
-from engine.autograd.graph import Node, SavedTensor, edge_of
+from engine.autograd.graph import Node, edge_of
+from engine.autograd.saved_tensor import SavedTensor
 from engine.autograd.transform_state import ACTIVE as TRANSFORMS
 from engine.backend import xp_for
 from engine.messages import BACKWARD_TWICE, LEAF_DIRTY

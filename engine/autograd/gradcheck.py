@@ -11,7 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.autograd import forward_ad
+from engine.autograd.functional import grad
 from engine.backend import to_numpy, transfer
+from engine.creation import tensor as make
+from engine.tensor import Tensor
 
 
 class GradcheckError(RuntimeError):
@@ -19,8 +23,6 @@ class GradcheckError(RuntimeError):
 
 
 def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Any]:
-    from engine.tensor import Tensor
-
     out = fn(*inputs)
     outs = list(out) if isinstance(out, tuple | list) else [out]
     return [o for o in outs if isinstance(o, Tensor) and o.dtype.is_floating_point]
@@ -68,9 +70,6 @@ def gradcheck(
             )
         except GradcheckError:
             return False
-    from engine.autograd.functional import grad
-    from engine.tensor import Tensor
-
     if isinstance(inputs, Tensor):
         inputs = (inputs,)  # one tensor is one input, not a sequence of rows
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -85,6 +84,7 @@ def gradcheck(
         return True
     outs = _outputs(fn, inputs)
     if fast_mode:
+        # a true cycle: fast_gradcheck builds on this module (GradcheckError, slow_jacobians)
         from engine.autograd.fast_gradcheck import fast_gradcheck
 
         diff_outs = [o for o in outs if o.requires_grad]
@@ -106,8 +106,6 @@ def gradcheck(
     targets = [o for o in outs if o.requires_grad]
     if not targets:
         return True
-    from engine.creation import tensor as make
-
     grads_out = [
         make(c, dtype=o.dtype, device=o.device)
         for o, c in zip(outs, cots, strict=True)
@@ -152,9 +150,6 @@ def _check_forward(
 ) -> None:
     """PyTorch's forward-mode check: each output's Jacobian by each differentiable input,
     column by column from one dual pass with a unit tangent, against finite differences."""
-    from engine.autograd import forward_ad
-    from engine.creation import tensor as make
-
     outs = _outputs(fn, inputs)
     for i in diff:
         x = inputs[i]
@@ -220,9 +215,6 @@ def slow_jacobians(
     element) Jacobians of output ``o`` by input ``i``, each a row per input element and
     a column per output element, in the input's dtype (``with_analytical=False``: the
     numerical one only, the analytical left zero)."""
-    from engine.autograd.functional import grad
-    from engine.creation import tensor as make
-
     out = _outputs(fn, inputs)[o]
     x = inputs[i]
     orig = x._data.copy()

@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.autograd.functional import grad
+from engine.autograd.gradcheck import gradcheck
+from engine.creation import empty
+from engine.dtypes import float64
 from engine.tensor import Tensor
 
 
@@ -36,11 +40,6 @@ def gradgradcheck(
     """``gradcheck`` of ``(inputs, grad_outputs) -> grad(func(inputs), inputs,
     grad_outputs)``; absent ``grad_outputs`` are drawn as PyTorch's ``make_tensor`` draws
     them, uniform in ``[-1, 1)`` from the global generator."""
-    from engine.autograd.functional import grad
-    from engine.autograd.gradcheck import gradcheck
-    from engine.creation import empty
-    from engine.dtypes import float64
-
     ins = _as_tuple(inputs)
     outs = [o for o in _as_tuple(func(*ins)) if isinstance(o, Tensor) and o.requires_grad]
     if grad_outputs is None:

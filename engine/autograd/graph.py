@@ -4,6 +4,12 @@ A node is what ``tensor.grad_fn`` returns.  Its ``next_functions`` are the
 edges PyTorch shows, leaves are reached through ``AccumulateGrad`` nodes, and
 each node remembers the shape/dtype/device of its forward outputs so the
 backward engine can check (and un-broadcast) every gradient in one place.
+
+The graph sits below ``Tensor`` and imports nothing above it.  What runs a node needs
+the backward engine (``engine.autograd.engine_run``), so calling a node
+(``grad_fn(g)``, ``Node.__call__``) and an ``AccumulateGrad``'s ``apply`` are defined
+there and bound onto these classes by ``engine._methods``; a tensor saved for backward
+unpacks into a ``Tensor``, so ``SavedTensor`` is in ``engine.autograd.saved_tensor``.
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
-from engine.backend import CPU
-from engine.messages import BACKWARD_TWICE, fmt_shape
+from engine.backend import CPU, device_of
+from engine.dtypes import FROM_NP, legacy_name
+from engine.messages import fmt_shape
 
 if TYPE_CHECKING:
     from engine.tensor import Tensor
@@ -137,11 +144,6 @@ class Node:
         module = "" if kind.__module__ == "builtins" else kind.__module__ + "."
         return f"<{module}{kind.__qualname__} object at {id(self):#x}>"
 
-    def __call__(self, *grads: Any) -> Any:
-        from engine.autograd.engine_run import call_node
-
-        return call_node(self, grads)
-
     # -- hooks ------------------------------------------------------------
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` after the node ran."""
@@ -196,7 +198,8 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf: adds the incoming gradient into ``variable.grad``."""
+    """The sink of a leaf: adds the incoming gradient into ``variable.grad`` (the backward
+    loop does so itself; ``apply``, for a direct call, is ``engine_run.accumulate_grad``)."""
 
     __slots__ = ("variable",)
     _name = "torch::autograd::AccumulateGrad"
@@ -215,18 +218,6 @@ class AccumulateGrad(Node):
         self._out_meta = output_meta(data.shape, data.dtype, variable.device)
         if ANOMALY.enabled:
             store_stack(self)
-
-    def apply(self, grads: tuple[Any, ...], tensor_mode: bool) -> tuple[Any, ...]:
-        from engine.autograd.engine_run import _post_accumulate_hooks, accumulate_into
-
-        if grads[0] is not None:
-            # as AccumulateGrad::apply: a leaf frozen after the forward gets no gradient,
-            # but its post-accumulate hooks still run
-            if self.variable.requires_grad:
-                accumulate_into(self.variable, grads[0], tensor_mode)
-            if self.variable._post_accumulate_grad_hooks:
-                _post_accumulate_hooks(self.variable)
-        return ()
 
 
 class _SavedHooks(threading.local):
@@ -255,79 +246,6 @@ class saved_tensors_hooks:  # noqa: N801  (PyTorch's name)
         SAVED_HOOKS.stack = stack[:-1] or None
 
 
-class SavedTensor:
-    """A tensor saved for backward, checked against in-place changes on unpack."""
-
-    __slots__ = (
-        "data",
-        "is_output",
-        "output_nr",
-        "packed",
-        "tensor",
-        "unpack_hook",
-        "vc",
-        "version",
-    )
-
-    def __init__(self, t: Tensor, is_output: bool) -> None:
-        if t._inference:
-            from engine.inference_mode import SAVE_ERROR, is_inference_mode_enabled
-
-            if not is_inference_mode_enabled():
-                raise RuntimeError(SAVE_ERROR)
-        self.data = t._data
-        vc = t._counter()
-        self.vc = vc
-        self.version = vc[0]
-        self.is_output = is_output
-        self.output_nr = t._output_nr
-        self.tensor: Tensor | None = None if is_output else t
-        self.unpack_hook: Callable[[Any], Any] | None = None
-        hooks = SAVED_HOOKS.stack
-        if hooks:
-            pack, self.unpack_hook = hooks[-1]
-            self.packed = pack(t)
-            self.tensor = None
-
-    def unpack(self, node: Node, tensor_mode: bool) -> Any:
-        if self.data is None:
-            raise RuntimeError(BACKWARD_TWICE)
-        if self.unpack_hook is not None:
-            return self._unpack_hooked(tensor_mode)
-        if self.vc[0] != self.version:
-            raise RuntimeError(self._modified_message(node))
-        if not tensor_mode:
-            return self.data
-        if self.is_output:
-            from engine.tensor import Tensor
-
-            return Tensor._wrap(self.data, node, self.output_nr)
-        return self.tensor
-
-    def _modified_message(self, node: Node) -> str:
-        return modified_message(
-            node, self.data, self.vc[0], self.version, self.output_nr, self.is_output, self.tensor
-        )
-
-    def _unpack_hooked(self, tensor_mode: bool) -> Any:
-        from engine.tensor import Tensor
-
-        assert self.unpack_hook is not None
-        value = self.unpack_hook(self.packed)
-        if not isinstance(value, Tensor):
-            raise TypeError(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                f"type {type(value).__name__}"
-            )
-        return value if tensor_mode else value._data
-
-    def release(self) -> None:
-        self.data = None
-        self.tensor = None
-        if self.unpack_hook is not None:
-            self.packed = None
-
-
 def modified_message(
     node: Node,
     arr: Any,
@@ -339,9 +257,6 @@ def modified_message(
 ) -> str:
     """PyTorch's error for a saved tensor changed in place since it was saved (at
     ``version``, now at ``now``): a ``SavedTensor``'s or a node's compact record's."""
-    from engine.backend import device_of
-    from engine.dtypes import FROM_NP, legacy_name
-
     kind = legacy_name(FROM_NP[arr.dtype], device_of(arr).type == "cuda")
     sizes = fmt_shape(arr.shape)
     # PyTorch names the op without "Backward" and its overload number 0 ("Exp" for

@@ -13,7 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.autograd import forward_ad
+from engine.autograd.functional import grad
+from engine.creation import zeros_like
 from engine.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from engine.ops.shape import stack
 from engine.tensor import Tensor
 
 Tensors = tuple[Any, ...]
@@ -66,8 +69,6 @@ def _grad(
     retain_graph: bool | None = None,
 ) -> Tensors:
     """``autograd.grad`` that skips outputs that do not require grad (all None then)."""
-    from engine.autograd.functional import grad
-
     grad_outputs = grad_outputs or (None,) * len(outputs)
     keep = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
     if not keep:
@@ -99,8 +100,6 @@ _STRICT_MISSING = {
 def _zeros_for_missing(
     grads: Tensors, refs: Tensors, strict: bool, create_graph: bool, stage: str
 ) -> Tensors:
-    from engine.creation import zeros_like
-
     out = []
     for i, g in enumerate(grads):
         if g is None:
@@ -199,8 +198,6 @@ def jvp(
     create_graph: bool = False,
     strict: bool = False,
 ) -> tuple[Any, Any]:
-    from engine.creation import zeros_like
-
     with enable_grad():
         in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _prepare(ins, create_graph, True)
@@ -235,9 +232,6 @@ def jacobian(
     strategy: str = "reverse-mode",
 ) -> Any:
     """One ``autograd.grad`` per output element (``vectorize`` gives the same numbers)."""
-    from engine.creation import zeros_like
-    from engine.ops.shape import stack
-
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -297,8 +291,6 @@ def jacobian(
 def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool, vectorize: bool) -> Any:
     """``strategy="forward-mode"``: one pass of dual tensors per input element, each giving a
     column of the Jacobian (PyTorch batches these passes with vmap; the numbers are the same)."""
-    from engine.ops.shape import stack
-
     if strict:
         raise RuntimeError(
             "torch.autograd.functional.jacobian: `strict=True` and "
@@ -378,8 +370,6 @@ def hessian(
 def _second_order(
     name: str, func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, strict: bool
 ) -> tuple[Any, Any]:
-    from engine.creation import zeros_like
-
     with enable_grad():
         in_tuple, ins = _as_tuple(inputs, "inputs", name)
         ins = _prepare(ins, create_graph, True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from engine.creation import empty
 from engine.tensor import Tensor
 
 
@@ -21,8 +22,6 @@ class _VariableMeta(type):
 class Variable(metaclass=_VariableMeta):
     def __new__(cls, data: Any = None, requires_grad: bool = False, volatile: bool = False) -> Any:
         if data is None:
-            from engine.creation import empty
-
             return empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")

@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import Any
 
+from engine import spaced
 from engine.backend import to_numpy
 from engine.creation import randperm
 from engine.creation import tensor as make
@@ -97,10 +98,8 @@ def eye_(tensor: Any) -> Any:
     """The identity written into a 2-D tensor (ones on the diagonal of a non-square one)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from engine.spaced import eye
-
     with no_grad():
-        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+        return tensor.copy_(spaced.eye(*tensor.shape, dtype=tensor.dtype))
 
 
 def orthogonal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:

@@ -8,6 +8,8 @@ from typing import Any
 
 from engine import warn_site
 from engine.catalog import Example, Param, public
+from engine.legacy_reduction import legacy_reduction
+from engine.ops.special import xlogy
 
 _MEAN_WARNING = (
     "reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -38,9 +40,7 @@ def kl_div(
     log_target: bool = False,
 ) -> Any:
     if size_average is not None or reduce is not None:
-        from engine.nn.modules.loss import _legacy_reduction
-
-        reduction = _legacy_reduction(size_average, reduce, reduction)
+        reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn(_MEAN_WARNING, stacklevel=warn_site.stacklevel(2, __file__))
     if reduction not in ("mean", "sum", "none", "batchmean"):
@@ -48,8 +48,6 @@ def kl_div(
     if log_target:
         output = target.exp() * (target - input)
     else:
-        from engine.ops.special import xlogy
-
         output = xlogy(target, target) - target * input
     if reduction == "none":
         return output

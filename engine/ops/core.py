@@ -32,15 +32,17 @@ from engine.autograd.graph import (
     SEQ,
     UNCOUNTED,
     Node,
-    SavedTensor,
     edge_of,
     modified_message,
     output_meta,
 )
 from engine.autograd.saved_attributes import PYTORCH_SAVED
+from engine.autograd.saved_tensor import SavedTensor
 from engine.backend import array_module
+from engine.grad_mode import is_inference_mode_enabled
 from engine.messages import (
     BACKWARD_TWICE,
+    INFERENCE_INPLACE_ERROR,
     LEAF_INPLACE,
     NOGRAD_VIEW_INPLACE,
     VIEW_LEAF_INPLACE,
@@ -1001,14 +1003,11 @@ def apply_inplace(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | N
     if DUAL and DUAL[0].carries(inputs):
         return DUAL[0].apply_inplace(op, inputs, params)
     self = inputs[0]
-    if self._inference:
-        from engine.inference_mode import INPLACE_ERROR, is_inference_mode_enabled
-
-        if not is_inference_mode_enabled():
-            # PyTorch writes first, then refuses to bump the version counter.
-            with grad_mode.no_grad():
-                _apply_inplace(op, inputs, params)
-            raise RuntimeError(INPLACE_ERROR)
+    if self._inference and not is_inference_mode_enabled():
+        # PyTorch writes first, then refuses to bump the version counter.
+        with grad_mode.no_grad():
+            _apply_inplace(op, inputs, params)
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     return _apply_inplace(op, inputs, params)
 
 
@@ -1283,6 +1282,27 @@ def regenerate_view_fn(view: Any) -> Any:
             f"and its base or another view of its base has been modified inplace. {_MULTI_VIEW}"
         )
     return _as_strided_onto_base(view)
+
+
+class ViewGradFn:
+    """``tensor.grad_fn`` where the tensor holds none of its own: None, or a view's node.
+    A view keeps its node apart (``_view_fn``) with the version it was made at; once the
+    base or another view of it is changed in place, the node is made anew, an
+    ``AsStridedBackward0`` onto the base's current history, as PyTorch's
+    ``VariableHooks::grad_fn`` does on the next read.  Tensors with a node of their own
+    hold it in their ``__dict__``, which wins over this (non-data) descriptor; it is
+    ``Tensor.grad_fn``, set there by ``engine._methods``."""
+
+    def __get__(self, t: Any, cls: Any = None) -> Any:
+        if t is None:
+            return self
+        fn = t._view_fn
+        if fn is None and t._base is None:
+            return None
+        vc = t._vc
+        if vc is None or vc[0] == t._view_ver or t._nograd_view:
+            return fn
+        return regenerate_view_fn(t)
 
 
 def _as_strided_onto_base(view: Any) -> AsStridedBackward0:

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import dtypes, functions
+from engine import dtypes
 from engine.catalog import Example, Param, Port, public
 from engine.integers import is_int
+from engine.ops import pointwise
+from engine.ops.broadcast import broadcast_shapes
 from engine.ops.core import apply_op, declare
 from engine.ops.index import SLICE
 from engine.ops.pointwise import UNARY
+from engine.ops.select import gather, sort
 from engine.ops.shape import _wrap, expand
-
-
-def _fns() -> Any:
-    return functions
+from engine.ops.stats import flip
 
 
 def _is_tensor(x: Any) -> bool:
@@ -37,17 +37,17 @@ def _is_tensor(x: Any) -> bool:
     doc="input / other (an alias of div)",
 )
 def true_divide(input: Any, other: Any) -> Any:  # noqa: A002
-    return _fns().div(input, other)
+    return pointwise.div(input, other)
 
 
 @public("absolute", ("input",), category="math", doc="absolute value (an alias of abs)")
 def absolute(input: Any) -> Any:  # noqa: A002
-    return _fns().abs(input)
+    return pointwise.abs(input)
 
 
 @public("negative", ("input",), category="arithmetic", doc="-input (an alias of neg)")
 def negative(input: Any) -> Any:  # noqa: A002
-    return _fns().neg(input)
+    return pointwise.neg(input)
 
 
 @public(
@@ -68,26 +68,25 @@ def positive(input: Any) -> Any:  # noqa: A002
 def float_power(input: Any, exponent: Any) -> Any:  # noqa: A002
     """ATen's: both operands converted to double (``_to_copy`` where they are not), then
     ``pow``."""
-    f = _fns()
     if _is_tensor(input):
         base = input.to(dtypes.float64)
         exp = exponent.to(dtypes.float64) if _is_tensor(exponent) else float(exponent)
-        return f.pow(base, exp)
-    return f.pow(float(input), exponent.to(dtypes.float64))
+        return pointwise.pow(base, exp)
+    return pointwise.pow(float(input), exponent.to(dtypes.float64))
 
 
 @public("fliplr", ("input",), category="shape", doc="reverse the columns (dim 1)")
 def fliplr(input: Any) -> Any:  # noqa: A002
     if input.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return _fns().flip(input, (1,))
+    return flip(input, (1,))
 
 
 @public("flipud", ("input",), category="shape", doc="reverse the rows (dim 0)")
 def flipud(input: Any) -> Any:  # noqa: A002
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return _fns().flip(input, (0,))
+    return flip(input, (0,))
 
 
 @public(
@@ -100,14 +99,13 @@ def flipud(input: Any) -> Any:  # noqa: A002
 )
 def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:  # noqa: A002
 
-    f = _fns()
     if indices.dtype is not dtypes.int64:
         raise RuntimeError(
             "torch.take_along_dim(): dtype of indices should be Long but got "
             f"{indices.dtype.scalar_name}"
         )
     if dim is None:
-        return f.gather(input.view(-1), 0, indices.view(-1))
+        return gather(input.view(-1), 0, indices.view(-1))
     if input.ndim != indices.ndim:
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of "
@@ -117,11 +115,11 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:  # 
     d = _wrap(dim, input.ndim)
     sizes = list(input.shape)
     sizes[d] = indices.shape[d]
-    index_shape = f.broadcast_shapes(tuple(sizes), tuple(indices.shape))
+    index_shape = broadcast_shapes(tuple(sizes), tuple(indices.shape))
     sizes = list(indices.shape)
     sizes[d] = input.shape[d]
-    input_shape = f.broadcast_shapes(tuple(sizes), tuple(input.shape))
-    return f.gather(expand(input, *input_shape), d, expand(indices, *index_shape))
+    input_shape = broadcast_shapes(tuple(sizes), tuple(input.shape))
+    return gather(expand(input, *input_shape), d, expand(indices, *index_shape))
 
 
 def _slices(input: Any, dim: int, bounds: list[tuple[int, int]]) -> tuple[Any, ...]:
@@ -206,7 +204,7 @@ dsplit = _split_along("dsplit", 2, 3)
 
 @public("msort", ("input",), category="shape", doc="sorted along dim 0")
 def msort(input: Any) -> Any:  # noqa: A002
-    return _fns().sort(input, dim=0)[0]
+    return sort(input, dim=0)[0]
 
 
 SIGNBIT = declare(

@@ -18,6 +18,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.catalog import Example, Param, Port, public
+from engine.ops import reduce as reductions
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.linalg import bmm
 from engine.ops.pointwise import mul
@@ -243,8 +244,6 @@ def _operands(operands: tuple[Any, ...]) -> tuple[Any, ...]:
 )
 def einsum(equation: str, *operands: Any) -> Any:
     """``einsum(equation, *operands)`` (or a list of operands), as ATen computes it."""
-    from engine.ops.reduce import sum  # noqa: A004 (the op, local: the module's sum is the builtin)
-
     ops_in = _operands(operands)
     arrow = equation.find("->")
     lhs = equation if arrow < 0 else equation[:arrow]
@@ -404,15 +403,17 @@ def einsum(equation: str, *operands: Any) -> Any:
                     b_dims.append(d)
                     dim_counts[d] = 0
         if a_dims:
-            a = sum(a, a_dims, True)
+            a = reductions.sum(a, a_dims, True)
         if b_dims:
-            b = sum(b, b_dims, True)
-        ops.insert(0, _sumproduct_pair(a, b, sum_dims, mul, bmm, permute, reshape, sum, view))
+            b = reductions.sum(b, b_dims, True)
+        ops.insert(
+            0, _sumproduct_pair(a, b, sum_dims, mul, bmm, permute, reshape, reductions.sum, view)
+        )
 
     if perm_index - out_num_dim > 0:
         if len(ops_in) > 1:
             return view(ops[0], *ops[0].shape[:out_num_dim])
-        return sum(ops[0], list(range(out_num_dim, perm_index)))
+        return reductions.sum(ops[0], list(range(out_num_dim, perm_index)))
     return ops[0]
 
 

@@ -15,6 +15,8 @@ from engine import warn_site
 from engine.catalog import Example, Param, Port, public
 from engine.grad_mode import is_grad_enabled
 from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
+from engine.ops import pointwise
+from engine.ops import reduce as reductions
 from engine.ops.core import ARRAY_MATH, Sample, _broadcast_error, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
 from engine.ops.pointwise import div, mul, scalar_minus, zero_scalar
@@ -428,17 +430,17 @@ def weighted(
     """``F.mse_loss``/``l1_loss``/``huber_loss`` with ``weight``: composite in Python, the
     unreduced loss times the weight; ``mean`` is its sum over the weights' sum
     (``by_weight``, mse and l1) or its plain mean (Huber)."""
-    from engine.ops.reduce import mean, sum
-
     if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
     out = mul(loss, weight)
     if reduction == "none":
         return out
     if reduction == "sum":
-        return sum(out)
+        return reductions.sum(out)
     if reduction == "mean":
-        return div(sum(out), sum(weight)) if by_weight else mean(out)
+        return (
+            div(reductions.sum(out), reductions.sum(weight)) if by_weight else reductions.mean(out)
+        )
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
@@ -526,17 +528,14 @@ def l1_loss(
     weight: Any = None,
 ) -> Any:
     """Composite in PyTorch: ``(input - target).abs()`` then the reduction."""
-    from engine.ops.pointwise import abs, sub
-    from engine.ops.reduce import mean, sum
-
     input, target = expanded(input, target)
     reduction = loss_reduction(size_average, reduce, reduction)
-    loss = abs(sub(input, target))
+    loss = pointwise.abs(pointwise.sub(input, target))
     if weight is not None:
         return weighted(loss, input, weight, reduction)
     if reduction == "mean":
-        return mean(loss)
-    return sum(loss) if reduction == "sum" else loss
+        return reductions.mean(loss)
+    return reductions.sum(loss) if reduction == "sum" else loss
 
 
 @_loss("smooth_l1_loss", (REDUCTION, Param("beta", "float")), "smooth L1 (Huber / beta)")

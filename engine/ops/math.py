@@ -14,6 +14,7 @@ from engine import dtypes
 from engine.backend import array_module
 from engine.catalog import Param, Port, public
 from engine.creation import scalar_tensor_like
+from engine.ops import pointwise
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
 from engine.ops.pointwise import POS, UNARY, _unary_public, zeros_like
@@ -213,9 +214,7 @@ def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001, A002
 @public("square", ("input",), category="math", doc="input ** 2")
 def square(input: Any) -> Any:  # noqa: A002
     """``input ** 2``: PyTorch records it as ``pow`` (``PowBackward0``)."""
-    from engine.ops.pointwise import pow
-
-    return pow(input, 2)
+    return pointwise.pow(input, 2)
 
 
 def _atan2_grads(ctx: Any, g: Any) -> tuple[Any, Any]:

@@ -9,14 +9,22 @@ from typing import Any
 import numpy as np
 
 from engine import cpu_loops, transcendental, warn_site
+from engine.backend import array_module
 from engine.catalog import Example, Param, Port, public
 from engine.legacy_reduction import REDUCTION_ALIASES, loss_reduction
-from engine.ops import linalg, nll_cascade, pointwise
+from engine.ops import linalg, nll_cascade, pointwise, reduce, select
 from engine.ops import shape as shape_ops
 from engine.ops.core import Sample, apply_op, declare
 from engine.ops.kernel_devices import check_common_device
 from engine.ops.kernel_dtypes import is_bool, refuse_dtype
-from engine.ops.losses import pointwise_loss_backward, refuse_grad
+from engine.ops.losses import (
+    _norm,
+    _reduce,
+    expanded,
+    pointwise_loss_backward,
+    refuse_grad,
+    weighted,
+)
 from engine.quiet import quietly
 from engine.tensor import Tensor
 
@@ -164,15 +172,11 @@ LOG_SOFTMAX = declare(
 
 
 def _mse_fwd(xp: Any, a: Any, b: Any, reduction: str = "mean") -> Any:
-    from engine.ops.losses import _reduce
-
     return _reduce(xp, (a - b) ** 2, reduction)
 
 
 def _mse_kernel(xp: Any, g: Any, a: Any, t: Any, reduction: str) -> Any:
     """``mse_loss_backward``: ``norm * (self - target) * grad``, norm ``2 / n`` for mean."""
-    from engine.ops.losses import _norm
-
     norm = a.dtype.type(_norm(reduction, a.size, 2.0))
     return norm * (a - t) * g
 
@@ -181,8 +185,6 @@ def _mse_curvature(ctx: Any, gg_go: Any, x: Any) -> Any:
     import math
 
     n = math.prod(x.shape)
-    from engine.ops.losses import _norm
-
     return ctx.math.mul_scalar(gg_go, other=_norm(ctx.params["reduction"], n, 2.0))
 
 
@@ -348,8 +350,6 @@ def _nll_grad_fwd(
 def _nll_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:
     """``nll_loss_backward`` is linear in its gradient: ``nll_loss(gg, target)`` for it,
     zero for ``self`` (which gives only the shape)."""
-    from engine.backend import array_module
-
     p = {k: ctx.params.get(k) for k in ("target", "weight", "reduction", "ignore_index")}
     data = gg if ctx.math is pointwise.ARRAY_MATH else gg._data
     zeros = array_module(data).zeros(tuple(ctx.shapes[1]), dtype=data.dtype)
@@ -460,8 +460,6 @@ def mse_loss(
     reduction: str = "mean",
     weight: Any = None,
 ) -> Any:
-    from engine.ops.losses import expanded, weighted
-
     input, target = expanded(input, target)
     reduction = loss_reduction(size_average, reduce, reduction)
     if weight is not None:
@@ -478,6 +476,7 @@ def _nll_checks(input: Any, target: Any) -> None:  # noqa: A002
             raise ValueError(
                 f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tn})."
             )
+        # a true cycle: nll_nd's N-d kernels are this module's 2-d ones (_nll_fwd)
         from engine.ops.nll_nd import check_nd
 
         check_nd(input, target)
@@ -551,6 +550,7 @@ def nll_loss(
         # every class is in range and ``ignore_index`` is not: ``_plain_targets`` holds
         params["plain"] = True
     if input.ndim > 2:
+        # a true cycle: nll_nd's N-d kernels are this module's 2-d ones (_nll_fwd)
         from engine.ops.nll_nd import nll_loss_nd
 
         return nll_loss_nd(input, target, params)
@@ -635,8 +635,6 @@ def _label_smoothing(
 ) -> Any:
     """PyTorch's ``cross_entropy_loss_label_smoothing``: the NLL blended with the mean
     log-probability over the classes, ``(1 - s) * nll + smooth * (s / C)``."""
-    from engine.ops import reduce, select
-
     if not 0.0 <= smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {smoothing:g}")
     n_classes = log_p.shape[class_dim]

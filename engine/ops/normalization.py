@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine import autograd
+from engine.autograd.functional import grad as autograd_grad
 from engine.backend import array_module
 from engine.catalog import Example, Param, Port, public
 from engine.grad_mode import enable_grad
@@ -126,7 +126,7 @@ def _fused_double_backward(grad: Any, positions: tuple[int, int, int]) -> Any:
             out = grad(f, vals[0])[_WHICH.index(which)]
             if not out.requires_grad:  # e.g. the bias's gradient, when only input needs one
                 return tuple(grads)
-            res = autograd.grad(
+            res = autograd_grad(
                 out, [vals[k] for k in wanted], gg, create_graph=tm, allow_unused=True
             )
         for k, r in zip(wanted, res, strict=True):

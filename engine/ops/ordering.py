@@ -20,6 +20,7 @@ from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.host import on_host
 from engine.ops.pointwise import data_of
 from engine.ops.reduce import _select_dim_grad
+from engine.ops.shape import _wrap as wrap_dim
 from engine.return_types import _make
 from engine.tensor import Tensor
 
@@ -31,9 +32,7 @@ cummin_type = _make("cummin")
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
-    from engine.ops.shape import _wrap
-
-    return _wrap(dim, ndim) if ndim else 0
+    return wrap_dim(dim, ndim) if ndim else 0
 
 
 def _select_grad(ctx: Any, g: Any, _indices_grad: Any = None) -> Any:
@@ -486,8 +485,6 @@ def _quantile(
 ) -> Any:
     """ATen's ``quantile_compute``: sort, view as ``(*, n)``, gather the ranks below and
     above, ``lerp_`` between them, then squeeze (and move the quantiles first)."""
-    from engine.ops.shape import _wrap
-
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
@@ -506,7 +503,7 @@ def _quantile(
         sorted_ = input.flatten().sort()[0]
         out_shape = [1] * input.ndim if keepdim else []
     else:
-        d = _wrap(dim, input.ndim) if input.ndim else 0
+        d = wrap_dim(dim, input.ndim) if input.ndim else 0
         last = d == input.ndim - 1 or not input.ndim
         sorted_ = (input if last else input.unsqueeze(-1).transpose(d, -1)).sort()[0]
         out_shape = list(input.shape)

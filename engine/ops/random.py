@@ -17,9 +17,11 @@ import numpy as np
 from engine import dtypes
 from engine.backend import to_numpy
 from engine.catalog import Example, Param, Port, public
+from engine.creation import empty, empty_like, tensor
 from engine.ops.core import apply_inplace, apply_op, check_inplace, declare
-from engine.random import cuda_generator, default_generator, sampling
-from engine.random.generator import Generator
+from engine.random import sampling
+from engine.random.generator import generator_of
+from engine.tensor import Tensor
 
 
 def _written(xp: Any, a: Any, values: Any) -> Any:
@@ -56,13 +58,6 @@ POISSON = declare("poisson", "PoissonBackward0", ("self",), _written, _zero_grad
 def _num(x: float) -> str:
     """A number as PyTorch's C++ messages print it (``ostream`` default: %g)."""
     return f"{x:g}"
-
-
-def generator_of(generator: Generator | None, cuda: bool = False) -> Generator:
-    """The generator a draw uses: the caller's, else the default one of its device."""
-    if generator is not None:
-        return generator
-    return cuda_generator if cuda else default_generator
 
 
 def _memory_order(strides: tuple[int, ...]) -> list[int]:
@@ -119,8 +114,6 @@ def bernoulli_(t: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
     """``Tensor.bernoulli_(p)``: ones with probability ``p``, a number or a tensor
     of probabilities broadcast to ``t`` (``bernoulli_tensor_cpu``: float64
     probabilities compare with a 53-bit uniform, others with a 24-bit float one)."""
-    from engine.tensor import Tensor
-
     gen = generator_of(generator, t.is_cuda)
     if not isinstance(p, Tensor):
         if not 0 <= p <= 1:
@@ -208,8 +201,6 @@ def log_normal_(t: Any, mean: float = 1.0, std: float = 2.0, *, generator: Any =
 def poisson(input: Any, generator: Any = None) -> Any:  # noqa: A002
     """``torch.poisson(rates)``: a count drawn per rate (``PoissonBackward0``, whose
     gradient is zero), in the rates' dtype."""
-    from engine.ops.core import apply_op
-
     if not input.dtype.is_floating_point:
         raise _not_implemented("poisson_cpu", input)
     rates = np.asarray(input.numpy(force=True))
@@ -240,8 +231,6 @@ def multinomial(
     number without replacement, is ATen's fast path: ``topk(p / q)`` (``argmax`` for one)
     with ``q`` exponential draws shaped like ``input``; more with replacement search
     the normalised running sum for uniform draws."""
-    from engine.creation import empty_like, tensor
-
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:
@@ -284,8 +273,6 @@ def multinomial(
 def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:  # noqa: A002
     """``torch.bernoulli(probs)`` (each element one with its own probability) or
     ``torch.bernoulli(input, p)`` (shaped like ``input``, probability ``p``)."""
-    from engine.creation import empty_like
-
     if p is not None:
         out = bernoulli_(empty_like(input), p, generator=generator)
         out._vc = None  # a new tensor: the fill is not a visible write (version 0)
@@ -309,9 +296,6 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     """``torch.normal``: ATen's order of draws, ``normal_(0, 1)`` (or ``(0, std)`` for a
     number std with a tensor mean, ``(mean, std)`` for two numbers) then ``* std + mean``."""
     import numpy as np
-
-    from engine.creation import empty
-    from engine.tensor import Tensor
 
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:

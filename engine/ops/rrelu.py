@@ -17,8 +17,8 @@ from engine.catalog import Param, public
 from engine.ops.core import Sample, apply_inplace, apply_op, declare
 from engine.ops.kernel_dtypes import refuse_dtype
 from engine.ops.pointwise import zeros_like
-from engine.ops.random import generator_of
 from engine.random import sampling
+from engine.random.generator import generator_of
 
 NS = "torch.nn.functional"
 #: Slopes as training draws them (and 1 where the input is positive), for the test matrix.

@@ -18,6 +18,7 @@ from engine.backend import array_module
 from engine.catalog import Example, Param, public
 from engine.creation import ones, zeros
 from engine.integers import int_tuple
+from engine.ops import reduce as reductions
 from engine.ops.core import ARRAY_MATH, Sample, apply_op, declare
 from engine.ops.index import narrow
 from engine.ops.reduce import _mean, _norm_dims
@@ -498,8 +499,6 @@ def _cumprod_grad_graph(x: Any, g: Any, dim: int) -> Any:
     where ``omitted`` holds the running products with ``x[k]`` left out (the product of
     ``x[:k]`` times the cumprod of ``x[k+1:]``), written with ``copy_`` into a zero
     tensor, so the graph is PyTorch's chain of ``CopySlices``."""
-    from engine.ops.reduce import sum
-
     n = x.shape[dim]
     grad_input = zeros(tuple(x.shape), dtype=g.dtype, device=g.device)
     grad_input.zero_()  # ``at::zeros`` is ``empty().zero_()``: version 1 before the copies
@@ -516,7 +515,7 @@ def _cumprod_grad_graph(x: Any, g: Any, dim: int) -> Any:
             else:
                 after_k = cumprod(narrow(x, dim, k + 1, n - k - 1), dim)
                 omitted = cat([until_k, until_k.expand_as(after_k) * after_k], dim)
-        grad_input.select(dim, k).copy_(sum(narrow(g, dim, k, n - k) * omitted, dim))
+        grad_input.select(dim, k).copy_(reductions.sum(narrow(g, dim, k, n - k) * omitted, dim))
     return grad_input
 
 

@@ -15,6 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from engine import dtypes
+from engine.backend import to_device, transfer
+from engine.tensor import Tensor
+
 _MASK32 = 0xFFFFFFFF
 _MASK64 = (1 << 64) - 1
 _STATE_WORDS = 624
@@ -105,9 +109,6 @@ class Generator:
 
     def get_state(self) -> Any:
         """The state as PyTorch's ``ByteTensor`` (``CPUGeneratorImplState`` bytes)."""
-        from engine import dtypes
-        from engine.creation import tensor
-
         key, left, nxt = self._position()
         raw = bytearray(STATE_BYTES)
         struct.pack_into("<QiiQ", raw, 0, self._seed, left, 1, nxt)
@@ -117,13 +118,13 @@ class Generator:
             struct.pack_into("<i", raw, _NORMAL_AT + 24, 1)
         if self._float_normal is not None:
             struct.pack_into("<f?", raw, _FLOAT_NORMAL_AT, self._float_normal, True)
-        return tensor(np.frombuffer(bytes(raw), dtype=np.uint8).copy(), dtype=dtypes.uint8)
+        # ``torch.tensor(bytes, dtype=uint8)`` on the default device, as ``creation.tensor``
+        # makes it (the generator sits below the factories, which draw from it)
+        state = np.frombuffer(bytes(raw), dtype=np.uint8).copy()
+        return Tensor._wrap(transfer(state, to_device(None)))
 
     def set_state(self, new_state: Any) -> Generator:
         """Restore a state from ``get_state`` (PyTorch's checks and messages)."""
-        from engine import dtypes
-        from engine.tensor import Tensor
-
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not dtypes.uint8:
@@ -202,3 +203,10 @@ def get_rng_state() -> Any:
 def set_rng_state(new_state: Any) -> None:
     """``torch.set_rng_state(state)``."""
     default_generator.set_state(new_state)
+
+
+def generator_of(generator: Generator | None, cuda: bool = False) -> Generator:
+    """The generator a draw uses: the caller's, else the default one of its device."""
+    if generator is not None:
+        return generator
+    return cuda_generator if cuda else default_generator

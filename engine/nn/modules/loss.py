@@ -4,24 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.legacy_reduction import legacy_get_string
+from engine.legacy_reduction import legacy_reduction
 from engine.nn import functional as F
 from engine.nn.modules.module import Module
 from engine.tensor import Tensor
 
 
-def _legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    """``reduction``, unless the deprecated ``size_average``/``reduce`` pair is given:
-    then PyTorch's mapping of it, with its warning."""
-    if size_average is None and reduce is None:
-        return reduction
-    return legacy_get_string(size_average, reduce)
-
-
 class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
         super().__init__()
-        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        self.reduction = legacy_reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):

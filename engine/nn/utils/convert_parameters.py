@@ -10,7 +10,7 @@ from engine.tensor import Tensor
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """``torch.cat`` of the flattened parameters, called as PyTorch's own code calls it
     (through the public ``cat``: a tool watching public calls sees the ``CatBackward0``)."""
-    import engine
+    import engine  # the package's ``cat`` at call time: a recorder replaces that name
 
     return engine.cat([p.view(-1) for p in parameters])
 

@@ -12,6 +12,7 @@ import collections.abc
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import engine
 from engine.tensor import Tensor
 from engine.utils.data.dataset import IterableDataset
 from engine.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -19,8 +20,6 @@ from engine.utils.data.sampler import BatchSampler, RandomSampler, SequentialSam
 
 def default_collate(batch: list[Any]) -> Any:
     """Stack tensors, turn numbers into tensors, and recurse into tuples, lists and dicts."""
-    import engine
-
     elem = batch[0]
     if isinstance(elem, Tensor):
         return engine.stack(batch, 0)
@@ -104,8 +103,6 @@ class DataLoader:
         )
 
     def __iter__(self) -> Iterator[Any]:
-        import engine
-
         engine.empty((), dtype=engine.int64).random_(generator=self.generator)
         if self._iterable:
             yield from self._iterate_stream()
@@ -142,8 +139,6 @@ def _convert(item: Any) -> Any:
     become lists (PyTorch's backwards compatibility), namedtuples and mappings keep
     their type."""
     import numpy as np
-
-    import engine
 
     if isinstance(item, np.ndarray) and item.dtype.kind not in "SaUO":
         return engine.as_tensor(item)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
+import engine
+
 
 class Sampler:
     def __iter__(self) -> Iterator[Any]:
@@ -50,8 +52,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        import engine
-
         n = len(self.data_source)
         generator = self.generator
         if generator is None:
@@ -83,8 +83,6 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[Any]:
-        import engine
-
         for i in engine.randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
@@ -102,8 +100,6 @@ class WeightedRandomSampler(Sampler):
         replacement: bool = True,
         generator: Any = None,
     ) -> None:
-        import engine
-
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(
                 f"num_samples should be a positive integer value, but got num_samples={num_samples}"
@@ -124,8 +120,6 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        import engine
-
         drawn = engine.multinomial(
             self.weights, self.num_samples, self.replacement, generator=self.generator
         )
