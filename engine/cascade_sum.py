@@ -311,17 +311,21 @@ def _full_shape(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> t
 def small_total(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> np.ndarray | None:
     """``reduce_sum`` of a whole array of fewer than eight vectors by the compiled loop,
     which raises no floating-point flag (so its caller need not silence NumPy's warnings,
-    as its NumPy paths need); None otherwise."""
-    if not _summable(a) or a.size < 2 or not _is_full(a, dims):
+    as its NumPy paths need); None otherwise.  (The loop's entry point checks the dtype,
+    the layout and the length.)"""
+    if type(a) is not np.ndarray or a.size < 2 or not (dims is None or _is_full(a, dims)):
         return None
-    flat = a.reshape(-1)
-    lanes = vec_bytes() // flat.itemsize
-    if flat.size >= 8 * lanes:
+    if a.ndim == 1:
+        flat = a
+    elif a.flags.c_contiguous:
+        flat = a.reshape(-1)
+    else:
         return None
-    total = cpu_loops.small_sum(flat, lanes)
+    total = cpu_loops.small_sum(flat, vec_bytes() // flat.itemsize)
     if total is None:
         return None
-    return np.asarray(total, a.dtype).reshape(_full_shape(a, dims, keepdim))
+    out = np.asarray(total)
+    return out if dims is None and not keepdim else out.reshape(_full_shape(a, dims, keepdim))
 
 
 def reduce_sum(a: np.ndarray, dims: tuple[int, ...] | None, keepdim: bool) -> np.ndarray | None:

@@ -40,7 +40,7 @@ cdef void row_sums_loop(const floating[:, ::1] x, floating[::1] sums) noexcept
 cdef void sub_rows_loop(const floating[:, ::1] a, const floating[:, ::1] b, const floating[::1] c, floating[:, ::1] out) noexcept
 
 @cython.locals(n=Py_ssize_t, v=Py_ssize_t, width=Py_ssize_t, lane=Py_ssize_t, k=Py_ssize_t, body=Py_ssize_t, i=Py_ssize_t, total=floating)
-cdef floating small_sum_loop(const floating[::1] x, Py_ssize_t lanes, floating[::1] acc) noexcept
+cdef floating small_sum_loop(const floating[::1] x, Py_ssize_t lanes, floating* acc) noexcept
 
 @cython.locals(i=Py_ssize_t, t=cython.longlong)
 cdef bint in_range_loop(const long long[::1] target, long long n) noexcept
@@ -83,8 +83,10 @@ cpdef void sub_rows_f64(const double[:, ::1] a, const double[:, ::1] b, const do
 cpdef bint in_range_i64(const long long[::1] target, long long n) noexcept
 cpdef bint pick_rows_f32(const long long[::1] target, float value, float[:, ::1] out) noexcept
 cpdef bint pick_rows_f64(const long long[::1] target, double value, double[:, ::1] out) noexcept
-cpdef float small_sum_f32(const float[::1] x, Py_ssize_t lanes, float[::1] acc) noexcept
-cpdef double small_sum_f64(const double[::1] x, Py_ssize_t lanes, double[::1] acc) noexcept
+@cython.locals(scratch=float[64])
+cpdef float small_sum_f32(const float[::1] x, Py_ssize_t lanes) noexcept
+@cython.locals(scratch=double[64])
+cpdef double small_sum_f64(const double[::1] x, Py_ssize_t lanes) noexcept
 cpdef void softmax_rows_f32(const float[:, ::1] x, float[:, ::1] out, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
 cpdef void log_softmax_sums_f32(const float[:, ::1] x, float[:, ::1] shifted, float[:, ::1] e, float[::1] sums, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
 cpdef void softmax_backward_rows_f32(const float[:, ::1] g, const float[:, ::1] y, float[:, ::1] out, Py_ssize_t lanes, float[::1] acc) noexcept

@@ -448,12 +448,17 @@ def pick_rows_f64(target, value, out) -> bool:  # noqa: ANN001
     return pick_rows_loop(target, value, out)
 
 
-def small_sum_f32(x, lanes, acc):  # noqa: ANN001, ANN201
-    return small_sum_loop(x, lanes, acc)
+#: What the small sums' entry points hand their loop as its lanes: compiled, each
+#: declares a C array of this name (``cpu_loops.pxd``), not allocated per call.
+scratch = None
 
 
-def small_sum_f64(x, lanes, acc):  # noqa: ANN001, ANN201
-    return small_sum_loop(x, lanes, acc)
+def small_sum_f32(x, lanes):  # noqa: ANN001, ANN201
+    return small_sum_loop(x, lanes, scratch)
+
+
+def small_sum_f64(x, lanes):  # noqa: ANN001, ANN201
+    return small_sum_loop(x, lanes, scratch)
 
 
 def row_max_f64(x, out) -> None:  # noqa: ANN001
@@ -555,12 +560,11 @@ def one_level(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:
 def small_sum(x: np.ndarray, lanes: int) -> np.generic | None:
     """``cascade_sum._small`` of a 1-D ``x`` of fewer than ``8 * lanes`` items, as a scalar
     of its dtype; or None."""
-    if not (_takes(x) and x.ndim == 1 and 0 < x.shape[0] < 8 * lanes and lanes > 0):
+    if not (_takes(x) and x.ndim == 1 and 0 < x.shape[0] < 8 * lanes and 0 < lanes <= 64):
         return None
-    acc = np.empty(lanes, x.dtype)
     if x.dtype is _F32:
-        return np.float32(small_sum_f32(x, lanes, acc))
-    return np.float64(small_sum_f64(x, lanes, acc))
+        return np.float32(small_sum_f32(x, lanes))
+    return np.float64(small_sum_f64(x, lanes))
 
 
 def quad_rows(x: np.ndarray, step: int, n_chunks: int) -> np.ndarray | None:

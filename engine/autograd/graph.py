@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from engine.autograd.anomaly_mode import ANOMALY, store_stack
 from engine.backend import CPU, device_of
 from engine.dtypes import FROM_NP, legacy_name
@@ -215,7 +217,8 @@ class AccumulateGrad(Node):
         self._nrs = ()
         self.variable = variable
         data = variable._data  # (its shape a plain tuple: ``variable.shape`` builds a Size)
-        self._out_meta = output_meta(data.shape, data.dtype, variable.device)
+        device = CPU if type(data) is np.ndarray else device_of(data)
+        self._out_meta = output_meta(data.shape, data.dtype, device)
         if ANOMALY.enabled:
             store_stack(self)
 
