@@ -78,6 +78,10 @@ class OpDef:
     inputs: tuple[str, ...]
     forward: Forward
     backward: Backward | None = None
+    #: The result's dtype: ``"promote"`` (PyTorch's promotion of the inputs), ``"float"``
+    #: (promoted, then a float), ``"same"`` (the first input's), ``"sum"`` (a floating
+    #: input's own, any other int64; a ``dtype`` param wins), ``"bool"``, or a function
+    #: of the inputs and params.
     dtype: str | Callable[..., dtypes.dtype] = "promote"
     save: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     saved_params: tuple[str, ...] = ()  # params PyTorch saves as tensors (freed after backward)
@@ -561,6 +565,11 @@ def _result_dtype(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any]) ->
         return dtypes.to_float(out) if rule == "float" else out
     if rule == "same":
         return inputs[0].dtype
+    if rule == "sum":
+        if params.get("dtype") is not None:
+            return params["dtype"]
+        d = inputs[0].dtype
+        return d if d.is_floating_point else dtypes.int64
     if rule == "bool":
         return dtypes.bool_
     assert callable(rule)
@@ -649,7 +658,11 @@ def apply_op(op: OpDef, inputs: tuple[Any, ...], params: dict[str, Any] | None =
                 or (rule == "float" and kind != "f")
             ):
                 np_dtype = d
-        elif rule == "same" and kind == "f" and first is arrays[0]:
+        elif (
+            (rule == "same" or (rule == "sum" and params.get("dtype") is None))
+            and kind == "f"
+            and first is arrays[0]
+        ):
             np_dtype = d
     if np_dtype is None:
         np_dtype = _result_dtype(op, inputs, params).np
