@@ -13,6 +13,9 @@ The loops are typed by ``cpu_loops.pxd`` and run only compiled (the compiled cor
 entry points answer None otherwise, or for arrays the loops do not take (not a C-contiguous
 float32/float64 NumPy array), and their callers keep their NumPy expressions.  Each loop
 gives the bits those expressions give, so compiled and pure Python runs agree exactly.
+A backward's result owns its memory (it is no view of a row-shaped array), as those
+expressions' and PyTorch's do: an input buffer adds in place only into a gradient that is
+no view, which ``.grad._version`` shows.
 """
 
 from __future__ import annotations
@@ -654,11 +657,12 @@ def log_softmax_backward_rows(g: np.ndarray, y: np.ndarray) -> np.ndarray | None
     if rows is None or rows.dtype is not _F64 or g.shape != y.shape or not _takes(g, y):
         return None
     grows = g.reshape(rows.shape)
-    e = np.exp(rows)
+    out = np.exp(y)  # owns its memory (see above)
+    e = _rows(out)
     sums = np.empty(rows.shape[0], rows.dtype)
     row_sums_f64(grows, sums)
     sub_rows_f64(grows, e, sums, e)
-    return e.reshape(y.shape)
+    return out
 
 
 def pick_rows(
@@ -748,9 +752,9 @@ def softmax_backward_f32(g: np.ndarray, y: np.ndarray, lanes: int) -> Any:
     if taken is None or y.dtype is not _F32:
         return None
     grows, yrows = taken
-    out = np.empty_like(grows)
-    softmax_backward_rows_f32(grows, yrows, out, lanes, np.empty(lanes, _F32))
-    return out.reshape(g.shape)
+    out = np.empty_like(g)  # owns its memory (see above)
+    softmax_backward_rows_f32(grows, yrows, _rows(out), lanes, np.empty(lanes, _F32))
+    return out
 
 
 def log_softmax_backward_f32(
@@ -761,6 +765,7 @@ def log_softmax_backward_f32(
     if taken is None or y.dtype is not _F32:
         return None
     grows, yrows = taken
-    out = np.empty_like(grows)
-    log_softmax_backward_rows_f32(grows, yrows, out, consts, pow2, lanes, np.empty(lanes, _F32))
-    return out.reshape(g.shape)
+    out = np.empty_like(g)  # owns its memory (see above)
+    rows = _rows(out)
+    log_softmax_backward_rows_f32(grows, yrows, rows, consts, pow2, lanes, np.empty(lanes, _F32))
+    return out

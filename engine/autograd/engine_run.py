@@ -528,7 +528,11 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: Bumps) -> None
 
     PyTorch adds in place when the buffered tensor is uniquely owned (use count
     1) and not a view; the in-place add shows as a version bump on the gradient
-    the user finally sees.  Python's refcount is the same notion.
+    the user finally sees.  Python's refcount is the same notion.  It never adds into
+    the incoming gradient instead (``accumulate`` in ``input_buffer.cpp`` does that for a
+    sparse buffered one only).  ``g``'s refcount would not tell it either way: the
+    caller's and this frame's references read as one holder's interpreted (at
+    SOLE_HOLDER), as two compiled.
     """
     old = buf[nr]
     if (
@@ -547,20 +551,6 @@ def _accumulate(buf: list[Any], nr: int, g: Any, tm: bool, bumps: Bumps) -> None
     ):
         old += g
         bumps[id(old)] = (_bumped(bumps, old) + 1, _ref(old))
-        return
-    if (  # PyTorch's second choice: the incoming gradient, if it is ours alone
-        REFCOUNTS
-        and not tm
-        and type(g) is np.ndarray
-        and sys.getrefcount(g) <= SOLE_HOLDER
-        and g.base is None
-        and g.flags.writeable
-        and g.shape == np.broadcast_shapes(old.shape, g.shape)
-        and g.dtype == np.result_type(old, g)
-    ):
-        g += old
-        bumps[id(g)] = (_bumped(bumps, g) + 1, _ref(g))
-        buf[nr] = g
         return
     new = old + g
     buf[nr] = np.asarray(new) if isinstance(new, np.generic) else new

@@ -230,6 +230,13 @@ def _nll_rows(a: Any, target: Any) -> tuple[Any, Any]:
     return a.reshape(1, -1), target.reshape(1)
 
 
+def _grad_input(out: Any, shape: tuple[int, ...]) -> Any:
+    """The rows ``out`` as the input's gradient: itself where the shapes agree, as
+    PyTorch's ``nll_loss_backward`` fills a fresh ``grad_input`` (a reshape would be a
+    view, which an input buffer does not add into in place: ``.grad._version`` shows it)."""
+    return out if out.shape == shape else out.reshape(shape)
+
+
 def _kept(xp: Any, t: Any, ignore_index: int) -> tuple[Any, Any]:
     """The rows whose target is not ignored, and their targets."""
     kept = xp.nonzero(t != ignore_index)[0]  # (CuPy has no ``flatnonzero``)
@@ -319,7 +326,7 @@ def _nll_grad_fwd(
             t, float(_nll_seed(g, reduction, t.size)), rows.shape[1], g.dtype
         )
         if picked is not None:
-            return picked.reshape(a.shape)
+            return _grad_input(picked, a.shape)
     out = xp.zeros(rows.shape, dtype=g.dtype)
     if plain:
         every = np.arange(rows.shape[0])
@@ -327,13 +334,13 @@ def _nll_grad_fwd(
             out[every, t] = -g.reshape(-1)
         else:
             out[every, t] = _nll_seed(g, reduction, t.size)  # (an empty batch: quietly)
-        return out.reshape(a.shape)
+        return _grad_input(out, a.shape)
     kept, classes = _kept(xp, t, ignore_index)
     w = None if weight is None else weight[classes]
     if each:
         grad = -g.reshape(-1)[kept]
         out[kept, classes] = grad if w is None else -w * g.reshape(-1)[kept]
-        return out.reshape(a.shape)
+        return _grad_input(out, a.shape)
     if reduction == "mean":
         if xp is np:
             total = nll_cascade.reduce(rows, t, weight, ignore_index)[1]
@@ -344,7 +351,7 @@ def _nll_grad_fwd(
     else:
         grad = -g
     out[kept, classes] = grad if w is None else w * grad
-    return out.reshape(a.shape)
+    return _grad_input(out, a.shape)
 
 
 def _nll_double_backward(ctx: Any, gg: Any) -> tuple[Any, Any]:

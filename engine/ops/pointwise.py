@@ -515,7 +515,10 @@ _BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 def _threshold_backward(xp: Any, g: Any, a: Any, threshold: Any) -> Any:
     """``a <= threshold ? 0 : g``.  For equal-shaped C-contiguous float arrays, the
     gradient's bits are ANDed with an all-ones or all-zeros word per element, a third of
-    ``np.where``'s time and the same result (``+0.0`` where cut, NaN or inf included)."""
+    ``np.where``'s time and the same result (``+0.0`` where cut, NaN or inf included).
+    The words are written into the float result itself, which therefore owns its memory
+    (no view), as the compiled loop's and PyTorch's do: an input buffer adds into it in
+    place, and ``.grad._version`` shows it."""
     looped = cpu_loops.threshold_backward(g, a, threshold)
     if looped is not None:
         return looped
@@ -529,9 +532,12 @@ def _threshold_backward(xp: Any, g: Any, a: Any, threshold: Any) -> Any:
         and g.flags.c_contiguous
         and a.flags.c_contiguous
     ):
-        keep = (a <= threshold).astype(bits)
+        out = np.empty_like(g)
+        keep = out.view(bits)
+        np.less_equal(a, threshold, out=keep, casting="unsafe")
         keep -= bits(1)  # 1 (cut) -> 0, 0 (kept) -> all ones
-        return np.bitwise_and(g.view(bits), keep, out=keep).view(g.dtype)
+        np.bitwise_and(g.view(bits), keep, out=keep)
+        return out
     return xp.where(a <= threshold, xp.zeros((), g.dtype), g)
 
 

@@ -78,6 +78,50 @@ def test_recorded_versions_are_what_torch_reports(name: str) -> None:
     assert x.grad._version == want
 
 
+#: A gradient that reaches a leaf's input buffer first, then another adds to it: PyTorch
+#: adds in place (version 1) into a first one it alone holds that is no view, and never into
+#: the second (only a sparse first one would be).  The engine decides from refcounts, and
+#: both builds must decide alike: the compiled loops and their NumPy fallbacks return
+#: arrays that own their memory, and the interpreted refcount of the second gradient (held
+#: by the caller and the callee) once read as "ours alone".  In both dtypes: float64 takes
+#: other loops.
+FIRST_IN_BUFFER = {
+    "an expanded gradient, then a fresh one": ("(x * 2).sum() + x.clone().sum()", 0),
+    "relu's, then a product's": ("(x * 2 + x.relu() * 3).sum()", 1),
+    "relu's, then one passed through": ("(x.clone() * 2 + x.relu() * 3).sum()", 1),
+    "softmax's, then a product's": ("(x * 3 + x.softmax(1) * 2).sum()", 1),
+    "log_softmax's, then a product's": ("(x * 3 + x.log_softmax(1) * 2).sum()", 1),
+    "log_softmax's through a view": (
+        "(x * 3).sum() + (x.reshape(2, 2, 3).log_softmax(-1) * 2).sum()",
+        0,
+    ),
+    "nll_loss's, then a product's": (
+        "(x * 3).sum() + torch.nn.functional.nll_loss(x, torch.tensor([0, 1, 2, 0]))",
+        1,
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", FIRST_IN_BUFFER)
+def test_a_buffer_adds_in_place_as_pytorch_does(name: str, dtype: str) -> None:
+    code, want = FIRST_IN_BUFFER[name]
+    x = engine.randn(4, 3, dtype=getattr(engine, dtype), requires_grad=True)
+    eval(code, {"x": x, "torch": engine}).backward()
+    assert x.grad._version == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", FIRST_IN_BUFFER)
+def test_buffer_versions_are_what_torch_reports(name: str, dtype: str) -> None:
+    torch = pytest.importorskip("torch")
+    code, want = FIRST_IN_BUFFER[name]
+    x = torch.randn(4, 3, dtype=getattr(torch, dtype), requires_grad=True)
+    eval(code, {"x": x, "torch": torch}).backward()
+    assert x.grad._version == want
+
+
 def test_flip_is_a_copy_as_in_pytorch() -> None:
     """Writing into ``x.flip(0)`` leaves ``x`` alone (NumPy's flip alone would alias it)."""
     x = engine.arange(4.0)
