@@ -14,6 +14,10 @@ cdef object _new_node(object op)
 
 cdef object _leaf_edge(object t)
 
+cdef tuple _input_edge(object x)
+
+cdef object _input_shape(object x, object a, object arr_type)
+
 cdef object _layout(object shapes)
 
 cdef object _save(object op, object inputs, object result, object raw, object needs)

@@ -35,6 +35,7 @@ from engine.autograd.graph import (
     edge_of,
     modified_message,
     output_meta,
+    output_nrs,
 )
 from engine.autograd.saved_attributes import PYTORCH_SAVED
 from engine.autograd.saved_tensor import SavedTensor
@@ -791,40 +792,31 @@ def _record(
         nrs: Any = _NRS1 if nr == 0 else (nr,)
         needs: Any = _NEEDS_1 if fn is not None else _NEEDS_0
         shapes: Any = (arrays[0].shape,)
+    elif n == 2:  # binary ops: the loop below without its lists
+        fn0, nr0 = _input_edge(inputs[0])
+        fn1, nr1 = _input_edge(inputs[1])
+        fns = (fn0, fn1)
+        nrs = _NRS2 if nr0 == 0 and nr1 == 0 else (nr0, nr1)
+        needs = _NEEDS[(fn0 is not None, fn1 is not None)]
+        shapes = (
+            _input_shape(inputs[0], arrays[0], arr_type),
+            _input_shape(inputs[1], arrays[1], arr_type),
+        )
     else:
         # (by index: ``zip(..., strict=True)`` costs more than the rest of this loop)
         fn_list = []
         nr_list = []
-        need_list = []
         shape_list = []
-        numbered = False  # an edge to another output than a node's first
         for i in range(n):
-            x = inputs[i]
-            if type(x) is Tensor or isinstance(x, Tensor):
-                fn = x.grad_fn
-                if fn is not None:
-                    nr = x._output_nr
-                elif x._requires_grad:
-                    fn, nr = _leaf_edge(x)
-                else:
-                    nr = 0
-                if nr:
-                    numbered = True
-                fn_list.append(fn)
-                nr_list.append(nr)
-                need_list.append(fn is not None)
-                shape_list.append(arrays[i].shape)
-            else:
-                a = arrays[i]
-                fn_list.append(None)
-                nr_list.append(0)
-                need_list.append(False)
-                shape_list.append(a.shape if type(a) is arr_type else ())
+            fn, nr = _input_edge(inputs[i])
+            fn_list.append(fn)
+            nr_list.append(nr)
+            shape_list.append(_input_shape(inputs[i], arrays[i], arr_type))
         # Tuples, not lists: the collector stops tracking a tuple of plain values, and
         # a wide graph's nodes are otherwise what its full collections spend time on.
         fns = tuple(fn_list)
-        nrs = NRS[n] if n < 4 and not numbered else tuple(nr_list)
-        needs = tuple(need_list)
+        nrs = output_nrs(*nr_list)
+        needs = tuple([fn is not None for fn in fns])
         needs = _NEEDS.get(needs, needs)
         shapes = tuple(shape_list)
     node._fns = fns
@@ -863,6 +855,8 @@ _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {
 }
 
 _NRS1 = NRS[1]
+_NRS2 = NRS[2]
+_NO_EDGE = (None, 0)
 
 #: Shared, never mutated: the input shapes a node records, one tuple per layout rather
 #: than new tuples per node (which a wide graph's collector would otherwise scan), as
@@ -878,6 +872,25 @@ def _leaf_edge(t: Any) -> tuple[Any, int]:
         if acc is not None:
             return (acc, 0)
     return edge_of(t)
+
+
+def _input_edge(x: Any) -> tuple[Any, int]:
+    """The edge a node records for input ``x``: to its node (and output), to its leaf's
+    ``AccumulateGrad``, or none (a tensor that needs no gradient, or a number)."""
+    if type(x) is Tensor or isinstance(x, Tensor):
+        fn = x.grad_fn
+        if fn is not None:
+            return (fn, x._output_nr)
+        if x._requires_grad:
+            return _leaf_edge(x)
+    return _NO_EDGE
+
+
+def _input_shape(x: Any, a: Any, arr_type: type) -> Any:
+    """The shape a node records for input ``x`` (its array ``a``): a number's is ``()``."""
+    if type(a) is arr_type or isinstance(x, Tensor):
+        return a.shape
+    return ()
 
 
 def _layout(shapes: Any) -> Any:
