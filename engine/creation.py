@@ -29,6 +29,20 @@ def _flatten_data(data: Any) -> Any:
     return data
 
 
+#: PyTorch's refusal of an array in the other byte order (``tensor_numpy.cpp``).
+BYTE_ORDER = (
+    "given numpy array has byte order different from the native byte order. Conversion "
+    "between byte orders is currently not supported."
+)
+
+
+def refuse_byte_order(data: Any) -> None:
+    """A NumPy array in the other byte order (``'>f4'`` on this host) is refused, as
+    PyTorch refuses it, before its dtype is looked up."""
+    if isinstance(data, np.ndarray) and not data.dtype.isnative:
+        raise ValueError(BYTE_ORDER)
+
+
 def _infer(data: Any) -> dtypes.dtype:
     if isinstance(data, Tensor):
         return data.dtype
@@ -119,6 +133,7 @@ def tensor(
             UserWarning,
             stacklevel=warn_site.outside_engine(),  # past out='s wrapper, at the caller
         )
+    refuse_byte_order(data)
     dt = dtypes.as_dtype(dtype) if dtype is not None else _infer(data)
     _check_requires_grad(dt, requires_grad)
     raw = _flatten_data(data)

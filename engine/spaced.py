@@ -16,7 +16,7 @@ import numpy as np
 from engine import dtypes, warn_site
 from engine.backend import to_device
 from engine.catalog import Param, public
-from engine.creation import DTYPE, RG, _check_requires_grad, _finish
+from engine.creation import DTYPE, RG, _check_requires_grad, _finish, refuse_byte_order
 from engine.integers import as_int, is_int
 from engine.numerics import fma
 from engine.range_values import integer_values, range_values
@@ -146,6 +146,7 @@ def from_numpy(ndarray: Any) -> Tensor:
     """A tensor sharing ``ndarray``'s memory (writes to either show in both)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    refuse_byte_order(ndarray)
     if ndarray.dtype not in dtypes.FROM_NP:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. "

@@ -229,3 +229,30 @@ def test_binary_cross_entropy_takes_correctly_rounded_logs() -> None:
     ).numpy()
     assert (got != want).mean() < 0.05
     assert np.abs(got.view(np.int32) - want.view(np.int32)).max() <= 1
+
+
+#: What PyTorch 2.13 raises for an array in the other byte order (``tensor_numpy.cpp``).
+BYTE_ORDER = (
+    "given numpy array has byte order different from the native byte order. Conversion "
+    "between byte orders is currently not supported."
+)
+
+
+@pytest.mark.parametrize("make", ["from_numpy", "tensor", "as_tensor"])
+@pytest.mark.parametrize("dtype", [">f2", ">f4", ">f8", ">i8"])
+def test_an_array_in_the_other_byte_order_is_refused_as_pytorch_refuses_it(
+    make: str, dtype: str
+) -> None:
+    """A big-endian array (read from a file written elsewhere) is refused with PyTorch's
+    ValueError, not a KeyError from the engine's dtype table."""
+    with pytest.raises(ValueError) as err:
+        getattr(engine, make)(np.ones(3, dtype=dtype))
+    assert str(err.value) == BYTE_ORDER
+
+
+@pytest.mark.torch
+def test_the_byte_order_message_is_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError) as err:
+        torch.tensor(np.ones(3, dtype=">f4"))
+    assert str(err.value) == BYTE_ORDER
