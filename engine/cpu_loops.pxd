@@ -24,7 +24,10 @@ cdef void quad_rows_loop(const floating[:, ::1] x, const floating[:, ::1] quads,
 @cython.locals(n_classes=Py_ssize_t, mask=Py_ssize_t, j=Py_ssize_t, b=Py_ssize_t, t=cython.longlong, ignored=Py_ssize_t, wv=floating, loss=floating, total=floating)
 cdef Py_ssize_t nll_reduce_loop(const floating[:, ::1] x, const long long[::1] target, const floating[::1] weight, bint weighted, long long ignore_index, Py_ssize_t power, floating[::1] sums) noexcept
 
-@cython.locals(i=Py_ssize_t, j=Py_ssize_t, v=floating, mx=floating)
+@cython.locals(j=Py_ssize_t, v=floating, mx=floating)
+cdef floating row_max(const floating[:, ::1] x, Py_ssize_t i) noexcept
+
+@cython.locals(i=Py_ssize_t)
 cdef void row_max_loop(const floating[:, ::1] x, floating[::1] out) noexcept
 
 @cython.locals(i=Py_ssize_t, j=Py_ssize_t, ci=floating)
@@ -54,7 +57,7 @@ cdef float sleef_expf(float d, const float[::1] c, const float[::1] pow2) noexce
 @cython.locals(n=Py_ssize_t, j=Py_ssize_t, lane=Py_ssize_t, width=Py_ssize_t, total=float)
 cdef float vec_row_sum(const float[:, ::1] e, Py_ssize_t i, Py_ssize_t lanes, float[::1] acc) noexcept
 
-@cython.locals(i=Py_ssize_t, j=Py_ssize_t, v=float, mx=float, one=float, inverse=float)
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, mx=float, one=float, inverse=float)
 cdef void softmax_rows_loop(const float[:, ::1] x, float[:, ::1] out, const float[::1] c, const float[::1] pow2, Py_ssize_t lanes, float[::1] acc) noexcept
 
 @cython.locals(i=Py_ssize_t, j=Py_ssize_t, v=float, mx=float)

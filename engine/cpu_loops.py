@@ -140,18 +140,22 @@ def nll_reduce_loop(x, target, weight, weighted, ignore_index, power, sums) -> i
     return ignored
 
 
+def row_max(x, i):  # noqa: ANN001, ANN201
+    """``max(x[i])`` as ``np.maximum.reduce`` takes it: a NaN wins."""
+    mx = x[i, 0]
+    for j in range(1, x.shape[1]):
+        v = x[i, j]
+        if v != v:
+            return v
+        if v > mx:
+            mx = v
+    return mx
+
+
 def row_max_loop(x, out) -> None:  # noqa: ANN001
-    """``out[i] = max(x[i])`` as ``np.maximum.reduce`` takes it: a NaN wins."""
+    """``out[i] = max(x[i])`` for every row (``row_max``)."""
     for i in range(x.shape[0]):
-        mx = x[i, 0]
-        for j in range(1, x.shape[1]):
-            v = x[i, j]
-            if v != v:
-                mx = v
-                break
-            if v > mx:
-                mx = v
-        out[i] = mx
+        out[i] = row_max(x, i)
 
 
 def sub_row_loop(a, c, out) -> None:  # noqa: ANN001
@@ -342,14 +346,7 @@ def softmax_rows_loop(x, out, c, pow2, lanes, acc) -> None:  # noqa: ANN001
     ``out``, each row's sum, then ``out`` times the sum's reciprocal."""
     one = 1.0
     for i in range(x.shape[0]):
-        mx = x[i, 0]
-        for j in range(1, x.shape[1]):
-            v = x[i, j]
-            if v != v:
-                mx = v
-                break
-            if v > mx:
-                mx = v
+        mx = row_max(x, i)
         for j in range(x.shape[1]):
             out[i, j] = sleef_expf(x[i, j] - mx, c, pow2)
         inverse = one / vec_row_sum(out, i, lanes, acc)
@@ -361,14 +358,7 @@ def log_softmax_sums_loop(x, shifted, e, sums, c, pow2, lanes, acc) -> None:  # 
     """The first pass of ``transcendental.log_softmax_lastdim_f32``: ``x - max`` into
     ``shifted`` and each row's sum of its ``exp`` into ``sums`` (``e`` is scratch)."""
     for i in range(x.shape[0]):
-        mx = x[i, 0]
-        for j in range(1, x.shape[1]):
-            v = x[i, j]
-            if v != v:
-                mx = v
-                break
-            if v > mx:
-                mx = v
+        mx = row_max(x, i)
         for j in range(x.shape[1]):
             v = x[i, j] - mx
             shifted[i, j] = v

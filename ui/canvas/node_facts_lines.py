@@ -15,9 +15,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
 
 from gradstudio.catalogue import NodeKind
+from ui.canvas.card_text import CardText
 from ui.canvas.node_facts import (
     MAX_INLINE_ELEMENTS,
-    DrawnText,
     NodeFacts,
     format_array,
     format_shape,
@@ -71,7 +71,7 @@ def _fitting_value(facts: NodeFacts, metrics: QFontMetricsF, width: float) -> st
     return ""
 
 
-class NodeFactsLines:
+class NodeFactsLines(CardText):
     """``NodeItem``'s facts lines (mixed into it)."""
 
     host: GraphScene
@@ -81,20 +81,6 @@ class NodeFactsLines:
     width: float
     height: float
     facts_top: float
-    _drawn: list[DrawnText]
-
-    if TYPE_CHECKING:  # provided by NodePainting
-
-        def _text(
-            self,
-            painter: QPainter,
-            where: str,
-            rect: QRectF,
-            flags: Qt.AlignmentFlag,
-            text: str,
-            metrics: QFontMetricsF,
-            mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
-        ) -> None: ...
 
     def _pill(
         self,

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPaint
 from PySide6.QtWidgets import QStyleOptionGraphicsItem, QWidget
 
 from gradstudio.document.layout import port_caption
+from ui.canvas.card_text import CardText
 from ui.canvas.node_facts import DrawnText, NodeFacts
 from ui.canvas.port_item import PortItem
 from ui.canvas.style import (
@@ -38,7 +39,7 @@ FAR_LEAST_LABEL_PX = 8.0  # the least on-screen sizes they shrink to before wrap
 FAR_LEAST_MARK_PX = 7.0
 
 
-class NodePainting:
+class NodePainting(CardText):
     """``NodeItem``'s painting (mixed into it)."""
 
     host: GraphScene
@@ -52,7 +53,6 @@ class NodePainting:
     ports: list[PortItem]
     _rect: QRectF
     _hover_port: PortItem | None
-    _drawn: list[DrawnText]
 
     if TYPE_CHECKING:  # provided by QGraphicsItem and NodeFactsLines
 
@@ -117,22 +117,6 @@ class NodePainting:
         else:
             self._paint_far(painter, s, lod)
         self._paint_ports(painter, s)
-
-    def _text(
-        self,
-        painter: QPainter,
-        where: str,
-        rect: QRectF,
-        flags: Qt.AlignmentFlag,
-        text: str,
-        metrics: QFontMetricsF,
-        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
-    ) -> None:
-        """Draw ``text`` in ``rect``, eliding it only if it cannot fit, and remember what
-        was drawn beside the full text (``drawn_texts``)."""
-        drawn = metrics.elidedText(text, mode, rect.width())
-        self._drawn.append((where, text, drawn))
-        painter.drawText(rect, flags, drawn)
 
     def drawn_texts(self, zoom: float = 1.0) -> list[DrawnText]:
         """Every text the card draws at ``zoom`` (full detail at 100 %, its label and mark
